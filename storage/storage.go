@@ -1,0 +1,122 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"os"
+	"time"
+)
+
+// Sentinel errors. Backends wrap them with the operation and key
+// (fmt.Errorf("localfs: open %q: %w", key, ErrNotFound)); callers test with errors.Is.
+var (
+	ErrNotFound      = errors.New("storage: object not found")
+	ErrInvalidKey    = errors.New("storage: invalid key")
+	ErrTooLarge      = errors.New("storage: object too large")
+	ErrExists        = errors.New("storage: object already exists")
+	ErrInvalidRange  = errors.New("storage: range not satisfiable")
+	ErrClosed        = errors.New("storage: writer already committed or aborted")
+	ErrInvalidCursor = errors.New("storage: invalid list cursor")
+)
+
+// Info describes a stored object.
+type Info struct {
+	Key       string    // the object's key, see ValidateKey
+	Size      int64     // bytes
+	MediaType string    // e.g. "application/pdf"; "application/octet-stream" when unknown
+	Filename  string    // original filename, may be empty
+	SHA256    string    // lower-case hex digest of the whole object
+	ETag      string    // strong validator, quoted as in HTTP ("\"...\"")
+	ModTime   time.Time // time of the commit that made this version visible
+}
+
+// Range selects bytes [Offset, Offset+Length) of an object. Length < 0 means
+// "to the end". A range that starts at or past the end of a non-empty object
+// gives ErrInvalidRange; a range that runs past the end is clipped.
+type Range struct {
+	Offset int64
+	Length int64
+}
+
+// CreateOptions are the optional parameters of Backend.Create. The zero value
+// stores an object of unknown size with media type application/octet-stream.
+type CreateOptions struct {
+	MediaType   string // default "application/octet-stream"
+	Filename    string // original filename, kept in Info
+	Size        int64  // exact size when known (> 0), else 0 = unknown
+	MaxSize     int64  // Write fails with ErrTooLarge once more bytes arrive; 0 = no limit
+	IfNotExists bool   // Commit fails with ErrExists when the key already exists
+}
+
+// Writer streams a new object. Nothing is visible under the key until Commit
+// succeeds; Abort (or a failed Commit) leaves the store as it was. After
+// Commit or Abort every method returns ErrClosed; Abort after Commit is a no-op
+// that returns ErrClosed, so `defer w.Abort(ctx)` is always safe.
+type Writer interface {
+	io.Writer
+	// Written reports the number of bytes accepted so far.
+	Written() int64
+	// Commit makes the object visible and returns its final Info.
+	Commit(ctx context.Context) (Info, error)
+	// Abort discards everything written.
+	Abort(ctx context.Context) error
+}
+
+// Page is one page of a List result. NextCursor is empty on the last page.
+type Page struct {
+	Items      []Info
+	NextCursor string
+}
+
+// Backend is a blob store. Every method takes a context first and validates
+// the key with ValidateKey before touching storage.
+type Backend interface {
+	// Stat returns the Info of key, or ErrNotFound.
+	Stat(ctx context.Context, key string) (Info, error)
+	// Open returns the object's bytes (all of them when rng is nil) and its
+	// Info. Local backends return an *os.File when rng is nil and a
+	// *LimitedFile for a range, so servers can use sendfile.
+	Open(ctx context.Context, key string, rng *Range) (io.ReadCloser, Info, error)
+	// Create starts a streaming write of key.
+	Create(ctx context.Context, key string, opts CreateOptions) (Writer, error)
+	// Delete removes key; a missing key gives ErrNotFound.
+	Delete(ctx context.Context, key string) error
+	// List returns up to limit objects whose keys start with prefix, in key
+	// order, starting after cursor (an opaque string from a previous Page, or "").
+	// A limit <= 0 selects the backend's default page size.
+	List(ctx context.Context, prefix, cursor string, limit int) (Page, error)
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// PresignOptions shape a presigned URL's response.
+type PresignOptions struct {
+	ContentType        string // response Content-Type override (GET)
+	ContentDisposition string // response Content-Disposition override (GET)
+}
+
+// Presigner is implemented by backends that can mint self-authenticating URLs
+// (storage/s3). Callers discover it with a type assertion.
+type Presigner interface {
+	PresignGet(ctx context.Context, key string, ttl time.Duration, opts PresignOptions) (*url.URL, error)
+	PresignPut(ctx context.Context, key string, ttl time.Duration, opts PresignOptions) (*url.URL, error)
+}
+
+// LimitedFile is what local backends return from a ranged Open: File is
+// positioned at the range start and reads stop after N bytes. Servers hand
+// &LimitedReader to fasthttp, which recognises an *io.LimitedReader over an
+// *os.File and uses sendfile.
+type LimitedFile struct {
+	io.LimitedReader // R is File
+	File             *os.File
+}
+
+// NewLimitedFile returns a LimitedFile reading n bytes of f from its current offset.
+func NewLimitedFile(f *os.File, n int64) *LimitedFile {
+	return &LimitedFile{LimitedReader: io.LimitedReader{R: f, N: n}, File: f}
+}
+
+// Close closes the underlying file.
+func (f *LimitedFile) Close() error { return f.File.Close() }
