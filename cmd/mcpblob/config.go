@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the effective configuration of `mcpblob serve`. Precedence: flag,
+// then environment (MCPBLOB_ plus the flag's upper snake-case name), then the
+// default shown in the flag's help.
+type Config struct {
+	Listen              string
+	Data                string
+	S3Endpoint          string // URL, e.g. http://127.0.0.1:9000; empty selects the local store
+	S3Bucket            string
+	S3Region            string
+	PublicURL           string // base URL of minted links; default http://<listen>
+	AuthKeys            string // file of hashed API keys
+	ConformanceFixtures bool
+	StreamMode          string // direct | redirect | url
+	LogFormat           string // text | json
+	LogLevel            string // debug | info | warn | error
+	ShutdownDelay       time.Duration
+	GracePeriod         time.Duration
+
+	// S3 credentials come only from the environment (never flags: flags show in ps).
+	S3AccessKey string
+	S3SecretKey string
+}
+
+// envName maps a flag name to its environment variable: s3-bucket → MCPBLOB_S3_BUCKET.
+func envName(flagName string) string {
+	return "MCPBLOB_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// loadConfig parses serve's flags, then fills every flag not given on the
+// command line from the environment.
+func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("mcpblob serve", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.Data, "data", "./data", "folder of the embedded local store")
+	fs.StringVar(&c.S3Endpoint, "s3-endpoint", "", "S3 endpoint URL (http://host:port or https://…); selects the S3 store")
+	fs.StringVar(&c.S3Bucket, "s3-bucket", "mcpblob", "S3 bucket (created at start when missing)")
+	fs.StringVar(&c.S3Region, "s3-region", "us-east-1", "S3 region (keeps presigning offline)")
+	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of minted links (default http://<listen>)")
+	fs.StringVar(&c.AuthKeys, "auth-keys", "", "file of hashed API keys (required for non-loopback binds)")
+	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "add the MCP conformance suite's fixture tools, resources and prompts")
+	fs.StringVar(&c.StreamMode, "stream-mode", "", "resources/stream mode: direct, redirect or url (default: redirect on S3, direct on the local store)")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
+	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %w", envName(f.Name), v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	c.S3AccessKey = getenv("MCPBLOB_S3_ACCESS_KEY")
+	c.S3SecretKey = getenv("MCPBLOB_S3_SECRET_KEY")
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Listen
+	}
+	return c, c.Validate()
+}
+
+// Validate checks values that flag parsing cannot.
+func (c Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("--listen %q: %w", c.Listen, err))
+	}
+	if c.S3Endpoint != "" {
+		if u, err := url.Parse(c.S3Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--s3-endpoint %q: want http://host:port or https://host", c.S3Endpoint))
+		}
+		if c.S3Bucket == "" {
+			errs = append(errs, errors.New("--s3-bucket is required with --s3-endpoint"))
+		}
+	} else if c.Data == "" {
+		errs = append(errs, errors.New("--data is required without --s3-endpoint"))
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--public-url %q: want an absolute http(s) URL", c.PublicURL))
+	}
+	switch c.StreamMode {
+	case "", "direct", "redirect", "url":
+	default:
+		errs = append(errs, fmt.Errorf("--stream-mode %q: want direct, redirect or url", c.StreamMode))
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
+	}
+	if c.ShutdownDelay < 0 || c.GracePeriod < 0 {
+		errs = append(errs, errors.New("--shutdown-delay and --grace-period must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// isLoopback reports whether a listen address binds only the loopback interface.
+func isLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

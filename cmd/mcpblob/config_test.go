@@ -1,0 +1,74 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	c, err := loadConfig(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.Data != "./data" || c.PublicURL != "http://127.0.0.1:8080" || c.GracePeriod != 30*time.Second {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestLoadConfigPrecedence(t *testing.T) {
+	e := env(map[string]string{
+		"MCPBLOB_LISTEN":               "127.0.0.1:9999",
+		"MCPBLOB_DATA":                 "/from/env",
+		"MCPBLOB_CONFORMANCE_FIXTURES": "true",
+		"MCPBLOB_S3_ACCESS_KEY":        "AKIA",
+		"MCPBLOB_SHUTDOWN_DELAY":       "2s",
+	})
+	c, err := loadConfig([]string{"--data", "/from/flag"}, e, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Data != "/from/flag" {
+		t.Errorf("flag must win over env: data=%q", c.Data)
+	}
+	if c.Listen != "127.0.0.1:9999" || !c.ConformanceFixtures || c.S3AccessKey != "AKIA" || c.ShutdownDelay != 2*time.Second {
+		t.Errorf("env not applied: %+v", c)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--listen", "nonsense"}, nil, "--listen"},
+		{[]string{"--stream-mode", "fast"}, nil, "--stream-mode"},
+		{[]string{"--s3-endpoint", "ftp://x"}, nil, "--s3-endpoint"},
+		{[]string{"--log-format", "xml"}, nil, "--log-format"},
+		{nil, map[string]string{"MCPBLOB_GRACE_PERIOD": "soon"}, "MCPBLOB_GRACE_PERIOD"},
+		{[]string{"extra"}, nil, "unexpected argument"},
+		{[]string{"--no-such-flag"}, nil, "not defined"},
+	} {
+		_, err := loadConfig(tc.args, env(tc.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("loadConfig(%q, %v) = %v, want error mentioning %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true, "localhost:1": true, "[::1]:80": true, "127.8.9.10:1": true,
+		"0.0.0.0:8080": false, ":8080": false, "10.0.0.1:80": false, "example.com:80": false,
+	} {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
