@@ -1,0 +1,5 @@
+//go:build !purego
+
+package codec
+
+const emmansunDefault = true
