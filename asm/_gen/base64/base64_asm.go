@@ -1,0 +1,283 @@
+// Command base64 generates the AVX-512 VBMI base64 kernels of package asm:
+// ../../base64_amd64.s and the stubs ../../base64_stub_amd64.go.
+//
+// Reference: Wojciech Muła and Daniel Lemire, "Base64 encoding and decoding at
+// almost the speed of a memory copy", Software: Practice and Experience 50(2),
+// 2020 (arXiv:1910.05109), section 4 (AVX-512 VBMI). The Go reference
+// functions are encodeBase64Generic and decodeBase64Generic in ../../base64.go;
+// the tests in package asm compare every tier with them.
+package main
+
+//go:generate go run . -pkg asm -out ../../base64_amd64.s -stubs ../../base64_stub_amd64.go
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// unroll is the number of 64-byte blocks per iteration of the main loops.
+const unroll = 4
+
+func main() {
+	ConstraintExpr("!purego")
+	encode()
+	decode()
+	Generate()
+}
+
+// encode emits encodeBase64AVX512VBMI.
+//
+// Per 48-byte input block, producing 64 characters:
+//
+//	in  := masked load of src[0:48] into a zmm, bytes 48..63 zeroed (a masked
+//	       load never touches, so never faults on, bytes it does not load)
+//	// each 32-bit lane i gets input bytes (3i+1, 3i, 3i+2, 3i+1): the 24 bits
+//	// b0 b1 b2 of one group laid out so that each 6-bit field sits in one
+//	// 8-bit window of the lane
+//	in  = VPERMB(in, encodeShuffle)
+//	// byte j of each qword = 8 bits of that qword starting at bit
+//	// shift[j] = 10, 4, 22, 16, 42, 36, 54, 48: the four 6-bit fields of each
+//	// of its two lanes, in output order, with 2 junk bits on top
+//	idx := VPMULTISHIFTQB(in, shift)
+//	// VPERMB looks up the low 6 bits only, so the junk bits do not matter
+//	out := VPERMB(alphabet, idx)
+//	store out to dst[0:64]
+//
+// The main loop does unroll blocks per iteration, then one block at a time.
+func encode() {
+	TEXT("encodeBase64AVX512VBMI", NOSPLIT, "func(dst, src []byte, lut *[64]byte) int")
+	Pragma("noescape")
+	Doc(
+		"encodeBase64AVX512VBMI encodes whole 48-byte blocks of src into 64-character",
+		"blocks of dst with the alphabet lut, n = min(len(src)/48, len(dst)/64) blocks,",
+		"and returns n*48, the src bytes consumed; it wrote n*64 bytes of dst. It reads",
+		"only src[:n*48] and lut, writes only dst[:n*64], and needs AVX-512 F, BW and VBMI.",
+	)
+
+	dst := Load(Param("dst").Base(), GP64())
+	dstLen := Load(Param("dst").Len(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	srcLen := Load(Param("src").Len(), GP64())
+	lut := Load(Param("lut"), GP64())
+	start := GP64()
+	MOVQ(src, start)
+	CMPQ(srcLen, U8(48))
+	JB(LabelRef("encode_ret"))
+	CMPQ(dstLen, U8(64))
+	JB(LabelRef("encode_ret"))
+
+	alphabet := ZMM()
+	VMOVDQU64(Mem{Base: lut}, alphabet)
+	shuffle := ZMM()
+	VMOVDQU64(encodeShuffle(), shuffle)
+	shift := ZMM()
+	VPBROADCASTQ(ConstData("encodeShift", U64(0x3036242a1016040a)), shift)
+	load := K()
+	mask := GP64()
+	MOVQ(U64(1<<48-1), mask)
+	KMOVQ(mask, load)
+
+	block := func(in VecVirtual, s, d Mem) {
+		VMOVDQU8_Z(s, load, in)
+		VPERMB(in, shuffle, in)
+		VPMULTISHIFTQB(in, shift, in)
+		VPERMB(alphabet, in, in)
+		VMOVDQU64(in, d)
+	}
+
+	Label("encode_loop4")
+	CMPQ(srcLen, U32(48*unroll))
+	JB(LabelRef("encode_loop1"))
+	CMPQ(dstLen, U32(64*unroll))
+	JB(LabelRef("encode_loop1"))
+	var regs [unroll]VecVirtual
+	for u := range regs {
+		regs[u] = ZMM()
+	}
+	for u, in := range regs {
+		block(in, Mem{Base: src, Disp: 48 * u}, Mem{Base: dst, Disp: 64 * u})
+	}
+	ADDQ(U32(48*unroll), src)
+	ADDQ(U32(64*unroll), dst)
+	SUBQ(U32(48*unroll), srcLen)
+	SUBQ(U32(64*unroll), dstLen)
+	JMP(LabelRef("encode_loop4"))
+
+	Label("encode_loop1")
+	CMPQ(srcLen, U8(48))
+	JB(LabelRef("encode_done"))
+	CMPQ(dstLen, U8(64))
+	JB(LabelRef("encode_done"))
+	block(regs[0], Mem{Base: src}, Mem{Base: dst})
+	ADDQ(U8(48), src)
+	ADDQ(U8(64), dst)
+	SUBQ(U8(48), srcLen)
+	SUBQ(U8(64), dstLen)
+	JMP(LabelRef("encode_loop1"))
+
+	Label("encode_done")
+	VZEROUPPER()
+	Label("encode_ret")
+	SUBQ(start, src)
+	Store(src, ReturnIndex(0))
+	RET()
+}
+
+// encodeShuffle is the VPERMB index vector of the encoder: lane i takes input
+// bytes 3i+1, 3i, 3i+2, 3i+1.
+func encodeShuffle() Mem {
+	m := GLOBL("encodeShuffle", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		for j, off := range []int{1, 0, 2, 1} {
+			DATA(4*i+j, U8(3*i+off))
+		}
+	}
+	return m
+}
+
+// decode emits decodeBase64AVX512VBMI.
+//
+// Per 64-character block, producing 48 bytes:
+//
+//	in  := load src[0:64]
+//	// VPERMT2B looks up the low 7 bits of each byte in the 128-entry table
+//	// lut (two zmm registers): the 6-bit value of an alphabet character,
+//	// 0x80 for anything else
+//	t   := VPERMT2B(lutLo, in, lutHi)
+//	// a byte is bad when the lookup says so (bit 7 of t) or when it is not
+//	// ASCII (bit 7 of in: the lookup ignored that bit)
+//	if VPMOVB2M(in | t) != 0 { stop before this block }
+//	// pairs of 6-bit values into 12 bits: c0*64 + c1, c2*64 + c3
+//	w   := VPMADDUBSW(t, 0x01400140 in each dword)
+//	// pairs of 12-bit values into 24 bits per dword: w0*4096 + w1
+//	d   := VPMADDWD(w, 0x00011000 in each dword)
+//	// the 3 useful bytes of each dword, big-endian, packed into 48 bytes
+//	out := VPERMB(d, decodePack)
+//	masked store of out[0:48] to dst[0:48]
+//
+// The main loop loads unroll blocks and ORs their error bits together; a
+// group with a bad block is redone one block at a time, which stops exactly
+// before the first bad block. Nothing is stored for a bad block or after it.
+func decode() {
+	TEXT("decodeBase64AVX512VBMI", NOSPLIT, "func(dst, src []byte, lut *[128]byte) int")
+	Pragma("noescape")
+	Doc(
+		"decodeBase64AVX512VBMI decodes whole 64-character blocks of src into 48-byte",
+		"blocks of dst with the reverse table lut (the value of each 7-bit character,",
+		"0x80 for characters outside the alphabet), at most",
+		"min(len(src)/64, len(dst)/48) blocks, and stops before the first block holding",
+		"a character outside the alphabet or >= 0x80. It returns the src characters",
+		"consumed, a multiple of 64; it wrote 3/4 of that to dst. It reads only the",
+		"whole 64-character blocks of src and lut, writes only that prefix of dst, and",
+		"needs AVX-512 F, BW and VBMI.",
+	)
+
+	dst := Load(Param("dst").Base(), GP64())
+	dstLen := Load(Param("dst").Len(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	srcLen := Load(Param("src").Len(), GP64())
+	lut := Load(Param("lut"), GP64())
+	start := GP64()
+	MOVQ(src, start)
+	CMPQ(srcLen, U8(64))
+	JB(LabelRef("decode_ret"))
+	CMPQ(dstLen, U8(48))
+	JB(LabelRef("decode_ret"))
+
+	lutLo, lutHi := ZMM(), ZMM()
+	VMOVDQU64(Mem{Base: lut}, lutLo)
+	VMOVDQU64(Mem{Base: lut, Disp: 64}, lutHi)
+	merge1, merge2 := ZMM(), ZMM()
+	VPBROADCASTD(ConstData("decodeMerge1", U32(0x01400140)), merge1)
+	VPBROADCASTD(ConstData("decodeMerge2", U32(0x00011000)), merge2)
+	pack := ZMM()
+	VMOVDQU64(decodePack(), pack)
+	store := K()
+	mask := GP64()
+	MOVQ(U64(1<<48-1), mask)
+	KMOVQ(mask, store)
+	bad := K()
+
+	lookup := func(in, t VecVirtual, s Mem) {
+		VMOVDQU64(s, in)
+		VMOVDQA64(lutLo, t)
+		VPERMT2B(lutHi, in, t)
+	}
+	finish := func(t VecVirtual, d Mem) {
+		VPMADDUBSW(merge1, t, t)
+		VPMADDWD(merge2, t, t)
+		VPERMB(t, pack, t)
+		VMOVDQU8(t, store, d)
+	}
+
+	Label("decode_loop4")
+	CMPQ(srcLen, U32(64*unroll))
+	JB(LabelRef("decode_loop1"))
+	CMPQ(dstLen, U32(48*unroll))
+	JB(LabelRef("decode_loop1"))
+	var ins, ts [unroll]VecVirtual
+	for u := range ins {
+		ins[u], ts[u] = ZMM(), ZMM()
+	}
+	errs := ZMM()
+	for u := range ins {
+		lookup(ins[u], ts[u], Mem{Base: src, Disp: 64 * u})
+		if u == 0 {
+			VPORD(ins[u], ts[u], errs)
+		} else {
+			VPTERNLOGD(U8(0xFE), ins[u], ts[u], errs) // errs |= in | t
+		}
+	}
+	VPMOVB2M(errs, bad)
+	KORTESTQ(bad, bad)
+	JNZ(LabelRef("decode_loop1"))
+	for u := range ts {
+		finish(ts[u], Mem{Base: dst, Disp: 48 * u})
+	}
+	ADDQ(U32(64*unroll), src)
+	ADDQ(U32(48*unroll), dst)
+	SUBQ(U32(64*unroll), srcLen)
+	SUBQ(U32(48*unroll), dstLen)
+	JMP(LabelRef("decode_loop4"))
+
+	Label("decode_loop1")
+	CMPQ(srcLen, U8(64))
+	JB(LabelRef("decode_done"))
+	CMPQ(dstLen, U8(48))
+	JB(LabelRef("decode_done"))
+	lookup(ins[0], ts[0], Mem{Base: src})
+	VPORD(ins[0], ts[0], errs)
+	VPMOVB2M(errs, bad)
+	KORTESTQ(bad, bad)
+	JNZ(LabelRef("decode_done"))
+	finish(ts[0], Mem{Base: dst})
+	ADDQ(U8(64), src)
+	ADDQ(U8(48), dst)
+	SUBQ(U8(64), srcLen)
+	SUBQ(U8(48), dstLen)
+	JMP(LabelRef("decode_loop1"))
+
+	Label("decode_done")
+	VZEROUPPER()
+	Label("decode_ret")
+	SUBQ(start, src)
+	Store(src, ReturnIndex(0))
+	RET()
+}
+
+// decodePack is the VPERMB index vector that packs the 24-bit dword values
+// into 48 bytes: output bytes 3i, 3i+1, 3i+2 are bytes 2, 1, 0 of dword i.
+// The top 16 bytes are unused and left zero.
+func decodePack() Mem {
+	m := GLOBL("decodePack", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		for j := 0; j < 3; j++ {
+			DATA(3*i+j, U8(4*i+2-j))
+		}
+	}
+	for i := 48; i < 64; i++ {
+		DATA(i, U8(0))
+	}
+	return m
+}

@@ -1,0 +1,272 @@
+// Command jsonscan generates the JSON string scanning kernels of package asm:
+// ../../jsonscan_amd64.s and the stubs ../../jsonscan_stub_amd64.go.
+//
+// The Go reference function is indexJSONSpecialGeneric in ../../jsonscan.go;
+// the tests in package asm compare every tier with it. The method is the
+// usual vectorised byte-class test (as in simdjson's string scanning:
+// Langdale and Lemire, "Parsing Gigabytes of JSON per Second", VLDB Journal
+// 28(6), 2019): compare a whole vector with each special byte, OR the
+// results, and take the index of the lowest set bit.
+package main
+
+//go:generate go run . -pkg asm -out ../../jsonscan_amd64.s -stubs ../../jsonscan_stub_amd64.go
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("!purego")
+	avx512()
+	avx2()
+	Generate()
+}
+
+// avx512 emits indexJSONSpecialAVX512.
+//
+//	for i+128 <= len(b) {                       // two 64-byte blocks per turn
+//		k0 := VPCMPUB.LT(b[i:i+64], 0x20) | VPCMPEQB(.., '"') | VPCMPEQB(.., '\\')
+//		k1 := the same for b[i+64:i+128]
+//		if k0|k1 != 0 { return i + TZCNT(k0 != 0 ? k0 : k1) (+64) }
+//		i += 128
+//	}
+//	if i+64 <= len(b) { one block at i; i += 64 }
+//	if i == len(b) { return -1 }
+//	if len(b) >= 64 {
+//		// the last 64 bytes; the part already scanned holds no match
+//		one block at len(b)-64
+//	} else {
+//		// a masked load reads only b[0:len(b)] and never faults past it;
+//		// the zeroed lanes are kept out of the < 0x20 compare by the mask
+//		one masked block at 0
+//	}
+//	return -1
+func avx512() {
+	TEXT("indexJSONSpecialAVX512", NOSPLIT, "func(b []byte) int")
+	Pragma("noescape")
+	Doc(
+		"indexJSONSpecialAVX512 returns the index of the first byte of b that is '\"',",
+		"'\\\\' or below 0x20, or -1 when there is none. It reads only b (any length,",
+		"including 0) and needs AVX-512 F and BW.",
+	)
+	base := Load(Param("b").Base(), GP64())
+	n := Load(Param("b").Len(), GP64())
+	i := GP64()
+	XORQ(i, i)
+	ret := GP64()
+	MOVQ(I32(-1), ret)
+	TESTQ(n, n)
+	JZ(LabelRef("avx512_ret"))
+
+	quote, bslash, space := ZMM(), ZMM(), ZMM()
+	c := GP32()
+	MOVL(U32('"'), c)
+	VPBROADCASTB(c, quote)
+	MOVL(U32('\\'), c)
+	VPBROADCASTB(c, bslash)
+	MOVL(U32(0x20), c)
+	VPBROADCASTB(c, space)
+
+	// block sets k to the special bytes of the 64 bytes at m, whose vector
+	// has been loaded into v (under the write mask w when w is not nil).
+	block := func(m Mem, v VecVirtual, k OpmaskVirtual, w Op) {
+		t1, t2 := K(), K()
+		if w == nil {
+			VMOVDQU64(m, v)
+			VPCMPUB(U8(1), space, v, k) // v < 0x20, unsigned
+		} else {
+			VMOVDQU8_Z(m, w, v)
+			VPCMPUB(U8(1), space, v, w, k)
+		}
+		VPCMPEQB(quote, v, t1)
+		VPCMPEQB(bslash, v, t2)
+		KORQ(t1, k, k)
+		KORQ(t2, k, k)
+	}
+	v0, v1 := ZMM(), ZMM()
+	k0, k1 := K(), K()
+	mask := GP64()
+
+	Label("avx512_loop2")
+	MOVQ(n, mask)
+	SUBQ(i, mask)
+	CMPQ(mask, U32(128))
+	JB(LabelRef("avx512_one"))
+	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
+	block(Mem{Base: base, Index: i, Scale: 1, Disp: 64}, v1, k1, nil)
+	KORTESTQ(k0, k1)
+	JNZ(LabelRef("avx512_found2"))
+	ADDQ(U32(128), i)
+	JMP(LabelRef("avx512_loop2"))
+
+	Label("avx512_one")
+	CMPQ(mask, U8(64))
+	JB(LabelRef("avx512_tail"))
+	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
+	KORTESTQ(k0, k0)
+	JNZ(LabelRef("avx512_found"))
+	ADDQ(U8(64), i)
+
+	Label("avx512_tail")
+	CMPQ(i, n)
+	JE(LabelRef("avx512_done"))
+	CMPQ(n, U8(64))
+	JB(LabelRef("avx512_short"))
+	MOVQ(n, i)
+	SUBQ(U8(64), i)
+	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
+	KORTESTQ(k0, k0)
+	JNZ(LabelRef("avx512_found"))
+	JMP(LabelRef("avx512_done"))
+
+	Label("avx512_short")
+	Comment("0 < len(b) < 64: load only b[0:len(b)]")
+	w := K()
+	MOVQ(I32(-1), mask)
+	BZHIQ(n, mask, mask)
+	KMOVQ(mask, w)
+	block(Mem{Base: base}, v0, k0, w)
+	KORTESTQ(k0, k0)
+	JNZ(LabelRef("avx512_found"))
+	JMP(LabelRef("avx512_done"))
+
+	Label("avx512_found2")
+	KORTESTQ(k0, k0)
+	JNZ(LabelRef("avx512_found"))
+	ADDQ(U8(64), i)
+	KMOVQ(k1, ret)
+	JMP(LabelRef("avx512_index"))
+
+	Label("avx512_found")
+	KMOVQ(k0, ret)
+	Label("avx512_index")
+	TZCNTQ(ret, ret)
+	ADDQ(i, ret)
+
+	Label("avx512_done")
+	VZEROUPPER()
+	Label("avx512_ret")
+	Store(ret, ReturnIndex(0))
+	RET()
+}
+
+// avx2 emits indexJSONSpecialAVX2.
+//
+// The compare for c < 0x20 uses min(c, 0x1F) == c (AVX2 has no unsigned
+// compare); VPMOVMSKB gathers one bit per byte.
+//
+//	for i+64 <= len(b) {                        // two 32-byte blocks per turn
+//		m := movemask(b[i:i+32]) | movemask(b[i+32:i+64])<<32
+//		if m != 0 { return i + TZCNT(m) }
+//		i += 64
+//	}
+//	if i+32 <= len(b) { one block at i; i += 32 }
+//	if i == len(b) { return -1 }
+//	if len(b) >= 32 {
+//		one block at len(b)-32               // the overlap holds no match
+//	} else {                                 // 16 <= len(b) < 32
+//		16-byte blocks at 0 and at len(b)-16
+//	}
+//	return -1
+func avx2() {
+	TEXT("indexJSONSpecialAVX2", NOSPLIT, "func(b []byte) int")
+	Pragma("noescape")
+	Doc(
+		"indexJSONSpecialAVX2 returns the index of the first byte of b that is '\"',",
+		"'\\\\' or below 0x20, or -1 when there is none. len(b) must be at least 16.",
+		"It reads only b and needs AVX2.",
+	)
+	base := Load(Param("b").Base(), GP64())
+	n := Load(Param("b").Len(), GP64())
+	i := GP64()
+	XORQ(i, i)
+	ret := GP64()
+	MOVQ(I32(-1), ret)
+
+	quote, bslash, low := YMM(), YMM(), YMM()
+	c := GP32()
+	MOVL(U32('"'), c)
+	MOVD(c, quote.AsX())
+	VPBROADCASTB(quote.AsX(), quote)
+	MOVL(U32('\\'), c)
+	MOVD(c, bslash.AsX())
+	VPBROADCASTB(bslash.AsX(), bslash)
+	MOVL(U32(0x1F), c)
+	MOVD(c, low.AsX())
+	VPBROADCASTB(low.AsX(), low)
+
+	// block sets the 32-bit (16-bit for xmm) mask r of the special bytes at m.
+	block := func(m Mem, r GPVirtual, xmm bool) {
+		v, t1, t2 := YMM(), YMM(), YMM()
+		q, b, l := Op(quote), Op(bslash), Op(low)
+		var vv, tt1, tt2 Op = v, t1, t2
+		if xmm {
+			q, b, l = quote.AsX(), bslash.AsX(), low.AsX()
+			vv, tt1, tt2 = v.AsX(), t1.AsX(), t2.AsX()
+		}
+		VMOVDQU(m, vv)
+		VPCMPEQB(vv, q, tt1)
+		VPCMPEQB(vv, b, tt2)
+		VPOR(tt1, tt2, tt1)
+		VPMINUB(vv, l, tt2)
+		VPCMPEQB(vv, tt2, tt2) // c <= 0x1F
+		VPOR(tt1, tt2, tt1)
+		VPMOVMSKB(tt1, r.As32())
+	}
+	m0, m1, rest := GP64(), GP64(), GP64()
+
+	Label("avx2_loop2")
+	MOVQ(n, rest)
+	SUBQ(i, rest)
+	CMPQ(rest, U8(64))
+	JB(LabelRef("avx2_one"))
+	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
+	block(Mem{Base: base, Index: i, Scale: 1, Disp: 32}, m1, false)
+	SHLQ(U8(32), m1)
+	ORQ(m1, m0)
+	JNZ(LabelRef("avx2_found"))
+	ADDQ(U8(64), i)
+	JMP(LabelRef("avx2_loop2"))
+
+	Label("avx2_one")
+	CMPQ(rest, U8(32))
+	JB(LabelRef("avx2_tail"))
+	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
+	TESTQ(m0, m0)
+	JNZ(LabelRef("avx2_found"))
+	ADDQ(U8(32), i)
+
+	Label("avx2_tail")
+	CMPQ(i, n)
+	JE(LabelRef("avx2_done"))
+	CMPQ(n, U8(32))
+	JB(LabelRef("avx2_short"))
+	MOVQ(n, i)
+	SUBQ(U8(32), i)
+	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
+	TESTQ(m0, m0)
+	JNZ(LabelRef("avx2_found"))
+	JMP(LabelRef("avx2_done"))
+
+	Label("avx2_short")
+	Comment("16 <= len(b) < 32: b[0:16] and b[len(b)-16:]")
+	block(Mem{Base: base}, m0, true)
+	TESTQ(m0, m0)
+	JNZ(LabelRef("avx2_found"))
+	MOVQ(n, i)
+	SUBQ(U8(16), i)
+	block(Mem{Base: base, Index: i, Scale: 1}, m0, true)
+	TESTQ(m0, m0)
+	JZ(LabelRef("avx2_done"))
+
+	Label("avx2_found")
+	TZCNTQ(m0, ret)
+	ADDQ(i, ret)
+
+	Label("avx2_done")
+	VZEROUPPER()
+	Store(ret, ReturnIndex(0))
+	RET()
+}

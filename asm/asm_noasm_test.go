@@ -1,0 +1,5 @@
+//go:build purego || !amd64
+
+package asm
+
+const asmRegistered = false
