@@ -14,15 +14,16 @@ type command struct {
 	run     func(ctx context.Context, args []string, getenv func(string) string) int
 }
 
-var commands map[string]command
+// commands maps subcommand names to their implementations; files add their
+// own in init functions.
+var commands = map[string]command{
+	"serve":   {"run the server (MCP endpoint, byte plane, control API)", runServe},
+	"cpu":     {"print the CPU features found and the SIMD tiers chosen", runCPU},
+	"version": {"print the version", runVersion},
+}
 
 func init() {
-	commands = map[string]command{
-		"serve":   {"run the server (MCP endpoint, byte plane, control API)", runServe},
-		"cpu":     {"print the CPU features found and the SIMD tiers chosen", runCPU},
-		"version": {"print the version", runVersion},
-		"help":    {"print this help", func(context.Context, []string, func(string) string) int { usage(os.Stdout); return exitOK }},
-	}
+	commands["help"] = command{"print this help", func(context.Context, []string, func(string) string) int { usage(os.Stdout); return exitOK }}
 }
 
 func usage(w io.Writer) {

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/client"
+)
+
+func init() {
+	commands["put"] = command{"put FILE [KEY]: upload a file (KEY defaults to the file's name)", runPut}
+	commands["get"] = command{"get KEY [FILE]: download a blob, resuming an interrupted download", runGet}
+	commands["ls"] = command{"ls [PREFIX]: list blobs", runLs}
+	commands["rm"] = command{"rm KEY: delete a blob", runRm}
+	commands["link"] = command{"link KEY: mint a signed download link", runLink}
+}
+
+// clientFlags parses the flags every client subcommand shares and returns the
+// client and the positional arguments.
+func clientFlags(name string, args []string, getenv func(string) string, extra func(*flag.FlagSet)) (*client.Client, []string, error) {
+	fs := flag.NewFlagSet("mcpblob "+name, flag.ContinueOnError)
+	server := fs.String("server", "", "server URL (env MCPBLOB_SERVER, default http://127.0.0.1:8080)")
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if *server == "" {
+		*server = getenv("MCPBLOB_SERVER")
+	}
+	if *server == "" {
+		*server = "http://127.0.0.1:8080"
+	}
+	c, err := client.New(*server, client.Options{APIKey: getenv("MCPBLOB_API_KEY"), UserAgent: "mcpblob/" + versionString()})
+	return c, fs.Args(), err
+}
+
+// fail prints err for subcommand name and returns the exit code.
+func fail(name string, err error) int {
+	fmt.Fprintf(os.Stderr, "mcpblob %s: %v\n", name, err)
+	return exitFailed
+}
+
+func runPut(ctx context.Context, args []string, getenv func(string) string) int {
+	var contentType string
+	c, rest, err := clientFlags("put", args, getenv, func(fs *flag.FlagSet) {
+		fs.StringVar(&contentType, "type", "", "media type (default: from the file extension, else application/octet-stream)")
+	})
+	if err != nil || len(rest) < 1 || len(rest) > 2 {
+		return usageError("put FILE [KEY]", err)
+	}
+	path := rest[0]
+	key := filepath.Base(path)
+	if len(rest) == 2 {
+		key = rest[1]
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail("put", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fail("put", err)
+	}
+	if contentType == "" {
+		contentType = mime.TypeByExtension(filepath.Ext(path))
+	}
+	bar := newProgressBar(os.Stderr, "put "+key)
+	var body io.Reader = f
+	if bar != nil {
+		body = client.ProgressReader(f, st.Size(), bar.update)
+	}
+	b, err := c.Put(ctx, key, body, client.PutOptions{ContentType: contentType, Filename: filepath.Base(path), Size: st.Size()})
+	bar.finish()
+	if err != nil {
+		return fail("put", err)
+	}
+	fmt.Printf("%s\t%d\t%s\n", b.URI, b.Size, b.SHA256)
+	return exitOK
+}
+
+func runGet(ctx context.Context, args []string, getenv func(string) string) int {
+	c, rest, err := clientFlags("get", args, getenv, nil)
+	if err != nil || len(rest) < 1 || len(rest) > 2 {
+		return usageError("get KEY [FILE]", err)
+	}
+	key := rest[0]
+	path := filepath.Base(key)
+	if len(rest) == 2 {
+		path = rest[1]
+	}
+	if path == "-" {
+		r, err := c.Open(ctx, key, 0, "")
+		if err != nil {
+			return fail("get", err)
+		}
+		defer r.Close()
+		if _, err := io.Copy(os.Stdout, r); err != nil {
+			return fail("get", err)
+		}
+		return exitOK
+	}
+	bar := newProgressBar(os.Stderr, "get "+key)
+	b, err := c.Download(ctx, key, path, bar.update)
+	bar.finish()
+	if err != nil {
+		return fail("get", err)
+	}
+	fmt.Printf("%s\t%d\t%s\n", path, b.Size, b.SHA256)
+	return exitOK
+}
+
+func runLs(ctx context.Context, args []string, getenv func(string) string) int {
+	c, rest, err := clientFlags("ls", args, getenv, nil)
+	if err != nil || len(rest) > 1 {
+		return usageError("ls [PREFIX]", err)
+	}
+	prefix := ""
+	if len(rest) == 1 {
+		prefix = rest[0]
+	}
+	cursor := ""
+	for {
+		p, err := c.List(ctx, prefix, cursor, 0)
+		if err != nil {
+			return fail("ls", err)
+		}
+		for _, b := range p.Items {
+			fmt.Printf("%12d  %s  %-24s  %s\n", b.Size, b.Modified.UTC().Format(time.RFC3339), b.MimeType, b.Key)
+		}
+		if p.NextCursor == "" {
+			return exitOK
+		}
+		cursor = p.NextCursor
+	}
+}
+
+func runRm(ctx context.Context, args []string, getenv func(string) string) int {
+	c, rest, err := clientFlags("rm", args, getenv, nil)
+	if err != nil || len(rest) != 1 {
+		return usageError("rm KEY", err)
+	}
+	if err := c.Delete(ctx, rest[0]); err != nil {
+		return fail("rm", err)
+	}
+	return exitOK
+}
+
+func runLink(ctx context.Context, args []string, getenv func(string) string) int {
+	var ttl time.Duration
+	var singleUse bool
+	c, rest, err := clientFlags("link", args, getenv, func(fs *flag.FlagSet) {
+		fs.DurationVar(&ttl, "ttl", 15*time.Minute, "how long the link works")
+		fs.BoolVar(&singleUse, "single-use", false, "the link works once")
+	})
+	if err != nil || len(rest) != 1 {
+		return usageError("link KEY", err)
+	}
+	l, err := c.Link(ctx, client.LinkRequest{Key: rest[0], TTLSeconds: int(ttl.Seconds()), SingleUse: singleUse})
+	if err != nil {
+		return fail("link", err)
+	}
+	fmt.Printf("%s\t%s\n", l.URL, l.ExpiresAt.UTC().Format(time.RFC3339))
+	return exitOK
+}
+
+func usageError(synopsis string, err error) int {
+	if err != nil && err != flag.ErrHelp {
+		fmt.Fprintf(os.Stderr, "mcpblob: %v\n", err)
+	}
+	fmt.Fprintf(os.Stderr, "usage: mcpblob %s [--server URL]\n", synopsis)
+	return exitUsage
+}
