@@ -6,11 +6,17 @@ import (
 	"strings"
 
 	"github.com/mcpblob/mcpblob/asm"
+	"github.com/mcpblob/mcpblob/core/codec"
 )
 
 func runCPU(context.Context, []string, func(string) string) int {
-	fmt.Printf("cpu features: %s\n", strings.Join(asm.Features(), " "))
-	fmt.Printf("base64 kernel: %s\n", asm.Base64Tier())
+	features := strings.Join(asm.Features(), " ")
+	if features == "" {
+		features = "none used (purego build or no SIMD)"
+	}
+	fmt.Printf("cpu features:  %s\n", features)
+	fmt.Printf("base64 encode: %s\n", codec.Tier())
+	fmt.Printf("base64 decode: %s\n", codec.Tier())
 	fmt.Printf("json scan:     %s\n", asm.JSONScanTier())
 	return exitOK
 }
