@@ -57,17 +57,20 @@ check: depcheck
 # Dependency rules from DESIGN.md, checked on the real import graph.
 depcheck:
 	@fail=0; mod=github.com/mcpblob/mcpblob; \
-	thirdparty() { $(GO) list -deps "$$1" | grep '^[a-z0-9-]*\.[a-z]' | grep -v "^$$mod" || true; }; \
+	thirdparty() { $(GO) list -deps "$$@" | grep '^[a-z0-9-]*\.[a-z]' | grep -v "^$$mod" | sort -u || true; }; \
+	minus() { comm -23 <(echo "$$1") <(echo "$$2"); }; \
+	cpuid=$$(thirdparty github.com/klauspost/cpuid/v2); \
+	emmansun=$$(thirdparty github.com/klauspost/cpuid/v2 github.com/emmansun/base64); \
 	bad=$$(thirdparty ./core/mcp | grep -E 'valyala/fasthttp|minio/minio-go' || true); \
 	  [ -z "$$bad" ] || { echo "depcheck: core/mcp must not import: $$bad"; fail=1; }; \
-	bad=$$(thirdparty ./asm | grep -v '^github.com/klauspost/cpuid/v2' || true); \
+	bad=$$(minus "$$(thirdparty ./asm)" "$$cpuid"); \
 	  [ -z "$$bad" ] || { echo "depcheck: asm may import only std and cpuid: $$bad"; fail=1; }; \
 	bad=$$(thirdparty ./storage); \
 	  [ -z "$$bad" ] || { echo "depcheck: storage (root) must be std only: $$bad"; fail=1; }; \
-	bad=$$(thirdparty ./core/codec | grep -vE '^(github.com/klauspost/cpuid/v2|github.com/emmansun/base64|golang.org/x/sys/cpu)$$' || true); \
+	bad=$$(minus "$$(thirdparty ./core/codec)" "$$emmansun"); \
 	  [ -z "$$bad" ] || { echo "depcheck: core/codec may import std, asm, emmansun: $$bad"; fail=1; }; \
-	if [ -d core/token ]; then bad=$$(thirdparty ./core/token); \
-	  [ -z "$$bad" ] || { echo "depcheck: core/token must be std only: $$bad"; fail=1; }; fi; \
+	for p in ./core/token ./core/client; do bad=$$(thirdparty $$p); \
+	  [ -z "$$bad" ] || { echo "depcheck: $$p must be std only: $$bad"; fail=1; }; done; \
 	direct=$$($(GO) list -f '{{.ImportPath}}{{range .Imports}} {{.}}{{end}}' ./...); \
 	bad=$$(echo "$$direct" | grep 'github.com/valyala/fasthttp' | cut -d' ' -f1 | grep -v "^$$mod/core/server$$" || true); \
 	  [ -z "$$bad" ] || { echo "depcheck: only core/server may import fasthttp: $$bad"; fail=1; }; \
@@ -75,8 +78,6 @@ depcheck:
 	  [ -z "$$bad" ] || { echo "depcheck: only storage/s3 may import minio-go: $$bad"; fail=1; }; \
 	[ $$fail -eq 0 ] && echo "depcheck: ok"
 
-# Race detector on everything, in -short mode: tests that move GiBs
-# (memory bounds, crash safety, large streams) skip themselves there...
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...
 
