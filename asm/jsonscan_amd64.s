@@ -26,19 +26,16 @@ avx512_loop2:
 	CMPQ      SI, $0x00000080
 	JB        avx512_one
 	VMOVDQU64 (AX)(DX*1), Z3
-	VPCMPUB   $0x01, Z2, Z3, K1
-	VPCMPEQB  Z0, Z3, K2
-	VPCMPEQB  Z1, Z3, K3
-	KORQ      K2, K1, K1
-	KORQ      K3, K1, K1
+	VPCMPUB   $0x05, Z2, Z3, K1
+	VPCMPB    $0x04, Z0, Z3, K1, K1
+	VPCMPB    $0x04, Z1, Z3, K1, K1
 	VMOVDQU64 64(AX)(DX*1), Z3
-	VPCMPUB   $0x01, Z2, Z3, K2
-	VPCMPEQB  Z0, Z3, K3
-	VPCMPEQB  Z1, Z3, K4
-	KORQ      K3, K2, K2
-	KORQ      K4, K2, K2
-	KORTESTQ  K1, K2
-	JNZ       avx512_found2
+	VPCMPUB   $0x05, Z2, Z3, K2
+	VPCMPB    $0x04, Z0, Z3, K2, K2
+	VPCMPB    $0x04, Z1, Z3, K2, K2
+	KANDQ     K1, K2, K3
+	KORTESTQ  K3, K3
+	JCC       avx512_found2
 	ADDQ      $0x00000080, DX
 	JMP       avx512_loop2
 
@@ -46,13 +43,11 @@ avx512_one:
 	CMPQ      SI, $0x40
 	JB        avx512_tail
 	VMOVDQU64 (AX)(DX*1), Z3
-	VPCMPUB   $0x01, Z2, Z3, K1
-	VPCMPEQB  Z0, Z3, K2
-	VPCMPEQB  Z1, Z3, K3
-	KORQ      K2, K1, K1
-	KORQ      K3, K1, K1
+	VPCMPUB   $0x05, Z2, Z3, K1
+	VPCMPB    $0x04, Z0, Z3, K1, K1
+	VPCMPB    $0x04, Z1, Z3, K1, K1
 	KORTESTQ  K1, K1
-	JNZ       avx512_found
+	JCC       avx512_found
 	ADDQ      $0x40, DX
 
 avx512_tail:
@@ -63,33 +58,32 @@ avx512_tail:
 	MOVQ      CX, DX
 	SUBQ      $0x40, DX
 	VMOVDQU64 (AX)(DX*1), Z3
-	VPCMPUB   $0x01, Z2, Z3, K1
-	VPCMPEQB  Z0, Z3, K2
-	VPCMPEQB  Z1, Z3, K3
-	KORQ      K2, K1, K1
-	KORQ      K3, K1, K1
+	VPCMPUB   $0x05, Z2, Z3, K1
+	VPCMPB    $0x04, Z0, Z3, K1, K1
+	VPCMPB    $0x04, Z1, Z3, K1, K1
 	KORTESTQ  K1, K1
-	JNZ       avx512_found
+	JCC       avx512_found
 	JMP       avx512_done
 
 avx512_short:
 	// 0 < len(b) < 64: load only b[0:len(b)]
 	MOVQ       $-1, SI
 	BZHIQ      CX, SI, SI
-	KMOVQ      SI, K1
-	VMOVDQU8.Z (AX), K1, Z3
-	VPCMPUB    $0x01, Z2, Z3, K1, K1
-	VPCMPEQB   Z0, Z3, K2
-	VPCMPEQB   Z1, Z3, K3
-	KORQ       K2, K1, K1
-	KORQ       K3, K1, K1
+	KMOVQ      SI, K2
+	VMOVDQU8.Z (AX), K2, Z3
+	VPCMPUB    $0x05, Z2, Z3, K2, K1
+	VPCMPB     $0x04, Z0, Z3, K1, K1
+	VPCMPB     $0x04, Z1, Z3, K1, K1
+	KXORQ      K1, K2, K1
 	KORTESTQ   K1, K1
-	JNZ        avx512_found
+	JZ         avx512_done
+	KMOVQ      K1, BX
+	TZCNTQ     BX, BX
 	JMP        avx512_done
 
 avx512_found2:
 	KORTESTQ K1, K1
-	JNZ      avx512_found
+	JCC      avx512_found
 	ADDQ     $0x40, DX
 	KMOVQ    K2, BX
 	JMP      avx512_index
@@ -98,6 +92,7 @@ avx512_found:
 	KMOVQ K1, BX
 
 avx512_index:
+	NOTQ   BX
 	TZCNTQ BX, BX
 	ADDQ   DX, BX
 

@@ -26,10 +26,14 @@ func main() {
 
 // avx512 emits indexJSONSpecialAVX512.
 //
+// Each compare runs under the mask of the one before, so the three of them
+// give the mask of the ordinary bytes with no mask-register ORs; a block has
+// a special byte when that mask is not all ones (KORTESTQ clears CF).
+//
+//	ordinary(v) := VPCMPUB.NLT(v, 0x20) & VPCMPB.NE(v, '"') & VPCMPB.NE(v, '\\')
 //	for i+128 <= len(b) {                       // two 64-byte blocks per turn
-//		k0 := VPCMPUB.LT(b[i:i+64], 0x20) | VPCMPEQB(.., '"') | VPCMPEQB(.., '\\')
-//		k1 := the same for b[i+64:i+128]
-//		if k0|k1 != 0 { return i + TZCNT(k0 != 0 ? k0 : k1) (+64) }
+//		k0, k1 := ordinary(b[i:i+64]), ordinary(b[i+64:i+128])
+//		if k0&k1 != all ones { return i + TZCNT(^(k0 != all ones ? k0 : k1)) (+64) }
 //		i += 128
 //	}
 //	if i+64 <= len(b) { one block at i; i += 64 }
@@ -38,9 +42,10 @@ func main() {
 //		// the last 64 bytes; the part already scanned holds no match
 //		one block at len(b)-64
 //	} else {
-//		// a masked load reads only b[0:len(b)] and never faults past it;
-//		// the zeroed lanes are kept out of the < 0x20 compare by the mask
-//		one masked block at 0
+//		// a masked load w = (1<<len(b))-1 reads only b[0:len(b)] and never
+//		// faults past it; the compares run under w too
+//		special := ordinary(masked load) ^ w
+//		if special != 0 { return TZCNT(special) }
 //	}
 //	return -1
 func avx512() {
@@ -69,21 +74,21 @@ func avx512() {
 	MOVL(U32(0x20), c)
 	VPBROADCASTB(c, space)
 
-	// block sets k to the special bytes of the 64 bytes at m, whose vector
-	// has been loaded into v (under the write mask w when w is not nil).
+	// block sets k to the ordinary bytes of the 64 bytes at m, loading them
+	// into v (under the zeroing mask w when w is not nil): each compare runs
+	// under the mask of the one before, so k = c >= 0x20 && c != '"' &&
+	// c != '\\' with no mask-register ORs. All ones means no special byte;
+	// KORTESTQ sets CF exactly then.
 	block := func(m Mem, v VecVirtual, k OpmaskVirtual, w Op) {
-		t1, t2 := K(), K()
 		if w == nil {
 			VMOVDQU64(m, v)
-			VPCMPUB(U8(1), space, v, k) // v < 0x20, unsigned
+			VPCMPUB(U8(5), space, v, k) // v >= 0x20 (not less than), unsigned
 		} else {
 			VMOVDQU8_Z(m, w, v)
-			VPCMPUB(U8(1), space, v, w, k)
+			VPCMPUB(U8(5), space, v, w, k)
 		}
-		VPCMPEQB(quote, v, t1)
-		VPCMPEQB(bslash, v, t2)
-		KORQ(t1, k, k)
-		KORQ(t2, k, k)
+		VPCMPB(U8(4), quote, v, k, k)  // and v != '"'
+		VPCMPB(U8(4), bslash, v, k, k) // and v != '\\'
 	}
 	v0, v1 := ZMM(), ZMM()
 	k0, k1 := K(), K()
@@ -96,8 +101,10 @@ func avx512() {
 	JB(LabelRef("avx512_one"))
 	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
 	block(Mem{Base: base, Index: i, Scale: 1, Disp: 64}, v1, k1, nil)
-	KORTESTQ(k0, k1)
-	JNZ(LabelRef("avx512_found2"))
+	both := K()
+	KANDQ(k0, k1, both)
+	KORTESTQ(both, both)
+	JCC(LabelRef("avx512_found2"))
 	ADDQ(U32(128), i)
 	JMP(LabelRef("avx512_loop2"))
 
@@ -106,7 +113,7 @@ func avx512() {
 	JB(LabelRef("avx512_tail"))
 	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
 	KORTESTQ(k0, k0)
-	JNZ(LabelRef("avx512_found"))
+	JCC(LabelRef("avx512_found"))
 	ADDQ(U8(64), i)
 
 	Label("avx512_tail")
@@ -118,7 +125,7 @@ func avx512() {
 	SUBQ(U8(64), i)
 	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
 	KORTESTQ(k0, k0)
-	JNZ(LabelRef("avx512_found"))
+	JCC(LabelRef("avx512_found"))
 	JMP(LabelRef("avx512_done"))
 
 	Label("avx512_short")
@@ -128,13 +135,16 @@ func avx512() {
 	BZHIQ(n, mask, mask)
 	KMOVQ(mask, w)
 	block(Mem{Base: base}, v0, k0, w)
+	KXORQ(k0, w, k0) // the special bytes of b: k0 holds the ordinary ones of w
 	KORTESTQ(k0, k0)
-	JNZ(LabelRef("avx512_found"))
+	JZ(LabelRef("avx512_done"))
+	KMOVQ(k0, ret)
+	TZCNTQ(ret, ret)
 	JMP(LabelRef("avx512_done"))
 
 	Label("avx512_found2")
 	KORTESTQ(k0, k0)
-	JNZ(LabelRef("avx512_found"))
+	JCC(LabelRef("avx512_found"))
 	ADDQ(U8(64), i)
 	KMOVQ(k1, ret)
 	JMP(LabelRef("avx512_index"))
@@ -142,6 +152,7 @@ func avx512() {
 	Label("avx512_found")
 	KMOVQ(k0, ret)
 	Label("avx512_index")
+	NOTQ(ret)
 	TZCNTQ(ret, ret)
 	ADDQ(i, ret)
 
