@@ -132,9 +132,10 @@ type decoder struct {
 	qoff int64 // stripped stream offset of q[0]
 	off  int64 // stripped stream offset of the next character
 
-	padded bool  // a padded quantum was decoded; only CR/LF may follow
-	err    error // terminal: io.EOF, a CorruptInputError or a read error
-	rerr   error // the error the last r.Read returned
+	padded  bool  // a padded quantum was decoded; only CR/LF may follow
+	err     error // terminal: io.EOF, a CorruptInputError or a read error
+	corrupt bool  // err is about the input: CorruptInputError or io.ErrUnexpectedEOF
+	rerr    error // the error the last r.Read returned
 }
 
 // NewDecoder returns a streaming base64 decoder reading from r. Like the
@@ -161,12 +162,15 @@ func NewDecoder(enc *Encoding, r io.Reader) io.Reader {
 }
 
 func newDecoder(enc *Encoding, r io.Reader) *decoder {
-	return &decoder{
-		enc: enc,
-		r:   r,
-		in:  make([]byte, decChunk),
-		out: make([]byte, 0, decChunk/4*3),
+	return &decoder{enc: enc, r: r, in: make([]byte, decChunk)}
+}
+
+// staging returns the output staging buffer, allocated on first use.
+func (d *decoder) staging() []byte {
+	if cap(d.out) == 0 {
+		d.out = make([]byte, 0, decChunk/4*3)
 	}
+	return d.out[:cap(d.out)]
 }
 
 func (d *decoder) Read(p []byte) (int, error) {
@@ -180,9 +184,9 @@ func (d *decoder) Read(p []byte) (int, error) {
 	}
 	if len(p) < 3 {
 		// Too small for one quantum: decode into the staging buffer.
-		d.out = d.out[:cap(d.out)]
-		m, err := d.fill(d.out)
-		d.out, d.olo = d.out[:m], 0
+		buf := d.staging()
+		m, err := d.fill(buf)
+		d.out, d.olo = buf[:m], 0
 		n := copy(p, d.out)
 		d.olo = n
 		if n > 0 {
@@ -207,7 +211,7 @@ func (d *decoder) WriteTo(w io.Writer) (n int64, err error) {
 			return n, err
 		}
 	}
-	buf := d.out[:cap(d.out)]
+	buf := d.staging()
 	for {
 		m, derr := d.fill(buf)
 		if m > 0 {
@@ -306,14 +310,14 @@ func (d *decoder) decode(dst []byte, eof bool) int {
 			case d.nq == 0:
 				d.err = io.EOF
 			case d.enc.padChar != NoPadding:
-				d.err = io.ErrUnexpectedEOF
+				d.err, d.corrupt = io.ErrUnexpectedEOF, true
 			case !room:
 				return n // the final characters wait for the next call
 			default:
 				// An unpadded encoding's final 1–3 characters.
 				m, err := d.enc.std.Decode(dst[n:], d.q[:d.nq])
 				n += m
-				d.err = rebase(err, d.qoff)
+				d.err, d.corrupt = rebase(err, d.qoff), err != nil
 				if d.err == nil {
 					d.err = io.EOF
 				}
@@ -326,13 +330,13 @@ func (d *decoder) decode(dst []byte, eof bool) int {
 		}
 		d.nq = 0
 		if d.padded {
-			d.err = base64.CorruptInputError(d.qoff) // data after padding
+			d.err, d.corrupt = base64.CorruptInputError(d.qoff), true // data after padding
 			return n
 		}
 		m, err := d.enc.std.Decode(dst[n:], d.q[:])
 		n += m
 		if err != nil {
-			d.err = rebase(err, d.qoff)
+			d.err, d.corrupt = rebase(err, d.qoff), true
 			return n
 		}
 		if m < 3 {
