@@ -9,10 +9,16 @@ import (
 // MaxKeyLen is the longest key in bytes, the S3 limit.
 const MaxKeyLen = 1024
 
+// ReservedDir is the top-level key segment that backends keep for their own
+// bookkeeping (temporary uploads, metadata). No key may be ReservedDir or
+// start with ReservedDir + "/".
+const ReservedDir = ".mcpblob"
+
 // ValidateKey enforces the key rules shared by every backend: a non-empty,
 // valid UTF-8 path of at most MaxKeyLen bytes, with no leading or trailing
-// '/', no empty, "." or ".." segment, no backslash, and no control characters
-// (NUL included). The returned error wraps ErrInvalidKey and says why.
+// '/', no empty, "." or ".." segment, no backslash, no control characters
+// (NUL included), and not under ReservedDir. The returned error wraps
+// ErrInvalidKey and says why.
 func ValidateKey(key string) error {
 	why := keyProblem(key)
 	if why == "" {
@@ -49,6 +55,9 @@ func keyProblem(key string) string {
 		case ".", "..":
 			return fmt.Sprintf("contains a %q segment", seg)
 		}
+	}
+	if key == ReservedDir || strings.HasPrefix(key, ReservedDir+"/") {
+		return fmt.Sprintf("uses the reserved name %q", ReservedDir)
 	}
 	return ""
 }

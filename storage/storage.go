@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -19,6 +20,9 @@ var (
 	ErrInvalidRange  = errors.New("storage: range not satisfiable")
 	ErrClosed        = errors.New("storage: writer already committed or aborted")
 	ErrInvalidCursor = errors.New("storage: invalid list cursor")
+	// ErrSizeMismatch reports that the bytes written differ from
+	// CreateOptions.Size; nothing is stored.
+	ErrSizeMismatch = errors.New("storage: size does not match the declared size")
 )
 
 // Info describes a stored object.
@@ -33,19 +37,42 @@ type Info struct {
 }
 
 // Range selects bytes [Offset, Offset+Length) of an object. Length < 0 means
-// "to the end". A range that starts at or past the end of a non-empty object
-// gives ErrInvalidRange; a range that runs past the end is clipped.
+// "to the end"; Length == 0 selects nothing. A negative Offset, or one at or
+// past the end of a non-empty object, gives ErrInvalidRange; a range that runs
+// past the end is clipped. Every range of an empty object selects nothing and
+// is not an error.
 type Range struct {
 	Offset int64
 	Length int64
 }
 
+// Clip resolves r against an object of size bytes and returns the offset and
+// length to read, following the rules on Range. Errors wrap ErrInvalidRange.
+func (r Range) Clip(size int64) (offset, length int64, err error) {
+	switch {
+	case r.Offset < 0:
+		return 0, 0, fmt.Errorf("%w: offset %d is negative", ErrInvalidRange, r.Offset)
+	case size == 0:
+		return 0, 0, nil
+	case r.Offset >= size:
+		return 0, 0, fmt.Errorf("%w: offset %d is not below size %d", ErrInvalidRange, r.Offset, size)
+	}
+	length = size - r.Offset
+	if r.Length >= 0 && r.Length < length {
+		length = r.Length
+	}
+	return r.Offset, length, nil
+}
+
+// DefaultMediaType is the media type of objects created without one.
+const DefaultMediaType = "application/octet-stream"
+
 // CreateOptions are the optional parameters of Backend.Create. The zero value
 // stores an object of unknown size with media type application/octet-stream.
 type CreateOptions struct {
-	MediaType   string // default "application/octet-stream"
+	MediaType   string // default DefaultMediaType
 	Filename    string // original filename, kept in Info
-	Size        int64  // exact size when known (> 0), else 0 = unknown
+	Size        int64  // exact size when known (> 0), else 0 = unknown; other sizes fail with ErrSizeMismatch
 	MaxSize     int64  // Write fails with ErrTooLarge once more bytes arrive; 0 = no limit
 	IfNotExists bool   // Commit fails with ErrExists when the key already exists
 }
@@ -54,6 +81,11 @@ type CreateOptions struct {
 // succeeds; Abort (or a failed Commit) leaves the store as it was. After
 // Commit or Abort every method returns ErrClosed; Abort after Commit is a no-op
 // that returns ErrClosed, so `defer w.Abort(ctx)` is always safe.
+//
+// A failed Write (ErrTooLarge, ErrSizeMismatch, an I/O error, the Create
+// context ending) discards what was written: later Writes and Commit return
+// that error, and Abort releases what is left. A Writer is meant for one
+// goroutine, but Abort may be called from another to stop a blocked Write.
 type Writer interface {
 	io.Writer
 	// Written reports the number of bytes accepted so far.
@@ -79,7 +111,8 @@ type Backend interface {
 	// Info. Local backends return an *os.File when rng is nil and a
 	// *LimitedFile for a range, so servers can use sendfile.
 	Open(ctx context.Context, key string, rng *Range) (io.ReadCloser, Info, error)
-	// Create starts a streaming write of key.
+	// Create starts a streaming write of key. ctx bounds the whole write:
+	// once it is done, Write and Commit fail and nothing is stored.
 	Create(ctx context.Context, key string, opts CreateOptions) (Writer, error)
 	// Delete removes key; a missing key gives ErrNotFound.
 	Delete(ctx context.Context, key string) error

@@ -1,0 +1,63 @@
+// Package localfs is mcpblob's embedded object store: a folder on the local
+// file system (`mcpblob serve --data DIR`), opened with [Open].
+//
+// # Layout
+//
+// Every access goes through an [os.Root], so no key or symlink can
+// reach outside the folder. Inside it:
+//
+//	<key>                   the object's bytes, exactly as written
+//	.mcpblob/meta/<key>     its metadata (JSON), see below
+//	.mcpblob/tmp/           uploads in progress and commit journals
+//	.mcpblob/lock           held (flock) by the one process using the folder
+//
+// Keys map to paths one to one, so the folder reads like the bucket it
+// stands for. [storage.ReservedDir] (".mcpblob") is not a valid key. Because
+// a path cannot be both a file and a directory, the key "a" and the keys
+// "a/..." cannot exist at the same time here (S3 allows it): creating one
+// while the other exists fails with [storage.ErrExists]. A key segment longer
+// than the file system's name limit (255 bytes on most) fails with
+// [storage.ErrInvalidKey].
+//
+// # Metadata and atomicity
+//
+// The data file is a plain file so that Open can hand out the *os.File
+// itself (sendfile). Its metadata (size, SHA-256, media type, filename) sits
+// in a sidecar file whose records name the data version they describe by
+// (size, modification time in nanoseconds); the modification time is stamped
+// on the data file at commit. A data file is visible only while a sidecar
+// record matches it, so a reader never pairs one version's bytes with
+// another's metadata and never sees a data file without metadata.
+//
+// A Writer streams into a temporary file under .mcpblob/tmp, hashing as it
+// goes. Commit, serialised per key within the process:
+//
+//  1. stamps and fsyncs the temporary file;
+//  2. writes a journal (.mcpblob/tmp/<id>.key, holding the key);
+//  3. replaces the sidecar, atomically, with [new record, current record];
+//  4. renames the temporary file over <key>: the commit point;
+//  5. fsyncs the directories it changed and removes the journal.
+//
+// A crash before step 4 leaves the previous version visible with its own
+// record; a crash after it leaves the new one. On the next [Open] the store
+// replays the journals (dropping sidecar records that no longer match their
+// data file, and sidecars whose data file is gone) and deletes every
+// temporary file, so a crashed upload leaves neither bytes nor metadata
+// behind. Delete removes the data file first (the commit point) and then the
+// sidecar, under the same journal, and prunes directories it left empty.
+//
+// Writers to one key race freely until Commit; the last Commit wins, and the
+// object is always exactly one writer's bytes.
+//
+// Only one Store may use a folder at a time; a second Open fails with
+// [ErrLocked] (advisory flock on Unix; not enforced elsewhere). Files and
+// directories are created with modes 0600 and 0700.
+//
+// # Listing
+//
+// List walks the tree in key order (a directory sorts as its name plus "/",
+// so "a.txt" comes before "a/b" as in S3), starting at the deepest directory
+// the prefix names and skipping subtrees that lie wholly before the cursor.
+// Cursors are the base64url form of the last key returned. Files that do not
+// form a valid key, or have no matching metadata, are not listed.
+package localfs

@@ -1,0 +1,507 @@
+package localfs
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// Options configure a Store. The zero value is the documented default.
+type Options struct {
+	// Logger receives start-up housekeeping messages (leftovers of
+	// interrupted uploads removed); nil discards them.
+	Logger *slog.Logger
+	// PageSize is the List page size used when the caller passes a limit
+	// <= 0. Default 1000.
+	PageSize int
+}
+
+// ErrLocked is returned by Open when another Store holds the folder.
+var ErrLocked = errors.New("localfs: folder is in use by another store")
+
+const (
+	metaDir         = storage.ReservedDir + "/meta"
+	tmpDir          = storage.ReservedDir + "/tmp"
+	lockName        = storage.ReservedDir + "/lock"
+	journalSuffix   = ".key"
+	defaultPageSize = 1000
+	dirMode         = 0o700
+	fileMode        = 0o600
+	// readAttempts bounds how often a reader starts over when commits keep
+	// replacing the object under it.
+	readAttempts = 100
+	// placeAttempts bounds how often a rename recreates parent directories
+	// that a concurrent Delete pruned.
+	placeAttempts = 5
+)
+
+// Store is a local folder holding objects. It implements storage.Backend and
+// is safe for concurrent use.
+type Store struct {
+	dir      string
+	root     *os.Root
+	lock     *os.File
+	log      *slog.Logger
+	pageSize int
+	// keyMu serialises commits and deletes of keys hashing to the same slot.
+	keyMu [64]sync.Mutex
+}
+
+var _ storage.Backend = (*Store)(nil)
+
+// Open opens (creating it if needed) the store in dir, takes its lock, and
+// cleans up after interrupted uploads and commits.
+func Open(dir string, opts Options) (*Store, error) {
+	s, err := open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("localfs: open %q: %w", dir, err)
+	}
+	return s, nil
+}
+
+func open(dir string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: dir, root: root, log: opts.Logger, pageSize: opts.PageSize}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.pageSize <= 0 {
+		s.pageSize = defaultPageSize
+	}
+	if err := s.init(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init() error {
+	for _, d := range []string{metaDir, tmpDir} {
+		if err := s.root.MkdirAll(d, dirMode); err != nil {
+			return err
+		}
+	}
+	lock, err := s.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, fileMode)
+	if err != nil {
+		return err
+	}
+	if err := lockFile(lock); err != nil {
+		lock.Close()
+		return err
+	}
+	s.lock = lock
+	return s.recover()
+}
+
+// recover replays the journals of interrupted commits and deletes, then
+// removes every temporary file. It runs before the Store is shared.
+func (s *Store) recover() error {
+	entries, err := s.readDir(tmpDir)
+	if err != nil {
+		return err
+	}
+	journals := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), journalSuffix) {
+			continue
+		}
+		b, err := s.root.ReadFile(tmpDir + "/" + e.Name())
+		if err != nil {
+			return err
+		}
+		if key := string(b); storage.ValidateKey(key) == nil {
+			if err := s.reconcile(key); err != nil {
+				return fmt.Errorf("replay journal of %q: %w", key, err)
+			}
+			journals++
+		}
+	}
+	for _, e := range entries {
+		if err := s.root.RemoveAll(tmpDir + "/" + e.Name()); err != nil {
+			return err
+		}
+	}
+	if len(entries) > 0 {
+		s.log.Info("localfs: cleaned up interrupted uploads", "dir", s.dir,
+			"removed", len(entries), "journals", journals)
+	}
+	return nil
+}
+
+// reconcile makes key's sidecar describe exactly its data file: it drops
+// records that match no data file and removes a sidecar left without data.
+// The caller holds key's lock (or runs before the Store is shared).
+func (s *Store) reconcile(key string) error {
+	m, err := s.readSidecar(key)
+	if err != nil || m == nil {
+		return err
+	}
+	var keep *record
+	fi, err := s.root.Lstat(key)
+	switch {
+	case err == nil:
+		keep = m.match(fi)
+	case !isNotExist(err):
+		return err
+	}
+	if keep == nil {
+		if err := s.root.Remove(metaPath(key)); err != nil && !isNotExist(err) {
+			return err
+		}
+		s.prune(metaDir+"/", key)
+		return s.syncDir(path.Dir(metaPath(key)))
+	}
+	if len(m.Versions) == 1 {
+		return nil
+	}
+	return s.writeSidecar(key, &sidecar{Versions: []record{*keep}})
+}
+
+// Close releases the folder. Writers still open fail afterwards.
+func (s *Store) Close() error {
+	var errs []error
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	errs = append(errs, s.root.Close())
+	return errors.Join(errs...)
+}
+
+// Stat returns the Info of key.
+func (s *Store) Stat(ctx context.Context, key string) (storage.Info, error) {
+	if err := checkKey(ctx, key); err != nil {
+		return storage.Info{}, fmt.Errorf("localfs: stat %q: %w", key, err)
+	}
+	info, err := s.lookup(key)
+	if err != nil {
+		return storage.Info{}, fmt.Errorf("localfs: stat %q: %w", key, err)
+	}
+	return info, nil
+}
+
+// lookup returns the Info of the visible version of key, or ErrNotFound.
+func (s *Store) lookup(key string) (storage.Info, error) {
+	for range readAttempts {
+		fi, err := s.root.Lstat(key)
+		if err != nil || !fi.Mode().IsRegular() {
+			return storage.Info{}, notFound(err)
+		}
+		m, err := s.readSidecar(key)
+		if err != nil {
+			return storage.Info{}, err
+		}
+		if r := m.match(fi); r != nil {
+			return r.info(key), nil
+		}
+		if stable, err := s.unchanged(key, fi); stable || err != nil {
+			return storage.Info{}, err
+		}
+	}
+	return storage.Info{}, errUnsettled
+}
+
+// Open returns the object's bytes and Info: an *os.File when rng is nil,
+// else a *storage.LimitedFile positioned at the range start.
+func (s *Store) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
+	if err := checkKey(ctx, key); err != nil {
+		return nil, storage.Info{}, fmt.Errorf("localfs: open %q: %w", key, err)
+	}
+	f, info, err := s.open(key)
+	if err != nil {
+		return nil, storage.Info{}, fmt.Errorf("localfs: open %q: %w", key, err)
+	}
+	if rng == nil {
+		return f, info, nil
+	}
+	off, n, err := rng.Clip(info.Size)
+	if err == nil {
+		_, err = f.Seek(off, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, storage.Info{}, fmt.Errorf("localfs: open %q: %w", key, err)
+	}
+	return storage.NewLimitedFile(f, n), info, nil
+}
+
+// open opens the visible version of key. The open file pins that version:
+// later commits replace the name, not the file.
+func (s *Store) open(key string) (*os.File, storage.Info, error) {
+	for range readAttempts {
+		// Lstat first so that a foreign FIFO or device is never opened.
+		if fi, err := s.root.Lstat(key); err != nil || !fi.Mode().IsRegular() {
+			return nil, storage.Info{}, notFound(err)
+		}
+		f, err := s.root.Open(key)
+		if err != nil {
+			return nil, storage.Info{}, notFound(err)
+		}
+		fi, err := f.Stat()
+		var m *sidecar
+		if err == nil {
+			m, err = s.readSidecar(key)
+		}
+		if err != nil {
+			f.Close()
+			return nil, storage.Info{}, err
+		}
+		if r := m.match(fi); r != nil {
+			return f, r.info(key), nil
+		}
+		f.Close()
+		if stable, err := s.unchanged(key, fi); stable || err != nil {
+			return nil, storage.Info{}, err
+		}
+	}
+	return nil, storage.Info{}, errUnsettled
+}
+
+// unchanged is called when the data file fi of key matched no sidecar
+// record. It reports stable = true with ErrNotFound when key still names fi
+// (so the file has no metadata and is not an object), and stable = false
+// when a commit replaced it meanwhile (the caller starts over).
+func (s *Store) unchanged(key string, fi fs.FileInfo) (stable bool, err error) {
+	again, err := s.root.Lstat(key)
+	if err != nil {
+		return true, notFound(err)
+	}
+	if os.SameFile(fi, again) && fi.Size() == again.Size() && fi.ModTime().Equal(again.ModTime()) {
+		return true, storage.ErrNotFound
+	}
+	return false, nil
+}
+
+// Delete removes key and prunes directories left empty.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := checkKey(ctx, key); err != nil {
+		return fmt.Errorf("localfs: delete %q: %w", key, err)
+	}
+	if err := s.delete(key); err != nil {
+		return fmt.Errorf("localfs: delete %q: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Store) delete(key string) error {
+	mu := s.keyLock(key)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, err := s.lookup(key); err != nil {
+		return err
+	}
+	journal, err := s.writeJournal(key)
+	if err != nil {
+		return err
+	}
+	if err := s.root.Remove(key); err != nil {
+		s.root.Remove(journal)
+		return err
+	}
+	err = errors.Join(
+		s.syncDir(path.Dir(key)),
+		ignoreNotExist(s.root.Remove(metaPath(key))),
+		s.syncDir(path.Dir(metaPath(key))),
+	)
+	if err != nil {
+		// The object is gone; the journal lets the next Open finish the job.
+		s.log.Warn("localfs: delete left metadata behind", "key", key, "err", err)
+		return nil
+	}
+	s.prune("", key)
+	s.prune(metaDir+"/", key)
+	s.root.Remove(journal)
+	return nil
+}
+
+// prune removes the directories above key (under base) that are empty,
+// deepest first. It is best effort: it stops at the first one still in use.
+func (s *Store) prune(base, key string) {
+	for dir := path.Dir(key); dir != "."; dir = path.Dir(dir) {
+		if s.root.Remove(base+dir) != nil {
+			return
+		}
+	}
+}
+
+// keyLock returns the mutex that serialises commits and deletes of key.
+func (s *Store) keyLock(key string) *sync.Mutex {
+	h := fnv.New32a()
+	io.WriteString(h, key)
+	return &s.keyMu[h.Sum32()%uint32(len(s.keyMu))]
+}
+
+// writeJournal records in tmpDir that key is about to change, so that a
+// crash in the middle is repaired by the next Open. It returns the journal's
+// name for removal once the change is complete.
+func (s *Store) writeJournal(key string) (string, error) {
+	name := tmpDir + "/" + rand.Text() + journalSuffix
+	if err := s.writeFile(name, []byte(key)); err != nil {
+		s.root.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// writeSidecar atomically replaces key's sidecar with m.
+func (s *Store) writeSidecar(key string, m *sidecar) error {
+	b, err := marshalSidecar(m)
+	if err != nil {
+		return err
+	}
+	tmp := tmpDir + "/" + rand.Text() + ".meta"
+	if err := s.writeFile(tmp, b); err != nil {
+		s.root.Remove(tmp)
+		return err
+	}
+	if err := s.place(tmp, metaPath(key)); err != nil {
+		s.root.Remove(tmp)
+		return err
+	}
+	return s.syncDir(path.Dir(metaPath(key)))
+}
+
+// writeFile creates name with b and fsyncs it.
+func (s *Store) writeFile(name string, b []byte) error {
+	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// place renames from over to, creating to's parent directories when they
+// are missing (again, if a concurrent Delete prunes them meanwhile).
+func (s *Store) place(from, to string) error {
+	for attempt := 1; ; attempt++ {
+		err := s.root.Rename(from, to)
+		if err == nil || attempt == placeAttempts || !errors.Is(err, fs.ErrNotExist) {
+			return conflict(err)
+		}
+		if err := s.mkdirs(path.Dir(to)); err != nil {
+			return conflict(err)
+		}
+	}
+}
+
+// mkdirs creates dir and its missing parents, fsyncing the parent of each
+// directory it creates.
+func (s *Store) mkdirs(dir string) error {
+	for i := 1; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		p := dir[:i]
+		err := s.root.Mkdir(p, dirMode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.syncDir(path.Dir(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory so that renames and removals in it survive a
+// power failure.
+func (s *Store) syncDir(dir string) error {
+	f, err := s.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if errors.Is(err, syscall.EINVAL) {
+		err = nil // some file systems cannot fsync directories
+	}
+	return errors.Join(err, f.Close())
+}
+
+func (s *Store) readDir(dir string) ([]os.DirEntry, error) {
+	f, err := s.root.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func metaPath(key string) string { return metaDir + "/" + key }
+
+// checkKey validates key and ctx before any file system access.
+func checkKey(ctx context.Context, key string) error {
+	if err := storage.ValidateKey(key); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// errUnsettled reports a reader that lost readAttempts races in a row with
+// commits to the same key.
+var errUnsettled = errors.New("object keeps changing, try again")
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+func ignoreNotExist(err error) error {
+	if isNotExist(err) {
+		return nil
+	}
+	return err
+}
+
+// notFound maps "no such file" (including a file where a directory was
+// expected) to storage.ErrNotFound and a name the file system cannot hold to
+// storage.ErrInvalidKey. A nil error (a name that exists but is not a regular
+// file) is also ErrNotFound.
+func notFound(err error) error {
+	switch {
+	case err == nil, isNotExist(err), errors.Is(err, syscall.EISDIR):
+		return storage.ErrNotFound
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fmt.Errorf("%w: %w", storage.ErrInvalidKey, err)
+	}
+	return err
+}
+
+// conflict maps the errors of a path that is a file where a directory is
+// needed, or the reverse, to storage.ErrExists.
+func conflict(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
+		errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
+		return fmt.Errorf("%w: a file and a folder would share a path: %w", storage.ErrExists, err)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fmt.Errorf("%w: %w", storage.ErrInvalidKey, err)
+	}
+	return err
+}
+
+func isNotFound(err error) bool { return errors.Is(err, storage.ErrNotFound) }

@@ -1,0 +1,57 @@
+package storage
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateKey(t *testing.T) {
+	valid := []string{"a", "a/b/c.txt", ".hidden", "a/.b", "..x/y..", "x.", "ünï/日本", ".mcpblobx", "x/.mcpblob",
+		strings.Repeat("k", MaxKeyLen)}
+	for _, key := range valid {
+		if err := ValidateKey(key); err != nil {
+			t.Errorf("ValidateKey(%q) = %v, want nil", key, err)
+		}
+	}
+	invalid := []string{"", ".", "..", "a/..", "../a", "a/./b", "/a", "a/", "a//b", "a\x00", "a\x1fb", "a\x7f",
+		`a\b`, "\xff", strings.Repeat("k", MaxKeyLen+1), ReservedDir, ReservedDir + "/x"}
+	for _, key := range invalid {
+		err := ValidateKey(key)
+		if !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("ValidateKey(%q) = %v, want ErrInvalidKey", key, err)
+		}
+	}
+}
+
+func TestRangeClip(t *testing.T) {
+	cases := []struct {
+		r         Range
+		size      int64
+		off, n    int64
+		wantError bool
+	}{
+		{Range{0, -1}, 10, 0, 10, false},
+		{Range{3, 4}, 10, 3, 4, false},
+		{Range{3, 100}, 10, 3, 7, false},
+		{Range{9, -1}, 10, 9, 1, false},
+		{Range{5, 0}, 10, 5, 0, false},
+		{Range{10, 1}, 10, 0, 0, true},
+		{Range{-1, 1}, 10, 0, 0, true},
+		{Range{0, -1}, 0, 0, 0, false},
+		{Range{7, 3}, 0, 0, 0, false},
+		{Range{-1, 3}, 0, 0, 0, true},
+	}
+	for _, c := range cases {
+		off, n, err := c.r.Clip(c.size)
+		if c.wantError {
+			if !errors.Is(err, ErrInvalidRange) {
+				t.Errorf("%+v.Clip(%d) error = %v, want ErrInvalidRange", c.r, c.size, err)
+			}
+			continue
+		}
+		if err != nil || off != c.off || n != c.n {
+			t.Errorf("%+v.Clip(%d) = %d, %d, %v; want %d, %d", c.r, c.size, off, n, err, c.off, c.n)
+		}
+	}
+}
