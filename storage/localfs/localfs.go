@@ -315,6 +315,7 @@ func (s *Store) delete(key string) error {
 		s.root.Remove(journal)
 		return err
 	}
+	crashPoint("delete: data removed")
 	err = errors.Join(
 		s.syncDir(path.Dir(key)),
 		ignoreNotExist(s.root.Remove(metaPath(key))),
@@ -458,6 +459,16 @@ func checkKey(ctx context.Context, key string) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// crashHook, when set (by tests only), is called at the named points of the
+// commit and delete protocols; the crash tests kill the process there.
+var crashHook func(point string)
+
+func crashPoint(point string) {
+	if crashHook != nil {
+		crashHook(point)
+	}
 }
 
 // errUnsettled reports a reader that lost readAttempts races in a row with

@@ -257,12 +257,14 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 	if err != nil {
 		return storage.Info{}, err
 	}
+	crashPoint("commit: journal written")
 	m := &sidecar{Versions: []record{*rec}}
 	if cur != nil {
 		m.Versions = append(m.Versions, *cur)
 	}
 	err = s.writeSidecar(key, m)
 	if err == nil {
+		crashPoint("commit: sidecar replaced")
 		err = s.place(w.tmp, key)
 	}
 	if err != nil {
@@ -274,6 +276,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 		return storage.Info{}, err
 	}
 	w.tmp = ""
+	crashPoint("commit: data renamed")
 	if err := s.syncDir(path.Dir(key)); err != nil {
 		// The new version is visible; only its durability is in doubt, and
 		// the journal (left in place) repairs the metadata after a crash.

@@ -1,0 +1,173 @@
+package localfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+func put(t *testing.T, s *Store, key, data string) error {
+	t.Helper()
+	w, err := s.Create(t.Context(), key, storage.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	defer w.Abort(t.Context())
+	if _, err := w.Write([]byte(data)); err != nil {
+		return err
+	}
+	_, err = w.Commit(t.Context())
+	return err
+}
+
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: %v, want ErrLocked", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s.Close()
+}
+
+// TestFileFolderConflict: a path cannot be an object and a folder of objects
+// at once.
+func TestFileFolderConflict(t *testing.T) {
+	s := newStore(t)
+	defer s.Close()
+	if err := put(t, s, "a", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, s, "a/b", "b"); !errors.Is(err, storage.ErrExists) {
+		t.Errorf(`put "a/b" over object "a": %v, want ErrExists`, err)
+	}
+	if err := put(t, s, "x/y", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, s, "x", "x"); !errors.Is(err, storage.ErrExists) {
+		t.Errorf(`put "x" over folder "x/": %v, want ErrExists`, err)
+	}
+	// The conflict that appears between Create and Commit is caught too.
+	w, err := s.Create(t.Context(), "p/q", storage.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, s, "p", "p"); err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("q"))
+	if _, err := w.Commit(t.Context()); !errors.Is(err, storage.ErrExists) {
+		t.Errorf("Commit of p/q after p appeared: %v, want ErrExists", err)
+	}
+	for _, key := range []string{"a", "x/y", "p"} {
+		if _, err := s.Stat(t.Context(), key); err != nil {
+			t.Errorf("Stat(%q): %v", key, err)
+		}
+	}
+}
+
+func TestLongSegment(t *testing.T) {
+	s := newStore(t)
+	defer s.Close()
+	key := "dir/" + strings.Repeat("n", 300)
+	if err := storage.ValidateKey(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, s, key, "x"); !errors.Is(err, storage.ErrInvalidKey) {
+		t.Errorf("put with a 300-byte segment: %v, want ErrInvalidKey", err)
+	}
+	if _, err := s.Stat(t.Context(), key); !errors.Is(err, storage.ErrInvalidKey) {
+		t.Errorf("Stat with a 300-byte segment: %v, want ErrInvalidKey", err)
+	}
+}
+
+// TestForeignFiles: files that the store did not write are not objects.
+func TestForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"foreign.txt", "sub/foreign", "back\\slash"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := put(t, s, "mine", "m"); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.List(t.Context(), "", "", 0)
+	if err != nil || len(page.Items) != 1 || page.Items[0].Key != "mine" {
+		t.Errorf("List = %+v, %v; want only mine", page, err)
+	}
+	if _, err := s.Stat(t.Context(), "foreign.txt"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Stat(foreign.txt): %v, want ErrNotFound", err)
+	}
+	if err := s.Delete(t.Context(), "foreign.txt"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Delete(foreign.txt): %v, want ErrNotFound", err)
+	}
+	// A data file whose version no record describes is not served either.
+	if err := os.WriteFile(filepath.Join(dir, "mine"), []byte("changed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Stat(t.Context(), "mine"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Stat of a rewritten data file: %v, want ErrNotFound", err)
+	}
+	// Committing over a foreign file adopts the name.
+	if err := put(t, s, "foreign.txt", "now mine"); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := s.Stat(t.Context(), "foreign.txt"); err != nil || info.Size != 8 {
+		t.Errorf("Stat after adopting = %+v, %v", info, err)
+	}
+}
+
+// TestLayout checks the on-disk promise: the data file is the object's bytes
+// at the key's path, and deleting prunes empty folders in both trees.
+func TestLayout(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := put(t, s, "x/y/z.txt", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "x", "y", "z.txt"))
+	if err != nil || string(b) != "hello" {
+		t.Fatalf("data file = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, metaDir, "x", "y", "z.txt")); err != nil {
+		t.Fatalf("sidecar: %v", err)
+	}
+	if err := s.Delete(t.Context(), "x/y/z.txt"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"x", filepath.Join(metaDir, "x")} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still exists after Delete: %v", p, err)
+		}
+	}
+	for _, p := range []string{metaDir, tmpDir} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
