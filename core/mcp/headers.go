@@ -1,0 +1,148 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"strings"
+)
+
+// Header names of the Streamable HTTP transport (SPEC.md §2).
+const (
+	hdrSessionID       = "Mcp-Session-Id"
+	hdrProtocolVersion = "MCP-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+	hdrParamPrefix     = "Mcp-Param-"
+)
+
+// decodeHeaderValue trims optional whitespace and decodes the
+// "=?base64?…?=" form (SEP-2243). A value without both markers is literal.
+// ok is false for a sentinel whose payload is not valid padded base64 or
+// not UTF-8.
+func decodeHeaderValue(v string) (string, bool) {
+	v = strings.Trim(v, " \t")
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok || !strings.HasSuffix(inner, "?=") {
+		return v, true
+	}
+	inner = strings.TrimSuffix(inner, "?=")
+	b, err := base64.StdEncoding.Strict().DecodeString(inner)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+func headerMismatch(format string) *Error {
+	return newError(CodeHeaderMismatch, "Header mismatch: "+format, nil).withStatus(http.StatusBadRequest)
+}
+
+// checkNameHeader validates Mcp-Name against the body value.
+func checkNameHeader(h Header, body string, present bool) *Error {
+	raw := h.Get(hdrName)
+	if !present {
+		if raw != "" {
+			return headerMismatch("Mcp-Name is set but the request has no name")
+		}
+		return nil
+	}
+	if raw == "" {
+		return headerMismatch("Mcp-Name header is required")
+	}
+	v, ok := decodeHeaderValue(raw)
+	if !ok {
+		return headerMismatch("Mcp-Name is not valid base64")
+	}
+	if v != body {
+		return headerMismatch("Mcp-Name does not match the request body")
+	}
+	return nil
+}
+
+// paramHeader is one x-mcp-header annotated property of a tool's input.
+type paramHeader struct {
+	header string   // header suffix, e.g. "Blob-Key"
+	path   []string // property path from the arguments object
+	typ    string   // string, integer or boolean
+}
+
+// collectParamHeaders walks plain properties chains of an input schema.
+func collectParamHeaders(schema map[string]any, path []string, out *[]paramHeader) {
+	props, _ := schema["properties"].(map[string]any)
+	for name, p := range props {
+		ps, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		sub := append(append([]string(nil), path...), name)
+		if h, ok := ps["x-mcp-header"].(string); ok {
+			typ, _ := ps["type"].(string)
+			*out = append(*out, paramHeader{header: h, path: sub, typ: typ})
+		}
+		if t, _ := ps["type"].(string); t == "object" {
+			collectParamHeaders(ps, sub, out)
+		}
+	}
+}
+
+// checkParamHeaders validates every Mcp-Param-* header of a tools/call
+// against the arguments (SEP-2243): present in the body means the header is
+// required and must match; absent or null means no header.
+func checkParamHeaders(h Header, hs []paramHeader, args json.RawMessage) *Error {
+	for _, ph := range hs {
+		val, found := lookupPath(args, ph.path)
+		raw := h.Get(hdrParamPrefix + ph.header)
+		if !found {
+			if raw != "" {
+				return headerMismatch(hdrParamPrefix + ph.header + " is set but the argument is absent")
+			}
+			continue
+		}
+		if raw == "" {
+			return headerMismatch(hdrParamPrefix + ph.header + " header is required")
+		}
+		hv, ok := decodeHeaderValue(raw)
+		if !ok {
+			return headerMismatch(hdrParamPrefix + ph.header + " is not valid base64")
+		}
+		if !paramMatches(hv, val) {
+			return headerMismatch(hdrParamPrefix + ph.header + " does not match the request body")
+		}
+	}
+	return nil
+}
+
+func lookupPath(args json.RawMessage, path []string) (json.RawMessage, bool) {
+	cur := args
+	for _, p := range path {
+		var m map[string]json.RawMessage
+		if len(cur) == 0 || json.Unmarshal(cur, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[p]
+		if !ok {
+			return nil, false
+		}
+		cur = v
+	}
+	if len(cur) == 0 || string(cur) == "null" {
+		return nil, false
+	}
+	return cur, true
+}
+
+func paramMatches(header string, body json.RawMessage) bool {
+	switch body[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(body, &s) == nil && s == header
+	case 't', 'f':
+		return string(body) == header
+	default:
+		a, ok1 := new(big.Float).SetString(string(body))
+		b, ok2 := new(big.Float).SetString(header)
+		return ok1 && ok2 && a.Cmp(b) == 0
+	}
+}

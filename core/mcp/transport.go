@@ -1,0 +1,74 @@
+package mcp
+
+import (
+	"io"
+)
+
+// Request is the HTTP request the transport hands to [Server.ServeHTTP]. The
+// transport has already checked Host, Origin and authentication.
+type Request struct {
+	Method    string // HTTP method: POST, GET, DELETE…
+	Header    Header // case-insensitive lookup
+	Body      io.Reader
+	Principal string // authenticated caller, "" when the endpoint runs open
+}
+
+// Header looks up a request header case-insensitively; "" means absent.
+type Header interface {
+	Get(name string) string
+}
+
+// HeaderMap is a Header over a map keyed by canonical or lower-case names,
+// handy in tests.
+type HeaderMap map[string]string
+
+// Get implements Header.
+func (h HeaderMap) Get(name string) string {
+	for k, v := range h {
+		if equalFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		ca, cb := a[i], b[i]
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
+		}
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
+			return false
+		}
+	}
+	return true
+}
+
+// ResponseWriter is the HTTP response sink. Status and headers must be set
+// before the body; exactly one of SetBody or SetBodyStream is called per
+// response (none for an empty body).
+type ResponseWriter interface {
+	SetStatus(code int)
+	SetHeader(name, value string)
+	// SetBody sends b as the complete body.
+	SetBody(b []byte)
+	// SetBodyStream sends a body produced by write. size >= 0 is the exact
+	// length (sent as Content-Length); size < 0 means unknown (chunked).
+	// write may run after ServeHTTP returns, on another goroutine; it must
+	// return once w reports an error (the client went away). Flush pushes
+	// buffered bytes to the client (SSE events).
+	SetBodyStream(size int64, write func(w StreamWriter) error)
+}
+
+// StreamWriter is what a streamed body is written to.
+type StreamWriter interface {
+	io.Writer
+	Flush() error
+}

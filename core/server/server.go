@@ -1,0 +1,550 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// Defaults of [Options].
+const (
+	DefaultListen         = "127.0.0.1:8080"
+	DefaultMaxBodyBytes   = 4 << 20
+	DefaultMaxHeaderBytes = 16 << 10
+	DefaultReadTimeout    = 30 * time.Second
+	DefaultWriteTimeout   = 60 * time.Second
+	DefaultIdleTimeout    = 120 * time.Second
+	DefaultGracePeriod    = 30 * time.Second
+)
+
+// Options configure a [Server]. The zero value of every field is the
+// documented default; only Backend is required.
+type Options struct {
+	// Backend is the blob store. Required. The server does not close it.
+	Backend storage.Backend
+	// Keyring signs session ids, MRTR requestState and (later) links.
+	// nil: a random per-process keyring, fine for one node; a cluster
+	// needs the same keys on every node.
+	Keyring *token.Keyring
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Listen is the address ListenAndServe binds. Default "127.0.0.1:8080".
+	// It also decides the security posture: loopback binds check Host and
+	// may run without API keys (with a warning); other binds require keys.
+	Listen string
+	// AuthKeysFile names a file of accepted API keys, stored hashed: one
+	// lower-case hex SHA-256 of a key per line, optionally followed by a
+	// space and a principal name; blank lines and '#' comments are
+	// ignored. Clients send "Authorization: Bearer <key>".
+	AuthKeysFile string
+	// AuthKeys adds hex SHA-256 key digests (same syntax as the file lines).
+	AuthKeys []string
+	// AllowedOrigins lists extra acceptable Origin values
+	// ("https://app.example.com"); localhost origins are always accepted on
+	// loopback binds, same-origin requests on other binds.
+	AllowedOrigins []string
+	// AllowedHosts, when set, restricts the Host header on non-loopback
+	// binds (hostnames, any port).
+	AllowedHosts []string
+	// ConformanceFixtures registers the conformance suite's fixture tools,
+	// resources and prompts.
+	ConformanceFixtures bool
+	// Name and Version form serverInfo. Defaults "mcpblob", "dev".
+	Name, Version string
+	// Instructions is the optional MCP instructions text.
+	Instructions string
+	// MaxBodyBytes bounds an MCP message; larger bodies get 413 with a
+	// JSON-RPC error. Default 4 MiB.
+	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the request line plus headers (431 beyond).
+	// Default 16 KiB.
+	MaxHeaderBytes int
+	// ReadTimeout bounds reading one request, headers and body. Default 30s.
+	ReadTimeout time.Duration
+	// WriteTimeout is a per-write deadline on responses: each chunk (and
+	// each SSE event) must reach the client within it, however long the
+	// whole response takes. Default 60s.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds keep-alive waits between requests. Default 120s.
+	IdleTimeout time.Duration
+	// ShutdownDelay is how long Shutdown keeps serving after /readyz turns
+	// 503, so load balancers stop sending new traffic. Default 0.
+	ShutdownDelay time.Duration
+	// GracePeriod bounds the wait for in-flight requests in Shutdown when
+	// its context has no earlier deadline. Default 30s.
+	GracePeriod time.Duration
+	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
+	// the fields above override its Backend, Keyring, Logger, Name, Version,
+	// Instructions, ConformanceFixtures and MaxBodyBytes.
+	MCP mcp.Options
+}
+
+// Server serves the MCP endpoint and the operations endpoints.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	mcp      *mcp.Server
+	fs       *fasthttp.Server
+	keys     []authKey
+	loopback bool
+	ready    atomic.Bool
+	mu       sync.Mutex
+	serving  bool
+}
+
+type authKey struct {
+	digest    [sha256.Size]byte
+	principal string
+}
+
+// New validates opts and returns a Server. A non-loopback Listen address
+// without any API key is refused.
+func New(opts Options) (*Server, error) {
+	if opts.Backend == nil {
+		return nil, errors.New("server: Options.Backend is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxHeaderBytes <= 0 {
+		opts.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.GracePeriod <= 0 {
+		opts.GracePeriod = DefaultGracePeriod
+	}
+	s := &Server{opts: opts, log: opts.Logger}
+	var err error
+	if s.keys, err = loadKeys(opts.AuthKeysFile, opts.AuthKeys); err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("server: listen address %q: %w", opts.Listen, err)
+	}
+	s.loopback = isLoopbackHost(host)
+	if err := s.checkPosture(); err != nil {
+		return nil, err
+	}
+	mo := opts.MCP
+	mo.Backend, mo.Keyring, mo.Logger = opts.Backend, opts.Keyring, opts.Logger
+	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
+	mo.ConformanceFixtures, mo.MaxBodyBytes = opts.ConformanceFixtures, opts.MaxBodyBytes
+	if s.mcp, err = mcp.NewServer(mo); err != nil {
+		return nil, err
+	}
+	s.fs = &fasthttp.Server{
+		Handler:                      s.handle,
+		ErrorHandler:                 s.errorHandler,
+		Name:                         "mcpblob",
+		ReadBufferSize:               opts.MaxHeaderBytes,
+		MaxRequestBodySize:           int(opts.MaxBodyBytes),
+		ReadTimeout:                  opts.ReadTimeout,
+		IdleTimeout:                  opts.IdleTimeout,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		NoDefaultContentType:         true,
+		Logger:                       printfLogger{s.log},
+	}
+	s.ready.Store(true)
+	return s, nil
+}
+
+func (s *Server) checkPosture() error {
+	if len(s.keys) > 0 {
+		return nil
+	}
+	if !s.loopback {
+		return fmt.Errorf("server: refusing to serve %s without API keys (set AuthKeysFile) on a non-loopback address", s.opts.Listen)
+	}
+	return nil
+}
+
+// MCP returns the MCP endpoint (for its event Hub).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// ListenAndServe listens on Options.Listen and serves until Shutdown.
+func (s *Server) ListenAndServe() error {
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return s.Serve(ln)
+}
+
+// Serve serves on ln until Shutdown; it returns nil after a graceful
+// shutdown. The listener's own address must satisfy the same posture as
+// Options.Listen (loopback, or API keys configured).
+func (s *Server) Serve(ln net.Listener) error {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && len(s.keys) == 0 {
+		return fmt.Errorf("server: refusing to serve %s without API keys on a non-loopback address", ln.Addr())
+	}
+	if len(s.keys) == 0 {
+		s.log.Warn("server: no API keys configured; the MCP endpoint is open to every local process", "addr", ln.Addr().String())
+	}
+	s.mu.Lock()
+	s.serving = true
+	s.mu.Unlock()
+	s.log.Info("server: serving", "addr", ln.Addr().String(), "fixtures", s.opts.ConformanceFixtures)
+	return s.fs.Serve(ln)
+}
+
+// Shutdown stops the server gracefully: /readyz turns 503, the server keeps
+// serving for ShutdownDelay, long-lived MCP streams are ended, then
+// in-flight requests get until ctx's deadline (or GracePeriod) to finish.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	if d := s.opts.ShutdownDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.GracePeriod)
+		defer cancel()
+	}
+	s.mcp.Close()
+	return s.fs.ShutdownWithContext(ctx)
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	switch string(ctx.Path()) {
+	case "/mcp":
+		s.serveMCP(ctx)
+	case "/healthz":
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString("ok\n")
+	case "/readyz":
+		ctx.SetContentType("text/plain; charset=utf-8")
+		if s.ready.Load() {
+			ctx.SetBodyString("ready\n")
+		} else {
+			ctx.SetStatusCode(http.StatusServiceUnavailable)
+			ctx.SetBodyString("shutting down\n")
+		}
+	default:
+		ctx.SetStatusCode(http.StatusNotFound)
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString("not found\n")
+	}
+}
+
+func jsonError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(mcp.ErrorBody(code, msg))
+}
+
+func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
+	if why := s.checkHostOrigin(ctx); why != "" {
+		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
+		return
+	}
+	principal, ok := s.authenticate(ctx)
+	if !ok {
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
+		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
+		return
+	}
+	req := &mcp.Request{
+		Method:    string(ctx.Method()),
+		Header:    headerAdapter{&ctx.Request.Header},
+		Principal: principal,
+	}
+	if body := ctx.Request.Body(); len(body) > 0 {
+		req.Body = bytes.NewReader(body)
+	}
+	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout})
+}
+
+// checkHostOrigin implements DNS-rebinding protection; it returns why a
+// request is refused, or "".
+func (s *Server) checkHostOrigin(ctx *fasthttp.RequestCtx) string {
+	host := hostOnly(string(ctx.Host()))
+	if s.loopback {
+		if !isLocalName(host) {
+			return "Host is not a localhost name"
+		}
+	} else if len(s.opts.AllowedHosts) > 0 && !containsFold(s.opts.AllowedHosts, host) {
+		return "Host is not allowed"
+	}
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" {
+		return ""
+	}
+	for _, o := range s.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return ""
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "Origin is not allowed"
+	}
+	if s.loopback {
+		if isLocalName(u.Hostname()) {
+			return ""
+		}
+		return "Origin is not a localhost origin"
+	}
+	if strings.EqualFold(u.Host, string(ctx.Host())) {
+		return "" // same origin
+	}
+	return "Origin is not allowed"
+}
+
+func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
+	if len(s.keys) == 0 {
+		return "", true
+	}
+	auth := string(ctx.Request.Header.Peek("Authorization"))
+	scheme, key, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return "", false
+	}
+	d := sha256.Sum256([]byte(strings.TrimSpace(key)))
+	found, principal := 0, ""
+	for _, k := range s.keys {
+		if subtle.ConstantTimeCompare(d[:], k.digest[:]) == 1 {
+			found, principal = 1, k.principal
+		}
+	}
+	return principal, found == 1
+}
+
+func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var netErr *net.OpError
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		jsonError(ctx, http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "Request body too large")
+	case errors.As(err, &small):
+		jsonError(ctx, http.StatusRequestHeaderFieldsTooLarge, mcp.CodeInvalidRequest, "Request header too large")
+	case errors.As(err, &netErr) && netErr.Timeout():
+		ctx.Error("Request timeout", http.StatusRequestTimeout)
+	default:
+		ctx.Error("Error when parsing request", http.StatusBadRequest)
+	}
+}
+
+func loadKeys(path string, extra []string) ([]authKey, error) {
+	lines := append([]string(nil), extra...)
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("server: read auth keys: %w", err)
+		}
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	var keys []authKey
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		digest, principal, _ := strings.Cut(line, " ")
+		raw, err := hex.DecodeString(strings.ToLower(digest))
+		if err != nil || len(raw) != sha256.Size {
+			return nil, fmt.Errorf("server: auth key %d: want a hex SHA-256 digest", i+1)
+		}
+		k := authKey{principal: strings.TrimSpace(principal)}
+		copy(k.digest[:], raw)
+		if k.principal == "" {
+			k.principal = "key-" + strings.ToLower(digest[:8])
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// HashKey returns the line to put in an auth keys file for key.
+func HashKey(key string) string {
+	d := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(d[:])
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLocalName(h string) bool {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return strings.EqualFold(h, "localhost") || h == "127.0.0.1" || h == "::1"
+}
+
+// hostOnly strips the port from a Host header value.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+type headerAdapter struct{ h *fasthttp.RequestHeader }
+
+func (a headerAdapter) Get(name string) string { return string(a.h.Peek(name)) }
+
+// responseAdapter is the mcp.ResponseWriter over a fasthttp response.
+type responseAdapter struct {
+	ctx     *fasthttp.RequestCtx
+	timeout time.Duration
+}
+
+func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
+func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.Set(name, value) }
+func (r *responseAdapter) SetBody(b []byte)             { r.ctx.SetBody(b) }
+
+func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
+	bs := &bodyStream{write: write, conn: r.ctx.Conn(), timeout: r.timeout}
+	if size > int64(^uint(0)>>1) {
+		size = -1
+	}
+	r.ctx.Response.SetBodyStream(bs, int(size))
+}
+
+// bodyStream feeds a core/mcp body writer to fasthttp. fasthttp calls
+// WriteTo (it implements BodyWriterTo), so no goroutine or pipe sits between
+// the writer and the connection. Read is a fallback through a pipe. write
+// runs exactly once: Close runs it against a failing writer when fasthttp
+// drops the body unsent, so the writer's cleanup (closing storage readers)
+// always happens.
+type bodyStream struct {
+	write   func(mcp.StreamWriter) error
+	conn    net.Conn
+	timeout time.Duration
+	once    sync.Once
+	pr      *io.PipeReader
+}
+
+// SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
+func (b *bodyStream) SupportsBodyWriteTo() bool { return true }
+
+func (b *bodyStream) WriteTo(w io.Writer) (int64, error) {
+	dw := &deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
+	var err error
+	ran := false
+	b.once.Do(func() {
+		ran = true
+		err = b.write(dw)
+		if b.conn != nil {
+			_ = b.conn.SetWriteDeadline(time.Time{})
+		}
+	})
+	if !ran {
+		return 0, errors.New("server: body already written")
+	}
+	return dw.n, err
+}
+
+func (b *bodyStream) Read(p []byte) (int, error) {
+	b.once.Do(func() {
+		pr, pw := io.Pipe()
+		b.pr = pr
+		go func() { pw.CloseWithError(b.write(&deadlineWriter{w: pw})) }()
+	})
+	if b.pr == nil {
+		return 0, io.EOF
+	}
+	return b.pr.Read(p)
+}
+
+var errDropped = errors.New("server: response dropped before its body was sent")
+
+func (b *bodyStream) Close() error {
+	b.once.Do(func() { _ = b.write(&deadlineWriter{w: failingWriter{}}) })
+	if b.pr != nil {
+		b.pr.Close()
+	}
+	return nil
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDropped }
+
+// deadlineWriter extends the connection's write deadline before every write,
+// so a stalled client fails within timeout while a long transfer that keeps
+// moving never does.
+type deadlineWriter struct {
+	w       io.Writer
+	conn    net.Conn
+	timeout time.Duration
+	n       int64
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	if d.conn != nil && d.timeout > 0 {
+		_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+	}
+	n, err := d.w.Write(p)
+	d.n += int64(n)
+	return n, err
+}
+
+func (d *deadlineWriter) Flush() error {
+	if f, ok := d.w.(interface{ Flush() error }); ok {
+		if d.conn != nil && d.timeout > 0 {
+			_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+		}
+		return f.Flush()
+	}
+	return nil
+}
+
+// printfLogger adapts slog to fasthttp's Printf logger.
+type printfLogger struct{ l *slog.Logger }
+
+func (p printfLogger) Printf(format string, args ...any) {
+	p.l.Debug("fasthttp: " + fmt.Sprintf(format, args...))
+}
