@@ -240,7 +240,9 @@ func (s *Server) registerFixtures() {
 		}))
 	stateful := func(name, desc string, reqs func(state json.RawMessage) map[string]inputReq, step stepFn) *tool {
 		return f.newAsker(name, desc, noArgs, true,
-			func(_ *call, _ map[string]json.RawMessage, state json.RawMessage) map[string]inputReq { return reqs(state) },
+			func(_ *call, _ map[string]json.RawMessage, state json.RawMessage) map[string]inputReq {
+				return reqs(state)
+			},
 			step)
 	}
 	add(stateful("test_input_required_result_request_state", "MRTR: round-trips a signed requestState",
@@ -416,7 +418,9 @@ func (f *fixtures) asking(name, desc string, schema obj,
 	done func(c *call, args map[string]json.RawMessage, got map[string]json.RawMessage, state json.RawMessage) (obj, error)) *tool {
 	var t *tool
 	t = f.newAsker(name, desc, schema, false,
-		func(c *call, args map[string]json.RawMessage, _ json.RawMessage) map[string]inputReq { return reqs(c, args) },
+		func(c *call, args map[string]json.RawMessage, _ json.RawMessage) map[string]inputReq {
+			return reqs(c, args)
+		},
 		func(c *call, got map[string]json.RawMessage, state json.RawMessage) (obj, json.RawMessage, error) {
 			res, err := done(c, c.args, got, state)
 			return res, nil, err

@@ -40,7 +40,9 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("mcp: jsonrpc error %d: %s", e.Code, e.Message) }
 
-func newError(code int, msg string, data any) *Error { return &Error{Code: code, Message: msg, Data: data} }
+func newError(code int, msg string, data any) *Error {
+	return &Error{Code: code, Message: msg, Data: data}
+}
 
 func (e *Error) withStatus(status int) *Error { c := *e; c.Status = status; return &c }
 

@@ -111,9 +111,9 @@ func (s *Server) subscribe(on bool) func(c *call) (any, error) {
 // server closes, then end with a result.
 func (s *Server) listen(c *call) (any, error) {
 	var p struct {
-		ToolsListChanged     bool     `json:"toolsListChanged"`
-		PromptsListChanged   bool     `json:"promptsListChanged"`
-		ResourcesListChanged bool     `json:"resourcesListChanged"`
+		ToolsListChanged      bool     `json:"toolsListChanged"`
+		PromptsListChanged    bool     `json:"promptsListChanged"`
+		ResourcesListChanged  bool     `json:"resourcesListChanged"`
 		ResourceSubscriptions []string `json:"resourceSubscriptions"`
 	}
 	if e := c.param("notifications", &p); e != nil {

@@ -19,7 +19,7 @@ import (
 
 // Protocol versions.
 const (
-	VersionModern = "2026-07-28"
+	VersionModern   = "2026-07-28"
 	Version20251125 = "2025-11-25"
 	Version20250618 = "2025-06-18"
 	Version20250326 = "2025-03-26"

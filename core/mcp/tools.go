@@ -10,8 +10,8 @@ import (
 
 // tool is one MCP tool.
 type tool struct {
-	name    string
-	def     obj // the Tool object of tools/list
+	name string
+	def  obj // the Tool object of tools/list
 	// streams: answer over SSE in 2025-11-25 (logs, progress,
 	// server-to-client requests); streamsModern: also in 2026-07-28.
 	streams, streamsModern bool
@@ -369,4 +369,3 @@ func (s *Server) downloadLink(c *call, args map[string]json.RawMessage) (obj, er
 	}
 	return toolError("download links are not available yet"), nil
 }
-
