@@ -338,6 +338,31 @@ func (s *Server) registerFixtures() {
 	})
 	logTool.streams, logTool.streamsModern = true, true
 	add(logTool)
+	add(&tool{name: "json_schema_2020_12_tool", def: obj{
+		"description": "Echoes arguments validated by a JSON Schema 2020-12 input schema",
+		"inputSchema": obj{
+			"$schema": "https://json-schema.org/draft/2020-12/schema",
+			"type":    "object",
+			"$defs": obj{"address": obj{"$anchor": "addressDef", "type": "object", "properties": obj{
+				"street": obj{"type": "string"}, "city": obj{"type": "string"}}}},
+			"properties": obj{
+				"name":          obj{"type": "string"},
+				"address":       obj{"$ref": "#/$defs/address"},
+				"contactMethod": obj{"type": "string", "enum": []string{"phone", "email"}},
+				"phone":         obj{"type": "string"},
+				"email":         obj{"type": "string"},
+			},
+			"allOf":                []any{obj{"anyOf": []any{obj{"required": []string{"phone"}}, obj{"required": []string{"email"}}}}},
+			"if":                   obj{"properties": obj{"contactMethod": obj{"const": "phone"}}, "required": []string{"contactMethod"}},
+			"then":                 obj{"required": []string{"phone"}},
+			"else":                 obj{"required": []string{"email"}},
+			"additionalProperties": false,
+		}},
+		run: func(c *call, args map[string]json.RawMessage) (obj, error) {
+			b, _ := json.Marshal(args)
+			return obj{"content": []any{textBlock("Received: " + string(b))}}, nil
+		},
+	})
 	add(simple("test_trigger_tool_change", "Announces a tools list change", func(*call, map[string]json.RawMessage) (obj, error) {
 		s.hub.Publish(Event{Kind: ToolListChanged})
 		return obj{"content": []any{textBlock("Tools list change announced")}}, nil
