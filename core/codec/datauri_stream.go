@@ -49,8 +49,11 @@ func newDataURIReader(r io.Reader, bufSize int) (*DataURIReader, error) {
 		if n >= 5 && !strings.EqualFold(string(buf[:5]), "data:") {
 			return nil, &DataURIError{Reason: `missing "data:" scheme`, Err: ErrNotDataURI}
 		}
-		if comma = bytes.IndexByte(buf[:min(n, limit)], ','); comma >= 0 {
-			break
+		if n > 5 {
+			if comma = bytes.IndexByte(buf[5:min(n, limit)], ','); comma >= 0 {
+				comma += 5
+				break
+			}
 		}
 		if n >= limit {
 			return nil, &DataURIError{Reason: fmt.Sprintf("header longer than %d bytes", MaxDataURIHeader)}

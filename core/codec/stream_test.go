@@ -36,10 +36,16 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readScratch is readSized's buffer; tests that use it do not run in parallel.
+var readScratch []byte
+
 // readSized reads r to the end with reads of random sizes from sizes.
 func readSized(r io.Reader, rnd *rand.Rand, sizes []int) ([]byte, error) {
 	var out []byte
-	buf := make([]byte, slices.Max(sizes))
+	if len(readScratch) < slices.Max(sizes) {
+		readScratch = make([]byte, slices.Max(sizes))
+	}
+	buf := readScratch
 	for {
 		n := sizes[rnd.IntN(len(sizes))]
 		m, err := r.Read(buf[:n])
