@@ -165,6 +165,9 @@ TEXT ·decodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
 	VPBROADCASTD decodeMerge1<>+0(SB), Z2
 	VPBROADCASTD decodeMerge2<>+0(SB), Z3
 	VMOVDQU64    decodePack<>+0(SB), Z4
+	VMOVDQU64    decodeStore0<>+0(SB), Z5
+	VMOVDQU64    decodeStore1<>+0(SB), Z6
+	VMOVDQU64    decodeStore2<>+0(SB), Z7
 	MOVQ         $0x0000ffffffffffff, SI
 	KMOVQ        SI, K1
 
@@ -173,41 +176,39 @@ decode_loop4:
 	JB         decode_loop1
 	CMPQ       CX, $0x000000c0
 	JB         decode_loop1
-	VMOVDQU64  (DX), Z5
-	VMOVDQA64  Z0, Z6
-	VPERMT2B   Z1, Z5, Z6
-	VPORD      Z5, Z6, Z8
-	VMOVDQU64  64(DX), Z5
-	VMOVDQA64  Z0, Z7
-	VPERMT2B   Z1, Z5, Z7
-	VPTERNLOGD $0xfe, Z5, Z7, Z8
-	VMOVDQU64  128(DX), Z5
+	VMOVDQU64  (DX), Z8
 	VMOVDQA64  Z0, Z9
-	VPERMT2B   Z1, Z5, Z9
-	VPTERNLOGD $0xfe, Z5, Z9, Z8
-	VMOVDQU64  192(DX), Z5
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VMOVDQU64  64(DX), Z8
 	VMOVDQA64  Z0, Z10
-	VPERMT2B   Z1, Z5, Z10
-	VPTERNLOGD $0xfe, Z5, Z10, Z8
-	VPMOVB2M   Z8, K2
+	VPERMT2B   Z1, Z8, Z10
+	VPTERNLOGD $0xfe, Z8, Z10, Z11
+	VMOVDQU64  128(DX), Z8
+	VMOVDQA64  Z0, Z12
+	VPERMT2B   Z1, Z8, Z12
+	VPTERNLOGD $0xfe, Z8, Z12, Z11
+	VMOVDQU64  192(DX), Z8
+	VMOVDQA64  Z0, Z13
+	VPERMT2B   Z1, Z8, Z13
+	VPTERNLOGD $0xfe, Z8, Z13, Z11
+	VPMOVB2M   Z11, K2
 	KORTESTQ   K2, K2
 	JNZ        decode_loop1
-	VPMADDUBSW Z2, Z6, Z6
-	VPMADDWD   Z3, Z6, Z6
-	VPERMB     Z6, Z4, Z6
-	VMOVDQU8   Z6, K1, (AX)
-	VPMADDUBSW Z2, Z7, Z7
-	VPMADDWD   Z3, Z7, Z7
-	VPERMB     Z7, Z4, Z7
-	VMOVDQU8   Z7, K1, 48(AX)
 	VPMADDUBSW Z2, Z9, Z9
 	VPMADDWD   Z3, Z9, Z9
-	VPERMB     Z9, Z4, Z9
-	VMOVDQU8   Z9, K1, 96(AX)
 	VPMADDUBSW Z2, Z10, Z10
 	VPMADDWD   Z3, Z10, Z10
-	VPERMB     Z10, Z4, Z10
-	VMOVDQU8   Z10, K1, 144(AX)
+	VPMADDUBSW Z2, Z12, Z12
+	VPMADDWD   Z3, Z12, Z12
+	VPMADDUBSW Z2, Z13, Z13
+	VPMADDWD   Z3, Z13, Z13
+	VPERMT2B   Z10, Z5, Z9
+	VMOVDQU64  Z9, (AX)
+	VPERMT2B   Z12, Z6, Z10
+	VMOVDQU64  Z10, 64(AX)
+	VPERMT2B   Z13, Z7, Z12
+	VMOVDQU64  Z12, 128(AX)
 	ADDQ       $0x00000100, DX
 	ADDQ       $0x000000c0, AX
 	SUBQ       $0x00000100, BX
@@ -219,17 +220,17 @@ decode_loop1:
 	JB         decode_done
 	CMPQ       CX, $0x30
 	JB         decode_done
-	VMOVDQU64  (DX), Z5
-	VMOVDQA64  Z0, Z6
-	VPERMT2B   Z1, Z5, Z6
-	VPORD      Z5, Z6, Z8
-	VPMOVB2M   Z8, K2
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VPMOVB2M   Z11, K2
 	KORTESTQ   K2, K2
 	JNZ        decode_done
-	VPMADDUBSW Z2, Z6, Z6
-	VPMADDWD   Z3, Z6, Z6
-	VPERMB     Z6, Z4, Z6
-	VMOVDQU8   Z6, K1, (AX)
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPERMB     Z9, Z4, Z9
+	VMOVDQU8   Z9, K1, (AX)
 	ADDQ       $0x40, DX
 	ADDQ       $0x30, AX
 	SUBQ       $0x40, BX
@@ -315,3 +316,201 @@ DATA decodePack<>+61(SB)/1, $0x00
 DATA decodePack<>+62(SB)/1, $0x00
 DATA decodePack<>+63(SB)/1, $0x00
 GLOBL decodePack<>(SB), RODATA|NOPTR, $64
+
+DATA decodeStore0<>+0(SB)/1, $0x02
+DATA decodeStore0<>+1(SB)/1, $0x01
+DATA decodeStore0<>+2(SB)/1, $0x00
+DATA decodeStore0<>+3(SB)/1, $0x06
+DATA decodeStore0<>+4(SB)/1, $0x05
+DATA decodeStore0<>+5(SB)/1, $0x04
+DATA decodeStore0<>+6(SB)/1, $0x0a
+DATA decodeStore0<>+7(SB)/1, $0x09
+DATA decodeStore0<>+8(SB)/1, $0x08
+DATA decodeStore0<>+9(SB)/1, $0x0e
+DATA decodeStore0<>+10(SB)/1, $0x0d
+DATA decodeStore0<>+11(SB)/1, $0x0c
+DATA decodeStore0<>+12(SB)/1, $0x12
+DATA decodeStore0<>+13(SB)/1, $0x11
+DATA decodeStore0<>+14(SB)/1, $0x10
+DATA decodeStore0<>+15(SB)/1, $0x16
+DATA decodeStore0<>+16(SB)/1, $0x15
+DATA decodeStore0<>+17(SB)/1, $0x14
+DATA decodeStore0<>+18(SB)/1, $0x1a
+DATA decodeStore0<>+19(SB)/1, $0x19
+DATA decodeStore0<>+20(SB)/1, $0x18
+DATA decodeStore0<>+21(SB)/1, $0x1e
+DATA decodeStore0<>+22(SB)/1, $0x1d
+DATA decodeStore0<>+23(SB)/1, $0x1c
+DATA decodeStore0<>+24(SB)/1, $0x22
+DATA decodeStore0<>+25(SB)/1, $0x21
+DATA decodeStore0<>+26(SB)/1, $0x20
+DATA decodeStore0<>+27(SB)/1, $0x26
+DATA decodeStore0<>+28(SB)/1, $0x25
+DATA decodeStore0<>+29(SB)/1, $0x24
+DATA decodeStore0<>+30(SB)/1, $0x2a
+DATA decodeStore0<>+31(SB)/1, $0x29
+DATA decodeStore0<>+32(SB)/1, $0x28
+DATA decodeStore0<>+33(SB)/1, $0x2e
+DATA decodeStore0<>+34(SB)/1, $0x2d
+DATA decodeStore0<>+35(SB)/1, $0x2c
+DATA decodeStore0<>+36(SB)/1, $0x32
+DATA decodeStore0<>+37(SB)/1, $0x31
+DATA decodeStore0<>+38(SB)/1, $0x30
+DATA decodeStore0<>+39(SB)/1, $0x36
+DATA decodeStore0<>+40(SB)/1, $0x35
+DATA decodeStore0<>+41(SB)/1, $0x34
+DATA decodeStore0<>+42(SB)/1, $0x3a
+DATA decodeStore0<>+43(SB)/1, $0x39
+DATA decodeStore0<>+44(SB)/1, $0x38
+DATA decodeStore0<>+45(SB)/1, $0x3e
+DATA decodeStore0<>+46(SB)/1, $0x3d
+DATA decodeStore0<>+47(SB)/1, $0x3c
+DATA decodeStore0<>+48(SB)/1, $0x42
+DATA decodeStore0<>+49(SB)/1, $0x41
+DATA decodeStore0<>+50(SB)/1, $0x40
+DATA decodeStore0<>+51(SB)/1, $0x46
+DATA decodeStore0<>+52(SB)/1, $0x45
+DATA decodeStore0<>+53(SB)/1, $0x44
+DATA decodeStore0<>+54(SB)/1, $0x4a
+DATA decodeStore0<>+55(SB)/1, $0x49
+DATA decodeStore0<>+56(SB)/1, $0x48
+DATA decodeStore0<>+57(SB)/1, $0x4e
+DATA decodeStore0<>+58(SB)/1, $0x4d
+DATA decodeStore0<>+59(SB)/1, $0x4c
+DATA decodeStore0<>+60(SB)/1, $0x52
+DATA decodeStore0<>+61(SB)/1, $0x51
+DATA decodeStore0<>+62(SB)/1, $0x50
+DATA decodeStore0<>+63(SB)/1, $0x56
+GLOBL decodeStore0<>(SB), RODATA|NOPTR, $64
+
+DATA decodeStore1<>+0(SB)/1, $0x15
+DATA decodeStore1<>+1(SB)/1, $0x14
+DATA decodeStore1<>+2(SB)/1, $0x1a
+DATA decodeStore1<>+3(SB)/1, $0x19
+DATA decodeStore1<>+4(SB)/1, $0x18
+DATA decodeStore1<>+5(SB)/1, $0x1e
+DATA decodeStore1<>+6(SB)/1, $0x1d
+DATA decodeStore1<>+7(SB)/1, $0x1c
+DATA decodeStore1<>+8(SB)/1, $0x22
+DATA decodeStore1<>+9(SB)/1, $0x21
+DATA decodeStore1<>+10(SB)/1, $0x20
+DATA decodeStore1<>+11(SB)/1, $0x26
+DATA decodeStore1<>+12(SB)/1, $0x25
+DATA decodeStore1<>+13(SB)/1, $0x24
+DATA decodeStore1<>+14(SB)/1, $0x2a
+DATA decodeStore1<>+15(SB)/1, $0x29
+DATA decodeStore1<>+16(SB)/1, $0x28
+DATA decodeStore1<>+17(SB)/1, $0x2e
+DATA decodeStore1<>+18(SB)/1, $0x2d
+DATA decodeStore1<>+19(SB)/1, $0x2c
+DATA decodeStore1<>+20(SB)/1, $0x32
+DATA decodeStore1<>+21(SB)/1, $0x31
+DATA decodeStore1<>+22(SB)/1, $0x30
+DATA decodeStore1<>+23(SB)/1, $0x36
+DATA decodeStore1<>+24(SB)/1, $0x35
+DATA decodeStore1<>+25(SB)/1, $0x34
+DATA decodeStore1<>+26(SB)/1, $0x3a
+DATA decodeStore1<>+27(SB)/1, $0x39
+DATA decodeStore1<>+28(SB)/1, $0x38
+DATA decodeStore1<>+29(SB)/1, $0x3e
+DATA decodeStore1<>+30(SB)/1, $0x3d
+DATA decodeStore1<>+31(SB)/1, $0x3c
+DATA decodeStore1<>+32(SB)/1, $0x42
+DATA decodeStore1<>+33(SB)/1, $0x41
+DATA decodeStore1<>+34(SB)/1, $0x40
+DATA decodeStore1<>+35(SB)/1, $0x46
+DATA decodeStore1<>+36(SB)/1, $0x45
+DATA decodeStore1<>+37(SB)/1, $0x44
+DATA decodeStore1<>+38(SB)/1, $0x4a
+DATA decodeStore1<>+39(SB)/1, $0x49
+DATA decodeStore1<>+40(SB)/1, $0x48
+DATA decodeStore1<>+41(SB)/1, $0x4e
+DATA decodeStore1<>+42(SB)/1, $0x4d
+DATA decodeStore1<>+43(SB)/1, $0x4c
+DATA decodeStore1<>+44(SB)/1, $0x52
+DATA decodeStore1<>+45(SB)/1, $0x51
+DATA decodeStore1<>+46(SB)/1, $0x50
+DATA decodeStore1<>+47(SB)/1, $0x56
+DATA decodeStore1<>+48(SB)/1, $0x55
+DATA decodeStore1<>+49(SB)/1, $0x54
+DATA decodeStore1<>+50(SB)/1, $0x5a
+DATA decodeStore1<>+51(SB)/1, $0x59
+DATA decodeStore1<>+52(SB)/1, $0x58
+DATA decodeStore1<>+53(SB)/1, $0x5e
+DATA decodeStore1<>+54(SB)/1, $0x5d
+DATA decodeStore1<>+55(SB)/1, $0x5c
+DATA decodeStore1<>+56(SB)/1, $0x62
+DATA decodeStore1<>+57(SB)/1, $0x61
+DATA decodeStore1<>+58(SB)/1, $0x60
+DATA decodeStore1<>+59(SB)/1, $0x66
+DATA decodeStore1<>+60(SB)/1, $0x65
+DATA decodeStore1<>+61(SB)/1, $0x64
+DATA decodeStore1<>+62(SB)/1, $0x6a
+DATA decodeStore1<>+63(SB)/1, $0x69
+GLOBL decodeStore1<>(SB), RODATA|NOPTR, $64
+
+DATA decodeStore2<>+0(SB)/1, $0x28
+DATA decodeStore2<>+1(SB)/1, $0x2e
+DATA decodeStore2<>+2(SB)/1, $0x2d
+DATA decodeStore2<>+3(SB)/1, $0x2c
+DATA decodeStore2<>+4(SB)/1, $0x32
+DATA decodeStore2<>+5(SB)/1, $0x31
+DATA decodeStore2<>+6(SB)/1, $0x30
+DATA decodeStore2<>+7(SB)/1, $0x36
+DATA decodeStore2<>+8(SB)/1, $0x35
+DATA decodeStore2<>+9(SB)/1, $0x34
+DATA decodeStore2<>+10(SB)/1, $0x3a
+DATA decodeStore2<>+11(SB)/1, $0x39
+DATA decodeStore2<>+12(SB)/1, $0x38
+DATA decodeStore2<>+13(SB)/1, $0x3e
+DATA decodeStore2<>+14(SB)/1, $0x3d
+DATA decodeStore2<>+15(SB)/1, $0x3c
+DATA decodeStore2<>+16(SB)/1, $0x42
+DATA decodeStore2<>+17(SB)/1, $0x41
+DATA decodeStore2<>+18(SB)/1, $0x40
+DATA decodeStore2<>+19(SB)/1, $0x46
+DATA decodeStore2<>+20(SB)/1, $0x45
+DATA decodeStore2<>+21(SB)/1, $0x44
+DATA decodeStore2<>+22(SB)/1, $0x4a
+DATA decodeStore2<>+23(SB)/1, $0x49
+DATA decodeStore2<>+24(SB)/1, $0x48
+DATA decodeStore2<>+25(SB)/1, $0x4e
+DATA decodeStore2<>+26(SB)/1, $0x4d
+DATA decodeStore2<>+27(SB)/1, $0x4c
+DATA decodeStore2<>+28(SB)/1, $0x52
+DATA decodeStore2<>+29(SB)/1, $0x51
+DATA decodeStore2<>+30(SB)/1, $0x50
+DATA decodeStore2<>+31(SB)/1, $0x56
+DATA decodeStore2<>+32(SB)/1, $0x55
+DATA decodeStore2<>+33(SB)/1, $0x54
+DATA decodeStore2<>+34(SB)/1, $0x5a
+DATA decodeStore2<>+35(SB)/1, $0x59
+DATA decodeStore2<>+36(SB)/1, $0x58
+DATA decodeStore2<>+37(SB)/1, $0x5e
+DATA decodeStore2<>+38(SB)/1, $0x5d
+DATA decodeStore2<>+39(SB)/1, $0x5c
+DATA decodeStore2<>+40(SB)/1, $0x62
+DATA decodeStore2<>+41(SB)/1, $0x61
+DATA decodeStore2<>+42(SB)/1, $0x60
+DATA decodeStore2<>+43(SB)/1, $0x66
+DATA decodeStore2<>+44(SB)/1, $0x65
+DATA decodeStore2<>+45(SB)/1, $0x64
+DATA decodeStore2<>+46(SB)/1, $0x6a
+DATA decodeStore2<>+47(SB)/1, $0x69
+DATA decodeStore2<>+48(SB)/1, $0x68
+DATA decodeStore2<>+49(SB)/1, $0x6e
+DATA decodeStore2<>+50(SB)/1, $0x6d
+DATA decodeStore2<>+51(SB)/1, $0x6c
+DATA decodeStore2<>+52(SB)/1, $0x72
+DATA decodeStore2<>+53(SB)/1, $0x71
+DATA decodeStore2<>+54(SB)/1, $0x70
+DATA decodeStore2<>+55(SB)/1, $0x76
+DATA decodeStore2<>+56(SB)/1, $0x75
+DATA decodeStore2<>+57(SB)/1, $0x74
+DATA decodeStore2<>+58(SB)/1, $0x7a
+DATA decodeStore2<>+59(SB)/1, $0x79
+DATA decodeStore2<>+60(SB)/1, $0x78
+DATA decodeStore2<>+61(SB)/1, $0x7e
+DATA decodeStore2<>+62(SB)/1, $0x7d
+DATA decodeStore2<>+63(SB)/1, $0x7c
+GLOBL decodeStore2<>(SB), RODATA|NOPTR, $64

@@ -11,6 +11,8 @@ package main
 //go:generate go run . -pkg asm -out ../../base64_amd64.s -stubs ../../base64_stub_amd64.go
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -193,6 +195,11 @@ func decode() {
 	VPBROADCASTD(ConstData("decodeMerge2", U32(0x00011000)), merge2)
 	pack := ZMM()
 	VMOVDQU64(decodePack(), pack)
+	var merges [3]VecVirtual
+	for k := range merges {
+		merges[k] = ZMM()
+		VMOVDQU64(decodeStore(k), merges[k])
+	}
 	store := K()
 	mask := GP64()
 	MOVQ(U64(1<<48-1), mask)
@@ -232,8 +239,15 @@ func decode() {
 	VPMOVB2M(errs, bad)
 	KORTESTQ(bad, bad)
 	JNZ(LabelRef("decode_loop1"))
-	for u := range ts {
-		finish(ts[u], Mem{Base: dst, Disp: 48 * u})
+	// The group's 192 output bytes go out as three full 64-byte stores,
+	// each permuted from two blocks' dwords (see decodeStore).
+	for _, t := range ts {
+		VPMADDUBSW(merge1, t, t)
+		VPMADDWD(merge2, t, t)
+	}
+	for k, idx := range merges {
+		VPERMT2B(ts[k+1], idx, ts[k]) // ts[k] = bytes of ts[k] || ts[k+1] at idx
+		VMOVDQU64(ts[k], Mem{Base: dst, Disp: 64 * k})
 	}
 	ADDQ(U32(64*unroll), src)
 	ADDQ(U32(48*unroll), dst)
@@ -266,15 +280,39 @@ func decode() {
 	RET()
 }
 
+// decodeStore is the VPERMT2B index vector for the k-th (0..2) 64-byte store
+// of a group of four blocks: the group's output stream is the 48 packed bytes
+// of each block, b_u[x] = dword-vector u at byte packIndex(x), and store k
+// holds stream bytes 64k..64k+63, which come from blocks k (table A, indices
+// 0..63) and k+1 (table B, indices 64..127):
+//
+//	store 0 = b0[0:48] b1[0:16]
+//	store 1 = b1[16:48] b2[0:32]
+//	store 2 = b2[32:48] b3[0:48]
+func decodeStore(k int) Mem {
+	m := GLOBL(fmt.Sprintf("decodeStore%d", k), RODATA|NOPTR)
+	first := 48 - 16*k // bytes taken from block k
+	for j := 0; j < 64; j++ {
+		if j < first {
+			DATA(j, U8(packIndex(16*k+j)))
+		} else {
+			DATA(j, U8(64+packIndex(j-first)))
+		}
+	}
+	return m
+}
+
+// packIndex is the byte of a dword vector holding packed output byte x
+// (0..47): bytes 2, 1, 0 of dword x/3.
+func packIndex(x int) int { return 4*(x/3) + 2 - x%3 }
+
 // decodePack is the VPERMB index vector that packs the 24-bit dword values
 // into 48 bytes: output bytes 3i, 3i+1, 3i+2 are bytes 2, 1, 0 of dword i.
 // The top 16 bytes are unused and left zero.
 func decodePack() Mem {
 	m := GLOBL("decodePack", RODATA|NOPTR)
-	for i := 0; i < 16; i++ {
-		for j := 0; j < 3; j++ {
-			DATA(3*i+j, U8(4*i+2-j))
-		}
+	for x := 0; x < 48; x++ {
+		DATA(x, U8(packIndex(x)))
 	}
 	for i := 48; i < 64; i++ {
 		DATA(i, U8(0))
