@@ -176,6 +176,7 @@ func New(opts Options) (*Server, error) {
 		ReadTimeout:                  opts.ReadTimeout,
 		IdleTimeout:                  opts.IdleTimeout,
 		DisablePreParseMultipartForm: true,
+		StreamRequestBody:            true,
 		CloseOnShutdown:              true,
 		NoDefaultContentType:         true,
 		Logger:                       printfLogger{s.log},
@@ -289,11 +290,25 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 		Header:    headerAdapter{&ctx.Request.Header},
 		Principal: principal,
 	}
-	if body := ctx.Request.Body(); len(body) > 0 {
+	// Bodies up to MaxBodyBytes arrive prefetched; a larger one streams and
+	// core/mcp stops reading at the limit (413).
+	if bs := ctx.RequestBodyStream(); bs != nil {
+		req.Body = bs
+	} else if body := ctx.Request.Body(); len(body) > 0 {
 		req.Body = bytes.NewReader(body)
 	}
 	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout})
+	if ctx.Response.StatusCode() == http.StatusRequestEntityTooLarge && req.Body != nil {
+		// Let a moderately oversized upload finish so the client reads
+		// the 413 instead of a connection reset; beyond that, hang up.
+		_, _ = io.CopyN(io.Discard, req.Body, drainLimit)
+		ctx.SetConnectionClose()
+	}
 }
+
+// drainLimit bounds how much of an oversized request body is read and
+// discarded before the 413 response goes out.
+const drainLimit = 16 << 20
 
 // checkHostOrigin implements DNS-rebinding protection; it returns why a
 // request is refused, or "".
