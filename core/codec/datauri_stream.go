@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -111,13 +110,18 @@ func (d *DataURIReader) WriteTo(w io.Writer) (int64, error) {
 
 // payloadErr turns a base64 decoding error into a *DataURIError.
 func (d *DataURIReader) payloadErr(err error) error {
-	var c base64.CorruptInputError
-	switch {
-	case err == nil || err == io.EOF || !d.dec.corrupt:
+	if err == nil || err == io.EOF || !d.dec.corrupt {
 		return err
+	}
+	return d.corruptErr(err)
+}
+
+// corruptErr describes a base64 error of the payload.
+func (d *DataURIReader) corruptErr(err error) error {
+	switch c, ok := err.(base64.CorruptInputError); {
 	case err == io.ErrUnexpectedEOF:
 		return &DataURIError{Reason: fmt.Sprintf("truncated base64 at byte %d", d.dec.qoff), Err: err}
-	case errors.As(err, &c):
+	case ok:
 		reason := fmt.Sprintf("bad base64 at byte %d", int64(c))
 		if i := int64(c) - d.dec.qoff; i >= 0 && i < 4 && d.dec.q[i] == '%' {
 			reason += " (percent-escapes are not allowed in base64 payloads)"

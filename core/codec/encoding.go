@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/base64"
-	"errors"
 	"slices"
 
 	"github.com/mcpblob/mcpblob/asm"
@@ -195,11 +194,11 @@ func (e *Encoding) decodeQuantumNL(dst, src []byte) int {
 }
 
 // rebase adds off to the offset of a CorruptInputError and passes any other
-// error (including nil) through.
+// error (including nil) through. The errors it sees come straight from
+// encoding/base64, unwrapped.
 func rebase(err error, off int64) error {
-	var c base64.CorruptInputError
-	if err == nil || off == 0 || !errors.As(err, &c) {
-		return err
+	if c, ok := err.(base64.CorruptInputError); ok && off != 0 {
+		return base64.CorruptInputError(int64(c) + off)
 	}
-	return base64.CorruptInputError(int64(c) + off)
+	return err
 }

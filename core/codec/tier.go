@@ -17,23 +17,22 @@ const (
 	tierAsmGeneric = "asm-generic"
 )
 
-// Tier flags. They are read on every call so that tests (and the asm
-// registry) can move between tiers at run time; nothing else writes them.
+// Tier switches. They are read on every call, so tests can move between
+// tiers at run time through the asm registry (asm.Select, asm.Reset).
 var (
-	// useAsm lets the codec use the asm kernels when asm reports the
-	// avx512vbmi tier. The asm registry is the real switch; this flag only
-	// lets codec tests step below that tier on their own.
-	useAsm = true
-	// useEmmansun enables the emmansun tier. It is off under purego, where
-	// emmansun has no assembly either.
+	// useEmmansun switches the emmansun tier, registered with asm as
+	// "base64"/"emmansun". It is off under purego, where emmansun has no
+	// assembly either.
 	useEmmansun = emmansunDefault
 	// forceAsm makes the codec call the asm kernels even when asm runs its
 	// generic code, so tests cover the kernel plumbing on any machine.
 	forceAsm = false
 )
 
+func init() { asm.Register("base64", TierEmmansun, &useEmmansun) }
+
 // asmOn reports whether the asm kernels take the bulk of the work.
-func asmOn() bool { return useAsm && (forceAsm || asm.Base64Tier() == TierAVX512VBMI) }
+func asmOn() bool { return forceAsm || asm.Base64Tier() == TierAVX512VBMI }
 
 // Minimum input sizes worth a kernel call; below them the reference code is
 // as fast and the call overhead dominates.
@@ -46,9 +45,9 @@ const (
 // "avx512vbmi", "emmansun" or "generic".
 func Tier() string {
 	switch {
-	case asmOn() && asm.Base64Tier() == TierAVX512VBMI:
+	case asm.Base64Tier() == TierAVX512VBMI:
 		return TierAVX512VBMI
-	case asmOn():
+	case forceAsm:
 		return tierAsmGeneric
 	case useEmmansun:
 		return TierEmmansun

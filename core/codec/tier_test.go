@@ -6,39 +6,32 @@ import (
 	"github.com/mcpblob/mcpblob/asm"
 )
 
-// testTiers lists the tiers this machine can run, best first. "asm-generic"
-// drives the asm kernel plumbing with asm's generic code behind it.
+// testTiers lists the tiers this machine can run, best first: those the
+// asm registry has for "base64" (its own and our "emmansun"), then
+// "asm-generic", the asm kernel plumbing with asm's generic code behind it,
+// then "generic", encoding/base64 alone.
 func testTiers() []string {
-	var ts []string
-	if asm.Base64Tier() == TierAVX512VBMI {
-		ts = append(ts, TierAVX512VBMI)
-	}
-	ts = append(ts, tierAsmGeneric)
-	if emmansunDefault {
-		ts = append(ts, TierEmmansun)
-	}
-	return append(ts, TierGeneric)
+	return append(asm.Impls("base64"), tierAsmGeneric, TierGeneric)
 }
 
 // selectTier switches the codec to tier and returns a function that
 // restores the previous state.
 func selectTier(tb testing.TB, tier string) (restore func()) {
 	tb.Helper()
-	a, e, f := useAsm, useEmmansun, forceAsm
-	restore = func() { useAsm, useEmmansun, forceAsm = a, e, f }
-	switch tier {
-	case TierAVX512VBMI:
-		useAsm, useEmmansun, forceAsm = true, false, false
-	case tierAsmGeneric:
-		useAsm, useEmmansun, forceAsm = true, false, true
-	case TierEmmansun:
-		useAsm, useEmmansun, forceAsm = false, true, false
-	case TierGeneric:
-		useAsm, useEmmansun, forceAsm = false, false, false
-	default:
-		tb.Fatalf("unknown tier %q", tier)
+	f := forceAsm
+	restore = func() {
+		asm.Reset("base64")
+		forceAsm = f
 	}
-	if got := Tier(); got != tier && tier != TierAVX512VBMI {
+	name := tier
+	if tier == tierAsmGeneric {
+		name = TierGeneric
+	}
+	if !asm.Select("base64", name) {
+		tb.Fatalf("asm.Select(base64, %q) failed", name)
+	}
+	forceAsm = tier == tierAsmGeneric
+	if got := Tier(); got != tier {
 		restore()
 		tb.Fatalf("Tier() = %q after selecting %q", got, tier)
 	}
