@@ -3,3 +3,5 @@
 package asm
 
 const asmRegistered = false
+
+func extraVariants(kernel string) []variant { return nil }

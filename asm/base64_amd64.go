@@ -2,13 +2,32 @@
 
 package asm
 
-import "github.com/mcpblob/mcpblob/asm/internal/race"
+import (
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/mcpblob/mcpblob/asm/internal/race"
+)
 
 // base64AVX512VBMI switches the AVX-512 VBMI encode and decode kernels
 // (registered as "base64"/"avx512vbmi").
 var base64AVX512VBMI = useAVX512VBMI
 
 func init() { Register("base64", "avx512vbmi", &base64AVX512VBMI) }
+
+// nonTemporalMin is the smallest working set (len(src)+len(dst) of one call)
+// for which the kernels write dst with non-temporal stores: three quarters
+// of the last-level cache (glibc's memcpy rule), 24 MiB when cpuid does not
+// know its size. Such a call evicts its own output from the cache anyway, and
+// skipping the read-for-ownership of dst makes it about 1.2x faster from RAM.
+// Tests lower it to run the non-temporal kernels on small inputs.
+var nonTemporalMin = nonTemporalThreshold()
+
+func nonTemporalThreshold() int {
+	if l3 := cpuid.CPU.Cache.L3; l3 > 0 {
+		return l3 / 4 * 3
+	}
+	return 24 << 20
+}
 
 func base64Tier() string {
 	if base64AVX512VBMI {
@@ -23,7 +42,12 @@ func encodeBase64(dst, src []byte, a *Alphabet) {
 		blocks := len(src) / 48
 		race.ReadSlice(src[:blocks*48])
 		race.WriteSlice(dst[:blocks*64])
-		n := encodeBase64AVX512VBMI(dst, src, &a.Encode)
+		var n int
+		if len(src)+len(dst) >= nonTemporalMin {
+			n = encodeBase64AVX512VBMINT(dst, src, &a.Encode)
+		} else {
+			n = encodeBase64AVX512VBMI(dst, src, &a.Encode)
+		}
 		src, dst = src[n:], dst[n/3*4:]
 	}
 	encodeBase64Generic(dst, src, a)
@@ -35,7 +59,11 @@ func decodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 		blocks := len(src) / 64
 		race.ReadSlice(src[:blocks*64])
 		race.WriteSlice(dst[:blocks*48])
-		nsrc = decodeBase64AVX512VBMI(dst, src, &a.decodeLUT)
+		if len(src)+len(dst) >= nonTemporalMin {
+			nsrc = decodeBase64AVX512VBMINT(dst, src, &a.decodeLUT)
+		} else {
+			nsrc = decodeBase64AVX512VBMI(dst, src, &a.decodeLUT)
+		}
 		ndst = nsrc / 4 * 3
 	}
 	s, d := decodeBase64Generic(dst[ndst:], src[nsrc:], a)

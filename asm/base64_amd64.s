@@ -14,20 +14,20 @@ TEXT ·encodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
 	MOVQ         lut+48(FP), SI
 	MOVQ         DX, DI
 	CMPQ         BX, $0x30
-	JB           encode_ret
+	JB           encodeBase64AVX512VBMI_ret
 	CMPQ         CX, $0x40
-	JB           encode_ret
+	JB           encodeBase64AVX512VBMI_ret
 	VMOVDQU64    (SI), Z0
 	VMOVDQU64    encodeShuffle<>+0(SB), Z1
 	VPBROADCASTQ encodeShift<>+0(SB), Z2
 	MOVQ         $0x0000ffffffffffff, SI
 	KMOVQ        SI, K1
 
-encode_loop4:
+encodeBase64AVX512VBMI_loop4:
 	CMPQ           BX, $0x000000c0
-	JB             encode_loop1
+	JB             encodeBase64AVX512VBMI_loop1
 	CMPQ           CX, $0x00000100
-	JB             encode_loop1
+	JB             encodeBase64AVX512VBMI_loop1
 	VMOVDQU8.Z     (DX), K1, Z3
 	VPERMB         Z3, Z1, Z3
 	VPMULTISHIFTQB Z3, Z2, Z3
@@ -52,13 +52,13 @@ encode_loop4:
 	ADDQ           $0x00000100, AX
 	SUBQ           $0x000000c0, BX
 	SUBQ           $0x00000100, CX
-	JMP            encode_loop4
+	JMP            encodeBase64AVX512VBMI_loop4
 
-encode_loop1:
+encodeBase64AVX512VBMI_loop1:
 	CMPQ           BX, $0x30
-	JB             encode_done
+	JB             encodeBase64AVX512VBMI_done
 	CMPQ           CX, $0x40
-	JB             encode_done
+	JB             encodeBase64AVX512VBMI_done
 	VMOVDQU8.Z     (DX), K1, Z3
 	VPERMB         Z3, Z1, Z3
 	VPMULTISHIFTQB Z3, Z2, Z3
@@ -68,12 +68,12 @@ encode_loop1:
 	ADDQ           $0x40, AX
 	SUBQ           $0x30, BX
 	SUBQ           $0x40, CX
-	JMP            encode_loop1
+	JMP            encodeBase64AVX512VBMI_loop1
 
-encode_done:
+encodeBase64AVX512VBMI_done:
 	VZEROUPPER
 
-encode_ret:
+encodeBase64AVX512VBMI_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET
@@ -147,6 +147,155 @@ GLOBL encodeShuffle<>(SB), RODATA|NOPTR, $64
 DATA encodeShift<>+0(SB)/8, $0x3036242a1016040a
 GLOBL encodeShift<>(SB), RODATA|NOPTR, $8
 
+// func encodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[64]byte) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, BMI2, MMX+
+TEXT ·encodeBase64AVX512VBMINT(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	MOVQ         lut+48(FP), SI
+	MOVQ         DX, DI
+	CMPQ         BX, $0x30
+	JB           encodeBase64AVX512VBMINT_ret
+	CMPQ         CX, $0x40
+	JB           encodeBase64AVX512VBMINT_ret
+	VMOVDQU64    (SI), Z0
+	VMOVDQU64    encodeShuffle<>+0(SB), Z1
+	VPBROADCASTQ encodeShift<>+0(SB), Z2
+	MOVQ         $0x0000ffffffffffff, SI
+	KMOVQ        SI, K1
+
+	// Align dst to 64 bytes for VMOVNTDQ, or use plain stores.
+	MOVQ           AX, SI
+	ANDQ           $0x3f, SI
+	JZ             encodeBase64AVX512VBMINT_ntloop4
+	TESTQ          $0x00000003, SI
+	JNZ            encodeBase64AVX512VBMINT_loop4
+	MOVQ           $0x00000040, R8
+	SUBQ           SI, R8
+	MOVQ           R8, R9
+	SHRQ           $0x02, R9
+	LEAQ           (R9)(R9*2), R9
+	MOVQ           $-1, SI
+	BZHIQ          R9, SI, SI
+	KMOVQ          SI, K2
+	MOVQ           $-1, SI
+	BZHIQ          R8, SI, SI
+	KMOVQ          SI, K3
+	VMOVDQU8.Z     (DX), K2, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU8       Z3, K3, (AX)
+	ADDQ           R9, DX
+	ADDQ           R8, AX
+	SUBQ           R9, BX
+	SUBQ           R8, CX
+
+encodeBase64AVX512VBMINT_ntloop4:
+	CMPQ           BX, $0x000000c0
+	JB             encodeBase64AVX512VBMINT_ntloop1
+	CMPQ           CX, $0x00000100
+	JB             encodeBase64AVX512VBMINT_ntloop1
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVNTDQ       Z3, (AX)
+	VMOVDQU8.Z     48(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVNTDQ       Z3, 64(AX)
+	VMOVDQU8.Z     96(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVNTDQ       Z3, 128(AX)
+	VMOVDQU8.Z     144(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVNTDQ       Z3, 192(AX)
+	ADDQ           $0x000000c0, DX
+	ADDQ           $0x00000100, AX
+	SUBQ           $0x000000c0, BX
+	SUBQ           $0x00000100, CX
+	JMP            encodeBase64AVX512VBMINT_ntloop4
+
+encodeBase64AVX512VBMINT_ntloop1:
+	CMPQ           BX, $0x30
+	JB             encodeBase64AVX512VBMINT_done
+	CMPQ           CX, $0x40
+	JB             encodeBase64AVX512VBMINT_done
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVNTDQ       Z3, (AX)
+	ADDQ           $0x30, DX
+	ADDQ           $0x40, AX
+	SUBQ           $0x30, BX
+	SUBQ           $0x40, CX
+	JMP            encodeBase64AVX512VBMINT_ntloop1
+
+encodeBase64AVX512VBMINT_loop4:
+	CMPQ           BX, $0x000000c0
+	JB             encodeBase64AVX512VBMINT_loop1
+	CMPQ           CX, $0x00000100
+	JB             encodeBase64AVX512VBMINT_loop1
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, (AX)
+	VMOVDQU8.Z     48(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 64(AX)
+	VMOVDQU8.Z     96(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 128(AX)
+	VMOVDQU8.Z     144(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 192(AX)
+	ADDQ           $0x000000c0, DX
+	ADDQ           $0x00000100, AX
+	SUBQ           $0x000000c0, BX
+	SUBQ           $0x00000100, CX
+	JMP            encodeBase64AVX512VBMINT_loop4
+
+encodeBase64AVX512VBMINT_loop1:
+	CMPQ           BX, $0x30
+	JB             encodeBase64AVX512VBMINT_done
+	CMPQ           CX, $0x40
+	JB             encodeBase64AVX512VBMINT_done
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, (AX)
+	ADDQ           $0x30, DX
+	ADDQ           $0x40, AX
+	SUBQ           $0x30, BX
+	SUBQ           $0x40, CX
+	JMP            encodeBase64AVX512VBMINT_loop1
+
+encodeBase64AVX512VBMINT_done:
+	SFENCE
+	VZEROUPPER
+
+encodeBase64AVX512VBMINT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
 // func decodeBase64AVX512VBMI(dst []byte, src []byte, lut *[128]byte) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·decodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
@@ -157,9 +306,9 @@ TEXT ·decodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
 	MOVQ         lut+48(FP), SI
 	MOVQ         DX, DI
 	CMPQ         BX, $0x40
-	JB           decode_ret
+	JB           decodeBase64AVX512VBMI_ret
 	CMPQ         CX, $0x30
-	JB           decode_ret
+	JB           decodeBase64AVX512VBMI_ret
 	VMOVDQU64    (SI), Z0
 	VMOVDQU64    64(SI), Z1
 	VPBROADCASTD decodeMerge1<>+0(SB), Z2
@@ -171,11 +320,11 @@ TEXT ·decodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
 	MOVQ         $0x0000ffffffffffff, SI
 	KMOVQ        SI, K1
 
-decode_loop4:
+decodeBase64AVX512VBMI_loop4:
 	CMPQ       BX, $0x00000100
-	JB         decode_loop1
+	JB         decodeBase64AVX512VBMI_loop1
 	CMPQ       CX, $0x000000c0
-	JB         decode_loop1
+	JB         decodeBase64AVX512VBMI_loop1
 	VMOVDQU64  (DX), Z8
 	VMOVDQA64  Z0, Z9
 	VPERMT2B   Z1, Z8, Z9
@@ -194,7 +343,7 @@ decode_loop4:
 	VPTERNLOGD $0xfe, Z8, Z13, Z11
 	VPMOVB2M   Z11, K2
 	KORTESTQ   K2, K2
-	JNZ        decode_loop1
+	JNZ        decodeBase64AVX512VBMI_loop1
 	VPMADDUBSW Z2, Z9, Z9
 	VPMADDWD   Z3, Z9, Z9
 	VPMADDUBSW Z2, Z10, Z10
@@ -213,20 +362,20 @@ decode_loop4:
 	ADDQ       $0x000000c0, AX
 	SUBQ       $0x00000100, BX
 	SUBQ       $0x000000c0, CX
-	JMP        decode_loop4
+	JMP        decodeBase64AVX512VBMI_loop4
 
-decode_loop1:
+decodeBase64AVX512VBMI_loop1:
 	CMPQ       BX, $0x40
-	JB         decode_done
+	JB         decodeBase64AVX512VBMI_done
 	CMPQ       CX, $0x30
-	JB         decode_done
+	JB         decodeBase64AVX512VBMI_done
 	VMOVDQU64  (DX), Z8
 	VMOVDQA64  Z0, Z9
 	VPERMT2B   Z1, Z8, Z9
 	VPORD      Z8, Z9, Z11
 	VPMOVB2M   Z11, K2
 	KORTESTQ   K2, K2
-	JNZ        decode_done
+	JNZ        decodeBase64AVX512VBMI_done
 	VPMADDUBSW Z2, Z9, Z9
 	VPMADDWD   Z3, Z9, Z9
 	VPERMB     Z9, Z4, Z9
@@ -235,12 +384,12 @@ decode_loop1:
 	ADDQ       $0x30, AX
 	SUBQ       $0x40, BX
 	SUBQ       $0x30, CX
-	JMP        decode_loop1
+	JMP        decodeBase64AVX512VBMI_loop1
 
-decode_done:
+decodeBase64AVX512VBMI_done:
 	VZEROUPPER
 
-decode_ret:
+decodeBase64AVX512VBMI_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET
@@ -514,3 +663,150 @@ DATA decodeStore2<>+61(SB)/1, $0x7e
 DATA decodeStore2<>+62(SB)/1, $0x7d
 DATA decodeStore2<>+63(SB)/1, $0x7c
 GLOBL decodeStore2<>(SB), RODATA|NOPTR, $64
+
+// func decodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[128]byte) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·decodeBase64AVX512VBMINT(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	MOVQ         lut+48(FP), SI
+	MOVQ         DX, DI
+	CMPQ         BX, $0x40
+	JB           decodeBase64AVX512VBMINT_ret
+	CMPQ         CX, $0x30
+	JB           decodeBase64AVX512VBMINT_ret
+	VMOVDQU64    (SI), Z0
+	VMOVDQU64    64(SI), Z1
+	VPBROADCASTD decodeMerge1<>+0(SB), Z2
+	VPBROADCASTD decodeMerge2<>+0(SB), Z3
+	VMOVDQU64    decodePack<>+0(SB), Z4
+	VMOVDQU64    decodeStore0<>+0(SB), Z5
+	VMOVDQU64    decodeStore1<>+0(SB), Z6
+	VMOVDQU64    decodeStore2<>+0(SB), Z7
+	MOVQ         $0x0000ffffffffffff, SI
+	KMOVQ        SI, K1
+
+	// VMOVNTDQ needs dst 64-byte aligned; the group stores keep it so.
+	TESTQ $0x0000003f, AX
+	JNZ   decodeBase64AVX512VBMINT_loop4
+
+decodeBase64AVX512VBMINT_ntloop4:
+	CMPQ       BX, $0x00000100
+	JB         decodeBase64AVX512VBMINT_loop1
+	CMPQ       CX, $0x000000c0
+	JB         decodeBase64AVX512VBMINT_loop1
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VMOVDQU64  64(DX), Z8
+	VMOVDQA64  Z0, Z10
+	VPERMT2B   Z1, Z8, Z10
+	VPTERNLOGD $0xfe, Z8, Z10, Z11
+	VMOVDQU64  128(DX), Z8
+	VMOVDQA64  Z0, Z12
+	VPERMT2B   Z1, Z8, Z12
+	VPTERNLOGD $0xfe, Z8, Z12, Z11
+	VMOVDQU64  192(DX), Z8
+	VMOVDQA64  Z0, Z13
+	VPERMT2B   Z1, Z8, Z13
+	VPTERNLOGD $0xfe, Z8, Z13, Z11
+	VPMOVB2M   Z11, K2
+	KORTESTQ   K2, K2
+	JNZ        decodeBase64AVX512VBMINT_loop1
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPMADDUBSW Z2, Z10, Z10
+	VPMADDWD   Z3, Z10, Z10
+	VPMADDUBSW Z2, Z12, Z12
+	VPMADDWD   Z3, Z12, Z12
+	VPMADDUBSW Z2, Z13, Z13
+	VPMADDWD   Z3, Z13, Z13
+	VPERMT2B   Z10, Z5, Z9
+	VMOVNTDQ   Z9, (AX)
+	VPERMT2B   Z12, Z6, Z10
+	VMOVNTDQ   Z10, 64(AX)
+	VPERMT2B   Z13, Z7, Z12
+	VMOVNTDQ   Z12, 128(AX)
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x000000c0, AX
+	SUBQ       $0x00000100, BX
+	SUBQ       $0x000000c0, CX
+	JMP        decodeBase64AVX512VBMINT_ntloop4
+
+decodeBase64AVX512VBMINT_loop4:
+	CMPQ       BX, $0x00000100
+	JB         decodeBase64AVX512VBMINT_loop1
+	CMPQ       CX, $0x000000c0
+	JB         decodeBase64AVX512VBMINT_loop1
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VMOVDQU64  64(DX), Z8
+	VMOVDQA64  Z0, Z10
+	VPERMT2B   Z1, Z8, Z10
+	VPTERNLOGD $0xfe, Z8, Z10, Z11
+	VMOVDQU64  128(DX), Z8
+	VMOVDQA64  Z0, Z12
+	VPERMT2B   Z1, Z8, Z12
+	VPTERNLOGD $0xfe, Z8, Z12, Z11
+	VMOVDQU64  192(DX), Z8
+	VMOVDQA64  Z0, Z13
+	VPERMT2B   Z1, Z8, Z13
+	VPTERNLOGD $0xfe, Z8, Z13, Z11
+	VPMOVB2M   Z11, K2
+	KORTESTQ   K2, K2
+	JNZ        decodeBase64AVX512VBMINT_loop1
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPMADDUBSW Z2, Z10, Z10
+	VPMADDWD   Z3, Z10, Z10
+	VPMADDUBSW Z2, Z12, Z12
+	VPMADDWD   Z3, Z12, Z12
+	VPMADDUBSW Z2, Z13, Z13
+	VPMADDWD   Z3, Z13, Z13
+	VPERMT2B   Z10, Z5, Z9
+	VMOVDQU64  Z9, (AX)
+	VPERMT2B   Z12, Z6, Z10
+	VMOVDQU64  Z10, 64(AX)
+	VPERMT2B   Z13, Z7, Z12
+	VMOVDQU64  Z12, 128(AX)
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x000000c0, AX
+	SUBQ       $0x00000100, BX
+	SUBQ       $0x000000c0, CX
+	JMP        decodeBase64AVX512VBMINT_loop4
+
+decodeBase64AVX512VBMINT_loop1:
+	CMPQ       BX, $0x40
+	JB         decodeBase64AVX512VBMINT_done
+	CMPQ       CX, $0x30
+	JB         decodeBase64AVX512VBMINT_done
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VPMOVB2M   Z11, K2
+	KORTESTQ   K2, K2
+	JNZ        decodeBase64AVX512VBMINT_done
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPERMB     Z9, Z4, Z9
+	VMOVDQU8   Z9, K1, (AX)
+	ADDQ       $0x40, DX
+	ADDQ       $0x30, AX
+	SUBQ       $0x40, BX
+	SUBQ       $0x30, CX
+	JMP        decodeBase64AVX512VBMINT_loop1
+
+decodeBase64AVX512VBMINT_done:
+	SFENCE
+	VZEROUPPER
+
+decodeBase64AVX512VBMINT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET

@@ -12,6 +12,16 @@ package asm
 //go:noescape
 func encodeBase64AVX512VBMI(dst []byte, src []byte, lut *[64]byte) int
 
+// encodeBase64AVX512VBMINT is encodeBase64AVX512VBMI writing dst with
+// non-temporal stores (past the caches) when dst is 4-byte aligned, for outputs
+// much larger than the last-level cache; it may first encode one partial block
+// (a multiple of 3 bytes below 48) to align dst to 64 bytes. It returns the src
+// bytes consumed, a multiple of 3 (not always of 48), and wrote 4/3 of that to
+// dst, within the same bounds as encodeBase64AVX512VBMI.
+//
+//go:noescape
+func encodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[64]byte) int
+
 // decodeBase64AVX512VBMI decodes whole 64-character blocks of src into 48-byte
 // blocks of dst with the reverse table lut (the value of each 7-bit character,
 // 0x80 for characters outside the alphabet), at most
@@ -23,3 +33,11 @@ func encodeBase64AVX512VBMI(dst []byte, src []byte, lut *[64]byte) int
 //
 //go:noescape
 func decodeBase64AVX512VBMI(dst []byte, src []byte, lut *[128]byte) int
+
+// decodeBase64AVX512VBMINT is decodeBase64AVX512VBMI writing dst with
+// non-temporal stores (past the caches) when dst is 64-byte aligned, for outputs
+// much larger than the last-level cache; otherwise it uses plain stores. Its
+// results and bounds are those of decodeBase64AVX512VBMI.
+//
+//go:noescape
+func decodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[128]byte) int

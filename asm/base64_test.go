@@ -171,8 +171,57 @@ func TestNewAlphabet(t *testing.T) {
 
 func TestBase64Tier(t *testing.T) {
 	forEachTier(t, "base64", func(t *testing.T) {
-		if got, want := Base64Tier(), t.Name()[strings.LastIndexByte(t.Name(), '/')+1:]; got != want {
+		want, _, _ := strings.Cut(t.Name()[strings.LastIndexByte(t.Name(), '/')+1:], "-")
+		if got := Base64Tier(); got != want {
 			t.Fatalf("Base64Tier() = %q, want %q", got, want)
 		}
 	})
+}
+
+// TestBase64Alignment runs every variant with dst at each offset from a
+// 64-byte boundary (guard buffers start on a page): the non-temporal kernels
+// align dst themselves.
+func TestBase64Alignment(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	g := newGuard(t, 4096)
+	forEachTier(t, "base64", func(t *testing.T) {
+		for _, n := range []int{48, 96, 191, 192, 255, 300, 1000} {
+			raw := randBytes(r, n)
+			want := []byte(stdRaw.EncodeToString(raw[:n/3*3]))
+			for off := 0; off < 64; off++ {
+				buf := g.Head(len(want) + 128)
+				for i := range buf {
+					buf[i] = canary
+				}
+				dst := buf[off : off+len(want)]
+				if got := EncodeBase64(dst, raw, stdAlphabet); got != n/3*3 {
+					t.Fatalf("n=%d off=%d: consumed %d", n, off, got)
+				}
+				compareBytes(t, fmt.Sprintf("encode n=%d off=%d", n, off), dst, want)
+				checkCanaryRange(t, buf, off, off+len(want))
+
+				src := append([]byte(nil), want...) // dst is about to be reused
+				for i := range buf {
+					buf[i] = canary
+				}
+				d := buf[off : off+len(src)/4*3]
+				ns, nd := DecodeBase64(d, src, stdAlphabet)
+				if ns != len(src)/4*4 || nd != ns/4*3 {
+					t.Fatalf("decode n=%d off=%d: (%d, %d)", n, off, ns, nd)
+				}
+				compareBytes(t, fmt.Sprintf("decode n=%d off=%d", n, off), d[:nd], raw[:nd])
+				checkCanaryRange(t, buf, off, off+nd)
+			}
+		}
+	})
+}
+
+// checkCanaryRange checks that b holds canary bytes outside b[from:to].
+func checkCanaryRange(t *testing.T, b []byte, from, to int) {
+	t.Helper()
+	for i, c := range b {
+		if (i < from || i >= to) && c != canary {
+			t.Fatalf("byte %d outside the written range [%d, %d) was overwritten: %#x", i, from, to, c)
+		}
+	}
 }

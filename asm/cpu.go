@@ -46,10 +46,12 @@ func (c *cpuFeatures) on(f int) bool { return c.has[f] && c.offBy[f] == "" }
 
 // hostFeatures asks cpuid. cpuid checks OS support (XGETBV) for the AVX and
 // AVX-512 register state, and reports nothing when built with -tags noasm.
+// The kernels also use TZCNT (BMI1) with AVX2 and BZHI (BMI2) with AVX-512,
+// which every such CPU has; they are checked here all the same.
 func hostFeatures() [numFeatures]bool {
 	return [numFeatures]bool{
-		featAVX2:       cpuid.CPU.Has(cpuid.AVX2),
-		featAVX512F:    cpuid.CPU.Has(cpuid.AVX512F),
+		featAVX2:       cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI1),
+		featAVX512F:    cpuid.CPU.Supports(cpuid.AVX512F, cpuid.BMI2),
 		featAVX512BW:   cpuid.CPU.Has(cpuid.AVX512BW),
 		featAVX512VBMI: cpuid.CPU.Has(cpuid.AVX512VBMI),
 	}

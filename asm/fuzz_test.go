@@ -28,8 +28,9 @@ func FuzzKernelEncodeBase64(f *testing.F) {
 		if !url {
 			compareBytes(t, "generic vs stdlib", want, []byte(stdRaw.EncodeToString(src[:n])))
 		}
-		for _, tier := range tiers("base64") {
-			withTier("base64", tier, func() {
+		for _, v := range variants("base64") {
+			tier := v.name
+			withVariant("base64", v, func() {
 				dst := withCanary(n / 3 * 4)
 				if got := EncodeBase64(dst, src, alpha); got != n {
 					t.Fatalf("%s: consumed %d, want %d", tier, got, n)
@@ -59,8 +60,9 @@ func FuzzKernelDecodeBase64(f *testing.F) {
 				src[int(pos)%len(src)] = c
 			}
 		}
-		for _, tier := range tiers("base64") {
-			withTier("base64", tier, func() {
+		for _, v := range variants("base64") {
+			tier := v.name
+			withVariant("base64", v, func() {
 				// checkDecode compares with the generic code and, on the
 				// consumed prefix, with encoding/base64; it checks the canary
 				// and that the prefix is the longest valid one.

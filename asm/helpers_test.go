@@ -27,29 +27,52 @@ var testSizes = []int{
 // tiers returns "generic" and every tier of kernel available here.
 func tiers(kernel string) []string { return append([]string{"generic"}, Impls(kernel)...) }
 
-// forEachTier runs f as a subtest once per tier of kernel, with that tier
+// variant is a tier to test, possibly with test-only settings: setup
+// applies them and returns the function that undoes them.
+type variant struct {
+	name, tier string
+	setup      func() (undo func())
+}
+
+// variants returns every tier of kernel available here, plus the extra
+// variants of the architecture (extraVariants).
+func variants(kernel string) []variant {
+	var vs []variant
+	for _, tier := range tiers(kernel) {
+		vs = append(vs, variant{name: tier, tier: tier})
+	}
+	for _, v := range extraVariants(kernel) {
+		if Select(kernel, v.tier) {
+			vs = append(vs, v)
+		}
+		Reset(kernel)
+	}
+	return vs
+}
+
+// forEachTier runs f as a subtest once per variant of kernel, with it
 // selected.
 func forEachTier(t *testing.T, kernel string, f func(t *testing.T)) {
 	t.Helper()
-	for _, tier := range tiers(kernel) {
-		t.Run(tier, func(t *testing.T) {
-			if !Select(kernel, tier) {
-				t.Fatalf("Select(%q, %q) failed", kernel, tier)
-			}
-			defer Reset(kernel)
-			f(t)
-		})
+	for _, v := range variants(kernel) {
+		t.Run(v.name, func(t *testing.T) { withVariant(kernel, v, func() { f(t) }) })
 	}
 }
 
-// withTier runs f with tier of kernel selected.
-func withTier(kernel, tier string, f func()) {
-	if !Select(kernel, tier) {
-		panic("bug: cannot select " + kernel + "/" + tier)
+// withVariant runs f with variant v of kernel selected.
+func withVariant(kernel string, v variant, f func()) {
+	if !Select(kernel, v.tier) {
+		panic("bug: cannot select " + kernel + "/" + v.tier)
 	}
 	defer Reset(kernel)
+	if v.setup != nil {
+		defer v.setup()()
+	}
 	f()
 }
+
+// withTier runs f with tier of kernel selected.
+func withTier(kernel, tier string, f func()) { withVariant(kernel, variant{name: tier, tier: tier}, f) }
 
 func randBytes(r *rand.Rand, n int) []byte {
 	b := make([]byte, n)
