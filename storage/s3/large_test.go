@@ -1,0 +1,20 @@
+//go:build !race
+
+package s3
+
+import (
+	"testing"
+
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/storagetest"
+)
+
+// TestLargeMemory streams 1 GiB of unknown size to MinIO with the default
+// part size and bounds the heap growth. Built without -race; run it with
+// `go test -run 'Large|Memory|Crash' ./storage/...`.
+func TestLargeMemory(t *testing.T) {
+	storagetest.Suite{
+		New:       func(t *testing.T) storage.Backend { return newStore(t, Options{}) },
+		LargeSize: 1 << 30,
+	}.RunLarge(t)
+}

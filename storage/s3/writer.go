@@ -1,0 +1,314 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// cleanupTimeout bounds the requests that undo a failed or aborted upload;
+// they run even when the caller's context is done.
+const cleanupTimeout = time.Minute
+
+// Create starts a streaming write of key. ctx bounds the whole write:
+// cancelling it stops an upload in progress. See the package documentation
+// for how the bytes travel.
+func (s *Store) Create(ctx context.Context, key string, opts storage.CreateOptions) (storage.Writer, error) {
+	if err := checkKey(ctx, key); err != nil {
+		return nil, fmt.Errorf("s3: create %q: %w", key, err)
+	}
+	if err := checkOptions(&opts); err != nil {
+		return nil, fmt.Errorf("s3: create %q: %w", key, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return &writer{s: s, ctx: ctx, cancel: cancel, key: key, opts: opts, h: sha256.New()}, nil
+}
+
+// checkOptions applies the defaults of opts and rejects what no backend
+// accepts.
+func checkOptions(opts *storage.CreateOptions) error {
+	switch {
+	case opts.Size < 0 || opts.MaxSize < 0:
+		return errors.New("negative size limit")
+	case opts.MaxSize > 0 && opts.Size > opts.MaxSize:
+		return fmt.Errorf("%w: declared size %d is above the limit %d", storage.ErrTooLarge, opts.Size, opts.MaxSize)
+	case strings.ContainsFunc(opts.MediaType, isControl):
+		return fmt.Errorf("media type %q has control characters", opts.MediaType)
+	}
+	if opts.MediaType == "" {
+		opts.MediaType = storage.DefaultMediaType
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// writer buffers up to one part and uploads full parts as more bytes come.
+type writer struct {
+	s      *Store
+	ctx    context.Context // Create's, cancelled by Abort and at the end
+	cancel context.CancelFunc
+	key    string
+	opts   storage.CreateOptions
+
+	mu       sync.Mutex
+	buf      []byte // bytes not yet uploaded; never more than a part
+	h        hash.Hash
+	n        int64
+	staging  string // staging key, once the first part is uploaded
+	uploadID string // multipart upload of staging, until completed
+	parts    []minio.CompletePart
+	staged   bool  // staging holds a completed object to delete
+	err      error // sticky failure of Write
+	done     bool  // Commit or Abort called
+}
+
+// Write appends p, uploading each full part once more bytes follow it (the
+// last part is kept for Commit, which sends a small object in one PUT).
+func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.done:
+		return 0, fmt.Errorf("s3: write %q: %w", w.key, storage.ErrClosed)
+	case w.err != nil:
+		return 0, w.err
+	}
+	if err := w.ctx.Err(); err != nil {
+		return 0, w.fail(err)
+	}
+	total := w.n + int64(len(p))
+	if w.opts.MaxSize > 0 && total > w.opts.MaxSize {
+		return 0, w.fail(fmt.Errorf("%w: more than %d bytes", storage.ErrTooLarge, w.opts.MaxSize))
+	}
+	if w.opts.Size > 0 && total > w.opts.Size {
+		return 0, w.fail(fmt.Errorf("%w: more than the %d bytes declared", storage.ErrSizeMismatch, w.opts.Size))
+	}
+	written := 0
+	for len(p) > 0 {
+		if int64(len(w.buf)) == w.s.partSize {
+			if err := w.uploadPart(w.ctx); err != nil {
+				return written, w.fail(err)
+			}
+		}
+		k := min(len(p), int(w.s.partSize)-len(w.buf))
+		w.grow(k)
+		w.buf = append(w.buf, p[:k]...)
+		w.h.Write(p[:k])
+		w.n += int64(k)
+		written += k
+		p = p[k:]
+	}
+	return written, nil
+}
+
+// grow makes room for k more bytes in buf, doubling up to one part, so that
+// small objects cost small buffers.
+func (w *writer) grow(k int) {
+	if cap(w.buf)-len(w.buf) >= k {
+		return
+	}
+	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), int(w.s.partSize))
+	buf := make([]byte, len(w.buf), c)
+	copy(buf, w.buf)
+	w.buf = buf
+}
+
+// uploadPart sends buf as the next part of the staging upload, starting
+// the upload first if needed.
+func (w *writer) uploadPart(ctx context.Context) error {
+	s := w.s
+	if w.uploadID == "" {
+		w.staging = stagingPrefix + rand.Text()
+		id, err := s.core.NewMultipartUpload(ctx, s.bucket, w.staging, minio.PutObjectOptions{})
+		if err != nil {
+			return mapError(err)
+		}
+		w.uploadID = id
+	}
+	sum := sha256.Sum256(w.buf)
+	part, err := s.core.PutObjectPart(ctx, s.bucket, w.staging, w.uploadID, len(w.parts)+1,
+		bytes.NewReader(w.buf), int64(len(w.buf)),
+		minio.PutObjectPartOptions{Sha256Hex: hex.EncodeToString(sum[:]), DisableContentSha256: true})
+	if err != nil {
+		return mapError(err)
+	}
+	w.parts = append(w.parts, minio.CompletePart{PartNumber: part.PartNumber, ETag: part.ETag})
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// fail records a sticky Write error and undoes the upload.
+func (w *writer) fail(err error) error {
+	w.err = fmt.Errorf("s3: write %q: %w", w.key, err)
+	w.discard()
+	return w.err
+}
+
+// discard stops the upload and removes what it left on the server.
+func (w *writer) discard() {
+	w.cancel()
+	w.buf = nil
+	if w.uploadID == "" && !w.staged {
+		return
+	}
+	s := w.s
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), cleanupTimeout)
+	defer cancel()
+	if w.uploadID != "" {
+		if err := s.core.AbortMultipartUpload(ctx, s.bucket, w.staging, w.uploadID); err != nil {
+			s.log.Warn("s3: aborting an upload failed", "bucket", s.bucket, "key", w.staging, "err", err)
+		}
+		w.uploadID = ""
+	}
+	if w.staged {
+		if err := s.client.RemoveObject(ctx, s.bucket, w.staging, minio.RemoveObjectOptions{}); err != nil {
+			s.log.Warn("s3: removing a staged upload failed", "bucket", s.bucket, "key", w.staging, "err", err)
+		}
+		w.staged = false
+	}
+}
+
+// Written reports the number of bytes accepted so far.
+func (w *writer) Written() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// Abort stops the upload (also one blocked in Write on another goroutine)
+// and removes what it left on the server.
+func (w *writer) Abort(context.Context) error {
+	w.cancel() // before the lock: unblocks a Write in progress
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return fmt.Errorf("s3: abort %q: %w", w.key, storage.ErrClosed)
+	}
+	w.done = true
+	w.discard()
+	return nil
+}
+
+// Commit makes the upload the object under the key.
+func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return storage.Info{}, fmt.Errorf("s3: commit %q: %w", w.key, storage.ErrClosed)
+	}
+	w.done = true
+	if w.err != nil {
+		return storage.Info{}, w.err
+	}
+	defer w.discard()
+	// Either context ends the commit.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(w.ctx, cancel)()
+	info, err := w.commit(ctx)
+	if err != nil {
+		return storage.Info{}, fmt.Errorf("s3: commit %q: %w", w.key, err)
+	}
+	return info, nil
+}
+
+func (w *writer) commit(ctx context.Context) (storage.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.Info{}, context.Cause(ctx)
+	}
+	if w.opts.Size > 0 && w.n != w.opts.Size {
+		return storage.Info{}, fmt.Errorf("%w: wrote %d of the %d bytes declared", storage.ErrSizeMismatch, w.n, w.opts.Size)
+	}
+	s := w.s
+	sha := hex.EncodeToString(w.h.Sum(nil))
+	meta := map[string]string{metaSHA256: sha}
+	if w.opts.Filename != "" {
+		meta[metaFilename] = encodeFilename(w.opts.Filename)
+	}
+	opts := minio.PutObjectOptions{ContentType: w.opts.MediaType, UserMetadata: meta, DisableContentSha256: true}
+	// The precondition alone, for the completion of a multipart upload.
+	var cond minio.PutObjectOptions
+	if w.opts.IfNotExists {
+		opts.SetMatchETagExcept("*")
+		cond.SetMatchETagExcept("*")
+	}
+
+	var etag string
+	if w.uploadID == "" {
+		// One part: a single PUT signed with the object's SHA-256.
+		up, err := s.core.PutObject(ctx, s.bucket, w.key, bytes.NewReader(w.buf), w.n, "", sha, opts)
+		if err != nil {
+			return storage.Info{}, mapError(err)
+		}
+		etag = up.ETag
+	} else {
+		if err := w.uploadPart(ctx); err != nil {
+			return storage.Info{}, err
+		}
+		if _, err := s.core.CompleteMultipartUpload(ctx, s.bucket, w.staging, w.uploadID, w.parts, minio.PutObjectOptions{}); err != nil {
+			return storage.Info{}, mapError(err)
+		}
+		w.uploadID, w.staged = "", true
+		var err error
+		if etag, err = w.copyStaged(ctx, opts, cond); err != nil {
+			return storage.Info{}, err
+		}
+		// discard (deferred by Commit) deletes the staged object.
+	}
+	return storage.Info{
+		Key:       w.key,
+		Size:      w.n,
+		MediaType: w.opts.MediaType,
+		Filename:  w.opts.Filename,
+		SHA256:    sha,
+		ETag:      quote(etag),
+		ModTime:   time.Now(),
+	}, nil
+}
+
+// copyStaged copies the staged object, server side, into a multipart upload
+// of the key that carries the final metadata, and completes it.
+func (w *writer) copyStaged(ctx context.Context, opts, cond minio.PutObjectOptions) (string, error) {
+	s := w.s
+	id, err := s.core.NewMultipartUpload(ctx, s.bucket, w.key, opts)
+	if err != nil {
+		return "", mapError(err)
+	}
+	var parts []minio.CompletePart
+	for off := int64(0); off < w.n; off += copyPartSize {
+		part, err := s.core.CopyObjectPart(ctx, s.bucket, w.staging, s.bucket, w.key, id,
+			len(parts)+1, off, min(copyPartSize, w.n-off), nil)
+		if err != nil {
+			w.abortUpload(ctx, w.key, id)
+			return "", mapError(err)
+		}
+		parts = append(parts, part)
+	}
+	up, err := s.core.CompleteMultipartUpload(ctx, s.bucket, w.key, id, parts, cond)
+	if err != nil {
+		w.abortUpload(ctx, w.key, id)
+		return "", mapError(err)
+	}
+	return up.ETag, nil
+}
+
+func (w *writer) abortUpload(ctx context.Context, key, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := w.s.core.AbortMultipartUpload(ctx, w.s.bucket, key, id); err != nil {
+		w.s.log.Warn("s3: aborting an upload failed", "bucket", w.s.bucket, "key", key, "err", err)
+	}
+}
