@@ -22,6 +22,7 @@ type Config struct {
 	S3Region            string
 	PublicURL           string // base URL of minted links; default http://<listen>
 	AuthKeys            string // file of hashed API keys
+	TokenKeys           string // file of HMAC keys for links, sessions and states
 	ConformanceFixtures bool
 	StreamMode          string // direct | redirect | url
 	LogFormat           string // text | json
@@ -33,6 +34,9 @@ type Config struct {
 	S3AccessKey string
 	S3SecretKey string
 }
+
+// errHelp reports that -h was asked for and the usage already printed.
+var errHelp = flag.ErrHelp
 
 // envName maps a flag name to its environment variable: s3-bucket → MCPBLOB_S3_BUCKET.
 func envName(flagName string) string {
@@ -52,6 +56,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.S3Region, "s3-region", "us-east-1", "S3 region (keeps presigning offline)")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of minted links (default http://<listen>)")
 	fs.StringVar(&c.AuthKeys, "auth-keys", "", "file of hashed API keys (required for non-loopback binds)")
+	fs.StringVar(&c.TokenKeys, "token-keys", "", "file of token signing keys (default: generated in <data>/.mcpblob/token-keys on the local store)")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "add the MCP conformance suite's fixture tools, resources and prompts")
 	fs.StringVar(&c.StreamMode, "stream-mode", "", "resources/stream mode: direct, redirect or url (default: redirect on S3, direct on the local store)")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -59,6 +64,9 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, errHelp
+		}
 		return c, err
 	}
 	if fs.NArg() > 0 {

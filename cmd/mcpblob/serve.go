@@ -2,20 +2,88 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 func runServe(ctx context.Context, args []string, getenv func(string) string) int {
 	cfg, err := loadConfig(args, getenv, os.Stderr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpblob serve: %v\n", err)
+		if !errors.Is(err, errHelp) {
+			fmt.Fprintf(os.Stderr, "mcpblob serve: %v\n", err)
+		}
 		return exitUsage
 	}
 	logger := newLogger(cfg)
-	logger.Error("serve: not wired yet", "listen", cfg.Listen)
-	return exitFailed
+	if err := serve(ctx, cfg, logger); err != nil {
+		logger.Error("serve: stopped", "err", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// serve runs the server until ctx is cancelled, then shuts down gracefully:
+// readiness off, drain delay, grace period, then the backend is closed.
+func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	backend, desc, err := openBackend(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	keyring, err := loadKeyring(cfg, logger)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{
+		Backend:             backend,
+		Keyring:             keyring,
+		Logger:              logger,
+		Listen:              cfg.Listen,
+		AuthKeysFile:        cfg.AuthKeys,
+		ConformanceFixtures: cfg.ConformanceFixtures,
+		Version:             versionString(),
+		ShutdownDelay:       cfg.ShutdownDelay,
+		GracePeriod:         cfg.GracePeriod,
+	})
+	if err != nil {
+		return err
+	}
+	logger.Info("mcpblob starting",
+		"version", versionString(), "listen", cfg.Listen, "store", desc,
+		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL,
+		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("mcpblob shutting down")
+	if err := srv.Shutdown(context.Background()); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// openBackend opens the store the configuration names and describes it for the start-up log.
+func openBackend(_ context.Context, cfg Config, logger *slog.Logger) (storage.Backend, string, error) {
+	if cfg.S3Endpoint != "" {
+		return nil, "", errors.New("the S3 store is not wired into serve yet")
+	}
+	st, err := localfs.Open(cfg.Data, localfs.Options{Logger: logger})
+	if err != nil {
+		return nil, "", err
+	}
+	return st, "localfs:" + cfg.Data, nil
 }
 
 func newLogger(cfg Config) *slog.Logger {
