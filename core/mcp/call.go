@@ -213,10 +213,13 @@ func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
 			defer c.sess.untrack(c.id)
 		}
 		res, err := s.invoke(c, m)
-		if err != nil {
-			if c.ctx.Err() != nil && c.sess != nil && c.sess.wasCancelled(c.id) {
-				return nil // cancelled by the client: send nothing
+		if c.sess != nil && c.sess.wasCancelled(c.id) {
+			if br, ok := res.(bodyResult); ok {
+				br.close()
 			}
+			return nil // cancelled by the client: send nothing
+		}
+		if err != nil {
 			return out.event(encodeError(c.id, s.toError(c, err)))
 		}
 		if br, ok := res.(bodyResult); ok {
