@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -324,9 +323,11 @@ func (s *Server) legacyEventMessage(sess *session, ev Event) []byte {
 	return nil
 }
 
-var errSessionClosed = errors.New("mcp: session closed")
 
 func jsonInt(n int64) []byte {
 	b, _ := json.Marshal(n)
 	return b
 }
+
+// baseCtxDeadline is the expiry given to sessions made outside initialize (tests).
+func (s *Server) baseCtxDeadline() time.Time { return time.Now().Add(s.opts.SessionTTL) }

@@ -1,0 +1,48 @@
+// Package mcp implements the Model Context Protocol endpoint of mcpblob:
+// JSON-RPC 2.0 messages and errors, a method router, and both protocol eras
+// on one endpoint (SPEC.md §0–6):
+//
+//   - 2025-11-25 (also accepting 2025-06-18 and 2025-03-26 clients):
+//     initialize and signed Mcp-Session-Id sessions, JSON or SSE responses,
+//     the standalone GET stream, DELETE, ping, logging/setLevel, progress,
+//     cancellation, completion, resource subscriptions, and server-to-client
+//     requests (sampling, elicitation) on the originating request's SSE
+//     stream;
+//   - 2026-07-28 (stateless): server/discover, per-request _meta,
+//     MCP-Protocol-Version / Mcp-Method / Mcp-Name / Mcp-Param-* header checks
+//     including the =?base64?…?= form, resultType, ttlMs/cacheScope,
+//     subscriptions/listen, multi round-trip requests with a signed
+//     requestState, and the era's error codes (-32020/-32021/-32022, 404 with
+//     -32601, resource-not-found as -32602).
+//
+// An initialize request selects the 2025-11-25 semantics; a request whose
+// params._meta carries io.modelcontextprotocol/protocolVersion (or that
+// sends a non-legacy MCP-Protocol-Version without a session) selects
+// 2026-07-28.
+//
+// The package is transport-agnostic: [Server.ServeHTTP] takes an HTTP-shaped
+// [Request] (method, header lookup, body reader, authenticated principal)
+// and writes to a [ResponseWriter] (status, headers, and either a complete
+// body or a body stream with a known or unknown length and a Flush for SSE).
+// core/server adapts fasthttp to it; this package imports neither fasthttp
+// nor minio-go.
+//
+// Blobs are exposed as resources blob:///{key} (template blob:///{+key}) and
+// through the tools list_blobs, stat_blob, delete_blob and get_download_link.
+// A resources/read of a blob is never built in memory: the JSON envelope is
+// hand-written around the object's bytes, which stream from storage through
+// core/codec base64 in fixed-size chunks, so the exact Content-Length
+// (prefix + 4·⌈n/3⌉ + suffix) is known before the first byte and the same
+// message is a single data: line over SSE. Text media types that are valid
+// UTF-8 (up to Options.MaxTextBytes) are served as text, JSON-escaped in
+// chunks after a counting pass; see [Server] for the rule. encoding/json is
+// only used for small messages.
+//
+// Changes made through the server (delete_blob today, uploads later) are
+// published on a [Hub] and reach 2025-11-25 GET streams (resources/updated
+// for subscribed URIs, list_changed) and 2026-07-28 listen streams.
+//
+// Options.ConformanceFixtures adds the official conformance suite's fixture
+// tools, resources and prompts (fixtures.go); without it the production
+// surface is only the blob resources and tools.
+package mcp
