@@ -323,7 +323,6 @@ func (s *Server) legacyEventMessage(sess *session, ev Event) []byte {
 	return nil
 }
 
-
 func jsonInt(n int64) []byte {
 	b, _ := json.Marshal(n)
 	return b
