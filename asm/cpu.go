@@ -142,7 +142,9 @@ func (c *cpuFeatures) features() []string {
 //
 //   - GODEBUG=cpu.avx512f=off (also cpu.avx512=off, cpu.avx512bw=off,
 //     cpu.avx512vbmi=off, cpu.avx2=off, cpu.all=off): the same setting lowers
-//     the Go runtime's and golang.org/x/sys/cpu's tiers.
+//     the Go runtime's and golang.org/x/sys/cpu's tiers. The runtime does not
+//     know cpu.avx512 and cpu.avx512vbmi and prints a harmless "unknown cpu
+//     feature" line at start-up for them; cpu.avx512f=off avoids that.
 //   - MCPBLOB_CPU_DISABLE=avx512,avx2: a comma-separated list of the same
 //     names, affecting only this package.
 func Features() []string { return cpuState.features() }
