@@ -39,9 +39,10 @@ func base64Tier() string {
 // encodeBase64 requires len(src)%3 == 0 and len(dst) == len(src)/3*4.
 func encodeBase64(dst, src []byte, a *Alphabet) {
 	if base64AVX512VBMI && len(src) >= 48 {
-		blocks := len(src) / 48
-		race.ReadSlice(src[:blocks*48])
-		race.WriteSlice(dst[:blocks*64])
+		// The kernels may read all of src and write all of dst (the
+		// non-temporal one aligns dst with a partial block first).
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
 		var n int
 		if len(src)+len(dst) >= nonTemporalMin {
 			n = encodeBase64AVX512VBMINT(dst, src, &a.Encode)
@@ -56,9 +57,8 @@ func encodeBase64(dst, src []byte, a *Alphabet) {
 // decodeBase64 requires len(src)%4 == 0 and len(dst) == len(src)/4*3.
 func decodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 	if base64AVX512VBMI && len(src) >= 64 {
-		blocks := len(src) / 64
-		race.ReadSlice(src[:blocks*64])
-		race.WriteSlice(dst[:blocks*48])
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
 		if len(src)+len(dst) >= nonTemporalMin {
 			nsrc = decodeBase64AVX512VBMINT(dst, src, &a.decodeLUT)
 		} else {
