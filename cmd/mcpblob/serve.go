@@ -11,6 +11,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
+	"github.com/mcpblob/mcpblob/storage/s3"
 )
 
 func runServe(ctx context.Context, args []string, getenv func(string) string) int {
@@ -75,9 +76,21 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 }
 
 // openBackend opens the store the configuration names and describes it for the start-up log.
-func openBackend(_ context.Context, cfg Config, logger *slog.Logger) (storage.Backend, string, error) {
+func openBackend(ctx context.Context, cfg Config, logger *slog.Logger) (storage.Backend, string, error) {
 	if cfg.S3Endpoint != "" {
-		return nil, "", errors.New("the S3 store is not wired into serve yet")
+		st, err := s3.Open(ctx, s3.Options{
+			Endpoint:     cfg.S3Endpoint,
+			Bucket:       cfg.S3Bucket,
+			Region:       cfg.S3Region,
+			AccessKey:    cfg.S3AccessKey,
+			SecretKey:    cfg.S3SecretKey,
+			CreateBucket: true,
+			Logger:       logger,
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		return st, "s3:" + cfg.S3Endpoint + "/" + cfg.S3Bucket, nil
 	}
 	st, err := localfs.Open(cfg.Data, localfs.Options{Logger: logger})
 	if err != nil {
