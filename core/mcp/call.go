@@ -48,7 +48,6 @@ type call struct {
 	out           *sse // nil for JSON responses
 	tool          *tool
 	args          map[string]json.RawMessage // tools/call arguments
-	state         json.RawMessage            // verified MRTR state
 }
 
 // param decodes params[name] into v; absent leaves v unchanged.

@@ -441,8 +441,7 @@ type (
 func (f *fixtures) asking(name, desc string, schema obj,
 	reqs func(c *call, args map[string]json.RawMessage) map[string]inputReq,
 	done func(c *call, args map[string]json.RawMessage, got map[string]json.RawMessage, state json.RawMessage) (obj, error)) *tool {
-	var t *tool
-	t = f.newAsker(name, desc, schema, false,
+	return f.newAsker(name, desc, schema, false,
 		func(c *call, args map[string]json.RawMessage, _ json.RawMessage) map[string]inputReq {
 			return reqs(c, args)
 		},
@@ -450,7 +449,6 @@ func (f *fixtures) asking(name, desc string, schema obj,
 			res, err := done(c, c.args, got, state)
 			return res, nil, err
 		})
-	return t
 }
 
 // newAsker builds a tool that needs client input. In 2025-11-25 it sends

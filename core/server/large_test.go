@@ -177,9 +177,9 @@ func (u *untilQuote) Read(p []byte) (int, error) {
 	if u.done {
 		return 0, io.EOF
 	}
-	buf, err := u.r.Peek(min(len(p), u.r.Buffered()))
+	buf, _ := u.r.Peek(min(len(p), u.r.Buffered()))
 	if len(buf) == 0 {
-		if _, err = u.r.Peek(1); err != nil {
+		if _, err := u.r.Peek(1); err != nil {
 			return 0, err
 		}
 		buf, _ = u.r.Peek(min(len(p), u.r.Buffered()))
