@@ -55,7 +55,8 @@ func checkOptions(opts *storage.CreateOptions) error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// writer buffers up to one part and uploads full parts as more bytes come.
+// writer fills one part buffer while the previous part uploads in the
+// background: at most two buffers of Options.PartSize per Writer.
 type writer struct {
 	s      *Store
 	ctx    context.Context // Create's, cancelled by Abort and at the end
@@ -64,15 +65,25 @@ type writer struct {
 	opts   storage.CreateOptions
 
 	mu       sync.Mutex
-	buf      []byte // bytes not yet uploaded; never more than a part
+	buf      []byte // bytes not yet sent; never more than a part
+	spare    []byte // a part-sized buffer free for the next fill
 	h        hash.Hash
 	n        int64
-	staging  string // staging key, once the first part is uploaded
+	staging  string // staging key, once the first part is sent
 	uploadID string // multipart upload of staging, until completed
+	sent     int    // parts handed to uploads
 	parts    []minio.CompletePart
-	staged   bool  // staging holds a completed object to delete
-	err      error // sticky failure of Write
-	done     bool  // Commit or Abort called
+	inflight chan partResult // the background upload of the last part sent
+	staged   bool            // staging holds a completed object to delete
+	err      error           // sticky failure of Write
+	done     bool            // Commit or Abort called
+}
+
+// partResult is the outcome of one background part upload.
+type partResult struct {
+	part minio.CompletePart
+	buf  []byte // the part's buffer, free again
+	err  error
 }
 
 // Write appends p, uploading each full part once more bytes follow it (the
@@ -99,7 +110,7 @@ func (w *writer) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
 		if int64(len(w.buf)) == w.s.partSize {
-			if err := w.uploadPart(w.ctx); err != nil {
+			if err := w.sendPart(); err != nil {
 				return written, w.fail(err)
 			}
 		}
@@ -126,28 +137,78 @@ func (w *writer) grow(k int) {
 	w.buf = buf
 }
 
-// uploadPart sends buf as the next part of the staging upload, starting
-// the upload first if needed.
-func (w *writer) uploadPart(ctx context.Context) error {
+// sendPart hands the full buffer to a background upload (after the previous
+// one has finished) and continues with a free buffer. The first call starts
+// the multipart upload of a staging key.
+func (w *writer) sendPart() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
 	s := w.s
 	if w.uploadID == "" {
 		w.staging = stagingPrefix + rand.Text()
-		id, err := s.core.NewMultipartUpload(ctx, s.bucket, w.staging, minio.PutObjectOptions{})
+		id, err := s.core.NewMultipartUpload(w.ctx, s.bucket, w.staging, minio.PutObjectOptions{})
 		if err != nil {
 			return mapError(err)
 		}
 		w.uploadID = id
 	}
-	sum := sha256.Sum256(w.buf)
-	part, err := s.core.PutObjectPart(ctx, s.bucket, w.staging, w.uploadID, len(w.parts)+1,
-		bytes.NewReader(w.buf), int64(len(w.buf)),
-		minio.PutObjectPartOptions{Sha256Hex: hex.EncodeToString(sum[:]), DisableContentSha256: true})
-	if err != nil {
-		return mapError(err)
+	w.sent++
+	num, data := w.sent, w.buf
+	if w.spare == nil {
+		w.spare = *s.bufs.Get().(*[]byte)
 	}
-	w.parts = append(w.parts, minio.CompletePart{PartNumber: part.PartNumber, ETag: part.ETag})
-	w.buf = w.buf[:0]
+	w.buf, w.spare = w.spare[:0], nil
+	ch := make(chan partResult, 1)
+	w.inflight = ch
+	go func() {
+		part, err := w.putPart(w.ctx, num, data)
+		ch <- partResult{part, data, err}
+	}()
 	return nil
+}
+
+// wait collects the background upload, if one is running.
+func (w *writer) wait() error {
+	if w.inflight == nil {
+		return nil
+	}
+	r := <-w.inflight
+	w.inflight = nil
+	if int64(cap(r.buf)) == w.s.partSize {
+		w.spare = r.buf
+	}
+	if r.err != nil {
+		return r.err
+	}
+	w.parts = append(w.parts, r.part)
+	return nil
+}
+
+// putPart uploads data as part num of the staging upload.
+func (w *writer) putPart(ctx context.Context, num int, data []byte) (minio.CompletePart, error) {
+	s := w.s
+	opts := minio.PutObjectPartOptions{DisableContentSha256: true}
+	if s.signParts {
+		sum := sha256.Sum256(data)
+		opts.Sha256Hex = hex.EncodeToString(sum[:])
+	}
+	part, err := s.core.PutObjectPart(ctx, s.bucket, w.staging, w.uploadID, num, bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil {
+		return minio.CompletePart{}, mapError(err)
+	}
+	return minio.CompletePart{PartNumber: part.PartNumber, ETag: part.ETag}, nil
+}
+
+// release returns the part-sized buffers to the Store's pool.
+func (w *writer) release() {
+	for _, b := range [][]byte{w.buf, w.spare} {
+		if int64(cap(b)) == w.s.partSize {
+			b = b[:0]
+			w.s.bufs.Put(&b)
+		}
+	}
+	w.buf, w.spare = nil, nil
 }
 
 // fail records a sticky Write error and undoes the upload.
@@ -160,7 +221,8 @@ func (w *writer) fail(err error) error {
 // discard stops the upload and removes what it left on the server.
 func (w *writer) discard() {
 	w.cancel()
-	w.buf = nil
+	w.wait() // a part must not land after the abort
+	w.release()
 	if w.uploadID == "" && !w.staged {
 		return
 	}
@@ -255,14 +317,19 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 		}
 		etag = up.ETag
 	} else {
-		if err := w.uploadPart(ctx); err != nil {
+		if err := w.wait(); err != nil {
 			return storage.Info{}, err
 		}
+		w.sent++
+		part, err := w.putPart(ctx, w.sent, w.buf)
+		if err != nil {
+			return storage.Info{}, err
+		}
+		w.parts = append(w.parts, part)
 		if _, err := s.core.CompleteMultipartUpload(ctx, s.bucket, w.staging, w.uploadID, w.parts, minio.PutObjectOptions{}); err != nil {
 			return storage.Info{}, mapError(err)
 		}
 		w.uploadID, w.staged = "", true
-		var err error
 		if etag, err = w.copyStaged(ctx, opts, cond); err != nil {
 			return storage.Info{}, err
 		}
