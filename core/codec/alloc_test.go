@@ -15,18 +15,6 @@ import (
 // The zero-allocation contracts of the hot paths. (The race detector
 // allocates on its own, hence the build tag.)
 
-// cycleReader yields b over and over.
-type cycleReader struct {
-	b   []byte
-	off int
-}
-
-func (c *cycleReader) Read(p []byte) (int, error) {
-	n := copy(p, c.b[c.off:])
-	c.off = (c.off + n) % len(c.b)
-	return n, nil
-}
-
 func TestAllocs(t *testing.T) {
 	src := make([]byte, 48<<10)
 	for i := range src {

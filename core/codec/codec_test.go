@@ -38,6 +38,21 @@ var testSizes = []int{
 	64<<10 + 1, 200<<10 + 7,
 }
 
+// sizes returns testSizes, without the largest under the race detector
+// or -short.
+func sizes() []int {
+	if !raceEnabled && !testing.Short() {
+		return testSizes
+	}
+	var s []int
+	for _, n := range testSizes {
+		if n <= 1100 {
+			s = append(s, n)
+		}
+	}
+	return s
+}
+
 const canaryLen = 16
 const canary = 0xA5
 
@@ -142,7 +157,7 @@ func TestEncode(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	forEachTier(t, func(t *testing.T) {
 		for _, p := range pairs {
-			for _, n := range testSizes {
+			for _, n := range sizes() {
 				checkEncode(t, p, randBytes(r, n))
 			}
 		}
@@ -153,7 +168,7 @@ func TestDecodeValid(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	forEachTier(t, func(t *testing.T) {
 		for _, p := range pairs {
-			for _, n := range testSizes {
+			for _, n := range sizes() {
 				checkDecode(t, p, []byte(p.std.EncodeToString(randBytes(r, n))))
 			}
 		}
@@ -179,13 +194,17 @@ func TestDecodeNewlines(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	forEachTier(t, func(t *testing.T) {
 		for _, p := range pairs {
-			for _, n := range testSizes {
-				if n > 20000 {
+			for _, n := range sizes() {
+				if n > 20000 || (raceEnabled || testing.Short()) && n > 1100 {
 					continue
 				}
 				enc := []byte(p.std.EncodeToString(randBytes(r, n)))
 				// MIME and PEM line lengths, and breaks at block edges.
-				for _, line := range []int{1, 3, 4, 5, 63, 64, 65, 76} {
+				lines := []int{1, 3, 4, 5, 63, 64, 65, 76}
+				if raceEnabled || testing.Short() {
+					lines = []int{3, 64, 76}
+				}
+				for _, line := range lines {
 					var at []int
 					for i := line; i < len(enc); i += line {
 						at = append(at, i)
@@ -216,7 +235,11 @@ func TestDecodeCorrupt(t *testing.T) {
 	bad := []byte{0x80, 0xFF, 0xC3, '!', '=', '-', '+', '/', '_', '.', ' ', 0, '\t', 0xA9}
 	forEachTier(t, func(t *testing.T) {
 		for _, p := range pairs {
-			for _, n := range []int{3, 30, 48, 96, 192, 300} {
+			sizes := []int{3, 30, 48, 96, 192, 300}
+			if raceEnabled || testing.Short() {
+				sizes = []int{3, 49, 100}
+			}
+			for _, n := range sizes {
 				enc := []byte(p.std.EncodeToString(randBytes(r, n)))
 				for i := range enc {
 					for _, c := range bad {
@@ -256,7 +279,7 @@ func TestDecodeShortDst(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	forEachTier(t, func(t *testing.T) {
 		for _, p := range pairs {
-			for _, n := range testSizes {
+			for _, n := range sizes() {
 				src := randBytes(r, n)
 				enc := []byte(p.std.EncodeToString(src))
 				dst, check := withCanary(n)
