@@ -59,11 +59,12 @@ func fixtureWAV() []byte {
 }
 
 const (
-	fxStaticText  = "test://static-text"
-	fxStaticBin   = "test://static-binary"
-	fxWatched     = "test://watched-resource"
-	fxTemplate    = "test://template/{id}/data"
-	fxTextContent = "This is the content of the static text resource."
+	fxStaticText     = "test://static-text"
+	fxStaticBin      = "test://static-binary"
+	fxWatched        = "test://watched-resource"
+	fxTemplate       = "test://template/{id}/data"
+	fxTextContent    = "This is the content of the static text resource."
+	fxWatchedContent = "Watched resource content"
 )
 
 func (s *Server) registerFixtures() {
@@ -614,8 +615,10 @@ func (c *call) nameParam() string {
 func (f *fixtures) resources() []any {
 	return []any{
 		obj{"uri": fxStaticText, "name": "static-text", "title": "Static text", "description": "A static text resource", "mimeType": "text/plain", "size": len(fxTextContent)},
-		obj{"uri": fxStaticBin, "name": "static-binary", "title": "Static binary", "description": "A static PNG image", "mimeType": "image/png"},
-		obj{"uri": fxWatched, "name": "watched-resource", "title": "Watched resource", "description": "A resource to subscribe to", "mimeType": "text/plain"},
+		obj{"uri": fxStaticBin, "name": "static-binary", "title": "Static binary", "description": "A static PNG image", "mimeType": "image/png",
+			"size": base64.StdEncoding.DecodedLen(len(f.pngB64)) - strings.Count(f.pngB64, "=")},
+		obj{"uri": fxWatched, "name": "watched-resource", "title": "Watched resource", "description": "A resource to subscribe to", "mimeType": "text/plain",
+			"size": len(fxWatchedContent)},
 	}
 }
 
@@ -632,7 +635,7 @@ func (f *fixtures) read(c *call, uri string) (any, bool, error) {
 	case fxStaticBin:
 		return obj{"contents": []any{obj{"uri": uri, "mimeType": "image/png", "blob": f.pngB64}}}, true, nil
 	case fxWatched:
-		return text("text/plain", "Watched resource content"), true, nil
+		return text("text/plain", fxWatchedContent), true, nil
 	}
 	if rest, ok := strings.CutPrefix(uri, "test://template/"); ok {
 		if id, ok := strings.CutSuffix(rest, "/data"); ok && id != "" && !strings.Contains(id, "/") {

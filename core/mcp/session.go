@@ -13,9 +13,14 @@ import (
 // session is the node-local state of a 2025-11-25 session. The session id
 // is a signed token (purpose mcp-session, bound to the principal, carrying
 // the negotiated version), so any node can validate it and rebuild this
-// state lazily; what a rebuilt session loses is node-local: the log level,
-// resource subscriptions, client capabilities and pending server-to-client
+// state lazily (client capabilities up to maxCapsInSession bytes travel in
+// the id); what a rebuilt session loses is node-local: the log level,
+// resource subscriptions, the GET stream and pending server-to-client
 // requests (load balancers hash on Mcp-Session-Id to keep those on one node).
+// A DELETE revokes the id on the node that receives it only.
+// maxCapsInSession bounds the client capabilities copied into a session id.
+const maxCapsInSession = 512
+
 type session struct {
 	srv     *Server
 	id      string
@@ -66,16 +71,20 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params m
 		ver = Version20251125
 	}
 	exp := time.Now().Add(s.opts.SessionTTL)
-	sid, err := s.keyring.Sign(token.Claims{
-		Purpose: token.PurposeSession, Principal: r.Principal, Object: ver, Expires: exp,
-	})
-	if err != nil {
-		writeError(w, msg.ID, s.toError(&call{method: "initialize"}, err))
-		return
-	}
 	caps := p.Capabilities
 	if len(caps) == 0 || caps[0] != '{' {
 		caps = nil
+	}
+	claims := token.Claims{Purpose: token.PurposeSession, Principal: r.Principal, Object: ver, Expires: exp}
+	if len(caps) <= maxCapsInSession {
+		// Small capability objects ride in the signed id, so a node that
+		// rebuilds the session still knows them.
+		claims.Data = caps
+	}
+	sid, err := s.keyring.Sign(claims)
+	if err != nil {
+		writeError(w, msg.ID, s.toError(&call{method: "initialize"}, err))
+		return
 	}
 	sess := s.newSession(sid, ver, caps, exp)
 	s.mu.Lock()
@@ -128,7 +137,11 @@ func (s *Server) lookupSession(sid, principal string) *session {
 	if err != nil || c.Principal != principal || !legacyVersions[c.Object] {
 		return nil
 	}
-	sess := s.newSession(sid, c.Object, nil, c.Expires)
+	var caps json.RawMessage
+	if len(c.Data) > 0 && json.Valid(c.Data) {
+		caps = c.Data
+	}
+	sess := s.newSession(sid, c.Object, caps, c.Expires)
 	s.sessions[sid] = sess
 	return sess
 }

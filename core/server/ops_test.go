@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPosture(t *testing.T) {
+	be := newMemBackend()
+	if _, err := New(Options{Backend: be, Listen: "0.0.0.0:8080"}); err == nil {
+		t.Fatal("non-loopback bind without keys accepted")
+	}
+	if _, err := New(Options{Backend: be, Listen: ":8080"}); err == nil {
+		t.Fatal("wildcard bind without keys accepted")
+	}
+	if _, err := New(Options{Backend: be, Listen: "0.0.0.0:8080", AuthKeys: []string{HashKey("k")}}); err != nil {
+		t.Fatalf("non-loopback bind with keys: %v", err)
+	}
+	for _, l := range []string{"127.0.0.1:0", "localhost:1", "[::1]:2"} {
+		if _, err := New(Options{Backend: be, Listen: l}); err != nil {
+			t.Fatalf("loopback %s: %v", l, err)
+		}
+	}
+	if _, err := New(Options{Backend: be, AuthKeys: []string{"nothex"}}); err == nil {
+		t.Fatal("malformed key digest accepted")
+	}
+	if _, err := New(Options{}); err == nil {
+		t.Fatal("missing backend accepted")
+	}
+	// Serve checks the listener too.
+	s, err := New(Options{Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skip("cannot listen on 0.0.0.0")
+	}
+	defer ln.Close()
+	if err := s.Serve(ln); err == nil || !strings.Contains(err.Error(), "API keys") {
+		t.Fatalf("Serve on a wildcard listener without keys: %v", err)
+	}
+}
+
+func TestHeaderLimit(t *testing.T) {
+	base, _ := startTestServer(t, Options{})
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Big", strings.Repeat("a", 20<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("status %d, want 431", resp.StatusCode)
+	}
+}
+
+func TestReadinessDuringShutdown(t *testing.T) {
+	base, srv := startTestServer(t, Options{ShutdownDelay: 300 * time.Millisecond})
+	get := func(path string) int {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return -1
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := get("/readyz"); c != 200 {
+		t.Fatalf("readyz before shutdown: %d", c)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(context.Background()) }()
+	time.Sleep(100 * time.Millisecond)
+	if c := get("/readyz"); c != http.StatusServiceUnavailable {
+		t.Fatalf("readyz during drain delay: %d, want 503", c)
+	}
+	if c := get("/healthz"); c != 200 {
+		t.Fatalf("healthz during drain delay: %d", c)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
