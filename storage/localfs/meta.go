@@ -2,7 +2,9 @@ package localfs
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
+	"syscall"
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -32,8 +34,7 @@ func (r *record) matches(fi fs.FileInfo) bool {
 	return fi.Mode().IsRegular() && fi.Size() == r.Size && fi.ModTime().UnixNano() == r.MTime
 }
 
-// sameVersion reports whether a and b have the same identity as far as
-// records are concerned.
+// sameVersion reports whether r and o identify the same data file version.
 func (r *record) sameVersion(o *record) bool {
 	return r.Size == o.Size && r.MTime == o.MTime
 }
@@ -63,13 +64,12 @@ func (m *sidecar) match(fi fs.FileInfo) *record {
 	return nil
 }
 
-// readSidecar returns the sidecar of key; a missing or unreadable one gives
-// (nil, nil) when missing and an error otherwise. A sidecar that does not
-// parse is treated as missing: it describes nothing.
+// readSidecar returns the sidecar of key, or nil when there is none. A
+// sidecar that does not parse is treated as missing: it describes nothing.
 func (s *Store) readSidecar(key string) (*sidecar, error) {
 	b, err := s.root.ReadFile(metaPath(key))
 	if err != nil {
-		if isNotExist(err) {
+		if isNotExist(err) || errors.Is(err, syscall.EISDIR) {
 			return nil, nil
 		}
 		return nil, err

@@ -15,17 +15,21 @@
 //
 // # Uploads
 //
-// A Writer fills one buffer of Options.PartSize bytes (16 MiB by default),
-// hashing as it goes, so memory stays bounded whatever the size and even
-// when it is unknown (minio-go's own PutObject buffers about 537 MiB per
-// upload of unknown size). The SHA-256 must be in the object's metadata,
-// and S3 takes metadata when an upload starts, before the hash is known. So:
+// A Writer hashes what it is given into a buffer of Options.PartSize bytes
+// (16 MiB by default) and, once a part is full and more bytes follow,
+// uploads it in the background while it fills a second buffer. Memory stays
+// at two parts per upload whatever the size, known or not (minio-go's own
+// PutObject buffers a 528 MiB part for an upload of unknown size). The
+// SHA-256 must be in the object's metadata, and S3 takes metadata when an
+// upload starts, before the hash is known. So:
 //
 //   - an object that fits in one part is sent at Commit in a single PUT with
 //     its final metadata; the payload is signed with its SHA-256, which the
 //     server verifies;
-//   - a larger one is streamed part by part (each part signed with its own
-//     SHA-256) as a multipart upload to a staging key under .mcpblob/tmp/;
+//   - a larger one is streamed part by part as a multipart upload to a
+//     staging key under .mcpblob/tmp/ (over plain HTTP each part is signed
+//     with its own SHA-256, which the server checks; over HTTPS parts go as
+//     UNSIGNED-PAYLOAD, as minio-go sends them, TLS guarding the bytes);
 //     at Commit the staged object is copied server side, in parts of up to
 //     512 MiB, into a multipart upload of the real key that carries the final
 //     metadata, and the staged object is deleted. This costs the server a

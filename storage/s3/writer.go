@@ -288,8 +288,11 @@ func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 }
 
 func (w *writer) commit(ctx context.Context) (storage.Info, error) {
+	if err := w.ctx.Err(); err != nil {
+		return storage.Info{}, err
+	}
 	if err := ctx.Err(); err != nil {
-		return storage.Info{}, context.Cause(ctx)
+		return storage.Info{}, err
 	}
 	if w.opts.Size > 0 && w.n != w.opts.Size {
 		return storage.Info{}, fmt.Errorf("%w: wrote %d of the %d bytes declared", storage.ErrSizeMismatch, w.n, w.opts.Size)

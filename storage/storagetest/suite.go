@@ -117,7 +117,7 @@ func writeAll(w storage.Writer, data []byte) error {
 			return err
 		}
 		if m != n {
-			return fmt.Errorf("Write wrote %d of %d bytes without an error", m, n)
+			return fmt.Errorf("write wrote %d of %d bytes without an error", m, n)
 		}
 		data = data[n:]
 	}
