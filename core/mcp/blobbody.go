@@ -16,7 +16,7 @@ import (
 // Chunk sizes of the streaming writers. rawChunk is a multiple of 3 so every
 // chunk but the last encodes to base64 without padding.
 const (
-	rawChunk  = 48 << 10
+	rawChunk  = 192 << 10
 	b64Chunk  = rawChunk / 3 * 4
 	textChunk = 32 << 10
 )
