@@ -171,3 +171,52 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinks: symbolic links are not objects, and none can lead a key out
+// of the folder.
+func TestSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := put(t, s, "real", "real"); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"abs":      filepath.Join(outside, "secret"),
+		"escape":   "../" + filepath.Base(outside) + "/secret",
+		"outdir":   outside,
+		"internal": "real",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := t.Context()
+	for _, key := range []string{"abs", "escape", "outdir/secret", "internal"} {
+		if rc, _, err := s.Open(ctx, key, nil); err == nil {
+			rc.Close()
+			t.Errorf("Open(%q) through a symlink succeeded", key)
+		}
+		if _, err := s.Stat(ctx, key); err == nil {
+			t.Errorf("Stat(%q) through a symlink succeeded", key)
+		}
+	}
+	page, err := s.List(ctx, "", "", 0)
+	if err != nil || len(page.Items) != 1 || page.Items[0].Key != "real" {
+		t.Errorf("List = %+v, %v; want only real", page, err)
+	}
+	// A write to a key below a symlinked folder must not land outside.
+	if err := put(t, s, "outdir/new", "x"); err == nil {
+		t.Error("put through a symlinked folder succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new")); err == nil {
+		t.Error("a write escaped the folder")
+	}
+}
