@@ -211,7 +211,12 @@ func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
 			c.sess.track(c.id, cancel)
 			defer c.sess.untrack(c.id)
 		}
+		// Comment lines keep idle proxies from cutting a long call (a tool
+		// waiting for the client, say) and detect a client that went away
+		// (in 2026-07-28 that is the cancellation).
+		stopKeepAlive := out.keepAlive(s.opts.KeepAlive)
 		res, err := s.invoke(c, m)
+		stopKeepAlive()
 		if c.sess != nil && c.sess.wasCancelled(c.id) {
 			if br, ok := res.(bodyResult); ok {
 				br.close()
@@ -348,6 +353,29 @@ func (s *sse) bodyEvent(prefix []byte, br bodyResult) error {
 		return s.fail(err)
 	}
 	return nil
+}
+
+// keepAlive writes a comment every d until the returned function is called.
+func (s *sse) keepAlive(d time.Duration) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if s.comment() != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // comment writes a keep-alive comment line; it also detects gone clients.

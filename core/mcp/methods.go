@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 )
 
 func (s *Server) serverInfo() obj {
@@ -148,8 +147,6 @@ func (s *Server) listen(c *call) (any, error) {
 	if c.out.err != nil {
 		return nil, c.out.err
 	}
-	tick := time.NewTicker(s.opts.KeepAlive)
-	defer tick.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -157,10 +154,6 @@ func (s *Server) listen(c *call) (any, error) {
 				return obj{"_meta": subMeta}, nil
 			}
 			return nil, c.ctx.Err()
-		case <-tick.C:
-			if err := c.out.comment(); err != nil {
-				return nil, err
-			}
 		case ev := <-events:
 			var m string
 			var params obj

@@ -247,6 +247,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		start := time.Now()
+		defer func() {
+			// The body of a streamed response is still being written here:
+			// the duration is time to first byte.
+			s.log.Debug("server: request", "method", string(ctx.Method()), "path", string(ctx.Path()),
+				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
+		}()
+	}
 	switch string(ctx.Path()) {
 	case "/mcp":
 		s.serveMCP(ctx)
