@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,25 @@ type CreateOptions struct {
 	Size        int64  // exact size when known (> 0), else 0 = unknown; other sizes fail with ErrSizeMismatch
 	MaxSize     int64  // Write fails with ErrTooLarge once more bytes arrive; 0 = no limit
 	IfNotExists bool   // Commit fails with ErrExists when the key already exists
+}
+
+// Normalize returns o with its defaults applied, or an error for options
+// that no backend accepts: a negative Size or MaxSize, a Size above MaxSize
+// (wrapping ErrTooLarge), or a MediaType with control characters. Backends
+// call it in Create; servers may call it first to fail before reading a body.
+func (o CreateOptions) Normalize() (CreateOptions, error) {
+	switch {
+	case o.Size < 0 || o.MaxSize < 0:
+		return o, errors.New("storage: negative size or size limit")
+	case o.MaxSize > 0 && o.Size > o.MaxSize:
+		return o, fmt.Errorf("%w: declared size %d is above the limit %d", ErrTooLarge, o.Size, o.MaxSize)
+	case strings.ContainsFunc(o.MediaType, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return o, fmt.Errorf("storage: media type %q has control characters", o.MediaType)
+	}
+	if o.MediaType == "" {
+		o.MediaType = DefaultMediaType
+	}
+	return o, nil
 }
 
 // Writer streams a new object. Nothing is visible under the key until Commit

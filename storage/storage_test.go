@@ -55,3 +55,22 @@ func TestRangeClip(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateOptionsNormalize(t *testing.T) {
+	o, err := CreateOptions{Filename: "f"}.Normalize()
+	if err != nil || o.MediaType != DefaultMediaType || o.Filename != "f" {
+		t.Errorf("Normalize of zero options = %+v, %v", o, err)
+	}
+	o, err = CreateOptions{MediaType: "text/plain; charset=utf-8", Size: 10, MaxSize: 10}.Normalize()
+	if err != nil || o.MediaType != "text/plain; charset=utf-8" {
+		t.Errorf("Normalize = %+v, %v", o, err)
+	}
+	if _, err := (CreateOptions{Size: 11, MaxSize: 10}).Normalize(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Size above MaxSize: %v, want ErrTooLarge", err)
+	}
+	for _, bad := range []CreateOptions{{Size: -1}, {MaxSize: -1}, {MediaType: "text/plain\r\nX-Evil: 1"}} {
+		if _, err := bad.Normalize(); err == nil {
+			t.Errorf("Normalize(%+v) succeeded", bad)
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"hash"
 	"os"
 	"path"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,7 +31,8 @@ func (s *Store) create(ctx context.Context, key string, opts storage.CreateOptio
 	if err := checkKey(ctx, key); err != nil {
 		return nil, err
 	}
-	if err := checkOptions(&opts); err != nil {
+	opts, err := opts.Normalize()
+	if err != nil {
 		return nil, err
 	}
 	// Fail early when the key's path is taken by a folder of other objects,
@@ -49,25 +49,6 @@ func (s *Store) create(ctx context.Context, key string, opts storage.CreateOptio
 	}
 	return &writer{s: s, ctx: ctx, key: key, opts: opts, tmp: tmp, f: f, h: sha256.New()}, nil
 }
-
-// checkOptions applies the defaults of opts and rejects what no backend
-// accepts.
-func checkOptions(opts *storage.CreateOptions) error {
-	switch {
-	case opts.Size < 0 || opts.MaxSize < 0:
-		return errors.New("negative size limit")
-	case opts.MaxSize > 0 && opts.Size > opts.MaxSize:
-		return fmt.Errorf("%w: declared size %d is above the limit %d", storage.ErrTooLarge, opts.Size, opts.MaxSize)
-	case strings.ContainsFunc(opts.MediaType, isControl):
-		return fmt.Errorf("media type %q has control characters", opts.MediaType)
-	}
-	if opts.MediaType == "" {
-		opts.MediaType = storage.DefaultMediaType
-	}
-	return nil
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // writer streams one upload into a temporary file.
 type writer struct {

@@ -6,10 +6,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,31 +27,13 @@ func (s *Store) Create(ctx context.Context, key string, opts storage.CreateOptio
 	if err := checkKey(ctx, key); err != nil {
 		return nil, fmt.Errorf("s3: create %q: %w", key, err)
 	}
-	if err := checkOptions(&opts); err != nil {
+	opts, err := opts.Normalize()
+	if err != nil {
 		return nil, fmt.Errorf("s3: create %q: %w", key, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	return &writer{s: s, ctx: ctx, cancel: cancel, key: key, opts: opts, h: sha256.New()}, nil
 }
-
-// checkOptions applies the defaults of opts and rejects what no backend
-// accepts.
-func checkOptions(opts *storage.CreateOptions) error {
-	switch {
-	case opts.Size < 0 || opts.MaxSize < 0:
-		return errors.New("negative size limit")
-	case opts.MaxSize > 0 && opts.Size > opts.MaxSize:
-		return fmt.Errorf("%w: declared size %d is above the limit %d", storage.ErrTooLarge, opts.Size, opts.MaxSize)
-	case strings.ContainsFunc(opts.MediaType, isControl):
-		return fmt.Errorf("media type %q has control characters", opts.MediaType)
-	}
-	if opts.MediaType == "" {
-		opts.MediaType = storage.DefaultMediaType
-	}
-	return nil
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // writer fills one part buffer while the previous part uploads in the
 // background: at most two buffers of Options.PartSize per Writer.
