@@ -116,7 +116,7 @@ bench:
 
 ## bench-codec: one run of ours vs emmansun vs encoding/base64 vs copy(), written into bench/RESULTS.md.
 bench-codec:
-	$(GO) run ./bench/codec -markdown bench/RESULTS.md
+	cd bench && $(GO) run ./codec -markdown RESULTS.md
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
 tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed

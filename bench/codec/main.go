@@ -3,8 +3,8 @@
 // run on one machine, and prints one markdown table with the ratios and the
 // DESIGN.md P1 targets (met or missed).
 //
-//	go run ./bench/codec                          # print the table
-//	go run ./bench/codec -markdown bench/RESULTS.md
+//	cd bench && go run ./codec                   # print the table
+//	cd bench && go run ./codec -markdown RESULTS.md
 //
 // With -markdown the table replaces the section between the lines
 // "<!-- codec:begin -->" and "<!-- codec:end -->" of the file (appended,
