@@ -47,6 +47,7 @@ type call struct {
 	logLevel      int  // modern: -1 = no logs
 	out           *sse // nil for JSON responses
 	tool          *tool
+	task          *task                      // set while running as a task
 	args          map[string]json.RawMessage // tools/call arguments
 }
 

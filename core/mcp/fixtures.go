@@ -339,6 +339,7 @@ func (s *Server) registerFixtures() {
 	})
 	logTool.streams, logTool.streamsModern = true, true
 	add(logTool)
+	f.registerTaskFixtures(noArgs)
 	add(&tool{name: "json_schema_2020_12_tool", def: obj{
 		"description": "Echoes arguments validated by a JSON Schema 2020-12 input schema",
 		"inputSchema": obj{
@@ -729,4 +730,116 @@ func (s *Server) promptsGet(c *call) (any, error) {
 			obj{"type": "object", "properties": obj{"context": obj{"type": "string"}}, "required": []string{"context"}})}, nil)
 	}
 	return nil, invalidParams("Invalid params: unknown prompt %q", p.Name)
+}
+
+// registerTaskFixtures adds the tools of the tasks-extension scenarios
+// (SEP-2663) and enables the task methods.
+func (f *fixtures) registerTaskFixtures(noArgs obj) {
+	s := f.srv
+	s.enableTasks()
+	props := func(p obj, required ...string) obj {
+		o := obj{"type": "object", "properties": p}
+		if len(required) > 0 {
+			o["required"] = required
+		}
+		return o
+	}
+	s.addTool(&tool{name: "greet", def: obj{"description": "Says hello (synchronous only)",
+		"inputSchema": props(obj{"name": obj{"type": "string"}}, "name")},
+		run: func(c *call, args map[string]json.RawMessage) (obj, error) {
+			name, _ := argString(args, "name", false)
+			return obj{"content": []any{textBlock("Hello, " + name + "!")}}, nil
+		}})
+	s.addTool(&tool{name: "slow_compute", def: obj{"description": "Sleeps for the given seconds, then answers (task-supporting)",
+		"inputSchema": props(obj{"seconds": obj{"type": "number", "minimum": 0}, "label": obj{"type": "string"}})},
+		run: func(c *call, args map[string]json.RawMessage) (obj, error) {
+			var secs float64
+			_ = json.Unmarshal(args["seconds"], &secs)
+			label, _ := argString(args, "label", false)
+			return c.asTask(func(tc *call) (obj, error) {
+				t := time.NewTimer(time.Duration(secs * float64(time.Second)))
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-tc.ctx.Done():
+					return nil, tc.ctx.Err()
+				}
+				return obj{"content": []any{textBlock(fmt.Sprintf("Computed %s after %gs", label, secs))}}, nil
+			})
+		}})
+	s.addTool(&tool{name: "failing_job", taskRequired: true, def: obj{"description": "Fails with a tool error after about a second (task required)",
+		"inputSchema": noArgs},
+		run: func(c *call, _ map[string]json.RawMessage) (obj, error) {
+			return c.asTask(func(tc *call) (obj, error) {
+				sleep(tc, time.Second)
+				return toolError("The job failed"), nil
+			})
+		}})
+	s.addTool(&tool{name: "protocol_error_job", def: obj{"description": "Fails with a protocol error (task-supporting)",
+		"inputSchema": noArgs},
+		run: func(c *call, _ map[string]json.RawMessage) (obj, error) {
+			return c.asTask(func(tc *call) (obj, error) {
+				return nil, newError(CodeInternalError, "Internal error: the job crashed", nil)
+			})
+		}})
+	confirm := func(filename string) inputReq {
+		return elicitReq("Delete "+filename+"?", props(obj{"confirm": obj{"type": "boolean"}}, "confirm"))
+	}
+	withTask := func(t *tool, reqs func(args map[string]json.RawMessage) map[string]inputReq,
+		done func(args map[string]json.RawMessage, got map[string]json.RawMessage) obj) *tool {
+		sync := t.run
+		t.run = func(c *call, args map[string]json.RawMessage) (obj, error) {
+			if !c.tasksOK() {
+				return sync(c, args)
+			}
+			return c.asTask(func(tc *call) (obj, error) {
+				got, err := tc.input(reqs(args))
+				if err != nil {
+					return nil, err
+				}
+				return done(args, got), nil
+			})
+		}
+		return t
+	}
+	confirmReqs := func(args map[string]json.RawMessage) map[string]inputReq {
+		name, _ := argString(args, "filename", false)
+		return map[string]inputReq{"confirm": confirm(name)}
+	}
+	confirmDone := func(args map[string]json.RawMessage, got map[string]json.RawMessage) obj {
+		name, _ := argString(args, "filename", false)
+		return obj{"content": []any{textBlock("Deletion of " + name + ": " + elicitSummary(got["confirm"]))}}
+	}
+	s.addTool(withTask(f.asking("confirm_delete", "Asks for confirmation, then deletes (task-supporting)",
+		props(obj{"filename": obj{"type": "string"}}, "filename"),
+		func(_ *call, args map[string]json.RawMessage) map[string]inputReq { return confirmReqs(args) },
+		func(_ *call, args map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
+			return confirmDone(args, got), nil
+		}), confirmReqs, confirmDone))
+	multiReqs := func(map[string]json.RawMessage) map[string]inputReq {
+		return map[string]inputReq{
+			"first":  elicitReq("First input: your name?", props(obj{"name": obj{"type": "string"}}, "name")),
+			"second": elicitReq("Second input: confirm?", props(obj{"confirm": obj{"type": "boolean"}}, "confirm")),
+		}
+	}
+	multiDone := func(_ map[string]json.RawMessage, got map[string]json.RawMessage) obj {
+		return obj{"content": []any{textBlock("first: " + elicitSummary(got["first"]) + "; second: " + elicitSummary(got["second"]))}}
+	}
+	s.addTool(withTask(f.asking("multi_input", "Asks for two inputs at once (task-supporting)", noArgs,
+		func(_ *call, args map[string]json.RawMessage) map[string]inputReq { return multiReqs(args) },
+		func(_ *call, args map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
+			return multiDone(args, got), nil
+		}), multiReqs, multiDone))
+	withTaskTool := f.asking("test_tool_with_task", "Gathers a name (MRTR), then finishes as a task (task required)", noArgs,
+		func(*call, map[string]json.RawMessage) map[string]inputReq {
+			return map[string]inputReq{"user_name": elicitReq("What is your name?", props(obj{"name": obj{"type": "string"}}, "name"))}
+		},
+		func(c *call, _ map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
+			name := elicitField(got["user_name"], "name")
+			return c.asTask(func(tc *call) (obj, error) {
+				return obj{"content": []any{textBlock("Hello, " + name + "! (finished as a task)")}}, nil
+			})
+		})
+	withTaskTool.taskRequired = true
+	s.addTool(withTaskTool)
 }

@@ -25,6 +25,9 @@ func (s *Server) capabilities(modern bool) obj {
 	if s.fixtures != nil {
 		c["prompts"] = obj{"listChanged": true}
 	}
+	if modern && s.tasks != nil {
+		c["extensions"] = obj{ExtTasks: obj{}}
+	}
 	return c
 }
 

@@ -114,6 +114,7 @@ type Server struct {
 	toolMap map[string]*tool
 
 	fixtures *fixtures
+	tasks    *taskStore // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc
@@ -327,6 +328,8 @@ func methodNameParam(method string) string {
 		return "name"
 	case "resources/read":
 		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return "taskId"
 	}
 	return ""
 }

@@ -19,6 +19,8 @@ type tool struct {
 	stateful bool
 	// anyCap: the tool adapts to whatever capabilities the client has.
 	anyCap bool
+	// taskRequired: 2026-07-28 clients must negotiate the tasks extension.
+	taskRequired bool
 	// requires lists client capabilities the tool needs (2026-07-28:
 	// -32021 before any work when absent).
 	requires []string
@@ -83,6 +85,9 @@ func (s *Server) toolsPrecheck(c *call) *Error {
 		}
 		if len(missing) > 0 {
 			return missingCapability(missing...)
+		}
+		if t.taskRequired && !c.hasExtension(ExtTasks) {
+			return missingExtension(ExtTasks)
 		}
 	}
 	return nil

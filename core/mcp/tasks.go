@@ -1,0 +1,295 @@
+package mcp
+
+// The io.modelcontextprotocol/tasks extension (SEP-2663), 2026-07-28 era:
+// a tools/call may answer with a CreateTaskResult and run on in the
+// background; the client polls tasks/get (the result is inlined there),
+// answers input requests with tasks/update and stops it with tasks/cancel.
+// Tasks live in this process's memory, bound to the principal that created
+// them. It is enabled only when a registered tool supports tasks (today the
+// conformance fixtures).
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// ExtTasks is the tasks extension id.
+const ExtTasks = "io.modelcontextprotocol/tasks"
+
+const (
+	taskTTL          = 10 * time.Minute
+	taskPollInterval = 250 * time.Millisecond
+)
+
+// Task statuses.
+const (
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
+	taskFailed        = "failed"
+	taskCancelled     = "cancelled"
+)
+
+type task struct {
+	id        string
+	principal string
+	created   time.Time
+	cancel    context.CancelFunc
+
+	mu        sync.Mutex
+	status    string
+	updated   time.Time
+	result    obj
+	err       *Error
+	pending   map[string]inputReq        // unanswered input requests
+	answers   map[string]json.RawMessage // answers not yet consumed
+	answered  chan struct{}              // signalled on every tasks/update
+	expiresAt time.Time
+}
+
+type taskStore struct {
+	mu    sync.Mutex
+	tasks map[string]*task
+}
+
+func (s *Server) enableTasks() {
+	s.tasks = &taskStore{tasks: map[string]*task{}}
+	needExt := func(c *call) *Error {
+		if !c.hasExtension(ExtTasks) {
+			return missingExtension(ExtTasks)
+		}
+		return nil
+	}
+	modern := func(m *method) *method { m.modern = true; m.precheck = needExt; return m }
+	s.methods["tasks/get"] = modern(&method{run: s.tasksGet})
+	s.methods["tasks/update"] = modern(&method{run: s.tasksUpdate})
+	s.methods["tasks/cancel"] = modern(&method{run: s.tasksCancel})
+}
+
+// hasExtension reports whether the client's capabilities list extension id.
+func (c *call) hasExtension(id string) bool {
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(c.caps, &caps) != nil {
+		return false
+	}
+	v, ok := caps.Extensions[id]
+	return ok && string(v) != "null" && string(v) != "false"
+}
+
+func missingExtension(id string) *Error {
+	return newError(CodeMissingCapability, "Missing required client capability: extension "+id,
+		obj{"requiredCapabilities": obj{"extensions": obj{id: obj{}}}}).withStatus(http.StatusBadRequest)
+}
+
+// tasksOK reports whether this call may answer with a CreateTaskResult.
+func (c *call) tasksOK() bool {
+	return c.modern && c.srv.tasks != nil && c.task == nil && c.hasExtension(ExtTasks)
+}
+
+// asTask runs work in the background as a task when the client negotiated
+// the tasks extension and returns the CreateTaskResult; otherwise it runs
+// work synchronously. The task's call has no stream and outlives the
+// request.
+func (c *call) asTask(work func(tc *call) (obj, error)) (obj, error) {
+	if !c.tasksOK() {
+		return work(c)
+	}
+	s := c.srv
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	now := time.Now().UTC()
+	t := &task{
+		id: newTaskID(), principal: c.principal, created: now, cancel: cancel,
+		status: taskWorking, updated: now, answered: make(chan struct{}, 1),
+		answers: map[string]json.RawMessage{}, expiresAt: now.Add(taskTTL),
+	}
+	s.tasks.add(t)
+	tc := *c
+	tc.ctx, tc.out, tc.task, tc.progressToken = ctx, nil, t, nil
+	go func() {
+		defer cancel()
+		res, err := runTask(&tc, work)
+		t.finish(res, err, s)
+	}()
+	return obj{
+		"resultType":     "task",
+		"taskId":         t.id,
+		"status":         taskWorking,
+		"createdAt":      now.Format(time.RFC3339Nano),
+		"lastUpdatedAt":  now.Format(time.RFC3339Nano),
+		"ttlMs":          taskTTL.Milliseconds(),
+		"pollIntervalMs": taskPollInterval.Milliseconds(),
+	}, nil
+}
+
+func runTask(c *call, work func(*call) (obj, error)) (res obj, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("mcp: task panic", "task", c.task.id, "panic", p)
+			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+		}
+	}()
+	return work(c)
+}
+
+func (t *task) finish(res obj, err error, s *Server) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status == taskCancelled {
+		return
+	}
+	t.updated = time.Now().UTC()
+	t.pending = nil
+	if err != nil {
+		t.status = taskFailed
+		t.err = s.toError(&call{method: "tools/call"}, err)
+		return
+	}
+	t.status, t.result = taskCompleted, res
+}
+
+// input asks the client for input from inside a task: the task turns
+// input_required with the requests until tasks/update has answered every
+// key (answers may arrive over several updates; tasks/update does the
+// bookkeeping so tasks/get is current as soon as it is acknowledged).
+func (c *call) input(reqs map[string]inputReq) (map[string]json.RawMessage, error) {
+	t := c.task
+	t.mu.Lock()
+	t.pending = map[string]inputReq{}
+	for k, r := range reqs {
+		t.pending[k] = r
+	}
+	t.answers = map[string]json.RawMessage{}
+	t.status, t.updated = taskInputRequired, time.Now().UTC()
+	t.mu.Unlock()
+	for {
+		t.mu.Lock()
+		if len(t.pending) == 0 {
+			got := t.answers
+			t.answers = map[string]json.RawMessage{}
+			t.mu.Unlock()
+			return got, nil
+		}
+		t.mu.Unlock()
+		select {
+		case <-t.answered:
+		case <-c.ctx.Done():
+			return nil, c.ctx.Err()
+		}
+	}
+}
+
+func newTaskID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("bug: crypto/rand failed: " + err.Error())
+	}
+	return "task-" + hex.EncodeToString(b)
+}
+
+func (ts *taskStore) add(t *task) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	now := time.Now()
+	for id, old := range ts.tasks {
+		if now.After(old.expiresAt) {
+			old.cancel()
+			delete(ts.tasks, id)
+		}
+	}
+	ts.tasks[t.id] = t
+}
+
+func (s *Server) lookupTask(c *call) (*task, error) {
+	var id string
+	if e := c.param("taskId", &id); e != nil {
+		return nil, e
+	}
+	s.tasks.mu.Lock()
+	t := s.tasks.tasks[id]
+	s.tasks.mu.Unlock()
+	if t == nil || t.principal != c.principal || time.Now().After(t.expiresAt) {
+		return nil, newError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), obj{"taskId": id})
+	}
+	return t, nil
+}
+
+func (s *Server) tasksGet(c *call) (any, error) {
+	t, err := s.lookupTask(c)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	res := obj{
+		"taskId":         t.id,
+		"status":         t.status,
+		"createdAt":      t.created.Format(time.RFC3339Nano),
+		"lastUpdatedAt":  t.updated.Format(time.RFC3339Nano),
+		"ttlMs":          taskTTL.Milliseconds(),
+		"pollIntervalMs": taskPollInterval.Milliseconds(),
+	}
+	switch t.status {
+	case taskCompleted:
+		res["result"] = t.result
+	case taskFailed:
+		res["error"] = t.err
+	case taskInputRequired:
+		irs := obj{}
+		for k, r := range t.pending {
+			irs[k] = obj{"method": r.method, "params": r.params}
+		}
+		res["inputRequests"] = irs
+	}
+	return res, nil
+}
+
+func (s *Server) tasksUpdate(c *call) (any, error) {
+	t, err := s.lookupTask(c)
+	if err != nil {
+		return nil, err
+	}
+	responses, e := inputResponses(c)
+	if e != nil {
+		return nil, e
+	}
+	t.mu.Lock()
+	for k, v := range responses {
+		if _, pending := t.pending[k]; pending { // unknown keys are ignored
+			t.answers[k] = v
+			delete(t.pending, k)
+		}
+	}
+	if len(t.pending) == 0 && t.status == taskInputRequired {
+		t.status, t.updated = taskWorking, time.Now().UTC()
+	}
+	t.mu.Unlock()
+	select {
+	case t.answered <- struct{}{}:
+	default:
+	}
+	return obj{}, nil
+}
+
+func (s *Server) tasksCancel(c *call) (any, error) {
+	t, err := s.lookupTask(c)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	switch t.status {
+	case taskCompleted, taskFailed, taskCancelled:
+	default:
+		t.status, t.updated, t.pending = taskCancelled, time.Now().UTC(), nil
+		t.cancel()
+	}
+	t.mu.Unlock()
+	return obj{}, nil
+}
