@@ -303,6 +303,13 @@ type sse struct {
 
 func newSSE(w StreamWriter) *sse { return &sse{w: w} }
 
+// failed returns the write error that ended the stream, if any.
+func (s *sse) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
 func (s *sse) fail(err error) error {
 	if s.err == nil {
 		s.err = err

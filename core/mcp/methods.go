@@ -147,8 +147,8 @@ func (s *Server) listen(c *call) (any, error) {
 	if c.out == nil {
 		return nil, newError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
 	}
-	if c.out.err != nil {
-		return nil, c.out.err
+	if err := c.out.failed(); err != nil {
+		return nil, err
 	}
 	for {
 		select {
@@ -177,8 +177,8 @@ func (s *Server) listen(c *call) (any, error) {
 			}
 			params["_meta"] = subMeta
 			c.notify(m, params)
-			if c.out.err != nil {
-				return nil, c.out.err
+			if err := c.out.failed(); err != nil {
+				return nil, err
 			}
 		}
 	}

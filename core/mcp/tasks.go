@@ -112,7 +112,9 @@ func (c *call) asTask(work func(tc *call) (obj, error)) (obj, error) {
 	}
 	s.tasks.add(t)
 	tc := *c
-	tc.ctx, tc.out, tc.task, tc.progressToken = ctx, nil, t, nil
+	// The transport may recycle the request once it is answered: keep
+	// nothing of it but the parsed params.
+	tc.ctx, tc.out, tc.task, tc.progressToken, tc.header = ctx, nil, t, nil, HeaderMap{}
 	go func() {
 		defer cancel()
 		res, err := runTask(&tc, work)
