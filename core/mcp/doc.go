@@ -15,6 +15,15 @@
 //     requestState, and the era's error codes (-32020/-32021/-32022, 404 with
 //     -32601, resource-not-found as -32602).
 //
+// With task-supporting tools registered (today only the conformance
+// fixtures) the 2026-07-28 era also offers the io.modelcontextprotocol/tasks
+// extension (SEP-2663, tasks.go): CreateTaskResult, tasks/get, tasks/update
+// and tasks/cancel, with tasks kept in process memory.
+//
+// Not implemented: 2025-03-26 JSON-RPC batches (rejected with -32600), and
+// SSE resumability (SEP-1699: event ids, priming events, Last-Event-ID
+// replay); a GET with Last-Event-ID simply opens a fresh stream.
+//
 // An initialize request selects the 2025-11-25 semantics; a request whose
 // params._meta carries io.modelcontextprotocol/protocolVersion (or that
 // sends a non-legacy MCP-Protocol-Version without a session) selects
