@@ -44,8 +44,8 @@ type call struct {
 	header        Header
 	sess          *session // 2025-11-25 only
 	progressToken json.RawMessage
-	logLevel      int  // modern: -1 = no logs
-	out           *sse // nil for JSON responses
+	logLevel      int       // modern: -1 = no logs
+	out           eventSink // nil for JSON responses
 	tool          *tool
 	task          *task                      // set while running as a task
 	args          map[string]json.RawMessage // tools/call arguments
@@ -155,6 +155,19 @@ func (c *call) request(method string, params any) (json.RawMessage, error) {
 	}
 }
 
+// eventSink carries a call's SSE messages: a connection (*sse) or a
+// resumable stream (*resumable).
+type eventSink interface {
+	event(msg []byte) error
+	comment() error
+	failed() error
+}
+
+// callContext is the context of one call; Close cancels them all.
+func (s *Server) callContext() (context.Context, context.CancelFunc) {
+	return context.WithCancel(s.baseCtx)
+}
+
 // bodyResult is a result written without encoding/json (a blob read). size
 // is the exact byte length of the result object, or -1.
 type bodyResult interface {
@@ -201,6 +214,10 @@ func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
 		w.SetBody(encodeResult(c.id, res.([]byte)))
 		return
 	}
+	if c.sess != nil && c.sess.resumable() {
+		s.respondResumable(w, c, m)
+		return
+	}
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		out := newSSE(sw)
@@ -215,7 +232,7 @@ func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
 		// Comment lines keep idle proxies from cutting a long call (a tool
 		// waiting for the client, say) and detect a client that went away
 		// (in 2026-07-28 that is the cancellation).
-		stopKeepAlive := out.keepAlive(s.opts.KeepAlive)
+		stopKeepAlive := keepAlive(out, s.opts.KeepAlive)
 		res, err := s.invoke(c, m)
 		stopKeepAlive()
 		if c.sess != nil && c.sess.wasCancelled(c.id) {
@@ -363,8 +380,25 @@ func (s *sse) bodyEvent(prefix []byte, br bodyResult) error {
 	return nil
 }
 
-// keepAlive writes a comment every d until the returned function is called.
-func (s *sse) keepAlive(d time.Duration) func() {
+// raw writes pre-framed SSE bytes and flushes them.
+func (s *sse) raw(frame []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if _, err := s.w.Write(frame); err != nil {
+		return s.fail(err)
+	}
+	if err := s.w.Flush(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// keepAlive writes a comment to s every d until the returned function is
+// called.
+func keepAlive(s eventSink, d time.Duration) func() {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

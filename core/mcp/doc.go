@@ -20,9 +20,11 @@
 // extension (SEP-2663, tasks.go): CreateTaskResult, tasks/get, tasks/update
 // and tasks/cancel, with tasks kept in process memory.
 //
-// Not implemented: 2025-03-26 JSON-RPC batches (rejected with -32600), and
-// SSE resumability (SEP-1699: event ids, priming events, Last-Event-ID
-// replay); a GET with Last-Event-ID simply opens a fresh stream.
+// 2025-11-25 SSE responses are resumable (SEP-1699, resume.go): priming
+// event, event ids, replay on GET with Last-Event-ID; a dropped connection
+// is not a cancellation.
+//
+// Not implemented: 2025-03-26 JSON-RPC batches (rejected with -32600).
 //
 // An initialize request selects the 2025-11-25 semantics; a request whose
 // params._meta carries io.modelcontextprotocol/protocolVersion (or that

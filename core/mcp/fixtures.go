@@ -339,6 +339,17 @@ func (s *Server) registerFixtures() {
 	})
 	logTool.streams, logTool.streamsModern = true, true
 	add(logTool)
+	reconnect := simple("test_reconnection", "Closes its SSE connection mid-call; the result arrives after the client reconnects (SEP-1699)",
+		func(c *call, _ map[string]json.RawMessage) (obj, error) {
+			sleep(c, 50*time.Millisecond)
+			if rs, ok := c.out.(*resumable); ok {
+				rs.closeConnection()
+			}
+			sleep(c, 300*time.Millisecond)
+			return obj{"content": []any{textBlock("Reconnection test completed")}}, nil
+		})
+	reconnect.streams = true
+	add(reconnect)
 	f.registerTaskFixtures(noArgs)
 	add(&tool{name: "json_schema_2020_12_tool", def: obj{
 		"description": "Echoes arguments validated by a JSON Schema 2020-12 input schema",

@@ -526,6 +526,18 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
 		return
 	}
+	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
+		if rs, after := sess.lookupStream(lei); rs != nil {
+			// Resumption (SEP-1699): replay what the client missed on
+			// that stream, then carry on with the rest of it.
+			setSSEHeaders(w)
+			w.SetBodyStream(-1, func(sw StreamWriter) error {
+				rs.serve(rs.attach(newSSE(sw), after, false))
+				return nil
+			})
+			return
+		}
+	}
 	if !sess.claimGetStream() {
 		writeError(w, nil, newError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).withStatus(http.StatusConflict))
 		return

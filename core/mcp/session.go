@@ -28,18 +28,20 @@ type session struct {
 	caps    json.RawMessage
 	expires time.Time
 
-	mu        sync.Mutex
-	logLevel  int
-	subs      map[string]bool
-	getStream bool
-	outbox    chan []byte
-	pending   map[string]chan *message
-	nextID    int64
-	inflight  map[string]context.CancelFunc
-	cancelled map[string]bool
-	lastSeen  time.Time
-	done      chan struct{}
-	closed    bool
+	mu         sync.Mutex
+	logLevel   int
+	subs       map[string]bool
+	getStream  bool
+	outbox     chan []byte
+	pending    map[string]chan *message
+	nextID     int64
+	inflight   map[string]context.CancelFunc
+	cancelled  map[string]bool
+	lastSeen   time.Time
+	streams    map[int64]*resumable // resumable SSE streams (SEP-1699)
+	nextStream int64
+	done       chan struct{}
+	closed     bool
 }
 
 func (s *Server) newSession(id, version string, caps json.RawMessage, expires time.Time) *session {

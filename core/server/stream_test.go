@@ -36,8 +36,8 @@ func (r *sseReader) next() (rpcMsg, bool) {
 			return rpcMsg{}, false
 		}
 		data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: ")
-		if !ok {
-			continue
+		if !ok || data == "" {
+			continue // priming events carry no data
 		}
 		var m rpcMsg
 		if err := json.Unmarshal([]byte(data), &m); err != nil {
@@ -240,5 +240,44 @@ func TestShutdownEndsStreams(t *testing.T) {
 	m, ok := listen.next()
 	if !ok || string(m.ID) != "9" || m.Result == nil {
 		t.Fatalf("want a final listen result, got %+v (ok=%v)", m, ok)
+	}
+}
+
+// TestLegacyResume drives SEP-1699: the server ends the POST's connection
+// after the priming event, the client resumes with GET + Last-Event-ID and
+// receives the result there; replaying from the start of the stream again
+// repeats the stored events.
+func TestLegacyResume(t *testing.T) {
+	c := newTestClient(t, Options{ConformanceFixtures: true}, true)
+	resp := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_reconnection","arguments":{}}}`, nil)
+	body, err := io.ReadAll(resp.Body) // the server closes it mid-call
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(body), "\n")
+	lastID, ok := strings.CutPrefix(first, "id: ")
+	if !ok || !strings.Contains(string(body), "retry: ") || strings.Contains(string(body), `"result"`) {
+		t.Fatalf("want only a priming event, got %q", body)
+	}
+	get := func(lastEventID string) string {
+		req, _ := http.NewRequest("GET", c.base+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", c.sid)
+		req.Header.Set("Last-Event-ID", lastEventID)
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	got := get(lastID)
+	if !strings.Contains(got, `"id":3,"result"`) || !strings.Contains(got, "Reconnection test completed") {
+		t.Fatalf("resumed stream: %q", got)
+	}
+	if again := get(lastID); again != got {
+		t.Fatalf("second replay differs:\n%q\n%q", again, got)
 	}
 }
