@@ -19,9 +19,9 @@ import (
 )
 
 const (
-	maxReplayBytes   = 1 << 20
-	replayGrace      = 2 * time.Minute
-	maxStreamsKept   = 64
+	maxReplayBytes   = 256 << 10
+	replayGrace      = time.Minute
+	maxStreamsKept   = 32
 	retryHintMillis  = 1000
 	minResumeVersion = Version20251125
 )
