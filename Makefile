@@ -31,7 +31,7 @@ FUZZPKGS  := ./asm ./core/codec
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec tools clean
+        generate gen-check bench bench-codec bench-compare loadtest loadtest-smoke tools tools-apt clean
 
 help:
 	@echo "make run | test | check | bench | bench-codec | fuzz | tools | clean"
@@ -118,8 +118,26 @@ bench:
 bench-codec:
 	cd bench && $(GO) run ./codec -markdown RESULTS.md
 
+## bench-compare: mcpblob vs go-sdk, mcp-go, nginx sendfile and raw TCP on loopback, k6 P6 run,
+## codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).
+bench-compare: $(TOOLBIN)/k6 tools-apt
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6
+
+## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
+## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
+loadtest: $(TOOLBIN)/k6
+	cd bench && $(GO) run ./loadrun -profile full -k6 $(TOOLBIN)/k6
+
+loadtest-smoke: $(TOOLBIN)/k6
+	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6
+
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
 tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed
+
+# tools-apt: Debian packages only the peer benchmarks need (nginx for the sendfile ceiling).
+# Separate from `tools` so `make test` never needs apt; skipped when nginx is on PATH.
+tools-apt:
+	@command -v nginx >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nginx-light; }
 
 $(TOOLBIN)/minio:
 	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
