@@ -1,0 +1,295 @@
+// Package codecbench measures mcpblob's base64 codec against emmansun/base64
+// v0.9.0, encoding/base64 and copy() at 64 KiB, 1 MiB and 64 MiB (DESIGN.md
+// P1) and renders the result as a markdown table. bench/codec prints it and
+// bench/compare puts it into RESULTS.md.
+//
+// Each figure is the median of Runs timed runs of at least MinTime each; the
+// implementations take turns within every run, so drift (turbo, a noisy
+// neighbour) hits them alike. Throughput counts decoded (raw) bytes for both
+// directions.
+package codecbench
+
+import (
+	"bytes"
+	stdb64 "encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	emb64 "github.com/emmansun/base64"
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/mcpblob/mcpblob/asm"
+	"github.com/mcpblob/mcpblob/core/codec"
+)
+
+// The markers around the codec section of RESULTS.md.
+const (
+	BeginMarker = "<!-- codec:begin -->"
+	EndMarker   = "<!-- codec:end -->"
+	beginMarker = BeginMarker
+	endMarker   = EndMarker
+)
+
+type impl struct {
+	name   string
+	encode func(dst, src []byte)
+	decode func(dst, src []byte) (int, error)
+}
+
+var impls = []impl{
+	{"ours", codec.StdEncoding.Encode, codec.StdEncoding.Decode},
+	{"emmansun", emb64.StdEncoding.Encode, emb64.StdEncoding.Decode},
+	{"stdlib", stdb64.StdEncoding.Encode, stdb64.StdEncoding.Decode},
+	{"copy", func(dst, src []byte) { copy(dst, src) }, func(dst, src []byte) (int, error) { return copy(dst, src), nil }},
+}
+
+type size struct {
+	name string
+	n    int
+	// minimum ratio ours/emmansun required by DESIGN.md P1
+	vsEmmansun float64
+}
+
+var sizes = []size{
+	{"64 KiB", 64 << 10, 1.5},
+	{"1 MiB", 1 << 20, 1.5},
+	{"64 MiB", 64 << 20, 1.0},
+}
+
+const vsStdlib = 10.0 // ours/encoding/base64 at every size
+
+// Results holds the medians: MBps[size][op][impl] in MB/s, op 0 = encode, 1 = decode.
+type Results struct {
+	MBps    [][2][]float64
+	Runs    int
+	MinTime time.Duration
+}
+
+// Ratio is one P1 comparison: ours over a reference for a size and direction.
+type Ratio struct {
+	Size, Op   string
+	VsEmmansun float64
+	VsStdlib   float64
+	Target     float64 // required VsEmmansun
+}
+
+// Ratios lists ours/emmansun and ours/stdlib for every size and direction.
+func (r Results) Ratios() []Ratio {
+	var out []Ratio
+	for si, s := range sizes {
+		for op, opName := range []string{"encode", "decode"} {
+			v := r.MBps[si][op]
+			out = append(out, Ratio{s.name, opName, v[0] / v[1], v[0] / v[2], s.vsEmmansun})
+		}
+	}
+	return out
+}
+
+// StdlibTarget is the required ours/encoding/base64 ratio at every size.
+const StdlibTarget = vsStdlib
+
+// Measure runs the comparison; progress goes to log.
+func Measure(runs int, minTime time.Duration, log io.Writer) (Results, error) {
+	if runs < 1 || minTime <= 0 {
+		return Results{}, errors.New("codecbench: runs and minTime must be positive")
+	}
+	results := make([][2][]float64, len(sizes))
+	for si, s := range sizes {
+		src := make([]byte, s.n)
+		for i := range src {
+			src[i] = byte(i*131 + i>>9)
+		}
+		enc := make([]byte, stdb64.StdEncoding.EncodedLen(s.n))
+		stdb64.StdEncoding.Encode(enc, src)
+		dst := make([]byte, len(enc))
+		if err := verify(src, enc, dst); err != nil {
+			return Results{}, err
+		}
+		samples := [2][][]float64{make([][]float64, len(impls)), make([][]float64, len(impls))}
+		for range runs {
+			for ii, im := range impls {
+				samples[0][ii] = append(samples[0][ii], measure(s.n, minTime, func() { im.encode(dst, src) }))
+				din := enc
+				if im.name == "copy" {
+					din = src // copy moves the raw bytes either way
+				}
+				samples[1][ii] = append(samples[1][ii], measure(s.n, minTime, func() { im.decode(dst, din) }))
+			}
+		}
+		for op := range 2 {
+			for ii := range impls {
+				results[si][op] = append(results[si][op], median(samples[op][ii]))
+			}
+		}
+		fmt.Fprintf(log, "codec: %s done\n", s.name)
+	}
+	return Results{MBps: results, Runs: runs, MinTime: minTime}, nil
+}
+
+// Render is the markdown table of r.
+func (r Results) Render() string { return render(r.MBps, r.Runs, r.MinTime) }
+
+// RewriteSection replaces the codec section of the markdown file with table.
+func RewriteSection(file, table string) error { return rewriteSection(file, table) }
+
+// Median is the median of v.
+func Median(v []float64) float64 { return median(v) }
+
+// Sizes names the measured sizes, in order.
+func Sizes() []string {
+	var s []string
+	for _, z := range sizes {
+		s = append(s, z.name)
+	}
+	return s
+}
+
+// Impls names the implementations, in order.
+func Impls() []string {
+	var s []string
+	for _, im := range impls {
+		s = append(s, im.name)
+	}
+	return s
+}
+
+// verify checks every implementation once before timing it.
+func verify(src, enc, dst []byte) error {
+	for _, im := range impls[:3] {
+		im.encode(dst, src)
+		if !bytes.Equal(dst[:len(enc)], enc) {
+			return fmt.Errorf("%s: encode mismatch", im.name)
+		}
+		n, err := im.decode(dst, enc)
+		if err != nil || !bytes.Equal(dst[:n], src) {
+			return fmt.Errorf("%s: decode mismatch (%v)", im.name, err)
+		}
+	}
+	return nil
+}
+
+// measure runs f until minTime has passed and returns MB/s for n bytes per call.
+func measure(n int, minTime time.Duration, f func()) float64 {
+	runtime.GC()
+	f() // warm caches and the branch predictor
+	iters := 1
+	for {
+		start := time.Now()
+		for range iters {
+			f()
+		}
+		el := time.Since(start)
+		if el >= minTime {
+			return float64(n) * float64(iters) / el.Seconds() / 1e6
+		}
+		// Aim a little past minTime.
+		next := int(float64(iters) * 1.2 * float64(minTime) / float64(max(el, time.Microsecond)))
+		iters = max(iters*2, min(next, iters*100))
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func render(results [][2][]float64, runs int, minTime time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- CPU: %s (cpuid: %s), %d logical CPUs\n", procModel(), cpuid.CPU.BrandName, runtime.NumCPU())
+	fmt.Fprintf(&b, "- Go %s, %s/%s, GOAMD64=%s\n", strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, goamd64())
+	fmt.Fprintf(&b, "- tiers: codec %q, asm base64 %q, asm features %v\n", codec.Tier(), asm.Base64Tier(), asm.Features())
+	fmt.Fprintf(&b, "- method: median of %d runs of ≥ %v each, implementations interleaved; MB/s of decoded bytes (10^6 B/s); measured %s\n\n",
+		runs, minTime, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	b.WriteString("| size | op | ours MB/s | emmansun MB/s | encoding/base64 MB/s | copy() MB/s | ours/emmansun | ours/stdlib | ours/copy | target | |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
+	for si, s := range sizes {
+		for op, opName := range []string{"encode", "decode"} {
+			r := results[si][op]
+			ours, emm, std, cp := r[0], r[1], r[2], r[3]
+			ve, vs := ours/emm, ours/std
+			verdict := "met"
+			var missed []string
+			if ve < s.vsEmmansun {
+				missed = append(missed, fmt.Sprintf("emmansun %.2f× < %.1f×", ve, s.vsEmmansun))
+			}
+			if vs < vsStdlib {
+				missed = append(missed, fmt.Sprintf("stdlib %.1f× < %.0f×", vs, vsStdlib))
+			}
+			if len(missed) > 0 {
+				verdict = "**missed**: " + strings.Join(missed, ", ")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.2f× | %.1f× | %.2f× | ≥ %.1f× emmansun, ≥ %.0f× stdlib | %s |\n",
+				s.name, opName, ours, emm, std, cp, ve, vs, ours/cp, s.vsEmmansun, vsStdlib, verdict)
+		}
+	}
+	return b.String()
+}
+
+// procModel returns the first "model name" of /proc/cpuinfo.
+func procModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// goamd64 returns the GOAMD64 level the binary was built for.
+func goamd64() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "GOAMD64" {
+				return s.Value
+			}
+		}
+	}
+	if v := os.Getenv("GOAMD64"); v != "" {
+		return v
+	}
+	return "v1 (default)"
+}
+
+// rewriteSection replaces the text between the markers in file with table,
+// or appends the markers and the table when the file has none. It creates
+// the file when missing.
+func rewriteSection(file, table string) error {
+	old, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	section := beginMarker + "\n" + table + endMarker
+	s := string(old)
+	i := strings.Index(s, beginMarker)
+	j := strings.Index(s, endMarker)
+	switch {
+	case i >= 0 && j > i:
+		s = s[:i] + section + s[j+len(endMarker):]
+	case i >= 0 || j >= 0:
+		return fmt.Errorf("%s: only one of %s and %s present", file, beginMarker, endMarker)
+	default:
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		if s != "" {
+			s += "\n"
+		}
+		s += section + "\n"
+	}
+	return os.WriteFile(file, []byte(s), 0o644)
+}
