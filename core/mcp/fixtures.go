@@ -14,11 +14,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/mcpblob/mcpblob/core/token"
 )
 
 type fixtures struct {
@@ -131,7 +128,7 @@ func (s *Server) registerFixtures() {
 	progress.streams, progress.streamsModern = true, true
 	add(progress)
 
-	add(f.asking("test_sampling", "Asks the client to sample an LLM completion", strArg("prompt", "The prompt to send to the LLM"),
+	add(s.asking("test_sampling", "Asks the client to sample an LLM completion", strArg("prompt", "The prompt to send to the LLM"),
 		func(c *call, args map[string]json.RawMessage) map[string]inputReq {
 			prompt, _ := argString(args, "prompt", false)
 			return map[string]inputReq{"sampling": samplingReq(prompt, 100)}
@@ -145,7 +142,7 @@ func (s *Server) registerFixtures() {
 			_ = json.Unmarshal(got["sampling"], &r)
 			return obj{"content": []any{textBlock("LLM response: " + r.Content.Text)}}, nil
 		}))
-	add(f.asking("test_elicitation", "Asks the user for a username and email", strArg("message", "The message to show the user"),
+	add(s.asking("test_elicitation", "Asks the user for a username and email", strArg("message", "The message to show the user"),
 		func(c *call, args map[string]json.RawMessage) map[string]inputReq {
 			msg, _ := argString(args, "message", false)
 			return map[string]inputReq{"elicitation": elicitReq(msg, obj{
@@ -160,7 +157,7 @@ func (s *Server) registerFixtures() {
 		func(c *call, _ map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
 			return obj{"content": []any{textBlock("User response: " + elicitSummary(got["elicitation"]))}}, nil
 		}))
-	add(f.asking("test_elicitation_sep1034_defaults", "Elicits a form whose fields carry defaults (SEP-1034)", noArgs,
+	add(s.asking("test_elicitation_sep1034_defaults", "Elicits a form whose fields carry defaults (SEP-1034)", noArgs,
 		func(c *call, _ map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"elicitation": elicitReq("Please review and update the form fields with defaults", obj{
 				"type": "object",
@@ -176,7 +173,7 @@ func (s *Server) registerFixtures() {
 		func(c *call, _ map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
 			return obj{"content": []any{textBlock("Elicitation completed: " + elicitSummary(got["elicitation"]))}}, nil
 		}))
-	add(f.asking("test_elicitation_sep1330_enums", "Elicits a form with every enum variant (SEP-1330)", noArgs,
+	add(s.asking("test_elicitation_sep1330_enums", "Elicits a form with every enum variant (SEP-1330)", noArgs,
 		func(c *call, _ map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"elicitation": elicitReq("Please select options from the enum fields", obj{
 				"type": "object",
@@ -208,21 +205,21 @@ func (s *Server) registerFixtures() {
 	nameSchema := func(prop string) obj {
 		return obj{"type": "object", "properties": obj{prop: obj{"type": "string"}}, "required": []string{prop}}
 	}
-	add(f.asking("test_input_required_result_elicitation", "MRTR: asks for a name", noArgs,
+	add(s.asking("test_input_required_result_elicitation", "MRTR: asks for a name", noArgs,
 		func(*call, map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"user_name": elicitReq("What is your name?", nameSchema("name"))}
 		},
 		func(c *call, _ map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
 			return obj{"content": []any{textBlock("Hello, " + elicitField(got["user_name"], "name") + "!")}}, nil
 		}))
-	add(f.asking("test_input_required_result_sampling", "MRTR: asks the client to sample", noArgs,
+	add(s.asking("test_input_required_result_sampling", "MRTR: asks the client to sample", noArgs,
 		func(*call, map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"capital_question": samplingReq("What is the capital of France?", 100)}
 		},
 		func(c *call, _ map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
 			return obj{"content": []any{textBlock("Sampling response: " + samplingText(got["capital_question"]))}}, nil
 		}))
-	add(f.asking("test_input_required_result_list_roots", "MRTR: asks for the client's roots", noArgs,
+	add(s.asking("test_input_required_result_list_roots", "MRTR: asks for the client's roots", noArgs,
 		func(*call, map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"client_roots": {method: "roots/list", params: obj{}, capability: "roots"}}
 		},
@@ -240,7 +237,7 @@ func (s *Server) registerFixtures() {
 			return obj{"content": []any{textBlock("Client roots: " + strings.Join(uris, ", "))}}, nil
 		}))
 	stateful := func(name, desc string, reqs func(state json.RawMessage) map[string]inputReq, step stepFn) *tool {
-		return f.newAsker(name, desc, noArgs, true,
+		return s.newAsker(name, desc, noArgs, true,
 			func(_ *call, _ map[string]json.RawMessage, state json.RawMessage) map[string]inputReq {
 				return reqs(state)
 			},
@@ -296,7 +293,7 @@ func (s *Server) registerFixtures() {
 		func(c *call, got map[string]json.RawMessage, state json.RawMessage) (obj, json.RawMessage, error) {
 			return obj{"content": []any{textBlock("state-ok")}}, nil, nil
 		}))
-	capsTool := f.asking("test_input_required_result_capabilities", "MRTR: asks only for what the client declared", noArgs,
+	capsTool := s.asking("test_input_required_result_capabilities", "MRTR: asks only for what the client declared", noArgs,
 		func(c *call, _ map[string]json.RawMessage) map[string]inputReq {
 			all := map[string]inputReq{
 				"user_name":    elicitReq("What is your name?", nameSchema("name")),
@@ -321,7 +318,7 @@ func (s *Server) registerFixtures() {
 	})
 	missing.requires = []string{"sampling"}
 	add(missing)
-	streaming := f.asking("test_streaming_elicitation", "Asks for input while streaming", noArgs,
+	streaming := s.asking("test_streaming_elicitation", "Asks for input while streaming", noArgs,
 		func(*call, map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"user_name": elicitReq("What is your name?", nameSchema("name"))}
 		},
@@ -393,233 +390,6 @@ func sleep(c *call, d time.Duration) {
 	case <-t.C:
 	case <-c.ctx.Done():
 	}
-}
-
-// inputReq is one request for client input: sent as a server-to-client
-// request in 2025-11-25, listed in an InputRequiredResult in 2026-07-28.
-type inputReq struct {
-	method     string
-	params     obj
-	capability string
-}
-
-func samplingReq(prompt string, maxTokens int) inputReq {
-	return inputReq{method: "sampling/createMessage", capability: "sampling", params: obj{
-		"messages":  []any{obj{"role": "user", "content": obj{"type": "text", "text": prompt}}},
-		"maxTokens": maxTokens,
-	}}
-}
-
-func elicitReq(message string, schema obj) inputReq {
-	return inputReq{method: "elicitation/create", capability: "elicitation", params: obj{"message": message, "requestedSchema": schema}}
-}
-
-func elicitSummary(raw json.RawMessage) string {
-	var r struct {
-		Action  string          `json:"action"`
-		Content json.RawMessage `json:"content"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	if r.Content == nil {
-		r.Content = json.RawMessage("{}")
-	}
-	return fmt.Sprintf("action=%s, content=%s", r.Action, r.Content)
-}
-
-func elicitField(raw json.RawMessage, field string) string {
-	var r struct {
-		Content map[string]any `json:"content"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	return fmt.Sprint(r.Content[field])
-}
-
-func samplingText(raw json.RawMessage) string {
-	var r struct {
-		Content struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	return r.Content.Text
-}
-
-type (
-	reqsFn func(c *call, args map[string]json.RawMessage, state json.RawMessage) map[string]inputReq
-	// stepFn finishes a round; a non-nil next state asks for another round.
-	stepFn func(c *call, got map[string]json.RawMessage, state json.RawMessage) (res obj, next json.RawMessage, err error)
-)
-
-// asking builds a single-round tool that needs client input.
-func (f *fixtures) asking(name, desc string, schema obj,
-	reqs func(c *call, args map[string]json.RawMessage) map[string]inputReq,
-	done func(c *call, args map[string]json.RawMessage, got map[string]json.RawMessage, state json.RawMessage) (obj, error)) *tool {
-	return f.newAsker(name, desc, schema, false,
-		func(c *call, args map[string]json.RawMessage, _ json.RawMessage) map[string]inputReq {
-			return reqs(c, args)
-		},
-		func(c *call, got map[string]json.RawMessage, state json.RawMessage) (obj, json.RawMessage, error) {
-			res, err := done(c, c.args, got, state)
-			return res, nil, err
-		})
-}
-
-// newAsker builds a tool that needs client input. In 2025-11-25 it sends
-// each request on the tools/call SSE stream and waits for the answer, round
-// after round; in 2026-07-28 it answers with an InputRequiredResult until the
-// retried call carries every answer (MRTR), keeping multi-round progress in
-// a signed requestState.
-func (f *fixtures) newAsker(name, desc string, schema obj, stateful bool, reqs reqsFn, step stepFn) *tool {
-	t := &tool{name: name, def: obj{"description": desc, "inputSchema": schema}, streams: true, stateful: stateful}
-	initial := json.RawMessage(nil)
-	if stateful {
-		initial = json.RawMessage(`{"Round":1}`)
-	}
-	t.run = func(c *call, args map[string]json.RawMessage) (obj, error) {
-		c.args = args
-		if c.modern {
-			return f.runModern(c, t, args, initial, reqs, step)
-		}
-		state := initial
-		for range 8 {
-			rs := reqs(c, args, state)
-			got := map[string]json.RawMessage{}
-			for _, k := range sortedKeys(rs) {
-				r := rs[k]
-				if !c.hasCap(r.capability) {
-					return toolError("The client does not support %s", r.capability), nil
-				}
-				res, err := c.request(r.method, r.params)
-				if err != nil {
-					return toolError("%s failed: %v", r.method, err), nil
-				}
-				got[k] = res
-			}
-			res, next, err := step(c, got, state)
-			if err != nil || next == nil {
-				return res, err
-			}
-			state = next
-		}
-		return toolError("too many input rounds"), nil
-	}
-	return t
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// runModern implements the MRTR side of an asking tool.
-func (f *fixtures) runModern(c *call, t *tool, args map[string]json.RawMessage, initial json.RawMessage, reqs reqsFn, step stepFn) (obj, error) {
-	responses, e := inputResponses(c)
-	if e != nil {
-		return nil, e
-	}
-	state := initial
-	if raw, ok := c.params["requestState"]; ok && string(raw) != "null" {
-		var rs string
-		if json.Unmarshal(raw, &rs) != nil {
-			return nil, invalidParams("Invalid params: requestState must be a string")
-		}
-		st, e := f.verifyState(c, rs)
-		if e != nil {
-			return nil, e
-		}
-		state = st
-	} else if t.stateful {
-		responses = nil // answers without the state they belong to: start over
-	}
-	rs := reqs(c, args, state)
-	if len(rs) == 0 {
-		return nil, missingCapability("elicitation")
-	}
-	got := map[string]json.RawMessage{}
-	missing := map[string]inputReq{}
-	for k, r := range rs {
-		if v, ok := responses[k]; ok {
-			got[k] = v
-		} else {
-			missing[k] = r
-		}
-	}
-	if len(missing) > 0 {
-		return f.inputRequired(c, missing, stateIf(t.stateful, state))
-	}
-	res, next, err := step(c, got, state)
-	if err != nil || next == nil {
-		return res, err
-	}
-	return f.inputRequired(c, reqs(c, args, next), next)
-}
-
-func stateIf(ok bool, st json.RawMessage) json.RawMessage {
-	if ok {
-		return st
-	}
-	return nil
-}
-
-// inputResponses validates params.inputResponses: absent is fine; anything
-// but an object of objects is a protocol error (-32602).
-func inputResponses(c *call) (map[string]json.RawMessage, *Error) {
-	raw, ok := c.params["inputResponses"]
-	if !ok {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if string(raw) == "null" || len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return nil, invalidParams("Invalid params: inputResponses must be an object")
-	}
-	for k, v := range m {
-		if len(v) == 0 || v[0] != '{' {
-			return nil, invalidParams("Invalid params: inputResponses[%q] must be an object", k)
-		}
-	}
-	return m, nil
-}
-
-// inputRequired builds an InputRequiredResult; state, when non-nil, is
-// signed into requestState.
-func (f *fixtures) inputRequired(c *call, rs map[string]inputReq, state json.RawMessage) (obj, error) {
-	irs := obj{}
-	for k, r := range rs {
-		irs[k] = obj{"method": r.method, "params": r.params}
-	}
-	res := obj{"resultType": "input_required", "inputRequests": irs}
-	if state != nil {
-		tok, err := f.srv.keyring.Sign(token.Claims{
-			Purpose:   token.PurposeRequestState,
-			Principal: c.principal,
-			Object:    c.method + " " + c.nameParam(),
-			Expires:   time.Now().Add(f.srv.opts.RequestStateTTL),
-			Data:      state,
-		})
-		if err != nil {
-			return nil, err
-		}
-		res["requestState"] = tok
-	}
-	return res, nil
-}
-
-func (f *fixtures) verifyState(c *call, s string) (json.RawMessage, *Error) {
-	claims, err := f.srv.keyring.Verify(s, token.PurposeRequestState)
-	if err != nil || claims.Principal != c.principal || claims.Object != c.method+" "+c.nameParam() {
-		return nil, newError(CodeInvalidParams, "Invalid params: requestState failed verification", nil)
-	}
-	return claims.Data, nil
-}
-
-func (c *call) nameParam() string {
-	var n string
-	_ = json.Unmarshal(c.params["name"], &n)
-	return n
 }
 
 // Resources.
@@ -737,7 +507,7 @@ func (s *Server) promptsGet(c *call) (any, error) {
 		if !c.hasCap("elicitation") {
 			return nil, missingCapability("elicitation")
 		}
-		return f.inputRequired(c, map[string]inputReq{"user_context": elicitReq("What context should the prompt use?",
+		return s.inputRequired(c, map[string]inputReq{"user_context": elicitReq("What context should the prompt use?",
 			obj{"type": "object", "properties": obj{"context": obj{"type": "string"}}, "required": []string{"context"}})}, nil)
 	}
 	return nil, invalidParams("Invalid params: unknown prompt %q", p.Name)
@@ -821,7 +591,7 @@ func (f *fixtures) registerTaskFixtures(noArgs obj) {
 		name, _ := argString(args, "filename", false)
 		return obj{"content": []any{textBlock("Deletion of " + name + ": " + elicitSummary(got["confirm"]))}}
 	}
-	s.addTool(withTask(f.asking("confirm_delete", "Asks for confirmation, then deletes (task-supporting)",
+	s.addTool(withTask(s.asking("confirm_delete", "Asks for confirmation, then deletes (task-supporting)",
 		props(obj{"filename": obj{"type": "string"}}, "filename"),
 		func(_ *call, args map[string]json.RawMessage) map[string]inputReq { return confirmReqs(args) },
 		func(_ *call, args map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
@@ -836,12 +606,12 @@ func (f *fixtures) registerTaskFixtures(noArgs obj) {
 	multiDone := func(_ map[string]json.RawMessage, got map[string]json.RawMessage) obj {
 		return obj{"content": []any{textBlock("first: " + elicitSummary(got["first"]) + "; second: " + elicitSummary(got["second"]))}}
 	}
-	s.addTool(withTask(f.asking("multi_input", "Asks for two inputs at once (task-supporting)", noArgs,
+	s.addTool(withTask(s.asking("multi_input", "Asks for two inputs at once (task-supporting)", noArgs,
 		func(_ *call, args map[string]json.RawMessage) map[string]inputReq { return multiReqs(args) },
 		func(_ *call, args map[string]json.RawMessage, got map[string]json.RawMessage, _ json.RawMessage) (obj, error) {
 			return multiDone(args, got), nil
 		}), multiReqs, multiDone))
-	withTaskTool := f.asking("test_tool_with_task", "Gathers a name (MRTR), then finishes as a task (task required)", noArgs,
+	withTaskTool := s.asking("test_tool_with_task", "Gathers a name (MRTR), then finishes as a task (task required)", noArgs,
 		func(*call, map[string]json.RawMessage) map[string]inputReq {
 			return map[string]inputReq{"user_name": elicitReq("What is your name?", props(obj{"name": obj{"type": "string"}}, "name"))}
 		},
