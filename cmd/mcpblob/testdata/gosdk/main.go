@@ -87,6 +87,15 @@ func run(url, uri, key, want, version, token string) error {
 		return fmt.Errorf("resources/read: sha256 %s (%d bytes), want %s", got, len(read.Contents[0].Blob), want)
 	}
 
+	// An unknown resource must be an error, never empty contents (SEP-2164).
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri + ".missing"}); err == nil {
+		return fmt.Errorf("resources/read of a missing blob succeeded")
+	}
+	// The era: 2026-07-28 is stateless (no session id), 2025-11-25 has one.
+	if modern := cs.ID() == ""; modern != (negotiated >= "2026-07-28") {
+		return fmt.Errorf("protocol %s with session id %q", negotiated, cs.ID())
+	}
+
 	// tools/list first, as a host does: in 2026-07-28 the SDK learns from the
 	// tools' x-mcp-header annotations which Mcp-Param-* headers to send.
 	if _, err := cs.ListTools(ctx, nil); err != nil {
