@@ -42,7 +42,7 @@ export function setup() {
 
 export default function (s) {
   const body = JSON.stringify({
-    jsonrpc: '2.0', id: __ITER + 1, method: 'tools/call',
+    jsonrpc: '2.0', id: __VU * 1e9 + __ITER + 1, method: 'tools/call',
     params: { name: 'upload_file', arguments: { file: DATA_URI, key: `k6/datauri-${__VU}-${__ITER}` } },
   });
   const res = http.post(endpoint(), body, { headers: headers(s.session), tags: { name: 'upload_file' } });

@@ -30,9 +30,12 @@ export function headers(session) {
 
 let nextId = 1;
 
-// rpc is a JSON-RPC request body.
+// rpc is a JSON-RPC request body. All VUs share one session, so ids are
+// unique per VU (VU × 10^9 + a counter): servers such as go-sdk reject a
+// second in-flight request with the same id on a session, as JSON-RPC allows.
 export function rpc(method, params) {
-  return JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params || {} });
+  const id = __VU * 1e9 + nextId++;
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params: params || {} });
 }
 
 // openSession runs initialize and notifications/initialized; it returns the

@@ -79,7 +79,8 @@ func Store(dir string, blobs ...Blob) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := io.CopyBuffer(w, Reader(b.Size), make([]byte, 1<<20)); err != nil {
+		h := sha256.New()
+		if _, err := io.CopyBuffer(io.MultiWriter(w, h), Reader(b.Size), make([]byte, 1<<20)); err != nil {
 			w.Abort(ctx)
 			return nil, err
 		}
@@ -88,10 +89,11 @@ func Store(dir string, blobs ...Blob) (map[string]string, error) {
 			w.Abort(ctx)
 			return nil, err
 		}
-		if want := SHA256(b.Size); info.SHA256 != "" && info.SHA256 != want {
+		want := hex.EncodeToString(h.Sum(nil))
+		if info.SHA256 != "" && info.SHA256 != want {
 			return nil, fmt.Errorf("seed: %s: store computed sha256 %s, want %s", b.Key, info.SHA256, want)
 		}
-		sums[b.Key] = info.SHA256
+		sums[b.Key] = want
 	}
 	return sums, nil
 }

@@ -21,6 +21,7 @@ import (
 type uploadIn struct {
 	File     string `json:"file" jsonschema:"the file as an RFC 2397 base64 data URI"`
 	Filename string `json:"filename,omitempty"`
+	Key      string `json:"key,omitempty"`
 }
 
 func main() {

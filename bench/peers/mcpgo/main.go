@@ -51,7 +51,7 @@ func run(args []string) error {
 			})
 	}
 	s.AddTool(mcp.NewTool("upload_file", mcp.WithDescription("store a file given as a data URI"),
-		mcp.WithString("file", mcp.Required()), mcp.WithString("filename")),
+		mcp.WithString("file", mcp.Required()), mcp.WithString("filename"), mcp.WithString("key")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			up, err := peerutil.SaveDataURI(f.Out, req.GetString("filename", ""), req.GetString("file", ""))
 			if err != nil {

@@ -1,0 +1,322 @@
+package main
+
+// Workloads whose server side arrives with later issues. Each runs only when
+// the probe finds the feature; otherwise the report carries a "not available
+// yet" row with the reason. The client side follows DESIGN.md and SPEC.md §8.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/bench/internal/probe"
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/bench/internal/seed"
+)
+
+// laterResult is a P3/P4/P5 outcome: a table, or why there is none.
+type laterResult struct {
+	id, title, target string
+	table             *table
+	unavailable       string // "not available yet (issue N): …"
+}
+
+func later(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, feat probe.Features, rep *report, start time.Time) {
+	byName := map[string]*system{}
+	for _, s := range systems {
+		byName[s.name] = s
+	}
+	// P3
+	p3 := &laterResult{id: "P3", title: "resources/stream direct, 1 GiB", target: "≥ 0.9× nginx sendfile; RSS flat"}
+	if !feat.ResourceStream {
+		p3.unavailable = fmt.Sprintf("not available yet (issue %d): the server does not declare capabilities.resources.stream", probe.IssueResourceStream)
+	} else if time.Since(start) < cfg.budget {
+		p3.table = runP3(ctx, cfg, work, bins, byName)
+	}
+	// P4
+	p4 := &laterResult{id: "P4", title: "tools/call upload_file with a 256 MiB data URI", target: "≥ 30× go-sdk and mcp-go; RSS growth ≤ 32 MiB"}
+	if !feat.UploadFile {
+		p4.unavailable = fmt.Sprintf("not available yet (issue %d): tools/list has no upload_file", probe.IssueUploadFile)
+	} else if time.Since(start) < cfg.budget {
+		p4.table = runP4(ctx, cfg, byName)
+	}
+	// P5
+	p5 := &laterResult{id: "P5", title: "multipart upload, 1 GiB", target: "≥ 0.8× raw disk write; RSS growth ≤ 32 MiB"}
+	if !feat.ControlAPI {
+		p5.unavailable = fmt.Sprintf("not available yet (issue %d): GET /v1/blobs does not answer 200 (no control API, so no POST /v1/uploads)", probe.IssueControlAPI)
+	} else if time.Since(start) < cfg.budget {
+		p5.table = runP5(ctx, cfg, work, byName)
+	}
+	rep.later = []*laterResult{p3, p4, p5}
+}
+
+// runP3 seeds a 1 GiB blob (restarting mcpblob on the same address) and
+// compares resources/stream with nginx sendfile of the same bytes.
+func runP3(ctx context.Context, cfg *config, work string, bins map[string]string, by map[string]*system) *table {
+	size := int64(1 << 30)
+	if cfg.quick {
+		size = 256 << 20
+	}
+	key := "bench-stream"
+	mb := by["mcpblob"]
+	logf("P3 resources/stream %d MiB", size>>20)
+	if _, err := seed.File(filepath.Join(work, "files", key), size); err != nil {
+		return errTable("P3", size, err)
+	}
+	addr := strings.TrimPrefix(mb.base, "http://")
+	mb.proc.Stop()
+	data := filepath.Join(work, "data")
+	if _, err := seed.Store(data, seed.Blob{Key: key, Size: size}); err != nil {
+		return errTable("P3", size, err)
+	}
+	p, err := proc.Start("mcpblob", mb.base+"/readyz", bins["mcpblob"], []string{"serve", "--data", data, "--listen", addr})
+	if err != nil {
+		return errTable("P3", size, err)
+	}
+	mb.proc = p
+	mb.mcp = mcpc.New(mb.base + "/mcp")
+	if err := mb.mcp.Init(ctx, map[string]any{"resourceStreaming": map[string]any{"maxStreamSize": size}}); err != nil {
+		return errTable("P3", size, err)
+	}
+	streamer := &system{name: "mcpblob", proc: p, base: mb.base, baseline: mb.baseline, mcp: mb.mcp}
+	list := []*system{streamer}
+	if ng := by["nginx"]; ng != nil {
+		list = append(list, ng)
+	}
+	buf := make([]byte, 256<<10)
+	samples := make([][]sample, len(list))
+	for r := range 5 {
+		for i := range list {
+			si := (i + r) % len(list)
+			s := list[si]
+			w := watchPeak(s.pid())
+			t0 := time.Now()
+			var err error
+			var ttfb time.Duration
+			if s.mcp != nil {
+				ttfb, err = streamOnce(ctx, s.mcp, key, size, buf)
+			} else {
+				_, ttfb, err = s.fetch(ctx, key, size, buf)
+			}
+			el := time.Since(t0)
+			smp := sample{peak: w.end(), ttfb: ttfb, err: err}
+			if err == nil {
+				smp.mbps = float64(size) / el.Seconds() / 1e6
+			}
+			samples[si] = append(samples[si], smp)
+		}
+	}
+	return summarize("P3", "resources/stream", size, list, samples)
+}
+
+// streamOnce runs resources/stream and reads the bytes in whichever mode
+// the server answers: direct (200, non-JSON), redirect (followed by the
+// HTTP client), or downloadUrl (200 JSON naming a URL to GET).
+func streamOnce(ctx context.Context, c *mcpc.Client, key string, size int64, buf []byte) (time.Duration, error) {
+	t0 := time.Now()
+	resp, err := c.Post(ctx, "resources/stream", map[string]string{"uri": "blob:///" + key})
+	if err != nil {
+		return 0, err
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && resp.StatusCode == http.StatusOK {
+		var env struct {
+			Result struct {
+				DownloadURL string `json:"downloadUrl"`
+			} `json:"result"`
+			Error *mcpc.RPCError `json:"error"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+		if env.Error != nil {
+			return 0, env.Error
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, env.Result.DownloadURL, nil)
+		if resp, err = c.HTTP.Do(req); err != nil {
+			return 0, err
+		}
+	}
+	n, ttfb, err := drain(resp, t0, buf, size)
+	if err == nil && n != size {
+		err = fmt.Errorf("streamed %d bytes, want %d", n, size)
+	}
+	return ttfb, err
+}
+
+// runP4 sends the same tools/call upload_file request (a data URI of the
+// seeded bytes, built once in memory) to mcpblob and the peers.
+func runP4(ctx context.Context, cfg *config, by map[string]*system) *table {
+	size := int64(256 << 20)
+	if cfg.quick {
+		size = 16 << 20
+	}
+	logf("P4 tools/call data URI %d MiB", size>>20)
+	raw, _ := io.ReadAll(seed.Reader(size))
+	prefix := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{"key":"bench-upload","filename":"bench.bin","file":"data:application/octet-stream;base64,`
+	suffix := `"}}}`
+	body := make([]byte, 0, len(prefix)+base64.StdEncoding.EncodedLen(len(raw))+len(suffix))
+	body = append(body, prefix...)
+	body = base64.StdEncoding.AppendEncode(body, raw)
+	body = append(body, suffix...)
+	raw = nil
+	var list []*system
+	for _, n := range []string{"mcpblob", "go-sdk", "mcp-go"} {
+		if s := by[n]; s != nil {
+			list = append(list, s)
+		}
+	}
+	samples := make([][]sample, len(list))
+	for r := range 3 {
+		for i := range list {
+			si := (i + r) % len(list)
+			s := list[si]
+			if s.slow && r > 0 {
+				continue // ~16 s and GiBs of RSS per run: one run each
+			}
+			w := watchPeak(s.pid())
+			t0 := time.Now()
+			err := uploadOnce(ctx, s.mcp, body)
+			el := time.Since(t0)
+			smp := sample{peak: w.end(), err: err}
+			if err == nil {
+				smp.mbps = float64(size) / el.Seconds() / 1e6
+			}
+			samples[si] = append(samples[si], smp)
+		}
+	}
+	return summarize("P4", "tools/call upload_file", size, list, samples)
+}
+
+func uploadOnce(ctx context.Context, c *mcpc.Client, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	resp, err := c.PostBody(ctx, bytes.NewReader(body), int64(len(body)))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	ans, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("http %d: %.200s", resp.StatusCode, ans)
+	}
+	if bytes.Contains(ans, []byte(`"isError":true`)) || bytes.Contains(ans, []byte(`"error":{`)) {
+		return fmt.Errorf("tool error: %.200s", ans)
+	}
+	return nil
+}
+
+// runP5 uploads 1 GiB as multipart/form-data to an upload endpoint minted
+// with POST /v1/uploads, against writing the same bytes to a file (with
+// fsync) in the same folder tree.
+func runP5(ctx context.Context, cfg *config, work string, by map[string]*system) *table {
+	size := int64(1 << 30)
+	if cfg.quick {
+		size = 64 << 20
+	}
+	logf("P5 multipart upload %d MiB", size>>20)
+	mb := by["mcpblob"]
+	disk := &system{name: "raw disk write"}
+	list := []*system{mb, disk}
+	samples := make([][]sample, 2)
+	for r := range 3 {
+		for i := range list {
+			si := (i + r) % 2
+			w := watchPeak(list[si].pid())
+			t0 := time.Now()
+			var err error
+			if si == 0 {
+				err = multipartOnce(ctx, mb, fmt.Sprintf("bench-mp-%d", r), size)
+			} else {
+				err = diskWrite(filepath.Join(work, fmt.Sprintf("disk-%d.bin", r)), size)
+			}
+			el := time.Since(t0)
+			smp := sample{peak: w.end(), err: err}
+			if err == nil {
+				smp.mbps = float64(size) / el.Seconds() / 1e6
+			}
+			samples[si] = append(samples[si], smp)
+		}
+	}
+	return summarize("P5", "multipart upload", size, list, samples)
+}
+
+func multipartOnce(ctx context.Context, s *system, key string, size int64) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	mint, _ := json.Marshal(map[string]any{"key": key, "maxSize": size, "ttlSeconds": 600})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/v1/uploads", bytes.NewReader(mint))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.mcp.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	var up struct{ URL, Method string }
+	err = json.NewDecoder(resp.Body).Decode(&up)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode/100 != 2 {
+		return fmt.Errorf("POST /v1/uploads: http %d %v", resp.StatusCode, err)
+	}
+	if up.Method == "" {
+		up.Method = http.MethodPost
+	}
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		part, err := mw.CreateFormFile("file", "bench.bin")
+		if err == nil {
+			_, err = io.CopyBuffer(part, seed.Reader(size), make([]byte, 1<<20))
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, _ = http.NewRequestWithContext(ctx, up.Method, up.URL, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err = s.mcp.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("upload: http %d", resp.StatusCode)
+	}
+	return nil
+}
+
+func diskWrite(path string, size int64) error {
+	defer os.Remove(path)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyBuffer(f, seed.Reader(size), make([]byte, 1<<20)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func errTable(id string, size int64, err error) *table {
+	return &table{id: id, size: size, cells: []cell{{system: "mcpblob", errs: []string{err.Error()}}}}
+}

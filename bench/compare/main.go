@@ -1,0 +1,362 @@
+// Command compare is the side-by-side benchmark behind `make bench-compare`.
+// It builds and starts every system on loopback — mcpblob, the go-sdk and
+// mcp-go peer servers (bench/peers), nginx serving the same bytes with
+// sendfile, and a raw loopback TCP ceiling — runs the same workloads against
+// each in alternation, and rewrites RESULTS.md and the SVG charts beside it.
+//
+//	cd bench && go run ./compare -out RESULTS.md -charts charts -k6 ../.tools/bin/k6
+//
+// Workloads (targets in DESIGN.md): P1 the codec (internal/codecbench), P2
+// resources/read at 4 KiB, 1 MiB, 64 MiB and 256 MiB, P6 the k6 mixed
+// small-request load against mcpblob and go-sdk. P3 (resources/stream), P4
+// (tools/call with a data URI) and P5 (multipart upload) run only once the
+// server has the feature (probed at start); until then the report says
+// "not available yet" and names the issue.
+//
+// Throughput is the median over runs of raw blob bytes per second (10^6
+// B/s; MCP systems move 4/3 as many bytes on the wire, as base64). Peak RSS
+// is the serving process's VmHWM during a run (reset before each run
+// through /proc/PID/clear_refs, sampled VmRSS as a fallback); growth is the
+// peak minus its resident size when idle after start.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
+	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/bench/internal/probe"
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/bench/internal/seed"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+)
+
+type config struct {
+	out, charts, k6, repo string
+	quick                 bool
+	skipCodec, skipK6     bool
+	budget                time.Duration
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...)
+}
+
+// readSize is one P2 size.
+type readSize struct {
+	name string
+	n    int64
+}
+
+func (r readSize) key() string { return "bench-" + strings.ReplaceAll(r.name, " ", "") }
+
+var readSizes = []readSize{{"4 KiB", 4 << 10}, {"1 MiB", 1 << 20}, {"64 MiB", 64 << 20}, {"256 MiB", 256 << 20}}
+
+func run(ctx context.Context, args []string) error {
+	var cfg config
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
+	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
+	fs.StringVar(&cfg.k6, "k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
+	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
+	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
+	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
+	fs.BoolVar(&cfg.skipK6, "skip-k6", false, "skip the P6 k6 comparison")
+	fs.DurationVar(&cfg.budget, "budget", 14*time.Minute, "stop starting new measurements after this long")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	start := time.Now()
+	root, err := filepath.Abs(cfg.repo)
+	if err != nil {
+		return err
+	}
+	cfg.repo = root
+	if cfg.k6 == "" {
+		cfg.k6 = filepath.Join(root, ".tools", "bin", "k6")
+	}
+	rep := &report{started: start.UTC(), quick: cfg.quick}
+	rep.fillEnv(root, cfg.k6)
+
+	work, err := os.MkdirTemp("", "mcpblob-compare-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	// Build everything first, so compile time never lands in a measurement.
+	logf("building mcpblob and the peers")
+	bins := map[string]string{}
+	for _, b := range []struct{ name, dir, pkg string }{
+		{"mcpblob", root, "./cmd/mcpblob"},
+		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
+		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
+	} {
+		bins[b.name] = filepath.Join(work, b.name)
+		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
+			return err
+		}
+	}
+
+	sizes := readSizes
+	if cfg.quick {
+		sizes = sizes[:3]
+	}
+	logf("seeding blobs")
+	files := filepath.Join(work, "files")
+	os.MkdirAll(files, 0o755)
+	var blobs []seed.Blob
+	sums := map[string]string{}
+	for _, s := range sizes {
+		blobs = append(blobs, seed.Blob{Key: s.key(), Size: s.n})
+		if sums[s.key()], err = seed.File(filepath.Join(files, s.key()), s.n); err != nil {
+			return err
+		}
+	}
+	data := filepath.Join(work, "data")
+	if _, err := seed.Store(data, blobs...); err != nil {
+		return err
+	}
+
+	systems, feat, err := startSystems(ctx, work, bins, data, files, rep)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, s := range systems {
+			if s.proc != nil {
+				s.proc.Stop()
+			}
+			if s.rawTCP != nil {
+				s.rawTCP.close()
+			}
+		}
+	}()
+	rep.features = feat
+	rep.systems = systems
+
+	// Integrity once per system, on the 1 MiB blob, before any timing.
+	checkIntegrity(ctx, systems, readSizes[1], sums[readSizes[1].key()], rep)
+
+	// P2: resources/read, all systems in alternation.
+	p2(ctx, &cfg, systems, sizes, rep, start)
+
+	// P3, P4, P5: only when the server has the feature.
+	later(ctx, &cfg, work, bins, systems, feat, rep, start)
+
+	// P1: the codec.
+	if !cfg.skipCodec {
+		logf("codec (P1)")
+		runs, mt := 3, 200*time.Millisecond
+		if cfg.quick {
+			runs, mt = 1, 50*time.Millisecond
+		}
+		res, err := codecbench.Measure(runs, mt, os.Stderr)
+		if err != nil {
+			return err
+		}
+		rep.codec = &res
+	}
+
+	// P6: k6 mixed small requests, mcpblob vs go-sdk.
+	if !cfg.skipK6 {
+		if _, err := os.Stat(cfg.k6); err != nil {
+			rep.p6Err = fmt.Sprintf("k6 missing (%s): run `make tools`", cfg.k6)
+		} else {
+			p6(ctx, &cfg, systems, rep, start)
+		}
+	}
+
+	rep.elapsed = time.Since(start)
+	logf("writing %s and %s/", cfg.out, cfg.charts)
+	if err := rep.write(cfg.out, cfg.skipCodec); err != nil {
+		return err
+	}
+	if err := rep.writeCharts(cfg.charts); err != nil {
+		return err
+	}
+	logf("done in %v", rep.elapsed.Round(time.Second))
+	return nil
+}
+
+// startSystems starts mcpblob, the peers, nginx and the raw TCP ceiling.
+func startSystems(ctx context.Context, work string, bins map[string]string, data, files string, rep *report) ([]*system, probe.Features, error) {
+	var systems []*system
+	var feat probe.Features
+	start := func(name, bin string, args ...string) (*proc.Proc, string, error) {
+		addr, err := proc.FreeAddr()
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := proc.Start(name, "http://"+addr+"/readyz", bin, append(args, "--listen", addr))
+		return p, "http://" + addr, err
+	}
+	p, base, err := start("mcpblob", bins["mcpblob"], "serve", "--data", data)
+	if err != nil {
+		return nil, feat, err
+	}
+	systems = append(systems, &system{name: "mcpblob", note: "`mcpblob serve`, local store", proc: p, base: base})
+	if feat, err = probe.Probe(ctx, base); err != nil {
+		return nil, feat, fmt.Errorf("probe mcpblob: %w", err)
+	}
+	for _, peer := range []struct{ name, bin, note string }{
+		{"go-sdk", "gosdk", "bench/peers/gosdk on modelcontextprotocol/go-sdk"},
+		{"mcp-go", "mcpgo", "bench/peers/mcpgo on mark3labs/mcp-go"},
+	} {
+		p, base, err := start(peer.name, bins[peer.bin], "-dir", files)
+		if err != nil {
+			return nil, feat, err
+		}
+		systems = append(systems, &system{name: peer.name, note: peer.note, proc: p, base: base, slow: true})
+	}
+	addr, err := proc.FreeAddr()
+	if err != nil {
+		return nil, feat, err
+	}
+	if ng, err := startNginx(work, files, addr); err != nil {
+		rep.nginxErr = err.Error()
+		logf("nginx: %v", err)
+	} else {
+		systems = append(systems, &system{name: "nginx", note: "nginx sendfile of the raw bytes (ceiling for a file server)", proc: ng, base: "http://" + addr})
+	}
+	raw, err := startRawTCP()
+	if err != nil {
+		return nil, feat, err
+	}
+	systems = append(systems, &system{name: "raw TCP", note: "loopback TCP, 1 MiB writes, in the harness (physical ceiling)", rawTCP: raw})
+
+	for _, s := range systems {
+		if s.proc != nil && s.name != "nginx" {
+			s.mcp = mcpc.New(s.base + "/mcp")
+			if err := s.mcp.Init(ctx, nil); err != nil {
+				return nil, feat, fmt.Errorf("%s: %w", s.name, err)
+			}
+		}
+		// Warm up with one small transfer, then take the idle baseline.
+		buf := make([]byte, 256<<10)
+		if _, _, err := s.fetch(ctx, readSizes[0].key(), readSizes[0].n, buf); err != nil {
+			return nil, feat, fmt.Errorf("%s: warm-up read: %w", s.name, err)
+		}
+		if s.pid() != 0 {
+			time.Sleep(100 * time.Millisecond)
+			if m, err := sysinfo.ReadMem(s.pid()); err == nil {
+				s.baseline = m.RSS
+			}
+		}
+	}
+	return systems, feat, nil
+}
+
+// checkIntegrity reads the 1 MiB blob from every MCP system, decodes it and
+// compares its sha256 with the seeded one.
+func checkIntegrity(ctx context.Context, systems []*system, s readSize, want string, rep *report) {
+	for _, sys := range systems {
+		if sys.mcp == nil {
+			continue
+		}
+		n, got, err := sys.mcp.ReadSHA256(ctx, "blob:///"+s.key())
+		switch {
+		case err != nil:
+			rep.integrity = append(rep.integrity, fmt.Sprintf("%s: %v", sys.name, err))
+		case n != int(s.n) || got != want:
+			rep.integrity = append(rep.integrity, fmt.Sprintf("%s: %d bytes, sha256 %s, want %s", sys.name, n, got, want))
+		default:
+			rep.integrityOK = append(rep.integrityOK, sys.name)
+		}
+	}
+}
+
+// p2 runs resources/read at every size against every system in
+// alternation: each repetition visits all systems, starting one further
+// along each time.
+func p2(ctx context.Context, cfg *config, systems []*system, sizes []readSize, rep *report, start time.Time) {
+	buf := make([]byte, 256<<10)
+	for _, sz := range sizes {
+		reps := func(s *system) int {
+			switch {
+			case cfg.quick:
+				return 2
+			case s.slow && sz.n >= 64<<20:
+				return 3
+			default:
+				return 7
+			}
+		}
+		minTime := 400 * time.Millisecond
+		if sz.n >= 64<<20 {
+			minTime = 0 // one transfer is the run
+		}
+		samples := make([][]sample, len(systems))
+		maxReps := 0
+		for _, s := range systems {
+			maxReps = max(maxReps, reps(s))
+		}
+		logf("P2 resources/read %s", sz.name)
+		for r := range maxReps {
+			for i := range systems {
+				si := (i + r) % len(systems)
+				s := systems[si]
+				if r >= reps(s) || ctx.Err() != nil {
+					continue
+				}
+				if time.Since(start) > cfg.budget {
+					rep.budgetHit = true
+					continue
+				}
+				smp := readRun(ctx, s, sz.key(), sz.n, minTime, buf)
+				if smp.err != nil {
+					logf("  %s %s: %v", s.name, sz.name, smp.err)
+				}
+				samples[si] = append(samples[si], smp)
+			}
+		}
+		rep.p2 = append(rep.p2, summarize("P2", "resources/read "+sz.name, sz.n, systems, samples))
+	}
+}
+
+// summarize turns the samples of one workload into a table.
+func summarize(id, title string, size int64, systems []*system, samples [][]sample) *table {
+	t := &table{id: id, title: title, size: size}
+	for i, s := range systems {
+		c := cell{system: s.name, pid: s.pid()}
+		var mbps []float64
+		var ttfb []time.Duration
+		for _, smp := range samples[i] {
+			if smp.err != nil {
+				c.errs = append(c.errs, smp.err.Error())
+				continue
+			}
+			mbps = append(mbps, smp.mbps)
+			ttfb = append(ttfb, smp.ttfb)
+			c.peak = max(c.peak, smp.peak)
+		}
+		c.runs = len(mbps)
+		c.mbps = median(mbps)
+		c.ttfb = medianDur(ttfb)
+		if c.peak > 0 && s.baseline > 0 {
+			c.growth = max(0, c.peak-s.baseline)
+		}
+		if len(samples[i]) == 0 {
+			c.errs = append(c.errs, "not run")
+		}
+		t.cells = append(t.cells, c)
+	}
+	return t
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/k6"
+)
+
+// k6step is one constant-arrival-rate run of loadtest/mixed.js.
+type k6step struct {
+	target   int     // requested iterations (= requests) per second
+	achieved float64 // http_reqs rate
+	p99      float64 // ms, over the mixed scenario's requests
+	failed   float64 // http_req_failed rate
+	dropped  float64 // dropped_iterations count
+	count    float64 // http_reqs count
+	ok       bool
+	why      string
+}
+
+// p6Result is the highest rate one system sustained with p99 < 10 ms and no errors.
+type p6Result struct {
+	system string
+	best   *k6step
+	steps  []k6step
+	err    string
+}
+
+const (
+	p6P99       = 10.0 // ms, DESIGN.md P6
+	p6Duration  = 5    // seconds per step
+	p6MaxTarget = 12800
+)
+
+// p6 climbs a doubling ladder of arrival rates (then one bisection step)
+// for mcpblob and go-sdk in alternation; a step passes when k6's thresholds
+// (p99 < 10 ms, 0 failed requests, all checks) hold and k6 kept up (≤ 1 %
+// dropped iterations, ≥ 95 % of the asked rate achieved).
+func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start time.Time) {
+	script := filepath.Join(cfg.repo, "loadtest", "mixed.js")
+	var targets []*system
+	for _, s := range systems {
+		if s.name == "mcpblob" || s.name == "go-sdk" {
+			targets = append(targets, s)
+		}
+	}
+	res := make([]*p6Result, len(targets))
+	for i, s := range targets {
+		res[i] = &p6Result{system: s.name}
+	}
+	step := func(i, rate int) {
+		s := targets[i]
+		out := filepath.Join(cfg.repo, "loadtest", "results", fmt.Sprintf("p6-%s-%d.json", s.name, rate))
+		env := map[string]string{
+			"BASE_URL": s.base, "KEY": readSizes[0].key(), "SIZE": fmt.Sprint(readSizes[0].n),
+			"RATE": fmt.Sprint(rate), "DURATION": fmt.Sprintf("%ds", p6Duration),
+			"VUS": fmt.Sprint(max(20, rate/50)), "MAX_VUS": fmt.Sprint(max(100, rate/5)),
+			"P99_MS": fmt.Sprint(p6P99),
+		}
+		sum, _, passed, err := k6.Run(ctx, cfg.k6, script, out, env, time.Duration(p6Duration+30)*time.Second)
+		if err != nil {
+			res[i].err = err.Error()
+			logf("  P6 %s @%d/s: %v", s.name, rate, err)
+			return
+		}
+		st := k6step{
+			target:   rate,
+			achieved: sum.Value("http_reqs", "rate"),
+			p99:      sum.Value("http_req_duration{scenario:mixed}", "p(99)"),
+			failed:   sum.Value("http_req_failed", "rate"),
+			dropped:  sum.Value("dropped_iterations", "count"),
+			count:    sum.Value("http_reqs", "count"),
+			ok:       passed,
+		}
+		asked := float64(rate * p6Duration)
+		switch {
+		case !passed:
+			st.why = fmt.Sprint(sum.FailedThresholds())
+		case st.dropped > 0.01*asked:
+			st.ok, st.why = false, fmt.Sprintf("%.0f dropped iterations (k6 could not keep up)", st.dropped)
+		case st.achieved < 0.95*float64(rate):
+			st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
+		}
+		logf("  P6 %s @%d/s: %.0f req/s, p99 %.2f ms, failed %.4f, ok %v %s", s.name, rate, st.achieved, st.p99, st.failed, st.ok, st.why)
+		res[i].steps = append(res[i].steps, st)
+		if st.ok && (res[i].best == nil || st.target > res[i].best.target) {
+			cp := st
+			res[i].best = &cp
+		}
+	}
+	logf("P6 k6 mixed small requests (mcpblob vs go-sdk)")
+	failedAt := make([]int, len(targets))
+	for rate := 200; rate <= p6MaxTarget; rate *= 2 {
+		for i := range targets {
+			if failedAt[i] != 0 || res[i].err != "" || ctx.Err() != nil || time.Since(start) > cfg.budget {
+				continue
+			}
+			step(i, rate)
+			if n := len(res[i].steps); n > 0 && !res[i].steps[n-1].ok {
+				failedAt[i] = rate
+			}
+		}
+	}
+	// One bisection step between the last passing and the first failing rate.
+	for i := range targets {
+		if failedAt[i] > 200 && res[i].err == "" && time.Since(start) < cfg.budget {
+			step(i, failedAt[i]*3/4)
+		}
+	}
+	rep.p6 = res
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// bar is one bar of a chart.
+type bar struct {
+	label string
+	value float64
+	text  string // value label; "" means the value with the chart's unit
+	mark  bool   // mcpblob: drawn in the accent colour
+}
+
+// barChart renders a horizontal bar chart as a standalone SVG document
+// (hand-written, no dependencies). Bars with value ≤ 0 are drawn empty
+// with their text (e.g. "n/a").
+func barChart(title, unit string, bars []bar) string {
+	const (
+		width  = 760
+		left   = 190
+		right  = 130
+		top    = 44
+		rowH   = 30
+		barH   = 20
+		bottom = 16
+	)
+	maxV := 0.0
+	for _, b := range bars {
+		maxV = math.Max(maxV, b.value)
+	}
+	if maxV <= 0 {
+		maxV = 1
+	}
+	height := top + rowH*len(bars) + bottom
+	plot := float64(width - left - right)
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">`+"\n", width, height, width, height)
+	fmt.Fprintf(&s, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
+	fmt.Fprintf(&s, `<text x="12" y="24" font-size="15" font-weight="bold" fill="#222">%s</text>`+"\n", html.EscapeString(title))
+	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
+	for i, b := range bars {
+		y := top + i*rowH
+		w := 0.0
+		if b.value > 0 {
+			w = math.Max(1, plot*b.value/maxV)
+		}
+		fill := "#8aa4c8"
+		if b.mark {
+			fill = "#e0662b"
+		}
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, y+barH-5, html.EscapeString(b.label))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, fill)
+		text := b.text
+		if text == "" {
+			text = fmt.Sprintf("%s %s", human(b.value), unit)
+		}
+		fmt.Fprintf(&s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, y+barH-5, html.EscapeString(text))
+	}
+	s.WriteString("</svg>\n")
+	return s.String()
+}
+
+// human formats a value with 3 significant digits.
+func human(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func writeChart(dir, name, svg string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), []byte(svg), 0o644)
+}

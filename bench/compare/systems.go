@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
+)
+
+// system is one server under test: how to fetch a blob of a given key from
+// it, and which process to watch for memory (pid 0: none of its own).
+type system struct {
+	name     string
+	note     string // what it is, for the report
+	mcp      *mcpc.Client
+	base     string
+	proc     *proc.Proc
+	rawTCP   *rawTCP
+	slow     bool // few repetitions at large sizes (the whole message is built in memory)
+	baseline int64
+}
+
+func (s *system) pid() int {
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.PID()
+}
+
+// fetch transfers the blob key (size raw bytes) once and returns the body
+// bytes received and the time to the first body byte.
+func (s *system) fetch(ctx context.Context, key string, size int64, buf []byte) (int64, time.Duration, error) {
+	t0 := time.Now()
+	switch {
+	case s.rawTCP != nil:
+		return s.rawTCP.fetch(size, buf, t0)
+	case s.mcp != nil:
+		resp, err := s.mcp.Post(ctx, "resources/read", map[string]string{"uri": "blob:///" + key})
+		if err != nil {
+			return 0, 0, err
+		}
+		return drain(resp, t0, buf, 4*((size+2)/3))
+	default:
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/"+key, nil)
+		resp, err := s.mcpHTTP().Do(req)
+		if err != nil {
+			return 0, 0, err
+		}
+		return drain(resp, t0, buf, size)
+	}
+}
+
+var plainHTTP = mcpc.NewHTTPClient()
+
+func (s *system) mcpHTTP() *http.Client { return plainHTTP }
+
+// drain reads the body to the end, timing the first byte, and checks that
+// at least want bytes arrived with status 200.
+func drain(resp *http.Response, t0 time.Time, buf []byte, want int64) (int64, time.Duration, error) {
+	defer resp.Body.Close()
+	n, err := io.ReadAtLeast(resp.Body, buf[:1], 1)
+	ttfb := time.Since(t0)
+	total := int64(n)
+	if err == nil {
+		var m int64
+		m, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{resp.Body}, buf)
+		total += m
+	}
+	if err != nil {
+		return total, ttfb, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return total, ttfb, fmt.Errorf("http %d", resp.StatusCode)
+	}
+	if total < want {
+		return total, ttfb, fmt.Errorf("short answer: %d bytes, want ≥ %d", total, want)
+	}
+	return total, ttfb, nil
+}
+
+// rawTCP is the loopback ceiling: a server goroutine that writes n bytes
+// from a 1 MiB buffer for every 8-byte request, and one kept connection.
+type rawTCP struct {
+	ln   net.Listener
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func startRawTCP() (*rawTCP, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				block := make([]byte, 1<<20)
+				var hdr [8]byte
+				for {
+					if _, err := io.ReadFull(c, hdr[:]); err != nil {
+						return
+					}
+					for n := int64(binary.LittleEndian.Uint64(hdr[:])); n > 0; {
+						k, err := c.Write(block[:min(n, int64(len(block)))])
+						if err != nil {
+							return
+						}
+						n -= int64(k)
+					}
+				}
+			}()
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return &rawTCP{ln: ln, conn: c, r: bufio.NewReaderSize(c, 1)}, nil
+}
+
+func (t *rawTCP) fetch(size int64, buf []byte, t0 time.Time) (int64, time.Duration, error) {
+	var hdr [8]byte
+	binary.LittleEndian.PutUint64(hdr[:], uint64(size))
+	if _, err := t.conn.Write(hdr[:]); err != nil {
+		return 0, 0, err
+	}
+	var got int64
+	var ttfb time.Duration
+	for got < size {
+		n, err := t.conn.Read(buf[:min(int64(len(buf)), size-got)])
+		if got == 0 {
+			ttfb = time.Since(t0)
+		}
+		got += int64(n)
+		if err != nil {
+			return got, ttfb, err
+		}
+	}
+	return got, ttfb, nil
+}
+
+func (t *rawTCP) close() { t.conn.Close(); t.ln.Close() }
+
+// startNginx serves dir with sendfile on addr: one process (master_process
+// off), so its memory is the serving process's.
+func startNginx(work, dir, addr string) (*proc.Proc, error) {
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx"} {
+			if _, e := os.Stat(p); e == nil {
+				bin, err = p, nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("nginx not installed (make tools-apt)")
+		}
+	}
+	prefix := filepath.Join(work, "nginx")
+	os.MkdirAll(filepath.Join(prefix, "logs"), 0o755)
+	conf := fmt.Sprintf(`daemon off;
+master_process off;
+worker_processes 1;
+user root;
+error_log %[1]s/logs/error.log warn;
+pid %[1]s/nginx.pid;
+events { worker_connections 256; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  sendfile_max_chunk 0;
+  keepalive_requests 100000;
+  client_body_temp_path %[1]s/body;
+  proxy_temp_path %[1]s/proxy;
+  fastcgi_temp_path %[1]s/fastcgi;
+  uwsgi_temp_path %[1]s/uwsgi;
+  scgi_temp_path %[1]s/scgi;
+  default_type application/octet-stream;
+  server {
+    listen %[2]s;
+    root %[3]s;
+    location = /readyz { return 200; }
+  }
+}
+`, prefix, addr, dir)
+	confPath := filepath.Join(prefix, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	return proc.Start("nginx", "http://"+addr+"/readyz", bin, []string{"-p", prefix, "-c", confPath})
+}
+
+// nginxVersion is `nginx -v` without the prefix.
+func nginxVersion() string {
+	out, err := exec.Command("nginx", "-v").CombinedOutput()
+	if err != nil {
+		out, err = exec.Command("/usr/sbin/nginx", "-v").CombinedOutput()
+		if err != nil {
+			return "not installed"
+		}
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: ")
+}
