@@ -256,7 +256,22 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
 		}()
 	}
-	switch string(ctx.Path()) {
+	path := string(ctx.Path())
+	switch {
+	case strings.HasPrefix(path, "/v1/"):
+		s.serveControl(ctx) // control.go
+		return
+	case strings.HasPrefix(path, "/d/"):
+		s.serveDownload(ctx) // download.go
+		return
+	case strings.HasPrefix(path, "/u/"):
+		s.serveUpload(ctx) // upload.go
+		return
+	case strings.HasPrefix(path, "/upload/"):
+		s.serveUploadPage(ctx) // uploadpage.go
+		return
+	}
+	switch path {
 	case "/mcp":
 		s.serveMCP(ctx)
 	case "/healthz":
