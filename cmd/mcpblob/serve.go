@@ -47,6 +47,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Keyring:             keyring,
 		Logger:              logger,
 		Listen:              cfg.Listen,
+		PublicURL:           cfg.PublicURL,
 		AuthKeysFile:        cfg.AuthKeys,
 		ConformanceFixtures: cfg.ConformanceFixtures,
 		Version:             versionString(),

@@ -63,6 +63,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Hub carries change events to notification streams; nil: a new Hub.
 	Hub *Hub
+	// PublicURL is the base of minted URLs (download links, upload
+	// endpoints, the upload page), without a trailing slash. core/server
+	// sets it; default "http://127.0.0.1:8080".
+	PublicURL string
 	// Name, Version and Title form serverInfo. Defaults "mcpblob", "dev", "".
 	Name, Version, Title string
 	// Instructions is the optional initialize/discover instructions text.
@@ -141,6 +145,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.Name == "" {
 		opts.Name = "mcpblob"
+	}
+	if opts.PublicURL == "" {
+		opts.PublicURL = "http://127.0.0.1:8080"
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"

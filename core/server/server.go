@@ -59,6 +59,10 @@ type Options struct {
 	AuthKeysFile string
 	// AuthKeys adds hex SHA-256 key digests (same syntax as the file lines).
 	AuthKeys []string
+	// PublicURL is the base of every URL the server mints (download links,
+	// upload endpoints, the upload page), as clients reach it: behind a load
+	// balancer, its address. Default "http://" + Listen.
+	PublicURL string
 	// AllowedOrigins lists extra acceptable Origin values
 	// ("https://app.example.com"); localhost origins are always accepted on
 	// loopback binds, same-origin requests on other binds.
@@ -129,6 +133,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}
+	if opts.PublicURL == "" {
+		opts.PublicURL = "http://" + opts.Listen
+	}
+	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -163,6 +171,7 @@ func New(opts Options) (*Server, error) {
 	mo := opts.MCP
 	mo.Backend, mo.Keyring, mo.Logger = opts.Backend, opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
+	mo.PublicURL = opts.PublicURL
 	mo.ConformanceFixtures, mo.MaxBodyBytes = opts.ConformanceFixtures, opts.MaxBodyBytes
 	if s.mcp, err = mcp.NewServer(mo); err != nil {
 		return nil, err
