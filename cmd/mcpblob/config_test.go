@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server"
 )
 
 func env(m map[string]string) func(string) string {
@@ -70,5 +74,43 @@ func TestIsLoopback(t *testing.T) {
 		if got := isLoopback(addr); got != want {
 			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+func TestAPIKeyLineMatchesServerHash(t *testing.T) {
+	// The key printed on stdout must hash to the line printed for --auth-keys.
+	capture := func(f **os.File) (func() string, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		old := *f
+		*f = w
+		return func() string {
+			w.Close()
+			*f = old
+			b, _ := io.ReadAll(r)
+			return string(b)
+		}, nil
+	}
+	stdout, err := capture(&os.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := capture(&os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := runAPIKey(context.Background(), []string{"alice"}, nil)
+	errOut, out := stderr(), stdout()
+	key := strings.TrimSpace(out)
+	if code != exitOK || !strings.HasPrefix(key, "mcpb_") || len(key) < 40 {
+		t.Fatalf("apikey printed %q (exit %d)", key, code)
+	}
+	if want := server.HashKey(key) + " alice"; !strings.Contains(errOut, "\n"+want+"\n") {
+		t.Errorf("auth-keys line %q not in %q", want, errOut)
+	}
+	if runAPIKey(context.Background(), []string{"bad name"}, nil) != exitUsage {
+		t.Error("a principal with a space was accepted")
 	}
 }
