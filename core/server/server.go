@@ -130,6 +130,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.Keyring == nil {
+		opts.Keyring = token.NewRandomKeyring() // shared by core/mcp, /d and /u
+	}
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}

@@ -60,6 +60,8 @@ type Claims struct {
 	MaxSize   int64     `json:"max,omitempty"` // upload limit in bytes
 	Accept    []string  `json:"acc,omitempty"` // accepted media types
 	Data      []byte    `json:"d,omitempty"`   // opaque application data (e.g. MRTR state)
+	Filename  string    `json:"fn,omitempty"`  // download links: Content-Disposition filename override
+	SingleUse bool      `json:"one,omitempty"` // download links: serve once (see the server's replay set)
 }
 
 type wireClaims struct {
