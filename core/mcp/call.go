@@ -28,6 +28,9 @@ type method struct {
 	// the client accepts one).
 	stream func(c *call) bool
 	run    func(c *call) (any, error)
+	// raw marks resources/stream: never SSE, and the result may be raw
+	// bytes or a redirect (resstream.go).
+	raw bool
 }
 
 // call is one incoming request being served.
@@ -178,6 +181,10 @@ type bodyResult interface {
 
 // respond runs the call and writes its response as JSON or as SSE.
 func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
+	if m.raw {
+		s.respondRaw(w, c, m)
+		return
+	}
 	useSSE := acc.sse && (!acc.json || (m.stream != nil && m.stream(c)))
 	if !useSSE {
 		var cancel context.CancelFunc
@@ -267,6 +274,9 @@ func (s *Server) invoke(c *call, m *method) (res any, err error) {
 	}
 	if br, ok := v.(bodyResult); ok {
 		return br, nil
+	}
+	if sr, ok := v.(*streamResult); ok {
+		return sr, nil // resources/stream bytes or redirect (resstream.go)
 	}
 	o, _ := v.(obj)
 	if o == nil {

@@ -14,8 +14,9 @@ func (s *Server) serverInfo() obj {
 	return info
 }
 
-// capabilities returns the server capabilities for an era.
-func (s *Server) capabilities(modern bool) obj {
+// capabilities returns the server capabilities for an era and a client's
+// capabilities (proposals are offered only to clients that declared them).
+func (s *Server) capabilities(modern bool, client json.RawMessage) obj {
 	c := obj{
 		"resources":   obj{"subscribe": true, "listChanged": true},
 		"tools":       obj{"listChanged": true},
@@ -28,6 +29,7 @@ func (s *Server) capabilities(modern bool) obj {
 	if modern && s.tasks != nil {
 		c["extensions"] = obj{ExtTasks: obj{}}
 	}
+	addStreamCapability(c, client)
 	return c
 }
 
@@ -60,6 +62,7 @@ func (s *Server) registerMethods() {
 		"resources/templates/list": both(&method{cache: true, run: s.resourcesTemplates}),
 		"resources/read": both(&method{cache: true, run: s.resourcesRead,
 			stream: func(c *call) bool { return false }}),
+		"resources/stream":      both(&method{raw: true, run: s.resourcesStream}),
 		"resources/subscribe":   legacy(&method{run: s.subscribe(true)}),
 		"resources/unsubscribe": legacy(&method{run: s.subscribe(false)}),
 		"tools/list":            both(&method{cache: true, run: s.toolsList}),
@@ -79,7 +82,7 @@ func (s *Server) registerMethods() {
 func (s *Server) discover(c *call) (any, error) {
 	res := obj{
 		"supportedVersions": supportedModern,
-		"capabilities":      s.capabilities(true),
+		"capabilities":      s.capabilities(true, c.caps),
 	}
 	if s.opts.Instructions != "" {
 		res["instructions"] = s.opts.Instructions

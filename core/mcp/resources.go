@@ -17,6 +17,9 @@ func resourceObj(info storage.Info) obj {
 		"name":     info.Key,
 		"mimeType": mediaType(info),
 		"size":     info.Size,
+		// SEP-2532: blobs prefer resources/stream (harmless to clients
+		// that do not know the field).
+		"streamable": true,
 	}
 	if info.Filename != "" {
 		r["title"] = info.Filename
@@ -92,6 +95,7 @@ func (s *Server) resourcesTemplates(c *call) (any, error) {
 		"name":        "blob",
 		"title":       "Stored blob",
 		"description": "A blob in the store, by key",
+		"streamable":  true,
 	}}
 	if s.fixtures != nil {
 		ts = append(ts, s.fixtures.templates()...)

@@ -92,6 +92,14 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment lines on long-lived
 	// streams. Default 15s.
 	KeepAlive time.Duration
+	// StreamMode selects how resources/stream answers: StreamDirect (raw
+	// bytes), StreamRedirect (302 to a presigned URL; backends without
+	// storage.Presigner fall back to direct) or StreamURL (a signed
+	// downloadUrl). Default: redirect when the backend presigns, else direct.
+	StreamMode string
+	// LinkTTL is the lifetime of download links and presigned redirects
+	// the MCP endpoint mints. Default 15 min.
+	LinkTTL time.Duration
 	// ClientTimeout bounds waiting for a client's answer to a
 	// server-to-client request (sampling, elicitation). Default 5 min.
 	ClientTimeout time.Duration

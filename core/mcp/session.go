@@ -99,7 +99,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params m
 
 	res := obj{
 		"protocolVersion": ver,
-		"capabilities":    s.capabilities(false),
+		"capabilities":    s.capabilities(false, caps),
 		"serverInfo":      s.serverInfo(),
 	}
 	if s.opts.Instructions != "" {

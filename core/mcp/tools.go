@@ -360,17 +360,3 @@ func (s *Server) deleteBlob(c *call, args map[string]json.RawMessage) (obj, erro
 	// No resource_link: the blob it would name is gone.
 	return obj{"content": []any{structuredText(sc)}, "structuredContent": sc}, nil
 }
-
-func (s *Server) downloadLink(c *call, args map[string]json.RawMessage) (obj, error) {
-	key, bad := argString(args, "key", true)
-	if bad != "" {
-		return toolError("%s", bad), nil
-	}
-	if _, bad := argInt(args, "ttlSeconds", 900, 1, 86400); bad != "" {
-		return toolError("%s", bad), nil
-	}
-	if err := storage.ValidateKey(key); err != nil {
-		return toolError("Invalid key %q: %v", key, err), nil
-	}
-	return toolError("download links are not available yet"), nil
-}

@@ -97,6 +97,12 @@ type Options struct {
 	// GracePeriod bounds the wait for in-flight requests in Shutdown when
 	// its context has no earlier deadline. Default 30s.
 	GracePeriod time.Duration
+	// MaxUploadBytes bounds a control-API PUT body and the maxSize of
+	// minted upload endpoints. Default 5 GiB.
+	MaxUploadBytes int64
+	// DownloadRedirect makes /d/{token} answer 302 to a presigned URL when
+	// the backend presigns (S3); default false: /d streams the bytes itself.
+	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
 	// the fields above override its Backend, Keyring, Logger, Name, Version,
 	// Instructions, ConformanceFixtures and MaxBodyBytes.
@@ -112,6 +118,7 @@ type Server struct {
 	keys     []authKey
 	loopback bool
 	ready    atomic.Bool
+	replay   replaySet // used single-use download links (download.go)
 	mu       sync.Mutex
 	serving  bool
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/internal/miniotest"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
 )
 
 // do sends a request with a plain net/http client and returns the response

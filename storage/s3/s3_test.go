@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/internal/miniotest"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
 )
 
 func TestMain(m *testing.M) { miniotest.Main(m) }

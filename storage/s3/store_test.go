@@ -14,8 +14,8 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/internal/miniotest"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
 )
 
 // leftovers lists what uploads left in the bucket: objects under the

@@ -1,0 +1,230 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// blobServe says how serveBlob answers a GET or HEAD of one object.
+type blobServe struct {
+	key string
+	// filename overrides the Content-Disposition filename.
+	filename string
+	// alwaysDisposition sends Content-Disposition even without a stored
+	// filename (the key's last segment), as download links do.
+	alwaysDisposition bool
+	// consume runs once the object is known to exist and bytes are about to
+	// be sent (GET 200/206); false refuses with 404 (a used single-use link).
+	consume func() bool
+}
+
+// byteRange is a parsed single "bytes=" range; suffix means "the last n".
+type byteRange struct {
+	start, end int64 // end inclusive; -1 = to the end
+	suffix     int64
+	isSuffix   bool
+}
+
+// parseRange parses a Range header with exactly one byte range. ok is false
+// for a missing, multi-range or malformed header, which RFC 9110 lets a
+// server ignore (it then sends the whole object).
+func parseRange(v string) (byteRange, bool) {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return byteRange{}, false
+	}
+	a, b, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	if !ok {
+		return byteRange{}, false
+	}
+	if a == "" {
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n < 0 {
+			return byteRange{}, false
+		}
+		return byteRange{suffix: n, isSuffix: true}, true
+	}
+	start, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || start < 0 {
+		return byteRange{}, false
+	}
+	end := int64(-1)
+	if b != "" {
+		if end, err = strconv.ParseInt(b, 10, 64); err != nil || end < start {
+			return byteRange{}, false
+		}
+	}
+	return byteRange{start: start, end: end}, true
+}
+
+// resolve returns offset and length within size, or ok=false when the range
+// is not satisfiable (416).
+func (r byteRange) resolve(size int64) (off, n int64, ok bool) {
+	if r.isSuffix {
+		if r.suffix == 0 || size == 0 {
+			return 0, 0, false
+		}
+		n = min(r.suffix, size)
+		return size - n, n, true
+	}
+	if r.start >= size {
+		return 0, 0, false
+	}
+	end := size - 1
+	if r.end >= 0 && r.end < end {
+		end = r.end
+	}
+	return r.start, end - r.start + 1, true
+}
+
+// etagMatch reports whether an If-None-Match list names etag (weak
+// comparison, as RFC 9110 requires for If-None-Match) or is "*".
+func etagMatch(list, etag string) bool {
+	for part := range strings.SplitSeq(list, ",") {
+		p := strings.TrimSpace(part)
+		if p == "*" {
+			return true
+		}
+		if strings.TrimPrefix(p, "W/") == strings.TrimPrefix(etag, "W/") && etag != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ifRangeHolds evaluates If-Range: a strong ETag must match exactly; a date
+// must equal Last-Modified (whole seconds).
+func ifRangeHolds(v string, info storage.Info) bool {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return true
+	}
+	if strings.HasPrefix(v, `"`) {
+		return info.ETag != "" && !strings.HasPrefix(info.ETag, "W/") && v == info.ETag
+	}
+	t, err := http.ParseTime(v)
+	return err == nil && !info.ModTime.IsZero() && info.ModTime.Unix() == t.Unix()
+}
+
+// serveBlob answers GET or HEAD for one object with validators, a single
+// Range, If-Range, If-None-Match (304) and 416; bytes go out by sendfile
+// from local files and by a streamed copy otherwise.
+func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
+	head := ctx.IsHead()
+	h := &ctx.Response.Header
+	for attempt := 0; ; attempt++ {
+		info, err := s.opts.Backend.Stat(context.Background(), bs.key)
+		if err != nil {
+			s.apiStorageError(ctx, "stat", bs.key, err)
+			return
+		}
+		h.Set("Cache-Control", "no-store")
+		h.Set("Accept-Ranges", "bytes")
+		if info.ETag != "" {
+			h.Set("ETag", info.ETag)
+		}
+		if info.SHA256 != "" {
+			h.Set("x-mcp-sha256", info.SHA256)
+		}
+		if !info.ModTime.IsZero() {
+			h.Set("Last-Modified", info.ModTime.UTC().Format(http.TimeFormat))
+		}
+		if inm := string(ctx.Request.Header.Peek("If-None-Match")); inm != "" && etagMatch(inm, info.ETag) {
+			ctx.SetStatusCode(http.StatusNotModified)
+			return
+		}
+		h.Set("Content-Type", mediaTypeOf(info))
+		name := bs.filename
+		if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
+			name = mcp.DownloadName(info)
+		}
+		if name != "" {
+			h.Set("Content-Disposition", mcp.ContentDisposition("attachment", name))
+		}
+		off, n, status := int64(0), info.Size, http.StatusOK
+		if rv := string(ctx.Request.Header.Peek("Range")); rv != "" {
+			if r, ok := parseRange(rv); ok && ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
+				var sat bool
+				if off, n, sat = r.resolve(info.Size); !sat {
+					h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
+					apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
+						"range starts past the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
+					return
+				}
+				status = http.StatusPartialContent
+				h.Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(info.Size, 10))
+			}
+		}
+		if head {
+			ctx.SetStatusCode(status)
+			h.SetContentLength(int(n))
+			return
+		}
+		if bs.consume != nil && !bs.consume() {
+			ctx.Response.Reset()
+			apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
+			return
+		}
+		var rng *storage.Range
+		if status == http.StatusPartialContent || n != info.Size {
+			rng = &storage.Range{Offset: off, Length: n}
+		}
+		// Bound to the response, not the handler: S3 bodies stream after
+		// the handler returns.
+		octx, cancel := context.WithCancel(context.Background())
+		rc, oinfo, err := s.opts.Backend.Open(octx, bs.key, rng)
+		if err != nil {
+			cancel()
+			s.apiStorageError(ctx, "open", bs.key, err)
+			return
+		}
+		if oinfo.ETag != info.ETag && attempt < 2 {
+			// Replaced between Stat and Open: describe the version we opened.
+			rc.Close()
+			cancel()
+			ctx.Response.Reset()
+			continue
+		}
+		ctx.SetStatusCode(status)
+		sendReader(ctx, &cancelReadCloser{ReadCloser: rc, cancel: cancel}, n, s.opts.WriteTimeout)
+		return
+	}
+}
+
+func mediaTypeOf(info storage.Info) string {
+	if info.MediaType == "" {
+		return storage.DefaultMediaType
+	}
+	return info.MediaType
+}
+
+// cancelReadCloser ends a context when its reader closes.
+type cancelReadCloser struct {
+	io.ReadCloser
+	cancel func()
+}
+
+// Unwrap exposes the storage reader (for the sendfile path).
+func (c *cancelReadCloser) Unwrap() io.ReadCloser { return c.ReadCloser }
+
+func (c *cancelReadCloser) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// presignTTL bounds presigned redirects from /d: the link's remaining life,
+// at most 15 minutes, at least one minute.
+func presignTTL(expires time.Time) time.Duration {
+	d := time.Until(expires)
+	return min(max(d, time.Minute), 15*time.Minute)
+}
