@@ -31,7 +31,7 @@ FUZZPKGS  := ./asm ./core/codec
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare loadtest loadtest-smoke tools tools-apt clean
+        generate gen-check bench bench-codec bench-compare loadtest loadtest-smoke tools tools-apt tools-apt-test clean
 
 help:
 	@echo "make run | test | check | bench | bench-codec | fuzz | tools | clean"
@@ -134,7 +134,17 @@ loadtest-smoke: $(TOOLBIN)/k6
 	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
-tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed
+tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed tools-apt-test
+
+# tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
+# download path) and chromium (drives the upload page). Installed only when missing.
+APT_TEST_TOOLS := strace:strace chromium:chromium
+tools-apt-test:
+	@missing=""; for t in $(APT_TEST_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "apt-get install$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 # tools-apt: Debian packages only the peer benchmarks need (nginx for the sendfile ceiling).
 # Separate from `tools` so `make test` never needs apt; skipped when nginx is on PATH.
