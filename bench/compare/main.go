@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,7 @@ type config struct {
 	out, charts, k6, repo string
 	quick                 bool
 	skipCodec, skipK6     bool
+	worktree              bool
 	budget                time.Duration
 }
 
@@ -79,6 +81,7 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
 	fs.BoolVar(&cfg.skipK6, "skip-k6", false, "skip the P6 k6 comparison")
+	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
 	fs.DurationVar(&cfg.budget, "budget", 14*time.Minute, "stop starting new measurements after this long")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -92,7 +95,7 @@ func run(ctx context.Context, args []string) error {
 	if cfg.k6 == "" {
 		cfg.k6 = filepath.Join(root, ".tools", "bin", "k6")
 	}
-	rep := &report{started: start.UTC(), quick: cfg.quick}
+	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
 	rep.fillEnv(root, cfg.k6)
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
@@ -102,10 +105,19 @@ func run(ctx context.Context, args []string) error {
 	defer os.RemoveAll(work)
 
 	// Build everything first, so compile time never lands in a measurement.
-	logf("building mcpblob and the peers")
+	// mcpblob is built from the committed HEAD (git archive), so the result
+	// belongs to the commit in the report even while the tree is being edited.
+	logf("building mcpblob (HEAD) and the peers")
+	src := root
+	if !cfg.worktree {
+		src = filepath.Join(work, "src")
+		if err := exportHEAD(root, src); err != nil {
+			return err
+		}
+	}
 	bins := map[string]string{}
 	for _, b := range []struct{ name, dir, pkg string }{
-		{"mcpblob", root, "./cmd/mcpblob"},
+		{"mcpblob", src, "./cmd/mcpblob"},
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
 		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
 	} {
@@ -293,10 +305,12 @@ func p2(ctx context.Context, cfg *config, systems []*system, sizes []readSize, r
 			switch {
 			case cfg.quick:
 				return 2
+			case s.slow && sz.n >= 256<<20:
+				return 3 // ~6–10 s and ~3 GiB per read
 			case s.slow && sz.n >= 64<<20:
-				return 3
+				return 5
 			default:
-				return 7
+				return 9
 			}
 		}
 		minTime := 400 * time.Millisecond
@@ -359,4 +373,17 @@ func summarize(id, title string, size int64, systems []*system, samples [][]samp
 		t.cells = append(t.cells, c)
 	}
 	return t
+}
+
+// exportHEAD writes the committed tree of HEAD into dir (git archive | tar).
+func exportHEAD(root, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.Command("sh", "-c", "git archive --format=tar HEAD | tar -x -C \""+dir+"\"")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git archive HEAD: %w\n%s", err, out)
+	}
+	return nil
 }
