@@ -25,6 +25,8 @@ type Config struct {
 	TokenKeys           string // file of HMAC keys for links, sessions and states
 	ConformanceFixtures bool
 	StreamMode          string // direct | redirect | url
+	DownloadRedirect    bool   // /d answers 302 to a presigned URL on S3
+	MaxUpload           int64  // control-API PUT and upload-endpoint limit in bytes
 	LogFormat           string // text | json
 	LogLevel            string // debug | info | warn | error
 	ShutdownDelay       time.Duration
@@ -59,6 +61,8 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.TokenKeys, "token-keys", "", "file of token signing keys (default: generated in <data>/.mcpblob/token-keys on the local store)")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "add the MCP conformance suite's fixture tools, resources and prompts")
 	fs.StringVar(&c.StreamMode, "stream-mode", "", "resources/stream mode: direct, redirect or url (default: redirect on S3, direct on the local store)")
+	fs.BoolVar(&c.DownloadRedirect, "download-redirect", false, "on S3, answer download links (/d) with a 302 to a presigned URL instead of streaming the bytes")
+	fs.Int64Var(&c.MaxUpload, "max-upload", 5<<30, "largest control-API PUT body and upload endpoint in bytes")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
@@ -119,6 +123,9 @@ func (c Config) Validate() error {
 	case "", "direct", "redirect", "url":
 	default:
 		errs = append(errs, fmt.Errorf("--stream-mode %q: want direct, redirect or url", c.StreamMode))
+	}
+	if c.MaxUpload <= 0 {
+		errs = append(errs, fmt.Errorf("--max-upload %d: want a positive byte count", c.MaxUpload))
 	}
 	switch c.LogFormat {
 	case "text", "json":

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -53,6 +54,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Version:             versionString(),
 		ShutdownDelay:       cfg.ShutdownDelay,
 		GracePeriod:         cfg.GracePeriod,
+		MaxUploadBytes:      cfg.MaxUpload,
+		DownloadRedirect:    cfg.DownloadRedirect,
+		MCP:                 mcp.Options{StreamMode: cfg.StreamMode},
 	})
 	if err != nil {
 		return err
@@ -60,7 +64,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	logger.Info("mcpblob starting",
 		"version", versionString(), "listen", cfg.Listen, "store", desc,
 		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL,
-		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures)
+		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures,
+		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -108,4 +113,18 @@ func newLogger(cfg Config) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// streamModeName is the resources/stream mode in effect (for the start log).
+func streamModeName(cfg Config, backend storage.Backend) string {
+	_, presigns := backend.(storage.Presigner)
+	switch {
+	case cfg.StreamMode == "redirect" && !presigns:
+		return "direct (the store cannot presign)"
+	case cfg.StreamMode != "":
+		return cfg.StreamMode
+	case presigns:
+		return "redirect"
+	}
+	return "direct"
 }

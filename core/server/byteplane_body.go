@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -166,3 +167,7 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 	}
 	return d.r.Read(p)
 }
+
+// errShortBody reports a request body that ended before its Content-Length
+// (shared with the upload endpoints).
+var errShortBody = errors.New("server: request body ended early")

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
+)
+
+// sendfileChildEnv names the local store folder a child process serves
+// (TestSendfileChild).
+const sendfileChildEnv = "MCPBLOB_SENDFILE_CHILD_DIR"
+
+// writeBlob stores size bytes of a repeating pattern under key, without
+// holding them in memory, and returns their sha256.
+func writeBlob(t testing.TB, b storage.Backend, key, mediaType string, size int64) string {
+	t.Helper()
+	w, err := b.Create(context.Background(), key, storage.CreateOptions{MediaType: mediaType, Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort(context.Background())
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i*7 + i>>8)
+	}
+	h := sha256.New()
+	for left := size; left > 0; {
+		n := min(left, int64(len(chunk)))
+		chunk[0] = byte(left >> 20) // vary the chunks a little
+		h.Write(chunk[:n])
+		if _, err := w.Write(chunk[:n]); err != nil {
+			t.Fatal(err)
+		}
+		left -= n
+	}
+	if _, err := w.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestSendfileChild is the server half of TestSendfileObserved; it runs only
+// in the child process.
+func TestSendfileChild(t *testing.T) {
+	dir := os.Getenv(sendfileChildEnv)
+	if dir == "" {
+		t.Skip("helper process for TestSendfileObserved")
+	}
+	b, err := localfs.Open(dir, localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Backend: b, Listen: ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	io.Copy(io.Discard, os.Stdin) // the parent closes stdin when done
+	s.Shutdown(context.Background())
+}
+
+var sendfileRE = regexp.MustCompile(`sendfile(?:64)?\(|<\.\.\. sendfile(?:64)? resumed>`)
+var retRE = regexp.MustCompile(`=\s+(-?\d+)`)
+
+// TestSendfileObserved runs the server in a child process under
+// `strace -f -e trace=sendfile` and checks that the bytes of a
+// resources/stream direct answer, a /d download and a ranged /d download
+// from the local store moved through sendfile(2), not through user space.
+func TestSendfileObserved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a traced child process")
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed (make tools installs it): cannot observe sendfile")
+	}
+	dir := t.TempDir()
+	b, err := localfs.Open(dir, localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 << 20
+	want := writeBlob(t, b, "big/blob.bin", "application/octet-stream", size)
+	b.Close()
+
+	logf := t.TempDir() + "/strace.log"
+	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=sendfile", "-o", logf,
+		os.Args[0], "-test.run=^TestSendfileChild$", "-test.v")
+	cmd.Env = append(os.Environ(), sendfileChildEnv+"="+dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+		}
+	}()
+	sc := bufio.NewScanner(stdout)
+	var addr string
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+			addr = a
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("the child printed no address")
+	}
+	go io.Copy(io.Discard, stdout)
+
+	c := &bpClient{t: t, base: "http://" + addr, hc: &http.Client{Timeout: time.Minute}}
+	s := c.session(false, streamCaps)
+	r := s.stream(mcp.BlobURI("big/blob.bin"))
+	if r.status != 200 || r.sum() != want {
+		t.Fatalf("resources/stream: %d, %d bytes", r.status, len(r.body))
+	}
+	link := c.link("big/blob.bin", "")
+	if r := c.do("GET", link, nil, nil); r.status != 200 || r.sum() != want {
+		t.Fatalf("GET link: %d", r.status)
+	}
+	if r := c.do("GET", link, nil, map[string]string{"Range": "bytes=1000-"}); r.status != 206 || len(r.body) != size-1000 {
+		t.Fatalf("ranged GET: %d, %d bytes", r.status, len(r.body))
+	}
+	stdin.Close()
+	cmd.Wait()
+
+	log, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, moved int64
+	for line := range strings.SplitSeq(string(log), "\n") {
+		if !sendfileRE.MatchString(line) || strings.HasSuffix(line, "<unfinished ...>") {
+			continue
+		}
+		m := retRE.FindAllStringSubmatch(line, -1)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.ParseInt(m[len(m)-1][1], 10, 64)
+		if n > 0 {
+			calls++
+			moved += n
+		}
+	}
+	t.Logf("sendfile: %d calls moved %d bytes (%d expected through it)", calls, moved, 3*size-1000)
+	if moved < 3*size-1000 {
+		t.Fatalf("sendfile moved %d bytes, want at least %d; strace log:\n%s", moved, 3*size-1000, tail(string(log), 2000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// TestDownloadMemoryFlat streams a 1 GiB blob through /d, /v1 and
+// resources/stream from the local store and through /d from S3 (256 MiB)
+// and checks the heap stays flat.
+func TestDownloadMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 1 GiB blob")
+	}
+	for _, tc := range []struct {
+		be   testBackend
+		size int64
+	}{{byteplaneBackends()[0], 1 << 30}, {byteplaneBackends()[1], 256 << 20}} {
+		t.Run(tc.be.name, func(t *testing.T) {
+			b := tc.be.new(t)
+			want := writeBlob(t, b, "huge.bin", "application/octet-stream", tc.size)
+			c := newBPClient(t, Options{Backend: b, MCP: mcp.Options{StreamMode: mcp.StreamDirect}})
+			link := c.link("huge.bin", "")
+			s := c.session(true, streamCaps)
+			for _, path := range []string{"/d", "/v1", "resources/stream"} {
+				var req *http.Request
+				switch path {
+				case "/d":
+					req, _ = http.NewRequest("GET", link, nil)
+				case "/v1":
+					req, _ = http.NewRequest("GET", c.base+"/v1/blobs/huge.bin", nil)
+				default:
+					req, _ = http.NewRequest("POST", c.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/stream","params":{"uri":"blob:///huge.bin","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+s.caps+`}}}`))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream, */*")
+					req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+					req.Header.Set("Mcp-Method", "resources/stream")
+				}
+				base, peak := heapBaseline(), atomic.Int64{}
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					var ms runtime.MemStats
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(20 * time.Millisecond):
+						}
+						runtime.ReadMemStats(&ms)
+						if v := int64(ms.HeapInuse); v > peak.Load() {
+							peak.Store(v)
+						}
+					}
+				}()
+				start := time.Now()
+				resp, err := c.hc.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := sha256.New()
+				n, err := io.Copy(h, resp.Body)
+				resp.Body.Close()
+				close(stop)
+				<-done
+				if err != nil || resp.StatusCode != 200 || n != tc.size || hex.EncodeToString(h.Sum(nil)) != want {
+					t.Fatalf("%s: status %d, %d bytes, %v", path, resp.StatusCode, n, err)
+				}
+				growth := peak.Load() - int64(base)
+				el := time.Since(start)
+				t.Logf("%s: %d MiB in %v (%.0f MB/s), heap-in-use growth %.1f MiB", path, n>>20, el.Round(time.Millisecond),
+					float64(n)/el.Seconds()/1e6, float64(growth)/(1<<20))
+				if growth > 32<<20 {
+					t.Errorf("%s: heap grew by %d MiB while streaming %d MiB", path, growth>>20, n>>20)
+				}
+			}
+		})
+	}
+}
+
+func heapBaseline() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
