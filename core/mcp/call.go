@@ -52,6 +52,7 @@ type call struct {
 	tool          *tool
 	task          *task                      // set while running as a task
 	args          map[string]json.RawMessage // tools/call arguments
+	files         *fileSet                   // strings taken out of the message (reader.go)
 }
 
 // param decodes params[name] into v; absent leaves v unchanged.
@@ -133,6 +134,17 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // request sends a server-to-client request on this request's SSE stream
 // (2025-11-25 only) and waits for the client's answer.
 func (c *call) request(method string, params any) (json.RawMessage, error) {
+	m, err := c.requestMsg(method, params)
+	if err != nil {
+		return nil, err
+	}
+	m.files.discard()
+	return m.Result, nil
+}
+
+// requestMsg is request returning the whole answer; the caller owns
+// m.files and discards them.
+func (c *call) requestMsg(method string, params any) (*message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
@@ -146,11 +158,12 @@ func (c *call) request(method string, params any) (json.RawMessage, error) {
 	select {
 	case m := <-ch:
 		if m.Error != nil {
+			m.files.discard()
 			var e Error
 			_ = json.Unmarshal(m.Error, &e)
 			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)
 		}
-		return m.Result, nil
+		return m, nil
 	case <-c.ctx.Done():
 		return nil, c.ctx.Err()
 	case <-t.C:

@@ -67,6 +67,8 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   json.RawMessage `json:"error,omitempty"`
+	// files holds the strings reader.go took out of the message.
+	files *fileSet
 }
 
 type msgKind int

@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -44,6 +42,7 @@ const (
 const (
 	DefaultMaxBodyBytes    = 4 << 20
 	DefaultMaxTextBytes    = 16 << 20
+	DefaultMaxFileBytes    = 1 << 30
 	DefaultPageSize        = 100
 	DefaultSessionTTL      = 24 * time.Hour
 	DefaultRequestStateTTL = 10 * time.Minute
@@ -100,6 +99,15 @@ type Options struct {
 	// LinkTTL is the lifetime of download links and presigned redirects
 	// the MCP endpoint mints. Default 15 min.
 	LinkTTL time.Duration
+	// MaxFileBytes bounds the decoded bytes of the data URIs in one message
+	// when no x-mcp-file maxSize says less (DESIGN.md: limits). Default 1 GiB.
+	MaxFileBytes int64
+	// UploadAccept is the accept list of upload_file's x-mcp-file
+	// descriptor. Default nil: any media type.
+	UploadAccept []string
+	// SpoolDir holds the unlinked temporary files large strings are spooled
+	// to. Default os.TempDir().
+	SpoolDir string
 	// ClientTimeout bounds waiting for a client's answer to a
 	// server-to-client request (sampling, elicitation). Default 5 min.
 	ClientTimeout time.Duration
@@ -124,6 +132,8 @@ type Server struct {
 	methods map[string]*method
 	tools   []*tool
 	toolMap map[string]*tool
+
+	uploads uploadWaiters // uploads.go
 
 	fixtures *fixtures
 	tasks    *taskStore // nil unless a tool supports tasks
@@ -177,6 +187,9 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = DefaultKeepAlive
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
 	if opts.ClientTimeout <= 0 {
 		opts.ClientTimeout = DefaultClientTimeout
@@ -237,21 +250,6 @@ func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
 // Origin (403).
 func ErrorBody(code int, msg string) []byte { return encodeError(nil, newError(code, msg, nil)) }
 
-func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
-	if r == nil {
-		return nil, false, nil
-	}
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if n > limit {
-		return nil, true, nil
-	}
-	return buf.Bytes(), false, nil
-}
-
 type acceptance struct{ json, sse bool }
 
 func parseAccept(v string) acceptance {
@@ -274,15 +272,6 @@ func parseAccept(v string) acceptance {
 }
 
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
-	body, tooLarge, err := readLimited(r.Body, s.opts.MaxBodyBytes)
-	if err != nil {
-		writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
-		return
-	}
-	if tooLarge {
-		writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
-		return
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeError(w, nil, newError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).withStatus(http.StatusUnsupportedMediaType))
 		return
@@ -292,7 +281,41 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		writeError(w, nil, newError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).withStatus(http.StatusNotAcceptable))
 		return
 	}
+	// The body is scanned, not read whole: large strings are decoded or
+	// spooled as they arrive (reader.go), the rest is held up to
+	// MaxBodyBytes.
+	body, files, err := s.readMessage(r.Body)
+	defer files.release()
+	if err != nil {
+		var bad *errBadJSON
+		var abort *errAbort
+		switch {
+		case errors.Is(err, errTooLarge):
+			writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
+		case errors.As(err, &bad):
+			writeError(w, nil, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest))
+		case errors.As(err, &abort):
+			// A rejected file too long to read past: answer now and let
+			// the transport close the connection.
+			s.log.Debug("mcp: request abandoned", "argument", abort.fa.name, "problem", abort.fa.problem)
+			w.SetHeader("Connection", "close")
+			res, _ := json.Marshal(fileError(abort.fa))
+			w.SetStatus(http.StatusOK)
+			w.SetHeader("Content-Type", "application/json")
+			id := json.RawMessage(`null`)
+			if abort.id != nil {
+				id = abort.id
+			}
+			w.SetBody(encodeResult(id, res))
+		default:
+			writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
+		}
+		return
+	}
 	msg, kind, perr := parseMessage(body)
+	if msg != nil {
+		msg.files = files
+	}
 	if perr != nil {
 		var id json.RawMessage
 		if msg != nil {
@@ -423,6 +446,7 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 		principal: r.Principal,
 		header:    r.Header,
 		logLevel:  -1,
+		files:     msg.files,
 	}
 	if raw, ok := meta[metaLogLevel]; ok {
 		var lv string
@@ -497,6 +521,7 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind ms
 		header:    r.Header,
 		sess:      sess,
 		logLevel:  -1,
+		files:     msg.files,
 	}
 	if raw, ok := metaOf(params)["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw

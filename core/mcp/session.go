@@ -215,9 +215,11 @@ func (sess *session) deliver(m *message) {
 	ch := sess.pending[idKey(m.ID)]
 	sess.mu.Unlock()
 	if ch != nil {
+		m.files.keep() // the waiting request owns them now
 		select {
 		case ch <- m:
 		default:
+			m.files.discard()
 		}
 	}
 }

@@ -26,6 +26,11 @@ type tool struct {
 	requires []string
 	headers  []paramHeader
 	run      func(c *call, args map[string]json.RawMessage) (obj, error)
+	// files lists the x-mcp-file arguments (reader.go decodes them as they
+	// arrive); directKey, when it can name the storage key from the small
+	// arguments seen so far, lets them go straight to storage.
+	files     map[string]fileSpec
+	directKey func(args map[string]string) (string, bool)
 }
 
 func (s *Server) addTool(t *tool) {
@@ -285,6 +290,7 @@ func (s *Server) registerTools() {
 		},
 		run: s.downloadLink,
 	})
+	s.registerUploadTools() // uploads.go
 }
 
 func (s *Server) listBlobs(c *call, args map[string]json.RawMessage) (obj, error) {

@@ -1,0 +1,320 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
+)
+
+func newLocalStore(t *testing.T) *localfs.Store {
+	t.Helper()
+	st, err := localfs.Open(t.TempDir(), localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// toolResult is the part of a CallToolResult the tests look at.
+type toolResult struct {
+	IsError           bool `json:"isError"`
+	Content           []struct{ Type, Text, URI string }
+	StructuredContent struct {
+		URI, Key, SHA256, MimeType string
+		Size                       int64
+	}
+	ResultType   string          `json:"resultType"`
+	RequestState string          `json:"requestState"`
+	InputRequest json.RawMessage `json:"inputRequests"`
+}
+
+func decodeToolResult(t *testing.T, body string) toolResult {
+	t.Helper()
+	var m struct {
+		Result *toolResult
+		Error  json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || m.Result == nil {
+		t.Fatalf("not a result: %v: %.500s", err, body)
+	}
+	return *m.Result
+}
+
+func uploadCall(args string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{` + args + `}}}`
+}
+
+func listAll(t *testing.T, st storage.Backend) []string {
+	t.Helper()
+	page, err := st.List(context.Background(), "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, it := range page.Items {
+		keys = append(keys, it.Key)
+	}
+	return keys
+}
+
+// TestUploadFileInputs sends upload_file each kind of bad input (and the
+// good ones the SEP requires servers to accept) and checks the exact
+// isError text and that nothing is stored on failure.
+func TestUploadFileInputs(t *testing.T) {
+	st := newLocalStore(t)
+	c := newTestClient(t, Options{Backend: st, MCP: mcp.Options{
+		MaxFileBytes: 1 << 20,
+		UploadAccept: []string{"image/*", "text/plain", "application/pdf"},
+	}}, true)
+	big := base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
+	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	const accepted = "image/*, text/plain, application/pdf"
+	bad := []struct {
+		name, args, want string
+	}{
+		{"non-data scheme", `"key":"a","file":"https://example.com/cat.png"`,
+			`Argument "file": scheme "https" is not supported: a data: URI is required`},
+		{"not a URI", `"file":"hello"`, `Argument "file": not a URI: a data: URI is required`},
+		{"malformed", `"key":"a","file":"data:image/png;base64"`, `Argument "file": malformed data URI: missing ',' separator`},
+		{"bad base64", `"key":"a","file":"data:text/plain;base64,aGV*bG8="`, `Argument "file": malformed data URI: bad base64 at byte 3`},
+		{"over maxSize, streamed to storage", `"key":"a","file":"data:image/png;base64,` + big + `"`,
+			`Argument "file": file is larger than maxSize 1048576 bytes`},
+		{"over maxSize, spooled", `"file":"data:image/png;base64,` + big + `","key":"a"`,
+			`Argument "file": file is larger than maxSize 1048576 bytes`},
+		{"type not in accept", `"key":"a","file":"data:application/zip;base64,UEsDBA=="`,
+			`Argument "file": media type "application/zip" is not accepted (accept: ` + accepted + `)`},
+		{"type lie", `"key":"a","file":"data:image/png;base64,aGVsbG8="`,
+			`Argument "file": content does not match the declared media type "image/png"`},
+		{"type lie, other format", `"key":"a","file":"data:application/pdf;base64,` + png + `"`,
+			`Argument "file": content is image/png, not the declared media type "application/pdf"`},
+		{"empty file", `"key":"a","file":"data:text/plain;base64,"`, `Argument "file": file is empty`},
+		{"missing", `"key":"a"`, `Argument "file" is required`},
+		{"bad key", `"key":"../x","file":"data:text/plain,hi"`, `Invalid key "../x": storage: invalid key "../x": contains a ".." segment`},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := c.call(uploadCall(tc.args), nil)
+			if code != 200 {
+				t.Fatalf("status %d: %.300s", code, body)
+			}
+			res := decodeToolResult(t, body)
+			if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != tc.want {
+				t.Fatalf("got %+v\nwant isError %q", res, tc.want)
+			}
+			if strings.Contains(body, big[:64]) {
+				t.Fatal("the data URI leaked into the error")
+			}
+			if keys := listAll(t, st); len(keys) != 0 {
+				t.Fatalf("stored %v after a failure", keys)
+			}
+		})
+	}
+	good := []struct {
+		name, args, key, content, mt string
+	}{
+		{"percent-encoded", `"key":"p.txt","file":"data:text/plain,hello%20world"`, "p.txt", "hello world", "text/plain"},
+		{"escaped slash", `"key":"s.txt","file":"data:text\/plain;base64,aGVsbG8="`, "s.txt", "hello", "text/plain"},
+		{"unicode-escaped slash", `"file":"data:text\u002Fplain;charset=UTF-8;base64,aGVsbG8=","key":"u.txt"`, "u.txt", "hello", "text/plain; charset=utf-8"},
+		{"png, filename, default key", `"filename":"dot.png","file":"data:image/png;base64,` + png + `"`, "", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png"},
+	}
+	for _, tc := range good {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := c.call(uploadCall(tc.args), nil)
+			res := decodeToolResult(t, body)
+			if code != 200 || res.IsError {
+				t.Fatalf("status %d: %s", code, body)
+			}
+			sum := sha256.Sum256([]byte(tc.content))
+			sc := res.StructuredContent
+			if sc.SHA256 != hex.EncodeToString(sum[:]) || sc.Size != int64(len(tc.content)) || sc.MimeType != tc.mt {
+				t.Fatalf("structuredContent %+v", sc)
+			}
+			if tc.key != "" && sc.Key != tc.key {
+				t.Fatalf("key %q, want %q", sc.Key, tc.key)
+			}
+			if tc.key == "" && (!strings.HasPrefix(sc.Key, "uploads/") || !strings.HasSuffix(sc.Key, "/dot.png")) {
+				t.Fatalf("default key %q", sc.Key)
+			}
+			if len(res.Content) != 2 || res.Content[1].Type != "resource_link" || res.Content[1].URI != sc.URI {
+				t.Fatalf("content %+v", res.Content)
+			}
+			if err := st.Delete(context.Background(), sc.Key); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestUploadFileParamsFirst sends params before method and arguments before
+// name: nothing is known about the call while the data URI arrives, so it is
+// spooled (decoded) and stored once the tool runs.
+func TestUploadFileParamsFirst(t *testing.T) {
+	st := newLocalStore(t)
+	c := newTestClient(t, Options{Backend: st}, true)
+	payload := make([]byte, 300<<10)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	body := `{"params":{"arguments":{"file":"data:application/octet-stream;base64,` + base64.StdEncoding.EncodeToString(payload) +
+		`","key":"late/key.bin"},"name":"upload_file"},"id":"x","method":"tools/call","jsonrpc":"2.0"}`
+	code, out := c.call(body, nil)
+	res := decodeToolResult(t, out)
+	sum := sha256.Sum256(payload)
+	if code != 200 || res.IsError || res.StructuredContent.SHA256 != hex.EncodeToString(sum[:]) || res.StructuredContent.Key != "late/key.bin" {
+		t.Fatalf("%d %.400s", code, out)
+	}
+	// A large string that is not a data URI, in any params member, is
+	// spooled too and still bounded by the message limit.
+	huge := strings.Repeat("x", 5<<20)
+	code, out = c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_blobs","arguments":{"prefix":"`+huge+`"}}}`, nil)
+	if code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("5 MiB plain string: %d %.200s", code, out)
+	}
+}
+
+// dataURIBody streams a tools/call upload_file body whose data URI carries
+// size pseudo-random bytes, encoding them on the fly; sum receives their
+// SHA-256 once the body has been read.
+type dataURIBody struct {
+	pr *io.PipeReader
+}
+
+func newDataURIBody(prefix string, size int64, suffix string, sum *[32]byte) *dataURIBody {
+	pr, pw := io.Pipe()
+	go func() {
+		h := sha256.New()
+		src := io.TeeReader(io.LimitReader(rand.NewChaCha8([32]byte{9}), size), h)
+		bw := bufio.NewWriterSize(pw, 256<<10) // base64.NewEncoder writes 1 KiB at a time
+		if _, err := io.WriteString(bw, prefix); err != nil {
+			return
+		}
+		enc := base64.NewEncoder(base64.StdEncoding, bw)
+		if _, err := io.CopyBuffer(enc, src, make([]byte, 192<<10)); err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		enc.Close()
+		copy(sum[:], h.Sum(nil))
+		_, _ = io.WriteString(bw, suffix)
+		pw.CloseWithError(bw.Flush())
+	}()
+	return &dataURIBody{pr: pr}
+}
+
+func (d *dataURIBody) Read(p []byte) (int, error) { return d.pr.Read(p) }
+
+// heapWatch samples HeapInuse until stopped and returns the peak growth.
+func heapWatch() func() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapInuse > peak.Load() {
+					peak.Store(ms.HeapInuse)
+				}
+			}
+		}
+	}()
+	return func() int64 {
+		close(stop)
+		wg.Wait()
+		return int64(peak.Load()) - int64(base)
+	}
+}
+
+// TestUploadFileHuge sends upload_file with a 1 GiB data URI generated on
+// the fly (never held by the test) and checks the stored SHA-256 and that
+// the heap grew by less than 32 MiB. Both scanner paths run: key first
+// (straight into storage) and file first (decoded spool, then storage).
+// 64 MiB under -race or -short.
+func TestUploadFileHuge(t *testing.T) {
+	size := int64(1 << 30)
+	if raceEnabled || testing.Short() {
+		size = 64 << 20
+	}
+	const maxGrowth = 32 << 20
+	st := newLocalStore(t)
+	base, _ := startTestServer(t, Options{Backend: st})
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	sid := initSession(t, client, base)
+	for _, order := range []string{"key-first", "file-first"} {
+		if order == "file-first" && size > 256<<20 && testing.Short() {
+			continue
+		}
+		t.Run(order, func(t *testing.T) {
+			key := "huge/" + order + ".bin"
+			var prefix, suffix string
+			if order == "key-first" {
+				prefix = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"upload_file","arguments":{"key":"` + key + `","file":"data:application/octet-stream;base64,`
+				suffix = `"}}}`
+			} else {
+				prefix = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"upload_file","arguments":{"file":"data:application/octet-stream;base64,`
+				suffix = `","key":"` + key + `"}}}`
+			}
+			var sum [32]byte
+			watch := heapWatch()
+			start := time.Now()
+			req, _ := http.NewRequest("POST", base+"/mcp", newDataURIBody(prefix, size, suffix, &sum))
+			req.ContentLength = int64(len(prefix)+len(suffix)) + (size+2)/3*4
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			growth := watch()
+			el := time.Since(start)
+			res := decodeToolResult(t, string(out))
+			if resp.StatusCode != 200 || res.IsError {
+				t.Fatalf("%d %.300s", resp.StatusCode, out)
+			}
+			if got, want := res.StructuredContent.SHA256, hex.EncodeToString(sum[:]); got != want || res.StructuredContent.Size != size {
+				t.Fatalf("sha256 %s size %d, want %s %d", got, res.StructuredContent.Size, want, size)
+			}
+			t.Logf("%s: %d MiB in %v (%.0f MB/s decoded, %.0f MB/s on the wire), heap growth %.1f MiB", order, size>>20,
+				el.Round(time.Millisecond), float64(size)/el.Seconds()/1e6, float64(req.ContentLength)/el.Seconds()/1e6, float64(growth)/(1<<20))
+			if growth > maxGrowth {
+				t.Fatalf("heap grew by %d bytes, limit %d", growth, maxGrowth)
+			}
+			if err := st.Delete(context.Background(), key); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
