@@ -333,10 +333,13 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 		Header:    headerAdapter{&ctx.Request.Header},
 		Principal: principal,
 	}
-	// Bodies up to MaxBodyBytes arrive prefetched; a larger one streams and
-	// core/mcp stops reading at the limit (413).
+	// Bodies up to MaxBodyBytes arrive prefetched; a larger one streams.
+	// core/mcp scans it: data-URI strings go to storage or a spool as they
+	// arrive, bounded by their x-mcp-file maxSize (default 1 GiB); the rest
+	// is held up to MaxBodyBytes (413 beyond). A long body gets per-read
+	// deadlines instead of one ReadTimeout for the whole request.
 	if bs := ctx.RequestBodyStream(); bs != nil {
-		req.Body = bs
+		req.Body = &deadlineReader{r: bs, conn: ctx.Conn(), timeout: s.opts.ReadTimeout}
 	} else if body := ctx.Request.Body(); len(body) > 0 {
 		req.Body = bytes.NewReader(body)
 	}
