@@ -271,7 +271,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		defer func() {
 			// The body of a streamed response is still being written here:
 			// the duration is time to first byte.
-			s.log.Debug("server: request", "method", string(ctx.Method()), "path", string(ctx.Path()),
+			s.log.Debug("server: request", "method", string(ctx.Method()), "path", redactPath(string(ctx.Path())),
 				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
 		}()
 	}
