@@ -6,8 +6,8 @@
 // Parameters (__ENV): BASE_URL, KEY (bench-64MiB), SIZE, RANGE_SIZE (1048576),
 // RATE (50/s), DURATION (10s), VUS (10), MAX_VUS (50), P99_MS, SUMMARY_JSON.
 //
-// P99_MS defaults to 50 ms: a 1 MiB sendfile slice takes < 2 ms on loopback;
-// the bound is generous for 2 shared cores.
+// P99_MS defaults to 50 ms. Measured here: p99 ≈ 4 ms for 1 MiB slices at
+// 50/s (2 cores shared with k6); ~12× headroom.
 import http from 'k6/http';
 import { check } from 'k6';
 import { env, summary } from './lib/mcp.js';

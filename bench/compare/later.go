@@ -52,8 +52,8 @@ func later(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	// P5
 	p5 := &laterResult{id: "P5", title: "multipart upload, 1 GiB", target: "≥ 0.8× raw disk write; RSS growth ≤ 32 MiB"}
-	if !feat.ControlAPI {
-		p5.unavailable = fmt.Sprintf("not available yet (issue %d): GET /v1/blobs does not answer 200 (no control API, so no POST /v1/uploads)", probe.IssueControlAPI)
+	if !feat.Uploads {
+		p5.unavailable = fmt.Sprintf("not available yet (issue %d): a 1-byte multipart upload to an endpoint minted by POST /v1/uploads is not stored (upload endpoints /u/{token})", probe.IssueUploads)
 	} else if time.Since(start) < cfg.budget {
 		p5.table = runP5(ctx, cfg, work, byName)
 	}

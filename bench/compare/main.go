@@ -25,7 +25,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -97,6 +96,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
 	rep.fillEnv(root, cfg.k6)
+	rep.loadBefore = sysinfo.LoadAvg()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
 	if err != nil {
@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string) error {
 	src := root
 	if !cfg.worktree {
 		src = filepath.Join(work, "src")
-		if err := exportHEAD(root, src); err != nil {
+		if err := proc.ExportHEAD(root, src); err != nil {
 			return err
 		}
 	}
@@ -197,6 +197,7 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	rep.elapsed = time.Since(start)
+	rep.loadAfter = sysinfo.LoadAvg()
 	logf("writing %s and %s/", cfg.out, cfg.charts)
 	if err := rep.write(cfg.out, cfg.skipCodec); err != nil {
 		return err
@@ -373,17 +374,4 @@ func summarize(id, title string, size int64, systems []*system, samples [][]samp
 		t.cells = append(t.cells, c)
 	}
 	return t
-}
-
-// exportHEAD writes the committed tree of HEAD into dir (git archive | tar).
-func exportHEAD(root, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	cmd := exec.Command("sh", "-c", "git archive --format=tar HEAD | tar -x -C \""+dir+"\"")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git archive HEAD: %w\n%s", err, out)
-	}
-	return nil
 }

@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string) (int, error) {
 	profile := fs.String("profile", "full", "`profile`: full (≤ 60 s of load) or smoke (≤ 20 s in all)")
 	repo := fs.String("repo", "..", "mcpblob repository `root`")
 	k6bin := fs.String("k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
+	fromHEAD := fs.Bool("head", false, "build mcpblob from the committed HEAD instead of the working tree")
 	results := fs.String("results", "", "`folder` for the k6 summaries (default REPO/loadtest/results)")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
@@ -81,7 +82,14 @@ func run(ctx context.Context, args []string) (int, error) {
 	}
 	defer os.RemoveAll(work)
 	bin := filepath.Join(work, "mcpblob")
-	if err := proc.GoBuild(root, bin, "./cmd/mcpblob"); err != nil {
+	src := root
+	if *fromHEAD {
+		src = filepath.Join(work, "src")
+		if err := proc.ExportHEAD(root, src); err != nil {
+			return 2, err
+		}
+	}
+	if err := proc.GoBuild(src, bin, "./cmd/mcpblob"); err != nil {
 		return 2, err
 	}
 
@@ -157,9 +165,9 @@ func run(ctx context.Context, args []string) (int, error) {
 		add(feat.ControlAPI, probe.IssueControlAPI,
 			job{"download-range.js", with("KEY", "bench-64MiB", "SIZE", fmt.Sprint(64<<20), "RATE", "50", "DURATION", "3s"), 20 * time.Second},
 			"GET /v1/blobs does not answer 200")
-		add(feat.ControlAPI, probe.IssueControlAPI,
+		add(feat.Uploads, probe.IssueUploads,
 			job{"upload-multipart.js", with("RATE", "10", "DURATION", "3s"), 20 * time.Second},
-			"GET /v1/blobs does not answer 200")
+			"a multipart upload to an endpoint minted by POST /v1/uploads is not stored")
 		add(feat.UploadFile, probe.IssueUploadFile,
 			job{"upload-datauri.js", with("RATE", "10", "DURATION", "3s"), 20 * time.Second},
 			"tools/list has no upload_file")

@@ -4,9 +4,14 @@
 package probe
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
@@ -16,7 +21,8 @@ import (
 type Features struct {
 	UploadFile     bool // tools/list names upload_file (data-URI tool inputs, issue 6)
 	ResourceStream bool // initialize declares capabilities.resources.stream (issue 5)
-	ControlAPI     bool // GET /v1/blobs answers 200 (control API, /d/ and /u/ tokens: issue 5)
+	ControlAPI     bool // GET /v1/blobs answers 200 (control API and /d/ links: issue 5)
+	Uploads        bool // a 1-byte multipart upload to an endpoint from POST /v1/uploads is stored (issue 6)
 }
 
 // Issue numbers that bring each feature, for "not available yet" lines.
@@ -24,6 +30,7 @@ const (
 	IssueUploadFile     = 6
 	IssueResourceStream = 5
 	IssueControlAPI     = 5
+	IssueUploads        = 6
 )
 
 // Probe checks base (e.g. http://127.0.0.1:8080) for each feature.
@@ -46,5 +53,44 @@ func Probe(ctx context.Context, base string) (Features, error) {
 		resp.Body.Close()
 		f.ControlAPI = resp.StatusCode == http.StatusOK
 	}
+	if f.ControlAPI {
+		f.Uploads = uploadWorks(ctx, c.HTTP, base)
+	}
 	return f, nil
+}
+
+// uploadWorks mints an upload endpoint and sends it one byte as
+// multipart/form-data; a 2xx answer means upload endpoints are served.
+// (It stores a 1-byte object "bench-probe/upload" in the store under test.)
+func uploadWorks(ctx context.Context, hc *http.Client, base string) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/uploads",
+		strings.NewReader(`{"key":"bench-probe/upload","maxSize":1,"ttlSeconds":60}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false
+	}
+	var up struct{ URL, Method string }
+	err = json.NewDecoder(resp.Body).Decode(&up)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode/100 != 2 || up.URL == "" {
+		return false
+	}
+	if up.Method == "" {
+		up.Method = http.MethodPost
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, _ := mw.CreateFormFile("file", "probe.bin")
+	part.Write([]byte{'x'})
+	mw.Close()
+	req, _ = http.NewRequestWithContext(ctx, up.Method, up.URL, &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err = hc.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode/100 == 2
 }

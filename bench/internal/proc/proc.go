@@ -144,3 +144,17 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// ExportHEAD writes the committed tree of HEAD of the repository at root
+// into dir (git archive | tar), so a build there ignores uncommitted edits.
+func ExportHEAD(root, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := exec.Command("sh", "-c", "git archive --format=tar HEAD | tar -x -C '"+dir+"'")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("proc: git archive HEAD: %w\n%s", err, out)
+	}
+	return nil
+}

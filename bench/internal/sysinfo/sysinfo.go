@@ -102,3 +102,16 @@ func field(data []byte, name string) (int64, error) {
 	}
 	return 0, fmt.Errorf("sysinfo: %s not found", strings.TrimSuffix(name, ":"))
 }
+
+// LoadAvg is the 1, 5 and 15 minute load averages of /proc/loadavg.
+func LoadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], ", ")
+}
