@@ -96,6 +96,10 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 	if p.Mode != "binary" || !ok || ep.Method != "POST" || p.RequestedSchema.Properties["file"]["type"] != "file" || len(p.Meta.ProgressToken) == 0 {
 		t.Fatalf("elicitation params %s", req.Params)
 	}
+	// The client may report its own upload progress (SEP-1306).
+	if code, _ := c.call(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`+string(p.Meta.ProgressToken)+`,"progress":0,"total":3145728,"message":"starting"}}`, nil); code != http.StatusAccepted {
+		t.Fatalf("client progress: %d", code)
+	}
 	data := bytes.Repeat([]byte("0123456789abcdef"), 3<<16) // 3 MiB: progress events
 	ct, body := multipartBody(t, [3]string{"digits.txt", "text/plain", string(data)})
 	if r := doUpload(t, ep.Method, ep.URL, ct, body, nil); r.Status != 201 {

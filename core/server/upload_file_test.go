@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"runtime"
@@ -317,4 +318,61 @@ func TestUploadFileHuge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUploadFileAbandoned: a data URI far over maxSize is refused while it
+// streams; past the drain allowance the server answers at once with the
+// isError result and closes the connection. Nothing is stored, and no log
+// line (at debug level) carries the payload.
+func TestUploadFileAbandoned(t *testing.T) {
+	st := newLocalStore(t)
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	base, _ := startTestServer(t, Options{Backend: st, Logger: logger, MCP: mcp.Options{MaxFileBytes: 1 << 20}})
+	client := &http.Client{Timeout: 30 * time.Second}
+	sid := initSession(t, client, base)
+	var sum [32]byte
+	prefix := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:application/octet-stream;base64,`
+	req, _ := http.NewRequest("POST", base+"/mcp", newDataURIBody(prefix, 64<<20, `"}}}`, &sum))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var m struct {
+		ID     string
+		Result toolResult
+	}
+	if err := json.Unmarshal(out, &m); err != nil || m.ID != "big" || !m.Result.IsError ||
+		m.Result.Content[0].Text != `Argument "file": file is larger than maxSize 1048576 bytes` || !resp.Close {
+		t.Fatalf("%d close=%v %s", resp.StatusCode, resp.Close, out)
+	}
+	if keys := listAll(t, st); len(keys) != 0 {
+		t.Fatalf("stored %v", keys)
+	}
+	// The valid small cases log at debug too; none may leak a payload.
+	c := &testClient{t: t, base: base, hc: client, sid: sid}
+	c.call(uploadCall(`"key":"x","file":"data:text/plain;base64,U0VDUkVUU0VDUkVUU0VDUkVU"`), nil)
+	c.call(uploadCall(`"key":"y","file":"data:image/png;base64,U0VDUkVUU0VDUkVUU0VDUkVU"`), nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(logs.String(), "U0VDUkVU") || strings.Contains(logs.String(), "AAAAAAAA") {
+		t.Fatalf("a data URI payload reached the log:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
