@@ -49,6 +49,14 @@
 // chunks after a counting pass; see [Server] for the rule. encoding/json is
 // only used for small messages.
 //
+// resources/stream (SEP-2532, a proposal; resstream.go) sends a blob's raw
+// bytes: directly (the transport may implement [BodySender] to use
+// sendfile), as a 302 to a presigned URL, or as a signed downloadUrl, per
+// Options.StreamMode. It is offered (resources.stream) and answered only
+// for clients that declared resourceStreaming, with each era's error codes
+// (docs/byte-plane.md). get_download_link (links.go) mints the same signed
+// /d/{token} links.
+//
 // Changes made through the server (delete_blob today, uploads later) are
 // published on a [Hub] and reach 2025-11-25 GET streams (resources/updated
 // for subscribed URIs, list_changed) and 2026-07-28 listen streams.

@@ -12,4 +12,14 @@
 // exact length, and the adapter gives fasthttp a body stream that implements
 // [fasthttp.BodyWriterTo], so bytes go from storage to the socket without a
 // pipe or an extra copy; SSE events are flushed one by one.
+//
+// The byte plane (docs/byte-plane.md) is here too: signed download links
+// GET|HEAD /d/{token} (download.go) with single ranges, validators and an
+// in-process single-use replay set; the control API /v1 (control.go,
+// docs/control-api.md) with streaming PUTs; and the sendfile path
+// (byteplane_body.go): local files go to fasthttp as a BodyWriterTo that
+// hands bufio.Writer.ReadFrom an *io.LimitedReader over the *os.File, so
+// (*net.TCPConn).ReadFrom uses sendfile(2), in rounds that renew the write
+// deadline. Storage errors become HTTP statuses in one place
+// (apiStorageError).
 package server

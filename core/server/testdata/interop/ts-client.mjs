@@ -38,7 +38,9 @@ if (!stat.content.some((c) => c.type === "resource_link" && c.uri === hello.uri)
 const list = await client.callTool({ name: "list_blobs", arguments: { prefix: "interop/" } });
 if (list.isError || list.structuredContent.blobs.length !== 1) fail(`list_blobs: ${JSON.stringify(list.structuredContent)}`);
 const link = await client.callTool({ name: "get_download_link", arguments: { key: "interop/hello.txt" } });
-if (!link.isError) fail("get_download_link should be a tool error for now");
+if (link.isError || !link.structuredContent.url.includes("/d/")) fail(`get_download_link: ${JSON.stringify(link)}`);
+const dl = await fetch(link.structuredContent.url);
+if (dl.status !== 200 || (await dl.text()) !== "hello \"text\"\n") fail(`download link: ${dl.status}`);
 const progress = [];
 await client.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
 if (progress.join(",") !== "0,50,100") fail(`progress ${progress}`);
