@@ -705,3 +705,27 @@ func TestGetDownloadLinkTool(t *testing.T) {
 		t.Fatalf("link to a missing blob: %s", r.body)
 	}
 }
+
+func TestEmptyBlob(t *testing.T) {
+	for _, be := range byteplaneBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			c := newBPClient(t, Options{Backend: be.new(t), MCP: mcp.Options{StreamMode: mcp.StreamDirect}})
+			if r := c.put("empty", nil, nil); r.status != 201 {
+				t.Fatalf("PUT empty: %d %s", r.status, r.body)
+			}
+			link := c.link("empty", "")
+			for _, u := range []string{link, "/v1/blobs/empty"} {
+				if r := c.do("GET", u, nil, nil); r.status != 200 || len(r.body) != 0 || r.header.Get("Content-Length") != "0" {
+					t.Errorf("GET %s: %d %v", u, r.status, r.header)
+				}
+				if r := c.do("GET", u, nil, map[string]string{"Range": "bytes=0-"}); r.status != 416 || r.header.Get("Content-Range") != "bytes */0" {
+					t.Errorf("ranged GET %s: %d %v", u, r.status, r.header)
+				}
+			}
+			r := c.session(false, streamCaps).stream("blob:///empty")
+			if r.status != 200 || len(r.body) != 0 || r.header.Get("Content-Length") != "0" {
+				t.Errorf("resources/stream of an empty blob: %d %v", r.status, r.header)
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"fmt"
+	"mime"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+func TestParseRange(t *testing.T) {
+	const size = 100
+	for _, tc := range []struct {
+		in      string
+		ok, sat bool
+		off, n  int64
+	}{
+		{"bytes=0-9", true, true, 0, 10},
+		{"bytes=90-", true, true, 90, 10},
+		{"bytes=95-200", true, true, 95, 5},
+		{"bytes=-10", true, true, 90, 10},
+		{"bytes=-500", true, true, 0, 100},
+		{"bytes=-0", true, false, 0, 0},
+		{"bytes=100-", true, false, 0, 0},
+		{"bytes=100-200", true, false, 0, 0},
+		{" bytes=1-1 ", true, true, 1, 1},
+		{"bytes=5-4", false, false, 0, 0},
+		{"bytes=0-1,3-4", false, false, 0, 0},
+		{"bytes=a-b", false, false, 0, 0},
+		{"bytes=-", false, false, 0, 0},
+		{"items=0-1", false, false, 0, 0},
+		{"bytes=-1-2", false, false, 0, 0},
+	} {
+		r, ok := parseRange(tc.in)
+		if ok != tc.ok {
+			t.Errorf("parseRange(%q) ok = %v", tc.in, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		off, n, sat := r.resolve(size)
+		if sat != tc.sat || (sat && (off != tc.off || n != tc.n)) {
+			t.Errorf("%q on %d bytes: %d+%d sat=%v, want %d+%d sat=%v", tc.in, size, off, n, sat, tc.off, tc.n, tc.sat)
+		}
+	}
+	if _, _, sat := (byteRange{start: 0, end: -1}).resolve(0); sat {
+		t.Error("a range of an empty object is satisfiable")
+	}
+}
+
+func TestConditionals(t *testing.T) {
+	mod := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+	info := storage.Info{ETag: `"abc"`, ModTime: mod.Add(300 * time.Millisecond)}
+	for _, tc := range []struct {
+		list string
+		want bool
+	}{{`"abc"`, true}, {`W/"abc"`, true}, {`"x", "abc"`, true}, {`*`, true}, {`"abcd"`, false}, {``, false}} {
+		if got := etagMatch(tc.list, info.ETag); got != tc.want {
+			t.Errorf("etagMatch(%q) = %v", tc.list, got)
+		}
+	}
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{{`"abc"`, true}, {`W/"abc"`, false}, {`"other"`, false}, {mod.Format("Mon, 02 Jan 2006 15:04:05 GMT"), true},
+		{mod.Add(time.Second).Format("Mon, 02 Jan 2006 15:04:05 GMT"), false}, {"garbage", false}, {"", true}} {
+		if got := ifRangeHolds(tc.v, info); got != tc.want {
+			t.Errorf("ifRangeHolds(%q) = %v", tc.v, got)
+		}
+	}
+}
+
+func TestContentDisposition(t *testing.T) {
+	for _, name := range []string{"a.txt", "résumé ü.pdf", `we"ird\name;x=1.txt`, "日本語.bin", "100% sure.txt"} {
+		v := mcp.ContentDisposition("attachment", name)
+		_, params, err := mime.ParseMediaType(v)
+		if err != nil || params["filename"] != name {
+			t.Errorf("ContentDisposition(%q) = %q: parses as %q, %v", name, v, params["filename"], err)
+		}
+		for _, c := range v {
+			if c < 0x20 || c > 0x7e {
+				t.Errorf("ContentDisposition(%q) = %q: not ASCII", name, v)
+				break
+			}
+		}
+	}
+}
+
+func TestReplaySetBound(t *testing.T) {
+	var r replaySet
+	exp := time.Now().Add(time.Hour)
+	for i := range maxReplay {
+		if !r.consume(fmt.Sprint(i), exp) {
+			t.Fatalf("consume %d refused", i)
+		}
+	}
+	if r.consume("one more", exp) {
+		t.Fatal("a full replay set accepted a new nonce (it would have to forget a used one)")
+	}
+	if r.consume("7", exp) || !r.used("7") {
+		t.Fatal("a used nonce was accepted again")
+	}
+	// Expired entries make room.
+	r.now = func() time.Time { return exp.Add(time.Second) }
+	if !r.consume("later", exp.Add(time.Hour)) || len(r.seen) != 1 {
+		t.Fatalf("expired entries were not dropped: %d left", len(r.seen))
+	}
+}
+
+func TestRedactPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/d/eyJraWQiOiJ0ZXN0Ii.abcdef": "/d/eyJraWQi…",
+		"/u/eyJraWQiOiJ0ZXN0Ii.abcdef": "/u/eyJraWQi…",
+		"/v1/blobs/a/b":                "/v1/blobs/a/b",
+		"/d/short":                     "/d/short",
+	} {
+		if got := redactPath(in); got != want {
+			t.Errorf("redactPath(%q) = %q", in, got)
+		}
+	}
+}
