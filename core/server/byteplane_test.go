@@ -468,6 +468,9 @@ func TestDownloadRedirect(t *testing.T) {
 	c := newBPClient(t, Options{Backend: be.new(t), DownloadRedirect: true})
 	c.put("r.bin", data, map[string]string{"Content-Type": "image/png"})
 	link := c.link("r.bin", `,"singleUse":true`)
+	if r := c.do("HEAD", link, nil, nil); r.status != 200 || r.header.Get("Content-Length") != "100000" || r.header.Get("Content-Type") != "image/png" {
+		t.Fatalf("HEAD with DownloadRedirect: %d %v", r.status, r.header)
+	}
 	r := c.do("GET", link, nil, nil)
 	loc := r.header.Get("Location")
 	if r.status != 302 || loc == "" || r.header.Get("Cache-Control") != "no-store" {

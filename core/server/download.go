@@ -44,7 +44,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 		return
 	}
-	if s.opts.DownloadRedirect {
+	if s.opts.DownloadRedirect && ctx.IsGet() { // a presigned GET does not answer HEAD: serve HEAD here
 		if p, ok := s.opts.Backend.(storage.Presigner); ok {
 			s.redirectDownload(ctx, p, c)
 			return
@@ -63,7 +63,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		s.apiStorageError(ctx, "stat", c.Object, err)
 		return
 	}
-	if ctx.IsGet() && c.SingleUse && !s.replay.consume(c.Nonce, c.Expires) {
+	if c.SingleUse && !s.replay.consume(c.Nonce, c.Expires) {
 		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 		return
 	}
