@@ -185,3 +185,58 @@ func TestPutGet2GiB(t *testing.T) {
 		t.Errorf("the server saw no ranged GET (status 206) for the resumed download")
 	}
 }
+
+// TestCLIAgainstServer drives put, ls, link (fetched without the API key),
+// get to stdout and rm against a server that requires API keys.
+func TestCLIAgainstServer(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	d := sha256.Sum256([]byte("cli-key"))
+	if err := os.WriteFile(keys, []byte(hex.EncodeToString(d[:])+" cli\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServerLogged(t, filepath.Join(dir, "data"), "--auth-keys", keys)
+	src := filepath.Join(dir, "notes é.txt")
+	os.WriteFile(src, []byte("some notes\n"), 0o644)
+	cli := func(wantOK bool, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(mcpblobBin, args...)
+		cmd.Env = append(os.Environ(), "MCPBLOB_SERVER="+base, "MCPBLOB_API_KEY=cli-key")
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != wantOK {
+			t.Fatalf("mcpblob %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	cli(true, "put", src, "docs/notes.txt")
+	if out := cli(true, "ls", "docs/"); !strings.Contains(out, "docs/notes.txt") || !strings.Contains(out, "text/plain") {
+		t.Fatalf("ls: %s", out)
+	}
+	url, _, _ := strings.Cut(cli(true, "link", "--single-use", "docs/notes.txt"), "\t")
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "some notes\n" || !strings.Contains(resp.Header.Get("Content-Disposition"), "filename*=UTF-8''notes%20%C3%A9.txt") {
+		t.Fatalf("GET link: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp, err := http.Get(url); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 404 {
+		t.Fatalf("second GET of a single-use link: %d", resp.StatusCode)
+	}
+	if out := cli(true, "get", "docs/notes.txt", "-"); out != "some notes\n" {
+		t.Fatalf("get -: %q", out)
+	}
+	cli(true, "rm", "docs/notes.txt")
+	if out := cli(false, "get", "docs/notes.txt", "-"); !strings.Contains(out, "not found") {
+		t.Fatalf("get after rm: %q", out)
+	}
+	cmd := exec.Command(mcpblobBin, "ls")
+	cmd.Env = append(os.Environ(), "MCPBLOB_SERVER="+base, "MCPBLOB_API_KEY=wrong")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(strings.ToLower(string(out)), "unauthorized") {
+		t.Fatalf("ls with a wrong key: %v %s", err, out)
+	}
+}
