@@ -35,6 +35,9 @@ type Config struct {
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string
 	S3SecretKey string
+	// TokenKeysData is the token keys file's text from env
+	// MCPBLOB_TOKEN_KEYS_DATA (never a flag); it wins over --token-keys.
+	TokenKeysData string
 }
 
 // errHelp reports that -h was asked for and the usage already printed.
@@ -94,6 +97,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	}
 	c.S3AccessKey = getenv("MCPBLOB_S3_ACCESS_KEY")
 	c.S3SecretKey = getenv("MCPBLOB_S3_SECRET_KEY")
+	c.TokenKeysData = getenv("MCPBLOB_TOKEN_KEYS_DATA")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Listen
 	}

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/token"
@@ -29,10 +25,19 @@ func localKeysFile(dataDir string) string {
 	return filepath.Join(dataDir, storage.ReservedDir, "token-keys")
 }
 
-// loadKeyring reads cfg.TokenKeys; without it, the local store generates a key
-// file on first start and reuses it, and an S3 node (which has no private
-// folder) uses a random per-process key with a warning.
+// loadKeyring reads the keys from the environment (MCPBLOB_TOKEN_KEYS_DATA,
+// the keys file's text, for secrets injected as variables) or cfg.TokenKeys;
+// without either, the local store generates a key file on first start and
+// reuses it, and an S3 node (which has no private folder) uses a random
+// per-process key with a warning.
 func loadKeyring(cfg Config, logger *slog.Logger) (*token.Keyring, error) {
+	if cfg.TokenKeysData != "" {
+		keys, err := token.ParseKeys([]byte(cfg.TokenKeysData))
+		if err != nil {
+			return nil, fmt.Errorf("MCPBLOB_TOKEN_KEYS_DATA: %w", err)
+		}
+		return token.NewKeyring(keys...)
+	}
 	path := cfg.TokenKeys
 	if path == "" && cfg.S3Endpoint == "" {
 		path = localKeysFile(cfg.Data)
@@ -48,7 +53,7 @@ func loadKeyring(cfg Config, logger *slog.Logger) (*token.Keyring, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token keys: %w", err)
 	}
-	keys, err := parseKeys(raw)
+	keys, err := token.ParseKeys(raw)
 	if err != nil {
 		return nil, fmt.Errorf("token keys %s: %w", path, err)
 	}
@@ -64,7 +69,7 @@ func generateKeysFile(path string) error {
 		return fmt.Errorf("token keys: %w", err)
 	}
 	k := token.NewKey(time.Now().UTC().Format("20060102T150405"))
-	line := fmt.Sprintf("# mcpblob token keys: \"<id> <base64url secret>\", newest last\n%s %s\n", k.ID, base64.RawURLEncoding.EncodeToString(k.Secret))
+	line := "# mcpblob token keys: \"<id> <base64url secret>\", newest last\n" + token.FormatKey(k)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil // another process won the race; use its file
@@ -81,28 +86,4 @@ func generateKeysFile(path string) error {
 		return fmt.Errorf("token keys: %w", err)
 	}
 	return f.Close()
-}
-
-func parseKeys(raw []byte) ([]token.Key, error) {
-	var keys []token.Key
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		id, secret, ok := strings.Cut(line, " ")
-		if !ok {
-			return nil, fmt.Errorf("line %d: want \"<id> <base64url secret>\"", n)
-		}
-		b, err := base64.RawURLEncoding.DecodeString(strings.TrimSpace(secret))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: secret is not base64url: %w", n, err)
-		}
-		keys = append(keys, token.Key{ID: id, Secret: b})
-	}
-	if len(keys) == 0 {
-		return nil, errors.New("no keys")
-	}
-	return keys, nil
 }
