@@ -43,7 +43,7 @@ import (
 
 const (
 	// scanChunk is the scanner's read buffer.
-	scanChunk = 64 << 10
+	scanChunk = 256 << 10
 	// spoolThreshold: strings longer than this are spooled, not held.
 	spoolThreshold = 64 << 10
 	// maxDepth bounds JSON nesting.

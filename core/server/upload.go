@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -208,7 +210,7 @@ func (e *sniffError) Error() string { return "server: " + e.msg }
 
 // headWriter keeps the first bytes written (for sniffing).
 type headWriter struct {
-	w    storage.Writer
+	w    io.Writer
 	head []byte
 }
 
@@ -245,8 +247,16 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 		return u.storeError(err)
 	}
 	u.open = append(u.open, w)
-	hw := &headWriter{w: w}
-	if _, err := io.Copy(hw, r); err != nil {
+	// Parts arrive in small reads (mime/multipart buffers 4 KiB): gather
+	// them into 1 MiB writes that storage hashes and writes on another
+	// goroutine while the next bytes are parsed.
+	aw := newBatchWriter(w)
+	hw := &headWriter{w: aw}
+	_, err = io.CopyBuffer(hw, r, make([]byte, 256<<10))
+	if cerr := aw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return u.storeError(err)
 	}
 	if w.Written() == 0 {
@@ -323,7 +333,9 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 			"POST needs a multipart/form-data body with a \"file\" part; PUT takes a raw body", err}
 	}
 	u.read = countingReader{r: u.body, up: u}
-	mr := multipart.NewReader(&u.read, params["boundary"])
+	// mime/multipart reads through a 4 KiB bufio.Reader unless handed a
+	// larger one: 1 MiB keeps socket reads and part chunks large.
+	mr := multipart.NewReader(bufio.NewReaderSize(&u.read, 1<<20), params["boundary"])
 	files := 0
 	for {
 		p, err := mr.NextPart()
@@ -361,4 +373,79 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	}
 	// Every part arrived and the closing boundary was seen: commit.
 	return u.commit()
+}
+
+// batchWriter hands what is written to w in chunks of batchChunk bytes, on
+// another goroutine, holding at most batchBufs chunks: parsing the next part
+// bytes overlaps storage's hashing and writing of the last ones.
+type batchWriter struct {
+	w    io.Writer
+	cur  []byte
+	work chan []byte
+	free chan []byte
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+const (
+	batchChunk = 1 << 20
+	batchBufs  = 3
+)
+
+func newBatchWriter(w io.Writer) *batchWriter {
+	b := &batchWriter{w: w, cur: make([]byte, 0, batchChunk), work: make(chan []byte, batchBufs),
+		free: make(chan []byte, batchBufs), done: make(chan struct{})}
+	for range batchBufs - 1 {
+		b.free <- make([]byte, 0, batchChunk)
+	}
+	go func() {
+		defer close(b.done)
+		for buf := range b.work {
+			if b.failed() == nil {
+				if _, err := b.w.Write(buf); err != nil {
+					b.mu.Lock()
+					b.err = err
+					b.mu.Unlock()
+				}
+			}
+			b.free <- buf[:0]
+		}
+	}()
+	return b
+}
+
+func (b *batchWriter) failed() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+func (b *batchWriter) Write(p []byte) (int, error) {
+	if err := b.failed(); err != nil {
+		return 0, err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		k := copy(b.cur[len(b.cur):cap(b.cur)], p)
+		b.cur = b.cur[:len(b.cur)+k]
+		p = p[k:]
+		if len(b.cur) == cap(b.cur) {
+			b.work <- b.cur
+			b.cur = <-b.free
+		}
+	}
+	return n, nil
+}
+
+// Close writes what is left, waits for the writer goroutine and returns the
+// first error of w.
+func (b *batchWriter) Close() error {
+	if len(b.cur) > 0 {
+		b.work <- b.cur
+	}
+	b.cur = nil
+	close(b.work)
+	<-b.done
+	return b.failed()
 }
