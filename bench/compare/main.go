@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
 	rep.fillEnv(root, cfg.k6)
-	rep.loadBefore = sysinfo.LoadAvg()
+	rep.cpuStart = sysinfo.ReadCPUTimes()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
 	if err != nil {
@@ -197,7 +197,7 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	rep.elapsed = time.Since(start)
-	rep.loadAfter = sysinfo.LoadAvg()
+	rep.steal = sysinfo.StealSince(rep.cpuStart)
 	logf("writing %s and %s/", cfg.out, cfg.charts)
 	if err := rep.write(cfg.out, cfg.skipCodec); err != nil {
 		return err

@@ -58,8 +58,8 @@ func (t *table) ratio(name string) float64 {
 type report struct {
 	started     time.Time
 	elapsed     time.Duration
-	loadBefore  string // /proc/loadavg at start and end: other work on the machine skews every number
-	loadAfter   string
+	cpuStart    sysinfo.CPUTimes // /proc/stat at start, for the steal share
+	steal       float64          // percent of CPU time stolen by the hypervisor during the run
 	quick       bool
 	worktree    bool
 	budgetHit   bool
@@ -91,6 +91,7 @@ func (r *report) fillEnv(root, k6bin string) {
 		return strings.TrimSpace(string(out))
 	}
 	r.commit = git("rev-parse", "--short=12", "HEAD")
+	head := r.commit
 	if st := git("status", "--porcelain", "--untracked-files=no"); st != "" {
 		if r.worktree {
 			r.commit += " plus uncommitted changes (-worktree)"
@@ -109,7 +110,7 @@ func (r *report) fillEnv(root, k6bin string) {
 		return strings.TrimSpace(string(out))
 	}
 	r.versions = [][2]string{
-		{"mcpblob", "commit " + r.commit},
+		{"mcpblob", "commit " + head},
 		{"Go", strings.TrimPrefix(runtime.Version(), "go")},
 		{"github.com/modelcontextprotocol/go-sdk", modVer("github.com/modelcontextprotocol/go-sdk")},
 		{"github.com/mark3labs/mcp-go", modVer("github.com/mark3labs/mcp-go")},
@@ -388,7 +389,7 @@ func (r *report) laterVerdict(l *laterResult) (string, string, []string) {
 			msg += "Direct mode should be sendfile like nginx; a gap means the bytes go through user space (check the store hands an *os.File to fasthttp with an empty write buffer) or the JSON-RPC preamble costs a round trip."
 		case "P4":
 			if disk > 0 && needed > disk {
-				msg += fmt.Sprintf("That is above this machine's raw disk write with fsync (%.0f MB/s, P5 baseline), and every upload is committed to disk: no server can meet this ratio here; the peers only decode into memory. ", disk)
+				msg += fmt.Sprintf("That is above this machine's raw disk write with fsync (%.0f MB/s, P5 baseline): the peers only decode into memory while mcpblob stores every upload, so on this disk the ratio is bounded by storage, not by the protocol path. ", disk)
 			} else if disk > 0 {
 				msg += fmt.Sprintf("The disk allows %.0f MB/s (P5 baseline), so the limit is in the pipeline. ", disk)
 			}
@@ -444,7 +445,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	}
 	fmt.Fprintf(&b, "- date: %s; bench-compare wall time %v\n", r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- commit: %s\n", r.commit)
-	fmt.Fprintf(&b, "- load average (1, 5, 15 min) at start: %s; at end: %s (anything above the harness's own load means other work shared the CPUs)\n", r.loadBefore, r.loadAfter)
+	fmt.Fprintf(&b, "- CPU steal during the run: %.1f %% (time the hypervisor gave these CPUs to other guests; every number here is slower by about that much, peers and mcpblob alike)\n", r.steal)
 	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and k6 share these CPUs)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
 	b.WriteString("- versions: ")
 	for i, v := range r.versions {

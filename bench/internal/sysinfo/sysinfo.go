@@ -103,15 +103,36 @@ func field(data []byte, name string) (int64, error) {
 	return 0, fmt.Errorf("sysinfo: %s not found", strings.TrimSuffix(name, ":"))
 }
 
-// LoadAvg is the 1, 5 and 15 minute load averages of /proc/loadavg.
-func LoadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
+// CPUTimes are the machine-wide CPU counters of /proc/stat, in ticks.
+type CPUTimes struct{ Total, Steal int64 }
+
+// ReadCPUTimes reads the "cpu" line of /proc/stat.
+func ReadCPUTimes() CPUTimes {
+	data, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return "unknown"
+		return CPUTimes{}
 	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "unknown"
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	var t CPUTimes
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i < 8 { // user nice system idle iowait irq softirq steal (guest time is inside user)
+			t.Total += n
+		}
+		if i == 7 {
+			t.Steal = n
+		}
 	}
-	return strings.Join(f[:3], ", ")
+	return t
+}
+
+// StealSince is the share of CPU time the hypervisor gave to other guests
+// since t, in percent: work outside this machine that slowed every number.
+func StealSince(t CPUTimes) float64 {
+	now := ReadCPUTimes()
+	if now.Total <= t.Total {
+		return 0
+	}
+	return 100 * float64(now.Steal-t.Steal) / float64(now.Total-t.Total)
 }
