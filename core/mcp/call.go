@@ -239,7 +239,9 @@ func (s *Server) respond(w ResponseWriter, c *call, m *method, acc acceptance) {
 		return
 	}
 	setSSEHeaders(w)
+	c.files.keep() // the call outlives handlePost: it releases them
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		defer c.files.discard()
 		out := newSSE(sw)
 		ctx, cancel := context.WithCancel(s.baseCtx)
 		defer cancel()

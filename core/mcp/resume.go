@@ -226,6 +226,7 @@ func (rs *resumable) finishBody(prefix []byte, br bodyResult) {
 func (s *Server) respondResumable(w ResponseWriter, c *call, m *method) {
 	rs := c.sess.newStream()
 	setSSEHeaders(w)
+	c.files.keep() // the call outlives handlePost: runResumable releases them
 	var once sync.Once
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		rel := rs.attach(newSSE(sw), 0, true)
@@ -236,6 +237,7 @@ func (s *Server) respondResumable(w ResponseWriter, c *call, m *method) {
 }
 
 func (s *Server) runResumable(c *call, m *method, rs *resumable) {
+	defer c.files.discard()
 	ctx, cancel := s.callContext()
 	defer cancel()
 	c.ctx, c.out = ctx, rs

@@ -376,3 +376,19 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestUploadFileOverSSE: with a progressToken the call answers over SSE and
+// runs after the request handler returned; the file it streamed into
+// storage must survive until the tool commits it.
+func TestUploadFileOverSSE(t *testing.T) {
+	st := newLocalStore(t)
+	c := newTestClient(t, Options{Backend: st}, true)
+	payload := strings.Repeat("stream me ", 30000)
+	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"upload_file","arguments":{"key":"sse/a.txt","file":"data:text/plain;base64,` +
+		base64.StdEncoding.EncodeToString([]byte(payload)) + `"}}}`
+	events := c.stream(c.post(body, map[string]string{"Accept": "text/event-stream"}))
+	res, _ := finalResult(t, events)
+	if res.IsError || res.StructuredContent.SHA256 != hexSum([]byte(payload)) {
+		t.Fatalf("%+v", res)
+	}
+}
