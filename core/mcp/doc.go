@@ -57,7 +57,22 @@
 // (docs/byte-plane.md). get_download_link (links.go) mints the same signed
 // /d/{token} links.
 //
-// Changes made through the server (delete_blob today, uploads later) are
+// File inputs (reader.go, spool.go, uploads.go; DESIGN.md data flows 3–5):
+// a POSTed message is scanned, not unmarshalled. A data URI given to an
+// x-mcp-file argument (SEP-2356) is decoded while it arrives — JSON escapes
+// undone as the asm scanner finds quotes and backslashes — straight into
+// storage.Create when the key is already known, else into an unlinked
+// temporary file, with maxSize enforced as bytes arrive; any other large
+// string is spooled, never held, whatever the key order. upload_file checks
+// scheme, form, accept and content (magic bytes) and commits or aborts, so
+// nothing is stored on failure; isError texts name the argument and the
+// constraint, and never carry the payload. request_upload elicits a file in
+// binary mode (SEP-1306: upload endpoints served by core/server), form mode
+// (an x-mcp-file field) or URL mode (the upload page), over the call's SSE
+// stream in 2025-11-25 and by InputRequiredResult with a signed requestState
+// in 2026-07-28, and verifies the answer against storage.
+//
+// Changes made through the server (delete_blob, uploads) are
 // published on a [Hub] and reach 2025-11-25 GET streams (resources/updated
 // for subscribed URIs, list_changed) and 2026-07-28 listen streams.
 //
