@@ -155,6 +155,7 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 			if r, ok := parseRange(rv); ok && ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
 				var sat bool
 				if off, n, sat = r.resolve(info.Size); !sat {
+					h.Del("Content-Disposition")
 					h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
 					apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
 						"range starts past the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
