@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -167,6 +168,33 @@ func TestUploadEndpoint(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("multiple parts", func(t *testing.T) {
+		data, _ := json.Marshal(mcp.UploadTokenData{Field: "files", Mode: "binary", Multiple: true})
+		id := token.NewUploadID()
+		tok, err := srv.opts.Keyring.Sign(token.Claims{Purpose: token.PurposeUpload, Principal: "alice", MaxSize: 1 << 20,
+			Nonce: id, Expires: time.Now().Add(time.Minute), Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, body := multipartBody(t, [3]string{"one.txt", "text/plain", "first"}, [3]string{"two.txt", "text/plain", "second"})
+		if r := doUpload(t, "POST", base+"/u/"+tok, ct, body, alice); r.Status != 201 {
+			t.Fatalf("%+v", r)
+		}
+		page, _ := st.List(context.Background(), "uploads/"+id+"/", "", 10)
+		if len(page.Items) != 2 || page.Items[0].Key != "uploads/"+id+"/one.txt" || page.Items[1].SHA256 != hexSum([]byte("second")) {
+			t.Fatalf("%+v", page.Items)
+		}
+		// A single-file link refuses a second part and stores nothing.
+		m := mint(token.Upload{Principal: "alice", MaxSize: 1 << 20})
+		if r := doUpload(t, "POST", m.URL, ct, body, alice); r.Status != 400 || r.Error.Code != "one_file" {
+			t.Fatalf("%+v", r)
+		}
+		before += 2
+		if n := len(listAll(t, st)); n != before {
+			t.Fatalf("%d objects, want %d", n, before)
+		}
+	})
 
 	t.Run("truncated multipart", func(t *testing.T) {
 		m := mint(token.Upload{Principal: "alice", MaxSize: 1 << 20})
