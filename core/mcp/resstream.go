@@ -130,6 +130,14 @@ func (s *Server) resourcesStream(c *call) (any, error) {
 	if uri == "" {
 		return nil, invalidParams("Invalid params: uri is required")
 	}
+	if c.modern && c.header != nil && c.header.Get(hdrName) != "" {
+		// The released spec requires Mcp-Name only on tools/call,
+		// resources/read and prompts/get; a client that sends it for
+		// resources/stream (same params as resources/read) gets it checked.
+		if e := checkNameHeader(c.header, uri, true); e != nil {
+			return nil, e
+		}
+	}
 	ok, maxSize := streamingCap(c.caps)
 	if !ok {
 		if c.modern {

@@ -344,6 +344,14 @@ func checkStreamErrors(t *testing.T, c *bpClient, modern bool, uri string, size 
 		t.Errorf("%s: resources without streamable: %s", era, r.body)
 	}
 	if modern {
+		// Mcp-Name, when sent, must match params.uri (-32020, HTTP 400).
+		r = s.c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"resources/stream","params":{"uri":`+jsonString(uri)+
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+streamCaps+`}}}`),
+			map[string]string{"Content-Type": "application/json", "Accept": "application/json", "MCP-Protocol-Version": "2026-07-28",
+				"Mcp-Method": "resources/stream", "Mcp-Name": "blob:///other"})
+		if code, _ := rpcError(t, r); code != -32020 || r.status != 400 {
+			t.Errorf("resources/stream with a mismatched Mcp-Name: %d (HTTP %d)", code, r.status)
+		}
 		r = s.call("server/discover", "{}")
 		if !strings.Contains(string(r.body), `"stream":true`) {
 			t.Errorf("discover with resourceStreaming: %s", r.body)
