@@ -129,6 +129,9 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 		}
 		h.Set("Cache-Control", "no-store")
 		h.Set("Accept-Ranges", "bytes")
+		// SEP-2532: a downloadUrl answers with the headers of a direct
+		// resources/stream answer, MCP-Resource-Uri included.
+		h.Set(mcp.HeaderResourceURI, mcp.BlobURI(info.Key))
 		if info.ETag != "" {
 			h.Set("ETag", info.ETag)
 		}

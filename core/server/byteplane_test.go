@@ -277,7 +277,7 @@ func TestResourcesStream(t *testing.T) {
 							t.Fatalf("%s url mode result: %+v", era, res.Result)
 						}
 						got := c.do("GET", res.Result.DownloadURL, nil, nil)
-						checkDirect(t, era+" downloadUrl", got, "", data, want)
+						checkDirect(t, era+" downloadUrl", got, uri, data, want)
 						if again := c.do("GET", res.Result.DownloadURL, nil, nil); again.status != 404 {
 							t.Errorf("%s: second GET of a single-use downloadUrl: %d", era, again.status)
 						}
