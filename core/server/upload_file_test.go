@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -390,5 +391,28 @@ func TestUploadFileOverSSE(t *testing.T) {
 	res, _ := finalResult(t, events)
 	if res.IsError || res.StructuredContent.SHA256 != hexSum([]byte(payload)) {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// TestUploadFileModern: the 2026-07-28 era checks the key argument against
+// Mcp-Param-Blob-Key before the tool runs; a mismatch stores nothing.
+func TestUploadFileModern(t *testing.T) {
+	st := newLocalStore(t)
+	c := newTestClient(t, Options{Backend: st}, false)
+	body := func(key string) string {
+		return `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + modernMeta + `,"name":"upload_file","arguments":{"key":"` + key + `","file":"data:text/plain;base64,` +
+			base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("modern "), 20000)) + `"}}}`
+	}
+	hdr := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "upload_file", "Mcp-Param-Blob-Key": "m/ok.txt"}
+	code, out := c.call(body("m/ok.txt"), hdr)
+	if res := decodeToolResult(t, out); code != 200 || res.IsError || res.ResultType != "complete" || res.StructuredContent.Key != "m/ok.txt" {
+		t.Fatalf("%d %.300s", code, out)
+	}
+	code, out = c.call(body("m/other.txt"), hdr)
+	if code != http.StatusBadRequest || !strings.Contains(out, "-32020") {
+		t.Fatalf("header mismatch: %d %.300s", code, out)
+	}
+	if keys := listAll(t, st); len(keys) != 1 {
+		t.Fatalf("stored %v", keys)
 	}
 }
