@@ -191,12 +191,18 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 			s.apiStorageError(ctx, "open", bs.key, err)
 			return
 		}
-		if oinfo.ETag != info.ETag && attempt < 2 {
-			// Replaced between Stat and Open: describe the version we opened.
+		if oinfo.ETag != info.ETag {
+			// Replaced between Stat and Open: start over, so the headers
+			// describe the version whose bytes go out.
 			rc.Close()
 			cancel()
 			ctx.Response.Reset()
-			continue
+			if attempt < 2 {
+				continue
+			}
+			ctx.Response.Header.Set("Retry-After", "1")
+			apiError(ctx, http.StatusServiceUnavailable, "internal", "the blob kept changing while being read; retry")
+			return
 		}
 		ctx.SetStatusCode(status)
 		sendReader(ctx, &cancelReadCloser{ReadCloser: rc, cancel: cancel}, n, s.opts.WriteTimeout)
