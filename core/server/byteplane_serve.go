@@ -173,7 +173,7 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 			h.SetContentLength(int(n))
 			return
 		}
-		if bs.consume != nil && !bs.consume() {
+		if bs.consume != nil && attempt == 0 && !bs.consume() {
 			ctx.Response.Reset()
 			apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 			return
