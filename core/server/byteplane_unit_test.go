@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"mime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,5 +122,35 @@ func TestRedactPath(t *testing.T) {
 		if got := redactPath(in); got != want {
 			t.Errorf("redactPath(%q) = %q", in, got)
 		}
+	}
+}
+
+// changingBackend reports a stale ETag from its first `stale` Stat calls, as
+// if the blob were replaced between Stat and Open.
+type changingBackend struct {
+	storage.Backend
+	stale atomic.Int32
+}
+
+func (b *changingBackend) Stat(ctx context.Context, key string) (storage.Info, error) {
+	info, err := b.Backend.Stat(ctx, key)
+	if b.stale.Add(-1) >= 0 {
+		info.ETag = `"stale"`
+	}
+	return info, err
+}
+
+func TestServeBlobReplacedMidway(t *testing.T) {
+	be := &changingBackend{Backend: byteplaneBackends()[0].new(t)}
+	c := newBPClient(t, Options{Backend: be})
+	c.put("x", []byte("current"), nil)
+	once := c.link("x", `,"singleUse":true`)
+	be.stale.Store(1) // one replace: served on the retry, the link consumed once
+	if r := c.do("GET", once, nil, nil); r.status != 200 || string(r.body) != "current" || r.header.Get("ETag") == `"stale"` {
+		t.Fatalf("GET after one replace: %d %q %v", r.status, r.body, r.header)
+	}
+	be.stale.Store(10) // keeps changing: 503, no bytes
+	if r := c.do("GET", "/v1/blobs/x", nil, nil); r.status != 503 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("GET of an ever-changing blob: %d %q", r.status, r.body)
 	}
 }
