@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/sha256"
@@ -266,7 +267,7 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 		return
 	}
-	if (sh != nil && !equalBytes(sh.Sum(nil), wantSHA)) || (mh != nil && !equalBytes(mh.Sum(nil), wantMD5)) {
+	if (sh != nil && !bytes.Equal(sh.Sum(nil), wantSHA)) || (mh != nil && !bytes.Equal(mh.Sum(nil), wantMD5)) {
 		apiError(ctx, http.StatusBadRequest, "checksum_mismatch", "the body does not match its Content-MD5 or x-mcp-sha256; nothing was stored")
 		return
 	}
@@ -279,15 +280,13 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 	writeJSON(ctx, http.StatusCreated, blobObject(info))
 }
 
-func equalBytes(a, b []byte) bool { return string(a) == string(b) }
-
 // requestBody returns the request body stream (bodies stream: the server
 // runs with StreamRequestBody).
 func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
 	if bs := ctx.RequestBodyStream(); bs != nil {
 		return bs
 	}
-	return strings.NewReader(string(ctx.Request.Body()))
+	return bytes.NewReader(ctx.Request.Body())
 }
 
 // refuseBody answers before reading a request body: a small body is read and
@@ -363,7 +362,7 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
 		return false
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed JSON: "+err.Error())
