@@ -134,7 +134,7 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // request sends a server-to-client request on this request's SSE stream
 // (2025-11-25 only) and waits for the client's answer.
 func (c *call) request(method string, params any) (json.RawMessage, error) {
-	m, err := c.requestMsg(method, params)
+	m, err := c.requestMsg(method, params, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -143,13 +143,17 @@ func (c *call) request(method string, params any) (json.RawMessage, error) {
 }
 
 // requestMsg is request returning the whole answer; the caller owns
-// m.files and discards them.
-func (c *call) requestMsg(method string, params any) (*message, error) {
+// m.files and discards them. sent, when set, learns the request id before
+// the request goes out.
+func (c *call) requestMsg(method string, params any, sent func(id int64)) (*message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
 	id, ch := c.sess.newPending()
 	defer c.sess.dropPending(id)
+	if sent != nil {
+		sent(id)
+	}
 	if err := c.out.event(encodeRequest(id, method, params)); err != nil {
 		return nil, err
 	}

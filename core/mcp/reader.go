@@ -298,18 +298,22 @@ type requestScanner struct {
 	toolName string
 	args     map[string]string // small string arguments seen so far
 	id       []byte
+	// expect returns the x-mcp-file fields of the elicitation a response
+	// with this id answers (2025-11-25 form mode), or nil.
+	expect func(id []byte) map[string]fileSpec
 }
 
 // readMessage scans the body r. It returns the message rebuilt without its
 // large strings and the files diverted from it (never nil; release it).
 // Errors: errTooLarge, *errBadJSON, *errAbort, or the body's read error.
-func (s *Server) readMessage(r io.Reader) ([]byte, *fileSet, error) {
+func (s *Server) readMessage(r io.Reader, expect func(id []byte) map[string]fileSpec) ([]byte, *fileSet, error) {
 	rs := &requestScanner{
-		srv:   s,
-		b:     byteScanner{r: r, buf: make([]byte, scanChunk)},
-		limit: s.opts.MaxBodyBytes,
-		files: &fileSet{srv: s, budget: s.opts.MaxFileBytes},
-		args:  map[string]string{},
+		srv:    s,
+		expect: expect,
+		b:      byteScanner{r: r, buf: make([]byte, scanChunk)},
+		limit:  s.opts.MaxBodyBytes,
+		files:  &fileSet{srv: s, budget: s.opts.MaxFileBytes},
+		args:   map[string]string{},
 	}
 	if r == nil {
 		return nil, rs.files, nil
@@ -589,6 +593,11 @@ func (rs *requestScanner) tool() *tool {
 // specFor returns the x-mcp-file descriptor of the argument at path, when
 // known, else the server-wide default.
 func (rs *requestScanner) specFor(path string) fileSpec {
+	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && rs.expect != nil && rs.id != nil {
+		if spec, ok := rs.expect(rs.id)[field]; ok {
+			return spec
+		}
+	}
 	if t := rs.tool(); t != nil && t.files != nil {
 		if arg, ok := strings.CutPrefix(path, "/params/arguments/"); ok {
 			if spec, ok := t.files[arg]; ok {

@@ -57,7 +57,7 @@ func TestReadMessageEquivalent(t *testing.T) {
 	}
 	for _, in := range cases {
 		for _, split := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
-			out, files, err := s.readMessage(split(strings.NewReader(in)))
+			out, files, err := s.readMessage(split(strings.NewReader(in)), nil)
 			files.release()
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
@@ -82,14 +82,14 @@ func TestReadMessageErrors(t *testing.T) {
 		`{"a":"unterminated`, `{"a":"bad \x escape"}`, "{\"a\":\"ctl\x01\"}", `{"a" 1}`, `{"a":1,}x`,
 		`{"a":1} {"b":2}`, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 	} {
-		if _, files, err := s.readMessage(strings.NewReader(in)); err == nil {
+		if _, files, err := s.readMessage(strings.NewReader(in), nil); err == nil {
 			files.release()
 			t.Errorf("%q: no error", in)
 		}
 	}
 	// Large non-data strings count against MaxBodyBytes.
 	big := `{"params":{"a":"` + strings.Repeat("x", 2<<20) + `"}}`
-	if _, files, err := s.readMessage(strings.NewReader(big)); err != errTooLarge {
+	if _, files, err := s.readMessage(strings.NewReader(big), nil); err != errTooLarge {
 		t.Errorf("2 MiB string: %v", err)
 	} else {
 		files.release()
@@ -104,7 +104,7 @@ func TestReadMessageSpools(t *testing.T) {
 	payload := bytes.Repeat([]byte{0, 1, 2, 250}, 40<<10)
 	uri := "data:application/octet-stream;base64," + base64Std(payload)
 	in := `{"params":{"arguments":{"f":"` + strings.ReplaceAll(uri, "/", `\/`) + `"},"x":["` + long + `"]},"jsonrpc":"2.0","id":1,"method":"tools/call"}`
-	out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)))
+	out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +153,27 @@ func TestSniff(t *testing.T) {
 		if got := SniffProblem(tc.declared, []byte(tc.head)); got != tc.want {
 			t.Errorf("%s / %q: %q, want %q", tc.declared, tc.head, got, tc.want)
 		}
+	}
+}
+
+// TestReadMessageExpected: the answer to a form elicitation is bounded by
+// its field's maxSize while it arrives.
+func TestReadMessageExpected(t *testing.T) {
+	s := newReaderServer(t)
+	in := `{"jsonrpc":"2.0","id":5,"result":{"action":"accept","content":{"file":"data:text/plain;base64,` + base64Std(bytes.Repeat([]byte("y"), 100<<10)) + `"}}}`
+	expect := func(id []byte) map[string]fileSpec {
+		if string(id) == "5" {
+			return map[string]fileSpec{"file": {MaxSize: 1000}}
+		}
+		return nil
+	}
+	_, files, err := s.readMessage(strings.NewReader(in), expect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.release()
+	fa := files.get("/result/content/file")
+	if fa == nil || fa.problem != "file is larger than maxSize 1000 bytes" || fa.spool != nil {
+		t.Fatalf("%+v", fa)
 	}
 }

@@ -284,7 +284,9 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	// The body is scanned, not read whole: large strings are decoded or
 	// spooled as they arrive (reader.go), the rest is held up to
 	// MaxBodyBytes.
-	body, files, err := s.readMessage(r.Body)
+	body, files, err := s.readMessage(r.Body, func(id []byte) map[string]fileSpec {
+		return s.uploads.expected(r.Header.Get(hdrSessionID), id)
+	})
 	defer files.release()
 	if err != nil {
 		var bad *errBadJSON

@@ -45,6 +45,38 @@ func UploadPrefix(uploadID string) string { return "uploads/" + uploadID + "/" }
 type uploadWaiters struct {
 	mu sync.Mutex
 	m  map[string]*uploadWaiter
+	// expect holds the x-mcp-file fields of form elicitations in flight,
+	// by session id and request id, so their answers are bounded by the
+	// field's maxSize while they arrive.
+	expect map[string]map[string]fileSpec
+}
+
+func expectKey(sid string, id []byte) string { return sid + "\x00" + idKey(id) }
+
+func (u *uploadWaiters) expectFiles(sid string, id int64, fields map[string]fileSpec) func() {
+	k := expectKey(sid, jsonInt(id))
+	u.mu.Lock()
+	if u.expect == nil {
+		u.expect = map[string]map[string]fileSpec{}
+	}
+	u.expect[k] = fields
+	u.mu.Unlock()
+	return func() {
+		u.mu.Lock()
+		delete(u.expect, k)
+		u.mu.Unlock()
+	}
+}
+
+// expected returns the fields a response (session sid, id) may carry. The
+// session is not verified yet: the answer only ever tightens limits.
+func (u *uploadWaiters) expected(sid string, id []byte) map[string]fileSpec {
+	if sid == "" {
+		return nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.expect[expectKey(sid, id)]
 }
 
 type uploadWaiter struct {
@@ -475,7 +507,19 @@ func (s *Server) requestUpload(c *call, args map[string]json.RawMessage) (obj, e
 		})
 		defer drop()
 	}
-	m, err := c.requestMsg("elicitation/create", params)
+	var sent func(int64)
+	if st.Mode == "form" {
+		var unexpect func()
+		defer func() {
+			if unexpect != nil {
+				unexpect()
+			}
+		}()
+		sent = func(id int64) {
+			unexpect = s.uploads.expectFiles(c.sess.id, id, map[string]fileSpec{"file": {Accept: st.Accept, MaxSize: st.MaxSize}})
+		}
+	}
+	m, err := c.requestMsg("elicitation/create", params, sent)
 	if err != nil {
 		return toolError("elicitation/create failed: %v", err), nil
 	}

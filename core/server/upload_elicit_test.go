@@ -163,6 +163,12 @@ func TestRequestUploadLegacyForm(t *testing.T) {
 	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != `Field "file": media type "text/plain" is not accepted (accept: image/png)` {
 		t.Fatalf("accept: %+v", res)
 	}
+	// A file over the field's maxSize is refused while the answer arrives.
+	events, req, _ = startElicitation(t, c, `"maxSize":100000`)
+	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("x"), 200000))+`"}}`)
+	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 100000 bytes` {
+		t.Fatalf("maxSize: %+v", res)
+	}
 	// Cancel.
 	events, req, _ = startElicitation(t, c, ``)
 	answer(t, c, req.ID, `{"action":"cancel"}`)
