@@ -127,11 +127,12 @@ bench-compare: $(TOOLBIN)/k6 tools-apt
 
 ## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
 ## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
+## LOADTEST_FLAGS=-head builds mcpblob from the committed HEAD instead of the working tree.
 loadtest: $(TOOLBIN)/k6
-	cd bench && $(GO) run ./loadrun -profile full -k6 $(TOOLBIN)/k6
+	cd bench && $(GO) run ./loadrun -profile full -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
 
 loadtest-smoke: $(TOOLBIN)/k6
-	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6
+	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
 tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed tools-apt-test
