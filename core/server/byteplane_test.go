@@ -418,7 +418,7 @@ func TestDownloadLinks(t *testing.T) {
 			tok := strings.TrimPrefix(link, c.base+"/d/")
 			// Tampered: flip one payload character.
 			tampered := []byte(tok)
-			tampered[3] ^= 1
+			tampered[len(tampered)/2] ^= 1
 			expRing := kr.WithClock(func() time.Time { return time.Now().Add(-time.Hour) })
 			expired, _ := expRing.MintDownload(c.base, token.DownloadGrant{Key: "a/b.bin", TTL: time.Minute})
 			upload, _ := kr.MintUpload(c.base, token.Upload{Key: "a/b.bin", MaxSize: 10})

@@ -43,7 +43,7 @@ type MintedURL struct {
 	Method   string    // upload endpoints only: "POST" (multipart/form-data, field "file"); PUT with a raw body is also accepted
 }
 
-// MintDownload signs a PurposeDownload token for g and returns
+// MintDownload seals a PurposeDownload token for g and returns
 // base + "/d/" + token. base is the server's public URL, without a trailing
 // slash.
 func (kr *Keyring) MintDownload(base string, g DownloadGrant) (MintedURL, error) {
@@ -56,7 +56,7 @@ func (kr *Keyring) MintDownload(base string, g DownloadGrant) (MintedURL, error)
 	}
 	c := Claims{Purpose: PurposeDownload, Principal: g.Principal, Object: g.Key,
 		Filename: g.Filename, SingleUse: g.SingleUse, Expires: kr.now().Add(ttl).Truncate(time.Second)}
-	tok, err := kr.Sign(c)
+	tok, err := kr.Seal(c) // sealed: the URL must not reveal the key or the principal
 	if err != nil {
 		return MintedURL{}, err
 	}

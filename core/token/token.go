@@ -8,7 +8,10 @@
 // signs with its newest key and verifies with every key it holds, so keys can
 // rotate without invalidating tokens in flight.
 //
-// Tokens are integrity-protected, not encrypted: never put secrets in Claims.
+// Signed tokens are integrity-protected, not encrypted: never put secrets in
+// Claims. [Keyring.Seal] mints sealed tokens (AES-256-GCM, seal.go) whose
+// claims are also unreadable; download links use them so a URL reveals
+// nothing about the blob. Verify accepts both.
 // Callers bind a token to its use with Purpose (checked by Verify), to a
 // caller with Principal, to an object with Object, and to time with Expires.
 package token
@@ -140,18 +143,7 @@ func (kr *Keyring) Sign(c Claims) (string, error) {
 		return "", errors.New("token: sign: empty purpose")
 	}
 	k := kr.keys[len(kr.keys)-1]
-	c.KeyID = k.ID
-	if c.Nonce == "" {
-		c.Nonce = randomString(16)
-	}
-	w := wireClaims{Claims: c}
-	if !c.Expires.IsZero() {
-		w.Exp = c.Expires.Unix()
-		if w.Exp <= 0 {
-			w.Exp = 1
-		}
-	}
-	payload, err := json.Marshal(w)
+	payload, err := json.Marshal(kr.wire(c, k.ID))
 	if err != nil {
 		return "", fmt.Errorf("token: sign: %w", err)
 	}
@@ -171,31 +163,14 @@ func (kr *Keyring) Verify(s, purpose string) (Claims, error) {
 	if len(s) > maxTokenLen {
 		return Claims{}, fmt.Errorf("%w: too long", ErrMalformed)
 	}
-	enc, macEnc, ok := strings.Cut(s, ".")
-	if !ok || enc == "" || macEnc == "" {
-		return Claims{}, fmt.Errorf("%w: want payload.mac", ErrMalformed)
-	}
-	mac, err := b64.DecodeString(macEnc)
-	if err != nil || len(mac) != sha256.Size {
-		return Claims{}, fmt.Errorf("%w: bad mac encoding", ErrMalformed)
-	}
-	payload, err := b64.DecodeString(enc)
-	if err != nil {
-		return Claims{}, fmt.Errorf("%w: bad payload encoding", ErrMalformed)
-	}
 	var w wireClaims
-	if err := json.Unmarshal(payload, &w); err != nil {
-		return Claims{}, fmt.Errorf("%w: bad payload", ErrMalformed)
-	}
-	var key *Key
-	for i := range kr.keys {
-		if kr.keys[i].ID == w.KeyID {
-			key = &kr.keys[i]
-			break
+	if strings.HasPrefix(s, sealPrefix) {
+		var err error
+		if w, err = kr.openSealed(s); err != nil {
+			return Claims{}, err
 		}
-	}
-	if key == nil || !hmac.Equal(mac, sum(key.Secret, []byte(enc))) {
-		return Claims{}, ErrBadSignature
+	} else if err := kr.verifySigned(s, &w); err != nil {
+		return Claims{}, err
 	}
 	c := w.Claims
 	if w.Exp != 0 {
@@ -208,6 +183,52 @@ func (kr *Keyring) Verify(s, purpose string) (Claims, error) {
 		return Claims{}, ErrExpired
 	}
 	return c, nil
+}
+
+// verifySigned checks a signed token's MAC and decodes its payload into w.
+func (kr *Keyring) verifySigned(s string, w *wireClaims) error {
+	enc, macEnc, ok := strings.Cut(s, ".")
+	if !ok || enc == "" || macEnc == "" {
+		return fmt.Errorf("%w: want payload.mac", ErrMalformed)
+	}
+	mac, err := b64.DecodeString(macEnc)
+	if err != nil || len(mac) != sha256.Size {
+		return fmt.Errorf("%w: bad mac encoding", ErrMalformed)
+	}
+	payload, err := b64.DecodeString(enc)
+	if err != nil {
+		return fmt.Errorf("%w: bad payload encoding", ErrMalformed)
+	}
+	if err := json.Unmarshal(payload, w); err != nil {
+		return fmt.Errorf("%w: bad payload", ErrMalformed)
+	}
+	var key *Key
+	for i := range kr.keys {
+		if kr.keys[i].ID == w.KeyID {
+			key = &kr.keys[i]
+			break
+		}
+	}
+	if key == nil || !hmac.Equal(mac, sum(key.Secret, []byte(enc))) {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// wire fills the key id, a nonce when empty, and the expiry in seconds.
+func (kr *Keyring) wire(c Claims, kid string) wireClaims {
+	c.KeyID = kid
+	if c.Nonce == "" {
+		c.Nonce = randomString(16)
+	}
+	w := wireClaims{Claims: c}
+	if !c.Expires.IsZero() {
+		w.Exp = c.Expires.Unix()
+		if w.Exp <= 0 {
+			w.Exp = 1
+		}
+	}
+	return w
 }
 
 func sum(key, msg []byte) []byte {
