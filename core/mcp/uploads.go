@@ -499,11 +499,14 @@ func (s *Server) requestUpload(c *call, args map[string]json.RawMessage) (obj, e
 	if st.Mode != "form" {
 		var drop func()
 		w, drop = s.uploads.add(st.ID, func(n, total int64) {
+			// On the elicitation's own token (SEP-1306) and, when the
+			// client asked for progress on the call, on the call's token.
 			p := obj{"progressToken": "upload-" + st.ID, "progress": n, "message": "uploading"}
 			if total >= 0 {
 				p["total"] = total
 			}
 			c.notify("notifications/progress", p)
+			c.progress(float64(n), float64(total), "uploading")
 		})
 		defer drop()
 	}
