@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/token"
@@ -21,6 +22,19 @@ func (s *Server) downloadLink(c *call, args map[string]json.RawMessage) (obj, er
 	if bad != "" {
 		return toolError("%s", bad), nil
 	}
+	filename, bad := argString(args, "filename", false)
+	if bad != "" {
+		return toolError("%s", bad), nil
+	}
+	if len(filename) > 255 || strings.ContainsFunc(filename, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return toolError("Argument \"filename\" must be at most 255 bytes without control characters"), nil
+	}
+	var singleUse bool
+	if raw, ok := args["singleUse"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &singleUse) != nil {
+			return toolError("Argument \"singleUse\" must be a boolean"), nil
+		}
+	}
 	info, err := s.backend.Stat(c.ctx, key)
 	if err != nil {
 		if r := keyError(key, err); r != nil {
@@ -29,7 +43,7 @@ func (s *Server) downloadLink(c *call, args map[string]json.RawMessage) (obj, er
 		return nil, fmt.Errorf("mcp: get_download_link %q: %w", key, err)
 	}
 	link, err := s.keyring.MintDownload(s.opts.PublicURL, token.DownloadGrant{
-		Principal: c.principal, Key: info.Key, TTL: time.Duration(ttl) * time.Second})
+		Principal: c.principal, Key: info.Key, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("mcp: get_download_link %q: %w", key, err)
 	}

@@ -274,6 +274,8 @@ func (s *Server) registerTools() {
 				"properties": obj{
 					"key":        keyProp("the blob's key"),
 					"ttlSeconds": obj{"type": "integer", "minimum": 1, "maximum": 86400, "description": "link lifetime (default 900)"},
+					"filename":   obj{"type": "string", "maxLength": 255, "description": "download filename (default: the stored filename, else the key's last segment)"},
+					"singleUse":  obj{"type": "boolean", "description": "the link serves one download (default false)"},
 				},
 				"required":             []string{"key"},
 				"additionalProperties": false,

@@ -711,6 +711,17 @@ func TestGetDownloadLinkTool(t *testing.T) {
 	if g := c.do("GET", sc.URL, nil, nil); g.status != 200 || string(g.body) != "tool bytes" {
 		t.Fatalf("GET tool link: %d %s", g.status, g.body)
 	}
+	r = s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"t/x.txt","filename":"é.txt","singleUse":true}}`)
+	if err := json.Unmarshal(r.body, &res); err != nil || res.Result.IsError {
+		t.Fatalf("get_download_link singleUse: %s", r.body)
+	}
+	once := res.Result.StructuredContent.URL
+	if g := c.do("GET", once, nil, nil); g.status != 200 || !strings.Contains(g.header.Get("Content-Disposition"), "filename*=UTF-8''%C3%A9.txt") {
+		t.Fatalf("GET single-use tool link: %d %v", g.status, g.header)
+	}
+	if g := c.do("GET", once, nil, nil); g.status != 404 {
+		t.Fatalf("second GET of a single-use tool link: %d", g.status)
+	}
 	r = s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"t/none"}}`)
 	if !strings.Contains(string(r.body), `"isError":true`) {
 		t.Fatalf("link to a missing blob: %s", r.body)
