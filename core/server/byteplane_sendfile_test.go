@@ -268,3 +268,68 @@ func heapBaseline() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
 }
+
+// patternReader yields n bytes of a cheap pattern.
+type patternReader struct{ n int64 }
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	if p.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(b)), p.n)
+	for i := range b[:k] {
+		b[i] = byte(p.n - int64(i))
+	}
+	p.n -= k
+	return int(k), nil
+}
+
+// TestPutMemoryFlat streams a 1 GiB PUT /v1/blobs body (with x-mcp-sha256
+// verification) into the local store and checks the heap stays flat.
+func TestPutMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uploads 1 GiB")
+	}
+	const size = 1 << 30
+	h := sha256.New()
+	io.Copy(h, &patternReader{n: size})
+	sum := hex.EncodeToString(h.Sum(nil))
+	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
+	base, peak := heapBaseline(), atomic.Int64{}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if v := int64(ms.HeapInuse); v > peak.Load() {
+				peak.Store(v)
+			}
+		}
+	}()
+	start := time.Now()
+	req, _ := http.NewRequest("PUT", c.base+"/v1/blobs/up/huge.bin", &patternReader{n: size})
+	req.ContentLength = size
+	req.Header.Set("x-mcp-sha256", sum)
+	resp, err := c.hc.Do(req)
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || !strings.Contains(string(body), sum) {
+		t.Fatalf("PUT 1 GiB: %d %s", resp.StatusCode, body)
+	}
+	growth := peak.Load() - int64(base)
+	t.Logf("PUT 1 GiB in %v, heap-in-use growth %.1f MiB", time.Since(start).Round(time.Millisecond), float64(growth)/(1<<20))
+	if growth > 32<<20 {
+		t.Errorf("heap grew by %d MiB during a 1 GiB PUT", growth>>20)
+	}
+}
