@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -22,8 +23,21 @@ func newReaderServer(t *testing.T) *Server {
 	return s
 }
 
-// nopBackend refuses writes; the reader tests never reach storage.
+// nopBackend discards writes.
 type nopBackend struct{ storage.Backend }
+
+func (nopBackend) Create(context.Context, string, storage.CreateOptions) (storage.Writer, error) {
+	return &nopWriter{}, nil
+}
+
+type nopWriter struct{ n int64 }
+
+func (w *nopWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+func (w *nopWriter) Written() int64              { return w.n }
+func (w *nopWriter) Commit(context.Context) (storage.Info, error) {
+	return storage.Info{Size: w.n}, nil
+}
+func (w *nopWriter) Abort(context.Context) error { return nil }
 
 // TestReadMessageEquivalent: a message without large strings comes out of
 // the scanner meaning exactly what encoding/json reads, whatever the
@@ -176,4 +190,44 @@ func TestReadMessageExpected(t *testing.T) {
 	if fa == nil || fa.problem != "file is larger than maxSize 1000 bytes" || fa.spool != nil {
 		t.Fatalf("%+v", fa)
 	}
+}
+
+// FuzzReadMessage: the scanner never panics or hangs, and any valid JSON
+// object it is given comes out meaning the same (strings it takes out of
+// the message aside).
+func FuzzReadMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:text/plain,hi"}}}`,
+		`{"params":{"arguments":{"file":"data:text\/plain;base64,aGk="}},"method":"tools/call"}`,
+		`{"a":"\ud83d\ude00\u002F","b":[1,{"c":null}]}`, `[1]`, `{"a":tru}`, `{"a":"\u12"}`,
+	} {
+		f.Add(seed)
+	}
+	s, err := NewServer(Options{Backend: nopBackend{}, MaxBodyBytes: 1 << 16, MaxFileBytes: 1 << 16, SpoolDir: f.TempDir()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil)
+		diverted := len(files.m) > 0 // strings taken out read as ""
+		files.release()
+		trimmed := strings.TrimSpace(in)
+		isObj := strings.HasPrefix(trimmed, "{")
+		// Literals are copied unchecked (parseMessage rejects bad ones), so
+		// only valid input must come out valid.
+		if err == nil && isObj && !json.Valid(out) && json.Valid([]byte(in)) {
+			t.Fatalf("accepted %q but rebuilt invalid JSON %q", in, out)
+		}
+		if isObj && json.Valid([]byte(in)) && len(in) < 4096 && !diverted {
+			if err != nil {
+				t.Fatalf("valid %q: %v", in, err)
+			}
+			var want, got any
+			json.Unmarshal([]byte(in), &want)
+			json.Unmarshal(out, &got)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("in  %q\nout %q", in, out)
+			}
+		}
+	})
 }
