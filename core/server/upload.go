@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 
@@ -236,7 +237,7 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 		}
 	}
 	base, _, _ := strings.Cut(mt, ";")
-	if len(u.claims.Accept) > 0 && !codec.MatchAccept(u.claims.Accept, base) {
+	if len(u.claims.Accept) > 0 && !codec.MatchAccept(u.claims.Accept, base) && !extensionAccepted(u.claims.Accept, filename) {
 		return &uploadError{http.StatusUnsupportedMediaType, "type_not_accepted",
 			fmt.Sprintf("media type %q is not accepted (accept: %s)", base, strings.Join(u.claims.Accept, ", ")), nil}
 	}
@@ -448,4 +449,21 @@ func (b *batchWriter) Close() error {
 	close(b.work)
 	<-b.done
 	return b.failed()
+}
+
+// extensionAccepted reports whether filename ends with one of accept's
+// dot-extension entries (".pdf"), which codec.MatchAccept leaves aside: a
+// part named "report.pdf" sent as application/octet-stream passes an
+// accept list of [".pdf"]; its content is still sniffed.
+func extensionAccepted(accept []string, filename string) bool {
+	ext := strings.ToLower(path.Ext(filename))
+	if ext == "" {
+		return false
+	}
+	for _, a := range accept {
+		if strings.EqualFold(strings.TrimSpace(a), ext) {
+			return true
+		}
+	}
+	return false
 }

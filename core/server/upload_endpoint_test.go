@@ -137,6 +137,7 @@ func TestUploadEndpoint(t *testing.T) {
 		{"over maxSize", mint(token.Upload{Principal: "alice", MaxSize: 1000}).URL, "POST", ct, body, alice, 413, "too_large"},
 		{"over maxSize, chunked", mint(token.Upload{Principal: "alice", MaxSize: 1000}).URL, "PUT", "text/plain", nil, alice, 413, "too_large"},
 		{"type not accepted", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20, Accept: []string{"image/*"}}).URL, "POST", ct, body, alice, 415, "type_not_accepted"},
+		{"type not accepted, extension list", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20, Accept: []string{"image/png", ".pdf"}}).URL, "POST", ct, body, alice, 415, "type_not_accepted"},
 		{"type lie", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20}).URL, "PUT", "image/png", data, alice, 415, "type_mismatch"},
 		{"not multipart", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20}).URL, "POST", "application/json", []byte("{}"), alice, 415, "unsupported_media_type"},
 	}
@@ -168,6 +169,15 @@ func TestUploadEndpoint(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("extension accepted", func(t *testing.T) {
+		m := mint(token.Upload{Principal: "alice", MaxSize: 1 << 20, Accept: []string{"image/png", ".pdf"}})
+		ct, body := multipartBody(t, [3]string{"report.PDF", "application/octet-stream", "%PDF-1.7 tiny"})
+		if r := doUpload(t, "POST", m.URL, ct, body, alice); r.Status != 201 {
+			t.Fatalf("%+v", r)
+		}
+		before++
+	})
 
 	t.Run("multiple parts", func(t *testing.T) {
 		data, _ := json.Marshal(mcp.UploadTokenData{Field: "files", Mode: "binary", Multiple: true})
