@@ -367,6 +367,19 @@ func elicitModes(caps json.RawMessage) (form, url, binary bool, ok bool) {
 	return form, url, binary, true
 }
 
+// binaryMaxFileSize is elicitation.binary.maxFileSize, 0 when absent.
+func binaryMaxFileSize(caps json.RawMessage) int64 {
+	var c struct {
+		Elicitation struct {
+			Binary struct {
+				MaxFileSize int64 `json:"maxFileSize"`
+			} `json:"binary"`
+		} `json:"elicitation"`
+	}
+	_ = json.Unmarshal(caps, &c)
+	return c.Elicitation.Binary.MaxFileSize
+}
+
 // newUploadState validates request_upload's arguments and picks the mode.
 func (s *Server) newUploadState(c *call, args map[string]json.RawMessage) (*uploadState, string) {
 	st := &uploadState{ID: newUploadID(), MaxSize: s.opts.MaxFileBytes}
@@ -416,6 +429,13 @@ func (s *Server) newUploadState(c *call, args map[string]json.RawMessage) (*uplo
 		st.Mode = "form"
 	default:
 		st.Mode = "url"
+	}
+	if st.Mode == "binary" {
+		// The client rejects files over its maxFileSize (SEP-1306): ask
+		// for no more than it can send.
+		if n := binaryMaxFileSize(c.caps); n > 0 && n < st.MaxSize {
+			st.MaxSize = n
+		}
 	}
 	return st, ""
 }

@@ -93,7 +93,8 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 	c := legacyClient(t, Options{Backend: st}, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
 	events, req, p := startElicitation(t, c, `"accept":["text/*"],"maxSize":8388608`)
 	ep, ok := p.UploadEndpoints["file"]
-	if p.Mode != "binary" || !ok || ep.Method != "POST" || p.RequestedSchema.Properties["file"]["type"] != "file" || len(p.Meta.ProgressToken) == 0 {
+	if p.Mode != "binary" || !ok || ep.Method != "POST" || p.RequestedSchema.Properties["file"]["type"] != "file" || len(p.Meta.ProgressToken) == 0 ||
+		p.RequestedSchema.Properties["file"]["maxSize"] != float64(8388608) {
 		t.Fatalf("elicitation params %s", req.Params)
 	}
 	// The client may report its own upload progress (SEP-1306).
@@ -121,7 +122,11 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 	}
 
 	// A lying accept result (wrong size) is refused after checking storage.
+	// Without maxSize the field asks for the client's maxFileSize.
 	events, req, p = startElicitation(t, c, ``)
+	if p.RequestedSchema.Properties["file"]["maxSize"] != float64(104857600) {
+		t.Fatalf("maxSize %v, want the client's maxFileSize", p.RequestedSchema.Properties["file"]["maxSize"])
+	}
 	ep = p.UploadEndpoints["file"]
 	ct, body = multipartBody(t, [3]string{"a.txt", "text/plain", "abc"})
 	if r := doUpload(t, "POST", ep.URL, ct, body, nil); r.Status != 201 {
