@@ -301,19 +301,26 @@ type requestScanner struct {
 	// expect returns the x-mcp-file fields of the elicitation a response
 	// with this id answers (2025-11-25 form mode), or nil.
 	expect func(id []byte) map[string]fileSpec
+	// state is params.requestState when it came before inputResponses;
+	// stateSpec reads the x-mcp-file fields of the form it asked for
+	// (2026-07-28), or nil.
+	state     string
+	stateSpec func(method, name, state string) map[string]fileSpec
 }
 
 // readMessage scans the body r. It returns the message rebuilt without its
 // large strings and the files diverted from it (never nil; release it).
 // Errors: errTooLarge, *errBadJSON, *errAbort, or the body's read error.
-func (s *Server) readMessage(r io.Reader, expect func(id []byte) map[string]fileSpec) ([]byte, *fileSet, error) {
+func (s *Server) readMessage(r io.Reader, expect func(id []byte) map[string]fileSpec,
+	stateSpec func(method, name, state string) map[string]fileSpec) ([]byte, *fileSet, error) {
 	rs := &requestScanner{
-		srv:    s,
-		expect: expect,
-		b:      byteScanner{r: r, buf: make([]byte, scanChunk)},
-		limit:  s.opts.MaxBodyBytes,
-		files:  &fileSet{srv: s, budget: s.opts.MaxFileBytes},
-		args:   map[string]string{},
+		srv:       s,
+		expect:    expect,
+		stateSpec: stateSpec,
+		b:         byteScanner{r: r, buf: make([]byte, scanChunk)},
+		limit:     s.opts.MaxBodyBytes,
+		files:     &fileSet{srv: s, budget: s.opts.MaxFileBytes},
+		args:      map[string]string{},
 	}
 	if r == nil {
 		return nil, rs.files, nil
@@ -577,6 +584,8 @@ func (rs *requestScanner) note(path string, v []byte) {
 		rs.id = jsonString(string(v))
 	case path == "/params/name":
 		rs.toolName = string(v)
+	case path == "/params/requestState":
+		rs.state = string(v)
 	case strings.HasPrefix(path, "/params/arguments/") && !strings.Contains(path[len("/params/arguments/"):], "/"):
 		rs.args[path[len("/params/arguments/"):]] = string(v)
 	}
@@ -596,6 +605,13 @@ func (rs *requestScanner) specFor(path string) fileSpec {
 	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && rs.expect != nil && rs.id != nil {
 		if spec, ok := rs.expect(rs.id)[field]; ok {
 			return spec
+		}
+	}
+	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && rs.state != "" && rs.stateSpec != nil {
+		if _, field, ok := strings.Cut(rest, "/content/"); ok {
+			if spec, ok := rs.stateSpec(rs.method, rs.toolName, rs.state)[field]; ok {
+				return spec
+			}
 		}
 	}
 	if t := rs.tool(); t != nil && t.files != nil {

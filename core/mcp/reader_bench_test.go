@@ -21,7 +21,7 @@ func BenchmarkReadMessageDataURI(b *testing.B) {
 		base64.StdEncoding.EncodeToString(payload) + `"}}}`)
 	b.SetBytes(int64(len(payload)))
 	for b.Loop() {
-		_, files, err := s.readMessage(bytes.NewReader(body), nil)
+		_, files, err := s.readMessage(bytes.NewReader(body), nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func TestReadMessageEquivalent(t *testing.T) {
 	}
 	for _, in := range cases {
 		for _, split := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
-			out, files, err := s.readMessage(split(strings.NewReader(in)), nil)
+			out, files, err := s.readMessage(split(strings.NewReader(in)), nil, nil)
 			files.release()
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
@@ -96,14 +96,14 @@ func TestReadMessageErrors(t *testing.T) {
 		`{"a":"unterminated`, `{"a":"bad \x escape"}`, "{\"a\":\"ctl\x01\"}", `{"a" 1}`, `{"a":1,}x`,
 		`{"a":1} {"b":2}`, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 	} {
-		if _, files, err := s.readMessage(strings.NewReader(in), nil); err == nil {
+		if _, files, err := s.readMessage(strings.NewReader(in), nil, nil); err == nil {
 			files.release()
 			t.Errorf("%q: no error", in)
 		}
 	}
 	// Large non-data strings count against MaxBodyBytes.
 	big := `{"params":{"a":"` + strings.Repeat("x", 2<<20) + `"}}`
-	if _, files, err := s.readMessage(strings.NewReader(big), nil); err != errTooLarge {
+	if _, files, err := s.readMessage(strings.NewReader(big), nil, nil); err != errTooLarge {
 		t.Errorf("2 MiB string: %v", err)
 	} else {
 		files.release()
@@ -118,7 +118,7 @@ func TestReadMessageSpools(t *testing.T) {
 	payload := bytes.Repeat([]byte{0, 1, 2, 250}, 40<<10)
 	uri := "data:application/octet-stream;base64," + base64Std(payload)
 	in := `{"params":{"arguments":{"f":"` + strings.ReplaceAll(uri, "/", `\/`) + `"},"x":["` + long + `"]},"jsonrpc":"2.0","id":1,"method":"tools/call"}`
-	out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil)
+	out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestReadMessageExpected(t *testing.T) {
 		}
 		return nil
 	}
-	_, files, err := s.readMessage(strings.NewReader(in), expect)
+	_, files, err := s.readMessage(strings.NewReader(in), expect, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func FuzzReadMessage(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil)
+		out, files, err := s.readMessage(iotest.HalfReader(strings.NewReader(in)), nil, nil)
 		diverted := len(files.m) > 0 // strings taken out read as ""
 		files.release()
 		trimmed := strings.TrimSpace(in)
@@ -230,4 +230,34 @@ func FuzzReadMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadMessageState: a 2026-07-28 retry whose requestState precedes its
+// inputResponses has the form's maxSize applied while the answer arrives.
+func TestReadMessageState(t *testing.T) {
+	s := newReaderServer(t)
+	c := &call{method: "tools/call", principal: "p", params: map[string]json.RawMessage{"name": json.RawMessage(`"request_upload"`)}}
+	res, err := s.inputRequired(c, nil, json.RawMessage(`{"mode":"form","id":"u1","max":1000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"request_upload","requestState":"` + res["requestState"].(string) +
+		`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,` + base64Std(bytes.Repeat([]byte("y"), 100<<10)) + `"}}}}}`
+	for _, principal := range []string{"p", "someone else"} {
+		_, files, err := s.readMessage(strings.NewReader(in), nil, func(method, name, state string) map[string]fileSpec {
+			return s.stateFiles(principal, method, name, state)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fa := files.get("/params/inputResponses/upload/content/file")
+		want := ""
+		if principal == "p" {
+			want = "file is larger than maxSize 1000 bytes"
+		}
+		if fa == nil || fa.problem != want {
+			t.Fatalf("%s: %+v", principal, fa)
+		}
+		files.release()
+	}
 }

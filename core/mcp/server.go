@@ -286,6 +286,8 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	// MaxBodyBytes.
 	body, files, err := s.readMessage(r.Body, func(id []byte) map[string]fileSpec {
 		return s.uploads.expected(r.Header.Get(hdrSessionID), id)
+	}, func(method, name, state string) map[string]fileSpec {
+		return s.stateFiles(r.Principal, method, name, state)
 	})
 	defer files.release()
 	if err != nil {

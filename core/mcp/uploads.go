@@ -367,6 +367,25 @@ func elicitModes(caps json.RawMessage) (form, url, binary bool, ok bool) {
 	return form, url, binary, true
 }
 
+// stateFiles returns the x-mcp-file fields of the form a request_upload
+// requestState asked for, so a retry's inputResponses are bounded while
+// they arrive (when requestState precedes them in params). The state is
+// verified as in runModern; anything else yields nil.
+func (s *Server) stateFiles(principal, method, name, state string) map[string]fileSpec {
+	if method != "tools/call" || name != "request_upload" {
+		return nil
+	}
+	claims, err := s.keyring.Verify(state, token.PurposeRequestState)
+	if err != nil || claims.Principal != principal || claims.Object != method+" "+name {
+		return nil
+	}
+	var st uploadState
+	if json.Unmarshal(claims.Data, &st) != nil || st.Mode != "form" {
+		return nil
+	}
+	return map[string]fileSpec{"file": {Accept: st.Accept, MaxSize: st.MaxSize}}
+}
+
 // binaryMaxFileSize is elicitation.binary.maxFileSize, 0 when absent.
 func binaryMaxFileSize(caps json.RawMessage) int64 {
 	var c struct {

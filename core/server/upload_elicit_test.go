@@ -279,6 +279,13 @@ func TestRequestUploadModern(t *testing.T) {
 		if res.IsError || res.StructuredContent.SHA256 != hexSum(payload) {
 			t.Fatalf("result %+v", res)
 		}
+		// With requestState before inputResponses, the answer is bounded by
+		// the field's maxSize while it arrives.
+		r = modernCall(t, c, caps, `,"arguments":{"maxSize":1000}`) // the later arguments member wins
+		res = modernCall(t, c, caps, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
+		if !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
+			t.Fatalf("maxSize %+v", res)
+		}
 		// Decline.
 		r = modernCall(t, c, caps, ``)
 		res = modernCall(t, c, caps, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"decline"}}`)
