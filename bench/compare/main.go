@@ -170,8 +170,14 @@ func run(ctx context.Context, args []string) error {
 	// P2: resources/read, all systems in alternation.
 	p2(ctx, &cfg, systems, sizes, rep, start)
 
-	// P3, P4, P5: only when the server has the feature.
-	later(ctx, &cfg, work, bins, systems, feat, rep, start)
+	// P6: k6 mixed small requests, mcpblob vs go-sdk.
+	if !cfg.skipK6 {
+		if _, err := os.Stat(cfg.k6); err != nil {
+			rep.p6Err = fmt.Sprintf("k6 missing (%s): run `make tools`", cfg.k6)
+		} else {
+			p6(ctx, &cfg, systems, rep, start)
+		}
+	}
 
 	// P1: the codec.
 	if !cfg.skipCodec {
@@ -187,14 +193,9 @@ func run(ctx context.Context, args []string) error {
 		rep.codec = &res
 	}
 
-	// P6: k6 mixed small requests, mcpblob vs go-sdk.
-	if !cfg.skipK6 {
-		if _, err := os.Stat(cfg.k6); err != nil {
-			rep.p6Err = fmt.Sprintf("k6 missing (%s): run `make tools`", cfg.k6)
-		} else {
-			p6(ctx, &cfg, systems, rep, start)
-		}
-	}
+	// P3, P4, P5: only when the server has the feature. Last, because their
+	// gigabytes of writes leave the disk busy with writeback for a while.
+	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)

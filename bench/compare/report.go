@@ -295,8 +295,20 @@ func (r *report) verdicts() []verdict {
 	case mb == nil || gs == nil:
 		v.status, v.measured = "not run", "-skip-k6"
 	case mb.best == nil || gs.best == nil:
-		v.status, v.measured = "**missed**", "no passing rate for one system"
-		v.why = append(v.why, "P6: a system failed even the lowest rate; see the P6 table for its errors.")
+		v.status = "**missed**"
+		var parts []string
+		for _, p := range []*p6Result{mb, gs} {
+			switch {
+			case p.best != nil:
+				parts = append(parts, fmt.Sprintf("%s %d req/s", p.system, p.best.target))
+			case len(p.steps) > 0:
+				parts = append(parts, fmt.Sprintf("%s none (p99 %.1f ms at %d/s)", p.system, p.steps[0].p99, p.steps[0].target))
+			default:
+				parts = append(parts, p.system+" none ("+trunc(p.err, 80)+")")
+			}
+		}
+		v.measured = strings.Join(parts, " vs ")
+		v.why = append(v.why, "P6: a system failed even the lowest rate ("+v.measured+"); its steps in the P6 table show whether latency or errors failed it. A p99 far above the median at a low rate points at pauses (GC, disk writeback) rather than throughput.")
 	default:
 		rt := float64(mb.best.target) / float64(gs.best.target)
 		v.measured = fmt.Sprintf("%.2f× (%d vs %d req/s)", rt, mb.best.target, gs.best.target)
