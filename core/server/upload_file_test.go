@@ -8,10 +8,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/http/httputil"
 	"runtime"
 	"strings"
 	"sync"
@@ -335,11 +338,23 @@ func TestUploadFileAbandoned(t *testing.T) {
 	sid := initSession(t, client, base)
 	var sum [32]byte
 	prefix := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:application/octet-stream;base64,`
-	req, _ := http.NewRequest("POST", base+"/mcp", newDataURIBody(prefix, 64<<20, `"}}}`, &sum))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := client.Do(req)
+	// A raw connection: the body is written on its own goroutine (the
+	// server stops reading and may reset the connection under it) while
+	// the response is read.
+	host := strings.TrimPrefix(base, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go func() {
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nTransfer-Encoding: chunked\r\n\r\n", host, sid)
+		cw := httputil.NewChunkedWriter(conn)
+		io.Copy(cw, newDataURIBody(prefix, 64<<20, `"}}}`, &sum))
+		cw.Close()
+		io.WriteString(conn, "\r\n")
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
