@@ -27,7 +27,7 @@ STATICCHECK_VERSION := v0.8.2
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
 FUZZTIME  ?= 20000x
-FUZZPKGS  := ./asm ./core/codec
+FUZZPKGS  := ./asm ./core/codec ./core/mcp
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
@@ -43,8 +43,8 @@ run:
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
-## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift.
-test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check
+## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke.
+test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke
 	@echo "make test: all legs passed"
 
 check: depcheck
