@@ -35,6 +35,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -72,6 +73,8 @@ type errAbort struct {
 func (e *errAbort) Error() string { return "mcp: request abandoned: " + e.fa.problem }
 
 // byteScanner is a buffered reader over the request body.
+var scanBufPool = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
+
 type byteScanner struct {
 	r      io.Reader
 	buf    []byte
@@ -306,6 +309,9 @@ type requestScanner struct {
 	// (2026-07-28), or nil.
 	state     string
 	stateSpec func(method, name, state string) map[string]fileSpec
+	// small is reused for every string held in memory (each is copied out
+	// before the next is read).
+	small bytes.Buffer
 }
 
 // readMessage scans the body r. It returns the message rebuilt without its
@@ -313,11 +319,17 @@ type requestScanner struct {
 // Errors: errTooLarge, *errBadJSON, *errAbort, or the body's read error.
 func (s *Server) readMessage(r io.Reader, expect func(id []byte) map[string]fileSpec,
 	stateSpec func(method, name, state string) map[string]fileSpec) ([]byte, *fileSet, error) {
+	// The scan buffer is pooled: a fresh 256 KiB per message made small
+	// requests allocation-bound (hundreds of GC cycles per thousand reads).
+	// Nothing holds on to it after readMessage: diverted strings are copied
+	// out (asyncWriter, spool files) before it returns.
+	bufp := scanBufPool.Get().(*[]byte)
+	defer scanBufPool.Put(bufp)
 	rs := &requestScanner{
 		srv:       s,
 		expect:    expect,
 		stateSpec: stateSpec,
-		b:         byteScanner{r: r, buf: make([]byte, scanChunk)},
+		b:         byteScanner{r: r, buf: *bufp},
 		limit:     s.opts.MaxBodyBytes,
 		files:     &fileSet{srv: s, budget: s.opts.MaxFileBytes},
 		args:      map[string]string{},
@@ -504,8 +516,11 @@ func (rs *requestScanner) value(path string, depth int) error {
 // smallString reads a string that must stay small (object keys).
 func (rs *requestScanner) smallString() (string, error) {
 	sr := &stringReader{b: &rs.b}
-	var sb strings.Builder
-	if _, err := io.Copy(&sb, io.LimitReader(sr, spoolThreshold+1)); err != nil {
+	// bytes.Buffer reads in place (io.ReaderFrom); io.Copy into a
+	// strings.Builder would allocate a 32 KiB copy buffer per key.
+	sb := &rs.small
+	sb.Reset()
+	if _, err := sb.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
 		return "", err
 	}
 	if sb.Len() > spoolThreshold {
@@ -526,8 +541,9 @@ func (rs *requestScanner) str(path string) error {
 		return rs.finishDiverted(fa, sr)
 	}
 	// Hold up to spoolThreshold bytes; a longer string is diverted.
-	var held bytes.Buffer
-	if _, err := io.Copy(&held, io.LimitReader(sr, spoolThreshold+1)); err != nil {
+	held := &rs.small
+	held.Reset()
+	if _, err := held.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
 		return err
 	}
 	if held.Len() <= spoolThreshold {
