@@ -123,6 +123,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		apiError(ctx, uerr.status, uerr.code, uerr.msg)
 		return
 	}
+	finishBody(ctx, up.body)
 	s.mcp.UploadDone(claims.Nonce, infos)
 	files := make([]blobJSON, len(infos))
 	for i, info := range infos {
@@ -466,4 +467,15 @@ func extensionAccepted(accept []string, filename string) bool {
 		}
 	}
 	return false
+}
+
+// finishBody reads what is left of a request body once the upload has what it
+// needs (a multipart epilogue, the terminating chunk of a chunked body), so
+// the kept-alive connection starts the next request at the right byte. A
+// longer remainder than drainLimit closes the connection instead.
+func finishBody(ctx *fasthttp.RequestCtx, body io.Reader) {
+	n, err := io.CopyN(io.Discard, body, drainLimit+1)
+	if err != io.EOF || n > drainLimit {
+		ctx.SetConnectionClose()
+	}
 }
