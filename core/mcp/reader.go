@@ -322,7 +322,7 @@ func (s *Server) readMessage(r io.Reader, expect func(id []byte) map[string]file
 	// The scan buffer is pooled: a fresh 256 KiB per message made small
 	// requests allocation-bound (hundreds of GC cycles per thousand reads).
 	// Nothing holds on to it after readMessage: diverted strings are copied
-	// out (asyncWriter, spool files) before it returns.
+	// out (AsyncWriter, spool files) before it returns.
 	bufp := scanBufPool.Get().(*[]byte)
 	defer scanBufPool.Put(bufp)
 	rs := &requestScanner{

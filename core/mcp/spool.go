@@ -270,7 +270,7 @@ func (fs *fileSet) decode(path string, spec fileSpec, key, filename string, src 
 		w     storage.Writer
 		spool *os.File
 	)
-	var aw *asyncWriter
+	var aw *AsyncWriter
 	open := func(h codec.DataURIHeader) (io.Writer, error) {
 		var err error
 		if key != "" {
@@ -278,13 +278,13 @@ func (fs *fileSet) decode(path string, spec fileSpec, key, filename string, src 
 			if err != nil {
 				return nil, fmt.Errorf("mcp: create %q: %w", key, err)
 			}
-			aw = newAsyncWriter(w)
+			aw = NewAsyncWriter(w)
 			return aw, nil
 		}
 		if spool, err = s.tempFile(); err != nil {
 			return nil, err
 		}
-		aw = newAsyncWriter(spool)
+		aw = NewAsyncWriter(spool)
 		return aw, nil
 	}
 	fa, err := decodeDataURI(lastElem(path), spec, src, open, fs.budget)
@@ -450,11 +450,11 @@ func SniffProblem(declared string, head []byte) string {
 	return why
 }
 
-// asyncWriter hands what is written to it to w on another goroutine, in
+// AsyncWriter hands what is written to it to w on another goroutine, in
 // chunks of asyncChunk bytes, so decoding the next bytes overlaps storage's
 // hashing and writing of the last ones (2 cores: about 1.5× on a large
 // upload). It holds at most asyncBufs chunks.
-type asyncWriter struct {
+type AsyncWriter struct {
 	w    io.Writer
 	cur  []byte
 	work chan []byte
@@ -469,8 +469,10 @@ const (
 	asyncBufs  = 3
 )
 
-func newAsyncWriter(w io.Writer) *asyncWriter {
-	a := &asyncWriter{w: w, work: make(chan []byte, asyncBufs), free: make(chan []byte, asyncBufs), done: make(chan struct{})}
+// NewAsyncWriter starts the writer goroutine; Close must be called to end it.
+// core/server uses it for upload endpoints too.
+func NewAsyncWriter(w io.Writer) *AsyncWriter {
+	a := &AsyncWriter{w: w, work: make(chan []byte, asyncBufs), free: make(chan []byte, asyncBufs), done: make(chan struct{})}
 	for range asyncBufs - 1 {
 		a.free <- make([]byte, 0, asyncChunk)
 	}
@@ -491,13 +493,13 @@ func newAsyncWriter(w io.Writer) *asyncWriter {
 	return a
 }
 
-func (a *asyncWriter) failed() error {
+func (a *AsyncWriter) failed() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.err
 }
 
-func (a *asyncWriter) Write(p []byte) (int, error) {
+func (a *AsyncWriter) Write(p []byte) (int, error) {
 	if err := a.failed(); err != nil {
 		return 0, err
 	}
@@ -516,7 +518,7 @@ func (a *asyncWriter) Write(p []byte) (int, error) {
 
 // Close writes what is left and waits for the writer goroutine; it returns
 // the first error of w.
-func (a *asyncWriter) Close() error {
+func (a *AsyncWriter) Close() error {
 	if len(a.cur) > 0 {
 		a.work <- a.cur
 		a.cur = nil

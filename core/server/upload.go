@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -252,7 +251,7 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 	// Parts arrive in small reads (mime/multipart buffers 4 KiB): gather
 	// them into 1 MiB writes that storage hashes and writes on another
 	// goroutine while the next bytes are parsed.
-	aw := newBatchWriter(w)
+	aw := mcp.NewAsyncWriter(w)
 	hw := &headWriter{w: aw}
 	_, err = io.CopyBuffer(hw, r, make([]byte, 256<<10))
 	if cerr := aw.Close(); err == nil {
@@ -375,81 +374,6 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	}
 	// Every part arrived and the closing boundary was seen: commit.
 	return u.commit()
-}
-
-// batchWriter hands what is written to w in chunks of batchChunk bytes, on
-// another goroutine, holding at most batchBufs chunks: parsing the next part
-// bytes overlaps storage's hashing and writing of the last ones.
-type batchWriter struct {
-	w    io.Writer
-	cur  []byte
-	work chan []byte
-	free chan []byte
-	done chan struct{}
-	mu   sync.Mutex
-	err  error
-}
-
-const (
-	batchChunk = 1 << 20
-	batchBufs  = 3
-)
-
-func newBatchWriter(w io.Writer) *batchWriter {
-	b := &batchWriter{w: w, cur: make([]byte, 0, batchChunk), work: make(chan []byte, batchBufs),
-		free: make(chan []byte, batchBufs), done: make(chan struct{})}
-	for range batchBufs - 1 {
-		b.free <- make([]byte, 0, batchChunk)
-	}
-	go func() {
-		defer close(b.done)
-		for buf := range b.work {
-			if b.failed() == nil {
-				if _, err := b.w.Write(buf); err != nil {
-					b.mu.Lock()
-					b.err = err
-					b.mu.Unlock()
-				}
-			}
-			b.free <- buf[:0]
-		}
-	}()
-	return b
-}
-
-func (b *batchWriter) failed() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.err
-}
-
-func (b *batchWriter) Write(p []byte) (int, error) {
-	if err := b.failed(); err != nil {
-		return 0, err
-	}
-	n := len(p)
-	for len(p) > 0 {
-		k := copy(b.cur[len(b.cur):cap(b.cur)], p)
-		b.cur = b.cur[:len(b.cur)+k]
-		p = p[k:]
-		if len(b.cur) == cap(b.cur) {
-			b.work <- b.cur
-			b.cur = <-b.free
-		}
-	}
-	return n, nil
-}
-
-// Close writes what is left, waits for the writer goroutine and returns the
-// first error of w.
-func (b *batchWriter) Close() error {
-	if len(b.cur) > 0 {
-		b.work <- b.cur
-	}
-	b.cur = nil
-	close(b.work)
-	<-b.done
-	return b.failed()
 }
 
 // extensionAccepted reports whether filename ends with one of accept's
