@@ -58,15 +58,20 @@ func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *
 		}
 	})
 	base := "http://" + addr
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
 		if resp, err := http.Get(base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return base, logs
 			}
 		}
+		select {
+		case <-done:
+			t.Fatalf("mcpblob serve exited early:\n%s", logs.String())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	t.Fatalf("mcpblob serve not ready:\n%s", logs.String())
+	t.Fatalf("mcpblob serve not ready after 15s:\n%s", logs.String())
 	return "", nil
 }
 

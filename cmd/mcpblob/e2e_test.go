@@ -6,13 +6,11 @@ package main
 // missing tool fails the test with that instruction rather than skipping it.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,48 +78,12 @@ func freePort(t *testing.T) string {
 }
 
 // startServer runs `mcpblob serve` on a free loopback port over dataDir and
-// returns its base URL; the process is stopped (SIGTERM, then SIGKILL) at cleanup.
+// returns its base URL; the process is stopped (SIGTERM, then SIGKILL) at
+// cleanup. startServerLogged also returns the server's log.
 func startServer(t *testing.T, dataDir string, extra ...string) string {
 	t.Helper()
-	addr := freePort(t)
-	args := append([]string{"serve", "--listen", addr, "--data", dataDir}, extra...)
-	cmd := exec.Command(mcpblobBin, args...)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("mcpblob serve exited early:\n%s", logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mcpblob serve not ready after 15s:\n%s", logs.String())
-	return ""
+	base, _ := startServerLogged(t, dataDir, extra...)
+	return base
 }
 
 // seedBlob stores size deterministic pseudo-random bytes under key in the local
