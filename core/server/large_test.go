@@ -11,11 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
-
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,31 +58,7 @@ func TestReadHugeBlob(t *testing.T) {
 			if mode == "sse" {
 				accept = "text/event-stream"
 			}
-			runtime.GC()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			baseline := ms.HeapInuse
-			var peak atomic.Uint64
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				tick := time.NewTicker(10 * time.Millisecond)
-				defer tick.Stop()
-				for {
-					select {
-					case <-stop:
-						return
-					case <-tick.C:
-						var ms runtime.MemStats
-						runtime.ReadMemStats(&ms)
-						if ms.HeapInuse > peak.Load() {
-							peak.Store(ms.HeapInuse)
-						}
-					}
-				}
-			}()
+			watch := heapWatch()
 			start := time.Now()
 			body := `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"blob:///big/blob.bin"}}`
 			req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
@@ -117,8 +89,7 @@ func TestReadHugeBlob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			close(stop)
-			wg.Wait()
+			growth := watch()
 			if !bytes.Equal(got, want) {
 				t.Fatal("decoded blob differs from the stored one")
 			}
@@ -129,7 +100,6 @@ func TestReadHugeBlob(t *testing.T) {
 			if rest != wantRest {
 				t.Fatalf("trailer %q, want %q", rest, wantRest)
 			}
-			growth := int64(peak.Load()) - int64(baseline)
 			el := time.Since(start)
 			t.Logf("%s: %d MiB in %v (%.0f MB/s raw), heap growth %.1f MiB", mode, size>>20, el.Round(time.Millisecond),
 				float64(size)/el.Seconds()/1e6, float64(growth)/(1<<20))

