@@ -30,7 +30,11 @@
 // another's metadata and never sees a data file without metadata.
 //
 // A Writer streams into a temporary file under .mcpblob/tmp, hashing as it
-// goes. Commit, serialised per key within the process:
+// goes (large writes are hashed on a second goroutine while the same bytes
+// are copied into the file) and, on Linux, starting the writeback of every
+// 8 MiB written (sync_file_range), so the disk works while bytes arrive and
+// the fsync at commit has little left to do. Commit, serialised per key
+// within the process:
 //
 //  1. stamps and fsyncs the temporary file;
 //  2. writes a journal (.mcpblob/tmp/<id>.key, holding the key);

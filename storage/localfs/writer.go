@@ -3,11 +3,9 @@ package localfs
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"os"
 	"path"
 	"sync"
@@ -47,8 +45,12 @@ func (s *Store) create(ctx context.Context, key string, opts storage.CreateOptio
 	if err != nil {
 		return nil, err
 	}
-	return &writer{s: s, ctx: ctx, key: key, opts: opts, tmp: tmp, f: f, h: sha256.New()}, nil
+	return &writer{s: s, ctx: ctx, key: key, opts: opts, tmp: tmp, f: f, h: newHashPipe()}, nil
 }
+
+// writebackChunk is how many written bytes make Write start their
+// writeback to the device (see startWriteback).
+const writebackChunk = 8 << 20
 
 // writer streams one upload into a temporary file.
 type writer struct {
@@ -60,8 +62,9 @@ type writer struct {
 
 	mu   sync.Mutex
 	f    *os.File // nil once closed
-	h    hash.Hash
+	h    *hashPipe
 	n    int64
+	wb   int64 // bytes handed to startWriteback so far
 	err  error // sticky failure of Write
 	done bool  // Commit or Abort called
 }
@@ -86,11 +89,16 @@ func (w *writer) Write(p []byte) (int, error) {
 	if w.opts.Size > 0 && total > w.opts.Size {
 		return 0, w.fail(fmt.Errorf("%w: more than the %d bytes declared", storage.ErrSizeMismatch, w.opts.Size))
 	}
+	w.h.begin(p)
 	n, err := w.f.Write(p)
-	w.h.Write(p[:n])
+	w.h.wait()
 	w.n += int64(n)
 	if err != nil {
 		return n, w.fail(err)
+	}
+	if w.n-w.wb >= writebackChunk {
+		startWriteback(w.f, w.wb, w.n-w.wb)
+		w.wb = w.n
 	}
 	return n, nil
 }
@@ -104,6 +112,7 @@ func (w *writer) fail(err error) error {
 
 // discard closes and removes the temporary file, if it is still there.
 func (w *writer) discard() {
+	w.h.stop()
 	if w.f != nil {
 		w.f.Close()
 		w.f = nil
@@ -161,7 +170,7 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 	}
 	rec := &record{
 		Size:      w.n,
-		SHA256:    hex.EncodeToString(w.h.Sum(nil)),
+		SHA256:    hex.EncodeToString(w.h.sum()),
 		MediaType: w.opts.MediaType,
 		Filename:  w.opts.Filename,
 	}
