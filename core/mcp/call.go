@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -297,6 +299,10 @@ func (s *Server) invoke(c *call, m *method) (res any, err error) {
 	if sr, ok := v.(*streamResult); ok {
 		return sr, nil // resources/stream bytes or redirect (resstream.go)
 	}
+	var pre *encodedResult
+	if e, ok := v.(encodedResult); ok {
+		v, pre = e.rest, &e
+	}
 	o, _ := v.(obj)
 	if o == nil {
 		o = obj{}
@@ -315,11 +321,50 @@ func (s *Server) invoke(c *call, m *method) (res any, err error) {
 			s.addCacheHints(c, o)
 		}
 	}
-	b, err := json.Marshal(o)
+	var b []byte
+	if pre != nil {
+		b, err = pre.encode(o)
+	} else {
+		b, err = json.Marshal(o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode %s result: %w", c.method, err)
 	}
 	return b, nil
+}
+
+// encodedResult is a result with one large, unchanging member encoded
+// once (tools/list's tools); rest holds the other members, to which invoke
+// adds the 2026-07-28 fields.
+type encodedResult struct {
+	name  string
+	value []byte // JSON
+	rest  obj
+}
+
+// encode returns the result object with keys in json.Marshal's (sorted)
+// order, the encoded member among them.
+func (e *encodedResult) encode(o obj) ([]byte, error) {
+	keys := append(slices.Sorted(maps.Keys(o)), e.name)
+	slices.Sort(keys)
+	out := append(make([]byte, 0, len(e.value)+256), '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, k) // keys are plain ASCII names
+		out = append(out, ':')
+		if k == e.name {
+			out = append(out, e.value...)
+			continue
+		}
+		v, err := json.Marshal(o[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
 }
 
 func (s *Server) addCacheHints(c *call, o obj) {

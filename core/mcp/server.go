@@ -129,9 +129,10 @@ type Server struct {
 	log     *slog.Logger
 	hub     *Hub
 
-	methods map[string]*method
-	tools   []*tool
-	toolMap map[string]*tool
+	methods   map[string]*method
+	tools     []*tool
+	toolMap   map[string]*tool
+	toolsJSON []byte // tools/list's "tools" array, encoded by addTool
 
 	uploads uploadWaiters // uploads.go
 

@@ -46,6 +46,18 @@ func (s *Server) addTool(t *tool) {
 	}
 	s.tools = append(s.tools, t)
 	s.toolMap[t.name] = t
+	// Tools are added only while the server is built: encode the list once
+	// rather than on every tools/list (reflection over the schemas was the
+	// largest cost of a small request).
+	defs := make([]any, 0, len(s.tools))
+	for _, t := range s.tools {
+		defs = append(defs, t.def)
+	}
+	raw, err := json.Marshal(defs)
+	if err != nil {
+		panic("bug: tool " + t.name + " does not encode: " + err.Error())
+	}
+	s.toolsJSON = raw
 }
 
 func (s *Server) toolsList(c *call) (any, error) {
@@ -56,11 +68,7 @@ func (s *Server) toolsList(c *call) (any, error) {
 	if cursor != "" {
 		return nil, invalidParams("Invalid params: invalid cursor")
 	}
-	defs := make([]any, 0, len(s.tools))
-	for _, t := range s.tools {
-		defs = append(defs, t.def)
-	}
-	return obj{"tools": defs}, nil
+	return encodedResult{name: "tools", value: s.toolsJSON}, nil
 }
 
 // toolsPrecheck resolves the tool and, in 2026-07-28, validates Mcp-Param

@@ -187,10 +187,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.fs = &fasthttp.Server{
-		Handler:                      s.handle,
-		ErrorHandler:                 s.errorHandler,
-		Name:                         "mcpblob",
-		ReadBufferSize:               opts.MaxHeaderBytes,
+		Handler:        s.handle,
+		ErrorHandler:   s.errorHandler,
+		Name:           "mcpblob",
+		ReadBufferSize: opts.MaxHeaderBytes,
+		// Room for a small response (headers and a 4 KiB blob as base64)
+		// in one write: fasthttp's default of 4 KiB split it in two.
+		WriteBufferSize:              16 << 10,
 		MaxRequestBodySize:           int(opts.MaxBodyBytes),
 		ReadTimeout:                  opts.ReadTimeout,
 		IdleTimeout:                  opts.IdleTimeout,
