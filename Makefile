@@ -120,10 +120,10 @@ bench:
 bench-codec:
 	cd bench && $(GO) run ./codec -markdown RESULTS.md
 
-## bench-compare: mcpblob vs go-sdk, mcp-go, nginx sendfile and raw TCP on loopback, k6 P6 run,
-## codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).
-bench-compare: $(TOOLBIN)/k6 tools-apt
-	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6
+## bench-compare: mcpblob vs go-sdk, mcp-go, nginx sendfile, MinIO GET and raw TCP on loopback,
+## k6 P6 run, codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).
+bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
 
 ## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
 ## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).

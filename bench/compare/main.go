@@ -41,6 +41,7 @@ import (
 
 type config struct {
 	out, charts, k6, repo string
+	minio                 string
 	quick                 bool
 	skipCodec, skipK6     bool
 	worktree              bool
@@ -76,6 +77,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
 	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
 	fs.StringVar(&cfg.k6, "k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
+	fs.StringVar(&cfg.minio, "minio", "", "MinIO server `binary` (default REPO/.tools/bin/minio)")
 	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
@@ -94,8 +96,11 @@ func run(ctx context.Context, args []string) error {
 	if cfg.k6 == "" {
 		cfg.k6 = filepath.Join(root, ".tools", "bin", "k6")
 	}
+	if cfg.minio == "" {
+		cfg.minio = filepath.Join(root, ".tools", "bin", "minio")
+	}
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
-	rep.fillEnv(root, cfg.k6)
+	rep.fillEnv(root, cfg.k6, cfg.minio)
 	rep.cpuStart = sysinfo.ReadCPUTimes()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
@@ -115,7 +120,7 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	bins := map[string]string{}
+	bins := map[string]string{"minio": cfg.minio}
 	for _, b := range []struct{ name, dir, pkg string }{
 		{"mcpblob", src, "./cmd/mcpblob"},
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
@@ -248,7 +253,13 @@ func startSystems(ctx context.Context, work string, bins map[string]string, data
 		rep.nginxErr = err.Error()
 		logf("nginx: %v", err)
 	} else {
-		systems = append(systems, &system{name: "nginx", note: "nginx sendfile of the raw bytes (ceiling for a file server)", proc: ng, base: "http://" + addr})
+		systems = append(systems, &system{name: "nginx", note: "nginx sendfile of the raw bytes (ceiling for a file server)", proc: ng, base: "http://" + addr, plain: true})
+	}
+	if mp, peer, err := startMinIO(ctx, bins["minio"], work, files); err != nil {
+		rep.minioErr = err.Error()
+		logf("MinIO: %v", err)
+	} else {
+		systems = append(systems, &system{name: "MinIO", note: "MinIO (one drive) GET of the same object by presigned URL (an S3 store's download path)", proc: mp, minio: peer, plain: true})
 	}
 	raw, err := startRawTCP()
 	if err != nil {
@@ -257,7 +268,7 @@ func startSystems(ctx context.Context, work string, bins map[string]string, data
 	systems = append(systems, &system{name: "raw TCP", note: "loopback TCP, 1 MiB writes, in the harness (physical ceiling)", rawTCP: raw})
 
 	for _, s := range systems {
-		if s.proc != nil && s.name != "nginx" {
+		if s.proc != nil && !s.plain {
 			s.mcp = mcpc.New(s.base + "/mcp")
 			if err := s.mcp.Init(ctx, nil); err != nil {
 				return nil, feat, fmt.Errorf("%s: %w", s.name, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // k6step is one constant-arrival-rate run of loadtest/mixed.js.
@@ -19,6 +20,7 @@ type k6step struct {
 	failed   float64 // http_req_failed rate
 	dropped  float64 // dropped_iterations count
 	count    float64 // http_reqs count
+	cpu      float64 // µs of the server's CPU time per request (user + system)
 	ok       bool
 	why      string
 	trials   int // runs at this rate
@@ -67,7 +69,9 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 			"VUS": fmt.Sprint(max(20, rate/50)), "MAX_VUS": fmt.Sprint(max(100, rate/5)),
 			"P99_MS": fmt.Sprint(p6P99),
 		}
+		cpu0, cerr := sysinfo.ProcCPU(s.pid())
 		sum, _, passed, err := k6.Run(ctx, cfg.k6, script, out, env, time.Duration(p6Duration+30)*time.Second)
+		cpu1, cerr1 := sysinfo.ProcCPU(s.pid())
 		if err != nil {
 			res[i].err = err.Error()
 			logf("  P6 %s @%d/s: %v", s.name, rate, err)
@@ -82,6 +86,9 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 			count:    sum.Value("http_reqs", "count"),
 			ok:       passed,
 		}
+		if cerr == nil && cerr1 == nil && st.count > 0 {
+			st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
+		}
 		asked := float64(rate * p6Duration)
 		switch {
 		case !passed:
@@ -91,7 +98,7 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 		case st.achieved < 0.95*float64(rate):
 			st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
 		}
-		logf("  P6 %s @%d/s trial %d: %.0f req/s, p99 %.2f ms, failed %.4f, ok %v %s", s.name, rate, n+1, st.achieved, st.p99, st.failed, st.ok, st.why)
+		logf("  P6 %s @%d/s trial %d: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, ok %v %s", s.name, rate, n+1, st.achieved, st.p99, st.failed, st.cpu, st.ok, st.why)
 		return st, true
 	}
 	// step decides one rate by majority of up to p6Trials runs (a lone GC

@@ -27,7 +27,9 @@ type system struct {
 	base     string
 	proc     *proc.Proc
 	rawTCP   *rawTCP
-	slow     bool // few repetitions at large sizes (the whole message is built in memory)
+	minio    *minioPeer // set for MinIO: GETs go to presigned URLs
+	plain    bool       // serves the raw bytes by GET (nginx, MinIO), no MCP
+	slow     bool       // few repetitions at large sizes (the whole message is built in memory)
 	baseline int64
 }
 
@@ -52,7 +54,11 @@ func (s *system) fetch(ctx context.Context, key string, size int64, buf []byte) 
 		}
 		return drain(resp, t0, buf, 4*((size+2)/3))
 	default:
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/"+key, nil)
+		url := s.base + "/" + key
+		if s.minio != nil {
+			url = s.minio.urls[key]
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := s.mcpHTTP().Do(req)
 		if err != nil {
 			return 0, 0, err

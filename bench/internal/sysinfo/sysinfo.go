@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // CPUModel is the first "model name" of /proc/cpuinfo.
@@ -135,4 +136,28 @@ func StealSince(t CPUTimes) float64 {
 		return 0
 	}
 	return 100 * float64(now.Steal-t.Steal) / float64(now.Total-t.Total)
+}
+
+// ProcCPU is the CPU time (user + system) process pid has used so far,
+// from /proc/PID/stat (in clock ticks of 10 ms on Linux).
+func ProcCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: count fields after its ")".
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("sysinfo: malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("sysinfo: short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("sysinfo: malformed /proc/%d/stat", pid)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
