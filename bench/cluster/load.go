@@ -1,0 +1,511 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
+)
+
+// Load rates of bench/cluster/load.js: modest, for 2 cores shared by k6,
+// nginx, three nodes and MinIO.
+const mcpRate, uploadRate, linkRate = 80, 6, 20
+
+// loadRun is what happened while k6 ran.
+type loadRun struct {
+	start, loadAt, end time.Time // k6 started, its setup done, k6 ended
+	killedAt, goneAt   time.Time // SIGKILL sent, process reaped
+	victim             *node
+	why                string // why that node
+	k6err              error
+	summary            *k6.Summary
+	logPath            string // k6's log: TRY and ACK lines
+	slow               []*slowUpload
+}
+
+// slowViaNginx counts the slow uploads through nginx, and those that failed.
+func (r *loadRun) slowViaNginx() (total, failed int) {
+	for _, u := range r.slow {
+		if u.via == "nginx" {
+			total++
+			if !u.acked() {
+				failed++
+			}
+		}
+	}
+	return total, failed
+}
+
+// underLoad runs bench/cluster/load.js through nginx, SIGKILLs the node
+// that holds the load's MCP session killAfter into it, then checks every
+// failed request against the kill and every acknowledged upload against the
+// store (through nginx, and through the killed node once restarted).
+func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
+	r, err := runLoad(ctx, c, cl)
+	if err != nil {
+		return err
+	}
+	rep.add("load", "k6 ran to its end", r.k6err == nil, fmt.Sprintf("exit: %v", r.k6err))
+	t, err := tally(cl, r)
+	if err != nil {
+		return err
+	}
+	k6Failed := int(r.summary.Value("http_req_failed", "passes"))
+	slowTotal, slowFailed := r.slowViaNginx()
+	rep.add("load", "errors other than requests in flight on the killed node",
+		len(t.late)+len(t.other) == 0 && k6Failed+slowFailed == len(t.inflight),
+		fmt.Sprintf("k6: %d of %d requests failed, slow uploads through nginx: %d of %d; nginx: %d in flight on %s when it died, %d sent to it after, %d elsewhere",
+			k6Failed, int(r.summary.Value("http_reqs", "count")), slowFailed, slowTotal,
+			len(t.inflight), r.victim.name, len(t.late), len(t.other)))
+	d, err := checkData(ctx, cl, r, rep)
+	if err != nil {
+		return err
+	}
+	rep.load = render(c, cl, r, t, d)
+	return nil
+}
+
+// runLoad runs k6 and kills the session's node killAfter into the load.
+func runLoad(ctx context.Context, c config, cl *cluster) (*loadRun, error) {
+	r := &loadRun{logPath: filepath.Join(cl.work, "k6.log")}
+	summaryPath := filepath.Join(cl.work, "k6-summary.json")
+	api, err := proc.FreeAddr() // k6's REST API: not the default port another k6 may hold
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"run", "--no-usage-report", "--quiet", "--no-color", "--address", api,
+		"--log-format", "raw", "--log-output", "file=" + r.logPath,
+		"-e", "BASE_URL=" + cl.lb, "-e", "API_KEY=" + cl.apiKey,
+		"-e", "DURATION=" + c.duration.String(), "-e", "SUMMARY_JSON=" + summaryPath,
+		"-e", "SMALL_KEY=" + smallKey, "-e", "LARGE_KEY=" + largeKey,
+		"-e", fmt.Sprint("MCP_RATE=", mcpRate), "-e", fmt.Sprint("UPLOAD_RATE=", uploadRate), "-e", fmt.Sprint("LINK_RATE=", linkRate),
+		filepath.Join(c.repo, "bench", "cluster", "load.js")}
+	kctx, cancel := context.WithTimeout(ctx, c.duration+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(kctx, c.k6, args...)
+	cmd.Env = append(os.Environ(), "K6_AUTO_EXTENSION_RESOLUTION=false", "K6_NO_USAGE_REPORT=true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	logf("k6: %s of load through nginx; SIGKILL of one node %s into it", c.duration, c.killAfter)
+	r.start = time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	// The load starts once setup() has minted its link.
+	r.loadAt, err = waitForLine(ctx, cl.accessLog, r.start, done, func(e entry) bool {
+		return e.method == http.MethodPost && e.uri == "/v1/links"
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w:\n%s", err, out.String())
+	}
+	select {
+	case <-time.After(time.Until(r.loadAt.Add(c.killAfter - slowLead))):
+	case err := <-done:
+		return nil, fmt.Errorf("k6 ended before the kill (%v):\n%s", err, out.String())
+	}
+	r.victim, r.why = sessionNode(cl, r.loadAt)
+	r.victim.killedPID = r.victim.proc.PID()
+	waitSlow := startSlowUploads(ctx, cl, r.victim)
+	time.Sleep(slowLead)
+	r.killedAt = time.Now()
+	if err := r.victim.proc.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return nil, fmt.Errorf("kill %s: %w", r.victim.name, err)
+	}
+	// The process holds its sockets until the kernel has torn it down: a
+	// request nginx sends before then is in flight on it too.
+	for !r.victim.proc.Exited() && time.Since(r.killedAt) < 5*time.Second {
+		time.Sleep(time.Millisecond)
+	}
+	r.goneAt = time.Now()
+	logf("SIGKILL %s (pid %d) %.1fs into the load (k6 setup took %.1fs); reaped %.0f ms later",
+		r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.loadAt.Sub(r.start).Seconds(), ms(r.goneAt.Sub(r.killedAt)))
+	r.k6err = <-done
+	r.slow = waitSlow()
+	r.end = time.Now()
+	if r.summary, err = k6.Read(summaryPath); err != nil {
+		return nil, fmt.Errorf("k6 (%v): %w\n%s", r.k6err, err, out.String())
+	}
+	return r, nil
+}
+
+// waitForLine polls nginx's access log until a request that ended after
+// from matches, and returns when it ended.
+func waitForLine(ctx context.Context, path string, from time.Time, done <-chan error, match func(entry) bool) (time.Time, error) {
+	for {
+		entries, err := readAccessLog(path, from, time.Now())
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, e := range entries {
+			if match(e) {
+				return e.end, nil
+			}
+		}
+		select {
+		case err := <-done:
+			return time.Time{}, fmt.Errorf("k6 ended before its load started (%v)", err)
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// sessionNode is the node that answered the newest /mcp request of the
+// load in nginx's log: the node the load's session hashes to.
+func sessionNode(cl *cluster, from time.Time) (*node, string) {
+	entries, _ := readAccessLog(cl.accessLog, from, time.Now())
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.uri == "/mcp" {
+			if n := cl.nodeByAddr(e.last()); n != nil {
+				return n, "the node the load's MCP session hashes to"
+			}
+		}
+	}
+	return cl.nodes[1], "no /mcp request seen yet: the second node"
+}
+
+// tallied is nginx's view of the load.
+type tallied struct {
+	entries               int
+	routes                []*routeStats
+	inflight, late, other []entry           // failed: in flight on the victim at the kill, sent to it after, elsewhere
+	retried, retriedOK    int               // requests nginx passed to another node
+	failover              map[string]int    // answered /mcp requests after the kill, by node
+	slowRoute             map[string]string // nodes tried for each slow upload through nginx
+}
+
+type routeStats struct {
+	name                   string
+	total, failed, retried int
+}
+
+// tally sorts nginx's log lines of the load: per route, retries, and each
+// failure against the kill.
+func tally(cl *cluster, r *loadRun) (*tallied, error) {
+	entries, err := readAccessLog(cl.accessLog, r.start, r.end)
+	if err != nil {
+		return nil, err
+	}
+	t := &tallied{entries: len(entries), failover: map[string]int{}, slowRoute: map[string]string{}}
+	byName := map[string]*routeStats{}
+	for _, e := range entries {
+		name := routeName(e)
+		st := byName[name]
+		if st == nil {
+			st = &routeStats{name: name}
+			byName[name] = st
+			t.routes = append(t.routes, st)
+		}
+		st.total++
+		if key, ok := strings.CutPrefix(e.uri, "/v1/blobs/"); ok && strings.HasPrefix(key, "cluster/slow/") {
+			t.slowRoute[key] = cl.names(e.upstreams)
+		}
+		if len(e.upstreams) > 1 {
+			st.retried++
+			t.retried++
+			if !e.failed() {
+				t.retriedOK++
+			}
+		}
+		if !e.failed() {
+			if e.uri == "/mcp" && e.start().After(r.killedAt) {
+				t.failover[cl.name(e.last())]++
+			}
+			continue
+		}
+		st.failed++
+		switch {
+		case !slices.Contains(e.upstreams, r.victim.addr):
+			t.other = append(t.other, e)
+		case !e.start().After(r.goneAt.Add(2 * time.Millisecond)): // nginx logs whole milliseconds
+			t.inflight = append(t.inflight, e)
+		default:
+			t.late = append(t.late, e)
+		}
+	}
+	return t, nil
+}
+
+// dataCheck is what the store held after the load.
+type dataCheck struct {
+	tried, acked, readBack int
+	unacked, unackedOK     int      // committed although the client got no answer
+	warnings               []string // k6 log lines besides TRY and ACK
+}
+
+// checkData reads back every acknowledged upload through nginx, lists what
+// the store holds, restarts the killed node and reads everything through it.
+func checkData(ctx context.Context, cl *cluster, r *loadRun, rep *report) (*dataCheck, error) {
+	const g = "load"
+	tries, acks, warnings, err := readK6Log(r.logPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range r.slow {
+		tries[u.key] = u.sent
+		if u.acked() {
+			acks[u.key] = u.sent
+		}
+	}
+	d := &dataCheck{tried: len(tries), acked: len(acks), warnings: warnings}
+	var bad []string
+	d.readBack, bad = cl.verify(ctx, cl.lb, acks)
+	rep.add(g, "acknowledged uploads read back through nginx", len(acks) > 0 && len(bad) == 0,
+		fmt.Sprintf("%d of %d with the sha256 the client sent%s", d.readBack, len(acks), listed(bad)))
+
+	var committed []string
+	for _, prefix := range []string{"cluster/load/", "cluster/slow/"} {
+		keys, err := cl.listKeys(ctx, cl.lb, prefix)
+		if err != nil {
+			return nil, err
+		}
+		committed = append(committed, keys...)
+	}
+	unacked := map[string]sent{}
+	var strangers []string
+	for _, k := range committed {
+		if _, ok := acks[k]; ok {
+			continue
+		}
+		if t, ok := tries[k]; ok {
+			unacked[k] = t
+		} else {
+			strangers = append(strangers, k)
+		}
+	}
+	missing := 0
+	for k := range acks {
+		if !slices.Contains(committed, k) {
+			missing++
+		}
+	}
+	d.unacked = len(unacked)
+	d.unackedOK, bad = cl.verify(ctx, cl.lb, unacked)
+	rep.add(g, "store holds only whole uploads", len(strangers) == 0 && len(bad) == 0 && missing == 0,
+		fmt.Sprintf("%d objects listed: %d acknowledged (%d acknowledged missing from the list), %d committed without an answer reaching the client (%d intact)%s%s",
+			len(committed), len(committed)-len(unacked)-len(strangers), missing, len(unacked), d.unackedOK, listed(bad), listed(strangers)))
+
+	restartAt := time.Now()
+	if err := r.victim.start(); err != nil {
+		rep.fail(g, "restart "+r.victim.name, err.Error())
+		return d, nil
+	}
+	n, bad := cl.verify(ctx, r.victim.url(), acks)
+	rep.add(g, "acknowledged uploads read back on the restarted "+r.victim.name, len(bad) == 0,
+		fmt.Sprintf("%d of %d; the node was ready %.1fs after its restart (pid %d)%s", n, len(acks), time.Since(restartAt).Seconds(), r.victim.proc.PID(), listed(bad)))
+	return d, nil
+}
+
+// render is the report's load section.
+func render(c config, cl *cluster, r *loadRun, t *tallied, d *dataCheck) []string {
+	failures := func(es []entry) string {
+		if len(es) == 0 {
+			return "none"
+		}
+		var s []string
+		for _, e := range es[:min(len(es), 8)] {
+			s = append(s, fmt.Sprintf("`%s %s` → %d after %.0f ms, started %s the kill (tried %s; node status %s; response completed: %v)",
+				e.method, e.uri, e.status, ms(e.dur), relative(e.start().Sub(r.killedAt)), cl.names(e.upstreams), e.upStatus, e.done))
+		}
+		if len(es) > 8 {
+			s = append(s, fmt.Sprintf("and %d more", len(es)-8))
+		}
+		return strings.Join(s, "; ")
+	}
+	sum := r.summary
+	l := []string{
+		fmt.Sprintf("%s ran `bench/cluster/load.js` for %s through nginx: %d/s MCP (4 KiB resources/read and tools/list on one session), %d/s uploads (64 KiB–3 MiB; PUT, or endpoint + multipart POST), %d/s 256 KiB link ranges. %s (pid %d) was SIGKILLed %.1f s into the load (%s), reaped %.0f ms later (requests nginx sent it until then count as in flight), and restarted after the load.",
+			k6.Version(c.k6), c.duration, mcpRate, uploadRate, linkRate, r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.why, ms(r.goneAt.Sub(r.killedAt))),
+		"",
+		fmt.Sprintf("- k6: %d requests, %d failed; checks %d passed, %d failed; %d dropped iterations; http_req_duration median %.1f ms, p(99) %.1f ms, max %.0f ms.",
+			int(sum.Value("http_reqs", "count")), int(sum.Value("http_req_failed", "passes")),
+			int(sum.Value("checks", "passes")), int(sum.Value("checks", "fails")), int(sum.Value("dropped_iterations", "count")),
+			sum.Value("http_req_duration", "med"), sum.Value("http_req_duration", "p(99)"), sum.Value("http_req_duration", "max")),
+		fmt.Sprintf("- nginx: %d requests, %d failed; %d passed to another node (proxy_next_upstream), %d of them answered.",
+			t.entries, len(t.inflight)+len(t.late)+len(t.other), t.retried, t.retriedOK),
+		fmt.Sprintf("- The load's MCP session after the kill: %s (any node verifies the session id).", counts(t.failover, "answered requests")),
+		fmt.Sprintf("- Failed, in flight on %s when it died: %d: %s. nginx does not resend a POST it has sent (a tools/call may not be safe to repeat), nor a body it has started to stream.",
+			r.victim.name, len(t.inflight), failures(t.inflight)),
+		fmt.Sprintf("- Failed, sent to %s after it died: %s.", r.victim.name, failures(t.late)),
+		fmt.Sprintf("- Failed elsewhere: %s.", failures(t.other)),
+		fmt.Sprintf("- Uploads streamed across the kill (%d MiB each over %.1f s, started %.1f s before it): %s.",
+			slowSize>>20, slowTime.Seconds(), slowLead.Seconds(), slowResults(cl, r, t)),
+		fmt.Sprintf("- Uploads in all: %d started, %d acknowledged (201), %d of those read back with the client's sha256; %d more were committed though their answer never reached the client (%d of them intact).",
+			d.tried, d.acked, d.readBack, d.unacked, d.unackedOK),
+	}
+	if len(d.warnings) > 0 {
+		l = append(l, fmt.Sprintf("- k6 logged %d other lines; the first: `%s`", len(d.warnings), clip([]byte(d.warnings[0]))))
+	}
+	l = append(l, "", "| route | requests | failed | passed to another node |", "| --- | --- | --- | --- |")
+	for _, st := range t.routes {
+		l = append(l, fmt.Sprintf("| %s | %d | %d | %d |", st.name, st.total, st.failed, st.retried))
+	}
+	return l
+}
+
+// slowResults says where each slow upload went and how it ended.
+func slowResults(cl *cluster, r *loadRun, t *tallied) string {
+	var s []string
+	for _, u := range r.slow {
+		via := "directly on " + u.via
+		if u.via == "nginx" {
+			via = "nginx → " + t.slowRoute[u.key]
+		}
+		how := fmt.Sprintf("http %d", u.status)
+		if u.err != nil {
+			how = "error " + u.err.Error()
+		}
+		s = append(s, fmt.Sprintf("%s: %s", via, how))
+	}
+	return strings.Join(s, "; ")
+}
+
+func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+func relative(d time.Duration) string {
+	if d < 0 {
+		return fmt.Sprintf("%.0f ms before", -ms(d))
+	}
+	return fmt.Sprintf("%.0f ms after", ms(d))
+}
+
+// sent is one upload the k6 log names.
+type sent struct {
+	size int64
+	sha  string
+}
+
+// readK6Log returns the TRY and ACK lines of load.js by key, and the other lines.
+func readK6Log(path string) (tries, acks map[string]sent, other []string, err error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tries, acks = map[string]sent{}, map[string]sent{}
+	for line := range strings.Lines(string(raw)) {
+		f := strings.Fields(line)
+		if len(f) == 4 && (f[0] == "TRY" || f[0] == "ACK") {
+			size, _ := strconv.ParseInt(f[2], 10, 64)
+			u := sent{size: size, sha: f[3]}
+			if f[0] == "TRY" {
+				tries[f[1]] = u
+			} else {
+				acks[f[1]] = u
+			}
+		} else if strings.TrimSpace(line) != "" {
+			other = append(other, strings.TrimSpace(line))
+		}
+	}
+	return tries, acks, other, nil
+}
+
+// verify GETs every blob of want through base and compares size and
+// sha256; it returns how many matched and a description of each that did not.
+func (cl *cluster) verify(ctx context.Context, base string, want map[string]sent) (int, []string) {
+	keys := make(chan string)
+	var mu sync.Mutex
+	var bad []string
+	ok := 0
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for k := range keys {
+				status, b, err := cl.call(ctx, http.MethodGet, base+"/v1/blobs/"+k, nil)
+				w := want[k]
+				mu.Lock()
+				if err == nil && status == http.StatusOK && int64(len(b)) == w.size && sum(b) == w.sha {
+					ok++
+				} else {
+					bad = append(bad, fmt.Sprintf("%s: http %d, %d bytes (want %d), err %v", k, status, len(b), w.size, err))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for k := range want {
+		keys <- k
+	}
+	close(keys)
+	wg.Wait()
+	slices.Sort(bad)
+	return ok, bad
+}
+
+// listKeys lists every key under prefix through base's control API.
+func (cl *cluster) listKeys(ctx context.Context, base, prefix string) ([]string, error) {
+	var keys []string
+	cursor := ""
+	for {
+		u := base + "/v1/blobs?limit=1000&prefix=" + url.QueryEscape(prefix)
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		status, b, err := cl.call(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		if status != http.StatusOK {
+			return nil, fmt.Errorf("GET /v1/blobs: http %d: %s", status, clip(b))
+		}
+		var page struct {
+			Items []struct {
+				Key string `json:"key"`
+			} `json:"items"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.NewDecoder(io.LimitReader(bytes.NewReader(b), 64<<20)).Decode(&page); err != nil {
+			return nil, err
+		}
+		for _, it := range page.Items {
+			keys = append(keys, it.Key)
+		}
+		if page.NextCursor == "" {
+			return keys, nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// counts renders "n what on a, m what on b".
+func counts(m map[string]int, what string) string {
+	if len(m) == 0 {
+		return "no " + what
+	}
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s = append(s, fmt.Sprintf("%d %s on %s", m[k], what, k))
+	}
+	return strings.Join(s, ", ")
+}
+
+// listed renders problem lines for a detail cell.
+func listed(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > 5 {
+		s = append(s[:5:5], fmt.Sprintf("and %d more", len(s)-5))
+	}
+	return ": " + strings.Join(s, "; ")
+}

@@ -1,0 +1,141 @@
+// Command cluster is the loopback check of DESIGN.md target P7 behind
+// `make cluster`: three mcpblob nodes on one MinIO with four drives (one
+// erasure set), nginx in front configured from deploy/nginx.conf, all on
+// 127.0.0.1 and free ports. It checks, and reports in markdown:
+//
+//   - sessions across nodes: a 2025-11-25 session opened on node 1 is used
+//     on nodes 2 and 3 directly and through nginx;
+//   - links and upload endpoints across nodes: minted by the control API on
+//     node 1, used on nodes 2 and 3;
+//   - a node killed under load: bounded k6 load through nginx (MCP reads and
+//     tools/list on one session, uploads by PUT and by upload endpoint,
+//     ranged link downloads), one node SIGKILLed mid-load. Every upload that
+//     got a success answer must read back with its sha256 (through nginx and
+//     through the restarted node); every failed request must be one that was
+//     in flight on the killed node (nginx's access log names the node each
+//     request went to).
+//
+// From bench/:
+//
+//	go run ./cluster                       # tools from ../.tools/bin, nginx from PATH
+//	go run ./cluster -out /tmp/P7.md -k6 ../.tools/bin/k6 -minio ../.tools/bin/minio
+//
+// It stops everything it started (by PID; Pdeathsig kills the rest if it
+// dies) and exits non-zero when a check fails. About a minute on 2 cores.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	repo, k6, minio, nginx, out string
+	duration, killAfter         time.Duration
+	keep                        bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ok, err := run(ctx, os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "cluster: "+format+"\n", args...)
+}
+
+func run(ctx context.Context, args []string) (bool, error) {
+	var c config
+	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
+	fs.StringVar(&c.k6, "k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
+	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` (default REPO/.tools/bin/minio)")
+	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
+	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "k6 load `time` (at most 30s)")
+	fs.DurationVar(&c.killAfter, "kill-after", 8*time.Second, "SIGKILL a node this long after the load starts")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter >= c.duration {
+		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after < -duration")
+	}
+	root, err := filepath.Abs(c.repo)
+	if err != nil {
+		return false, err
+	}
+	c.repo = root
+	if c.k6 == "" {
+		c.k6 = filepath.Join(root, ".tools", "bin", "k6")
+	}
+	if c.minio == "" {
+		c.minio = filepath.Join(root, ".tools", "bin", "minio")
+	}
+	for _, bin := range []string{c.k6, c.minio} {
+		if _, err := os.Stat(bin); err != nil {
+			return false, fmt.Errorf("%s missing: run `make tools` first", bin)
+		}
+	}
+	if c.nginx, err = findNginx(c.nginx); err != nil {
+		return false, err
+	}
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, 110*time.Second) // the whole run stays under 2 minutes
+	defer cancel()
+	work, err := os.MkdirTemp("", "mcpblob-cluster-")
+	if err != nil {
+		return false, err
+	}
+	if c.keep {
+		defer logf("work folder kept: %s", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+
+	rep := &report{}
+	cl, err := startCluster(ctx, c, work)
+	defer cl.stop() // also after a failed start: stops what did start
+	if err != nil {
+		return false, err
+	}
+	rep.setup = cl.describe()
+	logf("cluster up in %.1fs: %s", time.Since(start).Seconds(), cl.lb)
+
+	t := time.Now()
+	crossNode(ctx, cl, rep)
+	logf("cross-node checks took %.1fs", time.Since(t).Seconds())
+	if ctx.Err() == nil {
+		if err := underLoad(ctx, c, cl, rep); err != nil {
+			rep.fail("load", "node killed under load", err.Error())
+		}
+	}
+	if ctx.Err() != nil {
+		rep.fail("time", "whole run bounded", "stopped: "+ctx.Err().Error())
+	}
+	rep.elapsed = time.Since(start)
+
+	md := rep.markdown()
+	fmt.Print(md)
+	if c.out != "" {
+		if err := os.WriteFile(c.out, []byte(md), 0o644); err != nil {
+			return false, err
+		}
+	}
+	return rep.passed(), nil
+}

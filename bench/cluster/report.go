@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+)
+
+// result is one line of the checks table.
+type result struct {
+	group, name, status, detail string // status: pass, FAIL or note
+}
+
+// report collects what the run found; markdown renders it.
+type report struct {
+	setup   []string
+	results []result
+	load    []string // the load section's lines, already markdown
+	elapsed time.Duration
+}
+
+func (r *report) add(group, name string, ok bool, detail string) {
+	status := "pass"
+	if !ok {
+		status = "FAIL"
+	}
+	r.results = append(r.results, result{group, name, status, detail})
+	if !ok {
+		logf("FAIL %s: %s: %s", group, name, detail)
+	}
+}
+
+func (r *report) fail(group, name, detail string) { r.add(group, name, false, detail) }
+
+// note records something observed that is not a pass/fail criterion (a
+// documented per-node behaviour, say).
+func (r *report) note(group, name, detail string) {
+	r.results = append(r.results, result{group, name, "note", detail})
+}
+
+func (r *report) passed() bool {
+	for _, res := range r.results {
+		if res.status == "FAIL" {
+			return false
+		}
+	}
+	return len(r.results) > 0
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	verdict := "**pass**"
+	if !r.passed() {
+		verdict = "**FAIL**"
+	}
+	fmt.Fprintf(&b, "# P7 cluster check: %s\n\n", verdict)
+	fmt.Fprintf(&b, "DESIGN.md P7: 3 nodes + nginx + MinIO (4 drives), loopback: 0 errors; links and sessions work across nodes; a node killed mid-load loses no committed data.\n\n")
+	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Run took %.1f s (`cd bench && go run ./cluster`).\n\n",
+		sysinfo.CPUModel(), sysinfo.Cores(), runtime.Version(), r.elapsed.Seconds())
+	b.WriteString("## Setup\n\n")
+	for _, s := range r.setup {
+		b.WriteString("- " + s + "\n")
+	}
+	b.WriteString("\n## Checks\n\n| area | check | result | detail |\n| --- | --- | --- | --- |\n")
+	for _, res := range r.results {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", res.group, res.name, res.status, strings.ReplaceAll(res.detail, "|", "\\|"))
+	}
+	if len(r.load) > 0 {
+		b.WriteString("\n## Node killed under load\n\n")
+		for _, l := range r.load {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}

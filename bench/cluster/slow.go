@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Slow uploads straddle the kill for sure: each streams slowSize bytes over
+// slowTime, started slowLead before the kill. Three go through nginx (least
+// connections spreads them over the nodes) and one straight to the node
+// that is about to be killed.
+const (
+	slowSize  = 4 << 20
+	slowChunk = 256 << 10
+	slowTime  = 1600 * time.Millisecond
+	slowLead  = 800 * time.Millisecond
+)
+
+// slowUpload is one such upload and how it ended.
+type slowUpload struct {
+	key, via string // via: "nginx" or a node name
+	sent
+	status int
+	err    error
+}
+
+func (s *slowUpload) acked() bool { return s.err == nil && s.status == http.StatusCreated }
+
+// startSlowUploads starts them and returns a function that waits for all.
+func startSlowUploads(ctx context.Context, cl *cluster, victim *node) func() []*slowUpload {
+	var ups []*slowUpload
+	for i := range 3 {
+		ups = append(ups, &slowUpload{key: fmt.Sprintf("cluster/slow/nginx-%d", i), via: "nginx"})
+	}
+	ups = append(ups, &slowUpload{key: "cluster/slow/direct-" + victim.name, via: victim.name})
+	var wg sync.WaitGroup
+	for _, u := range ups {
+		data := content(slowSize)
+		copy(data, u.key) // unique bytes per key
+		u.sent = sent{size: slowSize, sha: sum(data)}
+		base := cl.lb
+		if u.via != "nginx" {
+			base = victim.url()
+		}
+		wg.Go(func() {
+			body := &trickle{data: data, every: slowTime / (slowSize / slowChunk)}
+			req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/v1/blobs/"+u.key, body)
+			if err != nil {
+				u.err = err
+				return
+			}
+			req.ContentLength = slowSize
+			req.Header.Set("Content-Type", "application/octet-stream")
+			req.Header.Set("x-mcp-sha256", u.sha)
+			resp, err := cl.http.Do(req)
+			if err != nil {
+				u.err = err
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			u.status = resp.StatusCode
+		})
+	}
+	return func() []*slowUpload { wg.Wait(); return ups }
+}
+
+// trickle hands out data one slowChunk at a time, pausing before each but
+// the first.
+type trickle struct {
+	data  []byte
+	off   int
+	every time.Duration
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if t.off >= len(t.data) {
+		return 0, io.EOF
+	}
+	if t.off > 0 {
+		time.Sleep(t.every)
+	}
+	n := copy(p[:min(len(p), slowChunk)], t.data[t.off:])
+	t.off += n
+	return n, nil
+}
