@@ -33,12 +33,16 @@ type node struct {
 	proc *proc.Proc
 	// killedPID is the pid SIGKILLed under load (the node is restarted later).
 	killedPID int
+	oldLogs   string // logs of the node's earlier processes
 }
 
 func (n *node) url() string { return "http://" + n.addr }
 
 // start starts (or restarts) the node and waits until /readyz answers.
 func (n *node) start() error {
+	if n.proc != nil {
+		n.oldLogs += n.proc.Logs()
+	}
 	p, err := proc.Start(n.name, n.url()+"/readyz", n.bin, n.args, n.env...)
 	if err != nil {
 		return err
@@ -263,6 +267,21 @@ func (cl *cluster) stop() {
 	}
 	wg.Wait()
 	cl.minio.Stop()
+}
+
+// errorLines are the node's log lines at level ERROR, over all its processes.
+func errorLines(n *node) []string {
+	logs := n.oldLogs
+	if n.proc != nil {
+		logs += n.proc.Logs()
+	}
+	var out []string
+	for line := range strings.Lines(logs) {
+		if strings.Contains(line, "level=ERROR") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
 
 // nodeByAddr returns the node listening on addr, or nil.

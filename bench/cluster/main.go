@@ -128,6 +128,11 @@ func run(ctx context.Context, args []string) (bool, error) {
 	if ctx.Err() != nil {
 		rep.fail("time", "whole run bounded", "stopped: "+ctx.Err().Error())
 	}
+	for _, n := range cl.nodes {
+		if lines := errorLines(n); len(lines) > 0 {
+			rep.note("logs", n.name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
+		}
+	}
 	rep.elapsed = time.Since(start)
 
 	md := rep.markdown()
