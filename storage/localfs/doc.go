@@ -31,10 +31,13 @@
 //
 // A Writer streams into a temporary file under .mcpblob/tmp, hashing as it
 // goes (large writes are hashed on a second goroutine while the same bytes
-// are copied into the file) and, on Linux, starting the writeback of every
-// 8 MiB written (sync_file_range), so the disk works while bytes arrive and
-// the fsync at commit has little left to do. Commit, serialised per key
-// within the process:
+// are copied into the file). On Linux it starts the writeback of every 8 MiB
+// written (sync_file_range) and, once the chunk before it is on the disk,
+// drops that chunk from the page cache (fadvise DONTNEED): the disk works
+// while bytes arrive, the fsync at commit has little left to do, an upload
+// holds about two chunks of dirty pages however large it is (so it moves at
+// the disk's pace instead of filling memory), and it does not evict the
+// blobs being read. Commit, serialised per key within the process:
 //
 //  1. stamps and fsyncs the temporary file;
 //  2. writes a journal (.mcpblob/tmp/<id>.key, holding the key);

@@ -14,3 +14,15 @@ import (
 func startWriteback(f *os.File, off, n int64) {
 	unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
+
+// dropWritten waits until the n bytes at off of f are on the device and
+// then drops them from the page cache. An upload thereby holds only a few
+// chunks of dirty pages, whatever its size: it cannot flood memory with
+// dirty data faster than the disk takes it, it does not evict the blobs
+// being read, and its pages are reused for its next chunks. Failure is
+// harmless for the same reason as in startWriteback.
+func dropWritten(f *os.File, off, n int64) {
+	fd := int(f.Fd())
+	unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
+	unix.Fadvise(fd, off, n, unix.FADV_DONTNEED)
+}

@@ -60,13 +60,14 @@ type writer struct {
 	opts storage.CreateOptions
 	tmp  string // temporary file's name in the root
 
-	mu   sync.Mutex
-	f    *os.File // nil once closed
-	h    *hashPipe
-	n    int64
-	wb   int64 // bytes handed to startWriteback so far
-	err  error // sticky failure of Write
-	done bool  // Commit or Abort called
+	mu      sync.Mutex
+	f       *os.File // nil once closed
+	h       *hashPipe
+	n       int64
+	wb      int64 // bytes handed to startWriteback so far
+	dropped int64 // bytes written back and dropped from the page cache
+	err     error // sticky failure of Write
+	done    bool  // Commit or Abort called
 }
 
 // Write appends p to the upload, enforcing MaxSize and Size as bytes arrive.
@@ -98,6 +99,11 @@ func (w *writer) Write(p []byte) (int, error) {
 	}
 	if w.n-w.wb >= writebackChunk {
 		startWriteback(w.f, w.wb, w.n-w.wb)
+		// The chunk before last has had a chunk's time to reach the disk.
+		if w.wb >= writebackChunk {
+			dropWritten(w.f, w.dropped, w.wb-w.dropped)
+			w.dropped = w.wb
+		}
 		w.wb = w.n
 	}
 	return n, nil
