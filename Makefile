@@ -31,10 +31,10 @@ FUZZPKGS  := ./asm ./core/codec ./core/mcp
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare loadtest loadtest-smoke tools tools-apt tools-apt-test clean
+        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke tools tools-apt tools-apt-test clean
 
 help:
-	@echo "make run | test | check | bench | bench-codec | fuzz | tools | clean"
+	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | fuzz | tools | clean"
 
 ## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
 run:
@@ -124,6 +124,11 @@ bench-codec:
 ## k6 P6 run, codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).
 bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
+
+## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
+## deploy/nginx.conf; sessions, links and uploads across nodes; a node SIGKILLed under k6 load (~30 s).
+cluster: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./cluster -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
 
 ## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
 ## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
