@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -313,7 +314,7 @@ func (cl *cluster) names(addrs []string) string {
 
 func (cl *cluster) describe() []string {
 	out := []string{
-		fmt.Sprintf("MinIO %s on %s: one erasure set of 4 drives (directories under one temp folder)", minioVersion(cl.minio.Cmd.Path), cl.minioAddr),
+		fmt.Sprintf("MinIO %s on %s: one erasure set of 4 drives (directories under one temp folder)", sysinfo.ModuleVersion(cl.minio.Cmd.Path, "github.com/minio/minio"), cl.minioAddr),
 	}
 	for _, n := range cl.nodes {
 		out = append(out, fmt.Sprintf("%s on %s (pid %d): S3 store, shared token key and API key file, --public-url %s", n.name, n.addr, n.proc.PID(), cl.lb))
@@ -343,19 +344,4 @@ func nginxVersion(bin string) string {
 		return "unknown"
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: nginx/")
-}
-
-// minioVersion is the module version bin was built from (`make tools`
-// installs a pinned pseudo-version, which `minio --version` does not show).
-func minioVersion(bin string) string {
-	out, err := exec.Command("go", "version", "-m", bin).Output()
-	if err != nil {
-		return "unknown"
-	}
-	for line := range strings.Lines(string(out)) {
-		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" && f[1] == "github.com/minio/minio" {
-			return f[2]
-		}
-	}
-	return "unknown"
 }

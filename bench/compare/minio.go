@@ -5,9 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
@@ -93,19 +91,4 @@ func (m *minioPeer) put(ctx context.Context, key, path string) error {
 	}
 	m.urls[key] = u.String()
 	return nil
-}
-
-// minioVersion is the module version bin was built from (`make tools`
-// installs a pinned pseudo-version, which `minio --version` does not show).
-func minioVersion(bin string) string {
-	out, err := exec.Command("go", "version", "-m", bin).Output()
-	if err != nil {
-		return "not installed"
-	}
-	for line := range strings.Lines(string(out)) {
-		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" && f[1] == "github.com/minio/minio" {
-			return f[2]
-		}
-	}
-	return "unknown"
 }

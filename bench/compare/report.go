@@ -117,7 +117,7 @@ func (r *report) fillEnv(root, k6bin, minioBin string) {
 		{"github.com/mark3labs/mcp-go", modVer("github.com/mark3labs/mcp-go")},
 		{"github.com/emmansun/base64", modVer("github.com/emmansun/base64")},
 		{"nginx", nginxVersion()},
-		{"MinIO", minioVersion(minioBin)},
+		{"MinIO", sysinfo.ModuleVersion(minioBin, "github.com/minio/minio")},
 		{"k6", k6.Version(k6bin)},
 	}
 }
