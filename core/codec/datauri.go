@@ -243,11 +243,14 @@ func parseDataURIHeader(s string) (DataURIHeader, error) {
 			}
 			return h, &DataURIError{Reason: "invalid parameter " + quoteShort(p)}
 		}
-		v, ok := unescapeParam(value)
-		if !isToken(name) || !ok {
+		// RFC 2397: attribute and value are RFC 2045 tokens, "represented
+		// using URL escaped encoding of urlc as necessary" — both sides.
+		n, nok := unescapeParam(name)
+		v, vok := unescapeParam(value)
+		if !nok || !vok {
 			return h, &DataURIError{Reason: "invalid parameter " + quoteShort(p)}
 		}
-		h.Params = append(h.Params, Param{Name: strings.ToLower(name), Value: v})
+		h.Params = append(h.Params, Param{Name: strings.ToLower(n), Value: v})
 	}
 	if mt == "" && len(h.Params) == 0 {
 		h.Params = []Param{{Name: "charset", Value: defaultCharset}}
