@@ -31,6 +31,7 @@ func TestParseDataURI(t *testing.T) {
 		{"data:a/b,%41%62%2c+%e2%82%AC,", DataURI{DataURIHeader{"a/b", nil, false}, []byte("Ab,+€,")}},
 		{"data:a/b,raw bytes \xff ok", DataURI{DataURIHeader{"a/b", nil, false}, []byte("raw bytes \xff ok")}},
 		{"data:application/vnd.example+json;v=1,{}", DataURI{DataURIHeader{"application/vnd.example+json", []Param{{"v", "1"}}, false}, []byte("{}")}},
+		{"data:text/plain;%4Eame%2Dx=v;%25=1,x", DataURI{DataURIHeader{"text/plain", []Param{{"name-x", "v"}, {"%", "1"}}, false}, []byte("x")}}, // escaped names (RFC 2397)
 	}
 	for _, tt := range tests {
 		got, err := ParseDataURI(tt.in)
