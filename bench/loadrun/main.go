@@ -184,6 +184,10 @@ func run(ctx context.Context, args []string) (int, error) {
 	for _, j := range jobs {
 		name := strings.TrimSuffix(j.script, ".js")
 		out := filepath.Join(*results, *profile+"-"+name+".json")
+		// Start each script on a settled disk: the writeback an earlier
+		// script (or whatever ran before make) left behind would otherwise
+		// land on this one's fsyncs (upload latency thresholds).
+		syscall.Sync()
 		t0 := time.Now()
 		sum, log, ok, err := k6.Run(ctx, *k6bin, filepath.Join(scripts, j.script), out, j.env, j.limit)
 		if err != nil {
