@@ -21,6 +21,7 @@ type k6step struct {
 	dropped  float64 // dropped_iterations count
 	count    float64 // http_reqs count
 	cpu      float64 // µs of the server's CPU time per request (user + system)
+	k6cpu    float64 // µs of k6's own CPU time per request
 	ok       bool
 	why      string
 	trials   int // runs at this rate
@@ -89,6 +90,9 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 		if cerr == nil && cerr1 == nil && st.count > 0 {
 			st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
 		}
+		if st.count > 0 {
+			st.k6cpu = float64(sum.CPU) / float64(time.Microsecond) / st.count
+		}
 		asked := float64(rate * p6Duration)
 		switch {
 		case !passed:
@@ -98,7 +102,7 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 		case st.achieved < 0.95*float64(rate):
 			st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
 		}
-		logf("  P6 %s @%d/s trial %d: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, ok %v %s", s.name, rate, n+1, st.achieved, st.p99, st.failed, st.cpu, st.ok, st.why)
+		logf("  P6 %s @%d/s trial %d: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, k6 CPU %.0f µs/req, ok %v %s", s.name, rate, n+1, st.achieved, st.p99, st.failed, st.cpu, st.k6cpu, st.ok, st.why)
 		return st, true
 	}
 	// step decides one rate by majority of up to p6Trials runs (a lone GC

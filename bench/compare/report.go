@@ -323,7 +323,11 @@ func (r *report) verdicts() []verdict {
 					top = st
 				}
 			}
-			msg := fmt.Sprintf("P6: %.2f× < 2×. k6 shares the 2 CPUs with the server: mcpblob first failed at %d/s (p99 %.1f ms), where k6 itself uses about a core, so the load generator's cost caps both systems. ", rt, top.target, top.p99)
+			msg := fmt.Sprintf("P6: %.2f× < 2×. k6 shares the 2 CPUs with the server: mcpblob first failed at %d/s (p99 %.1f ms)", rt, top.target, top.p99)
+			if top.k6cpu > 0 && top.cpu > 0 {
+				msg += fmt.Sprintf(", where k6 used %.0f µs of CPU per request (%.2f CPUs at that rate) and mcpblob %.0f µs (%.2f CPUs)", top.k6cpu, top.k6cpu*float64(top.target)/1e6, top.cpu, top.cpu*float64(top.target)/1e6)
+			}
+			msg += ", so the load generator's cost caps both systems. "
 			if rate, a, b := cpuAtCommonRate(mb, gs); rate > 0 {
 				msg += fmt.Sprintf("The servers' own cost hints at the ratio with the load generator elsewhere: at %d/s mcpblob used %.0f µs of CPU per request and go-sdk %.0f µs (%.1f× less). ", rate, a, b, b/a)
 			}
@@ -569,19 +573,20 @@ func (r *report) write(path string, keepCodec bool) error {
 	fmt.Fprintf(&b, "Each rate is a step of up to %d runs of %d s, decided by majority (the table shows the median run); rates double from %d/s until a step fails, then up to %d bisection steps narrow the bracket to 12.5 %%. ", p6Trials, p6Duration, p6MinTarget, p6Bisect)
 	fmt.Fprintf(&b, "A step passes when p99 < %.0f ms, no request failed, every check held, and k6 kept up (≤ 1 %% dropped iterations, ≥ 95 %% of the asked rate). ", p6P99)
 	b.WriteString("k6 runs on the same 2 CPUs as the server, so these rates include the load generator's cost. ")
-	b.WriteString("Server CPU per request: the serving process's user + system time during a run (/proc/PID/stat) divided by the requests k6 made. It counts the server's own work wherever the load generator runs, though not exactly: fixed costs (runtime threads waking and spinning) weigh more at low rates, and contention for the shared cores inflates it at high ones; compare the two systems at the same rate.\n\n")
+	b.WriteString("Server CPU per request: the serving process's user + system time during a run (/proc/PID/stat) divided by the requests k6 made (k6's own CPU time per request beside it, from its rusage). It counts the server's own work wherever the load generator runs, though not exactly: fixed costs (runtime threads waking and spinning) weigh more at low rates, and contention for the shared cores inflates it at high ones; compare the two systems at the same rate.\n\n")
 	if r.p6Err != "" {
 		fmt.Fprintf(&b, "Not run: %s\n", r.p6Err)
 	}
 	if len(r.p6) > 0 {
-		b.WriteString("| system | highest passing rate (req/s) | achieved req/s there | p99 there | server CPU per request there | failed requests | steps (rate: median p99 ms, runs passed, verdict) |\n|---|--:|--:|--:|--:|--:|---|\n")
+		b.WriteString("| system | highest passing rate (req/s) | achieved req/s there | p99 there | server CPU per request there | k6 CPU per request there | failed requests | steps (rate: median p99 ms, runs passed, verdict) |\n|---|--:|--:|--:|--:|--:|--:|---|\n")
 		for _, p := range r.p6 {
-			best, ach, p99, cpu, fail := "none", "—", "—", "—", "—"
+			best, ach, p99, cpu, k6cpu, fail := "none", "—", "—", "—", "—", "—"
 			if p.best != nil {
 				best = fmt.Sprint(p.best.target)
 				ach = fmt.Sprintf("%.0f", p.best.achieved)
 				p99 = fmt.Sprintf("%.2f ms", p.best.p99)
 				cpu = fmt.Sprintf("%.0f µs", p.best.cpu)
+				k6cpu = fmt.Sprintf("%.0f µs", p.best.k6cpu)
 				fail = fmt.Sprintf("%.0f", p.best.failed*p.best.count)
 			}
 			var steps []string
@@ -599,7 +604,7 @@ func (r *report) write(path string, keepCodec bool) error {
 			if name == "mcpblob" {
 				name = "**mcpblob**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, best, ach, p99, cpu, fail, strings.Join(steps, "; "))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, best, ach, p99, cpu, k6cpu, fail, strings.Join(steps, "; "))
 		}
 		b.WriteString("\n![P6](charts/p6-k6-mixed.svg)\n")
 	}

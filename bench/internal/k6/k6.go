@@ -45,6 +45,9 @@ func Run(ctx context.Context, bin, script, summaryPath string, env map[string]st
 	if rerr != nil {
 		return nil, string(out), false, fmt.Errorf("k6 %s: %w\n%s", script, rerr, out)
 	}
+	if ps := cmd.ProcessState; ps != nil {
+		s.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	return s, string(out), passed, nil
 }
 
@@ -56,6 +59,9 @@ type Summary struct {
 			OK bool `json:"ok"`
 		} `json:"thresholds"`
 	} `json:"metrics"`
+	// CPU is the CPU time (user + system) k6 itself used in the run,
+	// set by Run.
+	CPU time.Duration `json:"-"`
 }
 
 // Read parses a summary JSON file.
