@@ -12,10 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,24 +217,7 @@ func TestDownloadMemoryFlat(t *testing.T) {
 					req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 					req.Header.Set("Mcp-Method", "resources/stream")
 				}
-				base, peak := heapBaseline(), atomic.Int64{}
-				stop := make(chan struct{})
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					var ms runtime.MemStats
-					for {
-						select {
-						case <-stop:
-							return
-						case <-time.After(20 * time.Millisecond):
-						}
-						runtime.ReadMemStats(&ms)
-						if v := int64(ms.HeapInuse); v > peak.Load() {
-							peak.Store(v)
-						}
-					}
-				}()
+				heapGrowth := heapWatch()
 				start := time.Now()
 				resp, err := c.hc.Do(req)
 				if err != nil {
@@ -245,12 +226,10 @@ func TestDownloadMemoryFlat(t *testing.T) {
 				h := sha256.New()
 				n, err := io.Copy(h, resp.Body)
 				resp.Body.Close()
-				close(stop)
-				<-done
+				growth := heapGrowth()
 				if err != nil || resp.StatusCode != 200 || n != tc.size || hex.EncodeToString(h.Sum(nil)) != want {
 					t.Fatalf("%s: status %d, %d bytes, %v", path, resp.StatusCode, n, err)
 				}
-				growth := peak.Load() - int64(base)
 				el := time.Since(start)
 				t.Logf("%s: %d MiB in %v (%.0f MB/s), heap-in-use growth %.1f MiB", path, n>>20, el.Round(time.Millisecond),
 					float64(n)/el.Seconds()/1e6, float64(growth)/(1<<20))
@@ -260,13 +239,6 @@ func TestDownloadMemoryFlat(t *testing.T) {
 			}
 		})
 	}
-}
-
-func heapBaseline() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapInuse
 }
 
 // patternReader yields n bytes of a cheap pattern.
@@ -295,30 +267,13 @@ func TestPutMemoryFlat(t *testing.T) {
 	io.Copy(h, &patternReader{n: size})
 	sum := hex.EncodeToString(h.Sum(nil))
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
-	base, peak := heapBaseline(), atomic.Int64{}
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			runtime.ReadMemStats(&ms)
-			if v := int64(ms.HeapInuse); v > peak.Load() {
-				peak.Store(v)
-			}
-		}
-	}()
+	heapGrowth := heapWatch()
 	start := time.Now()
 	req, _ := http.NewRequest("PUT", c.base+"/v1/blobs/up/huge.bin", &patternReader{n: size})
 	req.ContentLength = size
 	req.Header.Set("x-mcp-sha256", sum)
 	resp, err := c.hc.Do(req)
-	close(stop)
-	<-done
+	growth := heapGrowth()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +282,6 @@ func TestPutMemoryFlat(t *testing.T) {
 	if resp.StatusCode != 201 || !strings.Contains(string(body), sum) {
 		t.Fatalf("PUT 1 GiB: %d %s", resp.StatusCode, body)
 	}
-	growth := peak.Load() - int64(base)
 	t.Logf("PUT 1 GiB in %v, heap-in-use growth %.1f MiB", time.Since(start).Round(time.Millisecond), float64(growth)/(1<<20))
 	if growth > 32<<20 {
 		t.Errorf("heap grew by %d MiB during a 1 GiB PUT", growth>>20)
