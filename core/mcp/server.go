@@ -132,7 +132,7 @@ type Server struct {
 	methods   map[string]*method
 	tools     []*tool
 	toolMap   map[string]*tool
-	toolsJSON []byte // tools/list's "tools" array, encoded by addTool
+	toolsJSON func() ([]byte, error) // tools/list's "tools" array, encoded once
 
 	uploads uploadWaiters // uploads.go
 
@@ -210,6 +210,7 @@ func NewServer(opts Options) (*Server, error) {
 	if opts.ConformanceFixtures {
 		s.registerFixtures()
 	}
+	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	return s, nil
 }
 

@@ -46,18 +46,15 @@ func (s *Server) addTool(t *tool) {
 	}
 	s.tools = append(s.tools, t)
 	s.toolMap[t.name] = t
-	// Tools are added only while the server is built: encode the list once
-	// rather than on every tools/list (reflection over the schemas was the
-	// largest cost of a small request).
+}
+
+// encodeTools encodes the Tool objects of tools/list, in registration order.
+func (s *Server) encodeTools() ([]byte, error) {
 	defs := make([]any, 0, len(s.tools))
 	for _, t := range s.tools {
 		defs = append(defs, t.def)
 	}
-	raw, err := json.Marshal(defs)
-	if err != nil {
-		panic("bug: tool " + t.name + " does not encode: " + err.Error())
-	}
-	s.toolsJSON = raw
+	return json.Marshal(defs)
 }
 
 func (s *Server) toolsList(c *call) (any, error) {
@@ -68,7 +65,14 @@ func (s *Server) toolsList(c *call) (any, error) {
 	if cursor != "" {
 		return nil, invalidParams("Invalid params: invalid cursor")
 	}
-	return encodedResult{name: "tools", value: s.toolsJSON}, nil
+	// Tools are added only while the server is built: the list is encoded
+	// on first use rather than on every tools/list (reflection over the
+	// schemas was the largest cost of a small request).
+	raw, err := s.toolsJSON()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode tools: %w", err)
+	}
+	return encodedResult{name: "tools", value: raw}, nil
 }
 
 // toolsPrecheck resolves the tool and, in 2026-07-28, validates Mcp-Param

@@ -49,7 +49,7 @@ func (hp *hashPipe) wait() {
 	}
 }
 
-// sum returns the hex-less SHA-256 of everything hashed.
+// sum returns the SHA-256 (raw bytes) of everything hashed.
 func (hp *hashPipe) sum() []byte {
 	hp.wait()
 	return hp.h.Sum(nil)
