@@ -204,17 +204,7 @@ func runP4(ctx context.Context, cfg *config, by map[string]*system) *table {
 	samples := make([][]sample, len(list))
 	for _, si := range order {
 		s := list[si]
-		settleDisk()
-		w := watchPeak(s.pid())
-		t0 := time.Now()
-		err := uploadOnce(ctx, s.mcp, body)
-		el := time.Since(t0)
-		smp := sample{peak: w.end(), err: err}
-		if err == nil {
-			smp.mbps = float64(size) / el.Seconds() / 1e6
-		}
-		logf("  P4 %s: %.0f MB/s %v", s.name, smp.mbps, err)
-		samples[si] = append(samples[si], smp)
+		samples[si] = append(samples[si], timedWrite("P4", s, size, func() error { return uploadOnce(ctx, s.mcp, body) }))
 	}
 	return summarize("P4", "tools/call upload_file", size, list, samples)
 }
@@ -256,22 +246,11 @@ func runP5(ctx context.Context, cfg *config, work string, by map[string]*system)
 	for r := range 3 {
 		for i := range list {
 			si := (i + r) % 2
-			settleDisk()
-			w := watchPeak(list[si].pid())
-			t0 := time.Now()
-			var err error
-			if si == 0 {
-				err = multipartOnce(ctx, mb, fmt.Sprintf("bench-mp-%d", r), size)
-			} else {
-				err = diskWrite(filepath.Join(work, fmt.Sprintf("disk-%d.bin", r)), size)
+			run := func() error { return multipartOnce(ctx, mb, fmt.Sprintf("bench-mp-%d", r), size) }
+			if si == 1 {
+				run = func() error { return diskWrite(filepath.Join(work, fmt.Sprintf("disk-%d.bin", r)), size) }
 			}
-			el := time.Since(t0)
-			smp := sample{peak: w.end(), err: err}
-			if err == nil {
-				smp.mbps = float64(size) / el.Seconds() / 1e6
-			}
-			logf("  P5 %s: %.0f MB/s %v", list[si].name, smp.mbps, err)
-			samples[si] = append(samples[si], smp)
+			samples[si] = append(samples[si], timedWrite("P5", list[si], size, run))
 		}
 	}
 	return summarize("P5", "multipart upload", size, list, samples)
@@ -337,6 +316,22 @@ func diskWrite(path string, size int64) error {
 		return err
 	}
 	return f.Close()
+}
+
+// timedWrite is one run of a workload that writes size bytes through s:
+// on a settled disk, timed, with the peak RSS of s's process, and logged.
+func timedWrite(id string, s *system, size int64, run func() error) sample {
+	settleDisk()
+	w := watchPeak(s.pid())
+	t0 := time.Now()
+	err := run()
+	el := time.Since(t0)
+	smp := sample{peak: w.end(), err: err}
+	if err == nil {
+		smp.mbps = float64(size) / el.Seconds() / 1e6
+	}
+	logf("  %s %s: %.0f MB/s %v", id, s.name, smp.mbps, err)
+	return smp
 }
 
 // settleDisk flushes every dirty page (sync(2)) before a run that writes,
