@@ -56,29 +56,10 @@ check: depcheck
 	cd bench && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 	cd cmd/mcpblob/testdata/gosdk && $(GO) vet ./...
 
-# Dependency rules from DESIGN.md, checked on the real import graph.
+# Dependency and size rules from DESIGN.md, checked on the real import graph
+# and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).
 depcheck:
-	@fail=0; mod=github.com/mcpblob/mcpblob; \
-	thirdparty() { $(GO) list -deps "$$@" | grep '^[a-z0-9-]*\.[a-z]' | grep -v "^$$mod" | sort -u || true; }; \
-	minus() { comm -23 <(echo "$$1") <(echo "$$2"); }; \
-	cpuid=$$(thirdparty github.com/klauspost/cpuid/v2); \
-	emmansun=$$(thirdparty github.com/klauspost/cpuid/v2 github.com/emmansun/base64); \
-	bad=$$(thirdparty ./core/mcp | grep -E 'valyala/fasthttp|minio/minio-go' || true); \
-	  [ -z "$$bad" ] || { echo "depcheck: core/mcp must not import: $$bad"; fail=1; }; \
-	bad=$$(minus "$$(thirdparty ./asm)" "$$cpuid"); \
-	  [ -z "$$bad" ] || { echo "depcheck: asm may import only std and cpuid: $$bad"; fail=1; }; \
-	bad=$$(thirdparty ./storage); \
-	  [ -z "$$bad" ] || { echo "depcheck: storage (root) must be std only: $$bad"; fail=1; }; \
-	bad=$$(minus "$$(thirdparty ./core/codec)" "$$emmansun"); \
-	  [ -z "$$bad" ] || { echo "depcheck: core/codec may import std, asm, emmansun: $$bad"; fail=1; }; \
-	for p in ./core/token ./core/client; do bad=$$(thirdparty $$p); \
-	  [ -z "$$bad" ] || { echo "depcheck: $$p must be std only: $$bad"; fail=1; }; done; \
-	direct=$$($(GO) list -f '{{.ImportPath}}{{range .Imports}} {{.}}{{end}}' ./...); \
-	bad=$$(echo "$$direct" | grep 'github.com/valyala/fasthttp' | cut -d' ' -f1 | grep -v "^$$mod/core/server$$" || true); \
-	  [ -z "$$bad" ] || { echo "depcheck: only core/server may import fasthttp: $$bad"; fail=1; }; \
-	bad=$$(echo "$$direct" | grep 'github.com/minio/minio-go' | cut -d' ' -f1 | grep -v "^$$mod/storage/s3$$" || true); \
-	  [ -z "$$bad" ] || { echo "depcheck: only storage/s3 may import minio-go: $$bad"; fail=1; }; \
-	[ $$fail -eq 0 ] && echo "depcheck: ok"
+	$(GO) run ./cmd/depcheck
 
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...

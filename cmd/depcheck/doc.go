@@ -1,0 +1,35 @@
+// Command depcheck enforces mcpblob's package rules (DESIGN.md, STYLE.md §1)
+// on the real build graph of the main module. `make depcheck` runs it.
+//
+// It loads the graph once, with `go list -deps -json ./...` at the module
+// root, so bench/, asm/_gen and the testdata modules (each with its own
+// go.mod) are out of scope. Three kinds of rule are checked, all on non-test
+// code:
+//
+//   - dependency rules ([depRule]) look at a package's Deps, the transitive
+//     closure of its imports: which packages may appear anywhere below it;
+//   - importer rules ([importRule]) look at direct Imports: who may import a
+//     package at all;
+//   - size rules look at the parsed source: no package over 3,500 lines and
+//     no function over 80 lines. Generated files (a "// Code generated ...
+//     DO NOT EDIT." line before the package clause) are not counted.
+//
+// A rule whose packages do not exist (yet) is reported as skipped, never as
+// an error, so rules for packages that a restructuring is still creating can
+// live here before the packages do.
+//
+// A function over 80 lines is exempt only when its body is data, detected
+// structurally (see [dataReason]): a single return of a composite literal,
+// or a table made only of literal bindings and a final return. Data holds no
+// function literal, so no code can hide in an exemption, and every exemption
+// is listed in the output.
+//
+// Usage:
+//
+//	go run ./cmd/depcheck [-report-only-sizes]
+//
+// It prints one line per rule, each violation as file:line under its rule,
+// and "depcheck: ok" at the end; on any violation it exits 1 (2 when the
+// graph cannot be loaded). With -report-only-sizes the size rules are still
+// printed but do not fail the run.
+package main
