@@ -24,6 +24,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // The control API (/v1), as docs/control-api.md describes it: blobs
@@ -109,9 +110,11 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	apiError(ctx, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
 }
 
-// apiStorageError is the one place storage errors become HTTP statuses for
-// the control API and the byte plane. Internal detail goes to the log.
+// apiStorageError is the one place storage and ingest errors, and those of
+// a request body being stored, become HTTP statuses for the control API and
+// the byte plane. Internal detail goes to the log.
 func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err error) {
+	var be *bodyError
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		apiError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
@@ -119,7 +122,7 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusBadRequest, "invalid_key", fmt.Sprintf("invalid key %q", key))
 	case errors.Is(err, storage.ErrExists):
 		apiError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
-	case errors.Is(err, storage.ErrTooLarge):
+	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, ingest.ErrTooLarge):
 		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "body over the upload limit")
 	case errors.Is(err, storage.ErrSizeMismatch):
 		apiError(ctx, http.StatusBadRequest, "bad_request", "body length does not match Content-Length")
@@ -127,6 +130,10 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusBadRequest, "bad_request", "invalid cursor")
 	case errors.Is(err, storage.ErrInvalidRange):
 		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range not satisfiable")
+	case errors.As(err, &be):
+		// The client went away or stalled; nobody may read the answer.
+		s.log.Debug("server: request body", "op", op, "key", key, "err", err)
+		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 	default:
 		s.log.Error("server: storage", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
@@ -176,9 +183,11 @@ func (s *Server) maxUpload() int64 {
 // checked out; any failure aborts the write.
 func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 	hdr := &ctx.Request.Header
-	opts := storage.CreateOptions{MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload()}
-	if opts.MediaType != "" {
-		if _, _, err := mime.ParseMediaType(opts.MediaType); err != nil {
+	// The control API stores what a server sends as sent: empty bodies are
+	// blobs too, and the declared type is not second-guessed.
+	spec := ingest.Spec{Key: key, MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload(), AllowEmpty: true, NoSniff: true}
+	if spec.MediaType != "" {
+		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil {
 			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Type")
 			return
 		}
@@ -189,7 +198,7 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Disposition")
 			return
 		}
-		opts.Filename = params["filename"]
+		spec.Filename = params["filename"]
 	}
 	var wantMD5, wantSHA []byte
 	if v := string(hdr.Peek("Content-MD5")); v != "" {
@@ -213,32 +222,32 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
 			return
 		}
-		opts.IfNotExists = true
+		spec.IfNotExists = true
 	}
 	cl := int64(hdr.ContentLength()) // -1 chunked
-	if cl > opts.MaxSize {
+	if cl > spec.MaxSize {
 		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
-			fmt.Sprintf("body of %d bytes is over the upload limit of %d bytes", cl, opts.MaxSize))
+			fmt.Sprintf("body of %d bytes is over the upload limit of %d bytes", cl, spec.MaxSize))
 		return
 	}
 	if cl > 0 {
-		opts.Size = cl
+		spec.Size = cl
 	}
 	wctx := context.Background()
-	if opts.IfNotExists {
+	if spec.IfNotExists {
 		if _, err := s.opts.Backend.Stat(wctx, key); err == nil {
 			s.refuseBody(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 			return
 		}
 	}
-	w, err := s.opts.Backend.Create(wctx, key, opts)
+	up, err := ingest.Begin(wctx, s.opts.Backend, spec)
 	if err != nil {
 		s.drainSmall(ctx)
 		s.apiStorageError(ctx, "create", key, err)
 		return
 	}
-	defer w.Abort(wctx) // no-op after Commit
-	var body io.Reader = &deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}
+	defer up.Abort() // no-op after Commit
+	var body io.Reader = bodyReader{&deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
 	var sh, mh hash.Hash
 	var hashes []io.Writer
 	if wantSHA != nil {
@@ -252,32 +261,47 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 	if len(hashes) > 0 {
 		body = io.TeeReader(body, io.MultiWriter(hashes...))
 	}
-	bp := copyBufs.Get().(*[]byte)
-	_, err = io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{body}, *bp)
-	copyBufs.Put(bp)
-	if err != nil {
-		if errors.Is(err, storage.ErrTooLarge) || errors.Is(err, storage.ErrSizeMismatch) {
-			ctx.SetConnectionClose()
-			s.apiStorageError(ctx, "write", key, err)
-			return
-		}
-		// The client went away or stalled; nobody reads the answer.
-		s.log.Debug("server: PUT body", "key", key, "err", err)
+	if _, err := io.Copy(up, body); err != nil {
+		// The body was not read to its end.
 		ctx.SetConnectionClose()
-		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
+		s.apiStorageError(ctx, "write", key, err)
+		return
+	}
+	if err := up.Close(); err != nil {
+		s.apiStorageError(ctx, "write", key, err)
 		return
 	}
 	if (sh != nil && !bytes.Equal(sh.Sum(nil), wantSHA)) || (mh != nil && !bytes.Equal(mh.Sum(nil), wantMD5)) {
 		apiError(ctx, http.StatusBadRequest, "checksum_mismatch", "the body does not match its Content-MD5 or x-mcp-sha256; nothing was stored")
 		return
 	}
-	info, err := w.Commit(wctx)
+	info, err := up.Commit(wctx)
 	if err != nil {
 		s.apiStorageError(ctx, "commit", key, err)
 		return
 	}
 	s.mcp.Hub().PublishBlobChange(key)
 	writeJSON(ctx, http.StatusCreated, blobObject(info))
+}
+
+// bodyError is a failure reading a request body: the client went away,
+// stalled or sent a malformed body.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// bodyReader marks the errors of a request body as *bodyError, so they are
+// told apart from storage's when both meet in one io.Copy. io.EOF passes
+// as is (the io.Reader contract).
+type bodyReader struct{ r io.Reader }
+
+func (b bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &bodyError{err}
+	}
+	return n, err
 }
 
 // requestBody returns the request body stream (bodies stream: the server

@@ -25,9 +25,10 @@
 //
 // Uploads (upload.go, uploadpage.go): POST|PUT /u/{token} streams
 // multipart/form-data (mime/multipart over the body stream, never
-// pre-parsed) or a raw body into storage with the token's maxSize, accept
-// and content sniffing enforced as bytes arrive and nothing visible until
-// the whole body arrived; reuse is refused through IfNotExists on a key
+// pre-parsed) or a raw body into storage through storage/ingest (as PUT
+// /v1/blobs does), with the token's maxSize, accept and content sniffing
+// enforced as bytes arrive and nothing visible until the whole body
+// arrived; reuse is refused through IfNotExists on a key
 // derived from the token. GET /upload/{token} serves the URL-mode upload
 // page (embedded HTML under a per-response CSP nonce).
 package server

@@ -10,15 +10,14 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // Upload endpoints (DESIGN.md data flows 4 and 5): POST /u/{token} with a
@@ -27,11 +26,11 @@ import (
 // Content-Type), or PUT /u/{token} with a raw body (Content-Type, optional
 // Content-Disposition filename). The body is read as a stream — the
 // multipart reader runs over the request body stream, nothing is
-// pre-parsed — and goes straight to storage.Create, with the token's
-// maxSize enforced as bytes arrive, the part's type checked against the
-// token's accept list and sniffed (magic bytes) before anything is
-// committed. Nothing is visible until the whole body arrived: a truncated
-// upload stores nothing.
+// pre-parsed — and goes through storage/ingest straight to storage, with
+// the token's maxSize enforced as bytes arrive, the part's declared and
+// sniffed (magic bytes) types checked against the token's accept list and
+// each other before anything is committed. Nothing is visible until the
+// whole body arrived: a truncated upload stores nothing.
 //
 // Tokens are core/token PurposeUpload tokens (see mintUpload and core/mcp's
 // request_upload). A token is refused when forged or expired; its reuse is
@@ -151,7 +150,7 @@ type upload struct {
 	body   io.Reader
 	total  int64 // Content-Length, -1 unknown
 	read   countingReader
-	open   []storage.Writer
+	open   []*ingest.Upload
 	lastP  int64
 }
 
@@ -173,57 +172,53 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (u *upload) abortAll() {
-	for _, w := range u.open {
-		_ = w.Abort(context.Background())
+	for _, up := range u.open {
+		up.Abort()
 	}
 	u.open = nil
 }
 
-// storeError maps a storage or body error.
-func (u *upload) storeError(err error) *uploadError {
-	var se *sniffError
+// multipartError is a malformed multipart body.
+type multipartError struct{ err error }
+
+func (e *multipartError) Error() string { return "server: multipart body: " + e.err.Error() }
+func (e *multipartError) Unwrap() error { return e.err }
+
+// uploadErrorOf is the upload endpoints' one table from the errors of the
+// ingest path, of storage and of the request body to HTTP answers.
+func (u *upload) uploadErrorOf(err error) *uploadError {
+	var (
+		ie *ingest.Error
+		me *multipartError
+		ne interface{ Timeout() bool }
+	)
 	switch {
-	case errors.Is(err, storage.ErrTooLarge):
+	case errors.Is(err, ingest.ErrTooLarge), errors.Is(err, storage.ErrTooLarge):
 		return &uploadError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", u.max), err}
 	case errors.Is(err, storage.ErrExists):
 		return &uploadError{http.StatusConflict, "already_used", "the upload link was already used", err}
 	case errors.Is(err, storage.ErrInvalidKey):
 		return &uploadError{http.StatusBadRequest, "invalid_key", "the file name does not make a valid key", err}
-	case errors.As(err, &se):
-		return &uploadError{http.StatusUnsupportedMediaType, "type_mismatch", se.msg, err}
+	case errors.Is(err, ingest.ErrNotAccepted) && errors.As(err, &ie):
+		return &uploadError{http.StatusUnsupportedMediaType, "type_not_accepted", ie.Detail, err}
+	case errors.Is(err, ingest.ErrTypeMismatch) && errors.As(err, &ie):
+		return &uploadError{http.StatusUnsupportedMediaType, "type_mismatch", ie.Detail, err}
+	case errors.Is(err, ingest.ErrEmpty):
+		return &uploadError{http.StatusBadRequest, "empty", "the file is empty", err}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errShortBody):
 		return &uploadError{http.StatusBadRequest, "truncated", "the upload ended early; nothing was stored", err}
-	}
-	var ne interface{ Timeout() bool }
-	if errors.As(err, &ne) && ne.Timeout() {
+	case errors.As(err, &ne) && ne.Timeout():
 		return &uploadError{http.StatusRequestTimeout, "timeout", "the upload stalled; nothing was stored", err}
-	}
-	if strings.Contains(err.Error(), "multipart") {
+	case errors.As(err, &me):
 		return &uploadError{http.StatusBadRequest, "bad_multipart", "malformed multipart body; nothing was stored", err}
 	}
 	return &uploadError{http.StatusInternalServerError, "internal", "internal error", err}
 }
 
-// sniffError reports content that contradicts its declared type.
-type sniffError struct{ msg string }
-
-func (e *sniffError) Error() string { return "server: " + e.msg }
-
-// headWriter keeps the first bytes written (for sniffing).
-type headWriter struct {
-	w    io.Writer
-	head []byte
-}
-
-func (h *headWriter) Write(p []byte) (int, error) {
-	if len(h.head) < 512 {
-		h.head = append(h.head, p[:min(len(p), 512-len(h.head))]...)
-	}
-	return h.w.Write(p)
-}
-
-// part stores one file from r; the writer stays open (uncommitted) until
-// the whole body has arrived.
+// part stores one file from r through the ingest path (maxSize as bytes
+// arrive, accept on the declared and the sniffed type, sniffing, empty
+// files); the upload stays open (uncommitted) until the whole body has
+// arrived.
 func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 	mt := storage.DefaultMediaType
 	if contentType != "" {
@@ -236,35 +231,21 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 			mt += "; charset=" + strings.ToLower(cs)
 		}
 	}
-	base, _, _ := strings.Cut(mt, ";")
-	if len(u.claims.Accept) > 0 && !codec.MatchAccept(u.claims.Accept, base) && !extensionAccepted(u.claims.Accept, filename) {
-		return &uploadError{http.StatusUnsupportedMediaType, "type_not_accepted",
-			fmt.Sprintf("media type %q is not accepted (accept: %s)", base, strings.Join(u.claims.Accept, ", ")), nil}
-	}
-	key := token.UploadObjectKey(u.claims, filename)
-	w, err := u.srv.opts.Backend.Create(context.Background(), key, storage.CreateOptions{
-		MediaType: mt, Filename: filename, MaxSize: u.max, IfNotExists: true})
+	up, err := ingest.Begin(context.Background(), u.srv.opts.Backend, ingest.Spec{
+		Key: token.UploadObjectKey(u.claims, filename), MediaType: mt, Filename: filename,
+		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true})
 	if err != nil {
-		return u.storeError(err)
+		return u.uploadErrorOf(err)
 	}
-	u.open = append(u.open, w)
-	// Parts arrive in small reads (mime/multipart buffers 4 KiB): gather
-	// them into 1 MiB writes that storage hashes and writes on another
-	// goroutine while the next bytes are parsed.
-	aw := mcp.NewAsyncWriter(w)
-	hw := &headWriter{w: aw}
-	_, err = io.CopyBuffer(hw, r, make([]byte, 256<<10))
-	if cerr := aw.Close(); err == nil {
-		err = cerr
+	u.open = append(u.open, up)
+	// Parts arrive in small reads; ingest gathers them into 1 MiB writes
+	// that storage hashes and writes on another goroutine while the next
+	// bytes are parsed.
+	if _, err := io.Copy(up, r); err != nil {
+		return u.uploadErrorOf(err)
 	}
-	if err != nil {
-		return u.storeError(err)
-	}
-	if w.Written() == 0 {
-		return &uploadError{http.StatusBadRequest, "empty", "the file is empty", nil}
-	}
-	if why := mcp.SniffProblem(base, hw.head); why != "" {
-		return u.storeError(&sniffError{why})
+	if err := up.Close(); err != nil {
+		return u.uploadErrorOf(err)
 	}
 	return nil
 }
@@ -272,14 +253,14 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 // commit makes every stored part visible, in order.
 func (u *upload) commit() ([]storage.Info, *uploadError) {
 	var infos []storage.Info
-	for i, w := range u.open {
-		info, err := w.Commit(context.Background())
+	for i, up := range u.open {
+		info, err := up.Commit(context.Background())
 		if err != nil {
-			for _, w := range u.open[i+1:] {
-				_ = w.Abort(context.Background())
+			for _, up := range u.open[i+1:] {
+				up.Abort()
 			}
 			u.open = nil
-			return nil, u.storeError(err)
+			return nil, u.uploadErrorOf(err)
 		}
 		infos = append(infos, info)
 	}
@@ -345,13 +326,13 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 		}
 		if err != nil {
 			u.abortAll()
-			return nil, u.storeError(fmt.Errorf("multipart: %w", err))
+			return nil, u.uploadErrorOf(&multipartError{err})
 		}
 		if p.FormName() != "file" {
 			// Other form fields are read and ignored (bounded).
 			if _, err := io.CopyN(io.Discard, p, 64<<10+1); err != nil && err != io.EOF {
 				u.abortAll()
-				return nil, u.storeError(fmt.Errorf("multipart: %w", err))
+				return nil, u.uploadErrorOf(&multipartError{err})
 			}
 			continue
 		}
@@ -374,23 +355,6 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	}
 	// Every part arrived and the closing boundary was seen: commit.
 	return u.commit()
-}
-
-// extensionAccepted reports whether filename ends with one of accept's
-// dot-extension entries (".pdf"), which codec.MatchAccept leaves aside: a
-// part named "report.pdf" sent as application/octet-stream passes an
-// accept list of [".pdf"]; its content is still sniffed.
-func extensionAccepted(accept []string, filename string) bool {
-	ext := strings.ToLower(path.Ext(filename))
-	if ext == "" {
-		return false
-	}
-	for _, a := range accept {
-		if strings.EqualFold(strings.TrimSpace(a), ext) {
-			return true
-		}
-	}
-	return false
 }
 
 // finishBody reads what is left of a request body once the upload has what it
