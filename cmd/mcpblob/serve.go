@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/conformance"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
 	"github.com/mcpblob/mcpblob/storage"
@@ -44,19 +46,19 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	srv, err := server.New(server.Options{
-		Backend:             backend,
-		Keyring:             keyring,
-		Logger:              logger,
-		Listen:              cfg.Listen,
-		PublicURL:           cfg.PublicURL,
-		AuthKeysFile:        cfg.AuthKeys,
-		ConformanceFixtures: cfg.ConformanceFixtures,
-		Version:             versionString(),
-		ShutdownDelay:       cfg.ShutdownDelay,
-		GracePeriod:         cfg.GracePeriod,
-		MaxUploadBytes:      cfg.MaxUpload,
-		DownloadRedirect:    cfg.DownloadRedirect,
-		MCP:                 mcp.Options{StreamMode: cfg.StreamMode},
+		Backend:          backend,
+		Keyring:          keyring,
+		Logger:           logger,
+		Listen:           cfg.Listen,
+		PublicURL:        cfg.PublicURL,
+		AuthKeysFile:     cfg.AuthKeys,
+		Extend:           extensions(cfg),
+		Version:          versionString(),
+		ShutdownDelay:    cfg.ShutdownDelay,
+		GracePeriod:      cfg.GracePeriod,
+		MaxUploadBytes:   cfg.MaxUpload,
+		DownloadRedirect: cfg.DownloadRedirect,
+		Blobs:            blobs.Options{StreamMode: cfg.StreamMode},
 	})
 	if err != nil {
 		return err
@@ -127,4 +129,13 @@ func streamModeName(cfg Config, backend storage.Backend) string {
 		return "redirect"
 	}
 	return "direct"
+}
+
+// extensions are the MCP tools, resources and prompts added to the blob
+// application's: the conformance suite's fixtures when asked for.
+func extensions(cfg Config) func(*mcp.Server) {
+	if !cfg.ConformanceFixtures {
+		return nil
+	}
+	return conformance.Register
 }

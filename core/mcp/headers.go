@@ -69,7 +69,7 @@ type paramHeader struct {
 }
 
 // collectParamHeaders walks plain properties chains of an input schema.
-func collectParamHeaders(schema map[string]any, path []string, out *[]paramHeader) {
+func collectParamHeaders(schema Object, path []string, out *[]paramHeader) {
 	props, _ := schema["properties"].(map[string]any)
 	for name, p := range props {
 		ps, ok := p.(map[string]any)
@@ -90,7 +90,7 @@ func collectParamHeaders(schema map[string]any, path []string, out *[]paramHeade
 // checkParamHeaders validates every Mcp-Param-* header of a tools/call
 // against the arguments (SEP-2243): present in the body means the header is
 // required and must match; absent or null means no header.
-func checkParamHeaders(h Header, hs []paramHeader, args json.RawMessage) *Error {
+func checkParamHeaders(h Header, hs []paramHeader, args map[string]json.RawMessage) *Error {
 	for _, ph := range hs {
 		val, found := lookupPath(args, ph.path)
 		raw := h.Get(hdrParamPrefix + ph.header)
@@ -114,20 +114,16 @@ func checkParamHeaders(h Header, hs []paramHeader, args json.RawMessage) *Error 
 	return nil
 }
 
-func lookupPath(args json.RawMessage, path []string) (json.RawMessage, bool) {
-	cur := args
-	for _, p := range path {
+func lookupPath(args map[string]json.RawMessage, path []string) (json.RawMessage, bool) {
+	cur, ok := args[path[0]]
+	for _, p := range path[1:] {
 		var m map[string]json.RawMessage
-		if len(cur) == 0 || json.Unmarshal(cur, &m) != nil {
+		if !ok || len(cur) == 0 || json.Unmarshal(cur, &m) != nil {
 			return nil, false
 		}
-		v, ok := m[p]
-		if !ok {
-			return nil, false
-		}
-		cur = v
+		cur, ok = m[p]
 	}
-	if len(cur) == 0 || string(cur) == "null" {
+	if !ok || len(cur) == 0 || string(cur) == "null" {
 		return nil, false
 	}
 	return cur, true

@@ -42,9 +42,11 @@ func (h *Hub) Publish(e Event) {
 	}
 }
 
-// PublishBlobChange announces that key was created, replaced or deleted.
-func (h *Hub) PublishBlobChange(key string) {
-	h.Publish(Event{Kind: ResourceUpdated, URI: BlobURI(key)})
+// PublishResourceChange announces that the resource uri was created,
+// replaced or deleted: resources/updated for its subscribers and
+// list_changed for everyone.
+func (h *Hub) PublishResourceChange(uri string) {
+	h.Publish(Event{Kind: ResourceUpdated, URI: uri})
 	h.Publish(Event{Kind: ResourceListChanged})
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
 // JSON-RPC and MCP error codes (SPEC.md §10).
@@ -58,17 +60,18 @@ func (e *Error) httpStatus() int {
 	return http.StatusOK
 }
 
-// message is any JSON-RPC 2.0 message as read from the wire. ID keeps the
-// sender's bytes so responses echo it exactly; nil means absent.
+// message is any JSON-RPC 2.0 message as scanned. ID keeps the sender's
+// bytes so responses echo them exactly; nil means absent.
 type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   json.RawMessage `json:"error,omitempty"`
-	// files holds the strings reader.go took out of the message.
-	files *fileSet
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
+	// params, meta and args are the members of params, params._meta and
+	// params.arguments (scan.Message); files the strings taken out.
+	params, meta, args map[string]json.RawMessage
+	files              *scan.Files
 }
 
 type msgKind int
@@ -79,54 +82,72 @@ const (
 	kindResponse
 )
 
-// parseMessage decodes one JSON-RPC message. Batches (arrays) are rejected:
-// every supported protocol version since 2025-06-18 forbids them and mcpblob
-// does not implement 2025-03-26 batching.
-func parseMessage(body []byte) (*message, msgKind, *Error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
+func badRequest(why string) *Error {
+	return newError(CodeInvalidRequest, "Invalid Request: "+why, nil).withStatus(http.StatusBadRequest)
+}
+
+// parseMessage reads one JSON-RPC message from what the scanner found,
+// without decoding it again. Batches (arrays) are rejected: every supported
+// protocol version since 2025-06-18 forbids them and mcpblob does not
+// implement 2025-03-26 batching.
+func parseMessage(sm *scan.Message) (*message, msgKind, *Error) {
+	body := bytes.TrimSpace(sm.Raw)
+	switch {
+	case len(body) == 0:
 		return nil, 0, newError(CodeParseError, "Parse error: empty body", nil).withStatus(http.StatusBadRequest)
-	}
-	if !json.Valid(body) {
+	case body[0] != '{' && !json.Valid(body):
+		// The scanner validated objects as they arrived; anything else
+		// was held as it came.
 		return nil, 0, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest)
+	case body[0] == '[':
+		return nil, 0, badRequest("batch arrays are not supported")
+	case body[0] != '{':
+		return nil, 0, badRequest("not a JSON-RPC object")
 	}
-	if body[0] == '[' {
-		return nil, 0, newError(CodeInvalidRequest, "Invalid Request: batch arrays are not supported", nil).withStatus(http.StatusBadRequest)
+	f := sm.Fields
+	m := &message{ID: f["id"], Params: f["params"], Result: f["result"], Error: f["error"],
+		params: sm.Params, meta: sm.Meta, args: sm.Args, files: sm.Files}
+	if raw, ok := f["method"]; ok {
+		if len(raw) == 0 || raw[0] != '"' {
+			return m, 0, badRequest("method must be a string")
+		}
+		m.Method = sm.Method
 	}
-	if body[0] != '{' {
-		return nil, 0, newError(CodeInvalidRequest, "Invalid Request: not a JSON-RPC object", nil).withStatus(http.StatusBadRequest)
+	if e := m.check(f["jsonrpc"]); e != nil {
+		return m, 0, e
 	}
-	var m message
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, 0, newError(CodeInvalidRequest, "Invalid Request: "+err.Error(), nil).withStatus(http.StatusBadRequest)
-	}
-	bad := func(why string) (*message, msgKind, *Error) {
-		e := newError(CodeInvalidRequest, "Invalid Request: "+why, nil).withStatus(http.StatusBadRequest)
-		return &m, 0, e
-	}
-	if m.JSONRPC != "2.0" {
-		return bad(`jsonrpc must be "2.0"`)
+	return m.kind()
+}
+
+// check validates the members every message shares.
+func (m *message) check(version json.RawMessage) *Error {
+	if string(version) != `"2.0"` {
+		return badRequest(`jsonrpc must be "2.0"`)
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = nil
-		return bad("id must be a string or an integer")
+		return badRequest("id must be a string or an integer")
 	}
-	if len(m.Params) > 0 && !bytes.Equal(m.Params, []byte("null")) && m.Params[0] != '{' {
-		return bad("params must be an object")
+	if string(m.Params) == "null" {
+		m.Params, m.params = nil, nil
 	}
-	if bytes.Equal(m.Params, []byte("null")) {
-		m.Params = nil
+	if len(m.Params) > 0 && m.Params[0] != '{' {
+		return badRequest("params must be an object")
 	}
+	return nil
+}
+
+func (m *message) kind() (*message, msgKind, *Error) {
 	switch {
 	case m.Method != "" && m.Result == nil && m.Error == nil:
 		if m.ID == nil {
-			return &m, kindNotification, nil
+			return m, kindNotification, nil
 		}
-		return &m, kindRequest, nil
+		return m, kindRequest, nil
 	case m.Method == "" && m.ID != nil && (m.Result != nil) != (m.Error != nil):
-		return &m, kindResponse, nil
+		return m, kindResponse, nil
 	}
-	return bad("not a request, notification or response")
+	return m, 0, badRequest("not a request, notification or response")
 }
 
 func validID(id json.RawMessage) bool {
@@ -152,7 +173,7 @@ func appendResponsePrefix(dst []byte, id json.RawMessage) []byte {
 	return append(dst, `,"result":`...)
 }
 
-func encodeResult(id json.RawMessage, result []byte) []byte {
+func envelope(id json.RawMessage, result []byte) []byte {
 	b := appendResponsePrefix(make([]byte, 0, len(result)+64), id)
 	b = append(b, result...)
 	return append(b, '}')

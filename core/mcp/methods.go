@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-func (s *Server) serverInfo() obj {
-	info := obj{"name": s.opts.Name, "version": s.opts.Version}
+func (s *Server) serverInfo() Object {
+	info := Object{"name": s.opts.Name, "version": s.opts.Version}
 	if s.opts.Title != "" {
 		info["title"] = s.opts.Title
 	}
@@ -16,18 +16,18 @@ func (s *Server) serverInfo() obj {
 
 // capabilities returns the server capabilities for an era and a client's
 // capabilities (proposals are offered only to clients that declared them).
-func (s *Server) capabilities(modern bool, client json.RawMessage) obj {
-	c := obj{
-		"resources":   obj{"subscribe": true, "listChanged": true},
-		"tools":       obj{"listChanged": true},
-		"completions": obj{},
-		"logging":     obj{},
+func (s *Server) capabilities(modern bool, client json.RawMessage) Object {
+	c := Object{
+		"resources":   Object{"subscribe": true, "listChanged": true},
+		"tools":       Object{"listChanged": true},
+		"completions": Object{},
+		"logging":     Object{},
 	}
-	if s.fixtures != nil {
-		c["prompts"] = obj{"listChanged": true}
+	if len(s.prompts) > 0 {
+		c["prompts"] = Object{"listChanged": true}
 	}
 	if modern && s.tasks != nil {
-		c["extensions"] = obj{ExtTasks: obj{}}
+		c["extensions"] = Object{ExtTasks: Object{}}
 	}
 	addStreamCapability(c, client)
 	return c
@@ -38,30 +38,17 @@ func (s *Server) registerMethods() {
 	legacy := func(m *method) *method { m.legacy = true; return m }
 	modern := func(m *method) *method { m.modern = true; return m }
 	s.methods = map[string]*method{
-		"ping": legacy(&method{run: func(c *call) (any, error) { return obj{}, nil }}),
-		"logging/setLevel": legacy(&method{run: func(c *call) (any, error) {
-			var level string
-			if e := c.param("level", &level); e != nil {
-				return nil, e
-			}
-			n, ok := logLevels[level]
-			if !ok {
-				return nil, invalidParams("Invalid params: unknown log level %q", level)
-			}
-			c.sess.mu.Lock()
-			c.sess.logLevel = n
-			c.sess.mu.Unlock()
-			return obj{}, nil
-		}}),
-		"server/discover": modern(&method{run: s.discover}),
+		"ping":             legacy(&method{run: func(c *Call) (any, error) { return Object{}, nil }}),
+		"logging/setLevel": legacy(&method{run: s.setLevel}),
+		"server/discover":  modern(&method{run: s.discover}),
 		"subscriptions/listen": modern(&method{
-			stream: func(*call) bool { return true },
+			stream: func(*Call) bool { return true },
 			run:    s.listen,
 		}),
 		"resources/list":           both(&method{cache: true, run: s.resourcesList}),
 		"resources/templates/list": both(&method{cache: true, run: s.resourcesTemplates}),
 		"resources/read": both(&method{cache: true, run: s.resourcesRead,
-			stream: func(c *call) bool { return false }}),
+			stream: func(c *Call) bool { return false }}),
 		"resources/stream":      both(&method{raw: true, run: s.resourcesStream}),
 		"resources/subscribe":   legacy(&method{run: s.subscribe(true)}),
 		"resources/unsubscribe": legacy(&method{run: s.subscribe(false)}),
@@ -72,33 +59,52 @@ func (s *Server) registerMethods() {
 			run:      s.toolsCall,
 		}),
 		"completion/complete": both(&method{run: s.complete}),
-	}
-	if s.opts.ConformanceFixtures {
-		s.methods["prompts/list"] = both(&method{cache: true, run: s.promptsList})
-		s.methods["prompts/get"] = both(&method{run: s.promptsGet})
+		"prompts/list":        both(&method{cache: true, run: s.promptsList}),
+		"prompts/get":         both(&method{run: s.promptsGet}),
 	}
 }
 
-func (s *Server) discover(c *call) (any, error) {
-	res := obj{
+// offered reports whether a method is served: prompts only once a prompt
+// is registered.
+func (s *Server) offered(name string) *method {
+	if strings.HasPrefix(name, "prompts/") && len(s.prompts) == 0 {
+		return nil
+	}
+	return s.methods[name]
+}
+
+func (s *Server) setLevel(c *Call) (any, error) {
+	var level string
+	if e := c.param("level", &level); e != nil {
+		return nil, e
+	}
+	n, ok := logLevels[level]
+	if !ok {
+		return nil, invalidParams("Invalid params: unknown log level %q", level)
+	}
+	c.sess.mu.Lock()
+	c.sess.logLevel = n
+	c.sess.mu.Unlock()
+	return Object{}, nil
+}
+
+func (s *Server) discover(c *Call) (any, error) {
+	res := Object{
 		"supportedVersions": supportedModern,
 		"capabilities":      s.capabilities(true, c.caps),
 	}
 	if s.opts.Instructions != "" {
 		res["instructions"] = s.opts.Instructions
 	}
-	s.addCacheHints(c, res)
+	s.addCacheHints(res)
 	return res, nil
 }
 
-func (s *Server) subscribe(on bool) func(c *call) (any, error) {
-	return func(c *call) (any, error) {
-		var uri string
-		if e := c.param("uri", &uri); e != nil {
+func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
+	return func(c *Call) (any, error) {
+		uri, e := c.uriParam()
+		if e != nil {
 			return nil, e
-		}
-		if uri == "" {
-			return nil, invalidParams("Invalid params: uri is required")
 		}
 		c.sess.mu.Lock()
 		if on {
@@ -107,87 +113,35 @@ func (s *Server) subscribe(on bool) func(c *call) (any, error) {
 			delete(c.sess.subs, uri)
 		}
 		c.sess.mu.Unlock()
-		return obj{}, nil
+		return Object{}, nil
 	}
 }
 
-// listen serves subscriptions/listen (2026-07-28): acknowledge, then
-// forward the opted-in change notifications until the client leaves or the
-// server closes, then end with a result.
-func (s *Server) listen(c *call) (any, error) {
-	var p struct {
-		ToolsListChanged      bool     `json:"toolsListChanged"`
-		PromptsListChanged    bool     `json:"promptsListChanged"`
-		ResourcesListChanged  bool     `json:"resourcesListChanged"`
-		ResourceSubscriptions []string `json:"resourceSubscriptions"`
+// uriParam is the required params.uri.
+func (c *Call) uriParam() (string, *Error) {
+	var uri string
+	if e := c.param("uri", &uri); e != nil {
+		return "", e
 	}
-	if e := c.param("notifications", &p); e != nil {
-		return nil, e
+	if uri == "" {
+		return "", invalidParams("Invalid params: uri is required")
 	}
-	honoured := obj{}
-	if p.ToolsListChanged {
-		honoured["toolsListChanged"] = true
-	}
-	if p.PromptsListChanged && s.fixtures != nil {
-		honoured["promptsListChanged"] = true
-	} else {
-		p.PromptsListChanged = false
-	}
-	if p.ResourcesListChanged {
-		honoured["resourcesListChanged"] = true
-	}
-	subs := map[string]bool{}
-	if len(p.ResourceSubscriptions) > 0 {
-		honoured["resourceSubscriptions"] = p.ResourceSubscriptions
-		for _, u := range p.ResourceSubscriptions {
-			subs[u] = true
-		}
-	}
-	subMeta := obj{metaSubscriptionID: c.id}
-	events, unsubscribe := s.hub.Subscribe()
-	defer unsubscribe()
-	c.notify("notifications/subscriptions/acknowledged", obj{"_meta": subMeta, "notifications": honoured})
-	if c.out == nil {
-		return nil, newError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
-	}
-	if err := c.out.failed(); err != nil {
-		return nil, err
-	}
-	for {
-		select {
-		case <-c.ctx.Done():
-			if s.baseCtx.Err() != nil {
-				return obj{"_meta": subMeta}, nil
-			}
-			return nil, c.ctx.Err()
-		case ev := <-events:
-			var m string
-			var params obj
-			switch {
-			case ev.Kind == ToolListChanged && p.ToolsListChanged:
-				m = "notifications/tools/list_changed"
-			case ev.Kind == PromptListChanged && p.PromptsListChanged:
-				m = "notifications/prompts/list_changed"
-			case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
-				m = "notifications/resources/list_changed"
-			case ev.Kind == ResourceUpdated && subs[ev.URI]:
-				m, params = "notifications/resources/updated", obj{"uri": ev.URI}
-			default:
-				continue
-			}
-			if params == nil {
-				params = obj{}
-			}
-			params["_meta"] = subMeta
-			c.notify(m, params)
-			if err := c.out.failed(); err != nil {
-				return nil, err
-			}
-		}
-	}
+	return uri, nil
 }
 
-func (s *Server) complete(c *call) (any, error) {
+// cursorParam is params.cursor; a list that has one page only accepts none.
+func (c *Call) cursorParam(onePage bool) (string, *Error) {
+	var cursor string
+	if e := c.param("cursor", &cursor); e != nil {
+		return "", e
+	}
+	if onePage && cursor != "" {
+		return "", invalidParams("Invalid params: invalid cursor")
+	}
+	return cursor, nil
+}
+
+func (s *Server) complete(c *Call) (any, error) {
 	var p struct {
 		Ref struct {
 			Type string `json:"type"`
@@ -199,40 +153,59 @@ func (s *Server) complete(c *call) (any, error) {
 			Value string `json:"value"`
 		} `json:"argument"`
 	}
-	raw, _ := json.Marshal(c.params)
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("Invalid params: %v", err)
+	if e := c.param("ref", &p.Ref); e != nil {
+		return nil, e
 	}
-	var values []string
+	if e := c.param("argument", &p.Argument); e != nil {
+		return nil, e
+	}
+	var complete CompleteFunc
 	switch p.Ref.Type {
 	case "ref/resource":
-		if p.Ref.URI == BlobURITemplate && p.Argument.Name == "key" {
-			page, err := s.backend.List(c.ctx, p.Argument.Value, "", 100)
-			if err == nil {
-				for _, it := range page.Items {
-					values = append(values, it.Key)
-				}
+		for _, t := range s.templates {
+			if t.URITemplate == p.Ref.URI {
+				complete = t.Complete
 			}
-		} else if s.fixtures != nil {
-			values = s.fixtures.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
 		}
 	case "ref/prompt":
-		if s.fixtures != nil {
-			values = s.fixtures.complete(p.Ref.Type, p.Ref.Name, p.Argument.Name, p.Argument.Value)
+		if pr := s.prompt(p.Ref.Name); pr != nil {
+			complete = pr.Complete
 		}
 	default:
 		return nil, invalidParams("Invalid params: unknown ref type %q", p.Ref.Type)
 	}
+	res := Completion{Values: []string{}}
+	if complete != nil {
+		var err error
+		if res, err = complete(c, p.Argument.Name, p.Argument.Value); err != nil {
+			return nil, err
+		}
+	}
+	return res.object(), nil
+}
+
+func (r Completion) object() Object {
+	values := r.Values
 	if values == nil {
 		values = []string{}
 	}
+	more := r.HasMore
 	if len(values) > 100 {
-		values = values[:100]
+		values, more = values[:100], true
 	}
-	return obj{"completion": obj{"values": values, "total": len(values), "hasMore": false}}, nil
+	o := Object{"values": values, "hasMore": more}
+	switch {
+	case r.Total >= len(r.Values):
+		o["total"] = r.Total
+	case !more:
+		o["total"] = len(values)
+	}
+	return Object{"completion": o}
 }
 
-func filterPrefix(all []string, prefix string) []string {
+// FilterPrefix returns the values that start with prefix (a simple
+// CompleteFunc body).
+func FilterPrefix(all []string, prefix string) []string {
 	out := []string{}
 	for _, v := range all {
 		if strings.HasPrefix(v, prefix) {
@@ -242,12 +215,72 @@ func filterPrefix(all []string, prefix string) []string {
 	return out
 }
 
-// missingCapability is the 2026-07-28 -32021 error.
+// MissingCapability is the 2026-07-28 -32021 error for client
+// capabilities a request needs.
+func MissingCapability(names ...string) *Error { return missingCapability(names...) }
+
 func missingCapability(names ...string) *Error {
-	req := obj{}
+	req := Object{}
 	for _, n := range names {
-		req[n] = obj{}
+		req[n] = Object{}
 	}
 	return newError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
-		obj{"requiredCapabilities": req}).withStatus(http.StatusBadRequest)
+		Object{"requiredCapabilities": req}).withStatus(http.StatusBadRequest)
 }
+
+// Prompts.
+
+func (s *Server) prompt(name string) *Prompt {
+	for _, p := range s.prompts {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *Server) promptsList(c *Call) (any, error) {
+	if _, e := c.cursorParam(true); e != nil {
+		return nil, e
+	}
+	items := make([]any, 0, len(s.prompts))
+	for _, p := range s.prompts {
+		items = append(items, p.object())
+	}
+	return Object{"prompts": items}, nil
+}
+
+func (s *Server) promptsGet(c *Call) (any, error) {
+	var name string
+	var args map[string]string
+	if e := c.param("name", &name); e != nil {
+		return nil, e
+	}
+	if e := c.param("arguments", &args); e != nil {
+		return nil, e
+	}
+	p := s.prompt(name)
+	if p == nil {
+		return nil, invalidParams("Invalid params: unknown prompt %q", name)
+	}
+	res, err := p.Get(c, args)
+	if err != nil {
+		if o, ierr := s.inputOutcome(c, err); o != nil || ierr != nil {
+			return o, ierr
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// NotFound is the era's resource-not-found error (SEP-2164).
+func (c *Call) NotFound(uri string) *Error {
+	code := CodeResourceNotFound
+	if c.modern {
+		code = CodeInvalidParams
+	}
+	return newError(code, "Resource not found", Object{"uri": uri})
+}
+
+// InvalidParams is a -32602 error with a formatted message.
+func InvalidParams(format string, args ...any) *Error { return invalidParams(format, args...) }

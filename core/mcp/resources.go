@@ -2,153 +2,115 @@ package mcp
 
 import (
 	"errors"
-	"fmt"
-	"mime"
+	"strconv"
 	"strings"
-	"time"
-
-	"github.com/mcpblob/mcpblob/storage"
 )
 
-// resourceObj describes a stored blob as an MCP Resource.
-func resourceObj(info storage.Info) obj {
-	r := obj{
-		"uri":      BlobURI(info.Key),
-		"name":     info.Key,
-		"mimeType": mediaType(info),
-		"size":     info.Size,
-		// SEP-2532: blobs prefer resources/stream (harmless to clients
-		// that do not know the field).
-		"streamable": true,
-	}
-	if info.Filename != "" {
-		r["title"] = info.Filename
-	}
-	if !info.ModTime.IsZero() {
-		r["annotations"] = obj{"lastModified": info.ModTime.UTC().Format(time.RFC3339)}
-	}
-	return r
-}
-
-func mediaType(info storage.Info) string {
-	if info.MediaType == "" {
-		return "application/octet-stream"
-	}
-	return info.MediaType
-}
-
-// isTextMediaType reports media types served as TextResourceContents when
-// their bytes are valid UTF-8.
-func isTextMediaType(mt string) bool {
-	base, _, err := mime.ParseMediaType(mt)
-	if err != nil {
-		return false
-	}
-	if strings.HasPrefix(base, "text/") || strings.HasSuffix(base, "+json") || strings.HasSuffix(base, "+xml") {
-		return true
-	}
-	switch base {
-	case "application/json", "application/xml", "application/javascript", "application/ecmascript",
-		"application/x-ndjson", "application/yaml", "application/x-yaml", "application/toml",
-		"application/sql", "application/graphql", "application/x-sh", "application/x-httpd-php":
-		return true
-	}
-	return false
-}
-
-func (s *Server) resourcesList(c *call) (any, error) {
-	var cursor string
-	if e := c.param("cursor", &cursor); e != nil {
+// resources/list: the single resources first, then each template's listing
+// in registration order. A cursor names the template listing it continues:
+// "<index>:<its cursor>", or the bare cursor for the first lister.
+func (s *Server) resourcesList(c *Call) (any, error) {
+	cursor, e := c.cursorParam(false)
+	if e != nil {
 		return nil, e
 	}
 	items := []any{}
-	if cursor == "" && s.fixtures != nil {
-		items = append(items, s.fixtures.resources()...)
-	}
-	page, err := s.backend.List(c.ctx, "", cursor, s.opts.PageSize)
-	if err != nil {
-		if errors.Is(err, storage.ErrInvalidCursor) {
-			return nil, invalidParams("Invalid params: invalid cursor")
+	if cursor == "" {
+		for _, r := range s.resources {
+			items = append(items, r.object())
 		}
-		return nil, fmt.Errorf("mcp: list resources: %w", err)
 	}
-	for _, info := range page.Items {
-		items = append(items, resourceObj(info))
+	listers := s.listers()
+	i, cur, ok := splitCursor(cursor, len(listers))
+	if !ok {
+		return nil, invalidParams("Invalid params: invalid cursor")
 	}
-	res := obj{"resources": items}
-	if page.NextCursor != "" {
-		res["nextCursor"] = page.NextCursor
+	res := Object{}
+	for ; i < len(listers); i, cur = i+1, "" {
+		page, next, err := listers[i].List(c, cur)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page {
+			items = append(items, r.object())
+		}
+		if next != "" {
+			res["nextCursor"] = joinCursor(i, next)
+			break
+		}
 	}
+	res["resources"] = items
 	return res, nil
 }
 
-func (s *Server) resourcesTemplates(c *call) (any, error) {
-	var cursor string
-	if e := c.param("cursor", &cursor); e != nil {
-		return nil, e
+func (s *Server) listers() []*template {
+	var out []*template
+	for _, t := range s.templates {
+		if t.List != nil {
+			out = append(out, t)
+		}
 	}
-	if cursor != "" {
-		return nil, invalidParams("Invalid params: invalid cursor")
-	}
-	ts := []any{obj{
-		"uriTemplate": BlobURITemplate,
-		"name":        "blob",
-		"title":       "Stored blob",
-		"description": "A blob in the store, by key",
-		"streamable":  true,
-	}}
-	if s.fixtures != nil {
-		ts = append(ts, s.fixtures.templates()...)
-	}
-	return obj{"resourceTemplates": ts}, nil
+	return out
 }
 
-// notFound is the era's resource-not-found error (SEP-2164).
-func notFound(c *call, uri string) *Error {
-	code := CodeResourceNotFound
-	if c.modern {
-		code = CodeInvalidParams
+func joinCursor(i int, cursor string) string {
+	if i == 0 {
+		return cursor
 	}
-	return newError(code, "Resource not found", obj{"uri": uri})
+	return strconv.Itoa(i) + ":" + cursor
 }
 
-func (s *Server) resourcesRead(c *call) (any, error) {
-	var uri string
-	if e := c.param("uri", &uri); e != nil {
+func splitCursor(cursor string, n int) (int, string, bool) {
+	if cursor == "" {
+		return 0, "", true
+	}
+	if is, rest, ok := strings.Cut(cursor, ":"); ok {
+		if i, err := strconv.Atoi(is); err == nil && i > 0 && i < n && strconv.Itoa(i) == is {
+			return i, rest, true
+		}
+	}
+	return 0, cursor, n > 0
+}
+
+func (s *Server) resourcesTemplates(c *Call) (any, error) {
+	if _, e := c.cursorParam(true); e != nil {
 		return nil, e
 	}
-	if uri == "" {
-		return nil, invalidParams("Invalid params: uri is required")
+	ts := make([]any, 0, len(s.templates))
+	for _, t := range s.templates {
+		ts = append(ts, t.object())
 	}
-	if s.fixtures != nil {
-		if res, ok, err := s.fixtures.read(c, uri); ok || err != nil {
-			return res, err
-		}
+	return Object{"resourceTemplates": ts}, nil
+}
+
+func (s *Server) resourcesRead(c *Call) (any, error) {
+	uri, e := c.uriParam()
+	if e != nil {
+		return nil, e
 	}
-	key, ok := ParseBlobURI(uri)
-	if !ok || storage.ValidateKey(key) != nil {
-		return nil, notFound(c, uri)
-	}
-	rc, info, err := s.backend.Open(c.ctx, key, nil)
+	ct, err := s.readAny(c, uri)
 	if err != nil {
-		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidKey) {
-			return nil, notFound(c, uri)
+		if errors.Is(err, ErrNoResource) {
+			return nil, c.NotFound(uri)
 		}
-		return nil, fmt.Errorf("mcp: open %q: %w", key, err)
-	}
-	var head obj
-	if c.modern {
-		head = obj{
-			"resultType": "complete",
-			"ttlMs":      s.opts.CacheTTL.Milliseconds(),
-			"cacheScope": "private",
-			"_meta":      obj{metaServerInfo: s.serverInfo()},
-		}
-	}
-	br, err := s.newBlobBody(c.ctx, key, uri, rc, info, head)
-	if err != nil {
-		rc.Close()
 		return nil, err
 	}
-	return br, nil
+	return s.readResult(c, ct)
+}
+
+// readAny reads uri from the single resources, then the templates; it
+// answers ErrNoResource when none serves it.
+func (s *Server) readAny(c *Call, uri string) (*Contents, error) {
+	for _, r := range s.resources {
+		if r.URI == uri {
+			return r.read(c)
+		}
+	}
+	for _, t := range s.templates {
+		ct, err := t.Read(c, uri)
+		if !errors.Is(err, ErrNoResource) {
+			return ct, err
+		}
+	}
+	return nil, ErrNoResource
 }

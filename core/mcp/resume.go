@@ -12,6 +12,7 @@ package mcp
 // event is not kept for replay.
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,7 +210,7 @@ func (rs *resumable) finish(msg []byte) {
 
 // finishBody sends a streamed result on the current connection (not kept
 // for replay) and ends the stream.
-func (rs *resumable) finishBody(prefix []byte, br bodyResult) {
+func (rs *resumable) finishBody(prefix []byte, br *bodyResult) {
 	defer br.close()
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -223,42 +224,21 @@ func (rs *resumable) finishBody(prefix []byte, br bodyResult) {
 }
 
 // respondResumable answers a 2025-11-25 request with a resumable SSE stream.
-func (s *Server) respondResumable(w ResponseWriter, c *call, m *method) {
+func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
 	rs := c.sess.newStream()
 	setSSEHeaders(w)
-	c.files.keep() // the call outlives handlePost: runResumable releases them
+	c.files.Keep() // the call outlives handlePost: runStream releases them
 	var once sync.Once
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		rel := rs.attach(newSSE(sw), 0, true)
-		once.Do(func() { go s.runResumable(c, m, rs) })
+		once.Do(func() {
+			go func() {
+				ctx, cancel := context.WithCancel(s.baseCtx)
+				defer cancel()
+				s.runStream(c, m, rs, ctx, cancel)
+			}()
+		})
 		rs.serve(rel)
 		return nil
 	})
-}
-
-func (s *Server) runResumable(c *call, m *method, rs *resumable) {
-	defer c.files.discard()
-	ctx, cancel := s.callContext()
-	defer cancel()
-	c.ctx, c.out = ctx, rs
-	c.sess.track(c.id, cancel)
-	defer c.sess.untrack(c.id)
-	stop := keepAlive(rs, s.opts.KeepAlive)
-	res, err := s.invoke(c, m)
-	stop()
-	switch {
-	case c.sess.wasCancelled(c.id):
-		if br, ok := res.(bodyResult); ok {
-			br.close()
-		}
-		rs.finish(nil)
-	case err != nil:
-		rs.finish(encodeError(c.id, s.toError(c, err)))
-	default:
-		if br, ok := res.(bodyResult); ok {
-			rs.finishBody(appendResponsePrefix(nil, c.id), br)
-			return
-		}
-		rs.finish(encodeResult(c.id, res.([]byte)))
-	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/token"
-	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
 // Protocol versions.
@@ -41,9 +41,7 @@ const (
 // Defaults of [Options].
 const (
 	DefaultMaxBodyBytes    = 4 << 20
-	DefaultMaxTextBytes    = 16 << 20
 	DefaultMaxFileBytes    = 1 << 30
-	DefaultPageSize        = 100
 	DefaultSessionTTL      = 24 * time.Hour
 	DefaultRequestStateTTL = 10 * time.Minute
 	DefaultKeepAlive       = 15 * time.Second
@@ -51,10 +49,8 @@ const (
 )
 
 // Options configure a [Server]. The zero value of every field is the
-// documented default; only Backend is required.
+// documented default.
 type Options struct {
-	// Backend stores the blobs served as resources. Required.
-	Backend storage.Backend
 	// Keyring signs session ids and MRTR requestState. nil: a random
 	// per-process keyring (tokens then verify on this process only).
 	Keyring *token.Keyring
@@ -62,52 +58,29 @@ type Options struct {
 	Logger *slog.Logger
 	// Hub carries change events to notification streams; nil: a new Hub.
 	Hub *Hub
-	// PublicURL is the base of minted URLs (download links, upload
-	// endpoints, the upload page), without a trailing slash. core/server
-	// sets it; default "http://127.0.0.1:8080".
-	PublicURL string
 	// Name, Version and Title form serverInfo. Defaults "mcpblob", "dev", "".
 	Name, Version, Title string
 	// Instructions is the optional initialize/discover instructions text.
 	Instructions string
-	// ConformanceFixtures adds the conformance suite's fixture tools,
-	// resources and prompts (SPEC.md §12). Off in production.
-	ConformanceFixtures bool
-	// MaxBodyBytes bounds one POSTed JSON-RPC message. Default 4 MiB.
+	// MaxBodyBytes bounds one POSTed JSON-RPC message, apart from its file
+	// inputs. Default 4 MiB.
 	MaxBodyBytes int64
-	// MaxTextBytes: text blobs (text/*, JSON, XML… that are valid UTF-8) up
-	// to this size are served as TextResourceContents; larger ones as
-	// BlobResourceContents (base64). Default 16 MiB. See [Server] for why.
-	MaxTextBytes int64
-	// PageSize is the page size of list results. Default 100.
-	PageSize int
+	// MaxFileBytes bounds the decoded bytes of the data URIs in one message
+	// when no x-mcp-file maxSize says less (DESIGN.md: limits). Default 1 GiB.
+	MaxFileBytes int64
+	// SpoolDir holds the unlinked temporary files large strings are spooled
+	// to. Default os.TempDir().
+	SpoolDir string
 	// SessionTTL is how long a 2025-11-25 session id stays valid. Default 24h.
 	SessionTTL time.Duration
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
-	// Default 0: clients revalidate every time (blobs change).
+	// Default 0: clients revalidate every time.
 	CacheTTL time.Duration
 	// KeepAlive is the interval of SSE comment lines on long-lived
 	// streams. Default 15s.
 	KeepAlive time.Duration
-	// StreamMode selects how resources/stream answers: StreamDirect (raw
-	// bytes), StreamRedirect (302 to a presigned URL; backends without
-	// storage.Presigner fall back to direct) or StreamURL (a signed
-	// downloadUrl). Default: redirect when the backend presigns, else direct.
-	StreamMode string
-	// LinkTTL is the lifetime of download links and presigned redirects
-	// the MCP endpoint mints. Default 15 min.
-	LinkTTL time.Duration
-	// MaxFileBytes bounds the decoded bytes of the data URIs in one message
-	// when no x-mcp-file maxSize says less (DESIGN.md: limits). Default 1 GiB.
-	MaxFileBytes int64
-	// UploadAccept is the accept list of upload_file's x-mcp-file
-	// descriptor. Default nil: any media type.
-	UploadAccept []string
-	// SpoolDir holds the unlinked temporary files large strings are spooled
-	// to. Default os.TempDir().
-	SpoolDir string
 	// ClientTimeout bounds waiting for a client's answer to a
 	// server-to-client request (sampling, elicitation). Default 5 min.
 	ClientTimeout time.Duration
@@ -124,7 +97,6 @@ type Options struct {
 // always known. Memory stays flat either way.
 type Server struct {
 	opts    Options
-	backend storage.Backend
 	keyring *token.Keyring
 	log     *slog.Logger
 	hub     *Hub
@@ -133,11 +105,12 @@ type Server struct {
 	tools     []*tool
 	toolMap   map[string]*tool
 	toolsJSON func() ([]byte, error) // tools/list's "tools" array, encoded once
+	resources []staticResource
+	templates []*template
+	prompts   []*Prompt
 
-	uploads uploadWaiters // uploads.go
-
-	fixtures *fixtures
-	tasks    *taskStore // nil unless a tool supports tasks
+	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
+	tasks  *taskStore   // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc
@@ -148,71 +121,63 @@ type Server struct {
 	created  int
 }
 
-// NewServer returns a Server for opts.
-func NewServer(opts Options) (*Server, error) {
-	if opts.Backend == nil {
-		return nil, errors.New("mcp: Options.Backend is required")
-	}
-	if opts.Keyring == nil {
-		opts.Keyring = token.NewRandomKeyring()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Hub == nil {
-		opts.Hub = &Hub{}
-	}
-	if opts.Name == "" {
-		opts.Name = "mcpblob"
-	}
-	if opts.PublicURL == "" {
-		opts.PublicURL = "http://127.0.0.1:8080"
-	}
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if opts.MaxTextBytes <= 0 {
-		opts.MaxTextBytes = DefaultMaxTextBytes
-	}
-	if opts.PageSize <= 0 {
-		opts.PageSize = DefaultPageSize
-	}
-	if opts.SessionTTL <= 0 {
-		opts.SessionTTL = DefaultSessionTTL
-	}
-	if opts.RequestStateTTL <= 0 {
-		opts.RequestStateTTL = DefaultRequestStateTTL
-	}
-	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = DefaultKeepAlive
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.ClientTimeout <= 0 {
-		opts.ClientTimeout = DefaultClientTimeout
-	}
+// NewServer returns a Server for opts. Register tools, resources and
+// prompts before serving.
+func NewServer(opts Options) *Server {
+	opts = opts.withDefaults()
 	s := &Server{
 		opts:     opts,
-		backend:  opts.Backend,
 		keyring:  opts.Keyring,
 		log:      opts.Logger,
 		hub:      opts.Hub,
+		toolMap:  map[string]*tool{},
 		sessions: map[string]*session{},
 		revoked:  map[string]time.Time{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.registerMethods()
-	s.registerTools()
-	if opts.ConformanceFixtures {
-		s.registerFixtures()
-	}
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
-	return s, nil
+	return s
 }
+
+func (o Options) withDefaults() Options {
+	if o.Keyring == nil {
+		o.Keyring = token.NewRandomKeyring()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Hub == nil {
+		o.Hub = &Hub{}
+	}
+	if o.Name == "" {
+		o.Name = "mcpblob"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	positive(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	positive(&o.MaxFileBytes, DefaultMaxFileBytes)
+	positive(&o.SessionTTL, DefaultSessionTTL)
+	positive(&o.RequestStateTTL, DefaultRequestStateTTL)
+	positive(&o.KeepAlive, DefaultKeepAlive)
+	positive(&o.ClientTimeout, DefaultClientTimeout)
+	return o
+}
+
+// positive sets *v to def unless it is positive.
+func positive[T int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Context is the server's context: it ends when the server closes. Work a
+// handler starts that must outlive its call (a sink, a task) hangs off it.
+func (s *Server) Context() context.Context { return s.baseCtx }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
 
 // Hub returns the server's event hub.
 func (s *Server) Hub() *Hub { return s.hub }
@@ -284,44 +249,16 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		return
 	}
 	// The body is scanned, not read whole: large strings are decoded or
-	// spooled as they arrive (reader.go), the rest is held up to
+	// spooled as they arrive (package scan), the rest is held up to
 	// MaxBodyBytes.
-	body, files, err := s.readMessage(r.Body, func(id []byte) map[string]fileSpec {
-		return s.uploads.expected(r.Header.Get(hdrSessionID), id)
-	}, func(method, name, state string) map[string]fileSpec {
-		return s.stateFiles(r.Principal, method, name, state)
-	})
-	defer files.release()
+	sm, err := scan.Read(r.Body, scan.Options{MaxBodyBytes: s.opts.MaxBodyBytes, MaxFileBytes: s.opts.MaxFileBytes,
+		SpoolDir: s.opts.SpoolDir}, &router{s: s, r: r})
+	defer sm.Files.Release()
 	if err != nil {
-		var bad *errBadJSON
-		var abort *errAbort
-		switch {
-		case errors.Is(err, errTooLarge):
-			writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
-		case errors.As(err, &bad):
-			writeError(w, nil, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest))
-		case errors.As(err, &abort):
-			// A rejected file too long to read past: answer now and let
-			// the transport close the connection.
-			s.log.Debug("mcp: request abandoned", "argument", abort.fa.name, "problem", abort.fa.problem)
-			w.SetHeader("Connection", "close")
-			res, _ := json.Marshal(fileError(abort.fa))
-			w.SetStatus(http.StatusOK)
-			w.SetHeader("Content-Type", "application/json")
-			id := json.RawMessage(`null`)
-			if abort.id != nil {
-				id = abort.id
-			}
-			w.SetBody(encodeResult(id, res))
-		default:
-			writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
-		}
+		s.readFailed(w, err)
 		return
 	}
-	msg, kind, perr := parseMessage(body)
-	if msg != nil {
-		msg.files = files
-	}
+	msg, kind, perr := parseMessage(sm)
 	if perr != nil {
 		var id json.RawMessage
 		if msg != nil {
@@ -330,29 +267,46 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		writeError(w, id, perr)
 		return
 	}
-	var params map[string]json.RawMessage
-	if len(msg.Params) > 0 && json.Unmarshal(msg.Params, &params) != nil {
-		writeError(w, msg.ID, newError(CodeInvalidRequest, "Invalid Request: params must be an object", nil).withStatus(http.StatusBadRequest))
+	if s.isModern(r, msg, kind) {
+		s.serveModern(r, w, msg, kind, acc)
 		return
 	}
-	var meta map[string]json.RawMessage
-	if raw, ok := params["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
-		writeError(w, msg.ID, newError(CodeInvalidParams, "Invalid params: _meta must be an object", nil).withStatus(http.StatusBadRequest))
-		return
+	s.serveLegacy(r, w, msg, kind, acc)
+}
+
+// readFailed answers a body the scanner could not read.
+func (s *Server) readFailed(w ResponseWriter, err error) {
+	var bad *scan.BadJSONError
+	var abort *scan.AbortError
+	switch {
+	case errors.Is(err, scan.ErrTooLarge):
+		writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
+	case errors.As(err, &bad):
+		writeError(w, nil, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest))
+	case errors.As(err, &abort):
+		// A rejected file too long to read past: answer now and let the
+		// transport close the connection.
+		s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
+		w.SetHeader("Connection", "close")
+		res, _ := json.Marshal(FileError(abort.File).object())
+		w.SetStatus(http.StatusOK)
+		w.SetHeader("Content-Type", "application/json")
+		id := json.RawMessage(`null`)
+		if abort.ID != nil {
+			id = abort.ID
+		}
+		w.SetBody(envelope(id, res))
+	default:
+		writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
 	}
-	if s.isModern(r, msg, kind, meta) {
-		s.serveModern(r, w, msg, kind, params, meta, acc)
-		return
-	}
-	s.serveLegacy(r, w, msg, kind, params, acc)
 }
 
 // isModern decides the era of a POST (SPEC.md §0): initialize selects the
 // 2025-11-25 family; a request carrying _meta protocolVersion, or a
 // non-legacy MCP-Protocol-Version header without a session, selects
 // 2026-07-28.
-func (s *Server) isModern(r *Request, msg *message, kind msgKind, meta map[string]json.RawMessage) bool {
-	if _, ok := meta[metaProtocolVersion]; ok && kind == kindRequest {
+func (s *Server) isModern(r *Request, msg *message, kind msgKind) bool {
+	if _, ok := msg.meta[metaProtocolVersion]; ok && kind == kindRequest {
 		return true
 	}
 	if msg.Method == "initialize" {
@@ -378,83 +332,31 @@ func methodNameParam(method string) string {
 	return ""
 }
 
-func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind msgKind, params, meta map[string]json.RawMessage, acc acceptance) {
+func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
 	switch kind {
 	case kindResponse:
-		writeError(w, nil, newError(CodeInvalidRequest, "Invalid Request: clients do not send responses in protocol version "+VersionModern, nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, badRequest("clients do not send responses in protocol version "+VersionModern))
 		return
 	case kindNotification:
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
-	var ver string
-	verRaw, hasVer := meta[metaProtocolVersion]
-	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
-		hasVer = false
+	ver, caps, e := modernMeta(msg)
+	if e == nil {
+		e = checkModernHeaders(r.Header, msg, ver)
 	}
-	capsRaw, hasCaps := meta[metaClientCapabilities]
-	if hasCaps && (len(capsRaw) == 0 || capsRaw[0] != '{') {
-		hasCaps = false
-	}
-	switch {
-	case meta == nil:
-		writeError(w, msg.ID, newError(CodeInvalidParams, "Invalid params: params._meta is required", nil).withStatus(http.StatusBadRequest))
-		return
-	case !hasVer || ver == "":
-		writeError(w, msg.ID, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).withStatus(http.StatusBadRequest))
-		return
-	case !hasCaps:
-		writeError(w, msg.ID, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).withStatus(http.StatusBadRequest))
+	if e != nil {
+		writeError(w, msg.ID, e)
 		return
 	}
-	if hv, ok := decodeHeaderValue(r.Header.Get(hdrProtocolVersion)); !ok || hv != ver {
-		writeError(w, msg.ID, headerMismatch("MCP-Protocol-Version does not match _meta "+metaProtocolVersion))
-		return
-	}
-	if ver != VersionModern {
-		writeError(w, msg.ID, newError(CodeUnsupportedVersion, "Unsupported protocol version", map[string]any{
-			"supported": supportedModern, "requested": ver,
-		}).withStatus(http.StatusBadRequest))
-		return
-	}
-	if hm, ok := decodeHeaderValue(r.Header.Get(hdrMethod)); !ok || hm != msg.Method {
-		if r.Header.Get(hdrMethod) == "" {
-			writeError(w, msg.ID, headerMismatch("Mcp-Method header is required"))
-		} else {
-			writeError(w, msg.ID, headerMismatch("Mcp-Method does not match the request method"))
-		}
-		return
-	}
-	if p := methodNameParam(msg.Method); p != "" {
-		var name string
-		raw, present := params[p]
-		if present && json.Unmarshal(raw, &name) != nil {
-			present = false
-		}
-		if e := checkNameHeader(r.Header, name, present); e != nil {
-			writeError(w, msg.ID, e)
-			return
-		}
-	}
-	m := s.methods[msg.Method]
+	m := s.offered(msg.Method)
 	if m == nil || !m.modern {
 		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil).withStatus(http.StatusNotFound))
 		return
 	}
-	c := &call{
-		srv:       s,
-		modern:    true,
-		version:   ver,
-		id:        msg.ID,
-		method:    msg.Method,
-		params:    params,
-		caps:      capsRaw,
-		principal: r.Principal,
-		header:    r.Header,
-		logLevel:  -1,
-		files:     msg.files,
-	}
-	if raw, ok := meta[metaLogLevel]; ok {
+	c := s.newCall(r, msg)
+	c.modern, c.version, c.caps = true, ver, caps
+	if raw, ok := msg.meta[metaLogLevel]; ok {
 		var lv string
 		if json.Unmarshal(raw, &lv) == nil {
 			if n, ok := logLevels[lv]; ok {
@@ -462,43 +364,88 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 			}
 		}
 	}
-	if raw, ok := meta["progressToken"]; ok && string(raw) != "null" {
+	s.precheckAndRespond(w, c, m, acc)
+}
+
+// modernMeta reads the protocol version and client capabilities every
+// 2026-07-28 request carries in params._meta.
+func modernMeta(msg *message) (string, json.RawMessage, *Error) {
+	var ver string
+	verRaw, hasVer := msg.meta[metaProtocolVersion]
+	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
+		hasVer = false
+	}
+	caps, hasCaps := msg.meta[metaClientCapabilities]
+	if hasCaps && (len(caps) == 0 || caps[0] != '{') {
+		hasCaps = false
+	}
+	switch {
+	case msg.meta == nil:
+		return "", nil, newError(CodeInvalidParams, "Invalid params: params._meta is required", nil).withStatus(http.StatusBadRequest)
+	case !hasVer || ver == "":
+		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).withStatus(http.StatusBadRequest)
+	case !hasCaps:
+		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).withStatus(http.StatusBadRequest)
+	}
+	return ver, caps, nil
+}
+
+// checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and
+// Mcp-Name against the body (SPEC.md §2.2).
+func checkModernHeaders(h Header, msg *message, ver string) *Error {
+	if hv, ok := decodeHeaderValue(h.Get(hdrProtocolVersion)); !ok || hv != ver {
+		return headerMismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
+	}
+	if ver != VersionModern {
+		return newError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
+			"supported": supportedModern, "requested": ver,
+		}).withStatus(http.StatusBadRequest)
+	}
+	if hm, ok := decodeHeaderValue(h.Get(hdrMethod)); !ok || hm != msg.Method {
+		if h.Get(hdrMethod) == "" {
+			return headerMismatch("Mcp-Method header is required")
+		}
+		return headerMismatch("Mcp-Method does not match the request method")
+	}
+	if p := methodNameParam(msg.Method); p != "" {
+		var name string
+		raw, present := msg.params[p]
+		if present && json.Unmarshal(raw, &name) != nil {
+			present = false
+		}
+		return checkNameHeader(h, name, present)
+	}
+	return nil
+}
+
+// newCall is the call a request starts.
+func (s *Server) newCall(r *Request, msg *message) *Call {
+	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.params, meta: msg.meta, args: msg.args,
+		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.files}
+	if raw, ok := msg.meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
+	return c
+}
+
+func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc acceptance) {
 	if m.precheck != nil {
 		if e := m.precheck(c); e != nil {
-			writeError(w, msg.ID, e)
+			writeError(w, c.id, e)
 			return
 		}
 	}
 	s.respond(w, c, m, acc)
 }
 
-func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind msgKind, params map[string]json.RawMessage, acc acceptance) {
+func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
 	if kind == kindRequest && msg.Method == "initialize" {
-		s.initialize(r, w, msg, params)
+		s.initialize(r, w, msg)
 		return
 	}
-	sid := r.Header.Get(hdrSessionID)
-	if sid == "" {
-		if kind == kindRequest && msg.Method == "server/discover" {
-			// A discovery probe without _meta: answer as the legacy
-			// transport does so dual-era clients fall back.
-			writeError(w, msg.ID, newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest))
-			return
-		}
-		writeError(w, nil, newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest))
-		return
-	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
-		return
-	}
-	if hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); hv != "" && !legacyVersions[hv] {
-		writeError(w, nil, newError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, map[string]any{
-			"supported": legacyList(),
-		}).withStatus(http.StatusBadRequest))
+	sess, e := s.legacySession(r, msg, kind)
+	if e != nil {
+		writeError(w, e.id, e.err)
 		return
 	}
 	switch kind {
@@ -507,49 +454,50 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind ms
 		w.SetStatus(http.StatusAccepted)
 		return
 	case kindNotification:
-		sess.notification(msg.Method, params)
+		sess.notification(msg.Method, msg.params)
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
-	m := s.methods[msg.Method]
+	m := s.offered(msg.Method)
 	if m == nil || !m.legacy {
 		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil))
 		return
 	}
-	c := &call{
-		srv:       s,
-		version:   sess.version,
-		id:        msg.ID,
-		method:    msg.Method,
-		params:    params,
-		caps:      sess.caps,
-		principal: r.Principal,
-		header:    r.Header,
-		sess:      sess,
-		logLevel:  -1,
-		files:     msg.files,
-	}
-	if raw, ok := metaOf(params)["progressToken"]; ok && string(raw) != "null" {
-		c.progressToken = raw
-	}
-	if m.precheck != nil {
-		if e := m.precheck(c); e != nil {
-			writeError(w, msg.ID, e)
-			return
+	c := s.newCall(r, msg)
+	c.version, c.caps, c.sess = sess.version, sess.caps, sess
+	s.precheckAndRespond(w, c, m, acc)
+}
+
+type idError struct {
+	id  json.RawMessage
+	err *Error
+}
+
+// legacySession finds the session of a 2025-11-25 message.
+func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session, *idError) {
+	sid := r.Header.Get(hdrSessionID)
+	if sid == "" {
+		e := &idError{err: newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest)}
+		if kind == kindRequest && msg.Method == "server/discover" {
+			// A discovery probe without _meta: answer as the legacy
+			// transport does so dual-era clients fall back.
+			e.id = msg.ID
 		}
+		return nil, e
 	}
-	s.respond(w, c, m, acc)
+	sess := s.lookupSession(sid, r.Principal)
+	if sess == nil {
+		return nil, &idError{err: newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound)}
+	}
+	if hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); hv != "" && !legacyVersions[hv] {
+		return nil, &idError{err: newError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
+			"supported": legacyList(),
+		}).withStatus(http.StatusBadRequest)}
+	}
+	return sess, nil
 }
 
 func legacyList() []string { return []string{Version20251125, Version20250618, Version20250326} }
-
-func metaOf(params map[string]json.RawMessage) map[string]json.RawMessage {
-	var meta map[string]json.RawMessage
-	if raw, ok := params["_meta"]; ok {
-		_ = json.Unmarshal(raw, &meta)
-	}
-	return meta
-}
 
 func (s *Server) handleGet(r *Request, w ResponseWriter) {
 	sid := r.Header.Get(hdrSessionID)
@@ -611,9 +559,3 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 	w.SetStatus(http.StatusOK)
 }
 
-func setSSEHeaders(w ResponseWriter) {
-	w.SetStatus(http.StatusOK)
-	w.SetHeader("Content-Type", "text/event-stream")
-	w.SetHeader("Cache-Control", "no-cache")
-	w.SetHeader("X-Accel-Buffering", "no")
-}

@@ -57,7 +57,7 @@ func (s *Server) newSession(id, version string, caps json.RawMessage, expires ti
 }
 
 // initialize answers the initialize request and mints a session.
-func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params map[string]json.RawMessage) {
+func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
@@ -85,7 +85,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params m
 	}
 	sid, err := s.keyring.Sign(claims)
 	if err != nil {
-		writeError(w, msg.ID, s.toError(&call{method: "initialize"}, err))
+		writeError(w, msg.ID, s.toError(&Call{method: "initialize"}, err))
 		return
 	}
 	sess := s.newSession(sid, ver, caps, exp)
@@ -97,7 +97,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params m
 	}
 	s.mu.Unlock()
 
-	res := obj{
+	res := Object{
 		"protocolVersion": ver,
 		"capabilities":    s.capabilities(false, caps),
 		"serverInfo":      s.serverInfo(),
@@ -112,7 +112,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message, params m
 	w.SetStatus(http.StatusOK)
 	w.SetHeader("Content-Type", "application/json")
 	w.SetHeader(hdrSessionID, sid)
-	w.SetBody(encodeResult(msg.ID, b))
+	w.SetBody(envelope(msg.ID, b))
 }
 
 // lookupSession validates sid for principal and returns its state.
@@ -215,11 +215,11 @@ func (sess *session) deliver(m *message) {
 	ch := sess.pending[idKey(m.ID)]
 	sess.mu.Unlock()
 	if ch != nil {
-		m.files.keep() // the waiting request owns them now
+		m.files.Keep() // the waiting request owns them now
 		select {
 		case ch <- m:
 		default:
-			m.files.discard()
+			m.files.Discard()
 		}
 	}
 }
@@ -326,14 +326,14 @@ func (s *Server) legacyEventMessage(sess *session, ev Event) []byte {
 	switch ev.Kind {
 	case ResourceUpdated:
 		if sess.subscribed(ev.URI) {
-			return encodeNotification("notifications/resources/updated", obj{"uri": ev.URI})
+			return encodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
 		}
 	case ResourceListChanged:
 		return encodeNotification("notifications/resources/list_changed", nil)
 	case ToolListChanged:
 		return encodeNotification("notifications/tools/list_changed", nil)
 	case PromptListChanged:
-		if s.fixtures != nil {
+		if len(s.prompts) > 0 {
 			return encodeNotification("notifications/prompts/list_changed", nil)
 		}
 	}

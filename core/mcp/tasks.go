@@ -45,9 +45,9 @@ type task struct {
 	mu        sync.Mutex
 	status    string
 	updated   time.Time
-	result    obj
+	result    Object
 	err       *Error
-	pending   map[string]inputReq        // unanswered input requests
+	pending   map[string]InputRequest        // unanswered input requests
 	answers   map[string]json.RawMessage // answers not yet consumed
 	answered  chan struct{}              // signalled on every tasks/update
 	expiresAt time.Time
@@ -58,9 +58,14 @@ type taskStore struct {
 	tasks map[string]*task
 }
 
+// enableTasks offers the tasks extension and its methods (once a tool
+// supports tasks).
 func (s *Server) enableTasks() {
+	if s.tasks != nil {
+		return
+	}
 	s.tasks = &taskStore{tasks: map[string]*task{}}
-	needExt := func(c *call) *Error {
+	needExt := func(c *Call) *Error {
 		if !c.hasExtension(ExtTasks) {
 			return missingExtension(ExtTasks)
 		}
@@ -73,7 +78,7 @@ func (s *Server) enableTasks() {
 }
 
 // hasExtension reports whether the client's capabilities list extension id.
-func (c *call) hasExtension(id string) bool {
+func (c *Call) hasExtension(id string) bool {
 	var caps struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
@@ -86,20 +91,21 @@ func (c *call) hasExtension(id string) bool {
 
 func missingExtension(id string) *Error {
 	return newError(CodeMissingCapability, "Missing required client capability: extension "+id,
-		obj{"requiredCapabilities": obj{"extensions": obj{id: obj{}}}}).withStatus(http.StatusBadRequest)
+		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).withStatus(http.StatusBadRequest)
 }
 
-// tasksOK reports whether this call may answer with a CreateTaskResult.
-func (c *call) tasksOK() bool {
+// TasksOK reports whether this call may answer with a CreateTaskResult.
+func (c *Call) TasksOK() bool {
 	return c.modern && c.srv.tasks != nil && c.task == nil && c.hasExtension(ExtTasks)
 }
 
-// asTask runs work in the background as a task when the client negotiated
-// the tasks extension and returns the CreateTaskResult; otherwise it runs
-// work synchronously. The task's call has no stream and outlives the
-// request.
-func (c *call) asTask(work func(tc *call) (obj, error)) (obj, error) {
-	if !c.tasksOK() {
+// RunAsTask runs work in the background as a task (SEP-2663) when the
+// client negotiated the tasks extension and answers with the
+// CreateTaskResult; otherwise it runs work now and answers with its result.
+// The task's call has no stream and outlives the request; it asks for input
+// with Input as usual (the client answers through tasks/update).
+func (c *Call) RunAsTask(work func(tc *Call) (*ToolResult, error)) (*ToolResult, error) {
+	if !c.TasksOK() {
 		return work(c)
 	}
 	s := c.srv
@@ -120,7 +126,7 @@ func (c *call) asTask(work func(tc *call) (obj, error)) (obj, error) {
 		res, err := runTask(&tc, work)
 		t.finish(res, err, s)
 	}()
-	return obj{
+	return &ToolResult{special: Object{
 		"resultType":     "task",
 		"taskId":         t.id,
 		"status":         taskWorking,
@@ -128,20 +134,27 @@ func (c *call) asTask(work func(tc *call) (obj, error)) (obj, error) {
 		"lastUpdatedAt":  now.Format(time.RFC3339Nano),
 		"ttlMs":          taskTTL.Milliseconds(),
 		"pollIntervalMs": taskPollInterval.Milliseconds(),
-	}, nil
+	}}, nil
 }
 
-func runTask(c *call, work func(*call) (obj, error)) (res obj, err error) {
+func runTask(c *Call, work func(*Call) (*ToolResult, error)) (res Object, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("mcp: task panic", "task", c.task.id, "panic", p)
 			res, err = nil, newError(CodeInternalError, "Internal error", nil)
 		}
 	}()
-	return work(c)
+	r, err := work(c)
+	if err != nil {
+		if o, ierr := c.srv.inputOutcome(c, err); o != nil || ierr != nil {
+			return o, ierr
+		}
+		return nil, err
+	}
+	return r.object(), nil
 }
 
-func (t *task) finish(res obj, err error, s *Server) {
+func (t *task) finish(res Object, err error, s *Server) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.status == taskCancelled {
@@ -151,7 +164,7 @@ func (t *task) finish(res obj, err error, s *Server) {
 	t.pending = nil
 	if err != nil {
 		t.status = taskFailed
-		t.err = s.toError(&call{method: "tools/call"}, err)
+		t.err = s.toError(&Call{method: "tools/call"}, err)
 		return
 	}
 	t.status, t.result = taskCompleted, res
@@ -161,10 +174,10 @@ func (t *task) finish(res obj, err error, s *Server) {
 // input_required with the requests until tasks/update has answered every
 // key (answers may arrive over several updates; tasks/update does the
 // bookkeeping so tasks/get is current as soon as it is acknowledged).
-func (c *call) input(reqs map[string]inputReq) (map[string]json.RawMessage, error) {
+func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, error) {
 	t := c.task
 	t.mu.Lock()
-	t.pending = map[string]inputReq{}
+	t.pending = map[string]InputRequest{}
 	for k, r := range reqs {
 		t.pending[k] = r
 	}
@@ -174,7 +187,10 @@ func (c *call) input(reqs map[string]inputReq) (map[string]json.RawMessage, erro
 	for {
 		t.mu.Lock()
 		if len(t.pending) == 0 {
-			got := t.answers
+			got := map[string]*Answer{}
+			for k, v := range t.answers {
+				got[k] = &Answer{Result: v, path: "/params/inputResponses/" + k + "/content/"}
+			}
 			t.answers = map[string]json.RawMessage{}
 			t.mu.Unlock()
 			return got, nil
@@ -209,7 +225,7 @@ func (ts *taskStore) add(t *task) {
 	ts.tasks[t.id] = t
 }
 
-func (s *Server) lookupTask(c *call) (*task, error) {
+func (s *Server) lookupTask(c *Call) (*task, error) {
 	var id string
 	if e := c.param("taskId", &id); e != nil {
 		return nil, e
@@ -218,19 +234,19 @@ func (s *Server) lookupTask(c *call) (*task, error) {
 	t := s.tasks.tasks[id]
 	s.tasks.mu.Unlock()
 	if t == nil || t.principal != c.principal || time.Now().After(t.expiresAt) {
-		return nil, newError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), obj{"taskId": id})
+		return nil, newError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), Object{"taskId": id})
 	}
 	return t, nil
 }
 
-func (s *Server) tasksGet(c *call) (any, error) {
+func (s *Server) tasksGet(c *Call) (any, error) {
 	t, err := s.lookupTask(c)
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	res := obj{
+	res := Object{
 		"taskId":         t.id,
 		"status":         t.status,
 		"createdAt":      t.created.Format(time.RFC3339Nano),
@@ -244,23 +260,23 @@ func (s *Server) tasksGet(c *call) (any, error) {
 	case taskFailed:
 		res["error"] = t.err
 	case taskInputRequired:
-		irs := obj{}
+		irs := Object{}
 		for k, r := range t.pending {
-			irs[k] = obj{"method": r.method, "params": r.params}
+			irs[k] = Object{"method": r.Method, "params": r.Params}
 		}
 		res["inputRequests"] = irs
 	}
 	return res, nil
 }
 
-func (s *Server) tasksUpdate(c *call) (any, error) {
+func (s *Server) tasksUpdate(c *Call) (any, error) {
 	t, err := s.lookupTask(c)
 	if err != nil {
 		return nil, err
 	}
-	responses, e := inputResponses(c)
-	if e != nil {
-		return nil, e
+	responses, err := c.inputResponses()
+	if err != nil {
+		return nil, err
 	}
 	t.mu.Lock()
 	for k, v := range responses {
@@ -277,10 +293,10 @@ func (s *Server) tasksUpdate(c *call) (any, error) {
 	case t.answered <- struct{}{}:
 	default:
 	}
-	return obj{}, nil
+	return Object{}, nil
 }
 
-func (s *Server) tasksCancel(c *call) (any, error) {
+func (s *Server) tasksCancel(c *Call) (any, error) {
 	t, err := s.lookupTask(c)
 	if err != nil {
 		return nil, err
@@ -293,5 +309,5 @@ func (s *Server) tasksCancel(c *call) (any, error) {
 		t.cancel()
 	}
 	t.mu.Unlock()
-	return obj{}, nil
+	return Object{}, nil
 }

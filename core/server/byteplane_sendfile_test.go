@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"net"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
@@ -140,7 +140,7 @@ func TestSendfileObserved(t *testing.T) {
 
 	c := &bpClient{t: t, base: "http://" + addr, hc: &http.Client{Timeout: time.Minute}}
 	s := c.session(false, streamCaps)
-	r := s.stream(mcp.BlobURI("big/blob.bin"))
+	r := s.stream(blobs.URI("big/blob.bin"))
 	if r.status != 200 || r.sum() != want {
 		t.Fatalf("resources/stream: %d, %d bytes", r.status, len(r.body))
 	}
@@ -200,7 +200,7 @@ func TestDownloadMemoryFlat(t *testing.T) {
 		t.Run(tc.be.name, func(t *testing.T) {
 			b := tc.be.new(t)
 			want := writeBlob(t, b, "huge.bin", "application/octet-stream", tc.size)
-			c := newBPClient(t, Options{Backend: b, MCP: mcp.Options{StreamMode: mcp.StreamDirect}})
+			c := newBPClient(t, Options{Backend: b, Blobs: blobs.Options{StreamMode: blobs.StreamDirect}})
 			link := c.link("huge.bin", "")
 			s := c.session(true, streamCaps)
 			for _, path := range []string{"/d", "/v1", "resources/stream"} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -131,7 +132,7 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 		h.Set("Accept-Ranges", "bytes")
 		// SEP-2532: a downloadUrl answers with the headers of a direct
 		// resources/stream answer, MCP-Resource-Uri included.
-		h.Set(mcp.HeaderResourceURI, mcp.BlobURI(info.Key))
+		h.Set(mcp.HeaderResourceURI, blobs.URI(info.Key))
 		if info.ETag != "" {
 			h.Set("ETag", info.ETag)
 		}
@@ -148,10 +149,10 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 		h.Set("Content-Type", mediaTypeOf(info))
 		name := bs.filename
 		if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
-			name = mcp.DownloadName(info)
+			name = blobs.DownloadName(info)
 		}
 		if name != "" {
-			h.Set("Content-Disposition", mcp.ContentDisposition("attachment", name))
+			h.Set("Content-Disposition", blobs.ContentDisposition("attachment", name))
 		}
 		off, n, status := int64(0), info.Size, http.StatusOK
 		if rv := string(ctx.Request.Header.Peek("Range")); rv != "" {

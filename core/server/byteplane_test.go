@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -229,12 +229,12 @@ func TestResourcesStream(t *testing.T) {
 	sum := sha256.Sum256(data)
 	want := hex.EncodeToString(sum[:])
 	const key = "dir/résumé ü.bin"
-	uri := mcp.BlobURI(key)
+	uri := blobs.URI(key)
 	for _, be := range byteplaneBackends() {
-		for _, mode := range []string{mcp.StreamDirect, mcp.StreamRedirect, mcp.StreamURL} {
+		for _, mode := range []string{blobs.StreamDirect, blobs.StreamRedirect, blobs.StreamURL} {
 			t.Run(be.name+"/"+mode, func(t *testing.T) {
 				backend := be.new(t)
-				c := newBPClient(t, Options{Backend: backend, MCP: mcp.Options{StreamMode: mode}})
+				c := newBPClient(t, Options{Backend: backend, Blobs: blobs.Options{StreamMode: mode}})
 				if r := c.put(key, data, map[string]string{"Content-Type": "application/x-test",
 					"Content-Disposition": `attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%20%C3%BC.bin`}); r.status != 201 {
 					t.Fatalf("PUT: %d %s", r.status, r.body)
@@ -245,13 +245,13 @@ func TestResourcesStream(t *testing.T) {
 					s := c.session(modern, streamCaps)
 					r := s.stream(uri)
 					effective := mode
-					if mode == mcp.StreamRedirect && !presigns {
-						effective = mcp.StreamDirect
+					if mode == blobs.StreamRedirect && !presigns {
+						effective = blobs.StreamDirect
 					}
 					switch effective {
-					case mcp.StreamDirect:
+					case blobs.StreamDirect:
 						checkDirect(t, era, r, uri, data, want)
-					case mcp.StreamRedirect:
+					case blobs.StreamRedirect:
 						if r.status != http.StatusFound || r.header.Get("MCP-Resource-Uri") != uri || r.header.Get("Location") == "" {
 							t.Fatalf("%s redirect: %d %v %s", era, r.status, r.header, r.body)
 						}
@@ -262,7 +262,7 @@ func TestResourcesStream(t *testing.T) {
 						if ct, cd := got.header.Get("Content-Type"), got.header.Get("Content-Disposition"); ct != "application/x-test" || !strings.Contains(cd, "filename*=UTF-8''r%C3%A9sum%C3%A9%20%C3%BC.bin") {
 							t.Errorf("%s presigned GET headers: %q %q", era, ct, cd)
 						}
-					case mcp.StreamURL:
+					case blobs.StreamURL:
 						var res struct {
 							Result struct {
 								URI, MimeType, DownloadURL string
@@ -731,7 +731,7 @@ func TestGetDownloadLinkTool(t *testing.T) {
 func TestEmptyBlob(t *testing.T) {
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
-			c := newBPClient(t, Options{Backend: be.new(t), MCP: mcp.Options{StreamMode: mcp.StreamDirect}})
+			c := newBPClient(t, Options{Backend: be.new(t), Blobs: blobs.Options{StreamMode: blobs.StreamDirect}})
 			if r := c.put("empty", nil, nil); r.status != 201 {
 				t.Fatalf("PUT empty: %d %s", r.status, r.body)
 			}

@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"mime"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -77,7 +77,7 @@ func TestConditionals(t *testing.T) {
 
 func TestContentDisposition(t *testing.T) {
 	for _, name := range []string{"a.txt", "résumé ü.pdf", `we"ird\name;x=1.txt`, "日本語.bin", "100% sure.txt"} {
-		v := mcp.ContentDisposition("attachment", name)
+		v := blobs.ContentDisposition("attachment", name)
 		_, params, err := mime.ParseMediaType(v)
 		if err != nil || params["filename"] != name {
 			t.Errorf("ContentDisposition(%q) = %q: parses as %q, %v", name, v, params["filename"], err)

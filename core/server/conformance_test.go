@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/mcpblob/mcpblob/core/conformance"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,7 @@ func firstExisting(paths ...string) string {
 func startInteropServer(t *testing.T) string {
 	be := newMemBackend()
 	be.put("interop/hello.txt", "text/plain", []byte("hello \"text\"\n"))
-	base, _ := startTestServer(t, Options{Backend: be, ConformanceFixtures: true})
+	base, _ := startTestServer(t, Options{Backend: be, Extend: conformance.Register})
 	return base + "/mcp"
 }
 

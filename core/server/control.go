@@ -21,7 +21,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -153,7 +153,7 @@ type blobJSON struct {
 }
 
 func blobObject(info storage.Info) blobJSON {
-	b := blobJSON{URI: mcp.BlobURI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
+	b := blobJSON{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
 		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
@@ -280,7 +280,7 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 		s.apiStorageError(ctx, "commit", key, err)
 		return
 	}
-	s.mcp.Hub().PublishBlobChange(key)
+	s.blobs.Changed(key)
 	writeJSON(ctx, http.StatusCreated, blobObject(info))
 }
 
@@ -339,7 +339,7 @@ func (s *Server) deleteBlob(ctx *fasthttp.RequestCtx, key string) {
 		s.apiStorageError(ctx, "delete", key, err)
 		return
 	}
-	s.mcp.Hub().PublishBlobChange(key)
+	s.blobs.Changed(key)
 	ctx.SetStatusCode(http.StatusNoContent)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -69,10 +69,10 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 	}
 	name := c.Filename
 	if name == "" {
-		name = mcp.DownloadName(info)
+		name = blobs.DownloadName(info)
 	}
 	u, err := p.PresignGet(context.Background(), c.Object, presignTTL(c.Expires), storage.PresignOptions{
-		ContentType: mediaTypeOf(info), ContentDisposition: mcp.ContentDisposition("attachment", name)})
+		ContentType: mediaTypeOf(info), ContentDisposition: blobs.ContentDisposition("attachment", name)})
 	if err != nil {
 		s.apiStorageError(ctx, "presign", c.Object, err)
 		return

@@ -21,6 +21,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -70,9 +71,10 @@ type Options struct {
 	// AllowedHosts, when set, restricts the Host header on non-loopback
 	// binds (hostnames, any port).
 	AllowedHosts []string
-	// ConformanceFixtures registers the conformance suite's fixture tools,
-	// resources and prompts.
-	ConformanceFixtures bool
+	// Extend registers further tools, resources and prompts on the MCP
+	// endpoint after the blob application's (cmd adds the conformance
+	// fixtures this way; a Go program its own tools).
+	Extend func(*mcp.Server)
 	// Name and Version form serverInfo. Defaults "mcpblob", "dev".
 	Name, Version string
 	// Instructions is the optional MCP instructions text.
@@ -105,8 +107,12 @@ type Options struct {
 	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
 	// the fields above override its Backend, Keyring, Logger, Name, Version,
-	// Instructions, ConformanceFixtures and MaxBodyBytes.
+	// Instructions and MaxBodyBytes.
 	MCP mcp.Options
+	// Blobs carries further tuning of the blob application (stream mode,
+	// text size rule, page size, link lifetime, upload accept list); the
+	// fields above override its Backend, Keyring, Logger and PublicURL.
+	Blobs blobs.Options
 }
 
 // Server serves the MCP endpoint and the operations endpoints.
@@ -114,6 +120,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	mcp      *mcp.Server
+	blobs    *blobs.App
 	fs       *fasthttp.Server
 	keys     []authKey
 	loopback bool
@@ -179,11 +186,10 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	mo := opts.MCP
-	mo.Backend, mo.Keyring, mo.Logger = opts.Backend, opts.Keyring, opts.Logger
+	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
-	mo.PublicURL = opts.PublicURL
-	mo.ConformanceFixtures, mo.MaxBodyBytes = opts.ConformanceFixtures, opts.MaxBodyBytes
-	if s.mcp, err = mcp.NewServer(mo); err != nil {
+	mo.MaxBodyBytes = opts.MaxBodyBytes
+	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
 	s.fs = &fasthttp.Server{
@@ -220,6 +226,32 @@ func (s *Server) checkPosture() error {
 // MCP returns the MCP endpoint (for its event Hub).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
+// Blobs returns the blob application (upload progress and completion).
+func (s *Server) Blobs() *blobs.App { return s.blobs }
+
+// newMCP builds the MCP endpoint: the protocol server, the blob
+// application registered on it, then Options.Extend.
+func (s *Server) newMCP(mo mcp.Options) error {
+	s.mcp = mcp.NewServer(mo)
+	bo := s.opts.Blobs
+	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
+	if bo.MaxFileBytes <= 0 {
+		bo.MaxFileBytes = mo.MaxFileBytes
+	}
+	if bo.WaitTimeout <= 0 {
+		bo.WaitTimeout = mo.ClientTimeout
+	}
+	var err error
+	if s.blobs, err = blobs.New(bo); err != nil {
+		return err
+	}
+	s.blobs.Register(s.mcp)
+	if s.opts.Extend != nil {
+		s.opts.Extend(s.mcp)
+	}
+	return nil
+}
+
 // ListenAndServe listens on Options.Listen and serves until Shutdown.
 func (s *Server) ListenAndServe() error {
 	ln, err := net.Listen("tcp", s.opts.Listen)
@@ -242,7 +274,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	s.serving = true
 	s.mu.Unlock()
-	s.log.Info("server: serving", "addr", ln.Addr().String(), "fixtures", s.opts.ConformanceFixtures)
+	s.log.Info("server: serving", "addr", ln.Addr().String())
 	return s.fs.Serve(ln)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/mcpblob/mcpblob/core/conformance"
 	"io"
 	"net/http"
 	"strings"
@@ -142,7 +143,7 @@ func TestLegacyGetStreamNotifications(t *testing.T) {
 }
 
 func TestLegacyElicitationRoundTrip(t *testing.T) {
-	base, _ := startTestServer(t, Options{ConformanceFixtures: true})
+	base, _ := startTestServer(t, Options{Extend: conformance.Register})
 	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`
 	resp := c.post(body, nil)
@@ -165,7 +166,7 @@ func TestLegacyElicitationRoundTrip(t *testing.T) {
 }
 
 func TestLegacyCancellation(t *testing.T) {
-	base, _ := startTestServer(t, Options{ConformanceFixtures: true})
+	base, _ := startTestServer(t, Options{Extend: conformance.Register})
 	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
 	resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`, nil)
 	resp.Body.Close()
@@ -248,7 +249,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 // receives the result there; replaying from the start of the stream again
 // repeats the stored events.
 func TestLegacyResume(t *testing.T) {
-	c := newTestClient(t, Options{ConformanceFixtures: true}, true)
+	c := newTestClient(t, Options{Extend: conformance.Register}, true)
 	resp := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_reconnection","arguments":{}}}`, nil)
 	body, err := io.ReadAll(resp.Body) // the server closes it mid-call
 	resp.Body.Close()

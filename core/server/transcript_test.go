@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/conformance"
 	"io"
 	"net"
 	"net/http"
@@ -137,7 +138,10 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	comment, secs := parseTxtar(string(data))
-	opts := Options{ConformanceFixtures: strings.Contains(comment, "fixtures: on")}
+	opts := Options{}
+	if strings.Contains(comment, "fixtures: on") {
+		opts.Extend = conformance.Register
+	}
 	if strings.Contains(comment, "auth: on") {
 		opts.AuthKeys = []string{HashKey("secret-key") + " alice"}
 	}

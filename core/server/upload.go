@@ -14,7 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -65,7 +65,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		}
 		return
 	}
-	var data mcp.UploadTokenData
+	var data blobs.UploadTokenData
 	if len(claims.Data) > 0 {
 		_ = json.Unmarshal(claims.Data, &data)
 	}
@@ -80,7 +80,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	if claims.Object == "" {
 		// Reuse check for server-picked keys (uploads/<id>/<name>): any
 		// object under the upload's prefix means the token was used.
-		page, err := s.opts.Backend.List(context.Background(), mcp.UploadPrefix(claims.Nonce), "", 1)
+		page, err := s.opts.Backend.List(context.Background(), blobs.UploadPrefix(claims.Nonce), "", 1)
 		if err == nil && len(page.Items) > 0 {
 			s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used")
 			return
@@ -122,7 +122,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	finishBody(ctx, up.body)
-	s.mcp.UploadDone(claims.Nonce, infos)
+	s.blobs.UploadDone(claims.Nonce, infos)
 	files := make([]blobJSON, len(infos))
 	for i, info := range infos {
 		files[i] = blobObject(info)
@@ -145,7 +145,7 @@ type upload struct {
 	srv    *Server
 	ctx    *fasthttp.RequestCtx
 	claims token.Claims
-	data   mcp.UploadTokenData
+	data   blobs.UploadTokenData
 	max    int64
 	body   io.Reader
 	total  int64 // Content-Length, -1 unknown
@@ -166,7 +166,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if c.n-c.up.lastP >= uploadProgressEvery {
 		c.up.lastP = c.n
-		c.up.srv.mcp.UploadProgress(c.up.claims.Nonce, c.n, c.up.total)
+		c.up.srv.blobs.UploadProgress(c.up.claims.Nonce, c.n, c.up.total)
 	}
 	return n, err
 }

@@ -282,7 +282,8 @@ func TestRequestUploadModern(t *testing.T) {
 		// With requestState before inputResponses, the answer is bounded by
 		// the field's maxSize while it arrives.
 		r = modernCall(t, c, caps, `,"arguments":{"maxSize":1000}`) // the later arguments member wins
-		res = modernCall(t, c, caps, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
+		// The retry repeats the arguments the requestState was issued for.
+		res = modernCall(t, c, caps, `,"arguments":{"maxSize":1000},"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
 		if !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
 			t.Fatalf("maxSize %+v", res)
 		}

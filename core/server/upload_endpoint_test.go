@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"mime/multipart"
 	"net"
@@ -16,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -180,7 +180,7 @@ func TestUploadEndpoint(t *testing.T) {
 	})
 
 	t.Run("multiple parts", func(t *testing.T) {
-		data, _ := json.Marshal(mcp.UploadTokenData{Field: "files", Mode: "binary", Multiple: true})
+		data, _ := json.Marshal(blobs.UploadTokenData{Field: "files", Mode: "binary", Multiple: true})
 		id := token.NewUploadID()
 		tok, err := srv.opts.Keyring.Sign(token.Claims{Purpose: token.PurposeUpload, Principal: "alice", MaxSize: 1 << 20,
 			Nonce: id, Expires: time.Now().Add(time.Minute), Data: data})

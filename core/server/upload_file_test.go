@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -84,10 +85,8 @@ func listAll(t *testing.T, st storage.Backend) []string {
 // isError text and that nothing is stored on failure.
 func TestUploadFileInputs(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st, MCP: mcp.Options{
-		MaxFileBytes: 1 << 20,
-		UploadAccept: []string{"image/*", "text/plain", "application/pdf"},
-	}}, true)
+	c := newTestClient(t, Options{Backend: st, MCP: mcp.Options{MaxFileBytes: 1 << 20},
+		Blobs: blobs.Options{UploadAccept: []string{"image/*", "text/plain", "application/pdf"}}}, true)
 	big := base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
 	const accepted = "image/*, text/plain, application/pdf"

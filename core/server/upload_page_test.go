@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -15,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -103,7 +103,7 @@ func TestUploadPageChromium(t *testing.T) {
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: slowBackend{st}})
 	// A URL-mode elicitation's link, as request_upload mints it.
-	data, _ := json.Marshal(mcp.UploadTokenData{Field: "file", Mode: "url"})
+	data, _ := json.Marshal(blobs.UploadTokenData{Field: "file", Mode: "url"})
 	tok, err := srv.opts.Keyring.Sign(token.Claims{Purpose: token.PurposeUpload, MaxSize: 64 << 20,
 		Nonce: token.NewUploadID(), Expires: time.Now().Add(time.Minute), Data: data})
 	if err != nil {

@@ -1,0 +1,130 @@
+package blobs
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// Stream modes of Options.StreamMode.
+const (
+	StreamDirect   = "direct"
+	StreamRedirect = "redirect"
+	StreamURL      = "url"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMaxTextBytes = 16 << 20
+	DefaultPageSize     = 100
+	DefaultLinkTTL      = 15 * time.Minute
+	DefaultUploadTTL    = 15 * time.Minute
+	DefaultMaxFileBytes = mcp.DefaultMaxFileBytes
+	DefaultWaitTimeout  = mcp.DefaultClientTimeout
+)
+
+// Options configure an [App]. Only Backend is required.
+type Options struct {
+	// Backend stores the blobs.
+	Backend storage.Backend
+	// Keyring signs download links and upload tokens; nil: a random one
+	// (links then verify on this process only).
+	Keyring *token.Keyring
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// PublicURL is the base of minted URLs (download links, upload
+	// endpoints, the upload page). Default "http://127.0.0.1:8080".
+	PublicURL string
+	// MaxTextBytes: text blobs (text/*, JSON, XML… that are valid UTF-8) up
+	// to this size are read as text, larger ones as base64. Default 16 MiB.
+	MaxTextBytes int64
+	// PageSize is the page size of listings. Default 100.
+	PageSize int
+	// StreamMode selects how resources/stream answers: StreamDirect,
+	// StreamRedirect (302 to a presigned URL; stores that cannot presign
+	// fall back to direct) or StreamURL (a signed downloadUrl). Default:
+	// redirect when the store presigns, else direct.
+	StreamMode string
+	// LinkTTL is the lifetime of the links and redirects the tools mint.
+	// Default 15 min.
+	LinkTTL time.Duration
+	// MaxFileBytes bounds an uploaded file. Default 1 GiB.
+	MaxFileBytes int64
+	// UploadAccept is upload_file's accept list; nil: any media type.
+	UploadAccept []string
+	// WaitTimeout bounds request_upload's wait for a URL-mode upload.
+	// Default 5 min.
+	WaitTimeout time.Duration
+}
+
+// App is the blob application. Create it with New and Register it on a
+// protocol server.
+type App struct {
+	opts    Options
+	backend storage.Backend
+	keyring *token.Keyring
+	log     *slog.Logger
+	hub     *mcp.Hub
+	uploads waiters
+}
+
+// New returns the App for opts.
+func New(opts Options) (*App, error) {
+	if opts.Backend == nil {
+		return nil, errors.New("blobs: Options.Backend is required")
+	}
+	if opts.Keyring == nil {
+		opts.Keyring = token.NewRandomKeyring()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.PublicURL == "" {
+		opts.PublicURL = "http://127.0.0.1:8080"
+	}
+	setDefault(&opts.MaxTextBytes, DefaultMaxTextBytes)
+	setDefault(&opts.PageSize, DefaultPageSize)
+	setDefault(&opts.LinkTTL, DefaultLinkTTL)
+	setDefault(&opts.MaxFileBytes, DefaultMaxFileBytes)
+	setDefault(&opts.WaitTimeout, DefaultWaitTimeout)
+	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{}}, nil
+}
+
+func setDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Register adds the blob resources and tools to s; changes are published
+// on s's Hub from then on.
+func (a *App) Register(s *mcp.Server) {
+	a.hub = s.Hub()
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: URITemplate, Name: "blob", Title: "Stored blob",
+		Description: "A blob in the store, by key", Streamable: true},
+		mcp.ResourceHandler{Read: a.read, List: a.list, Stream: a.stream, Complete: a.complete})
+	a.registerTools(s)
+	a.registerUploads(s)
+}
+
+// Changed announces that the blob under key was created, replaced or
+// deleted (the control API and the upload endpoints call it too).
+func (a *App) Changed(key string) { a.hub.PublishResourceChange(URI(key)) }
+
+//go:embed schemas/*.json
+var schemaFiles embed.FS
+
+// schema returns an embedded schema file.
+func schema(name string) json.RawMessage {
+	b, err := schemaFiles.ReadFile("schemas/" + name + ".json")
+	if err != nil {
+		panic("bug: missing schema " + name)
+	}
+	return b
+}

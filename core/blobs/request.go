@@ -1,0 +1,237 @@
+package blobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// UploadTokenData is the Data of the upload tokens request_upload mints
+// (token.PurposeUpload; Nonce is the uploadId, Object the key or "" for
+// [UploadPrefix](uploadId)+filename, MaxSize and Accept the limits).
+type UploadTokenData struct {
+	Field    string `json:"field,omitempty"`    // the elicitation field
+	Mode     string `json:"mode,omitempty"`     // "binary" or "url"
+	Multiple bool   `json:"multiple,omitempty"` // several file parts allowed
+}
+
+// uploadState is request_upload's progress, kept across rounds (in the
+// signed requestState in 2026-07-28).
+type uploadState struct {
+	Mode    string   `json:"mode"`
+	ID      string   `json:"id"`
+	Key     string   `json:"key,omitempty"`
+	MaxSize int64    `json:"max"`
+	Accept  []string `json:"acc,omitempty"`
+	Message string   `json:"msg,omitempty"`
+}
+
+// elicitModes reads the client's elicitation capability.
+func elicitModes(caps json.RawMessage) (form, url, binary bool, ok bool) {
+	var c struct {
+		Elicitation *map[string]json.RawMessage `json:"elicitation"`
+	}
+	if json.Unmarshal(caps, &c) != nil || c.Elicitation == nil {
+		return
+	}
+	e := *c.Elicitation
+	_, form = e["form"]
+	_, url = e["url"]
+	_, binary = e["binary"]
+	if !url && !binary {
+		form = true // {} means form only
+	}
+	return form, url, binary, true
+}
+
+// binaryMaxFileSize is elicitation.binary.maxFileSize, 0 when absent.
+func binaryMaxFileSize(caps json.RawMessage) int64 {
+	var c struct {
+		Elicitation struct {
+			Binary struct {
+				MaxFileSize int64 `json:"maxFileSize"`
+			} `json:"binary"`
+		} `json:"elicitation"`
+	}
+	_ = json.Unmarshal(caps, &c)
+	return c.Elicitation.Binary.MaxFileSize
+}
+
+// newUploadState validates request_upload's arguments and picks the mode.
+func (a *App) newUploadState(c *mcp.Call) (*uploadState, string) {
+	st := &uploadState{ID: token.NewUploadID(), MaxSize: a.opts.MaxFileBytes}
+	var bad string
+	if st.Message, bad = stringArg(c, "message", false); bad != "" {
+		return nil, bad
+	}
+	if st.Message == "" {
+		st.Message = "Choose a file to upload to mcpblob"
+	}
+	if st.Key, bad = stringArg(c, "key", false); bad != "" {
+		return nil, bad
+	}
+	if st.Key != "" {
+		if err := storage.ValidateKey(st.Key); err != nil {
+			return nil, fmt.Sprintf("Invalid key %q: %v", st.Key, err)
+		}
+	}
+	if bad := st.limits(c.Arguments(), a.opts.MaxFileBytes); bad != "" {
+		return nil, bad
+	}
+	mode, bad := stringArg(c, "mode", false)
+	if bad != "" {
+		return nil, bad
+	}
+	if bad := st.pickMode(c.Capabilities(), mode); bad != "" {
+		return nil, bad
+	}
+	return st, ""
+}
+
+func (st *uploadState) limits(args map[string]json.RawMessage, maxFile int64) string {
+	if raw, ok := args["accept"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &st.Accept) != nil {
+			return `Argument "accept" must be an array of media types`
+		}
+	}
+	if raw, ok := args["maxSize"]; ok && string(raw) != "null" {
+		var n int64
+		if json.Unmarshal(raw, &n) != nil || n < 1 {
+			return `Argument "maxSize" must be a positive integer`
+		}
+		st.MaxSize = min(n, maxFile)
+	}
+	return ""
+}
+
+func (st *uploadState) pickMode(caps json.RawMessage, mode string) string {
+	form, url, binary, ok := elicitModes(caps)
+	if !ok {
+		return "The client does not support elicitation"
+	}
+	switch {
+	case mode == "binary" && binary, mode == "form" && form, mode == "url" && url:
+		st.Mode = mode
+	case mode != "":
+		return fmt.Sprintf("The client does not support %s-mode elicitation", mode)
+	case binary:
+		st.Mode = "binary"
+	case form:
+		st.Mode = "form"
+	default:
+		st.Mode = "url"
+	}
+	if st.Mode == "binary" {
+		// The client rejects files over its maxFileSize (SEP-1306): ask
+		// for no more than it can send.
+		if n := binaryMaxFileSize(caps); n > 0 && n < st.MaxSize {
+			st.MaxSize = n
+		}
+	}
+	return ""
+}
+
+// mintUpload signs the upload endpoint token for st.
+func (a *App) mintUpload(c *mcp.Call, st *uploadState) (string, error) {
+	data, _ := json.Marshal(UploadTokenData{Field: "file", Mode: st.Mode})
+	return a.keyring.Sign(token.Claims{
+		Purpose:   token.PurposeUpload,
+		Principal: c.Principal(),
+		Object:    st.Key,
+		MaxSize:   st.MaxSize,
+		Accept:    st.Accept,
+		Expires:   time.Now().Add(DefaultUploadTTL),
+		Nonce:     st.ID,
+		Data:      data,
+	})
+}
+
+// elicitation is the elicitation/create request for st.
+func (a *App) elicitation(c *mcp.Call, st *uploadState) (mcp.InputRequest, error) {
+	req := mcp.InputRequest{Method: "elicitation/create", Capability: "elicitation"}
+	switch st.Mode {
+	case "form":
+		spec := mcp.Object{"maxSize": st.MaxSize}
+		if len(st.Accept) > 0 {
+			spec["accept"] = st.Accept
+		}
+		field := mcp.Object{"type": "string", "format": "uri", "title": "File", "description": "the file to upload", "x-mcp-file": spec}
+		req.Params = mcp.Object{"message": st.Message, "requestedSchema": mcp.Object{
+			"type": "object", "properties": mcp.Object{"file": field}, "required": []string{"file"}}}
+		if c.Modern() || c.ProtocolVersion() >= mcp.Version20251125 {
+			req.Params["mode"] = "form"
+		}
+		return req, nil
+	case "binary":
+		tok, err := a.mintUpload(c, st)
+		req.Params = a.binaryParams(c, st, tok)
+		return req, err
+	}
+	tok, err := a.mintUpload(c, st)
+	req.Params = mcp.Object{"mode": "url", "message": st.Message, "url": a.opts.PublicURL + "/upload/" + tok}
+	if !c.Modern() {
+		req.Params["elicitationId"] = st.ID
+	}
+	return req, err
+}
+
+func (a *App) binaryParams(c *mcp.Call, st *uploadState, tok string) mcp.Object {
+	field := mcp.Object{"type": "file", "title": "File", "description": "the file to upload", "maxSize": st.MaxSize, "multiple": false}
+	if len(st.Accept) > 0 {
+		field["accept"] = st.Accept
+	}
+	p := mcp.Object{"mode": "binary", "message": st.Message,
+		"requestedSchema": mcp.Object{"type": "object", "properties": mcp.Object{"file": field}, "required": []string{"file"}},
+		"uploadEndpoints": mcp.Object{"file": mcp.Object{"url": a.opts.PublicURL + "/u/" + tok, "method": "POST", "uploadId": st.ID}},
+	}
+	if !c.Modern() {
+		p["_meta"] = mcp.Object{"progressToken": "upload-" + st.ID}
+	}
+	return p
+}
+
+// elicitAnswer is an elicitation result.
+type elicitAnswer struct {
+	Action  string                     `json:"action"`
+	Content map[string]json.RawMessage `json:"content"`
+}
+
+func declined(action string) *mcp.ToolResult {
+	switch action {
+	case "accept":
+		return nil
+	case "decline":
+		return mcp.ToolError("The user declined the upload")
+	case "cancel":
+		return mcp.ToolError("The user cancelled the upload")
+	}
+	return mcp.ToolError("The client answered the elicitation with an unknown action %q", action)
+}
+
+// baseType is a media type without parameters, lower-case.
+func baseType(mt string) string {
+	if t, _, err := mime.ParseMediaType(mt); err == nil {
+		return t
+	}
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// findUpload looks for the object uploaded for st.
+func (a *App) findUpload(ctx context.Context, st *uploadState) (storage.Info, bool) {
+	if st.Key != "" {
+		info, err := a.backend.Stat(ctx, st.Key)
+		return info, err == nil
+	}
+	page, err := a.backend.List(ctx, UploadPrefix(st.ID), "", 1)
+	if err != nil || len(page.Items) == 0 {
+		return storage.Info{}, false
+	}
+	return page.Items[0], true
+}

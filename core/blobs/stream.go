@@ -1,0 +1,91 @@
+package blobs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// streamMode resolves the configured mode against the backend.
+func (a *App) streamMode() string {
+	_, presigns := a.backend.(storage.Presigner)
+	switch a.opts.StreamMode {
+	case StreamDirect, StreamURL:
+		return a.opts.StreamMode
+	}
+	if presigns {
+		return StreamRedirect
+	}
+	return StreamDirect
+}
+
+// stream serves resources/stream of a blob (SEP-2532) in the configured
+// mode: a signed single-use downloadUrl, a redirect to a presigned URL, or
+// the raw bytes.
+func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer, error) {
+	key, err := blobKey(c, uri)
+	if err != nil {
+		return nil, err
+	}
+	info, err := a.backend.Stat(c.Context(), key)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidKey) {
+			return nil, c.NotFound(uri)
+		}
+		return nil, fmt.Errorf("blobs: stat %q: %w", key, err)
+	}
+	if maxSize > 0 && info.Size > maxSize {
+		return nil, mcp.StreamTooLarge(uri, info.Size, maxSize)
+	}
+	canonical := URI(info.Key)
+	switch a.streamMode() {
+	case StreamURL:
+		link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+			Principal: c.Principal(), Key: info.Key, SingleUse: true, TTL: a.opts.LinkTTL})
+		if err != nil {
+			return nil, fmt.Errorf("blobs: mint download link: %w", err)
+		}
+		return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
+	case StreamRedirect:
+		u, err := a.backend.(storage.Presigner).PresignGet(c.Context(), info.Key, a.opts.LinkTTL, storage.PresignOptions{
+			ContentType: mediaType(info), ContentDisposition: ContentDisposition("attachment", DownloadName(info))})
+		if err != nil {
+			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)
+		}
+		return &mcp.StreamAnswer{URI: canonical, Location: u.String(),
+			Header: [][2]string{{mcp.HeaderResourceURI, canonical}, {"Cache-Control", "no-store"}}}, nil
+	}
+	return a.streamDirect(c, uri, key, maxSize)
+}
+
+// streamDirect opens the blob for a direct answer; the reader may be bound
+// to the call's context (S3), which lives until the body is out.
+func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.StreamAnswer, error) {
+	rc, info, err := a.backend.Open(c.Context(), key, nil)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, c.NotFound(uri)
+		}
+		return nil, fmt.Errorf("blobs: open %q: %w", key, err)
+	}
+	if maxSize > 0 && info.Size > maxSize { // replaced since Stat
+		rc.Close()
+		return nil, mcp.StreamTooLarge(uri, info.Size, maxSize)
+	}
+	canonical := URI(info.Key)
+	h := [][2]string{
+		{"Content-Disposition", ContentDisposition("attachment", DownloadName(info))},
+		{mcp.HeaderResourceURI, canonical},
+		{"Cache-Control", "no-store"},
+	}
+	if info.ETag != "" {
+		h = append(h, [2]string{"ETag", info.ETag})
+	}
+	if info.SHA256 != "" {
+		h = append(h, [2]string{"x-mcp-sha256", info.SHA256})
+	}
+	return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, Body: rc, Header: h}, nil
+}

@@ -1,0 +1,232 @@
+package blobs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// Tool annotations (hints).
+var (
+	readOnly    = json.RawMessage(`{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`)
+	destructive = json.RawMessage(`{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}`)
+	minting     = json.RawMessage(`{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`)
+)
+
+func (a *App) registerTools(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
+		Description: "List stored blobs whose keys start with prefix, one page at a time.",
+		InputSchema: schema("list_blobs.input"), OutputSchema: schema("list_blobs.output"), Annotations: readOnly,
+		Handler: a.listBlobs})
+	s.AddTool(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
+		Description: "Return a blob's size, SHA-256 and media type, with a resource link to read it.",
+		InputSchema: schema("key.input"), OutputSchema: schema("blob.output"), Annotations: readOnly,
+		Handler: a.statBlob})
+	s.AddTool(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
+		Description: "Delete a stored blob. Subscribers get resources/updated and list_changed notifications.",
+		InputSchema: schema("key.input"), OutputSchema: schema("delete_blob.output"), Annotations: destructive,
+		Handler: a.deleteBlob})
+	s.AddTool(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
+		Description: "Mint a signed, expiring HTTPS link that downloads the blob's raw bytes.",
+		InputSchema: schema("get_download_link.input"), OutputSchema: schema("get_download_link.output"), Annotations: minting,
+		Handler: a.downloadLink})
+}
+
+// stringArg reads a string argument; required reports absence as a problem.
+func stringArg(c *mcp.Call, name string, required bool) (string, string) {
+	raw, ok := c.Arguments()[name]
+	if !ok || string(raw) == "null" {
+		if required {
+			return "", fmt.Sprintf("Argument %q is required", name)
+		}
+		return "", ""
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", fmt.Sprintf("Argument %q must be a string", name)
+	}
+	return v, ""
+}
+
+func intArg(c *mcp.Call, name string, def, min, max int) (int, string) {
+	raw, ok := c.Arguments()[name]
+	if !ok || string(raw) == "null" {
+		return def, ""
+	}
+	var v int
+	if json.Unmarshal(raw, &v) != nil || v < min || v > max {
+		return 0, fmt.Sprintf("Argument %q must be an integer in [%d, %d]", name, min, max)
+	}
+	return v, ""
+}
+
+func mediaType(info storage.Info) string {
+	if info.MediaType == "" {
+		return storage.DefaultMediaType
+	}
+	return info.MediaType
+}
+
+// blobStruct is a blob's structuredContent.
+func blobStruct(info storage.Info) mcp.Object {
+	return mcp.Object{"uri": URI(info.Key), "key": info.Key, "size": info.Size, "sha256": info.SHA256, "mimeType": mediaType(info)}
+}
+
+// resource describes a blob as an MCP Resource.
+func resource(info storage.Info) mcp.Resource {
+	r := mcp.Resource{URI: URI(info.Key), Name: info.Key, MIMEType: mediaType(info), Size: info.Size, Title: info.Filename,
+		// SEP-2532: blobs prefer resources/stream (harmless to clients
+		// that do not know the field).
+		Streamable: true}
+	if !info.ModTime.IsZero() {
+		r.Annotations = mcp.Object{"lastModified": info.ModTime.UTC().Format(time.RFC3339)}
+	}
+	return r
+}
+
+func resourceLink(info storage.Info) mcp.Object {
+	l := mcp.ResourceObject(resource(info))
+	l["type"] = "resource_link"
+	return l
+}
+
+func structuredText(v any) mcp.Object {
+	b, _ := json.Marshal(v)
+	return mcp.Text(string(b))
+}
+
+// blobResult is a tool result describing one blob, with a link to read it.
+func blobResult(info storage.Info) *mcp.ToolResult {
+	sc := blobStruct(info)
+	return &mcp.ToolResult{Content: []any{structuredText(sc), resourceLink(info)}, StructuredContent: sc}
+}
+
+func keyError(key string, err error) *mcp.ToolResult {
+	switch {
+	case errors.Is(err, storage.ErrInvalidKey):
+		return mcp.ToolError("Invalid key %q: %v", key, err)
+	case errors.Is(err, storage.ErrNotFound):
+		return mcp.ToolError("Blob %q not found", key)
+	}
+	return nil
+}
+
+func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
+	prefix, bad := stringArg(c, "prefix", false)
+	cursor, bad2 := stringArg(c, "cursor", false)
+	limit, bad3 := intArg(c, "limit", a.opts.PageSize, 1, 1000)
+	if bad := firstOf(bad, bad2, bad3); bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	page, err := a.backend.List(c.Context(), prefix, cursor, limit)
+	if err != nil {
+		if errors.Is(err, storage.ErrInvalidCursor) {
+			return mcp.ToolError("Invalid cursor"), nil
+		}
+		return nil, fmt.Errorf("blobs: list_blobs: %w", err)
+	}
+	blobs := make([]any, 0, len(page.Items))
+	for _, info := range page.Items {
+		blobs = append(blobs, blobStruct(info))
+	}
+	sc := mcp.Object{"blobs": blobs}
+	if page.NextCursor != "" {
+		sc["nextCursor"] = page.NextCursor
+	}
+	content := []any{structuredText(sc)}
+	for _, info := range page.Items {
+		content = append(content, resourceLink(info))
+	}
+	return &mcp.ToolResult{Content: content, StructuredContent: sc}, nil
+}
+
+func firstOf(problems ...string) string {
+	for _, p := range problems {
+		if p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func (a *App) statBlob(c *mcp.Call) (*mcp.ToolResult, error) {
+	key, bad := stringArg(c, "key", true)
+	if bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	info, err := a.backend.Stat(c.Context(), key)
+	if err != nil {
+		if r := keyError(key, err); r != nil {
+			return r, nil
+		}
+		return nil, fmt.Errorf("blobs: stat_blob %q: %w", key, err)
+	}
+	return blobResult(info), nil
+}
+
+func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
+	key, bad := stringArg(c, "key", true)
+	if bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	info, err := a.backend.Stat(c.Context(), key)
+	if err == nil {
+		err = a.backend.Delete(c.Context(), key)
+	}
+	if err != nil {
+		if r := keyError(key, err); r != nil {
+			return r, nil
+		}
+		return nil, fmt.Errorf("blobs: delete_blob %q: %w", key, err)
+	}
+	a.Changed(key)
+	sc := blobStruct(info)
+	sc["deleted"] = true
+	// No resource_link: the blob it would name is gone.
+	return &mcp.ToolResult{Content: []any{structuredText(sc)}, StructuredContent: sc}, nil
+}
+
+// downloadLink is the get_download_link tool: a signed, expiring
+// "<PublicURL>/d/<token>" link to the blob's raw bytes, bound to the caller
+// and the key. The link itself is the credential until it expires.
+func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
+	key, bad := stringArg(c, "key", true)
+	ttl, bad2 := intArg(c, "ttlSeconds", int(DefaultLinkTTL/time.Second), 1, 86400)
+	filename, bad3 := stringArg(c, "filename", false)
+	if bad := firstOf(bad, bad2, bad3); bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	if len(filename) > 255 || strings.ContainsFunc(filename, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return mcp.ToolError("Argument \"filename\" must be at most 255 bytes without control characters"), nil
+	}
+	var singleUse bool
+	if raw, ok := c.Arguments()["singleUse"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &singleUse) != nil {
+			return mcp.ToolError("Argument \"singleUse\" must be a boolean"), nil
+		}
+	}
+	info, err := a.backend.Stat(c.Context(), key)
+	if err != nil {
+		if r := keyError(key, err); r != nil {
+			return r, nil
+		}
+		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
+	}
+	link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+		Principal: c.Principal(), Key: info.Key, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
+	}
+	res := blobResult(info)
+	sc := res.StructuredContent.(mcp.Object)
+	sc["url"] = link.URL
+	sc["expiresAt"] = link.Expires.UTC().Format(time.RFC3339)
+	res.Content[0] = structuredText(sc)
+	return res, nil
+}

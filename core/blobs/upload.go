@@ -1,0 +1,173 @@
+package blobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
+)
+
+// UploadPrefix is the key prefix of the objects uploaded with uploadID when
+// no key was named: "uploads/<uploadID>/" + filename.
+func UploadPrefix(uploadID string) string { return "uploads/" + uploadID + "/" }
+
+func (a *App) uploadSpec() mcp.FileSpec {
+	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes}
+}
+
+func (a *App) registerUploads(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
+		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +
+			"checked against accept and maxSize; nothing is stored when a check fails. Put key (and filename) before " +
+			"file in the arguments object to let the server write straight to storage.",
+		InputSchema: withFileSpec(schema("upload_file.input"), "file", a.uploadSpec()), OutputSchema: schema("blob.output"),
+		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink})
+	s.AddTool(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
+		Description: "Ask the user to upload a file and store it: binary-mode elicitation when the client supports it, " +
+			"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
+		InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
+		Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
+		Streams:     true, Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload})
+}
+
+func filenameProblem(name string) string {
+	if name == "" {
+		return ""
+	}
+	if len(name) > 255 || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Sprintf("Argument %q must be a plain file name (no '/', '\\', NUL, at most 255 bytes)", "filename")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Sprintf("Argument %q must not contain control characters", "filename")
+		}
+	}
+	return ""
+}
+
+// keySink is an ingest upload opened for a key before the file arrived.
+type keySink struct {
+	*ingest.Upload
+	key string
+}
+
+// fileSink lets upload_file's data URI go straight to storage when its key
+// (and a valid filename) came first in the arguments.
+func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
+	key, ok := t.Args["key"]
+	filename := t.Args["filename"]
+	if !ok || storage.ValidateKey(key) != nil || filenameProblem(filename) != "" {
+		return nil, false, nil
+	}
+	u, err := ingest.Begin(t.Ctx, a.backend, ingest.Spec{Key: key, MediaType: t.MediaType, Filename: filename,
+		MaxSize: t.Spec.MaxSize, Accept: t.Spec.Accept})
+	if err != nil {
+		var ie *ingest.Error
+		if errors.As(err, &ie) || errors.Is(err, storage.ErrInvalidKey) {
+			return nil, false, nil // the handler says what is wrong
+		}
+		return nil, false, fmt.Errorf("blobs: create %q: %w", key, err)
+	}
+	return &keySink{Upload: u, key: key}, true, nil
+}
+
+func (a *App) uploadFile(c *mcp.Call) (*mcp.ToolResult, error) {
+	key, bad := stringArg(c, "key", false)
+	filename, bad2 := stringArg(c, "filename", false)
+	if bad := firstOf(bad, bad2, filenameProblem(filename)); bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	f, bad := c.File("file")
+	if bad != "" {
+		return mcp.ToolError("%s", bad), nil
+	}
+	defer f.Release()
+	if key == "" {
+		key = UploadPrefix(token.NewUploadID()) + orDefault(filename, "upload")
+	}
+	if err := storage.ValidateKey(key); err != nil {
+		return mcp.ToolError("Invalid key %q: %v", key, err), nil
+	}
+	info, res, err := a.store(c.Context(), f, key, filename, false)
+	if res != nil || err != nil {
+		return res, err
+	}
+	return blobResult(info), nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// store commits a decoded file under key through the ingest path: the
+// upload its sink opened, or a new one fed from the spooled or inline
+// payload. Any problem is an isError result and nothing is stored.
+func (a *App) store(ctx context.Context, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
+	if f.Problem != "" {
+		return storage.Info{}, mcp.FileError(f), nil
+	}
+	var info storage.Info
+	var err error
+	switch sink, _ := f.Sink().(*keySink); {
+	case sink != nil && sink.key == key:
+		if err = sink.Close(); err == nil {
+			info, err = sink.Commit(ctx)
+		}
+	case sink != nil:
+		return info, mcp.ToolError("Argument %q must be given once", "key"), nil
+	default:
+		info, err = ingest.Store(ctx, a.backend, ingest.Spec{Key: key, MediaType: f.MediaType(), Filename: filename,
+			Size: f.Size, IfNotExists: mustBeNew}, f.Reader())
+	}
+	if err != nil {
+		res, err := a.storeError(f, key, err)
+		return info, res, err
+	}
+	a.Changed(info.Key)
+	a.log.Debug("blobs: file stored", "key", info.Key, "size", info.Size, "mediaType", info.MediaType)
+	return info, nil, nil
+}
+
+// storeError is the answer for a failed store: an isError result for what
+// the caller can fix, an internal error for the rest.
+func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, error) {
+	var ie *ingest.Error
+	switch {
+	case errors.As(err, &ie):
+		f.Problem = ie.Detail
+		return mcp.FileError(f), nil
+	case errors.Is(err, storage.ErrInvalidKey):
+		return mcp.ToolError("Invalid key %q: %v", key, err), nil
+	case errors.Is(err, storage.ErrExists):
+		return mcp.ToolError("Blob %q already exists", key), nil
+	}
+	return nil, fmt.Errorf("blobs: store %q: %w", key, err)
+}
+
+// withFileSpec sets the x-mcp-file descriptor of a property of a schema.
+func withFileSpec(schema []byte, prop string, spec mcp.FileSpec) []byte {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		panic("bug: schema: " + err.Error())
+	}
+	p := s["properties"].(map[string]any)[prop].(map[string]any)
+	d := map[string]any{"maxSize": spec.MaxSize}
+	if len(spec.Accept) > 0 {
+		d["accept"] = spec.Accept
+	}
+	p["x-mcp-file"] = d
+	out, err := json.Marshal(s)
+	if err != nil {
+		panic("bug: schema: " + err.Error())
+	}
+	return out
+}

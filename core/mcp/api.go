@@ -1,0 +1,386 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
+)
+
+// Object is a small JSON object built by handlers. encoding/json writes its
+// keys sorted, which keeps answers stable.
+type Object = map[string]any
+
+// File is an x-mcp-file input (SEP-2356): a data URI decoded while it
+// arrived, with its descriptor's maxSize and accept enforced as bytes came
+// in. Its payload went to the tool's [FileSink], or to a spool read through
+// File.Reader; File.Problem, when set, says why the value is rejected.
+type File = scan.File
+
+// FileSpec is an x-mcp-file descriptor: accepted media types and maxSize.
+type FileSpec = scan.FileSpec
+
+// Sink takes a file input's bytes as they are decoded (see [Tool].FileSink).
+type Sink = scan.Sink
+
+// FileTarget describes a file input about to arrive, for a [Tool].FileSink.
+type FileTarget struct {
+	// Ctx lives as long as the server; a sink must not depend on the
+	// request's context, which ends before the handler runs.
+	Ctx context.Context
+	// Argument is the argument's name; MediaType the data URI's declared
+	// media type (with the charset of text); Spec its descriptor.
+	Argument  string
+	MediaType string
+	Spec      FileSpec
+	// Args are the small string arguments that came before it in the
+	// message (a key, a filename…); later ones are not known yet.
+	Args map[string]string
+	// Principal is the authenticated caller.
+	Principal string
+}
+
+// FileSink chooses where a file input's bytes go before they arrive: it
+// returns a Sink (a storage upload, say), or (nil, false) to let them be
+// spooled and read by the handler from File.Reader. The handler finds the
+// sink again with File.Sink(); the server aborts it when the value is
+// rejected or the handler did not keep it (a sink whose bytes were kept,
+// for instance committed, must make Abort a no-op).
+type FileSink func(t FileTarget) (Sink, bool, error)
+
+// Tool is one tool a [Server] offers. Register it with [Server.AddTool].
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// InputSchema is the JSON Schema of the arguments object. Properties
+	// carrying "x-mcp-file" are file inputs (their descriptor is read from
+	// the schema); properties carrying "x-mcp-header" are mirrored in
+	// Mcp-Param-* headers in 2026-07-28 and checked against the body.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, describes StructuredContent.
+	OutputSchema json.RawMessage
+	// Annotations are the tool's hints (readOnlyHint, destructiveHint…).
+	Annotations json.RawMessage
+	// Handler serves tools/call.
+	Handler ToolHandler
+	// FileSink, when set, may take a file input's bytes straight away.
+	FileSink FileSink
+	// Streams answers over SSE when the client accepts it, so the handler
+	// can log, report progress and ask the client for input while it runs
+	// (2025-11-25); StreamsModern does the same in 2026-07-28.
+	Streams, StreamsModern bool
+	// Stateful: the tool's input rounds (2026-07-28) carry its progress in
+	// a signed requestState, and input responses that come without one
+	// are ignored.
+	Stateful bool
+	// Requires lists client capabilities the tool needs: a 2026-07-28
+	// client without them gets -32021 before any work.
+	Requires []string
+	// TaskRequired: 2026-07-28 clients must negotiate the tasks extension.
+	TaskRequired bool
+	// TaskSupport makes the server offer the tasks extension: the handler
+	// may answer with [Call.RunAsTask].
+	TaskSupport bool
+}
+
+// ToolHandler serves a tools/call. A returned error that is an *Error is
+// sent as that JSON-RPC error; any other error is an internal error (logged,
+// not sent). A failed tool execution is a result with IsError (ToolError).
+type ToolHandler func(c *Call) (*ToolResult, error)
+
+// ToolResult is a CallToolResult.
+type ToolResult struct {
+	Content           []any // content blocks: Text(…), Object{"type":"resource_link",…}…
+	StructuredContent any
+	IsError           bool
+	// special is a protocol answer in place of a CallToolResult (a
+	// CreateTaskResult).
+	special Object
+}
+
+func (r *ToolResult) object() Object {
+	if r.special != nil {
+		return r.special
+	}
+	o := Object{"content": r.Content}
+	if r.Content == nil {
+		o["content"] = []any{}
+	}
+	if r.StructuredContent != nil {
+		o["structuredContent"] = r.StructuredContent
+	}
+	if r.IsError {
+		o["isError"] = true
+	}
+	return o
+}
+
+// Text is a text content block.
+func Text(s string) Object { return Object{"type": "text", "text": s} }
+
+// ToolError is a tool execution error (SEP-1303): a result with isError and
+// the message as text.
+func ToolError(format string, a ...any) *ToolResult {
+	return &ToolResult{Content: []any{Text(fmt.Sprintf(format, a...))}, IsError: true}
+}
+
+// FileError is the isError result for a rejected file input.
+func FileError(f *File) *ToolResult { return ToolError("Argument %q: %s", f.Name, f.Problem) }
+
+// Resource describes one resource in resources/list.
+type Resource struct {
+	URI, Name, Title, Description, MIMEType string
+	// Size in bytes; negative: unknown (omitted).
+	Size int64
+	// Annotations are sent as they are (lastModified, audience…).
+	Annotations Object
+	// Streamable marks resources better fetched by resources/stream (SEP-2532).
+	Streamable bool
+}
+
+// ResourceObject is r as resources/list sends it (a resource_link content
+// block is this object with "type":"resource_link").
+func ResourceObject(r Resource) Object { return r.object() }
+
+func (r Resource) object() Object {
+	o := Object{"uri": r.URI, "name": r.Name}
+	for k, v := range map[string]string{"title": r.Title, "description": r.Description, "mimeType": r.MIMEType} {
+		if v != "" {
+			o[k] = v
+		}
+	}
+	if r.Size >= 0 {
+		o["size"] = r.Size
+	}
+	if r.Annotations != nil {
+		o["annotations"] = r.Annotations
+	}
+	if r.Streamable {
+		o["streamable"] = true
+	}
+	return o
+}
+
+// ResourceTemplate describes a family of resources (RFC 6570 URI template)
+// in resources/templates/list.
+type ResourceTemplate struct {
+	URITemplate, Name, Title, Description, MIMEType string
+	Streamable                                      bool
+}
+
+func (t ResourceTemplate) object() Object {
+	o := Object{"uriTemplate": t.URITemplate, "name": t.Name}
+	for k, v := range map[string]string{"title": t.Title, "description": t.Description, "mimeType": t.MIMEType} {
+		if v != "" {
+			o[k] = v
+		}
+	}
+	if t.Streamable {
+		o["streamable"] = true
+	}
+	return o
+}
+
+// Contents is a resource's contents, answered by resources/read. Small
+// contents are Text or Blob; large ones are a Body of exactly Size bytes,
+// written as base64 ("blob") with an exact Content-Length and flat memory,
+// or, when BodyText is set, as text whose JSON-escaped length is TextLen
+// (see [ScanText]). The server closes Body.
+type Contents struct {
+	URI, MIMEType string
+	Text          string
+	Blob          []byte // small binary contents (nil: Text is sent)
+	Body          io.ReadCloser
+	Size          int64
+	BodyText      bool
+	TextLen       int64
+}
+
+// StreamAnswer is a resources/stream answer (SEP-2532): exactly one of
+// Body (raw bytes, Size long, sent directly), Location (a 302 redirect) and
+// DownloadURL (a JSON result naming a link) is set.
+type StreamAnswer struct {
+	URI, MIMEType string
+	Size          int64
+	Body          io.ReadCloser
+	Location      string
+	DownloadURL   string
+	// Header holds extra response headers of a direct or redirect answer
+	// (Content-Disposition, ETag…).
+	Header [][2]string
+}
+
+// ResourceHandler reads resources whose URIs it recognises: it answers
+// ErrNoResource for any other URI, so the next handler is asked.
+type ResourceHandler struct {
+	// Read serves resources/read.
+	Read func(c *Call, uri string) (*Contents, error)
+	// List, when set, serves resources/list pages (cursor "" is the first).
+	List func(c *Call, cursor string) (items []Resource, next string, err error)
+	// Stream, when set, serves resources/stream (SEP-2532); resources it
+	// reads but cannot stream answer "stream not supported".
+	Stream func(c *Call, uri string, maxSize int64) (*StreamAnswer, error)
+	// Complete, when set, completes an argument of the template.
+	Complete CompleteFunc
+}
+
+// Completion is a completion/complete answer: at most 100 Values, the
+// Total number of matches when known (< 0: unknown), and whether HasMore
+// matches exist than were sent.
+type Completion struct {
+	Values  []string
+	Total   int
+	HasMore bool
+}
+
+// CompleteFunc completes argument arg of a prompt or template from value.
+type CompleteFunc func(c *Call, arg, value string) (Completion, error)
+
+// Prompt is one prompt of prompts/list, served by Get.
+type Prompt struct {
+	Name, Title, Description string
+	Arguments                []PromptArgument
+	Get                      func(c *Call, args map[string]string) (Object, error)
+	Complete                 CompleteFunc
+}
+
+// PromptArgument is one argument of a prompt.
+type PromptArgument struct {
+	Name, Description string
+	Required          bool
+}
+
+func (p *Prompt) object() Object {
+	o := Object{"name": p.Name}
+	if p.Title != "" {
+		o["title"] = p.Title
+	}
+	if p.Description != "" {
+		o["description"] = p.Description
+	}
+	if len(p.Arguments) > 0 {
+		args := make([]any, 0, len(p.Arguments))
+		for _, a := range p.Arguments {
+			ao := Object{"name": a.Name, "description": a.Description}
+			if a.Required {
+				ao["required"] = true
+			}
+			args = append(args, ao)
+		}
+		o["arguments"] = args
+	}
+	return o
+}
+
+// tool is a registered Tool with what the server derived from its schema.
+type tool struct {
+	*Tool
+	def     Object // the Tool object of tools/list
+	headers []paramHeader
+	files   map[string]FileSpec
+}
+
+// AddTool registers t. It panics on a programming error: a duplicate or
+// empty name, a missing handler, or a schema that is not a JSON object.
+// Register everything before serving.
+func (s *Server) AddTool(t *Tool) {
+	if t.Name == "" || t.Handler == nil {
+		panic("mcp: AddTool: a tool needs a Name and a Handler")
+	}
+	if _, dup := s.toolMap[t.Name]; dup {
+		panic("mcp: AddTool: duplicate tool " + t.Name)
+	}
+	rt := &tool{Tool: t, def: Object{"name": t.Name}}
+	var input Object
+	if err := json.Unmarshal(t.InputSchema, &input); err != nil || input == nil {
+		panic(fmt.Sprintf("mcp: AddTool %s: InputSchema must be a JSON object: %v", t.Name, err))
+	}
+	rt.def["inputSchema"] = input
+	collectParamHeaders(input, nil, &rt.headers)
+	rt.files = fileProps(input)
+	for name, spec := range rt.files {
+		if spec.MaxSize <= 0 || spec.MaxSize > s.opts.MaxFileBytes {
+			s.log.Warn("mcp: a file input's maxSize is above the server's limit, which applies",
+				"tool", t.Name, "argument", name, "maxSize", spec.MaxSize, "limit", s.opts.MaxFileBytes)
+		}
+	}
+	for name, raw := range map[string]json.RawMessage{"outputSchema": t.OutputSchema, "annotations": t.Annotations} {
+		if len(raw) > 0 {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				panic(fmt.Sprintf("mcp: AddTool %s: %s: %v", t.Name, name, err))
+			}
+			rt.def[name] = v
+		}
+	}
+	for name, v := range map[string]string{"title": t.Title, "description": t.Description} {
+		if v != "" {
+			rt.def[name] = v
+		}
+	}
+	if t.TaskSupport || t.TaskRequired {
+		s.enableTasks()
+	}
+	s.tools = append(s.tools, rt)
+	s.toolMap[t.Name] = rt
+}
+
+// fileProps returns the x-mcp-file descriptors of a schema's properties.
+func fileProps(schema Object) map[string]FileSpec {
+	props, _ := schema["properties"].(Object)
+	var out map[string]FileSpec
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		p, _ := props[name].(Object)
+		raw, ok := p["x-mcp-file"]
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(raw)
+		var spec FileSpec
+		_ = json.Unmarshal(b, &spec)
+		if out == nil {
+			out = map[string]FileSpec{}
+		}
+		out[name] = spec
+	}
+	return out
+}
+
+// AddResource registers a single resource: listed first on the first page
+// of resources/list and read by read.
+func (s *Server) AddResource(r Resource, read func(c *Call) (*Contents, error)) {
+	s.resources = append(s.resources, staticResource{r, read})
+}
+
+// AddResourceTemplate registers a template and the handler of the
+// resources it names.
+func (s *Server) AddResourceTemplate(t ResourceTemplate, h ResourceHandler) {
+	if h.Read == nil {
+		panic("mcp: AddResourceTemplate " + t.URITemplate + ": a Read handler is required")
+	}
+	s.templates = append(s.templates, &template{t, h})
+}
+
+// AddPrompt registers a prompt; prompts/list and prompts/get are offered
+// once one is registered.
+func (s *Server) AddPrompt(p *Prompt) {
+	if p.Name == "" || p.Get == nil {
+		panic("mcp: AddPrompt: a prompt needs a Name and Get")
+	}
+	s.prompts = append(s.prompts, p)
+}
+
+type staticResource struct {
+	Resource
+	read func(c *Call) (*Contents, error)
+}
+
+type template struct {
+	ResourceTemplate
+	ResourceHandler
+}

@@ -1,0 +1,338 @@
+package mcp
+
+// Client input: server-to-client requests in 2025-11-25 and multi
+// round-trip requests (MRTR, SEP-2322) in 2026-07-28, behind one call,
+// [Call.Input]. In 2025-11-25 it sends each request on the call's SSE
+// stream and waits for the answer. In 2026-07-28 it returns the answers the
+// retried request carries in inputResponses, or, when some are missing, an
+// error that the server turns into an InputRequiredResult: the client
+// answers and retries, and the handler runs again from the start. Progress
+// across rounds lives in a signed, expiring, principal- and request-bound
+// requestState (core/token, purpose mcp-request-state) that also binds the
+// call's arguments and the x-mcp-file fields the round asked for.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/token"
+)
+
+// InputRequest is one request for client input: sent as a server-to-client
+// request in 2025-11-25, listed in an InputRequiredResult in 2026-07-28.
+type InputRequest struct {
+	Method     string
+	Params     Object
+	Capability string // the client capability it needs
+}
+
+// Elicit asks the user to fill in a form (elicitation/create). Properties
+// of schema with "x-mcp-file" are file fields: their data URIs are decoded
+// while they arrive, bounded by the descriptor, and read with Answer.File.
+func Elicit(message string, schema Object) InputRequest {
+	return InputRequest{Method: "elicitation/create", Capability: "elicitation",
+		Params: Object{"message": message, "requestedSchema": schema}}
+}
+
+// Sample asks the client for an LLM completion of prompt.
+func Sample(prompt string, maxTokens int) InputRequest {
+	return InputRequest{Method: "sampling/createMessage", Capability: "sampling", Params: Object{
+		"messages":  []any{Object{"role": "user", "content": Object{"type": "text", "text": prompt}}},
+		"maxTokens": maxTokens,
+	}}
+}
+
+// ListRoots asks the client for its roots.
+func ListRoots() InputRequest {
+	return InputRequest{Method: "roots/list", Params: Object{}, Capability: "roots"}
+}
+
+// Answer is the client's answer to one InputRequest.
+type Answer struct {
+	// Result is the answer's result object as sent.
+	Result json.RawMessage
+	files  *scan.Files
+	path   string // JSON path of the answer's content object
+}
+
+// File returns the file field of an elicitation answer, decoded while it
+// arrived (bounded then by the field's descriptor when the server could
+// tell, else by the server's limit) and checked now against spec.
+func (a *Answer) File(field string, spec FileSpec) (*File, string) {
+	var content map[string]json.RawMessage
+	var r struct {
+		Content map[string]json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(a.Result, &r) == nil {
+		content = r.Content
+	}
+	return checked(a.files.Value(a.path+field, field, content[field], spec))(spec)
+}
+
+// checked applies spec to a file that may have arrived before the server
+// knew its descriptor (its arguments came before the tool's name, or a
+// retry without its requestState): the limits hold whatever the key order.
+func checked(f *File, bad string) func(spec FileSpec) (*File, string) {
+	return func(spec FileSpec) (*File, string) {
+		if bad != "" || f.Problem != "" {
+			return f, bad
+		}
+		if len(spec.Accept) > 0 && !codec.MatchAccept(spec.Accept, f.Header.MediaType) {
+			f.Reject(scan.AcceptProblem(f.Header.MediaType, spec.Accept))
+		} else if spec.MaxSize > 0 && f.Size > spec.MaxSize {
+			f.Reject(scan.SizeProblem(spec.MaxSize))
+		}
+		return f, ""
+	}
+}
+
+// InputError is an input request the client could not serve (a missing
+// capability, an error answer, no answer in time). A tool handler may
+// return it as is: the server answers with an isError result.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// inputRequired is the 2026-07-28 "ask the client and retry" outcome.
+type inputRequired struct{ reqs map[string]InputRequest }
+
+func (e *inputRequired) Error() string { return "mcp: input required" }
+
+// Input asks the client for every request and returns the answers by key.
+// In 2026-07-28 a missing answer ends the handler: return the error as it
+// is, and the server answers with an InputRequiredResult.
+func (c *Call) Input(reqs map[string]InputRequest) (map[string]*Answer, error) {
+	if c.task != nil {
+		return c.taskInput(reqs)
+	}
+	if c.modern {
+		return c.modernInput(reqs)
+	}
+	got := map[string]*Answer{}
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		r := reqs[k]
+		if !c.HasCapability(r.Capability) {
+			return nil, &InputError{"The client does not support " + r.Capability}
+		}
+		var expect func(int64)
+		if fields := fileFields(r); fields != nil {
+			expect = func(id int64) { c.srv.expectFiles(c, id, fields) }
+		}
+		m, err := c.request(r.Method, r.Params, expect)
+		if expect != nil {
+			c.srv.forgetFiles(c)
+		}
+		if err != nil {
+			return nil, &InputError{fmt.Sprintf("%s failed: %v", r.Method, err)}
+		}
+		c.answers = append(c.answers, m.files)
+		got[k] = &Answer{Result: m.Result, files: m.files, path: "/result/content/"}
+	}
+	return got, nil
+}
+
+// AskAgain ends a 2026-07-28 round with the requests, as Input does when
+// answers are missing (for a round whose answers did not settle it).
+func (c *Call) AskAgain(reqs map[string]InputRequest) error { return &inputRequired{reqs} }
+
+func (c *Call) modernInput(reqs map[string]InputRequest) (map[string]*Answer, error) {
+	responses, err := c.inputResponses()
+	if err != nil {
+		return nil, err
+	}
+	got := map[string]*Answer{}
+	missing := map[string]InputRequest{}
+	for k, r := range reqs {
+		if v, ok := responses[k]; ok {
+			got[k] = &Answer{Result: v, files: c.files, path: "/params/inputResponses/" + k + "/content/"}
+		} else {
+			missing[k] = r
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &inputRequired{missing}
+	}
+	return got, nil
+}
+
+// State returns the handler's progress saved with SetState in an earlier
+// round (2026-07-28: read from the verified requestState), or nil.
+func (c *Call) State() (json.RawMessage, error) {
+	if _, err := c.inputResponses(); err != nil {
+		return nil, err
+	}
+	return c.state, nil
+}
+
+// SetState saves the handler's progress for the next round.
+func (c *Call) SetState(state json.RawMessage) { c.state = state }
+
+// stateEnvelope is what a requestState carries.
+type stateEnvelope struct {
+	State json.RawMessage                `json:"s,omitempty"`
+	Args  map[string]string              `json:"a,omitempty"` // argument digests
+	Files map[string]map[string]FileSpec `json:"f,omitempty"` // x-mcp-file fields by input key
+}
+
+// inputResponses validates params.inputResponses and params.requestState
+// once and returns the responses (nil when a stateful tool's retry came
+// without its state).
+func (c *Call) inputResponses() (map[string]json.RawMessage, error) {
+	if !c.inputLoaded {
+		c.responses, c.inputErr = c.loadInput()
+		c.inputLoaded = true
+	}
+	return c.responses, c.inputErr
+}
+
+func (c *Call) loadInput() (map[string]json.RawMessage, error) {
+	raw, ok := c.params["inputResponses"]
+	var m map[string]json.RawMessage
+	if ok && (string(raw) == "null" || len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil) {
+		return nil, invalidParams("Invalid params: inputResponses must be an object")
+	}
+	for k, v := range m {
+		if len(v) == 0 || v[0] != '{' {
+			return nil, invalidParams("Invalid params: inputResponses[%q] must be an object", k)
+		}
+	}
+	sraw, hasState := c.params["requestState"]
+	if !hasState || string(sraw) == "null" {
+		if c.tool != nil && c.tool.Stateful {
+			return nil, nil // answers without the state they belong to: start over
+		}
+		return m, nil
+	}
+	var rs string
+	if json.Unmarshal(sraw, &rs) != nil {
+		return nil, invalidParams("Invalid params: requestState must be a string")
+	}
+	env, e := c.srv.verifyState(c.principal, c.method, c.nameParam(), rs)
+	if e != nil {
+		return nil, e
+	}
+	if e := c.checkArgs(env.Args); e != nil {
+		return nil, e
+	}
+	c.state = env.State
+	return m, nil
+}
+
+// checkArgs refuses a retry whose arguments differ from the ones its
+// requestState was issued for.
+func (c *Call) checkArgs(want map[string]string) *Error {
+	got := argDigests(c.args)
+	for _, k := range slices.Sorted(maps.Keys(mergeKeys(want, got))) {
+		if want[k] != got[k] {
+			return newError(CodeInvalidParams, fmt.Sprintf("Invalid params: argument %q differs from the one the requestState was issued for", k),
+				Object{"argument": k})
+		}
+	}
+	return nil
+}
+
+func mergeKeys(a, b map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func argDigests(args map[string]json.RawMessage) map[string]string {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(args))
+	for k, v := range args {
+		d := sha256.Sum256(v)
+		out[k] = hex.EncodeToString(d[:8])
+	}
+	return out
+}
+
+// inputRequiredResult builds an InputRequiredResult; a requestState is
+// signed when the handler saved state or a request carries file fields.
+func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Object, error) {
+	irs := Object{}
+	env := stateEnvelope{State: c.state, Args: argDigests(c.args)}
+	for k, r := range reqs {
+		irs[k] = Object{"method": r.Method, "params": r.Params}
+		if f := fileFields(r); f != nil {
+			if env.Files == nil {
+				env.Files = map[string]map[string]FileSpec{}
+			}
+			env.Files[k] = f
+		}
+	}
+	res := Object{"resultType": "input_required", "inputRequests": irs}
+	if c.state == nil && env.Files == nil {
+		return res, nil
+	}
+	data, err := json.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := s.keyring.Sign(token.Claims{
+		Purpose:   token.PurposeRequestState,
+		Principal: c.principal,
+		Object:    c.method + " " + c.nameParam(),
+		Expires:   time.Now().Add(s.opts.RequestStateTTL),
+		Data:      data,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res["requestState"] = tok
+	return res, nil
+}
+
+func (s *Server) verifyState(principal, method, name, state string) (*stateEnvelope, *Error) {
+	claims, err := s.keyring.Verify(state, token.PurposeRequestState)
+	var env stateEnvelope
+	if err != nil || claims.Principal != principal || claims.Object != method+" "+name || json.Unmarshal(claims.Data, &env) != nil {
+		return nil, newError(CodeInvalidParams, "Invalid params: requestState failed verification", nil)
+	}
+	return &env, nil
+}
+
+// fileFields returns the x-mcp-file fields of an elicitation's form.
+func fileFields(r InputRequest) map[string]FileSpec {
+	if r.Method != "elicitation/create" {
+		return nil
+	}
+	schema, _ := r.Params["requestedSchema"].(Object)
+	if schema == nil {
+		return nil
+	}
+	return fileProps(schema)
+}
+
+// inputOutcome turns a handler's input error into its answer: an
+// InputRequiredResult, an isError result, or (nil, nil) when err is
+// neither.
+func (s *Server) inputOutcome(c *Call, err error) (Object, error) {
+	var ir *inputRequired
+	var ie *InputError
+	switch {
+	case errors.As(err, &ir):
+		if !c.modern {
+			return nil, errors.New("mcp: AskAgain outside 2026-07-28")
+		}
+		return s.inputRequiredResult(c, ir.reqs)
+	case errors.As(err, &ie):
+		return ToolError("%s", ie.Msg).object(), nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// listen serves subscriptions/listen (2026-07-28): acknowledge, then
+// forward the opted-in change notifications until the client leaves or the
+// server closes, then end with a result.
+func (s *Server) listen(c *Call) (any, error) {
+	var p struct {
+		ToolsListChanged      bool     `json:"toolsListChanged"`
+		PromptsListChanged    bool     `json:"promptsListChanged"`
+		ResourcesListChanged  bool     `json:"resourcesListChanged"`
+		ResourceSubscriptions []string `json:"resourceSubscriptions"`
+	}
+	if e := c.param("notifications", &p); e != nil {
+		return nil, e
+	}
+	honoured := Object{}
+	if p.ToolsListChanged {
+		honoured["toolsListChanged"] = true
+	}
+	if p.PromptsListChanged && len(s.prompts) > 0 {
+		honoured["promptsListChanged"] = true
+	} else {
+		p.PromptsListChanged = false
+	}
+	if p.ResourcesListChanged {
+		honoured["resourcesListChanged"] = true
+	}
+	subs := map[string]bool{}
+	if len(p.ResourceSubscriptions) > 0 {
+		honoured["resourceSubscriptions"] = p.ResourceSubscriptions
+		for _, u := range p.ResourceSubscriptions {
+			subs[u] = true
+		}
+	}
+	subMeta := Object{metaSubscriptionID: c.id}
+	events, unsubscribe := s.hub.Subscribe()
+	defer unsubscribe()
+	c.Notify("notifications/subscriptions/acknowledged", Object{"_meta": subMeta, "notifications": honoured})
+	if c.out == nil {
+		return nil, newError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
+	}
+	if err := c.out.failed(); err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case <-c.ctx.Done():
+			if s.baseCtx.Err() != nil {
+				return Object{"_meta": subMeta}, nil
+			}
+			return nil, c.ctx.Err()
+		case ev := <-events:
+			var m string
+			var params Object
+			switch {
+			case ev.Kind == ToolListChanged && p.ToolsListChanged:
+				m = "notifications/tools/list_changed"
+			case ev.Kind == PromptListChanged && p.PromptsListChanged:
+				m = "notifications/prompts/list_changed"
+			case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
+				m = "notifications/resources/list_changed"
+			case ev.Kind == ResourceUpdated && subs[ev.URI]:
+				m, params = "notifications/resources/updated", Object{"uri": ev.URI}
+			default:
+				continue
+			}
+			if params == nil {
+				params = Object{}
+			}
+			params["_meta"] = subMeta
+			c.Notify(m, params)
+			if err := c.out.failed(); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+
+func idKey(id json.RawMessage) string {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return "s:" + s
+		}
+	}
+	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil {
+		return "n:" + strconv.FormatInt(n, 10)
+	}
+	return "r:" + string(id)
+}

@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+)
+
+// result is a method's answer, ready for the envelope: an encoded result
+// object, a streamed resources/read body, or a resources/stream answer that
+// goes out without an envelope.
+type result struct {
+	json []byte
+	body *bodyResult
+	raw  *StreamAnswer
+}
+
+func (r *result) close() {
+	if r != nil && r.body != nil {
+		r.body.close()
+	}
+	if r != nil && r.raw != nil && r.raw.Body != nil {
+		r.raw.Body.Close()
+	}
+}
+
+// invoke runs the method and returns its result; 2026-07-28 results get
+// resultType, serverInfo and cache hints here.
+func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: handler panic", "method", c.method, "panic", p)
+			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+		}
+	}()
+	v, err := m.run(c)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case *bodyResult:
+		return &result{body: v}, nil
+	case *StreamAnswer:
+		if v.DownloadURL == "" {
+			return &result{raw: v}, nil
+		}
+	}
+	b, err := s.encodeResult(c, m, v)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode %s result: %w", c.method, err)
+	}
+	return &result{json: b}, nil
+}
+
+// encodeResult encodes a result object (an Object, or an encodedResult
+// with one member encoded once).
+func (s *Server) encodeResult(c *Call, m *method, v any) ([]byte, error) {
+	var pre *encodedResult
+	switch e := v.(type) {
+	case encodedResult:
+		v, pre = e.rest, &e
+	case *StreamAnswer:
+		v = Object{"uri": e.URI, "mimeType": e.MIMEType, "size": e.Size, "downloadUrl": e.DownloadURL}
+	}
+	o, _ := v.(Object)
+	if o == nil {
+		o = Object{}
+	}
+	if c.modern {
+		s.addModernFields(c, m, o)
+	}
+	if pre != nil {
+		return pre.encode(o)
+	}
+	return json.Marshal(o)
+}
+
+func (s *Server) addModernFields(c *Call, m *method, o Object) {
+	if _, ok := o["resultType"]; !ok {
+		o["resultType"] = "complete"
+	}
+	meta, _ := o["_meta"].(Object)
+	if meta == nil {
+		meta = Object{}
+	}
+	meta[metaServerInfo] = s.serverInfo()
+	o["_meta"] = meta
+	if m.cache && o["resultType"] == "complete" {
+		s.addCacheHints(o)
+	}
+}
+
+// encodedResult is a result with one large, unchanging member encoded
+// once (tools/list's tools); rest holds the other members, to which invoke
+// adds the 2026-07-28 fields.
+type encodedResult struct {
+	name  string
+	value []byte // JSON
+	rest  Object
+}
+
+// encode returns the result object with keys in json.Marshal's (sorted)
+// order, the encoded member among them.
+func (e *encodedResult) encode(o Object) ([]byte, error) {
+	keys := append(slices.Sorted(maps.Keys(o)), e.name)
+	slices.Sort(keys)
+	out := append(make([]byte, 0, len(e.value)+256), '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, k) // keys are plain ASCII names
+		out = append(out, ':')
+		if k == e.name {
+			out = append(out, e.value...)
+			continue
+		}
+		v, err := json.Marshal(o[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
+}
+
+func (s *Server) addCacheHints(o Object) {
+	o["ttlMs"] = s.opts.CacheTTL.Milliseconds()
+	o["cacheScope"] = "private"
+}
+
+// toError maps a handler error to a JSON-RPC error; internal detail is
+// logged, not sent. A call ended by its client's cancel or departure is
+// routine and logged at debug.
+func (s *Server) toError(c *Call, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if c.ctx != nil && c.ctx.Err() != nil && s.baseCtx.Err() == nil &&
+		(errors.Is(err, context.Canceled) || c.out != nil && c.out.failed() != nil) {
+		s.log.Debug("mcp: request ended by the client", "method", c.method, "err", err)
+	} else {
+		s.log.Error("mcp: request failed", "method", c.method, "err", err)
+	}
+	return newError(CodeInternalError, "Internal error", nil)
+}
+
+// respond runs the call and writes its response: raw (resources/stream),
+// JSON, or an SSE stream (resumable in 2025-11-25 sessions that allow it).
+func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc acceptance) {
+	switch {
+	case m.raw:
+		s.respondOnce(w, c, m, true)
+	case !acc.sse || acc.json && (m.stream == nil || !m.stream(c)):
+		s.respondOnce(w, c, m, false)
+	case c.sess != nil && c.sess.resumable():
+		s.respondResumable(w, c, m)
+	default:
+		s.respondSSE(w, c, m)
+	}
+}
+
+// respondOnce answers with one JSON body (or, raw, a resources/stream
+// answer). The call's context lives until the body has been written: a
+// storage reader may be bound to it.
+func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	c.ctx = ctx
+	res, err := s.invoke(c, m)
+	if err != nil {
+		cancel()
+		writeError(w, c.id, s.toError(c, err))
+		return
+	}
+	if raw && res.raw != nil {
+		writeStreamAnswer(w, res.raw, cancel)
+		return
+	}
+	w.SetStatus(http.StatusOK)
+	w.SetHeader("Content-Type", "application/json")
+	if res.body == nil {
+		cancel()
+		w.SetBody(envelope(c.id, res.json))
+		return
+	}
+	prefix := appendResponsePrefix(nil, c.id)
+	w.SetBodyStream(int64(len(prefix))+res.body.size()+1, func(sw StreamWriter) error {
+		defer cancel()
+		defer res.body.close()
+		if _, err := sw.Write(prefix); err != nil {
+			return err
+		}
+		if err := res.body.writeTo(sw); err != nil {
+			return err
+		}
+		_, err := sw.Write([]byte{'}'})
+		return err
+	})
+}
+
+// respondSSE answers on a plain SSE stream.
+func (s *Server) respondSSE(w ResponseWriter, c *Call, m *method) {
+	setSSEHeaders(w)
+	c.files.Keep() // the call outlives handlePost: runStream releases them
+	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		out := newSSE(sw)
+		ctx, cancel := context.WithCancel(s.baseCtx)
+		defer cancel()
+		out.onFail = cancel
+		s.runStream(c, m, out, ctx, cancel)
+		return nil
+	})
+}
+
+// runStream runs a call whose messages go to out and sends its final
+// message there; a call the client cancelled gets none.
+func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Context, cancel context.CancelFunc) {
+	defer c.release()
+	c.ctx, c.out = ctx, out
+	if c.sess != nil {
+		c.sess.track(c.id, cancel)
+		defer c.sess.untrack(c.id)
+	}
+	// Comment lines keep idle proxies from cutting a long call (a tool
+	// waiting for the client, say) and detect a client that went away
+	// (in 2026-07-28 that is the cancellation).
+	stopKeepAlive := keepAlive(out, s.opts.KeepAlive)
+	res, err := s.invoke(c, m)
+	stopKeepAlive()
+	switch {
+	case c.sess != nil && c.sess.wasCancelled(c.id):
+		res.close()
+		out.finish(nil)
+	case err != nil:
+		out.finish(encodeError(c.id, s.toError(c, err)))
+	case res.body != nil:
+		out.finishBody(appendResponsePrefix(nil, c.id), res.body)
+	default:
+		out.finish(envelope(c.id, res.json))
+	}
+}

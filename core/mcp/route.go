@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
+)
+
+// router tells the scanner, as a message arrives, which strings are file
+// inputs and where their bytes go: a tool's x-mcp-file arguments (to its
+// FileSink, when it has one), the file fields of a 2025-11-25 elicitation
+// answer, and those of a 2026-07-28 retry whose requestState came first.
+type router struct {
+	s     *Server
+	r     *Request
+	state *stateEnvelope // verified requestState, once looked at
+	tried bool
+}
+
+func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
+	if arg, ok := strings.CutPrefix(path, "/params/arguments/"); ok && !strings.Contains(arg, "/") {
+		return rt.argument(seen, arg)
+	}
+	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && !strings.Contains(field, "/") {
+		spec, ok := rt.s.expect.get(rt.r.Header.Get(hdrSessionID), seen.ID)[field]
+		return scan.Route{Spec: spec}, ok
+	}
+	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && seen.State != "" {
+		key, field, ok := strings.Cut(rest, "/content/")
+		if !ok || strings.Contains(field, "/") {
+			return scan.Route{}, false
+		}
+		if env := rt.verified(seen); env != nil {
+			spec, ok := env.Files[key][field]
+			return scan.Route{Spec: spec}, ok
+		}
+	}
+	return scan.Route{}, false
+}
+
+// argument routes a tools/call argument of a tool whose name came first.
+func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
+	if seen.Method != "tools/call" || seen.Name == "" {
+		return scan.Route{}, false
+	}
+	t := rt.s.toolMap[seen.Name]
+	if t == nil {
+		return scan.Route{}, false
+	}
+	spec, ok := t.files[arg]
+	if !ok {
+		return scan.Route{}, false
+	}
+	route := scan.Route{Spec: spec}
+	if t.FileSink != nil {
+		route.Open = func(h codec.DataURIHeader) (scan.Sink, error) {
+			f := &File{Header: h}
+			sink, ok, err := t.FileSink(FileTarget{Ctx: rt.s.baseCtx, Argument: arg, MediaType: f.MediaType(),
+				Spec: spec, Args: seen.Args, Principal: rt.r.Principal})
+			if err != nil || !ok {
+				return nil, err
+			}
+			return sink, nil
+		}
+	}
+	return route, true
+}
+
+func (rt *router) verified(seen *scan.Seen) *stateEnvelope {
+	if !rt.tried {
+		rt.tried = true
+		rt.state, _ = rt.s.verifyState(rt.r.Principal, seen.Method, seen.Name, seen.State)
+	}
+	return rt.state
+}
+
+// expectations holds the x-mcp-file fields of 2025-11-25 form elicitations
+// in flight, by session id and request id, so their answers are bounded by
+// the field's descriptor while they arrive. The session is not verified
+// when an answer is routed: an expectation only ever tightens limits.
+type expectations struct {
+	mu sync.Mutex
+	m  map[string]map[string]FileSpec
+}
+
+func expectKey(sid string, id []byte) string { return sid + "\x00" + idKey(id) }
+
+func (e *expectations) get(sid string, id []byte) map[string]FileSpec {
+	if sid == "" || id == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.m[expectKey(sid, id)]
+}
+
+func (s *Server) expectFiles(c *Call, id int64, fields map[string]FileSpec) {
+	e := &s.expect
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = map[string]map[string]FileSpec{}
+	}
+	e.m[expectKey(c.sess.id, jsonInt(id))] = fields
+	c.expected = append(c.expected, expectKey(c.sess.id, jsonInt(id)))
+}
+
+func (s *Server) forgetFiles(c *Call) {
+	e := &s.expect
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, k := range c.expected {
+		delete(e.m, k)
+	}
+	c.expected = nil
+}

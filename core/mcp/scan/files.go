@@ -1,0 +1,420 @@
+package scan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+)
+
+// FileSpec is an x-mcp-file descriptor (SPEC.md §7.1).
+type FileSpec struct {
+	Accept  []string `json:"accept,omitempty"`
+	MaxSize int64    `json:"maxSize,omitempty"`
+}
+
+// Sink takes a file's decoded bytes straight away (a storage upload, say).
+// Abort discards what was written; the scanner calls it when the value is
+// rejected, and [File.Release] calls it unless the owner kept the bytes
+// (for instance committed them, after which Abort must be a no-op).
+type Sink interface {
+	io.Writer
+	Abort()
+}
+
+// HeadLen is how many leading payload bytes a File keeps for content
+// sniffing.
+const HeadLen = 512
+
+// errFileTooLarge stops a decode at the file's size limit.
+var errFileTooLarge = errors.New("scan: file too large")
+
+// File is a data URI (or another long string) taken out of a message while
+// it arrived. Its payload went to a Sink, to a spool, or (a small data URI
+// decoded from an ordinary string) is held inline; a rejected value has a
+// Problem and no payload.
+type File struct {
+	// Name is the argument or field name (the last element of its path).
+	Name string
+	// Header is the data URI's header (media type, parameters).
+	Header codec.DataURIHeader
+	// Size is the payload's length in bytes (raw: the string's length).
+	Size int64
+	// Head holds the first HeadLen payload bytes.
+	Head []byte
+	// Problem says why the value is rejected; "" when it is fine so far.
+	Problem string
+
+	sink   Sink
+	spool  *os.File
+	raw    bool
+	inline []byte
+}
+
+// Sink returns the sink the payload was decoded into, or nil.
+func (f *File) Sink() Sink { return f.sink }
+
+// Raw reports a long string that is not a data URI.
+func (f *File) Raw() bool { return f.raw }
+
+// Reader returns the spooled or inline payload; nil when it went to a sink
+// or the value was rejected.
+func (f *File) Reader() io.Reader {
+	switch {
+	case f.spool != nil:
+		return f.spool
+	case f.inline != nil || (f.Problem == "" && f.sink == nil):
+		return bytes.NewReader(f.inline)
+	}
+	return nil
+}
+
+// Release aborts the sink and closes the spool (a spool file is unlinked,
+// so it disappears).
+func (f *File) Release() {
+	if f.sink != nil {
+		f.sink.Abort()
+	}
+	if f.spool != nil {
+		_ = f.spool.Close()
+	}
+}
+
+// Reject marks the file rejected for why and frees its payload.
+func (f *File) Reject(why string) {
+	f.Release()
+	f.Problem, f.sink, f.spool, f.inline = why, nil, nil, nil
+}
+
+// MediaType is the media type to store for the file: type/subtype, plus the
+// charset of text.
+func (f *File) MediaType() string {
+	mt := f.Header.MediaType
+	if cs, ok := f.Header.Param("charset"); ok && strings.HasPrefix(mt, "text/") {
+		mt += "; charset=" + strings.ToLower(cs)
+	}
+	return mt
+}
+
+// Files holds the Files taken out of one message, by JSON path.
+type Files struct {
+	budget   int64 // decoded bytes left for the whole message
+	spoolDir string
+	mu       sync.Mutex
+	m        map[string]*File
+	kept     bool
+}
+
+// Get returns the File at path, or nil.
+func (fs *Files) Get(path string) *File {
+	if fs == nil {
+		return nil
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.m[path]
+}
+
+// Len is the number of Files taken out.
+func (fs *Files) Len() int {
+	if fs == nil {
+		return 0
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return len(fs.m)
+}
+
+func (fs *Files) put(path string, f *File) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.m == nil {
+		fs.m = map[string]*File{}
+	}
+	if old := fs.m[path]; old != nil {
+		old.Release() // a duplicate key: the last one wins, as in encoding/json
+	}
+	fs.m[path] = f
+}
+
+// Keep hands the set to another owner (a call that outlives the request, a
+// waiting tool); Release then does nothing and the owner calls Discard.
+func (fs *Files) Keep() {
+	if fs != nil {
+		fs.mu.Lock()
+		fs.kept = true
+		fs.mu.Unlock()
+	}
+}
+
+// Release discards every File unless the set was handed over with Keep.
+func (fs *Files) Release() {
+	if fs == nil {
+		return
+	}
+	fs.mu.Lock()
+	kept := fs.kept
+	fs.mu.Unlock()
+	if !kept {
+		fs.Discard()
+	}
+}
+
+// Discard releases every File.
+func (fs *Files) Discard() {
+	if fs == nil {
+		return
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, f := range fs.m {
+		f.Release()
+	}
+	fs.m = nil
+}
+
+func lastElem(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// tempFile returns an unlinked temporary file: it disappears when closed,
+// whatever happens to the process.
+func (fs *Files) tempFile() (*os.File, error) {
+	f, err := os.CreateTemp(fs.spoolDir, "mcpblob-spool-*")
+	if err != nil {
+		return nil, fmt.Errorf("scan: spool: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	return f, nil
+}
+
+// headSink counts, bounds and keeps the first bytes of what passes to w.
+type headSink struct {
+	w    io.Writer
+	max  int64
+	n    int64
+	head []byte
+}
+
+func (h *headSink) Write(p []byte) (int, error) {
+	if h.max > 0 && h.n+int64(len(p)) > h.max {
+		return 0, errFileTooLarge
+	}
+	if len(h.head) < HeadLen {
+		h.head = append(h.head, p[:min(len(p), HeadLen-len(h.head))]...)
+	}
+	n, err := h.w.Write(p)
+	h.n += int64(n)
+	return n, err
+}
+
+// headTee keeps the first bytes read through it (for the scheme of a
+// rejected URI).
+type headTee struct {
+	r    io.Reader
+	head []byte
+}
+
+func (t *headTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if len(t.head) < 64 {
+		t.head = append(t.head, p[:min(n, 64-len(t.head))]...)
+	}
+	return n, err
+}
+
+// schemeOf returns the URI scheme at the start of s ("" when none).
+func schemeOf(s []byte) string {
+	for i, c := range s {
+		switch {
+		case c == ':' && i > 0:
+			return strings.ToLower(string(s[:i]))
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func schemeProblem(head []byte) string {
+	if sch := schemeOf(head); sch != "" {
+		return fmt.Sprintf("scheme %q is not supported: a data: URI is required", sch)
+	}
+	return "not a URI: a data: URI is required"
+}
+
+// AcceptProblem is the problem of a media type outside an accept list.
+func AcceptProblem(mt string, accept []string) string {
+	return fmt.Sprintf("media type %q is not accepted (accept: %s)", mt, strings.Join(accept, ", "))
+}
+
+// SizeProblem is the problem of a file over a maxSize.
+func SizeProblem(maxSize int64) string {
+	return fmt.Sprintf("file is larger than maxSize %d bytes", maxSize)
+}
+
+// openFunc returns where a data URI's payload goes once its header passed.
+type openFunc func(codec.DataURIHeader) (io.Writer, error)
+
+// decodeDataURI decodes the data URI src yields, checking scheme, header,
+// accept and the size limit as bytes arrive. Problems with the value are
+// returned in f.Problem (the rest of src is then left unread); err is an
+// error of src, or of open.
+func decodeDataURI(name string, spec FileSpec, src io.Reader, open openFunc, budget int64) (f *File, err error) {
+	f = &File{Name: name}
+	tee := &headTee{r: src}
+	dr, err := codec.NewDataURIReader(tee)
+	if err != nil {
+		var de *codec.DataURIError
+		switch {
+		case !errors.As(err, &de):
+			return nil, err
+		case errors.Is(err, codec.ErrNotDataURI):
+			f.Problem = schemeProblem(tee.head)
+		default:
+			f.Problem = "malformed data URI: " + de.Reason
+		}
+		return f, nil
+	}
+	f.Header = dr.Header
+	if len(spec.Accept) > 0 && !codec.MatchAccept(spec.Accept, dr.Header.MediaType) {
+		f.Problem = AcceptProblem(dr.Header.MediaType, spec.Accept)
+		return f, nil
+	}
+	limit := spec.MaxSize
+	if budget > 0 && (limit <= 0 || budget < limit) {
+		limit = budget
+	}
+	dst, err := open(dr.Header)
+	if err != nil {
+		return nil, err
+	}
+	sink := &headSink{w: dst, max: limit}
+	_, err = dr.WriteTo(sink)
+	f.Size, f.Head = sink.n, sink.head
+	var de *codec.DataURIError
+	switch {
+	case err == nil:
+	case errors.Is(err, errFileTooLarge):
+		if spec.MaxSize > 0 && limit == spec.MaxSize {
+			f.Problem = SizeProblem(spec.MaxSize)
+		} else {
+			f.Problem = fmt.Sprintf("file is larger than the server's limit of %d bytes", limit)
+		}
+	case errors.As(err, &de):
+		f.Problem = "malformed data URI: " + de.Reason
+	default:
+		return nil, err
+	}
+	return f, nil
+}
+
+// decode takes a data URI out of the message: into the route's sink when
+// it has one, else into a decoded spool.
+func (fs *Files) decode(path string, route Route, src io.Reader) (*File, error) {
+	var (
+		sink  Sink
+		spool *os.File
+	)
+	open := func(h codec.DataURIHeader) (io.Writer, error) {
+		var err error
+		if route.Open != nil {
+			if sink, err = route.Open(h); sink != nil || err != nil {
+				return sink, err
+			}
+		}
+		spool, err = fs.tempFile()
+		return spool, err
+	}
+	f, err := decodeDataURI(lastElem(path), route.Spec, src, open, fs.budget)
+	if err != nil || f.Problem != "" {
+		if sink != nil {
+			sink.Abort()
+		}
+		if spool != nil {
+			spool.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		fs.put(path, f)
+		return f, nil
+	}
+	fs.budget -= f.Size
+	f.sink, f.spool = sink, spool
+	if spool != nil {
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			spool.Close()
+			return nil, fmt.Errorf("scan: spool: %w", err)
+		}
+	}
+	fs.put(path, f)
+	return f, nil
+}
+
+// rawSpool takes any other long string out of the message, up to limit bytes.
+func (fs *Files) rawSpool(path string, src io.Reader, limit int64) (*File, error) {
+	f, err := fs.tempFile()
+	if err != nil {
+		return nil, err
+	}
+	sink := &headSink{w: f, max: limit}
+	if _, err := io.Copy(sink, src); err != nil {
+		f.Close()
+		if errors.Is(err, errFileTooLarge) {
+			return nil, ErrTooLarge
+		}
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("scan: spool: %w", err)
+	}
+	file := &File{Name: lastElem(path), Size: sink.n, Head: sink.head, spool: f, raw: true}
+	fs.put(path, file)
+	return file, nil
+}
+
+// inline decodes a data URI held as an ordinary (small) string value.
+func inline(name string, spec FileSpec, v string) *File {
+	var buf bytes.Buffer
+	f, err := decodeDataURI(name, spec, strings.NewReader(v), func(codec.DataURIHeader) (io.Writer, error) { return &buf, nil }, 0)
+	if err != nil {
+		return &File{Name: name, Problem: "malformed data URI"}
+	}
+	if f.Problem == "" {
+		f.inline = buf.Bytes()
+	}
+	return f
+}
+
+// Value returns the file at path: taken out of the message while it
+// arrived, or decoded now from the small string value raw. bad, when not
+// "", says why there is no file (absent, not a string), naming it.
+func (fs *Files) Value(path, name string, raw json.RawMessage, spec FileSpec) (f *File, bad string) {
+	if f := fs.Get(path); f != nil {
+		if f.raw {
+			return &File{Name: name, Problem: schemeProblem(f.Head)}, ""
+		}
+		return f, ""
+	}
+	if raw == nil || string(raw) == "null" {
+		return nil, fmt.Sprintf("Argument %q is required", name)
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, fmt.Sprintf("Argument %q must be a string", name)
+	}
+	return inline(name, spec, v), ""
+}

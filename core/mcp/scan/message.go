@@ -1,0 +1,535 @@
+package scan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+)
+
+const (
+	// scanChunk is the scanner's read buffer.
+	scanChunk = 256 << 10
+	// spoolThreshold: strings longer than this are spooled, not held.
+	spoolThreshold = 64 << 10
+	// maxDepth bounds JSON nesting.
+	maxDepth = 64
+	// drainLimit bounds the bytes of a rejected data URI read and discarded
+	// so the rest of the message can still be parsed. Beyond it the request
+	// is answered at once and the connection closed.
+	drainLimit = 16 << 20
+)
+
+// ErrTooLarge reports held bytes beyond Options.MaxBodyBytes.
+var ErrTooLarge = errors.New("scan: request body too large")
+
+// AbortError reports a rejected data URI too long to drain: the message was
+// not read to its end.
+type AbortError struct {
+	File *File
+	ID   json.RawMessage // the message's id when it came first
+}
+
+func (e *AbortError) Error() string { return "scan: request abandoned: " + e.File.Problem }
+
+// Seen is what the scanner has learnt of a message so far, for routing the
+// strings that follow.
+type Seen struct {
+	ID     []byte            // the id as JSON, when it came first
+	Method string            // method
+	Name   string            // params.name
+	State  string            // params.requestState
+	Args   map[string]string // small string members of params.arguments
+}
+
+// Route says where a data URI goes: its descriptor (limits checked as bytes
+// arrive) and, when Open is set, the sink its bytes go to straight away
+// (else they are spooled).
+type Route struct {
+	Spec FileSpec
+	Open func(h codec.DataURIHeader) (Sink, error)
+}
+
+// Router routes the strings of a message by JSON path.
+type Router interface {
+	// Route returns the route of the string at path, or false when the
+	// path is not a known file (a long data URI there is then spooled,
+	// bounded by Options.MaxFileBytes).
+	Route(seen *Seen, path string) (Route, bool)
+}
+
+// Options bound one message.
+type Options struct {
+	// MaxBodyBytes bounds the held bytes plus raw spools.
+	MaxBodyBytes int64
+	// MaxFileBytes bounds the decoded bytes of all data URIs of the message
+	// and each one a route does not bound more tightly.
+	MaxFileBytes int64
+	// SpoolDir holds the unlinked spool files; "" is os.TempDir().
+	SpoolDir string
+}
+
+// Message is one message as scanned: rebuilt without its diverted strings,
+// with the members the protocol reads located in it.
+type Message struct {
+	// Raw is the rebuilt message.
+	Raw []byte
+	// Fields, Params, Meta and Args are the members of the message object,
+	// of params, params._meta and params.arguments (each only when that is
+	// an object), as slices of Raw.
+	Fields, Params, Meta, Args map[string]json.RawMessage
+	// Method is the method when it is a string.
+	Method string
+	// Files holds the strings taken out of the message (never nil; release
+	// it when done).
+	Files *Files
+}
+
+// containers whose members Message locates.
+var containers = [...]string{"", "/params", "/params/_meta", "/params/arguments"}
+
+type span struct {
+	key        string
+	start, end int
+}
+
+var scanBufPool = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
+
+// Read scans the body r. Errors: ErrTooLarge, *BadJSONError, *AbortError,
+// or the body's read error; the returned Message's Files are valid (and
+// must be released) whatever the error.
+func Read(r io.Reader, opts Options, router Router) (*Message, error) {
+	// The scan buffer is pooled: a fresh 256 KiB per message made small
+	// requests allocation-bound. Nothing holds on to it after Read:
+	// diverted strings are copied out before it returns.
+	bufp := scanBufPool.Get().(*[]byte)
+	defer scanBufPool.Put(bufp)
+	rs := &scanner{
+		router:  router,
+		b:       byteScanner{r: r, buf: *bufp},
+		limit:   opts.MaxBodyBytes,
+		files:   &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir},
+		seen:    Seen{Args: map[string]string{}},
+		maxFile: opts.MaxFileBytes,
+	}
+	msg := &Message{Files: rs.files}
+	if r == nil {
+		return msg, nil
+	}
+	err := rs.top()
+	msg.Raw, msg.Method = rs.out, rs.seen.Method
+	rs.locate(msg)
+	return msg, err
+}
+
+// scanner rebuilds one message from the body stream.
+type scanner struct {
+	router Router
+	b      byteScanner
+	out    []byte // the rebuilt message
+	limit  int64  // MaxBodyBytes for out plus raw spools
+	spent  int64  // bytes of raw spools
+	files  *Files
+	seen   Seen
+	// maxFile bounds a data URI no route describes.
+	maxFile int64
+	spans   [len(containers)][]span
+	// small is reused for every string held in memory (each is copied out
+	// before the next is read).
+	small bytes.Buffer
+}
+
+func (rs *scanner) locate(m *Message) {
+	maps := [len(containers)]*map[string]json.RawMessage{&m.Fields, &m.Params, &m.Meta, &m.Args}
+	for i, spans := range rs.spans {
+		if len(spans) == 0 {
+			continue
+		}
+		mm := make(map[string]json.RawMessage, len(spans))
+		for _, sp := range spans {
+			if sp.end > sp.start {
+				mm[sp.key] = rs.out[sp.start:sp.end:sp.end]
+			}
+		}
+		*maps[i] = mm
+	}
+}
+
+// childContainer is the container a member value opens: params in the
+// message, _meta and arguments in params; -1 for any other place.
+func childContainer(parent int, key string) int {
+	switch {
+	case parent == 0 && key == "params":
+		return 1
+	case parent == 1 && key == "_meta":
+		return 2
+	case parent == 1 && key == "arguments":
+		return 3
+	}
+	return -1
+}
+
+// reset forgets the members found so far in container ci and the
+// containers inside it: a repeated member replaces them (the last one
+// wins, as in encoding/json).
+func (rs *scanner) reset(ci int) {
+	rs.spans[ci] = rs.spans[ci][:0]
+	if ci == 1 {
+		rs.reset(2)
+		rs.reset(3)
+	}
+}
+
+// pathElem escapes a key for a JSON path ("~" → "~0", "/" → "~1", RFC
+// 6901), so no key can pass for a nested place.
+func pathElem(key string) string {
+	if !strings.ContainsAny(key, "~/") {
+		return key
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// validKey is key as encoding/json decodes it: each invalid UTF-8 byte
+// becomes U+FFFD.
+func validKey(key string) string {
+	if utf8.ValidString(key) {
+		return key
+	}
+	var b strings.Builder
+	for _, r := range key {
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (rs *scanner) grow(n int) error {
+	if int64(len(rs.out)+n)+rs.spent > rs.limit {
+		return ErrTooLarge
+	}
+	return nil
+}
+
+func (rs *scanner) top() error {
+	c, err := rs.b.skipWS()
+	if err != nil {
+		var bad *BadJSONError
+		if errors.Is(err, io.EOF) || errors.As(err, &bad) {
+			return nil // empty body: the protocol reports it
+		}
+		return err
+	}
+	if c != '{' {
+		return rs.holdRest()
+	}
+	if err := rs.value("", 0, 0); err != nil {
+		return err
+	}
+	// Only whitespace may follow.
+	if _, err := rs.b.skipWS(); err == nil {
+		return &BadJSONError{"data after the message"}
+	} else if rs.b.err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+// holdRest keeps a body that is not an object (a batch, a scalar) as it
+// is, bounded, for the protocol to say what is wrong with it.
+func (rs *scanner) holdRest() error {
+	for {
+		if err := rs.grow(rs.b.hi - rs.b.lo); err != nil {
+			return err
+		}
+		rs.out = append(rs.out, rs.b.buf[rs.b.lo:rs.b.hi]...)
+		rs.b.lo = rs.b.hi
+		if !rs.b.fill() {
+			if rs.b.err == io.EOF {
+				return nil
+			}
+			return rs.b.err
+		}
+	}
+}
+
+func (rs *scanner) value(path string, depth, cont int) error {
+	if depth > maxDepth {
+		return &BadJSONError{"nesting too deep"}
+	}
+	c, err := rs.b.skipWS()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '{':
+		return rs.object(path, depth, cont)
+	case '[':
+		return rs.array(path, depth)
+	case '"':
+		rs.b.lo++
+		return rs.str(path)
+	}
+	return rs.literal(path)
+}
+
+func (rs *scanner) object(path string, depth, ci int) error {
+	rs.b.lo++
+	rs.out = append(rs.out, '{')
+	for first := true; ; first = false {
+		c, err := rs.b.skipWS()
+		if err != nil {
+			return err
+		}
+		if c == '}' && first {
+			rs.b.lo++
+			rs.out = append(rs.out, '}')
+			return nil
+		}
+		if err := rs.member(path, depth, ci); err != nil {
+			return err
+		}
+		if c, err = rs.b.skipWS(); err != nil {
+			return err
+		}
+		rs.b.lo++
+		switch c {
+		case ',':
+			rs.out = append(rs.out, ',')
+		case '}':
+			rs.out = append(rs.out, '}')
+			return nil
+		default:
+			return &BadJSONError{"missing ',' or '}' in an object"}
+		}
+	}
+}
+
+// member reads `"key": value` of the object at path (container ci, or -1).
+func (rs *scanner) member(path string, depth, ci int) error {
+	if c, _ := rs.b.skipWS(); c != '"' {
+		return &BadJSONError{"object key must be a string"}
+	}
+	rs.b.lo++
+	key, err := rs.smallString()
+	if err != nil {
+		return err
+	}
+	if err := rs.grow(len(key) + 3); err != nil {
+		return err
+	}
+	rs.out = append(rs.out, '"')
+	rs.out = AppendEscaped(rs.out, []byte(key))
+	rs.out = append(rs.out, '"', ':')
+	if c, err := rs.b.skipWS(); err != nil {
+		return err
+	} else if c != ':' {
+		return &BadJSONError{"missing ':' after an object key"}
+	}
+	rs.b.lo++
+	start := len(rs.out)
+	child := -1
+	if ci >= 0 {
+		if child = childContainer(ci, key); child >= 0 {
+			rs.reset(child)
+		}
+	}
+	if err := rs.value(path+"/"+pathElem(key), depth+1, child); err != nil {
+		return err
+	}
+	if ci >= 0 {
+		rs.spans[ci] = append(rs.spans[ci], span{key: validKey(key), start: start, end: len(rs.out)})
+	}
+	return nil
+}
+
+func (rs *scanner) array(path string, depth int) error {
+	rs.b.lo++
+	rs.out = append(rs.out, '[')
+	for i := 0; ; i++ {
+		c, err := rs.b.skipWS()
+		if err != nil {
+			return err
+		}
+		if c == ']' && i == 0 {
+			rs.b.lo++
+			rs.out = append(rs.out, ']')
+			return nil
+		}
+		if err := rs.value(path+"/"+strconv.Itoa(i), depth+1, -1); err != nil {
+			return err
+		}
+		if c, err = rs.b.skipWS(); err != nil {
+			return err
+		}
+		rs.b.lo++
+		switch c {
+		case ',':
+			rs.out = append(rs.out, ',')
+		case ']':
+			rs.out = append(rs.out, ']')
+			return nil
+		default:
+			return &BadJSONError{"missing ',' or ']' in an array"}
+		}
+	}
+}
+
+// literal copies a number, true, false or null, and checks it.
+func (rs *scanner) literal(path string) error {
+	start := len(rs.out)
+	for {
+		for rs.b.lo < rs.b.hi {
+			c := rs.b.buf[rs.b.lo]
+			if !(c == '-' || c == '+' || c == '.' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')) {
+				return rs.endLiteral(path, start, c)
+			}
+			if err := rs.grow(1); err != nil {
+				return err
+			}
+			rs.out = append(rs.out, c)
+			rs.b.lo++
+		}
+		if !rs.b.fill() {
+			if rs.b.err == io.EOF && len(rs.out) > start {
+				return rs.endLiteral(path, start, 0)
+			}
+			return rs.b.readErr()
+		}
+	}
+}
+
+func (rs *scanner) endLiteral(path string, start int, next byte) error {
+	lit := rs.out[start:]
+	if len(lit) == 0 {
+		return &BadJSONError{fmt.Sprintf("unexpected character %q", next)}
+	}
+	if !validLiteral(lit) {
+		return &BadJSONError{fmt.Sprintf("invalid literal %q", lit)}
+	}
+	if path == "/id" {
+		rs.seen.ID = append([]byte(nil), lit...)
+	}
+	return nil
+}
+
+// smallString reads a string that must stay small (object keys).
+func (rs *scanner) smallString() (string, error) {
+	sr := &stringReader{b: &rs.b}
+	// bytes.Buffer reads in place (io.ReaderFrom); io.Copy into a
+	// strings.Builder would allocate a 32 KiB copy buffer per key.
+	sb := &rs.small
+	sb.Reset()
+	if _, err := sb.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
+		return "", err
+	}
+	if sb.Len() > spoolThreshold {
+		return "", ErrTooLarge
+	}
+	return sb.String(), nil
+}
+
+// str reads a string value at path.
+func (rs *scanner) str(path string) error {
+	sr := &stringReader{b: &rs.b}
+	route, routed := rs.route(path)
+	if routed && route.Open != nil {
+		f, err := rs.files.decode(path, route, sr)
+		if err != nil {
+			return err
+		}
+		rs.out = append(rs.out, `""`...)
+		return rs.finishDiverted(f, sr)
+	}
+	// Hold up to spoolThreshold bytes; a longer string is diverted.
+	held := &rs.small
+	held.Reset()
+	if _, err := held.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
+		return err
+	}
+	if held.Len() <= spoolThreshold {
+		if err := rs.grow(held.Len() + 2); err != nil {
+			return err
+		}
+		v := held.Bytes()
+		rs.note(path, v)
+		rs.out = append(rs.out, '"')
+		rs.out = AppendEscaped(rs.out, v)
+		rs.out = append(rs.out, '"')
+		return nil
+	}
+	rs.out = append(rs.out, `""`...)
+	if !routed {
+		route = Route{Spec: FileSpec{MaxSize: rs.maxFile}}
+	}
+	return rs.divert(path, route, held.Bytes(), sr)
+}
+
+// divert takes a long string, whose first bytes are head, out of the
+// message.
+func (rs *scanner) divert(path string, route Route, head []byte, sr *stringReader) error {
+	src := io.MultiReader(bytes.NewReader(head), sr)
+	if len(head) >= 5 && strings.EqualFold(string(head[:5]), "data:") {
+		f, err := rs.files.decode(path, Route{Spec: route.Spec}, src)
+		if err != nil {
+			return err
+		}
+		return rs.finishDiverted(f, sr)
+	}
+	f, err := rs.files.rawSpool(path, src, rs.limit-int64(len(rs.out))-rs.spent)
+	if err != nil {
+		return err
+	}
+	rs.spent += f.Size
+	return nil
+}
+
+// finishDiverted reads what is left of a diverted string after a data URI
+// problem, or abandons the message when too much is left.
+func (rs *scanner) finishDiverted(f *File, sr *stringReader) error {
+	if sr.done {
+		return nil
+	}
+	ok, err := sr.drain(drainLimit)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &AbortError{File: f, ID: rs.seen.ID}
+	}
+	return nil
+}
+
+// note remembers the small strings the router needs to route later ones.
+func (rs *scanner) note(path string, v []byte) {
+	switch {
+	case path == "/method":
+		rs.seen.Method = string(v)
+	case path == "/id":
+		rs.seen.ID = jsonQuote(v)
+	case path == "/params/name":
+		rs.seen.Name = string(v)
+	case path == "/params/requestState":
+		rs.seen.State = string(v)
+	case strings.HasPrefix(path, "/params/arguments/") && !strings.Contains(path[len("/params/arguments/"):], "/"):
+		rs.seen.Args[path[len("/params/arguments/"):]] = string(v)
+	}
+}
+
+func jsonQuote(v []byte) []byte {
+	out := append(make([]byte, 0, len(v)+2), '"')
+	out = AppendEscaped(out, v)
+	return append(out, '"')
+}
+
+func (rs *scanner) route(path string) (Route, bool) {
+	if rs.router == nil {
+		return Route{}, false
+	}
+	return rs.router.Route(&rs.seen, path)
+}
