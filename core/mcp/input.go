@@ -74,7 +74,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, string) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	return checked(a.files.Value(a.path+field, field, content[field], spec))(spec)
+	return checked(a.files.Value(a.path+scan.PathElem(field), field, content[field], spec))(spec)
 }
 
 // checked applies spec to a file that may have arrived before the server
@@ -152,7 +152,7 @@ func (c *Call) modernInput(reqs map[string]InputRequest) (map[string]*Answer, er
 	missing := map[string]InputRequest{}
 	for k, r := range reqs {
 		if v, ok := responses[k]; ok {
-			got[k] = &Answer{Result: v, files: c.files, path: "/params/inputResponses/" + k + "/content/"}
+			got[k] = &Answer{Result: v, files: c.files, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
 		} else {
 			missing[k] = r
 		}

@@ -81,7 +81,6 @@ func (s *Server) listen(c *Call) (any, error) {
 	}
 }
 
-
 func idKey(id json.RawMessage) string {
 	if len(id) > 0 && id[0] == '"' {
 		var s string

@@ -21,10 +21,10 @@ type router struct {
 
 func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
 	if arg, ok := strings.CutPrefix(path, "/params/arguments/"); ok && !strings.Contains(arg, "/") {
-		return rt.argument(seen, arg)
+		return rt.argument(seen, scan.UnescapeElem(arg))
 	}
 	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && !strings.Contains(field, "/") {
-		spec, ok := rt.s.expect.get(rt.r.Header.Get(hdrSessionID), seen.ID)[field]
+		spec, ok := rt.s.expect.get(rt.r.Header.Get(hdrSessionID), seen.ID)[scan.UnescapeElem(field)]
 		return scan.Route{Spec: spec}, ok
 	}
 	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && seen.State != "" {
@@ -33,7 +33,7 @@ func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
 			return scan.Route{}, false
 		}
 		if env := rt.verified(seen); env != nil {
-			spec, ok := env.Files[key][field]
+			spec, ok := env.Files[scan.UnescapeElem(key)][scan.UnescapeElem(field)]
 			return scan.Route{Spec: spec}, ok
 		}
 	}

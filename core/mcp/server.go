@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/token"
 )
 
 // Protocol versions.
@@ -558,4 +558,3 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 	s.endSession(sess)
 	w.SetStatus(http.StatusOK)
 }
-

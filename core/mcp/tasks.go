@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"net/http"
 	"sync"
 	"time"
@@ -47,7 +48,7 @@ type task struct {
 	updated   time.Time
 	result    Object
 	err       *Error
-	pending   map[string]InputRequest        // unanswered input requests
+	pending   map[string]InputRequest    // unanswered input requests
 	answers   map[string]json.RawMessage // answers not yet consumed
 	answered  chan struct{}              // signalled on every tasks/update
 	expiresAt time.Time
@@ -189,7 +190,7 @@ func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, erro
 		if len(t.pending) == 0 {
 			got := map[string]*Answer{}
 			for k, v := range t.answers {
-				got[k] = &Answer{Result: v, path: "/params/inputResponses/" + k + "/content/"}
+				got[k] = &Answer{Result: v, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
 			}
 			t.answers = map[string]json.RawMessage{}
 			t.mu.Unlock()

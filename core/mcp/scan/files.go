@@ -179,11 +179,25 @@ func (fs *Files) Discard() {
 	fs.m = nil
 }
 
+// lastElem is the key or index a path ends with.
 func lastElem(path string) string {
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[i+1:]
+		return UnescapeElem(path[i+1:])
 	}
-	return path
+	return UnescapeElem(path)
+}
+
+// drop releases the Files at path and under it: a repeated member
+// replaces them (the last one wins, as in encoding/json).
+func (fs *Files) drop(path string) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for p, f := range fs.m {
+		if p == path || strings.HasPrefix(p, path+"/") {
+			f.Release()
+			delete(fs.m, p)
+		}
+	}
 }
 
 // tempFile returns an unlinked temporary file: it disappears when closed,

@@ -187,13 +187,22 @@ func (rs *scanner) reset(ci int) {
 	}
 }
 
-// pathElem escapes a key for a JSON path ("~" → "~0", "/" → "~1", RFC
-// 6901), so no key can pass for a nested place.
-func pathElem(key string) string {
+// PathElem escapes a key for a JSON path ("~" → "~0", "/" → "~1", RFC
+// 6901), so no key can pass for a nested place. Files are found by paths
+// built with it.
+func PathElem(key string) string {
 	if !strings.ContainsAny(key, "~/") {
 		return key
 	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// UnescapeElem undoes PathElem.
+func UnescapeElem(elem string) string {
+	if !strings.Contains(elem, "~") {
+		return elem
+	}
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(elem)
 }
 
 // validKey is key as encoding/json decodes it: each invalid UTF-8 byte
@@ -339,7 +348,8 @@ func (rs *scanner) member(path string, depth, ci int) error {
 			rs.reset(child)
 		}
 	}
-	if err := rs.value(path+"/"+pathElem(key), depth+1, child); err != nil {
+	rs.files.drop(path + "/" + PathElem(key))
+	if err := rs.value(path+"/"+PathElem(key), depth+1, child); err != nil {
 		return err
 	}
 	if ci >= 0 {
@@ -517,7 +527,7 @@ func (rs *scanner) note(path string, v []byte) {
 	case path == "/params/requestState":
 		rs.seen.State = string(v)
 	case strings.HasPrefix(path, "/params/arguments/") && !strings.Contains(path[len("/params/arguments/"):], "/"):
-		rs.seen.Args[path[len("/params/arguments/"):]] = string(v)
+		rs.seen.Args[UnescapeElem(path[len("/params/arguments/"):])] = string(v)
 	}
 }
 
