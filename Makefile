@@ -27,7 +27,7 @@ STATICCHECK_VERSION := v0.8.2
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
 FUZZTIME  ?= 20000x
-FUZZPKGS  := ./asm ./core/codec ./core/mcp ./storage/ingest
+FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage/ingest
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
@@ -55,11 +55,12 @@ check: depcheck
 	$(TOOLBIN)/staticcheck ./...
 	cd bench && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 	cd cmd/mcpblob/testdata/gosdk && $(GO) vet ./...
+	cd cmd/mcpblob/testdata/embed && $(GO) vet ./...
 
 # Dependency and size rules from DESIGN.md, checked on the real import graph
 # and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).
 depcheck:
-	$(GO) run ./cmd/depcheck
+	$(GO) run ./cmd/depcheck -report-only-sizes
 
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...
@@ -67,6 +68,7 @@ test-race:
 # ...and run here, at full size, without the race detector's 5-10x slowdown.
 test-full:
 	$(GO) test -count=1 -timeout 30m ./...
+	cd cmd/mcpblob/testdata/embed && $(GO) test -count=1 -timeout 5m ./...
 
 test-purego:
 	$(GO) test $(PUREGO) -timeout 10m ./asm/... ./core/...

@@ -145,14 +145,6 @@ func newLegacyClientAs(t *testing.T, s *Server, principal string) *testClient {
 	return c
 }
 
-// era names the client's era in test logs.
-func (c *testClient) era() string {
-	if c.modern {
-		return VersionModern
-	}
-	return Version20251125
-}
-
 // message returns a request with a fresh id; params is a JSON object
 // (its member order is kept), to which a 2026-07-28 client adds _meta.
 func (c *testClient) message(method, params string) string {

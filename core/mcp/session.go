@@ -344,6 +344,3 @@ func jsonInt(n int64) []byte {
 	b, _ := json.Marshal(n)
 	return b
 }
-
-// baseCtxDeadline is the expiry given to sessions made outside initialize (tests).
-func (s *Server) baseCtxDeadline() time.Time { return time.Now().Add(s.opts.SessionTTL) }
