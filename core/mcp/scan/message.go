@@ -194,15 +194,22 @@ func PathElem(key string) string {
 	if !strings.ContainsAny(key, "~/") {
 		return key
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+	return escapeElem.Replace(key)
 }
+
+// The replacers of path elements, built once (building one per key cost
+// more than scanning the message).
+var (
+	escapeElem   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescapeElem = strings.NewReplacer("~1", "/", "~0", "~")
+)
 
 // UnescapeElem undoes PathElem.
 func UnescapeElem(elem string) string {
 	if !strings.Contains(elem, "~") {
 		return elem
 	}
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(elem)
+	return unescapeElem.Replace(elem)
 }
 
 // validKey is key as encoding/json decodes it: each invalid UTF-8 byte
