@@ -120,95 +120,139 @@ func ifRangeHolds(v string, info storage.Info) bool {
 // Range, If-Range, If-None-Match (304) and 416; bytes go out by sendfile
 // from local files and by a streamed copy otherwise.
 func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
-	head := ctx.IsHead()
-	h := &ctx.Response.Header
 	for attempt := 0; ; attempt++ {
-		info, err := s.opts.Backend.Stat(context.Background(), bs.key)
-		if err != nil {
-			s.apiStorageError(ctx, "stat", bs.key, err)
+		if !s.serveBlobAttempt(ctx, bs, attempt) {
 			return
 		}
-		h.Set("Cache-Control", "no-store")
-		h.Set("Accept-Ranges", "bytes")
-		// SEP-2532: a downloadUrl answers with the headers of a direct
-		// resources/stream answer, MCP-Resource-Uri included.
-		h.Set(mcp.HeaderResourceURI, blobs.URI(info.Key))
-		if info.ETag != "" {
-			h.Set("ETag", info.ETag)
-		}
-		if info.SHA256 != "" {
-			h.Set("x-mcp-sha256", info.SHA256)
-		}
-		if !info.ModTime.IsZero() {
-			h.Set("Last-Modified", info.ModTime.UTC().Format(http.TimeFormat))
-		}
-		if inm := string(ctx.Request.Header.Peek("If-None-Match")); inm != "" && etagMatch(inm, info.ETag) {
-			ctx.SetStatusCode(http.StatusNotModified)
-			return
-		}
-		h.Set("Content-Type", mediaTypeOf(info))
-		name := bs.filename
-		if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
-			name = blobs.DownloadName(info)
-		}
-		if name != "" {
-			h.Set("Content-Disposition", blobs.ContentDisposition("attachment", name))
-		}
-		off, n, status := int64(0), info.Size, http.StatusOK
-		if rv := string(ctx.Request.Header.Peek("Range")); rv != "" {
-			if r, ok := parseRange(rv); ok && ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
-				var sat bool
-				if off, n, sat = r.resolve(info.Size); !sat {
-					h.Del("Content-Disposition")
-					h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
-					apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
-						"range starts past the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
-					return
-				}
-				status = http.StatusPartialContent
-				h.Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(info.Size, 10))
-			}
-		}
-		if head {
-			ctx.SetStatusCode(status)
-			h.SetContentLength(int(n))
-			return
-		}
-		if bs.consume != nil && attempt == 0 && !bs.consume() {
-			ctx.Response.Reset()
-			apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
-			return
-		}
-		var rng *storage.Range
-		if status == http.StatusPartialContent || n != info.Size {
-			rng = &storage.Range{Offset: off, Length: n}
-		}
-		// Bound to the response, not the handler: S3 bodies stream after
-		// the handler returns.
-		octx, cancel := context.WithCancel(context.Background())
-		rc, oinfo, err := s.opts.Backend.Open(octx, bs.key, rng)
-		if err != nil {
-			cancel()
-			s.apiStorageError(ctx, "open", bs.key, err)
-			return
-		}
-		if oinfo.ETag != info.ETag {
-			// Replaced between Stat and Open: start over, so the headers
-			// describe the version whose bytes go out.
-			rc.Close()
-			cancel()
-			ctx.Response.Reset()
-			if attempt < 2 {
-				continue
-			}
-			ctx.Response.Header.Set("Retry-After", "1")
-			apiError(ctx, http.StatusServiceUnavailable, "internal", "the blob kept changing while being read; retry")
-			return
-		}
-		ctx.SetStatusCode(status)
-		sendReader(ctx, &cancelReadCloser{ReadCloser: rc, cancel: cancel}, n, s.opts.WriteTimeout)
-		return
 	}
+}
+
+// serveBlobAttempt is one try of serveBlob: it stats the blob, sets the
+// headers and answers, unless the blob was replaced between Stat and Open
+// on an early attempt, when it resets the response and reports that the
+// caller should try again.
+func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attempt int) (retry bool) {
+	h := &ctx.Response.Header
+	info, err := s.opts.Backend.Stat(context.Background(), bs.key)
+	if err != nil {
+		s.apiStorageError(ctx, "stat", bs.key, err)
+		return false
+	}
+	setBlobMetaHeaders(h, info)
+	if inm := string(ctx.Request.Header.Peek("If-None-Match")); inm != "" && etagMatch(inm, info.ETag) {
+		ctx.SetStatusCode(http.StatusNotModified)
+		return false
+	}
+	setBlobContentHeaders(h, bs, info)
+	off, n, status, ok := blobRange(ctx, info)
+	if !ok {
+		return false
+	}
+	if ctx.IsHead() {
+		ctx.SetStatusCode(status)
+		h.SetContentLength(int(n))
+		return false
+	}
+	if bs.consume != nil && attempt == 0 && !bs.consume() {
+		ctx.Response.Reset()
+		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
+		return false
+	}
+	return s.sendBlobBody(ctx, bs.key, info, attempt, off, n, status)
+}
+
+// setBlobMetaHeaders sets the headers every answer about a blob carries,
+// 304 included.
+func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
+	h.Set("Cache-Control", "no-store")
+	h.Set("Accept-Ranges", "bytes")
+	// SEP-2532: a downloadUrl answers with the headers of a direct
+	// resources/stream answer, MCP-Resource-Uri included.
+	h.Set(mcp.HeaderResourceURI, blobs.URI(info.Key))
+	if info.ETag != "" {
+		h.Set("ETag", info.ETag)
+	}
+	if info.SHA256 != "" {
+		h.Set("x-mcp-sha256", info.SHA256)
+	}
+	if !info.ModTime.IsZero() {
+		h.Set("Last-Modified", info.ModTime.UTC().Format(http.TimeFormat))
+	}
+}
+
+// setBlobContentHeaders sets Content-Type and, when there is a name to
+// give, Content-Disposition.
+func setBlobContentHeaders(h *fasthttp.ResponseHeader, bs blobServe, info storage.Info) {
+	h.Set("Content-Type", mediaTypeOf(info))
+	name := bs.filename
+	if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
+		name = blobs.DownloadName(info)
+	}
+	if name != "" {
+		h.Set("Content-Disposition", blobs.ContentDisposition("attachment", name))
+	}
+}
+
+// blobRange works out which bytes of the blob go out and with which status,
+// honouring Range and If-Range. When the range is not satisfiable it
+// answers 416 itself and reports !ok.
+func blobRange(ctx *fasthttp.RequestCtx, info storage.Info) (off, n int64, status int, ok bool) {
+	h := &ctx.Response.Header
+	off, n, status = int64(0), info.Size, http.StatusOK
+	rv := string(ctx.Request.Header.Peek("Range"))
+	if rv == "" {
+		return off, n, status, true
+	}
+	r, parsed := parseRange(rv)
+	if !parsed || !ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
+		return off, n, status, true
+	}
+	var sat bool
+	if off, n, sat = r.resolve(info.Size); !sat {
+		h.Del("Content-Disposition")
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
+		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
+			"range starts past the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
+		return off, n, status, false
+	}
+	status = http.StatusPartialContent
+	h.Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(info.Size, 10))
+	return off, n, status, true
+}
+
+// sendBlobBody opens the blob's bytes and streams them out. When the blob
+// was replaced since info was read it resets the response and asks for a
+// retry, or after the third attempt answers 503.
+func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, key string, info storage.Info, attempt int, off, n int64, status int) (retry bool) {
+	var rng *storage.Range
+	if status == http.StatusPartialContent || n != info.Size {
+		rng = &storage.Range{Offset: off, Length: n}
+	}
+	// Bound to the response, not the handler: S3 bodies stream after
+	// the handler returns.
+	octx, cancel := context.WithCancel(context.Background())
+	rc, oinfo, err := s.opts.Backend.Open(octx, key, rng)
+	if err != nil {
+		cancel()
+		s.apiStorageError(ctx, "open", key, err)
+		return false
+	}
+	if oinfo.ETag != info.ETag {
+		// Replaced between Stat and Open: start over, so the headers
+		// describe the version whose bytes go out.
+		rc.Close()
+		cancel()
+		ctx.Response.Reset()
+		if attempt < 2 {
+			return true
+		}
+		ctx.Response.Header.Set("Retry-After", "1")
+		apiError(ctx, http.StatusServiceUnavailable, "internal", "the blob kept changing while being read; retry")
+		return false
+	}
+	ctx.SetStatusCode(status)
+	sendReader(ctx, &cancelReadCloser{ReadCloser: rc, cancel: cancel}, n, s.opts.WriteTimeout)
+	return false
 }
 
 func mediaTypeOf(info storage.Info) string {

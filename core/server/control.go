@@ -182,48 +182,11 @@ func (s *Server) maxUpload() int64 {
 // the whole body arrived, its length matched and the optional digests
 // checked out; any failure aborts the write.
 func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
+	spec, want, ok := s.putSpec(ctx, key)
+	if !ok {
+		return
+	}
 	hdr := &ctx.Request.Header
-	// The control API stores what a server sends as sent: empty bodies are
-	// blobs too, and the declared type is not second-guessed.
-	spec := ingest.Spec{Key: key, MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload(), AllowEmpty: true, NoSniff: true}
-	if spec.MediaType != "" {
-		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Type")
-			return
-		}
-	}
-	if cd := string(hdr.Peek("Content-Disposition")); cd != "" {
-		_, params, err := mime.ParseMediaType(cd)
-		if err != nil {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Disposition")
-			return
-		}
-		spec.Filename = params["filename"]
-	}
-	var wantMD5, wantSHA []byte
-	if v := string(hdr.Peek("Content-MD5")); v != "" {
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
-		if err != nil || len(b) != md5.Size {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "Content-MD5 must be the base64 MD5 of the body")
-			return
-		}
-		wantMD5 = b
-	}
-	if v := string(hdr.Peek("x-mcp-sha256")); v != "" {
-		b, err := hex.DecodeString(strings.TrimSpace(v))
-		if err != nil || len(b) != sha256.Size {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "x-mcp-sha256 must be the hex SHA-256 of the body")
-			return
-		}
-		wantSHA = b
-	}
-	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {
-		if v != "*" {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
-			return
-		}
-		spec.IfNotExists = true
-	}
 	cl := int64(hdr.ContentLength()) // -1 chunked
 	if cl > spec.MaxSize {
 		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
@@ -247,14 +210,90 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 		return
 	}
 	defer up.Abort() // no-op after Commit
+	if !s.writePutBody(ctx, key, up, want) {
+		return
+	}
+	info, err := up.Commit(wctx)
+	if err != nil {
+		s.apiStorageError(ctx, "commit", key, err)
+		return
+	}
+	s.blobs.Changed(key)
+	writeJSON(ctx, http.StatusCreated, blobObject(info))
+}
+
+// putDigests are the digests a PUT's body must have, nil when not given.
+type putDigests struct{ md5, sha256 []byte }
+
+// putSpec reads the ingest spec and the expected digests of a PUT from its
+// headers. On a bad header it refuses the request and reports !ok.
+func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec, want putDigests, ok bool) {
+	hdr := &ctx.Request.Header
+	// The control API stores what a server sends as sent: empty bodies are
+	// blobs too, and the declared type is not second-guessed.
+	spec = ingest.Spec{Key: key, MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload(), AllowEmpty: true, NoSniff: true}
+	if spec.MediaType != "" {
+		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Type")
+			return spec, want, false
+		}
+	}
+	if cd := string(hdr.Peek("Content-Disposition")); cd != "" {
+		_, params, err := mime.ParseMediaType(cd)
+		if err != nil {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Disposition")
+			return spec, want, false
+		}
+		spec.Filename = params["filename"]
+	}
+	if want, ok = s.putWantDigests(ctx); !ok {
+		return spec, want, false
+	}
+	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {
+		if v != "*" {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
+			return spec, want, false
+		}
+		spec.IfNotExists = true
+	}
+	return spec, want, true
+}
+
+// putWantDigests reads Content-MD5 and x-mcp-sha256. On a malformed one it
+// refuses the request and reports !ok.
+func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok bool) {
+	hdr := &ctx.Request.Header
+	if v := string(hdr.Peek("Content-MD5")); v != "" {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+		if err != nil || len(b) != md5.Size {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "Content-MD5 must be the base64 MD5 of the body")
+			return want, false
+		}
+		want.md5 = b
+	}
+	if v := string(hdr.Peek("x-mcp-sha256")); v != "" {
+		b, err := hex.DecodeString(strings.TrimSpace(v))
+		if err != nil || len(b) != sha256.Size {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "x-mcp-sha256 must be the hex SHA-256 of the body")
+			return want, false
+		}
+		want.sha256 = b
+	}
+	return want, true
+}
+
+// writePutBody copies the request body into up, closes it and checks the
+// wanted digests. On failure it answers the error and reports false; the
+// caller's deferred Abort discards the write.
+func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
 	var body io.Reader = bodyReader{&deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
 	var sh, mh hash.Hash
 	var hashes []io.Writer
-	if wantSHA != nil {
+	if want.sha256 != nil {
 		sh = sha256.New()
 		hashes = append(hashes, sh)
 	}
-	if wantMD5 != nil {
+	if want.md5 != nil {
 		mh = md5.New()
 		hashes = append(hashes, mh)
 	}
@@ -265,23 +304,17 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 		// The body was not read to its end.
 		ctx.SetConnectionClose()
 		s.apiStorageError(ctx, "write", key, err)
-		return
+		return false
 	}
 	if err := up.Close(); err != nil {
 		s.apiStorageError(ctx, "write", key, err)
-		return
+		return false
 	}
-	if (sh != nil && !bytes.Equal(sh.Sum(nil), wantSHA)) || (mh != nil && !bytes.Equal(mh.Sum(nil), wantMD5)) {
+	if (sh != nil && !bytes.Equal(sh.Sum(nil), want.sha256)) || (mh != nil && !bytes.Equal(mh.Sum(nil), want.md5)) {
 		apiError(ctx, http.StatusBadRequest, "checksum_mismatch", "the body does not match its Content-MD5 or x-mcp-sha256; nothing was stored")
-		return
+		return false
 	}
-	info, err := up.Commit(wctx)
-	if err != nil {
-		s.apiStorageError(ctx, "commit", key, err)
-		return
-	}
-	s.blobs.Changed(key)
-	writeJSON(ctx, http.StatusCreated, blobObject(info))
+	return true
 }
 
 // bodyError is a failure reading a request body: the client went away,

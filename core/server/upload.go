@@ -55,36 +55,9 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	tok := strings.TrimPrefix(string(ctx.Path()), "/u/")
-	claims, err := s.verifyUpload(tok)
-	if err != nil {
-		if errors.Is(err, token.ErrExpired) {
-			s.refuseBody(ctx, http.StatusGone, "expired", "the upload link has expired")
-		} else {
-			s.refuseBody(ctx, http.StatusForbidden, "invalid_token", "the upload link is not valid")
-		}
+	claims, data, ok := s.uploadClaims(ctx)
+	if !ok {
 		return
-	}
-	var data blobs.UploadTokenData
-	if len(claims.Data) > 0 {
-		_ = json.Unmarshal(claims.Data, &data)
-	}
-	if hasAuth := len(ctx.Request.Header.Peek("Authorization")) > 0; hasAuth || (data.Mode == "binary" && len(s.keys) > 0) {
-		principal, ok := s.authenticate(ctx)
-		if !ok || principal != claims.Principal {
-			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-			s.refuseBody(ctx, http.StatusUnauthorized, "unauthorized", "the upload link belongs to another principal")
-			return
-		}
-	}
-	if claims.Object == "" {
-		// Reuse check for server-picked keys (uploads/<id>/<name>): any
-		// object under the upload's prefix means the token was used.
-		page, err := s.opts.Backend.List(context.Background(), blobs.UploadPrefix(claims.Nonce), "", 1)
-		if err == nil && len(page.Items) > 0 {
-			s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used")
-			return
-		}
 	}
 	maxSize := claims.MaxSize
 	if maxSize <= 0 || maxSize > s.maxUpload() {
@@ -109,25 +82,75 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		infos, uerr = up.multipart()
 	}
 	if uerr != nil {
-		if uerr.status >= 500 {
-			s.log.Error("server: upload", "uploadId", claims.Nonce, "err", uerr.err)
-		} else {
-			s.log.Debug("server: upload refused", "uploadId", claims.Nonce, "code", uerr.code, "msg", uerr.msg)
-		}
-		s.drainSmall(ctx)
-		if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
-			ctx.SetConnectionClose()
-		}
-		apiError(ctx, uerr.status, uerr.code, uerr.msg)
+		s.failUpload(ctx, claims.Nonce, uerr)
 		return
 	}
+	s.completeUpload(ctx, up, infos)
+}
+
+// uploadClaims verifies the upload token in the path, checks the caller
+// against its principal when required, and refuses a token whose
+// server-picked upload already stored something. On refusal it answers and
+// reports !ok.
+func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, data blobs.UploadTokenData, ok bool) {
+	tok := strings.TrimPrefix(string(ctx.Path()), "/u/")
+	claims, err := s.verifyUpload(tok)
+	if err != nil {
+		if errors.Is(err, token.ErrExpired) {
+			s.refuseBody(ctx, http.StatusGone, "expired", "the upload link has expired")
+		} else {
+			s.refuseBody(ctx, http.StatusForbidden, "invalid_token", "the upload link is not valid")
+		}
+		return claims, data, false
+	}
+	if len(claims.Data) > 0 {
+		_ = json.Unmarshal(claims.Data, &data)
+	}
+	if hasAuth := len(ctx.Request.Header.Peek("Authorization")) > 0; hasAuth || (data.Mode == "binary" && len(s.keys) > 0) {
+		principal, ok := s.authenticate(ctx)
+		if !ok || principal != claims.Principal {
+			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
+			s.refuseBody(ctx, http.StatusUnauthorized, "unauthorized", "the upload link belongs to another principal")
+			return claims, data, false
+		}
+	}
+	if claims.Object == "" {
+		// Reuse check for server-picked keys (uploads/<id>/<name>): any
+		// object under the upload's prefix means the token was used.
+		page, err := s.opts.Backend.List(context.Background(), blobs.UploadPrefix(claims.Nonce), "", 1)
+		if err == nil && len(page.Items) > 0 {
+			s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used")
+			return claims, data, false
+		}
+	}
+	return claims, data, true
+}
+
+// failUpload logs a failed upload and answers its error, closing the
+// connection unless the body was merely truncated.
+func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError) {
+	if uerr.status >= 500 {
+		s.log.Error("server: upload", "uploadId", uploadID, "err", uerr.err)
+	} else {
+		s.log.Debug("server: upload refused", "uploadId", uploadID, "code", uerr.code, "msg", uerr.msg)
+	}
+	s.drainSmall(ctx)
+	if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
+		ctx.SetConnectionClose()
+	}
+	apiError(ctx, uerr.status, uerr.code, uerr.msg)
+}
+
+// completeUpload finishes the request body, reports the upload done and
+// answers 201 with the stored files.
+func (s *Server) completeUpload(ctx *fasthttp.RequestCtx, up *upload, infos []storage.Info) {
 	finishBody(ctx, up.body)
-	s.blobs.UploadDone(claims.Nonce, infos)
+	s.blobs.UploadDone(up.claims.Nonce, infos)
 	files := make([]blobJSON, len(infos))
 	for i, info := range infos {
 		files[i] = blobObject(info)
 	}
-	res := map[string]any{"uploadId": claims.Nonce, "status": "completed", "files": files}
+	res := map[string]any{"uploadId": up.claims.Nonce, "status": "completed", "files": files}
 	if len(infos) == 1 {
 		res["blob"] = files[0]
 	}

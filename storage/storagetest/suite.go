@@ -547,7 +547,6 @@ func (s Suite) testConcurrentWriters(t *testing.T, b storage.Backend) {
 	if s.PartSize == 0 {
 		size = 256<<10 + 1
 	}
-	ctx := t.Context()
 	valid := map[string]bool{}
 	var contents [][]byte
 	for i := range writers * rounds {
@@ -559,82 +558,98 @@ func (s Suite) testConcurrentWriters(t *testing.T, b storage.Backend) {
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
 	var reads int
-	readers.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			got, info, err := s.read(t, b, "race", nil)
-			if errors.Is(err, storage.ErrNotFound) {
-				runtime.Gosched()
-				continue
-			}
-			if err != nil {
-				t.Errorf("Open during commits: %v", err)
-				return
-			}
-			reads++
-			if h := sum(got); h != info.SHA256 || !valid[h] {
-				t.Errorf("read during commits: %d bytes with sha256 %s, Info.SHA256 %s; not one writer's object", len(got), h, info.SHA256)
-				return
-			}
-		}
-	})
+	readers.Go(func() { reads = s.readRaceUntil(t, b, stop, valid) })
 
 	for round := range rounds {
-		mine := contents[round*writers : (round+1)*writers]
-		written := make(chan struct{})
-		var wrote, done sync.WaitGroup
-		errs := make([]error, writers)
-		wrote.Add(writers)
-		for i := range writers {
-			done.Go(func() {
-				w, err := b.Create(ctx, "race", storage.CreateOptions{Filename: strconv.Itoa(i)})
-				if err != nil {
-					errs[i] = err
-					wrote.Done()
-					return
-				}
-				defer w.Abort(ctx)
-				data := mine[i]
-				for len(data) > 0 {
-					n := min(len(data), 64<<10+i)
-					if _, err := w.Write(data[:n]); err != nil {
-						errs[i] = err
-						wrote.Done()
-						return
-					}
-					data = data[n:]
-					runtime.Gosched()
-				}
-				wrote.Done()
-				<-written // commit all together
-				_, errs[i] = w.Commit(ctx)
-			})
-		}
-		wrote.Wait()
-		close(written)
-		done.Wait()
-		for i, err := range errs {
-			if err != nil {
-				t.Fatalf("round %d writer %d: %v", round, i, err)
-			}
-		}
-		info := mustStat(t, b, "race")
-		winner := slices.IndexFunc(mine, func(c []byte) bool { return sum(c) == info.SHA256 })
-		if winner < 0 {
-			t.Fatalf("round %d: Stat.SHA256 %s is no writer's content", round, info.SHA256)
-		}
-		if info.Filename != strconv.Itoa(winner) {
-			t.Errorf("round %d: Filename %q belongs to another writer than the content (%d)", round, info.Filename, winner)
-		}
-		s.mustRead(t, b, "race", mine[winner])
+		s.raceWritersRound(t, b, round, contents[round*writers:(round+1)*writers])
 	}
 	close(stop)
 	readers.Wait()
 	t.Logf("%d consistent reads during commits", reads)
+}
+
+// readRaceUntil reads "race" until stop is closed, checking that every read
+// is one of the valid contents with its own SHA256, and returns how many
+// reads succeeded.
+func (s Suite) readRaceUntil(t *testing.T, b storage.Backend, stop <-chan struct{}, valid map[string]bool) int {
+	var reads int
+	for {
+		select {
+		case <-stop:
+			return reads
+		default:
+		}
+		got, info, err := s.read(t, b, "race", nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			runtime.Gosched()
+			continue
+		}
+		if err != nil {
+			t.Errorf("Open during commits: %v", err)
+			return reads
+		}
+		reads++
+		if h := sum(got); h != info.SHA256 || !valid[h] {
+			t.Errorf("read during commits: %d bytes with sha256 %s, Info.SHA256 %s; not one writer's object", len(got), h, info.SHA256)
+			return reads
+		}
+	}
+}
+
+// raceWritersRound has one writer per content in mine write "race" in
+// chunks, then commit all together, and checks that exactly one writer's
+// content and metadata won.
+func (s Suite) raceWritersRound(t *testing.T, b storage.Backend, round int, mine [][]byte) {
+	writers := len(mine)
+	written := make(chan struct{})
+	var wrote, done sync.WaitGroup
+	errs := make([]error, writers)
+	ctx := t.Context()
+	wrote.Add(writers)
+	for i := range writers {
+		done.Go(func() { errs[i] = raceWriter(ctx, b, i, mine[i], &wrote, written) })
+	}
+	wrote.Wait()
+	close(written)
+	done.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("round %d writer %d: %v", round, i, err)
+		}
+	}
+	info := mustStat(t, b, "race")
+	winner := slices.IndexFunc(mine, func(c []byte) bool { return sum(c) == info.SHA256 })
+	if winner < 0 {
+		t.Fatalf("round %d: Stat.SHA256 %s is no writer's content", round, info.SHA256)
+	}
+	if info.Filename != strconv.Itoa(winner) {
+		t.Errorf("round %d: Filename %q belongs to another writer than the content (%d)", round, info.Filename, winner)
+	}
+	s.mustRead(t, b, "race", mine[winner])
+}
+
+// raceWriter is writer i of a round: it writes data to "race" in chunks,
+// marks wrote done (also on failure), and once written is closed commits.
+func raceWriter(ctx context.Context, b storage.Backend, i int, data []byte, wrote *sync.WaitGroup, written <-chan struct{}) error {
+	w, err := b.Create(ctx, "race", storage.CreateOptions{Filename: strconv.Itoa(i)})
+	if err != nil {
+		wrote.Done()
+		return err
+	}
+	defer w.Abort(ctx)
+	for len(data) > 0 {
+		n := min(len(data), 64<<10+i)
+		if _, err := w.Write(data[:n]); err != nil {
+			wrote.Done()
+			return err
+		}
+		data = data[n:]
+		runtime.Gosched()
+	}
+	wrote.Done()
+	<-written // commit all together
+	_, err = w.Commit(ctx)
+	return err
 }
 
 func (s Suite) testConcurrentIfNotExists(t *testing.T, b storage.Backend) {
