@@ -114,7 +114,7 @@ func (c *Call) File(name string) (f *File, bad string) {
 			spec = s
 		}
 	}
-	return checked(c.files.Value("/params/arguments/"+scan.PathElem(name), name, c.args[name], spec))(spec)
+	return c.files.Value("/params/arguments/"+scan.PathElem(name), name, c.args[name], spec)
 }
 
 func (c *Call) send(msg []byte) {

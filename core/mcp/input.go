@@ -21,7 +21,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -74,24 +73,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, string) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	return checked(a.files.Value(a.path+scan.PathElem(field), field, content[field], spec))(spec)
-}
-
-// checked applies spec to a file that may have arrived before the server
-// knew its descriptor (its arguments came before the tool's name, or a
-// retry without its requestState): the limits hold whatever the key order.
-func checked(f *File, bad string) func(spec FileSpec) (*File, string) {
-	return func(spec FileSpec) (*File, string) {
-		if bad != "" || f.Problem != "" {
-			return f, bad
-		}
-		if len(spec.Accept) > 0 && !codec.MatchAccept(spec.Accept, f.Header.MediaType) {
-			f.Reject(scan.AcceptProblem(f.Header.MediaType, spec.Accept))
-		} else if spec.MaxSize > 0 && f.Size > spec.MaxSize {
-			f.Reject(scan.SizeProblem(spec.MaxSize))
-		}
-		return f, ""
-	}
+	return a.files.Value(a.path+scan.PathElem(field), field, content[field], spec)
 }
 
 // InputError is an input request the client could not serve (a missing

@@ -102,6 +102,17 @@ func (f *File) MediaType() string {
 	return mt
 }
 
+// check rejects a file that breaks spec, unless it is rejected already.
+func (f *File) check(spec FileSpec) {
+	switch {
+	case f.Problem != "":
+	case len(spec.Accept) > 0 && !codec.MatchAccept(spec.Accept, f.Header.MediaType):
+		f.Reject(AcceptProblem(f.Header.MediaType, spec.Accept))
+	case spec.MaxSize > 0 && f.Size > spec.MaxSize:
+		f.Reject(SizeProblem(spec.MaxSize))
+	}
+}
+
 // Files holds the Files taken out of one message, by JSON path.
 type Files struct {
 	budget   int64 // decoded bytes left for the whole message
@@ -414,13 +425,17 @@ func inline(name string, spec FileSpec, v string) *File {
 }
 
 // Value returns the file at path: taken out of the message while it
-// arrived, or decoded now from the small string value raw. bad, when not
-// "", says why there is no file (absent, not a string), naming it.
+// arrived, or decoded now from the small string value raw, with spec
+// applied either way (a file may have arrived before its descriptor was
+// known: its arguments came before the tool's name, or a retry came
+// without its requestState). bad, when not "", says why there is no file
+// (absent, not a string), naming it.
 func (fs *Files) Value(path, name string, raw json.RawMessage, spec FileSpec) (f *File, bad string) {
 	if f := fs.Get(path); f != nil {
 		if f.raw {
 			return &File{Name: name, Problem: schemeProblem(f.Head)}, ""
 		}
+		f.check(spec)
 		return f, ""
 	}
 	if raw == nil || string(raw) == "null" {
