@@ -68,6 +68,8 @@ func (s Suite) Run(t *testing.T) {
 		{"Delete", s.testDelete},
 		{"Missing", s.testMissing},
 		{"Context", s.testContext},
+		{"Claims", s.testClaims},
+		{"ConcurrentClaims", s.testConcurrentClaims},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

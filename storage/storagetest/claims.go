@@ -1,0 +1,98 @@
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// claimer returns b's Claimer; every backend of this repository has one.
+func claimer(t *testing.T, b storage.Backend) storage.Claimer {
+	t.Helper()
+	c, ok := b.(storage.Claimer)
+	if !ok {
+		t.Fatalf("%T does not implement storage.Claimer", b)
+	}
+	return c
+}
+
+// testClaims: a claim is taken once, released, taken again, invisible to
+// List, and swept only after it expires.
+func (s Suite) testClaims(t *testing.T, b storage.Backend) {
+	ctx := context.Background()
+	cl := claimer(t, b)
+	now := time.Now()
+	live := storage.Claim{Set: "test", Name: "live-1", Expires: now.Add(time.Hour)}
+	old := storage.Claim{Set: "test", Name: "old_1", Expires: now.Add(-time.Minute)}
+	for _, c := range []storage.Claim{live, old} {
+		if err := cl.Claim(ctx, c); err != nil {
+			t.Fatalf("Claim(%s): %v", c.Name, err)
+		}
+		wantErr(t, "second Claim("+c.Name+")", cl.Claim(ctx, c), storage.ErrExists)
+	}
+	if err := cl.Release(ctx, live); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if err := cl.Release(ctx, live); err != nil {
+		t.Fatalf("Release of a released claim: %v", err)
+	}
+	if err := cl.Claim(ctx, live); err != nil {
+		t.Fatalf("Claim after Release: %v", err)
+	}
+	if keys := listKeys(t, b, "", 0); len(keys) != 0 {
+		t.Fatalf("List shows claims: %q", keys)
+	}
+	n, err := cl.SweepClaims(ctx, "test", now)
+	if err != nil || n != 1 {
+		t.Fatalf("SweepClaims = %d, %v; want 1 expired claim removed", n, err)
+	}
+	if err := cl.Claim(ctx, old); err != nil {
+		t.Fatalf("Claim of a swept claim: %v", err)
+	}
+	wantErr(t, "Claim of a live claim after the sweep", cl.Claim(ctx, live), storage.ErrExists)
+	for _, bad := range []storage.Claim{{Set: "a/b", Name: "x", Expires: now}, {Set: "s", Name: "../x", Expires: now}, {Set: "s", Name: "x"}} {
+		if err := cl.Claim(ctx, bad); err == nil {
+			t.Errorf("Claim(%+v) succeeded; want an error", bad)
+		}
+	}
+}
+
+// testConcurrentClaims: of many concurrent claims of one name exactly one
+// wins, for each of several names.
+func (s Suite) testConcurrentClaims(t *testing.T, b storage.Backend) {
+	ctx := context.Background()
+	cl := claimer(t, b)
+	const names, racers = 4, 8
+	exp := time.Now().Add(time.Hour)
+	var wg sync.WaitGroup
+	wins := make([]int, names)
+	var mu sync.Mutex
+	for n := range names {
+		for range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := cl.Claim(ctx, storage.Claim{Set: "race", Name: fmt.Sprintf("n%d", n), Expires: exp})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					wins[n]++
+				case !errors.Is(err, storage.ErrExists):
+					t.Errorf("Claim: %v", err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for n, w := range wins {
+		if w != 1 {
+			t.Errorf("name n%d: %d winners of %d racers; want exactly 1", n, w, racers)
+		}
+	}
+}
