@@ -24,8 +24,8 @@ type blobServe struct {
 	// filename (the key's last segment), as download links do.
 	alwaysDisposition bool
 	// consume runs once the object is known to exist and bytes are about to
-	// be sent (GET 200/206); false refuses with 404 (a used single-use link).
-	consume func() bool
+	// be sent (GET 200/206); an error refuses (404 for a used single-use link).
+	consume func() error
 }
 
 // byteRange is a parsed single "bytes=" range; suffix means "the last n".
@@ -153,10 +153,12 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 		h.SetContentLength(int(n))
 		return false
 	}
-	if bs.consume != nil && attempt == 0 && !bs.consume() {
-		ctx.Response.Reset()
-		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
-		return false
+	if bs.consume != nil && attempt == 0 {
+		if err := bs.consume(); err != nil {
+			ctx.Response.Reset()
+			s.refuseRedeemed(ctx, err)
+			return false
+		}
 	}
 	return s.sendBlobBody(ctx, bs.key, info, attempt, off, n, status)
 }

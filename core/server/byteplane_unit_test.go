@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"mime"
 	"sync/atomic"
@@ -88,27 +87,6 @@ func TestContentDisposition(t *testing.T) {
 				break
 			}
 		}
-	}
-}
-
-func TestReplaySetBound(t *testing.T) {
-	var r replaySet
-	exp := time.Now().Add(time.Hour)
-	for i := range maxReplay {
-		if !r.consume(fmt.Sprint(i), exp) {
-			t.Fatalf("consume %d refused", i)
-		}
-	}
-	if r.consume("one more", exp) {
-		t.Fatal("a full replay set accepted a new nonce (it would have to forget a used one)")
-	}
-	if r.consume("7", exp) || !r.used("7") {
-		t.Fatal("a used nonce was accepted again")
-	}
-	// Expired entries make room.
-	r.now = func() time.Time { return exp.Add(time.Second) }
-	if !r.consume("later", exp.Add(time.Hour)) || len(r.seen) != 1 {
-		t.Fatalf("expired entries were not dropped: %d left", len(r.seen))
 	}
 }
 

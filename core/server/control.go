@@ -459,6 +459,10 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be in [1, %d]", int64(maxLinkTTL/time.Second)))
 		return
 	}
+	if req.SingleUse && ttl > token.MaxSingleUseTTL {
+		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
+		return
+	}
 	if strings.ContainsFunc(req.Filename, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		apiError(ctx, http.StatusBadRequest, "bad_request", "filename has control characters")
 		return

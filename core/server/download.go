@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -40,10 +38,6 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 		apiError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
 		return
 	}
-	if c.SingleUse && s.replay.used(c.Nonce) {
-		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
-		return
-	}
 	if s.opts.DownloadRedirect && ctx.IsGet() { // a presigned GET does not answer HEAD: serve HEAD here
 		if p, ok := s.opts.Backend.(storage.Presigner); ok {
 			s.redirectDownload(ctx, p, c)
@@ -52,7 +46,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 	}
 	bs := blobServe{key: c.Object, filename: c.Filename, alwaysDisposition: true}
 	if c.SingleUse {
-		bs.consume = func() bool { return s.replay.consume(c.Nonce, c.Expires) }
+		bs.consume = func() error { return s.claim(context.Background(), claimSetLinks, c.Nonce, c.Expires) }
 	}
 	s.serveBlob(ctx, bs)
 }
@@ -63,9 +57,11 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		s.apiStorageError(ctx, "stat", c.Object, err)
 		return
 	}
-	if c.SingleUse && !s.replay.consume(c.Nonce, c.Expires) {
-		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
-		return
+	if c.SingleUse {
+		if err := s.claim(context.Background(), claimSetLinks, c.Nonce, c.Expires); err != nil {
+			s.refuseRedeemed(ctx, err)
+			return
+		}
 	}
 	name := c.Filename
 	if name == "" {
@@ -81,55 +77,13 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 	ctx.Redirect(u.String(), http.StatusFound)
 }
 
-// replaySet remembers the nonces of used single-use links until they expire.
-// It lives in this process only: behind a load balancer a single-use link
-// can be used once per node (docs/byte-plane.md discusses the trade-off; a
-// shared store would make it exact). It holds at most maxReplay entries;
-// when full after dropping expired ones, new single-use downloads are
-// refused (404) rather than letting a used link be replayed.
-type replaySet struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
-	now  func() time.Time
-}
-
-const maxReplay = 1 << 16
-
-func (r *replaySet) used(nonce string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.seen[nonce]
-	return ok
-}
-
-// consume records nonce until exp; false when it was already recorded or
-// the set is full.
-func (r *replaySet) consume(nonce string, exp time.Time) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen == nil {
-		r.seen = map[string]time.Time{}
+// refuseRedeemed answers a single-use link whose redemption failed: 404
+// when it was already used, a server error when the store failed.
+func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, errClaimed) {
+		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
+		return
 	}
-	if _, ok := r.seen[nonce]; ok {
-		return false
-	}
-	if len(r.seen) >= maxReplay {
-		now := time.Now()
-		if r.now != nil {
-			now = r.now()
-		}
-		for n, e := range r.seen {
-			if !now.Before(e) {
-				delete(r.seen, n)
-			}
-		}
-		if len(r.seen) >= maxReplay {
-			return false
-		}
-	}
-	if exp.IsZero() {
-		exp = time.Now().Add(token.DefaultDownloadTTL)
-	}
-	r.seen[nonce] = exp
-	return true
+	s.log.Error("server: recording a single-use link's redemption failed", "err", err)
+	apiError(ctx, http.StatusServiceUnavailable, "unavailable", "the link cannot be redeemed right now; try again")
 }

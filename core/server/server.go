@@ -125,7 +125,7 @@ type Server struct {
 	keys     []authKey
 	loopback bool
 	ready    atomic.Bool
-	replay   replaySet // used single-use download links (download.go)
+	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
 	mu       sync.Mutex
 	serving  bool
 }
@@ -173,6 +173,10 @@ func New(opts Options) (*Server, error) {
 		opts.GracePeriod = DefaultGracePeriod
 	}
 	s := &Server{opts: opts, log: opts.Logger}
+	var shared bool
+	if s.claims, shared = claimsOf(opts.Backend); !shared {
+		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
+	}
 	var err error
 	if s.keys, err = loadKeys(opts.AuthKeysFile, opts.AuthKeys); err != nil {
 		return nil, err
@@ -275,6 +279,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.serving = true
 	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
+	go s.sweepClaims(s.mcp.Context())
 	return s.fs.Serve(ln)
 }
 

@@ -67,6 +67,9 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
 		return
 	}
+	if !s.reserveUpload(ctx, claims) {
+		return
+	}
 	up := &upload{srv: s, ctx: ctx, claims: claims, data: data, max: maxSize,
 		body: &deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
 	if cl := ctx.Request.Header.ContentLength(); cl > 0 {
@@ -82,16 +85,16 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		infos, uerr = up.multipart()
 	}
 	if uerr != nil {
+		s.unclaim(claimSetUploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
 		s.failUpload(ctx, claims.Nonce, uerr)
 		return
 	}
 	s.completeUpload(ctx, up, infos)
 }
 
-// uploadClaims verifies the upload token in the path, checks the caller
-// against its principal when required, and refuses a token whose
-// server-picked upload already stored something. On refusal it answers and
-// reports !ok.
+// uploadClaims verifies the upload token in the path and checks the caller
+// against its principal when required. On refusal it answers and reports
+// !ok.
 func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, data blobs.UploadTokenData, ok bool) {
 	tok := strings.TrimPrefix(string(ctx.Path()), "/u/")
 	claims, err := s.verifyUpload(tok)
@@ -114,16 +117,25 @@ func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, da
 			return claims, data, false
 		}
 	}
-	if claims.Object == "" {
-		// Reuse check for server-picked keys (uploads/<id>/<name>): any
-		// object under the upload's prefix means the token was used.
-		page, err := s.opts.Backend.List(context.Background(), blobs.UploadPrefix(claims.Nonce), "", 1)
-		if err == nil && len(page.Items) > 0 {
-			s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used")
-			return claims, data, false
-		}
-	}
 	return claims, data, true
+}
+
+// reserveUpload takes the token's upload id before any byte is accepted, so
+// of concurrent or repeated uploads with one token exactly one proceeds, on
+// one node or many; the others are refused with 409. On refusal it answers
+// and reports false.
+func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bool {
+	err := s.claim(context.Background(), claimSetUploads, claims.Nonce, claims.Expires)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, errClaimed):
+		s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
+	default:
+		s.log.Error("server: reserving an upload id failed", "uploadId", claims.Nonce, "err", err)
+		s.refuseBody(ctx, http.StatusServiceUnavailable, "unavailable", "the upload cannot start right now; try again")
+	}
+	return false
 }
 
 // failUpload logs a failed upload and answers its error, closing the

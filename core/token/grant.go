@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -13,7 +14,10 @@ import (
 // Default lifetimes of minted URLs.
 const (
 	DefaultDownloadTTL = 15 * time.Minute
-	DefaultUploadTTL   = 15 * time.Minute
+	// MaxSingleUseTTL bounds a single-use link's lifetime: its redemption
+	// is recorded in the store until it expires.
+	MaxSingleUseTTL  = 24 * time.Hour
+	DefaultUploadTTL = 15 * time.Minute
 )
 
 // DownloadGrant describes a download link ("<base>/d/<token>") to mint.
@@ -53,6 +57,9 @@ func (kr *Keyring) MintDownload(base string, g DownloadGrant) (MintedURL, error)
 	ttl := g.TTL
 	if ttl <= 0 {
 		ttl = DefaultDownloadTTL
+	}
+	if g.SingleUse && ttl > MaxSingleUseTTL {
+		return MintedURL{}, fmt.Errorf("token: mint download: a single-use link lives at most %s", MaxSingleUseTTL)
 	}
 	c := Claims{Purpose: PurposeDownload, Principal: g.Principal, Object: g.Key,
 		Filename: g.Filename, SingleUse: g.SingleUse, Expires: kr.now().Add(ttl).Truncate(time.Second)}

@@ -64,7 +64,7 @@ type Claims struct {
 	Accept    []string  `json:"acc,omitempty"` // accepted media types
 	Data      []byte    `json:"d,omitempty"`   // opaque application data (e.g. MRTR state)
 	Filename  string    `json:"fn,omitempty"`  // download links: Content-Disposition filename override
-	SingleUse bool      `json:"one,omitempty"` // download links: serve once (see the server's replay set)
+	SingleUse bool      `json:"one,omitempty"` // download links: serve once (the server records the redemption as a storage claim)
 }
 
 type wireClaims struct {
