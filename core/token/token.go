@@ -95,7 +95,8 @@ type Keyring struct {
 }
 
 // NewKeyring returns a keyring; the last key is the newest and signs. Key ids
-// must be unique and non-empty and secrets at least MinKeyLen bytes.
+// must be unique, non-empty and made of [A-Za-z0-9_-] (they appear in sealed
+// tokens), and secrets at least MinKeyLen bytes.
 func NewKeyring(keys ...Key) (*Keyring, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("token: keyring needs at least one key")
@@ -106,6 +107,8 @@ func NewKeyring(keys ...Key) (*Keyring, error) {
 		switch {
 		case k.ID == "":
 			return nil, errors.New("token: empty key id")
+		case !tokenAlphabet(k.ID) || strings.ContainsAny(k.ID, ".~"):
+			return nil, fmt.Errorf("token: key id %q: use only letters, digits, '-' and '_'", k.ID)
 		case seen[k.ID]:
 			return nil, fmt.Errorf("token: duplicate key id %q", k.ID)
 		case len(k.Secret) < MinKeyLen:
@@ -134,7 +137,9 @@ func (kr *Keyring) WithClock(now func() time.Time) *Keyring {
 	return &c
 }
 
-var b64 = base64.RawURLEncoding
+// b64 is strict: a token has exactly one spelling (non-zero trailing bits
+// are refused), so bookkeeping keyed by token strings cannot be sidestepped.
+var b64 = base64.RawURLEncoding.Strict()
 
 // Sign returns the token for c, signed with the newest key. Purpose is
 // required; Nonce is filled with 16 random bytes when empty.
@@ -162,6 +167,9 @@ func (kr *Keyring) Sign(c Claims) (string, error) {
 func (kr *Keyring) Verify(s, purpose string) (Claims, error) {
 	if len(s) > maxTokenLen {
 		return Claims{}, fmt.Errorf("%w: too long", ErrMalformed)
+	}
+	if !tokenAlphabet(s) {
+		return Claims{}, fmt.Errorf("%w: a character outside base64url, '.' and '~'", ErrMalformed)
 	}
 	var w wireClaims
 	if strings.HasPrefix(s, sealPrefix) {
@@ -229,6 +237,19 @@ func (kr *Keyring) wire(c Claims, kid string) wireClaims {
 		}
 	}
 	return w
+}
+
+// tokenAlphabet reports whether s uses only the characters tokens are made
+// of. encoding/base64 skips CR and LF, so without this check a token with
+// line breaks inserted would verify as a second spelling of itself.
+func tokenAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
+			return false
+		}
+	}
+	return true
 }
 
 func sum(key, msg []byte) []byte {
