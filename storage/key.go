@@ -17,7 +17,7 @@ const ReservedDir = ".mcpblob"
 // ValidateKey enforces the key rules shared by every backend: a non-empty,
 // valid UTF-8 path of at most MaxKeyLen bytes, with no leading or trailing
 // '/', no empty, "." or ".." segment, no backslash, no control characters
-// (NUL included), and not under ReservedDir. The returned error wraps
+// (NUL included), and not under ReservedDir in any letter case. The returned error wraps
 // ErrInvalidKey and says why.
 func ValidateKey(key string) error {
 	why := keyProblem(key)
@@ -56,7 +56,9 @@ func keyProblem(key string) string {
 			return fmt.Sprintf("contains a %q segment", seg)
 		}
 	}
-	if key == ReservedDir || strings.HasPrefix(key, ReservedDir+"/") {
+	// Case-folded too: on a case-insensitive file system (or a copy of the
+	// store on one) ".MCPBLOB" would reach the bookkeeping.
+	if first, _, _ := strings.Cut(key, "/"); strings.EqualFold(first, ReservedDir) {
 		return fmt.Sprintf("uses the reserved name %q", ReservedDir)
 	}
 	return ""

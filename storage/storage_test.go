@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestValidateKey(t *testing.T) {
@@ -15,7 +16,8 @@ func TestValidateKey(t *testing.T) {
 		}
 	}
 	invalid := []string{"", ".", "..", "a/..", "../a", "a/./b", "/a", "a/", "a//b", "a\x00", "a\x1fb", "a\x7f",
-		`a\b`, "\xff", strings.Repeat("k", MaxKeyLen+1), ReservedDir, ReservedDir + "/x"}
+		`a\b`, "\xff", strings.Repeat("k", MaxKeyLen+1), ReservedDir, ReservedDir + "/x",
+		".MCPBLOB/x", ".McpBlob", ".mcpBLOB/claims/links/x"}
 	for _, key := range invalid {
 		err := ValidateKey(key)
 		if !errors.Is(err, ErrInvalidKey) {
@@ -73,4 +75,29 @@ func TestCreateOptionsNormalize(t *testing.T) {
 			t.Errorf("Normalize(%+v) succeeded", bad)
 		}
 	}
+}
+
+// FuzzValidateKey: ValidateKey never panics, and every key it accepts keeps
+// the rules backends rely on to map keys onto paths safely.
+func FuzzValidateKey(f *testing.F) {
+	for _, s := range []string{"a/b", "../x", ".MCPBLOB/x", "a//b", "a\\b", "ünï/日本", "a/./b", "x\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if ValidateKey(key) != nil {
+			return
+		}
+		segs := strings.Split(key, "/")
+		if !utf8.ValidString(key) || len(key) > MaxKeyLen || strings.EqualFold(segs[0], ReservedDir) {
+			t.Fatalf("accepted %q: invalid UTF-8, too long or reserved", key)
+		}
+		for _, seg := range segs {
+			if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00") {
+				t.Fatalf("accepted %q: segment %q", key, seg)
+			}
+		}
+		if strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Fatalf("accepted %q: control character", key)
+		}
+	})
 }
