@@ -78,13 +78,21 @@ test-tiers:
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./asm/... ./core/codec/...
 	GODEBUG=cpu.avx512f=off,cpu.avx2=off $(GO) test -count=1 ./asm/... ./core/codec/...
 
-# One fuzz target per go test invocation; FUZZTIME executions each, in both tag sets.
+# One fuzz target per go test invocation, in both tag sets: FUZZTIME executions
+# each, FUZZTIME_SLOW for the packages whose targets drive a whole server.
+FUZZTIME_SLOW ?= 300x
+FUZZPKGS_SLOW := ./core/server
+# make fuzz: a set time per target (FUZZFOR); make fuzz-smoke: a set count.
+FUZZFOR ?= 60s
+fuzz: FUZZTIME = $(FUZZFOR)
+fuzz: FUZZTIME_SLOW = $(FUZZFOR)
 fuzz-smoke fuzz:
 	@for tags in "" "$(PUREGO)"; do \
-	  for pkg in $(FUZZPKGS); do \
+	  for pkg in $(FUZZPKGS) $(FUZZPKGS_SLOW); do \
+	    time=$(FUZZTIME); case " $(FUZZPKGS_SLOW) " in *" $$pkg "*) time=$(FUZZTIME_SLOW);; esac; \
 	    for target in $$($(GO) test $$tags -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	      echo "fuzz $$pkg $$target $$tags ($(FUZZTIME))"; \
-	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
+	      echo "fuzz $$pkg $$target $$tags ($$time)"; \
+	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $$time $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
 	        || { cat /tmp/mcpblob-fuzz.log; exit 1; }; \
 	    done; \
 	  done; \
