@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -89,7 +90,7 @@ func (c *Call) param(name string, v any) *Error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return invalidParams("Invalid params: %s: %v", name, err)
+		return jsonrpc.InvalidParams("Invalid params: %s: %v", name, err)
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func (c *Call) Notify(method string, params any) {
 	if c.out == nil {
 		return
 	}
-	c.send(encodeNotification(method, params))
+	c.send(jsonrpc.EncodeNotification(method, params))
 }
 
 // Progress reports progress when the client asked for it.
@@ -177,7 +178,7 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // (2025-11-25 only) and waits for the client's answer; the caller owns
 // the answer's files. sent, when set, learns the request id before the
 // request goes out.
-func (c *Call) request(method string, params any, sent func(id int64)) (*message, error) {
+func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc.Message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
@@ -186,7 +187,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*message
 	if sent != nil {
 		sent(id)
 	}
-	if err := c.out.event(encodeRequest(id, method, params)); err != nil {
+	if err := c.out.event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
 		return nil, err
 	}
 	t := time.NewTimer(c.srv.opts.ClientTimeout)
@@ -194,7 +195,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*message
 	select {
 	case m := <-ch:
 		if m.Error != nil {
-			m.files.Discard()
+			m.Files.Discard()
 			var e Error
 			_ = json.Unmarshal(m.Error, &e)
 			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)

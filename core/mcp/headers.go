@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // Header names of the Streamable HTTP transport (SPEC.md §2).
@@ -36,7 +38,7 @@ func decodeHeaderValue(v string) (string, bool) {
 }
 
 func headerMismatch(format string) *Error {
-	return newError(CodeHeaderMismatch, "Header mismatch: "+format, nil).withStatus(http.StatusBadRequest)
+	return jsonrpc.NewError(CodeHeaderMismatch, "Header mismatch: "+format, nil).WithStatus(http.StatusBadRequest)
 }
 
 // checkNameHeader validates Mcp-Name against the body value.

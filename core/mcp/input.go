@@ -21,6 +21,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -115,8 +116,8 @@ func (c *Call) Input(reqs map[string]InputRequest) (map[string]*Answer, error) {
 		if err != nil {
 			return nil, &InputError{fmt.Sprintf("%s failed: %v", r.Method, err)}
 		}
-		c.answers = append(c.answers, m.files)
-		got[k] = &Answer{Result: m.Result, files: m.files, path: "/result/content/"}
+		c.answers = append(c.answers, m.Files)
+		got[k] = &Answer{Result: m.Result, files: m.Files, path: "/result/content/"}
 	}
 	return got, nil
 }
@@ -179,11 +180,11 @@ func (c *Call) loadInput() (map[string]json.RawMessage, error) {
 	raw, ok := c.params["inputResponses"]
 	var m map[string]json.RawMessage
 	if ok && (string(raw) == "null" || len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil) {
-		return nil, invalidParams("Invalid params: inputResponses must be an object")
+		return nil, jsonrpc.InvalidParams("Invalid params: inputResponses must be an object")
 	}
 	for k, v := range m {
 		if len(v) == 0 || v[0] != '{' {
-			return nil, invalidParams("Invalid params: inputResponses[%q] must be an object", k)
+			return nil, jsonrpc.InvalidParams("Invalid params: inputResponses[%q] must be an object", k)
 		}
 	}
 	sraw, hasState := c.params["requestState"]
@@ -195,7 +196,7 @@ func (c *Call) loadInput() (map[string]json.RawMessage, error) {
 	}
 	var rs string
 	if json.Unmarshal(sraw, &rs) != nil {
-		return nil, invalidParams("Invalid params: requestState must be a string")
+		return nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
 	}
 	env, e := c.srv.verifyState(c.principal, c.method, c.nameParam(), rs)
 	if e != nil {
@@ -214,7 +215,7 @@ func (c *Call) checkArgs(want map[string]string) *Error {
 	got := argDigests(c.args)
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(want, got))) {
 		if want[k] != got[k] {
-			return newError(CodeInvalidParams, fmt.Sprintf("Invalid params: argument %q differs from the one the requestState was issued for", k),
+			return jsonrpc.NewError(CodeInvalidParams, fmt.Sprintf("Invalid params: argument %q differs from the one the requestState was issued for", k),
 				Object{"argument": k})
 		}
 	}
@@ -284,7 +285,7 @@ func (s *Server) verifyState(principal, method, name, state string) (*stateEnvel
 	claims, err := s.keyring.Verify(state, token.PurposeRequestState)
 	var env stateEnvelope
 	if err != nil || claims.Principal != principal || claims.Object != method+" "+name || json.Unmarshal(claims.Data, &env) != nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: requestState failed verification", nil)
+		return nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: requestState failed verification", nil)
 	}
 	return &env, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // resources/list: the single resources first, then each template's listing
@@ -23,7 +25,7 @@ func (s *Server) resourcesList(c *Call) (any, error) {
 	listers := s.listers()
 	i, cur, ok := splitCursor(cursor, len(listers))
 	if !ok {
-		return nil, invalidParams("Invalid params: invalid cursor")
+		return nil, jsonrpc.InvalidParams("Invalid params: invalid cursor")
 	}
 	res := Object{}
 	for ; i < len(listers); i, cur = i+1, "" {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // result is a method's answer, ready for the envelope: an encoded result
@@ -35,7 +37,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: handler panic", "method", c.method, "panic", p)
-			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+			res, err = nil, jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 		}
 	}()
 	v, err := m.run(c)
@@ -148,7 +150,7 @@ func (s *Server) toError(c *Call, err error) *Error {
 	} else {
 		s.log.Error("mcp: request failed", "method", c.method, "err", err)
 	}
-	return newError(CodeInternalError, "Internal error", nil)
+	return jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 }
 
 // respond runs the call and writes its response: raw (resources/stream),
@@ -186,10 +188,10 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	w.SetHeader("Content-Type", "application/json")
 	if res.body == nil {
 		cancel()
-		w.SetBody(envelope(c.id, res.json))
+		w.SetBody(jsonrpc.Envelope(c.id, res.json))
 		return
 	}
-	prefix := appendResponsePrefix(nil, c.id)
+	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
 	w.SetBodyStream(int64(len(prefix))+res.body.size()+1, func(sw StreamWriter) error {
 		defer cancel()
 		defer res.body.close()
@@ -238,10 +240,10 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 		res.close()
 		out.finish(nil)
 	case err != nil:
-		out.finish(encodeError(c.id, s.toError(c, err)))
+		out.finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
 	case res.body != nil:
-		out.finishBody(appendResponsePrefix(nil, c.id), res.body)
+		out.finishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body)
 	default:
-		out.finish(envelope(c.id, res.json))
+		out.finish(jsonrpc.Envelope(c.id, res.json))
 	}
 }

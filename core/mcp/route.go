@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -85,7 +86,7 @@ type expectations struct {
 	m  map[string]map[string]FileSpec
 }
 
-func expectKey(sid string, id []byte) string { return sid + "\x00" + idKey(id) }
+func expectKey(sid string, id []byte) string { return sid + "\x00" + jsonrpc.IDKey(id) }
 
 func (e *expectations) get(sid string, id []byte) map[string]FileSpec {
 	if sid == "" || id == nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -201,21 +202,23 @@ func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
 		s.handleDelete(r, w)
 	default:
 		w.SetHeader("Allow", "GET, POST, DELETE")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed", nil).WithStatus(http.StatusMethodNotAllowed))
 	}
 }
 
 // writeError sends a standalone JSON error response.
 func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
-	w.SetStatus(e.httpStatus())
+	w.SetStatus(e.HTTPStatus())
 	w.SetHeader("Content-Type", "application/json")
-	w.SetBody(encodeError(id, e))
+	w.SetBody(jsonrpc.EncodeError(id, e))
 }
 
 // ErrorBody returns the JSON-RPC error body (no id) the transport sends for
 // failures it detects itself, such as an oversized body (413) or a bad
 // Origin (403).
-func ErrorBody(code int, msg string) []byte { return encodeError(nil, newError(code, msg, nil)) }
+func ErrorBody(code int, msg string) []byte {
+	return jsonrpc.EncodeError(nil, jsonrpc.NewError(code, msg, nil))
+}
 
 type acceptance struct{ json, sse bool }
 
@@ -240,12 +243,12 @@ func parseAccept(v string) acceptance {
 
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, nil, newError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).withStatus(http.StatusUnsupportedMediaType))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}
 	acc := parseAccept(r.Header.Get("Accept"))
 	if !acc.json && !acc.sse {
-		writeError(w, nil, newError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).withStatus(http.StatusNotAcceptable))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}
 	// The body is scanned, not read whole: large strings are decoded or
@@ -258,7 +261,7 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		s.readFailed(w, err)
 		return
 	}
-	msg, kind, perr := parseMessage(sm)
+	msg, kind, perr := jsonrpc.Parse(sm)
 	if perr != nil {
 		var id json.RawMessage
 		if msg != nil {
@@ -280,9 +283,9 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 	var abort *scan.AbortError
 	switch {
 	case errors.Is(err, scan.ErrTooLarge):
-		writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
+		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
 	case errors.As(err, &bad):
-		writeError(w, nil, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest))
 	case errors.As(err, &abort):
 		// A rejected file too long to read past: answer now and let the
 		// transport close the connection.
@@ -295,9 +298,9 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 		if abort.ID != nil {
 			id = abort.ID
 		}
-		w.SetBody(envelope(id, res))
+		w.SetBody(jsonrpc.Envelope(id, res))
 	default:
-		writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest))
 	}
 }
 
@@ -305,8 +308,8 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 // 2025-11-25 family; a request carrying _meta protocolVersion, or a
 // non-legacy MCP-Protocol-Version header without a session, selects
 // 2026-07-28.
-func (s *Server) isModern(r *Request, msg *message, kind msgKind) bool {
-	if _, ok := msg.meta[metaProtocolVersion]; ok && kind == kindRequest {
+func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) bool {
+	if _, ok := msg.Meta[metaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
 		return true
 	}
 	if msg.Method == "initialize" {
@@ -332,12 +335,12 @@ func methodNameParam(method string) string {
 	return ""
 }
 
-func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
+func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc acceptance) {
 	switch kind {
-	case kindResponse:
-		writeError(w, nil, badRequest("clients do not send responses in protocol version "+VersionModern))
+	case jsonrpc.KindResponse:
+		writeError(w, nil, jsonrpc.BadRequest("clients do not send responses in protocol version "+VersionModern))
 		return
-	case kindNotification:
+	case jsonrpc.KindNotification:
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
@@ -351,12 +354,12 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 	}
 	m := s.offered(msg.Method)
 	if m == nil || !m.modern {
-		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, msg.ID, jsonrpc.NewError(CodeMethodNotFound, "Method not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	c := s.newCall(r, msg)
 	c.modern, c.version, c.caps = true, ver, caps
-	if raw, ok := msg.meta[metaLogLevel]; ok {
+	if raw, ok := msg.Meta[metaLogLevel]; ok {
 		var lv string
 		if json.Unmarshal(raw, &lv) == nil {
 			if n, ok := logLevels[lv]; ok {
@@ -369,37 +372,37 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 
 // modernMeta reads the protocol version and client capabilities every
 // 2026-07-28 request carries in params._meta.
-func modernMeta(msg *message) (string, json.RawMessage, *Error) {
+func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
 	var ver string
-	verRaw, hasVer := msg.meta[metaProtocolVersion]
+	verRaw, hasVer := msg.Meta[metaProtocolVersion]
 	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
 		hasVer = false
 	}
-	caps, hasCaps := msg.meta[metaClientCapabilities]
+	caps, hasCaps := msg.Meta[metaClientCapabilities]
 	if hasCaps && (len(caps) == 0 || caps[0] != '{') {
 		hasCaps = false
 	}
 	switch {
-	case msg.meta == nil:
-		return "", nil, newError(CodeInvalidParams, "Invalid params: params._meta is required", nil).withStatus(http.StatusBadRequest)
+	case msg.Meta == nil:
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: params._meta is required", nil).WithStatus(http.StatusBadRequest)
 	case !hasVer || ver == "":
-		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).withStatus(http.StatusBadRequest)
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).WithStatus(http.StatusBadRequest)
 	case !hasCaps:
-		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).withStatus(http.StatusBadRequest)
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).WithStatus(http.StatusBadRequest)
 	}
 	return ver, caps, nil
 }
 
 // checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and
 // Mcp-Name against the body (SPEC.md §2.2).
-func checkModernHeaders(h Header, msg *message, ver string) *Error {
+func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
 	if hv, ok := decodeHeaderValue(h.Get(hdrProtocolVersion)); !ok || hv != ver {
 		return headerMismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
 	}
 	if ver != VersionModern {
-		return newError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
+		return jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
 			"supported": supportedModern, "requested": ver,
-		}).withStatus(http.StatusBadRequest)
+		}).WithStatus(http.StatusBadRequest)
 	}
 	if hm, ok := decodeHeaderValue(h.Get(hdrMethod)); !ok || hm != msg.Method {
 		if h.Get(hdrMethod) == "" {
@@ -409,7 +412,7 @@ func checkModernHeaders(h Header, msg *message, ver string) *Error {
 	}
 	if p := methodNameParam(msg.Method); p != "" {
 		var name string
-		raw, present := msg.params[p]
+		raw, present := msg.ParamFields[p]
 		if present && json.Unmarshal(raw, &name) != nil {
 			present = false
 		}
@@ -419,10 +422,10 @@ func checkModernHeaders(h Header, msg *message, ver string) *Error {
 }
 
 // newCall is the call a request starts.
-func (s *Server) newCall(r *Request, msg *message) *Call {
-	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.params, meta: msg.meta, args: msg.args,
-		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.files}
-	if raw, ok := msg.meta["progressToken"]; ok && string(raw) != "null" {
+func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
+	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
+		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.Files}
+	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
 	return c
@@ -438,8 +441,8 @@ func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc ac
 	s.respond(w, c, m, acc)
 }
 
-func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
-	if kind == kindRequest && msg.Method == "initialize" {
+func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc acceptance) {
+	if kind == jsonrpc.KindRequest && msg.Method == "initialize" {
 		s.initialize(r, w, msg)
 		return
 	}
@@ -449,18 +452,18 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind ms
 		return
 	}
 	switch kind {
-	case kindResponse:
+	case jsonrpc.KindResponse:
 		sess.deliver(msg)
 		w.SetStatus(http.StatusAccepted)
 		return
-	case kindNotification:
-		sess.notification(msg.Method, msg.params)
+	case jsonrpc.KindNotification:
+		sess.notification(msg.Method, msg.ParamFields)
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
 	m := s.offered(msg.Method)
 	if m == nil || !m.legacy {
-		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil))
+		writeError(w, msg.ID, jsonrpc.NewError(CodeMethodNotFound, "Method not found", nil))
 		return
 	}
 	c := s.newCall(r, msg)
@@ -474,11 +477,11 @@ type idError struct {
 }
 
 // legacySession finds the session of a 2025-11-25 message.
-func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session, *idError) {
+func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session, *idError) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
-		e := &idError{err: newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest)}
-		if kind == kindRequest && msg.Method == "server/discover" {
+		e := &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest)}
+		if kind == jsonrpc.KindRequest && msg.Method == "server/discover" {
 			// A discovery probe without _meta: answer as the legacy
 			// transport does so dual-era clients fall back.
 			e.id = msg.ID
@@ -487,12 +490,12 @@ func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		return nil, &idError{err: newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound)}
+		return nil, &idError{err: jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)}
 	}
 	if hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); hv != "" && !legacyVersions[hv] {
-		return nil, &idError{err: newError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
+		return nil, &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
 			"supported": legacyList(),
-		}).withStatus(http.StatusBadRequest)}
+		}).WithStatus(http.StatusBadRequest)}
 	}
 	return sess, nil
 }
@@ -504,20 +507,20 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 	hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion))
 	if sid == "" && (hv == "" || !legacyVersions[hv]) {
 		w.SetHeader("Allow", "POST")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
 	if !parseAccept(r.Header.Get("Accept")).sse {
-		writeError(w, nil, newError(CodeTransport, "Not Acceptable: Accept must include text/event-stream", nil).withStatus(http.StatusNotAcceptable))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}
 	if sid == "" {
-		writeError(w, nil, newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
@@ -533,7 +536,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		}
 	}
 	if !sess.claimGetStream() {
-		writeError(w, nil, newError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).withStatus(http.StatusConflict))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
 	setSSEHeaders(w)
@@ -547,12 +550,12 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 	sid := r.Header.Get(hdrSessionID)
 	if sid == "" {
 		w.SetHeader("Allow", "POST")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed: no session to delete", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	s.endSession(sess)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -33,7 +34,7 @@ type session struct {
 	subs       map[string]bool
 	getStream  bool
 	outbox     chan []byte
-	pending    map[string]chan *message
+	pending    map[string]chan *jsonrpc.Message
 	nextID     int64
 	inflight   map[string]context.CancelFunc
 	cancelled  map[string]bool
@@ -51,20 +52,20 @@ func (s *Server) newSession(id, version string, caps json.RawMessage, expires ti
 	return &session{
 		srv: s, id: id, version: version, caps: caps, expires: expires,
 		subs: map[string]bool{}, outbox: make(chan []byte, 64),
-		pending: map[string]chan *message{}, inflight: map[string]context.CancelFunc{},
+		pending: map[string]chan *jsonrpc.Message{}, inflight: map[string]context.CancelFunc{},
 		cancelled: map[string]bool{}, lastSeen: time.Now(), done: make(chan struct{}),
 	}
 }
 
 // initialize answers the initialize request and mints a session.
-func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
+func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if len(msg.Params) > 0 {
 		if err := json.Unmarshal(msg.Params, &p); err != nil {
-			writeError(w, msg.ID, invalidParams("Invalid params: %v", err))
+			writeError(w, msg.ID, jsonrpc.InvalidParams("Invalid params: %v", err))
 			return
 		}
 	}
@@ -112,7 +113,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
 	w.SetStatus(http.StatusOK)
 	w.SetHeader("Content-Type", "application/json")
 	w.SetHeader(hdrSessionID, sid)
-	w.SetBody(envelope(msg.ID, b))
+	w.SetBody(jsonrpc.Envelope(msg.ID, b))
 }
 
 // lookupSession validates sid for principal and returns its state.
@@ -193,33 +194,33 @@ func (sess *session) level() int {
 	return sess.logLevel
 }
 
-func (sess *session) newPending() (int64, chan *message) {
+func (sess *session) newPending() (int64, chan *jsonrpc.Message) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.nextID++
 	id := sess.nextID
-	ch := make(chan *message, 1)
-	sess.pending[idKey(json.RawMessage(jsonInt(id)))] = ch
+	ch := make(chan *jsonrpc.Message, 1)
+	sess.pending[jsonrpc.IDKey(json.RawMessage(jsonInt(id)))] = ch
 	return id, ch
 }
 
 func (sess *session) dropPending(id int64) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	delete(sess.pending, idKey(json.RawMessage(jsonInt(id))))
+	delete(sess.pending, jsonrpc.IDKey(json.RawMessage(jsonInt(id))))
 }
 
 // deliver routes a client's response to the waiting server request.
-func (sess *session) deliver(m *message) {
+func (sess *session) deliver(m *jsonrpc.Message) {
 	sess.mu.Lock()
-	ch := sess.pending[idKey(m.ID)]
+	ch := sess.pending[jsonrpc.IDKey(m.ID)]
 	sess.mu.Unlock()
 	if ch != nil {
-		m.files.Keep() // the waiting request owns them now
+		m.Files.Keep() // the waiting request owns them now
 		select {
 		case ch <- m:
 		default:
-			m.files.Discard()
+			m.Files.Discard()
 		}
 	}
 }
@@ -227,20 +228,20 @@ func (sess *session) deliver(m *message) {
 func (sess *session) track(id json.RawMessage, cancel context.CancelFunc) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	sess.inflight[idKey(id)] = cancel
+	sess.inflight[jsonrpc.IDKey(id)] = cancel
 }
 
 func (sess *session) untrack(id json.RawMessage) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	delete(sess.inflight, idKey(id))
-	delete(sess.cancelled, idKey(id))
+	delete(sess.inflight, jsonrpc.IDKey(id))
+	delete(sess.cancelled, jsonrpc.IDKey(id))
 }
 
 func (sess *session) wasCancelled(id json.RawMessage) bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.cancelled[idKey(id)]
+	return sess.cancelled[jsonrpc.IDKey(id)]
 }
 
 // notification handles a client notification.
@@ -251,7 +252,7 @@ func (sess *session) notification(method string, params map[string]json.RawMessa
 		if !ok {
 			return
 		}
-		k := idKey(raw)
+		k := jsonrpc.IDKey(raw)
 		sess.mu.Lock()
 		cancel := sess.inflight[k]
 		if cancel != nil {
@@ -326,15 +327,15 @@ func (s *Server) legacyEventMessage(sess *session, ev Event) []byte {
 	switch ev.Kind {
 	case ResourceUpdated:
 		if sess.subscribed(ev.URI) {
-			return encodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
+			return jsonrpc.EncodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
 		}
 	case ResourceListChanged:
-		return encodeNotification("notifications/resources/list_changed", nil)
+		return jsonrpc.EncodeNotification("notifications/resources/list_changed", nil)
 	case ToolListChanged:
-		return encodeNotification("notifications/tools/list_changed", nil)
+		return jsonrpc.EncodeNotification("notifications/tools/list_changed", nil)
 	case PromptListChanged:
 		if len(s.prompts) > 0 {
-			return encodeNotification("notifications/prompts/list_changed", nil)
+			return jsonrpc.EncodeNotification("notifications/prompts/list_changed", nil)
 		}
 	}
 	return nil

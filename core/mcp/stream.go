@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // resources/stream (SEP-2532, a proposal; SPEC.md §8). The server offers the
@@ -68,14 +70,14 @@ func addStreamCapability(caps Object, client json.RawMessage) {
 }
 
 func streamNotSupported(uri, why string) *Error {
-	return newError(CodeStreamNotSupported, "Resource streaming not supported: "+why,
+	return jsonrpc.NewError(CodeStreamNotSupported, "Resource streaming not supported: "+why,
 		Object{"uri": uri, "suggestion": "Use resources/read"})
 }
 
 // StreamTooLarge is the error for a resource over the client's
 // maxStreamSize.
 func StreamTooLarge(uri string, size, maxSize int64) *Error {
-	return newError(CodeStreamTooLarge, "Resource too large for the client's maxStreamSize",
+	return jsonrpc.NewError(CodeStreamTooLarge, "Resource too large for the client's maxStreamSize",
 		Object{"uri": uri, "size": size, "maxStreamSize": maxSize})
 }
 

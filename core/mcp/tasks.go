@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"net/http"
 	"sync"
@@ -91,8 +92,8 @@ func (c *Call) hasExtension(id string) bool {
 }
 
 func missingExtension(id string) *Error {
-	return newError(CodeMissingCapability, "Missing required client capability: extension "+id,
-		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).withStatus(http.StatusBadRequest)
+	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
+		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).WithStatus(http.StatusBadRequest)
 }
 
 // TasksOK reports whether this call may answer with a CreateTaskResult.
@@ -142,7 +143,7 @@ func runTask(c *Call, work func(*Call) (*ToolResult, error)) (res Object, err er
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("mcp: task panic", "task", c.task.id, "panic", p)
-			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+			res, err = nil, jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 		}
 	}()
 	r, err := work(c)
@@ -235,7 +236,7 @@ func (s *Server) lookupTask(c *Call) (*task, error) {
 	t := s.tasks.tasks[id]
 	s.tasks.mu.Unlock()
 	if t == nil || t.principal != c.principal || time.Now().After(t.expiresAt) {
-		return nil, newError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), Object{"taskId": id})
+		return nil, jsonrpc.NewError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), Object{"taskId": id})
 	}
 	return t, nil
 }
