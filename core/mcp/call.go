@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
 
 // method describes one JSON-RPC method.
@@ -120,7 +121,7 @@ func (c *Call) File(name string) (f *File, bad string) {
 
 func (c *Call) send(msg []byte) {
 	if c.out != nil {
-		_ = c.out.event(msg)
+		_ = c.out.Event(msg)
 	}
 }
 
@@ -187,7 +188,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	if sent != nil {
 		sent(id)
 	}
-	if err := c.out.event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
+	if err := c.out.Event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
 		return nil, err
 	}
 	t := time.NewTimer(c.srv.opts.ClientTimeout)
@@ -228,7 +229,7 @@ func (c *Call) nameParam() string {
 // Last-Event-ID and gets what it missed (SEP-1699 polling). Elsewhere it
 // does nothing.
 func (c *Call) CloseSSEConnection() {
-	if rs, ok := c.out.(*resumable); ok {
-		rs.closeConnection()
+	if rs, ok := c.out.(*sse.Stream); ok {
+		rs.CloseConnection()
 	}
 }

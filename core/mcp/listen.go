@@ -41,7 +41,7 @@ func (s *Server) listen(c *Call) (any, error) {
 	if c.out == nil {
 		return nil, jsonrpc.NewError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
 	}
-	if err := c.out.failed(); err != nil {
+	if err := c.out.Failed(); err != nil {
 		return nil, err
 	}
 	for {
@@ -71,7 +71,7 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 			params["_meta"] = subMeta
 			c.Notify(m, params)
-			if err := c.out.failed(); err != nil {
+			if err := c.out.Failed(); err != nil {
 				return nil, err
 			}
 		}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
 
 // result is a method's answer, ready for the envelope: an encoded result
@@ -145,7 +148,7 @@ func (s *Server) toError(c *Call, err error) *Error {
 		return e
 	}
 	if c.ctx != nil && c.ctx.Err() != nil && s.baseCtx.Err() == nil &&
-		(errors.Is(err, context.Canceled) || c.out != nil && c.out.failed() != nil) {
+		(errors.Is(err, context.Canceled) || c.out != nil && c.out.Failed() != nil) {
 		s.log.Debug("mcp: request ended by the client", "method", c.method, "err", err)
 	} else {
 		s.log.Error("mcp: request failed", "method", c.method, "err", err)
@@ -206,16 +209,61 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	})
 }
 
+// eventSink carries a call's SSE messages: a connection (*sse.Writer) or a
+// resumable stream (*sse.Stream).
+type eventSink interface {
+	Event(msg []byte) error
+	Comment() error
+	Failed() error
+	// Finish sends the call's final message (nil: none) and ends the
+	// stream; FinishBody sends a streamed result instead.
+	Finish(msg []byte)
+	FinishBody(prefix []byte, body func(io.Writer) error)
+}
+
+func setSSEHeaders(w ResponseWriter) {
+	w.SetStatus(http.StatusOK)
+	w.SetHeader("Content-Type", "text/event-stream")
+	w.SetHeader("Cache-Control", "no-cache")
+	w.SetHeader("X-Accel-Buffering", "no")
+}
+
 // respondSSE answers on a plain SSE stream.
 func (s *Server) respondSSE(w ResponseWriter, c *Call, m *method) {
 	setSSEHeaders(w)
 	c.files.Keep() // the call outlives handlePost: runStream releases them
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		out := newSSE(sw)
 		ctx, cancel := context.WithCancel(s.baseCtx)
 		defer cancel()
-		out.onFail = cancel
+		out := sse.NewWriter(sw, cancel)
 		s.runStream(c, m, out, ctx, cancel)
+		return nil
+	})
+}
+
+// minResumeVersion is the first protocol version whose SSE streams are
+// resumable (SEP-1699).
+const minResumeVersion = Version20251125
+
+// resumable reports whether the session's SSE streams are resumable.
+func (sess *session) resumable() bool { return sess.version >= minResumeVersion }
+
+// respondResumable answers a 2025-11-25 request with a resumable SSE stream.
+func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
+	rs := c.sess.streams.New(s.baseCtx, c.sess.done)
+	setSSEHeaders(w)
+	c.files.Keep() // the call outlives handlePost: runStream releases them
+	var once sync.Once
+	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		rel := rs.Attach(sse.NewWriter(sw, nil), 0, true)
+		once.Do(func() {
+			go func() {
+				ctx, cancel := context.WithCancel(s.baseCtx)
+				defer cancel()
+				s.runStream(c, m, rs, ctx, cancel)
+			}()
+		})
+		rs.Serve(rel)
 		return nil
 	})
 }
@@ -232,18 +280,19 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	// Comment lines keep idle proxies from cutting a long call (a tool
 	// waiting for the client, say) and detect a client that went away
 	// (in 2026-07-28 that is the cancellation).
-	stopKeepAlive := keepAlive(out, s.opts.KeepAlive)
+	stopKeepAlive := sse.KeepAlive(out, s.opts.KeepAlive)
 	res, err := s.invoke(c, m)
 	stopKeepAlive()
 	switch {
 	case c.sess != nil && c.sess.wasCancelled(c.id):
 		res.close()
-		out.finish(nil)
+		out.Finish(nil)
 	case err != nil:
-		out.finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
+		out.Finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
 	case res.body != nil:
-		out.finishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body)
+		out.FinishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body.writeTo)
+		res.body.close()
 	default:
-		out.finish(jsonrpc.Envelope(c.id, res.json))
+		out.Finish(jsonrpc.Envelope(c.id, res.json))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -524,12 +525,12 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
-		if rs, after := sess.lookupStream(lei); rs != nil {
+		if rs, after := sess.streams.Lookup(lei); rs != nil {
 			// Resumption (SEP-1699): replay what the client missed on
 			// that stream, then carry on with the rest of it.
 			setSSEHeaders(w)
 			w.SetBodyStream(-1, func(sw StreamWriter) error {
-				rs.serve(rs.attach(newSSE(sw), after, false))
+				rs.Serve(rs.Attach(sse.NewWriter(sw, nil), after, false))
 				return nil
 			})
 			return
@@ -542,7 +543,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer sess.releaseGetStream()
-		return sess.runGetStream(newSSE(sw))
+		return sess.runGetStream(sse.NewWriter(sw, nil))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -29,20 +30,19 @@ type session struct {
 	caps    json.RawMessage
 	expires time.Time
 
-	mu         sync.Mutex
-	logLevel   int
-	subs       map[string]bool
-	getStream  bool
-	outbox     chan []byte
-	pending    map[string]chan *jsonrpc.Message
-	nextID     int64
-	inflight   map[string]context.CancelFunc
-	cancelled  map[string]bool
-	lastSeen   time.Time
-	streams    map[int64]*resumable // resumable SSE streams (SEP-1699)
-	nextStream int64
-	done       chan struct{}
-	closed     bool
+	mu        sync.Mutex
+	logLevel  int
+	subs      map[string]bool
+	getStream bool
+	outbox    chan []byte
+	pending   map[string]chan *jsonrpc.Message
+	nextID    int64
+	inflight  map[string]context.CancelFunc
+	cancelled map[string]bool
+	lastSeen  time.Time
+	streams   sse.Streams // resumable SSE streams (SEP-1699)
+	done      chan struct{}
+	closed    bool
 }
 
 func (s *Server) newSession(id, version string, caps json.RawMessage, expires time.Time) *session {
@@ -291,12 +291,12 @@ func (sess *session) subscribed(uri string) bool {
 
 // runGetStream serves the standalone GET stream until the client leaves, the
 // session ends or the server closes.
-func (sess *session) runGetStream(out *sse) error {
+func (sess *session) runGetStream(out *sse.Writer) error {
 	events, unsubscribe := sess.srv.hub.Subscribe()
 	defer unsubscribe()
 	tick := time.NewTicker(sess.srv.opts.KeepAlive)
 	defer tick.Stop()
-	if err := out.comment(); err != nil {
+	if err := out.Comment(); err != nil {
 		return err
 	}
 	for {
@@ -307,13 +307,13 @@ func (sess *session) runGetStream(out *sse) error {
 		case <-sess.srv.baseCtx.Done():
 			return nil
 		case m := <-sess.outbox:
-			err = out.event(m)
+			err = out.Event(m)
 		case ev := <-events:
 			if msg := sess.srv.legacyEventMessage(sess, ev); msg != nil {
-				err = out.event(msg)
+				err = out.Event(msg)
 			}
 		case <-tick.C:
-			err = out.comment()
+			err = out.Comment()
 		}
 		if err != nil {
 			return err
