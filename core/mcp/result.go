@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpblob/mcpblob/core/mcp/contents"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
@@ -21,13 +22,13 @@ import (
 // goes out without an envelope.
 type result struct {
 	json []byte
-	body *bodyResult
+	body *contents.Body
 	raw  *StreamAnswer
 }
 
 func (r *result) close() {
 	if r != nil && r.body != nil {
-		r.body.close()
+		r.body.Close()
 	}
 	if r != nil && r.raw != nil && r.raw.Body != nil {
 		r.raw.Body.Close()
@@ -48,7 +49,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 		return nil, err
 	}
 	switch v := v.(type) {
-	case *bodyResult:
+	case *contents.Body:
 		return &result{body: v}, nil
 	case *StreamAnswer:
 		if v.DownloadURL == "" {
@@ -195,13 +196,13 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 		return
 	}
 	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
-	w.SetBodyStream(int64(len(prefix))+res.body.size()+1, func(sw StreamWriter) error {
+	w.SetBodyStream(int64(len(prefix))+res.body.Size()+1, func(sw StreamWriter) error {
 		defer cancel()
-		defer res.body.close()
+		defer res.body.Close()
 		if _, err := sw.Write(prefix); err != nil {
 			return err
 		}
-		if err := res.body.writeTo(sw); err != nil {
+		if err := res.body.Encode(sw); err != nil {
 			return err
 		}
 		_, err := sw.Write([]byte{'}'})
@@ -290,8 +291,8 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	case err != nil:
 		out.Finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
 	case res.body != nil:
-		out.FinishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body.writeTo)
-		res.body.close()
+		out.FinishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body.Encode)
+		res.body.Close()
 	default:
 		out.Finish(jsonrpc.Envelope(c.id, res.json))
 	}
