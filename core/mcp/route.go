@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
@@ -25,7 +26,7 @@ func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
 		return rt.argument(seen, scan.UnescapeElem(arg))
 	}
 	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && !strings.Contains(field, "/") {
-		spec, ok := rt.s.expect.get(rt.r.Header.Get(hdrSessionID), seen.ID)[scan.UnescapeElem(field)]
+		spec, ok := rt.s.expect.get(rt.r.Header.Get(headers.SessionID), seen.ID)[scan.UnescapeElem(field)]
 		return scan.Route{Spec: spec}, ok
 	}
 	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && seen.State != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -66,13 +67,13 @@ func TestRouteElicitationAnswer(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{"file":"data:text/plain;base64,` +
 		base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("y"), 100<<10)) + `"}}}`
 	for sid, want := range map[string]string{"sid": "file is larger than maxSize 1000 bytes", "other": ""} {
-		m := scanWith(t, s, "", HeaderMap{hdrSessionID: sid}, in)
+		m := scanWith(t, s, "", HeaderMap{headers.SessionID: sid}, in)
 		if f := m.Files.Get("/result/content/file"); f == nil || f.Problem != want {
 			t.Errorf("session %s: %+v, want problem %q", sid, f, want)
 		}
 	}
 	s.forgetFiles(c)
-	m := scanWith(t, s, "", HeaderMap{hdrSessionID: "sid"}, in)
+	m := scanWith(t, s, "", HeaderMap{headers.SessionID: "sid"}, in)
 	if f := m.Files.Get("/result/content/file"); f == nil || f.Problem != "" {
 		t.Errorf("after forgetFiles: %+v", f)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
@@ -316,10 +317,10 @@ func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) b
 	if msg.Method == "initialize" {
 		return false
 	}
-	if r.Header.Get(hdrSessionID) != "" {
+	if r.Header.Get(headers.SessionID) != "" {
 		return false
 	}
-	hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion))
+	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))
 	return hv != "" && !legacyVersions[hv]
 }
 
@@ -397,19 +398,19 @@ func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
 // checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and
 // Mcp-Name against the body (SPEC.md §2.2).
 func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
-	if hv, ok := decodeHeaderValue(h.Get(hdrProtocolVersion)); !ok || hv != ver {
-		return headerMismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
+	if hv, ok := headers.Decode(h.Get(headers.ProtocolVersion)); !ok || hv != ver {
+		return headers.Mismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
 	}
 	if ver != VersionModern {
 		return jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
 			"supported": supportedModern, "requested": ver,
 		}).WithStatus(http.StatusBadRequest)
 	}
-	if hm, ok := decodeHeaderValue(h.Get(hdrMethod)); !ok || hm != msg.Method {
-		if h.Get(hdrMethod) == "" {
-			return headerMismatch("Mcp-Method header is required")
+	if hm, ok := headers.Decode(h.Get(headers.Method)); !ok || hm != msg.Method {
+		if h.Get(headers.Method) == "" {
+			return headers.Mismatch("Mcp-Method header is required")
 		}
-		return headerMismatch("Mcp-Method does not match the request method")
+		return headers.Mismatch("Mcp-Method does not match the request method")
 	}
 	if p := methodNameParam(msg.Method); p != "" {
 		var name string
@@ -417,7 +418,7 @@ func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
 		if present && json.Unmarshal(raw, &name) != nil {
 			present = false
 		}
-		return checkNameHeader(h, name, present)
+		return headers.CheckName(h, name, present)
 	}
 	return nil
 }
@@ -479,7 +480,7 @@ type idError struct {
 
 // legacySession finds the session of a 2025-11-25 message.
 func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session, *idError) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
 		e := &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest)}
 		if kind == jsonrpc.KindRequest && msg.Method == "server/discover" {
@@ -493,7 +494,7 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 	if sess == nil {
 		return nil, &idError{err: jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)}
 	}
-	if hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); hv != "" && !legacyVersions[hv] {
+	if hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion)); hv != "" && !legacyVersions[hv] {
 		return nil, &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
 			"supported": legacyList(),
 		}).WithStatus(http.StatusBadRequest)}
@@ -504,8 +505,8 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 func legacyList() []string { return []string{Version20251125, Version20250618, Version20250326} }
 
 func (s *Server) handleGet(r *Request, w ResponseWriter) {
-	sid := r.Header.Get(hdrSessionID)
-	hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion))
+	sid := r.Header.Get(headers.SessionID)
+	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))
 	if sid == "" && (hv == "" || !legacyVersions[hv]) {
 		w.SetHeader("Allow", "POST")
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).WithStatus(http.StatusMethodNotAllowed))
@@ -548,7 +549,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 }
 
 func (s *Server) handleDelete(r *Request, w ResponseWriter) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
 		w.SetHeader("Allow", "POST")
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))

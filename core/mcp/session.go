@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -112,7 +113,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 	}
 	w.SetStatus(http.StatusOK)
 	w.SetHeader("Content-Type", "application/json")
-	w.SetHeader(hdrSessionID, sid)
+	w.SetHeader(headers.SessionID, sid)
 	w.SetBody(jsonrpc.Envelope(msg.ID, b))
 }
 

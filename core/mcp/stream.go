@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
@@ -86,11 +87,11 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 	if e != nil {
 		return nil, e
 	}
-	if c.modern && c.header != nil && c.header.Get(hdrName) != "" {
+	if c.modern && c.header != nil && c.header.Get(headers.Name) != "" {
 		// The released spec requires Mcp-Name only on tools/call,
 		// resources/read and prompts/get; a client that sends it for
 		// resources/stream (same params as resources/read) gets it checked.
-		if e := checkNameHeader(c.header, uri, true); e != nil {
+		if e := headers.CheckName(c.header, uri, true); e != nil {
 			return nil, e
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 	if !c.modern {
 		return nil
 	}
-	if e := checkParamHeaders(c.header, t.headers, c.args); e != nil {
+	if e := headers.CheckParams(c.header, t.headers, c.args); e != nil {
 		return e
 	}
 	var missing []string

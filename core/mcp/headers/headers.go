@@ -1,4 +1,4 @@
-package mcp
+package headers
 
 import (
 	"encoding/base64"
@@ -10,20 +10,11 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
-// Header names of the Streamable HTTP transport (SPEC.md §2).
-const (
-	hdrSessionID       = "Mcp-Session-Id"
-	hdrProtocolVersion = "MCP-Protocol-Version"
-	hdrMethod          = "Mcp-Method"
-	hdrName            = "Mcp-Name"
-	hdrParamPrefix     = "Mcp-Param-"
-)
-
-// decodeHeaderValue trims optional whitespace and decodes the
+// Decode trims optional whitespace and decodes the
 // "=?base64?…?=" form (SEP-2243). A value without both markers is literal.
 // ok is false for a sentinel whose payload is not valid padded base64 or
 // not UTF-8.
-func decodeHeaderValue(v string) (string, bool) {
+func Decode(v string) (string, bool) {
 	v = strings.Trim(v, " \t")
 	inner, ok := strings.CutPrefix(v, "=?base64?")
 	if !ok || !strings.HasSuffix(inner, "?=") {
@@ -37,41 +28,52 @@ func decodeHeaderValue(v string) (string, bool) {
 	return string(b), true
 }
 
-func headerMismatch(format string) *Error {
-	return jsonrpc.NewError(CodeHeaderMismatch, "Header mismatch: "+format, nil).WithStatus(http.StatusBadRequest)
+// Mismatch is the -32020 error (HTTP 400) for a header that contradicts
+// the body or is missing, saying why.
+func Mismatch(why string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeHeaderMismatch, "Header mismatch: "+why, nil).WithStatus(http.StatusBadRequest)
 }
 
-// checkNameHeader validates Mcp-Name against the body value.
-func checkNameHeader(h Header, body string, present bool) *Error {
-	raw := h.Get(hdrName)
+// CheckName validates Mcp-Name against the body value; present says
+// whether the body has one.
+func CheckName(h Getter, body string, present bool) *jsonrpc.Error {
+	raw := h.Get(Name)
 	if !present {
 		if raw != "" {
-			return headerMismatch("Mcp-Name is set but the request has no name")
+			return Mismatch("Mcp-Name is set but the request has no name")
 		}
 		return nil
 	}
 	if raw == "" {
-		return headerMismatch("Mcp-Name header is required")
+		return Mismatch("Mcp-Name header is required")
 	}
-	v, ok := decodeHeaderValue(raw)
+	v, ok := Decode(raw)
 	if !ok {
-		return headerMismatch("Mcp-Name is not valid base64")
+		return Mismatch("Mcp-Name is not valid base64")
 	}
 	if v != body {
-		return headerMismatch("Mcp-Name does not match the request body")
+		return Mismatch("Mcp-Name does not match the request body")
 	}
 	return nil
 }
 
-// paramHeader is one x-mcp-header annotated property of a tool's input.
-type paramHeader struct {
+// Param is one x-mcp-header annotated property of a tool's input.
+type Param struct {
 	header string   // header suffix, e.g. "Blob-Key"
 	path   []string // property path from the arguments object
 	typ    string   // string, integer or boolean
 }
 
-// collectParamHeaders walks plain properties chains of an input schema.
-func collectParamHeaders(schema Object, path []string, out *[]paramHeader) {
+// Params returns the x-mcp-header annotated properties of an input schema
+// (a decoded JSON Schema object), nil when there are none.
+func Params(schema map[string]any) []Param {
+	var out []Param
+	collectParams(schema, nil, &out)
+	return out
+}
+
+// collectParams walks plain properties chains of an input schema.
+func collectParams(schema map[string]any, path []string, out *[]Param) {
 	props, _ := schema["properties"].(map[string]any)
 	for name, p := range props {
 		ps, ok := p.(map[string]any)
@@ -81,36 +83,36 @@ func collectParamHeaders(schema Object, path []string, out *[]paramHeader) {
 		sub := append(append([]string(nil), path...), name)
 		if h, ok := ps["x-mcp-header"].(string); ok {
 			typ, _ := ps["type"].(string)
-			*out = append(*out, paramHeader{header: h, path: sub, typ: typ})
+			*out = append(*out, Param{header: h, path: sub, typ: typ})
 		}
 		if t, _ := ps["type"].(string); t == "object" {
-			collectParamHeaders(ps, sub, out)
+			collectParams(ps, sub, out)
 		}
 	}
 }
 
-// checkParamHeaders validates every Mcp-Param-* header of a tools/call
-// against the arguments (SEP-2243): present in the body means the header is
+// CheckParams validates every Mcp-Param-* header of a tools/call against
+// the arguments (SEP-2243): present in the body means the header is
 // required and must match; absent or null means no header.
-func checkParamHeaders(h Header, hs []paramHeader, args map[string]json.RawMessage) *Error {
+func CheckParams(h Getter, hs []Param, args map[string]json.RawMessage) *jsonrpc.Error {
 	for _, ph := range hs {
 		val, found := lookupPath(args, ph.path)
-		raw := h.Get(hdrParamPrefix + ph.header)
+		raw := h.Get(ParamPrefix + ph.header)
 		if !found {
 			if raw != "" {
-				return headerMismatch(hdrParamPrefix + ph.header + " is set but the argument is absent")
+				return Mismatch(ParamPrefix + ph.header + " is set but the argument is absent")
 			}
 			continue
 		}
 		if raw == "" {
-			return headerMismatch(hdrParamPrefix + ph.header + " header is required")
+			return Mismatch(ParamPrefix + ph.header + " header is required")
 		}
-		hv, ok := decodeHeaderValue(raw)
+		hv, ok := Decode(raw)
 		if !ok {
-			return headerMismatch(hdrParamPrefix + ph.header + " is not valid base64")
+			return Mismatch(ParamPrefix + ph.header + " is not valid base64")
 		}
 		if !paramMatches(hv, val) {
-			return headerMismatch(hdrParamPrefix + ph.header + " does not match the request body")
+			return Mismatch(ParamPrefix + ph.header + " does not match the request body")
 		}
 	}
 	return nil

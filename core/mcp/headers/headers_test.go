@@ -1,9 +1,26 @@
-package mcp
+package headers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
+
+type object = map[string]any
+
+// headerMap is a Getter over a map whose keys match case-insensitively.
+type headerMap map[string]string
+
+func (h headerMap) Get(name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
 
 func TestDecodeHeaderValue(t *testing.T) {
 	t.Parallel()
@@ -20,9 +37,9 @@ func TestDecodeHeaderValue(t *testing.T) {
 		{"SGVsbG8=?=", "SGVsbG8=?=", true},
 		{"=?base64?w7xuw68=?=", "ünï", true},
 	} {
-		got, ok := decodeHeaderValue(tc.in)
+		got, ok := Decode(tc.in)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("decodeHeaderValue(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("Decode(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }
@@ -40,22 +57,21 @@ func rawArgs(t *testing.T, s string) map[string]json.RawMessage {
 
 func TestCheckParamHeaders(t *testing.T) {
 	t.Parallel()
-	var hs []paramHeader
-	collectParamHeaders(Object{"type": "object", "properties": Object{
-		"key":   Object{"type": "string", "x-mcp-header": "Blob-Key"},
-		"n":     Object{"type": "integer", "x-mcp-header": "N"},
-		"flag":  Object{"type": "boolean", "x-mcp-header": "Flag"},
-		"inner": Object{"type": "object", "properties": Object{"r": Object{"type": "string", "x-mcp-header": "Region"}}},
-	}}, nil, &hs)
+	hs := Params(object{"type": "object", "properties": object{
+		"key":   object{"type": "string", "x-mcp-header": "Blob-Key"},
+		"n":     object{"type": "integer", "x-mcp-header": "N"},
+		"flag":  object{"type": "boolean", "x-mcp-header": "Flag"},
+		"inner": object{"type": "object", "properties": object{"r": object{"type": "string", "x-mcp-header": "Region"}}},
+	}})
 	if len(hs) != 4 {
 		t.Fatalf("collected %d headers", len(hs))
 	}
 	args := rawArgs(t, `{"key":"a b","n":42,"flag":true,"inner":{"r":"eu"}}`)
-	good := HeaderMap{"Mcp-Param-Blob-Key": "a b", "mcp-param-n": "42.0", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "=?base64?ZXU=?="}
-	if e := checkParamHeaders(good, hs, args); e != nil {
+	good := headerMap{"Mcp-Param-Blob-Key": "a b", "mcp-param-n": "42.0", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "=?base64?ZXU=?="}
+	if e := CheckParams(good, hs, args); e != nil {
 		t.Fatalf("good headers rejected: %v", e)
 	}
-	for name, h := range map[string]HeaderMap{
+	for name, h := range map[string]headerMap{
 		"mismatch":   {"Mcp-Param-Blob-Key": "a c", "Mcp-Param-N": "42", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "eu"},
 		"missing":    {"Mcp-Param-N": "42", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "eu"},
 		"number":     {"Mcp-Param-Blob-Key": "a b", "Mcp-Param-N": "41", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "eu"},
@@ -63,21 +79,21 @@ func TestCheckParamHeaders(t *testing.T) {
 		"nested":     {"Mcp-Param-Blob-Key": "a b", "Mcp-Param-N": "42", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "us"},
 		"bad base64": {"Mcp-Param-Blob-Key": "=?base64?YSBi?=x?=", "Mcp-Param-N": "42", "Mcp-Param-Flag": "true", "Mcp-Param-Region": "eu"},
 	} {
-		if e := checkParamHeaders(h, hs, args); e == nil || e.Code != CodeHeaderMismatch || e.Status != 400 {
+		if e := CheckParams(h, hs, args); e == nil || e.Code != jsonrpc.CodeHeaderMismatch || e.Status != 400 {
 			t.Errorf("%s: got %v, want -32020/400", name, e)
 		}
 	}
 	// Null or absent values need no header, and must not have one.
-	if e := checkParamHeaders(HeaderMap{}, hs, rawArgs(t, `{"key":null}`)); e != nil {
+	if e := CheckParams(headerMap{}, hs, rawArgs(t, `{"key":null}`)); e != nil {
 		t.Errorf("null value: %v", e)
 	}
-	if e := checkParamHeaders(HeaderMap{}, hs, nil); e != nil {
+	if e := CheckParams(headerMap{}, hs, nil); e != nil {
 		t.Errorf("no arguments: %v", e)
 	}
-	if e := checkParamHeaders(HeaderMap{"Mcp-Param-N": "1"}, hs, rawArgs(t, `{}`)); e == nil {
+	if e := CheckParams(headerMap{"Mcp-Param-N": "1"}, hs, rawArgs(t, `{}`)); e == nil {
 		t.Error("header without a body value accepted")
 	}
-	if e := checkParamHeaders(HeaderMap{"Mcp-Param-Region": "eu"}, hs, rawArgs(t, `{"inner":{}}`)); e == nil {
+	if e := CheckParams(headerMap{"Mcp-Param-Region": "eu"}, hs, rawArgs(t, `{"inner":{}}`)); e == nil {
 		t.Error("nested header without a body value accepted")
 	}
 }
