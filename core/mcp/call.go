@@ -10,6 +10,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
+	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 )
 
 // method describes one JSON-RPC method.
@@ -49,7 +50,7 @@ type Call struct {
 	logLevel      int       // modern: -1 = no logs
 	out           eventSink // nil for JSON responses
 	tool          *tool
-	task          *task                      // set while running as a task
+	task          *tasks.Task                // set while running as a task
 	args          map[string]json.RawMessage // tools/call arguments
 	files         *scan.Files                // strings taken out of the message
 	state         json.RawMessage            // MRTR progress (input.go)

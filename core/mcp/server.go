@@ -15,6 +15,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
+	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -113,7 +114,7 @@ type Server struct {
 	prompts   []*Prompt
 
 	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
-	tasks  *taskStore   // nil unless a tool supports tasks
+	tasks  *tasks.Store // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc
