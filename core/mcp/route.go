@@ -7,6 +7,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -17,7 +18,7 @@ import (
 type router struct {
 	s     *Server
 	r     *Request
-	state *stateEnvelope // verified requestState, once looked at
+	state *mrtr.Envelope // verified requestState, once looked at
 	tried bool
 }
 
@@ -70,10 +71,10 @@ func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
 	return route, true
 }
 
-func (rt *router) verified(seen *scan.Seen) *stateEnvelope {
+func (rt *router) verified(seen *scan.Seen) *mrtr.Envelope {
 	if !rt.tried {
 		rt.tried = true
-		rt.state, _ = rt.s.verifyState(rt.r.Principal, seen.Method, seen.Name, seen.State)
+		rt.state, _ = mrtr.Verify(rt.s.keyring, seen.State, rt.r.Principal, seen.Method, seen.Name)
 	}
 	return rt.state
 }
