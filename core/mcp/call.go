@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 )
@@ -45,7 +46,7 @@ type Call struct {
 	caps          json.RawMessage // client capabilities object
 	principal     string
 	header        Header
-	sess          *session // 2025-11-25 only
+	sess          *session.State // 2025-11-25 only
 	progressToken json.RawMessage
 	logLevel      int       // modern: -1 = no logs
 	out           eventSink // nil for JSON responses
@@ -161,7 +162,7 @@ func (c *Call) Log(level, logger string, data any) {
 	}
 	min := c.logLevel
 	if c.sess != nil {
-		min = c.sess.level()
+		min = c.sess.LogLevel()
 	}
 	if min < 0 || n < min {
 		return
@@ -184,8 +185,8 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
-	id, ch := c.sess.newPending()
-	defer c.sess.dropPending(id)
+	id, ch := c.sess.NewPending()
+	defer c.sess.DropPending(id)
 	if sent != nil {
 		sent(id)
 	}

@@ -84,9 +84,7 @@ func (s *Server) setLevel(c *Call) (any, error) {
 	if !ok {
 		return nil, jsonrpc.InvalidParams("Invalid params: unknown log level %q", level)
 	}
-	c.sess.mu.Lock()
-	c.sess.logLevel = n
-	c.sess.mu.Unlock()
+	c.sess.SetLogLevel(n)
 	return Object{}, nil
 }
 
@@ -108,13 +106,7 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		if e != nil {
 			return nil, e
 		}
-		c.sess.mu.Lock()
-		if on {
-			c.sess.subs[uri] = true
-		} else {
-			delete(c.sess.subs, uri)
-		}
-		c.sess.mu.Unlock()
+		c.sess.Subscribe(uri, on)
 		return Object{}, nil
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/contents"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
 
@@ -165,7 +166,7 @@ func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc acceptance) {
 		s.respondOnce(w, c, m, true)
 	case !acc.sse || acc.json && (m.stream == nil || !m.stream(c)):
 		s.respondOnce(w, c, m, false)
-	case c.sess != nil && c.sess.resumable():
+	case c.sess != nil && resumable(c.sess):
 		s.respondResumable(w, c, m)
 	default:
 		s.respondSSE(w, c, m)
@@ -247,11 +248,11 @@ func (s *Server) respondSSE(w ResponseWriter, c *Call, m *method) {
 const minResumeVersion = Version20251125
 
 // resumable reports whether the session's SSE streams are resumable.
-func (sess *session) resumable() bool { return sess.version >= minResumeVersion }
+func resumable(sess *session.State) bool { return sess.Version >= minResumeVersion }
 
 // respondResumable answers a 2025-11-25 request with a resumable SSE stream.
 func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
-	rs := c.sess.streams.New(s.baseCtx, c.sess.done)
+	rs := c.sess.Streams.New(s.baseCtx, c.sess.Done())
 	setSSEHeaders(w)
 	c.files.Keep() // the call outlives handlePost: runStream releases them
 	var once sync.Once
@@ -275,8 +276,8 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	defer c.release()
 	c.ctx, c.out = ctx, out
 	if c.sess != nil {
-		c.sess.track(c.id, cancel)
-		defer c.sess.untrack(c.id)
+		c.sess.Track(c.id, cancel)
+		defer c.sess.Untrack(c.id)
 	}
 	// Comment lines keep idle proxies from cutting a long call (a tool
 	// waiting for the client, say) and detect a client that went away
@@ -285,7 +286,7 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	res, err := s.invoke(c, m)
 	stopKeepAlive()
 	switch {
-	case c.sess != nil && c.sess.wasCancelled(c.id):
+	case c.sess != nil && c.sess.WasCancelled(c.id):
 		res.close()
 		out.Finish(nil)
 	case err != nil:

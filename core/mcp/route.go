@@ -106,8 +106,8 @@ func (s *Server) expectFiles(c *Call, id int64, fields map[string]FileSpec) {
 	if e.m == nil {
 		e.m = map[string]map[string]FileSpec{}
 	}
-	e.m[expectKey(c.sess.id, jsonInt(id))] = fields
-	c.expected = append(c.expected, expectKey(c.sess.id, jsonInt(id)))
+	e.m[expectKey(c.sess.ID, jsonInt(id))] = fields
+	c.expected = append(c.expected, expectKey(c.sess.ID, jsonInt(id)))
 }
 
 func (s *Server) forgetFiles(c *Call) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
 // uploadForm is an elicitation with an x-mcp-file field of maxSize 1000.
@@ -62,7 +63,7 @@ func TestRouteRequestState(t *testing.T) {
 func TestRouteElicitationAnswer(t *testing.T) {
 	t.Parallel()
 	s := NewServer(Options{})
-	c := &Call{srv: s, sess: &session{id: "sid"}}
+	c := &Call{srv: s, sess: &session.State{ID: "sid"}}
 	s.expectFiles(c, 9, fileFields(uploadForm()))
 	in := `{"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{"file":"data:text/plain;base64,` +
 		base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("y"), 100<<10)) + `"}}}`

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -120,7 +121,7 @@ type Server struct {
 	stop    context.CancelFunc
 
 	mu       sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*session.State
 	revoked  map[string]time.Time
 	created  int
 }
@@ -135,7 +136,7 @@ func NewServer(opts Options) *Server {
 		log:      opts.Logger,
 		hub:      opts.Hub,
 		toolMap:  map[string]*tool{},
-		sessions: map[string]*session{},
+		sessions: map[string]*session.State{},
 		revoked:  map[string]time.Time{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
@@ -456,11 +457,11 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 	}
 	switch kind {
 	case jsonrpc.KindResponse:
-		sess.deliver(msg)
+		sess.Deliver(msg)
 		w.SetStatus(http.StatusAccepted)
 		return
 	case jsonrpc.KindNotification:
-		sess.notification(msg.Method, msg.ParamFields)
+		sess.Notification(msg.Method, msg.ParamFields)
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
@@ -470,7 +471,7 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 		return
 	}
 	c := s.newCall(r, msg)
-	c.version, c.caps, c.sess = sess.version, sess.caps, sess
+	c.version, c.caps, c.sess = sess.Version, sess.Caps, sess
 	s.precheckAndRespond(w, c, m, acc)
 }
 
@@ -480,7 +481,7 @@ type idError struct {
 }
 
 // legacySession finds the session of a 2025-11-25 message.
-func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session, *idError) {
+func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session.State, *idError) {
 	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
 		e := &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest)}
@@ -527,7 +528,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
-		if rs, after := sess.streams.Lookup(lei); rs != nil {
+		if rs, after := sess.Streams.Lookup(lei); rs != nil {
 			// Resumption (SEP-1699): replay what the client missed on
 			// that stream, then carry on with the rest of it.
 			setSSEHeaders(w)
@@ -538,14 +539,14 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 			return
 		}
 	}
-	if !sess.claimGetStream() {
+	if !sess.ClaimGetStream() {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		defer sess.releaseGetStream()
-		return sess.runGetStream(sse.NewWriter(sw, nil))
+		defer sess.ReleaseGetStream()
+		return s.runGetStream(sess, sse.NewWriter(sw, nil))
 	})
 }
 
