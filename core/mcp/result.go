@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/mcp/contents"
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
@@ -160,11 +161,11 @@ func (s *Server) toError(c *Call, err error) *Error {
 
 // respond runs the call and writes its response: raw (resources/stream),
 // JSON, or an SSE stream (resumable in 2025-11-25 sessions that allow it).
-func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc acceptance) {
+func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc headers.Accept) {
 	switch {
 	case m.raw:
 		s.respondOnce(w, c, m, true)
-	case !acc.sse || acc.json && (m.stream == nil || !m.stream(c)):
+	case !acc.SSE || acc.JSON && (m.stream == nil || !m.stream(c)):
 		s.respondOnce(w, c, m, false)
 	case c.sess != nil && resumable(c.sess):
 		s.respondResumable(w, c, m)

@@ -224,34 +224,13 @@ func ErrorBody(code int, msg string) []byte {
 	return jsonrpc.EncodeError(nil, jsonrpc.NewError(code, msg, nil))
 }
 
-type acceptance struct{ json, sse bool }
-
-func parseAccept(v string) acceptance {
-	if strings.TrimSpace(v) == "" {
-		return acceptance{json: true, sse: true}
-	}
-	var a acceptance
-	for part := range strings.SplitSeq(v, ",") {
-		mt, _, _ := strings.Cut(part, ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "application/json", "application/*":
-			a.json = true
-		case "text/event-stream", "text/*":
-			a.sse = true
-		case "*/*":
-			a.json, a.sse = true, true
-		}
-	}
-	return a
-}
-
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}
-	acc := parseAccept(r.Header.Get("Accept"))
-	if !acc.json && !acc.sse {
+	acc := headers.ParseAccept(r.Header.Get("Accept"))
+	if !acc.JSON && !acc.SSE {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}
@@ -326,20 +305,7 @@ func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) b
 	return hv != "" && !legacyVersions[hv]
 }
 
-// methodNameParam names the params member Mcp-Name mirrors.
-func methodNameParam(method string) string {
-	switch method {
-	case "tools/call", "prompts/get":
-		return "name"
-	case "resources/read":
-		return "uri"
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		return "taskId"
-	}
-	return ""
-}
-
-func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc acceptance) {
+func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc headers.Accept) {
 	switch kind {
 	case jsonrpc.KindResponse:
 		writeError(w, nil, jsonrpc.BadRequest("clients do not send responses in protocol version "+VersionModern))
@@ -408,21 +374,10 @@ func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
 			"supported": supportedModern, "requested": ver,
 		}).WithStatus(http.StatusBadRequest)
 	}
-	if hm, ok := headers.Decode(h.Get(headers.Method)); !ok || hm != msg.Method {
-		if h.Get(headers.Method) == "" {
-			return headers.Mismatch("Mcp-Method header is required")
-		}
-		return headers.Mismatch("Mcp-Method does not match the request method")
+	if e := headers.CheckMethod(h, msg.Method); e != nil {
+		return e
 	}
-	if p := methodNameParam(msg.Method); p != "" {
-		var name string
-		raw, present := msg.ParamFields[p]
-		if present && json.Unmarshal(raw, &name) != nil {
-			present = false
-		}
-		return headers.CheckName(h, name, present)
-	}
-	return nil
+	return headers.CheckNameParam(h, msg.Method, msg.ParamFields)
 }
 
 // newCall is the call a request starts.
@@ -435,7 +390,7 @@ func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 	return c
 }
 
-func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc acceptance) {
+func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc headers.Accept) {
 	if m.precheck != nil {
 		if e := m.precheck(c); e != nil {
 			writeError(w, c.id, e)
@@ -445,7 +400,7 @@ func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc ac
 	s.respond(w, c, m, acc)
 }
 
-func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc acceptance) {
+func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc headers.Accept) {
 	if kind == jsonrpc.KindRequest && msg.Method == "initialize" {
 		s.initialize(r, w, msg)
 		return
@@ -514,7 +469,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	if !parseAccept(r.Header.Get("Accept")).sse {
+	if !headers.ParseAccept(r.Header.Get("Accept")).SSE {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}

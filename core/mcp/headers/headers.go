@@ -57,6 +57,45 @@ func CheckName(h Getter, body string, present bool) *jsonrpc.Error {
 	return nil
 }
 
+// CheckMethod validates Mcp-Method against the request's method.
+func CheckMethod(h Getter, method string) *jsonrpc.Error {
+	if hm, ok := Decode(h.Get(Method)); !ok || hm != method {
+		if h.Get(Method) == "" {
+			return Mismatch("Mcp-Method header is required")
+		}
+		return Mismatch("Mcp-Method does not match the request method")
+	}
+	return nil
+}
+
+// CheckNameParam validates Mcp-Name against the params member it mirrors
+// for method (see [CheckName]); a method without one needs no Mcp-Name.
+func CheckNameParam(h Getter, method string, params map[string]json.RawMessage) *jsonrpc.Error {
+	p := nameParam(method)
+	if p == "" {
+		return nil
+	}
+	var name string
+	raw, present := params[p]
+	if present && json.Unmarshal(raw, &name) != nil {
+		present = false
+	}
+	return CheckName(h, name, present)
+}
+
+// nameParam names the params member Mcp-Name mirrors.
+func nameParam(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return "taskId"
+	}
+	return ""
+}
+
 // Param is one x-mcp-header annotated property of a tool's input.
 type Param struct {
 	header string   // header suffix, e.g. "Blob-Key"

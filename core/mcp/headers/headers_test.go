@@ -97,3 +97,49 @@ func TestCheckParamHeaders(t *testing.T) {
 		t.Error("nested header without a body value accepted")
 	}
 }
+
+func TestParseAccept(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Accept{
+		"":                                       {JSON: true, SSE: true},
+		"application/json":                       {JSON: true},
+		"text/event-stream;q=0.5":                {SSE: true},
+		"application/json, text/event-stream":    {JSON: true, SSE: true},
+		" Application/JSON ; charset=utf-8":      {JSON: true},
+		"*/*":                                    {JSON: true, SSE: true},
+		"text/html":                              {},
+		"application/*, text/*;q=0.1, image/png": {JSON: true, SSE: true},
+	} {
+		if got := ParseAccept(in); got != want {
+			t.Errorf("ParseAccept(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+func TestCheckMethodAndName(t *testing.T) {
+	t.Parallel()
+	if e := CheckMethod(headerMap{"Mcp-Method": "tools/call"}, "tools/call"); e != nil {
+		t.Errorf("matching Mcp-Method: %v", e)
+	}
+	for _, h := range []headerMap{{}, {"Mcp-Method": "tools/list"}, {"Mcp-Method": "=?base64?!?="}} {
+		if e := CheckMethod(h, "tools/call"); e == nil || e.Code != jsonrpc.CodeHeaderMismatch {
+			t.Errorf("Mcp-Method %v: %v", h, e)
+		}
+	}
+	params := rawArgs(t, `{"name":"upload_file","uri":"blob:///a","taskId":"task-1"}`)
+	for method, name := range map[string]string{"tools/call": "upload_file", "prompts/get": "upload_file",
+		"resources/read": "blob:///a", "tasks/get": "task-1", "tasks/cancel": "task-1"} {
+		if e := CheckNameParam(headerMap{"Mcp-Name": name}, method, params); e != nil {
+			t.Errorf("%s with Mcp-Name %s: %v", method, name, e)
+		}
+		if e := CheckNameParam(headerMap{}, method, params); e == nil {
+			t.Errorf("%s without Mcp-Name accepted", method)
+		}
+	}
+	if e := CheckNameParam(headerMap{"Mcp-Name": "x"}, "tools/list", params); e != nil {
+		t.Errorf("tools/list takes no Mcp-Name check: %v", e)
+	}
+	if e := CheckNameParam(headerMap{"Mcp-Name": "x"}, "tools/call", rawArgs(t, `{}`)); e == nil {
+		t.Error("Mcp-Name without a body name accepted")
+	}
+}
