@@ -8,8 +8,9 @@ package mcp
 // error that the server turns into an InputRequiredResult: the client
 // answers and retries, and the handler runs again from the start. Progress
 // across rounds lives in a signed, expiring, principal- and request-bound
-// requestState (core/token, purpose mcp-request-state) that also binds the
-// call's arguments and the x-mcp-file fields the round asked for.
+// requestState (package mrtr; core/token, purpose mcp-request-state) that
+// also binds the call's arguments and the x-mcp-file fields the round
+// asked for.
 
 import (
 	"encoding/json"

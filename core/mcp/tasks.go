@@ -4,9 +4,9 @@ package mcp
 // a tools/call may answer with a CreateTaskResult and run on in the
 // background; the client polls tasks/get (the result is inlined there),
 // answers input requests with tasks/update and stops it with tasks/cancel.
-// Tasks live in this process's memory, bound to the principal that created
-// them. It is enabled only when a registered tool supports tasks (today the
-// conformance fixtures).
+// Tasks live in this process's memory (package tasks), bound to the
+// principal that created them. It is enabled only when a registered tool
+// supports tasks (today the conformance fixtures).
 
 import (
 	"context"
