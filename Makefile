@@ -61,7 +61,7 @@ check: depcheck
 # Dependency and size rules from DESIGN.md, checked on the real import graph
 # and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).
 depcheck:
-	$(GO) run ./cmd/depcheck -report-only-sizes
+	$(GO) run ./cmd/depcheck
 
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...

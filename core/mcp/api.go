@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -281,7 +282,7 @@ func (p *Prompt) object() Object {
 type tool struct {
 	*Tool
 	def     Object // the Tool object of tools/list
-	headers []paramHeader
+	headers []headers.Param
 	files   map[string]FileSpec
 }
 
@@ -301,7 +302,7 @@ func (s *Server) AddTool(t *Tool) {
 		panic(fmt.Sprintf("mcp: AddTool %s: InputSchema must be a JSON object: %v", t.Name, err))
 	}
 	rt.def["inputSchema"] = input
-	collectParamHeaders(input, nil, &rt.headers)
+	rt.headers = headers.Params(input)
 	rt.files = fileProps(input)
 	for name, spec := range rt.files {
 		if spec.MaxSize <= 0 || spec.MaxSize > s.opts.MaxFileBytes {

@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
+	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 )
 
 // method describes one JSON-RPC method.
@@ -42,12 +46,12 @@ type Call struct {
 	caps          json.RawMessage // client capabilities object
 	principal     string
 	header        Header
-	sess          *session // 2025-11-25 only
+	sess          *session.State // 2025-11-25 only
 	progressToken json.RawMessage
 	logLevel      int       // modern: -1 = no logs
 	out           eventSink // nil for JSON responses
 	tool          *tool
-	task          *task                      // set while running as a task
+	task          *tasks.Task                // set while running as a task
 	args          map[string]json.RawMessage // tools/call arguments
 	files         *scan.Files                // strings taken out of the message
 	state         json.RawMessage            // MRTR progress (input.go)
@@ -89,7 +93,7 @@ func (c *Call) param(name string, v any) *Error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return invalidParams("Invalid params: %s: %v", name, err)
+		return jsonrpc.InvalidParams("Invalid params: %s: %v", name, err)
 	}
 	return nil
 }
@@ -119,7 +123,7 @@ func (c *Call) File(name string) (f *File, bad string) {
 
 func (c *Call) send(msg []byte) {
 	if c.out != nil {
-		_ = c.out.event(msg)
+		_ = c.out.Event(msg)
 	}
 }
 
@@ -129,7 +133,7 @@ func (c *Call) Notify(method string, params any) {
 	if c.out == nil {
 		return
 	}
-	c.send(encodeNotification(method, params))
+	c.send(jsonrpc.EncodeNotification(method, params))
 }
 
 // Progress reports progress when the client asked for it.
@@ -158,7 +162,7 @@ func (c *Call) Log(level, logger string, data any) {
 	}
 	min := c.logLevel
 	if c.sess != nil {
-		min = c.sess.level()
+		min = c.sess.LogLevel()
 	}
 	if min < 0 || n < min {
 		return
@@ -177,16 +181,16 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // (2025-11-25 only) and waits for the client's answer; the caller owns
 // the answer's files. sent, when set, learns the request id before the
 // request goes out.
-func (c *Call) request(method string, params any, sent func(id int64)) (*message, error) {
+func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc.Message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
-	id, ch := c.sess.newPending()
-	defer c.sess.dropPending(id)
+	id, ch := c.sess.NewPending()
+	defer c.sess.DropPending(id)
 	if sent != nil {
 		sent(id)
 	}
-	if err := c.out.event(encodeRequest(id, method, params)); err != nil {
+	if err := c.out.Event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
 		return nil, err
 	}
 	t := time.NewTimer(c.srv.opts.ClientTimeout)
@@ -194,7 +198,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*message
 	select {
 	case m := <-ch:
 		if m.Error != nil {
-			m.files.Discard()
+			m.Files.Discard()
 			var e Error
 			_ = json.Unmarshal(m.Error, &e)
 			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)
@@ -227,7 +231,7 @@ func (c *Call) nameParam() string {
 // Last-Event-ID and gets what it missed (SEP-1699 polling). Elsewhere it
 // does nothing.
 func (c *Call) CloseSSEConnection() {
-	if rs, ok := c.out.(*resumable); ok {
-		rs.closeConnection()
+	if rs, ok := c.out.(*sse.Stream); ok {
+		rs.CloseConnection()
 	}
 }

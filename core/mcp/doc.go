@@ -42,4 +42,14 @@
 // neither fasthttp nor minio-go; a message is scanned once (package scan),
 // and the members the router needs are read from the scan, not decoded
 // again.
+//
+// Parts with a job of their own live in subpackages, which this package
+// imports and which never import it: scan (the streaming request scanner),
+// jsonrpc (error codes, message parsing, wire builders; [Error] and the
+// Code constants are re-exported here), headers (the Streamable HTTP header
+// rules: Accept, SEP-2243 checks), sse (the SSE writer and SEP-1699
+// resumable streams), session (a 2025-11-25 session's node-local state),
+// mrtr (the signed MRTR requestState), tasks (the tasks extension's task
+// store), contents (the streamed resources/read body; [ScanText]) and
+// events (the change-event [Hub], re-exported here).
 package mcp

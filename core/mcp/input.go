@@ -8,21 +8,20 @@ package mcp
 // error that the server turns into an InputRequiredResult: the client
 // answers and retries, and the handler runs again from the start. Progress
 // across rounds lives in a signed, expiring, principal- and request-bound
-// requestState (core/token, purpose mcp-request-state) that also binds the
-// call's arguments and the x-mcp-file fields the round asked for.
+// requestState (package mrtr; core/token, purpose mcp-request-state) that
+// also binds the call's arguments and the x-mcp-file fields the round
+// asked for.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
-	"github.com/mcpblob/mcpblob/core/token"
 )
 
 // InputRequest is one request for client input: sent as a server-to-client
@@ -115,8 +114,8 @@ func (c *Call) Input(reqs map[string]InputRequest) (map[string]*Answer, error) {
 		if err != nil {
 			return nil, &InputError{fmt.Sprintf("%s failed: %v", r.Method, err)}
 		}
-		c.answers = append(c.answers, m.files)
-		got[k] = &Answer{Result: m.Result, files: m.files, path: "/result/content/"}
+		c.answers = append(c.answers, m.Files)
+		got[k] = &Answer{Result: m.Result, files: m.Files, path: "/result/content/"}
 	}
 	return got, nil
 }
@@ -157,13 +156,6 @@ func (c *Call) State() (json.RawMessage, error) {
 // SetState saves the handler's progress for the next round.
 func (c *Call) SetState(state json.RawMessage) { c.state = state }
 
-// stateEnvelope is what a requestState carries.
-type stateEnvelope struct {
-	State json.RawMessage                `json:"s,omitempty"`
-	Args  map[string]string              `json:"a,omitempty"` // argument digests
-	Files map[string]map[string]FileSpec `json:"f,omitempty"` // x-mcp-file fields by input key
-}
-
 // inputResponses validates params.inputResponses and params.requestState
 // once and returns the responses (nil when a stateful tool's retry came
 // without its state).
@@ -177,14 +169,9 @@ func (c *Call) inputResponses() (map[string]json.RawMessage, error) {
 
 func (c *Call) loadInput() (map[string]json.RawMessage, error) {
 	raw, ok := c.params["inputResponses"]
-	var m map[string]json.RawMessage
-	if ok && (string(raw) == "null" || len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil) {
-		return nil, invalidParams("Invalid params: inputResponses must be an object")
-	}
-	for k, v := range m {
-		if len(v) == 0 || v[0] != '{' {
-			return nil, invalidParams("Invalid params: inputResponses[%q] must be an object", k)
-		}
+	m, e := mrtr.Responses(raw, ok)
+	if e != nil {
+		return nil, e
 	}
 	sraw, hasState := c.params["requestState"]
 	if !hasState || string(sraw) == "null" {
@@ -195,60 +182,24 @@ func (c *Call) loadInput() (map[string]json.RawMessage, error) {
 	}
 	var rs string
 	if json.Unmarshal(sraw, &rs) != nil {
-		return nil, invalidParams("Invalid params: requestState must be a string")
+		return nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
 	}
-	env, e := c.srv.verifyState(c.principal, c.method, c.nameParam(), rs)
+	env, e := mrtr.Verify(c.srv.keyring, rs, c.principal, c.method, c.nameParam())
 	if e != nil {
 		return nil, e
 	}
-	if e := c.checkArgs(env.Args); e != nil {
+	if e := mrtr.CheckArgs(env.Args, c.args); e != nil {
 		return nil, e
 	}
 	c.state = env.State
 	return m, nil
 }
 
-// checkArgs refuses a retry whose arguments differ from the ones its
-// requestState was issued for.
-func (c *Call) checkArgs(want map[string]string) *Error {
-	got := argDigests(c.args)
-	for _, k := range slices.Sorted(maps.Keys(mergeKeys(want, got))) {
-		if want[k] != got[k] {
-			return newError(CodeInvalidParams, fmt.Sprintf("Invalid params: argument %q differs from the one the requestState was issued for", k),
-				Object{"argument": k})
-		}
-	}
-	return nil
-}
-
-func mergeKeys(a, b map[string]string) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
-}
-
-func argDigests(args map[string]json.RawMessage) map[string]string {
-	if len(args) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(args))
-	for k, v := range args {
-		d := sha256.Sum256(v)
-		out[k] = hex.EncodeToString(d[:8])
-	}
-	return out
-}
-
 // inputRequiredResult builds an InputRequiredResult; a requestState is
 // signed when the handler saved state or a request carries file fields.
 func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Object, error) {
 	irs := Object{}
-	env := stateEnvelope{State: c.state, Args: argDigests(c.args)}
+	env := mrtr.Envelope{State: c.state, Args: mrtr.ArgDigests(c.args)}
 	for k, r := range reqs {
 		irs[k] = Object{"method": r.Method, "params": r.Params}
 		if f := fileFields(r); f != nil {
@@ -262,31 +213,12 @@ func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Obj
 	if c.state == nil && env.Files == nil {
 		return res, nil
 	}
-	data, err := json.Marshal(env)
-	if err != nil {
-		return nil, err
-	}
-	tok, err := s.keyring.Sign(token.Claims{
-		Purpose:   token.PurposeRequestState,
-		Principal: c.principal,
-		Object:    c.method + " " + c.nameParam(),
-		Expires:   time.Now().Add(s.opts.RequestStateTTL),
-		Data:      data,
-	})
+	tok, err := mrtr.Sign(s.keyring, &env, c.principal, c.method, c.nameParam(), s.opts.RequestStateTTL)
 	if err != nil {
 		return nil, err
 	}
 	res["requestState"] = tok
 	return res, nil
-}
-
-func (s *Server) verifyState(principal, method, name, state string) (*stateEnvelope, *Error) {
-	claims, err := s.keyring.Verify(state, token.PurposeRequestState)
-	var env stateEnvelope
-	if err != nil || claims.Principal != principal || claims.Object != method+" "+name || json.Unmarshal(claims.Data, &env) != nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: requestState failed verification", nil)
-	}
-	return &env, nil
 }
 
 // fileFields returns the x-mcp-file fields of an elicitation's form.

@@ -1,9 +1,6 @@
 package mcp
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 
 // listen serves subscriptions/listen (2026-07-28): acknowledge, then
 // forward the opted-in change notifications until the client leaves or the
@@ -42,9 +39,9 @@ func (s *Server) listen(c *Call) (any, error) {
 	defer unsubscribe()
 	c.Notify("notifications/subscriptions/acknowledged", Object{"_meta": subMeta, "notifications": honoured})
 	if c.out == nil {
-		return nil, newError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
+		return nil, jsonrpc.NewError(CodeInvalidRequest, "subscriptions/listen needs an SSE response (Accept: text/event-stream)", nil)
 	}
-	if err := c.out.failed(); err != nil {
+	if err := c.out.Failed(); err != nil {
 		return nil, err
 	}
 	for {
@@ -74,22 +71,9 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 			params["_meta"] = subMeta
 			c.Notify(m, params)
-			if err := c.out.failed(); err != nil {
+			if err := c.out.Failed(); err != nil {
 				return nil, err
 			}
 		}
 	}
-}
-
-func idKey(id json.RawMessage) string {
-	if len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return "s:" + s
-		}
-	}
-	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil {
-		return "n:" + strconv.FormatInt(n, 10)
-	}
-	return "r:" + string(id)
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 )
 
 // recorder is a ResponseWriter that keeps the response in memory. A
@@ -128,7 +130,7 @@ func newLegacyClientAs(t *testing.T, s *Server, principal string) *testClient {
 	res := c.post(HeaderMap{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
 		strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+c.caps+
 			`,"clientInfo":{"name":"test","version":"1"}}}`))
-	c.sid = res.rec.header.Get(hdrSessionID)
+	c.sid = res.rec.header.Get(headers.SessionID)
 	if res.Error != nil || c.sid == "" {
 		t.Fatalf("initialize: %s (session %q)", res.rec.body.String(), c.sid)
 	}
@@ -166,14 +168,14 @@ func (c *testClient) message(method, params string) string {
 func (c *testClient) headers(method, name string) HeaderMap {
 	h := HeaderMap{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	if c.modern {
-		h[hdrProtocolVersion] = VersionModern
-		h[hdrMethod] = method
+		h[headers.ProtocolVersion] = VersionModern
+		h[headers.Method] = method
 		if name != "" {
-			h[hdrName] = name
+			h[headers.Name] = name
 		}
 	} else {
-		h[hdrSessionID] = c.sid
-		h[hdrProtocolVersion] = Version20251125
+		h[headers.SessionID] = c.sid
+		h[headers.ProtocolVersion] = Version20251125
 	}
 	return h
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 func (s *Server) serverInfo() Object {
@@ -80,11 +82,9 @@ func (s *Server) setLevel(c *Call) (any, error) {
 	}
 	n, ok := logLevels[level]
 	if !ok {
-		return nil, invalidParams("Invalid params: unknown log level %q", level)
+		return nil, jsonrpc.InvalidParams("Invalid params: unknown log level %q", level)
 	}
-	c.sess.mu.Lock()
-	c.sess.logLevel = n
-	c.sess.mu.Unlock()
+	c.sess.SetLogLevel(n)
 	return Object{}, nil
 }
 
@@ -106,13 +106,7 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		if e != nil {
 			return nil, e
 		}
-		c.sess.mu.Lock()
-		if on {
-			c.sess.subs[uri] = true
-		} else {
-			delete(c.sess.subs, uri)
-		}
-		c.sess.mu.Unlock()
+		c.sess.Subscribe(uri, on)
 		return Object{}, nil
 	}
 }
@@ -124,7 +118,7 @@ func (c *Call) uriParam() (string, *Error) {
 		return "", e
 	}
 	if uri == "" {
-		return "", invalidParams("Invalid params: uri is required")
+		return "", jsonrpc.InvalidParams("Invalid params: uri is required")
 	}
 	return uri, nil
 }
@@ -136,7 +130,7 @@ func (c *Call) cursorParam(onePage bool) (string, *Error) {
 		return "", e
 	}
 	if onePage && cursor != "" {
-		return "", invalidParams("Invalid params: invalid cursor")
+		return "", jsonrpc.InvalidParams("Invalid params: invalid cursor")
 	}
 	return cursor, nil
 }
@@ -172,7 +166,7 @@ func (s *Server) complete(c *Call) (any, error) {
 			complete = pr.Complete
 		}
 	default:
-		return nil, invalidParams("Invalid params: unknown ref type %q", p.Ref.Type)
+		return nil, jsonrpc.InvalidParams("Invalid params: unknown ref type %q", p.Ref.Type)
 	}
 	res := Completion{Values: []string{}}
 	if complete != nil {
@@ -224,8 +218,8 @@ func missingCapability(names ...string) *Error {
 	for _, n := range names {
 		req[n] = Object{}
 	}
-	return newError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
-		Object{"requiredCapabilities": req}).withStatus(http.StatusBadRequest)
+	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
+		Object{"requiredCapabilities": req}).WithStatus(http.StatusBadRequest)
 }
 
 // Prompts.
@@ -261,7 +255,7 @@ func (s *Server) promptsGet(c *Call) (any, error) {
 	}
 	p := s.prompt(name)
 	if p == nil {
-		return nil, invalidParams("Invalid params: unknown prompt %q", name)
+		return nil, jsonrpc.InvalidParams("Invalid params: unknown prompt %q", name)
 	}
 	res, err := p.Get(c, args)
 	if err != nil {
@@ -279,8 +273,8 @@ func (c *Call) NotFound(uri string) *Error {
 	if c.modern {
 		code = CodeInvalidParams
 	}
-	return newError(code, "Resource not found", Object{"uri": uri})
+	return jsonrpc.NewError(code, "Resource not found", Object{"uri": uri})
 }
 
 // InvalidParams is a -32602 error with a formatted message.
-func InvalidParams(format string, args ...any) *Error { return invalidParams(format, args...) }
+func InvalidParams(format string, args ...any) *Error { return jsonrpc.InvalidParams(format, args...) }

@@ -333,7 +333,7 @@ func (c *trackCloser) isClosed() bool {
 // with an exact Content-Length, as base64 or as text, and is closed.
 func TestResourceBodyStreamed(t *testing.T) {
 	t.Parallel()
-	data := randomBytes(10, 3*rawChunk+2)
+	data := randomBytes(10, 3*(192<<10)+2) // three and a bit of contents' raw chunks
 	text := strings.Repeat("line \"quoted\" ünï\n\t", 40000)
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
 		s := NewServer(Options{})

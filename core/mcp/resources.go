@@ -1,9 +1,15 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp/contents"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // resources/list: the single resources first, then each template's listing
@@ -23,7 +29,7 @@ func (s *Server) resourcesList(c *Call) (any, error) {
 	listers := s.listers()
 	i, cur, ok := splitCursor(cursor, len(listers))
 	if !ok {
-		return nil, invalidParams("Invalid params: invalid cursor")
+		return nil, jsonrpc.InvalidParams("Invalid params: invalid cursor")
 	}
 	res := Object{}
 	for ; i < len(listers); i, cur = i+1, "" {
@@ -113,4 +119,65 @@ func (s *Server) readAny(c *Call, uri string) (*Contents, error) {
 		}
 	}
 	return nil, ErrNoResource
+}
+
+// ScanText reads n bytes of r and reports whether they are valid UTF-8 and
+// their JSON-escaped length: what [Contents].TextLen needs. Serve text
+// found this way from a fresh reader (seek back, or reopen and check the
+// object did not change).
+func ScanText(r io.Reader, n int64) (bool, int64, error) { return contents.ScanText(r, n) }
+
+func jsonString(s string) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("bug: string does not marshal")
+	}
+	return b
+}
+
+// readResult is the resources/read answer for ct: an Object for small
+// contents, a *contents.Body for a Body.
+func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
+	if ct.Body == nil {
+		item := Object{"uri": ct.URI}
+		if ct.MIMEType != "" {
+			item["mimeType"] = ct.MIMEType
+		}
+		if ct.Blob == nil {
+			item["text"] = ct.Text
+		} else {
+			item["blob"] = ct.Blob
+		}
+		return Object{"contents": []any{item}}, nil
+	}
+	encLen := ct.TextLen
+	if !ct.BodyText {
+		if ct.Size < 0 || ct.Size > 1<<50 {
+			ct.Body.Close()
+			return nil, fmt.Errorf("mcp: resource %q has unusable size %d", ct.URI, ct.Size)
+		}
+		encLen = (ct.Size + 2) / 3 * 4
+	}
+	prefix := []byte{'{'}
+	if c.modern {
+		head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
+		s.addCacheHints(head)
+		h, err := json.Marshal(head)
+		if err != nil {
+			ct.Body.Close()
+			return nil, fmt.Errorf("mcp: encode result head: %w", err)
+		}
+		prefix = append(h[:len(h)-1], ',')
+	}
+	prefix = append(prefix, `"contents":[{"uri":`...)
+	prefix = append(prefix, jsonString(ct.URI)...)
+	prefix = append(prefix, `,"mimeType":`...)
+	prefix = append(prefix, jsonString(ct.MIMEType)...)
+	if ct.BodyText {
+		prefix = append(prefix, `,"text":"`...)
+	} else {
+		prefix = append(prefix, `,"blob":"`...)
+	}
+	return &contents.Body{Prefix: prefix, Suffix: []byte(`"}]}`), Reader: ct.Body, N: ct.Size, EncodedLen: encLen,
+		Text: ct.BodyText}, nil
 }

@@ -5,10 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/core/mcp/contents"
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
 
 // result is a method's answer, ready for the envelope: an encoded result
@@ -16,13 +24,13 @@ import (
 // goes out without an envelope.
 type result struct {
 	json []byte
-	body *bodyResult
+	body *contents.Body
 	raw  *StreamAnswer
 }
 
 func (r *result) close() {
 	if r != nil && r.body != nil {
-		r.body.close()
+		r.body.Close()
 	}
 	if r != nil && r.raw != nil && r.raw.Body != nil {
 		r.raw.Body.Close()
@@ -35,7 +43,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: handler panic", "method", c.method, "panic", p)
-			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+			res, err = nil, jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 		}
 	}()
 	v, err := m.run(c)
@@ -43,7 +51,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 		return nil, err
 	}
 	switch v := v.(type) {
-	case *bodyResult:
+	case *contents.Body:
 		return &result{body: v}, nil
 	case *StreamAnswer:
 		if v.DownloadURL == "" {
@@ -143,23 +151,23 @@ func (s *Server) toError(c *Call, err error) *Error {
 		return e
 	}
 	if c.ctx != nil && c.ctx.Err() != nil && s.baseCtx.Err() == nil &&
-		(errors.Is(err, context.Canceled) || c.out != nil && c.out.failed() != nil) {
+		(errors.Is(err, context.Canceled) || c.out != nil && c.out.Failed() != nil) {
 		s.log.Debug("mcp: request ended by the client", "method", c.method, "err", err)
 	} else {
 		s.log.Error("mcp: request failed", "method", c.method, "err", err)
 	}
-	return newError(CodeInternalError, "Internal error", nil)
+	return jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 }
 
 // respond runs the call and writes its response: raw (resources/stream),
 // JSON, or an SSE stream (resumable in 2025-11-25 sessions that allow it).
-func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc acceptance) {
+func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc headers.Accept) {
 	switch {
 	case m.raw:
 		s.respondOnce(w, c, m, true)
-	case !acc.sse || acc.json && (m.stream == nil || !m.stream(c)):
+	case !acc.SSE || acc.JSON && (m.stream == nil || !m.stream(c)):
 		s.respondOnce(w, c, m, false)
-	case c.sess != nil && c.sess.resumable():
+	case c.sess != nil && resumable(c.sess):
 		s.respondResumable(w, c, m)
 	default:
 		s.respondSSE(w, c, m)
@@ -186,17 +194,17 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	w.SetHeader("Content-Type", "application/json")
 	if res.body == nil {
 		cancel()
-		w.SetBody(envelope(c.id, res.json))
+		w.SetBody(jsonrpc.Envelope(c.id, res.json))
 		return
 	}
-	prefix := appendResponsePrefix(nil, c.id)
-	w.SetBodyStream(int64(len(prefix))+res.body.size()+1, func(sw StreamWriter) error {
+	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
+	w.SetBodyStream(int64(len(prefix))+res.body.Size()+1, func(sw StreamWriter) error {
 		defer cancel()
-		defer res.body.close()
+		defer res.body.Close()
 		if _, err := sw.Write(prefix); err != nil {
 			return err
 		}
-		if err := res.body.writeTo(sw); err != nil {
+		if err := res.body.Encode(sw); err != nil {
 			return err
 		}
 		_, err := sw.Write([]byte{'}'})
@@ -204,16 +212,61 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	})
 }
 
+// eventSink carries a call's SSE messages: a connection (*sse.Writer) or a
+// resumable stream (*sse.Stream).
+type eventSink interface {
+	Event(msg []byte) error
+	Comment() error
+	Failed() error
+	// Finish sends the call's final message (nil: none) and ends the
+	// stream; FinishBody sends a streamed result instead.
+	Finish(msg []byte)
+	FinishBody(prefix []byte, body func(io.Writer) error)
+}
+
+func setSSEHeaders(w ResponseWriter) {
+	w.SetStatus(http.StatusOK)
+	w.SetHeader("Content-Type", "text/event-stream")
+	w.SetHeader("Cache-Control", "no-cache")
+	w.SetHeader("X-Accel-Buffering", "no")
+}
+
 // respondSSE answers on a plain SSE stream.
 func (s *Server) respondSSE(w ResponseWriter, c *Call, m *method) {
 	setSSEHeaders(w)
 	c.files.Keep() // the call outlives handlePost: runStream releases them
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		out := newSSE(sw)
 		ctx, cancel := context.WithCancel(s.baseCtx)
 		defer cancel()
-		out.onFail = cancel
+		out := sse.NewWriter(sw, cancel)
 		s.runStream(c, m, out, ctx, cancel)
+		return nil
+	})
+}
+
+// minResumeVersion is the first protocol version whose SSE streams are
+// resumable (SEP-1699).
+const minResumeVersion = Version20251125
+
+// resumable reports whether the session's SSE streams are resumable.
+func resumable(sess *session.State) bool { return sess.Version >= minResumeVersion }
+
+// respondResumable answers a 2025-11-25 request with a resumable SSE stream.
+func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
+	rs := c.sess.Streams.New(s.baseCtx, c.sess.Done())
+	setSSEHeaders(w)
+	c.files.Keep() // the call outlives handlePost: runStream releases them
+	var once sync.Once
+	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		rel := rs.Attach(sse.NewWriter(sw, nil), 0, true)
+		once.Do(func() {
+			go func() {
+				ctx, cancel := context.WithCancel(s.baseCtx)
+				defer cancel()
+				s.runStream(c, m, rs, ctx, cancel)
+			}()
+		})
+		rs.Serve(rel)
 		return nil
 	})
 }
@@ -224,24 +277,25 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	defer c.release()
 	c.ctx, c.out = ctx, out
 	if c.sess != nil {
-		c.sess.track(c.id, cancel)
-		defer c.sess.untrack(c.id)
+		c.sess.Track(c.id, cancel)
+		defer c.sess.Untrack(c.id)
 	}
 	// Comment lines keep idle proxies from cutting a long call (a tool
 	// waiting for the client, say) and detect a client that went away
 	// (in 2026-07-28 that is the cancellation).
-	stopKeepAlive := keepAlive(out, s.opts.KeepAlive)
+	stopKeepAlive := sse.KeepAlive(out, s.opts.KeepAlive)
 	res, err := s.invoke(c, m)
 	stopKeepAlive()
 	switch {
-	case c.sess != nil && c.sess.wasCancelled(c.id):
+	case c.sess != nil && c.sess.WasCancelled(c.id):
 		res.close()
-		out.finish(nil)
+		out.Finish(nil)
 	case err != nil:
-		out.finish(encodeError(c.id, s.toError(c, err)))
+		out.Finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
 	case res.body != nil:
-		out.finishBody(appendResponsePrefix(nil, c.id), res.body)
+		out.FinishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body.Encode)
+		res.body.Close()
 	default:
-		out.finish(envelope(c.id, res.json))
+		out.Finish(jsonrpc.Envelope(c.id, res.json))
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -15,7 +18,7 @@ import (
 type router struct {
 	s     *Server
 	r     *Request
-	state *stateEnvelope // verified requestState, once looked at
+	state *mrtr.Envelope // verified requestState, once looked at
 	tried bool
 }
 
@@ -24,7 +27,7 @@ func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
 		return rt.argument(seen, scan.UnescapeElem(arg))
 	}
 	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && !strings.Contains(field, "/") {
-		spec, ok := rt.s.expect.get(rt.r.Header.Get(hdrSessionID), seen.ID)[scan.UnescapeElem(field)]
+		spec, ok := rt.s.expect.get(rt.r.Header.Get(headers.SessionID), seen.ID)[scan.UnescapeElem(field)]
 		return scan.Route{Spec: spec}, ok
 	}
 	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && seen.State != "" {
@@ -68,10 +71,10 @@ func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
 	return route, true
 }
 
-func (rt *router) verified(seen *scan.Seen) *stateEnvelope {
+func (rt *router) verified(seen *scan.Seen) *mrtr.Envelope {
 	if !rt.tried {
 		rt.tried = true
-		rt.state, _ = rt.s.verifyState(rt.r.Principal, seen.Method, seen.Name, seen.State)
+		rt.state, _ = mrtr.Verify(rt.s.keyring, seen.State, rt.r.Principal, seen.Method, seen.Name)
 	}
 	return rt.state
 }
@@ -85,7 +88,7 @@ type expectations struct {
 	m  map[string]map[string]FileSpec
 }
 
-func expectKey(sid string, id []byte) string { return sid + "\x00" + idKey(id) }
+func expectKey(sid string, id []byte) string { return sid + "\x00" + jsonrpc.IDKey(id) }
 
 func (e *expectations) get(sid string, id []byte) map[string]FileSpec {
 	if sid == "" || id == nil {
@@ -103,8 +106,8 @@ func (s *Server) expectFiles(c *Call, id int64, fields map[string]FileSpec) {
 	if e.m == nil {
 		e.m = map[string]map[string]FileSpec{}
 	}
-	e.m[expectKey(c.sess.id, jsonInt(id))] = fields
-	c.expected = append(c.expected, expectKey(c.sess.id, jsonInt(id)))
+	e.m[expectKey(c.sess.ID, jsonInt(id))] = fields
+	c.expected = append(c.expected, expectKey(c.sess.ID, jsonInt(id)))
 }
 
 func (s *Server) forgetFiles(c *Call) {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
 // uploadForm is an elicitation with an x-mcp-file field of maxSize 1000.
@@ -61,18 +63,18 @@ func TestRouteRequestState(t *testing.T) {
 func TestRouteElicitationAnswer(t *testing.T) {
 	t.Parallel()
 	s := NewServer(Options{})
-	c := &Call{srv: s, sess: &session{id: "sid"}}
+	c := &Call{srv: s, sess: &session.State{ID: "sid"}}
 	s.expectFiles(c, 9, fileFields(uploadForm()))
 	in := `{"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{"file":"data:text/plain;base64,` +
 		base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("y"), 100<<10)) + `"}}}`
 	for sid, want := range map[string]string{"sid": "file is larger than maxSize 1000 bytes", "other": ""} {
-		m := scanWith(t, s, "", HeaderMap{hdrSessionID: sid}, in)
+		m := scanWith(t, s, "", HeaderMap{headers.SessionID: sid}, in)
 		if f := m.Files.Get("/result/content/file"); f == nil || f.Problem != want {
 			t.Errorf("session %s: %+v, want problem %q", sid, f, want)
 		}
 	}
 	s.forgetFiles(c)
-	m := scanWith(t, s, "", HeaderMap{hdrSessionID: "sid"}, in)
+	m := scanWith(t, s, "", HeaderMap{headers.SessionID: "sid"}, in)
 	if f := m.Files.Get("/result/content/file"); f == nil || f.Problem != "" {
 		t.Errorf("after forgetFiles: %+v", f)
 	}

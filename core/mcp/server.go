@@ -11,7 +11,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
+	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -110,13 +115,13 @@ type Server struct {
 	prompts   []*Prompt
 
 	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
-	tasks  *taskStore   // nil unless a tool supports tasks
+	tasks  *tasks.Store // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc
 
 	mu       sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*session.State
 	revoked  map[string]time.Time
 	created  int
 }
@@ -131,7 +136,7 @@ func NewServer(opts Options) *Server {
 		log:      opts.Logger,
 		hub:      opts.Hub,
 		toolMap:  map[string]*tool{},
-		sessions: map[string]*session{},
+		sessions: map[string]*session.State{},
 		revoked:  map[string]time.Time{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
@@ -201,51 +206,32 @@ func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
 		s.handleDelete(r, w)
 	default:
 		w.SetHeader("Allow", "GET, POST, DELETE")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed", nil).WithStatus(http.StatusMethodNotAllowed))
 	}
 }
 
 // writeError sends a standalone JSON error response.
 func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
-	w.SetStatus(e.httpStatus())
+	w.SetStatus(e.HTTPStatus())
 	w.SetHeader("Content-Type", "application/json")
-	w.SetBody(encodeError(id, e))
+	w.SetBody(jsonrpc.EncodeError(id, e))
 }
 
 // ErrorBody returns the JSON-RPC error body (no id) the transport sends for
 // failures it detects itself, such as an oversized body (413) or a bad
 // Origin (403).
-func ErrorBody(code int, msg string) []byte { return encodeError(nil, newError(code, msg, nil)) }
-
-type acceptance struct{ json, sse bool }
-
-func parseAccept(v string) acceptance {
-	if strings.TrimSpace(v) == "" {
-		return acceptance{json: true, sse: true}
-	}
-	var a acceptance
-	for part := range strings.SplitSeq(v, ",") {
-		mt, _, _ := strings.Cut(part, ";")
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "application/json", "application/*":
-			a.json = true
-		case "text/event-stream", "text/*":
-			a.sse = true
-		case "*/*":
-			a.json, a.sse = true, true
-		}
-	}
-	return a
+func ErrorBody(code int, msg string) []byte {
+	return jsonrpc.EncodeError(nil, jsonrpc.NewError(code, msg, nil))
 }
 
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, nil, newError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).withStatus(http.StatusUnsupportedMediaType))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}
-	acc := parseAccept(r.Header.Get("Accept"))
-	if !acc.json && !acc.sse {
-		writeError(w, nil, newError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).withStatus(http.StatusNotAcceptable))
+	acc := headers.ParseAccept(r.Header.Get("Accept"))
+	if !acc.JSON && !acc.SSE {
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include application/json or text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}
 	// The body is scanned, not read whole: large strings are decoded or
@@ -258,7 +244,7 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		s.readFailed(w, err)
 		return
 	}
-	msg, kind, perr := parseMessage(sm)
+	msg, kind, perr := jsonrpc.Parse(sm)
 	if perr != nil {
 		var id json.RawMessage
 		if msg != nil {
@@ -280,9 +266,9 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 	var abort *scan.AbortError
 	switch {
 	case errors.Is(err, scan.ErrTooLarge):
-		writeError(w, nil, newError(CodeInvalidRequest, "Request body too large", nil).withStatus(http.StatusRequestEntityTooLarge))
+		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
 	case errors.As(err, &bad):
-		writeError(w, nil, newError(CodeParseError, "Parse error: invalid JSON", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest))
 	case errors.As(err, &abort):
 		// A rejected file too long to read past: answer now and let the
 		// transport close the connection.
@@ -295,9 +281,9 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 		if abort.ID != nil {
 			id = abort.ID
 		}
-		w.SetBody(envelope(id, res))
+		w.SetBody(jsonrpc.Envelope(id, res))
 	default:
-		writeError(w, nil, newError(CodeParseError, "Parse error: reading body failed", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest))
 	}
 }
 
@@ -305,39 +291,26 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 // 2025-11-25 family; a request carrying _meta protocolVersion, or a
 // non-legacy MCP-Protocol-Version header without a session, selects
 // 2026-07-28.
-func (s *Server) isModern(r *Request, msg *message, kind msgKind) bool {
-	if _, ok := msg.meta[metaProtocolVersion]; ok && kind == kindRequest {
+func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) bool {
+	if _, ok := msg.Meta[metaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
 		return true
 	}
 	if msg.Method == "initialize" {
 		return false
 	}
-	if r.Header.Get(hdrSessionID) != "" {
+	if r.Header.Get(headers.SessionID) != "" {
 		return false
 	}
-	hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion))
+	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))
 	return hv != "" && !legacyVersions[hv]
 }
 
-// methodNameParam names the params member Mcp-Name mirrors.
-func methodNameParam(method string) string {
-	switch method {
-	case "tools/call", "prompts/get":
-		return "name"
-	case "resources/read":
-		return "uri"
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		return "taskId"
-	}
-	return ""
-}
-
-func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
+func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc headers.Accept) {
 	switch kind {
-	case kindResponse:
-		writeError(w, nil, badRequest("clients do not send responses in protocol version "+VersionModern))
+	case jsonrpc.KindResponse:
+		writeError(w, nil, jsonrpc.BadRequest("clients do not send responses in protocol version "+VersionModern))
 		return
-	case kindNotification:
+	case jsonrpc.KindNotification:
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
@@ -351,12 +324,12 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 	}
 	m := s.offered(msg.Method)
 	if m == nil || !m.modern {
-		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, msg.ID, jsonrpc.NewError(CodeMethodNotFound, "Method not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	c := s.newCall(r, msg)
 	c.modern, c.version, c.caps = true, ver, caps
-	if raw, ok := msg.meta[metaLogLevel]; ok {
+	if raw, ok := msg.Meta[metaLogLevel]; ok {
 		var lv string
 		if json.Unmarshal(raw, &lv) == nil {
 			if n, ok := logLevels[lv]; ok {
@@ -369,66 +342,55 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *message, kind ms
 
 // modernMeta reads the protocol version and client capabilities every
 // 2026-07-28 request carries in params._meta.
-func modernMeta(msg *message) (string, json.RawMessage, *Error) {
+func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
 	var ver string
-	verRaw, hasVer := msg.meta[metaProtocolVersion]
+	verRaw, hasVer := msg.Meta[metaProtocolVersion]
 	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
 		hasVer = false
 	}
-	caps, hasCaps := msg.meta[metaClientCapabilities]
+	caps, hasCaps := msg.Meta[metaClientCapabilities]
 	if hasCaps && (len(caps) == 0 || caps[0] != '{') {
 		hasCaps = false
 	}
 	switch {
-	case msg.meta == nil:
-		return "", nil, newError(CodeInvalidParams, "Invalid params: params._meta is required", nil).withStatus(http.StatusBadRequest)
+	case msg.Meta == nil:
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: params._meta is required", nil).WithStatus(http.StatusBadRequest)
 	case !hasVer || ver == "":
-		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).withStatus(http.StatusBadRequest)
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).WithStatus(http.StatusBadRequest)
 	case !hasCaps:
-		return "", nil, newError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).withStatus(http.StatusBadRequest)
+		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).WithStatus(http.StatusBadRequest)
 	}
 	return ver, caps, nil
 }
 
 // checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and
 // Mcp-Name against the body (SPEC.md §2.2).
-func checkModernHeaders(h Header, msg *message, ver string) *Error {
-	if hv, ok := decodeHeaderValue(h.Get(hdrProtocolVersion)); !ok || hv != ver {
-		return headerMismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
+func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
+	if hv, ok := headers.Decode(h.Get(headers.ProtocolVersion)); !ok || hv != ver {
+		return headers.Mismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
 	}
 	if ver != VersionModern {
-		return newError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
+		return jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
 			"supported": supportedModern, "requested": ver,
-		}).withStatus(http.StatusBadRequest)
+		}).WithStatus(http.StatusBadRequest)
 	}
-	if hm, ok := decodeHeaderValue(h.Get(hdrMethod)); !ok || hm != msg.Method {
-		if h.Get(hdrMethod) == "" {
-			return headerMismatch("Mcp-Method header is required")
-		}
-		return headerMismatch("Mcp-Method does not match the request method")
+	if e := headers.CheckMethod(h, msg.Method); e != nil {
+		return e
 	}
-	if p := methodNameParam(msg.Method); p != "" {
-		var name string
-		raw, present := msg.params[p]
-		if present && json.Unmarshal(raw, &name) != nil {
-			present = false
-		}
-		return checkNameHeader(h, name, present)
-	}
-	return nil
+	return headers.CheckNameParam(h, msg.Method, msg.ParamFields)
 }
 
 // newCall is the call a request starts.
-func (s *Server) newCall(r *Request, msg *message) *Call {
-	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.params, meta: msg.meta, args: msg.args,
-		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.files}
-	if raw, ok := msg.meta["progressToken"]; ok && string(raw) != "null" {
+func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
+	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
+		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.Files}
+	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
 	return c
 }
 
-func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc acceptance) {
+func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc headers.Accept) {
 	if m.precheck != nil {
 		if e := m.precheck(c); e != nil {
 			writeError(w, c.id, e)
@@ -438,8 +400,8 @@ func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc ac
 	s.respond(w, c, m, acc)
 }
 
-func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind msgKind, acc acceptance) {
-	if kind == kindRequest && msg.Method == "initialize" {
+func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc headers.Accept) {
+	if kind == jsonrpc.KindRequest && msg.Method == "initialize" {
 		s.initialize(r, w, msg)
 		return
 	}
@@ -449,22 +411,22 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *message, kind ms
 		return
 	}
 	switch kind {
-	case kindResponse:
-		sess.deliver(msg)
+	case jsonrpc.KindResponse:
+		sess.Deliver(msg)
 		w.SetStatus(http.StatusAccepted)
 		return
-	case kindNotification:
-		sess.notification(msg.Method, msg.params)
+	case jsonrpc.KindNotification:
+		sess.Notification(msg.Method, msg.ParamFields)
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
 	m := s.offered(msg.Method)
 	if m == nil || !m.legacy {
-		writeError(w, msg.ID, newError(CodeMethodNotFound, "Method not found", nil))
+		writeError(w, msg.ID, jsonrpc.NewError(CodeMethodNotFound, "Method not found", nil))
 		return
 	}
 	c := s.newCall(r, msg)
-	c.version, c.caps, c.sess = sess.version, sess.caps, sess
+	c.version, c.caps, c.sess = sess.Version, sess.Caps, sess
 	s.precheckAndRespond(w, c, m, acc)
 }
 
@@ -474,11 +436,11 @@ type idError struct {
 }
 
 // legacySession finds the session of a 2025-11-25 message.
-func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session, *idError) {
-	sid := r.Header.Get(hdrSessionID)
+func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session.State, *idError) {
+	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
-		e := &idError{err: newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest)}
-		if kind == kindRequest && msg.Method == "server/discover" {
+		e := &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest)}
+		if kind == jsonrpc.KindRequest && msg.Method == "server/discover" {
 			// A discovery probe without _meta: answer as the legacy
 			// transport does so dual-era clients fall back.
 			e.id = msg.ID
@@ -487,12 +449,12 @@ func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		return nil, &idError{err: newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound)}
+		return nil, &idError{err: jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)}
 	}
-	if hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion)); hv != "" && !legacyVersions[hv] {
-		return nil, &idError{err: newError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
+	if hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion)); hv != "" && !legacyVersions[hv] {
+		return nil, &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
 			"supported": legacyList(),
-		}).withStatus(http.StatusBadRequest)}
+		}).WithStatus(http.StatusBadRequest)}
 	}
 	return sess, nil
 }
@@ -500,59 +462,59 @@ func (s *Server) legacySession(r *Request, msg *message, kind msgKind) (*session
 func legacyList() []string { return []string{Version20251125, Version20250618, Version20250326} }
 
 func (s *Server) handleGet(r *Request, w ResponseWriter) {
-	sid := r.Header.Get(hdrSessionID)
-	hv := strings.TrimSpace(r.Header.Get(hdrProtocolVersion))
+	sid := r.Header.Get(headers.SessionID)
+	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))
 	if sid == "" && (hv == "" || !legacyVersions[hv]) {
 		w.SetHeader("Allow", "POST")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no standalone stream without a session", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	if !parseAccept(r.Header.Get("Accept")).sse {
-		writeError(w, nil, newError(CodeTransport, "Not Acceptable: Accept must include text/event-stream", nil).withStatus(http.StatusNotAcceptable))
+	if !headers.ParseAccept(r.Header.Get("Accept")).SSE {
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Not Acceptable: Accept must include text/event-stream", nil).WithStatus(http.StatusNotAcceptable))
 		return
 	}
 	if sid == "" {
-		writeError(w, nil, newError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).withStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
-		if rs, after := sess.lookupStream(lei); rs != nil {
+		if rs, after := sess.Streams.Lookup(lei); rs != nil {
 			// Resumption (SEP-1699): replay what the client missed on
 			// that stream, then carry on with the rest of it.
 			setSSEHeaders(w)
 			w.SetBodyStream(-1, func(sw StreamWriter) error {
-				rs.serve(rs.attach(newSSE(sw), after, false))
+				rs.Serve(rs.Attach(sse.NewWriter(sw, nil), after, false))
 				return nil
 			})
 			return
 		}
 	}
-	if !sess.claimGetStream() {
-		writeError(w, nil, newError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).withStatus(http.StatusConflict))
+	if !sess.ClaimGetStream() {
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		defer sess.releaseGetStream()
-		return sess.runGetStream(newSSE(sw))
+		defer sess.ReleaseGetStream()
+		return s.runGetStream(sess, sse.NewWriter(sw, nil))
 	})
 }
 
 func (s *Server) handleDelete(r *Request, w ResponseWriter) {
-	sid := r.Header.Get(hdrSessionID)
+	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
 		w.SetHeader("Allow", "POST")
-		writeError(w, nil, newError(CodeTransport, "Method not allowed: no session to delete", nil).withStatus(http.StatusMethodNotAllowed))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
 	sess := s.lookupSession(sid, r.Principal)
 	if sess == nil {
-		writeError(w, nil, newError(CodeSessionNotFound, "Session not found", nil).withStatus(http.StatusNotFound))
+		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
 		return
 	}
 	s.endSession(sess)

@@ -1,70 +1,38 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// session is the node-local state of a 2025-11-25 session. The session id
-// is a signed token (purpose mcp-session, bound to the principal, carrying
-// the negotiated version), so any node can validate it and rebuild this
-// state lazily (client capabilities up to maxCapsInSession bytes travel in
-// the id); what a rebuilt session loses is node-local: the log level,
+// A 2025-11-25 session's state (package session) is node-local. The
+// session id is a signed token (purpose mcp-session, bound to the principal,
+// carrying the negotiated version), so any node can validate it and rebuild
+// the state lazily (client capabilities up to maxCapsInSession bytes travel
+// in the id); what a rebuilt session loses is node-local: the log level,
 // resource subscriptions, the GET stream and pending server-to-client
 // requests (load balancers hash on Mcp-Session-Id to keep those on one node).
 // A DELETE revokes the id on the node that receives it only.
+
 // maxCapsInSession bounds the client capabilities copied into a session id.
 const maxCapsInSession = 512
 
-type session struct {
-	srv     *Server
-	id      string
-	version string
-	caps    json.RawMessage
-	expires time.Time
-
-	mu         sync.Mutex
-	logLevel   int
-	subs       map[string]bool
-	getStream  bool
-	outbox     chan []byte
-	pending    map[string]chan *message
-	nextID     int64
-	inflight   map[string]context.CancelFunc
-	cancelled  map[string]bool
-	lastSeen   time.Time
-	streams    map[int64]*resumable // resumable SSE streams (SEP-1699)
-	nextStream int64
-	done       chan struct{}
-	closed     bool
-}
-
-func (s *Server) newSession(id, version string, caps json.RawMessage, expires time.Time) *session {
-	if caps == nil {
-		caps = json.RawMessage("{}")
-	}
-	return &session{
-		srv: s, id: id, version: version, caps: caps, expires: expires,
-		subs: map[string]bool{}, outbox: make(chan []byte, 64),
-		pending: map[string]chan *message{}, inflight: map[string]context.CancelFunc{},
-		cancelled: map[string]bool{}, lastSeen: time.Now(), done: make(chan struct{}),
-	}
-}
-
 // initialize answers the initialize request and mints a session.
-func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
+func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if len(msg.Params) > 0 {
 		if err := json.Unmarshal(msg.Params, &p); err != nil {
-			writeError(w, msg.ID, invalidParams("Invalid params: %v", err))
+			writeError(w, msg.ID, jsonrpc.InvalidParams("Invalid params: %v", err))
 			return
 		}
 	}
@@ -88,7 +56,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
 		writeError(w, msg.ID, s.toError(&Call{method: "initialize"}, err))
 		return
 	}
-	sess := s.newSession(sid, ver, caps, exp)
+	sess := session.New(sid, ver, caps, exp)
 	s.mu.Lock()
 	s.sessions[sid] = sess
 	s.created++
@@ -111,28 +79,26 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *message) {
 	}
 	w.SetStatus(http.StatusOK)
 	w.SetHeader("Content-Type", "application/json")
-	w.SetHeader(hdrSessionID, sid)
-	w.SetBody(envelope(msg.ID, b))
+	w.SetHeader(headers.SessionID, sid)
+	w.SetBody(jsonrpc.Envelope(msg.ID, b))
 }
 
 // lookupSession validates sid for principal and returns its state.
-func (s *Server) lookupSession(sid, principal string) *session {
+func (s *Server) lookupSession(sid, principal string) *session.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, gone := s.revoked[sid]; gone {
 		return nil
 	}
 	if sess := s.sessions[sid]; sess != nil {
-		if time.Now().After(sess.expires) {
+		if time.Now().After(sess.Expires) {
 			return nil
 		}
 		// The principal is inside the signed id: compare it again.
 		if c, err := s.keyring.Verify(sid, token.PurposeSession); err != nil || c.Principal != principal {
 			return nil
 		}
-		sess.mu.Lock()
-		sess.lastSeen = time.Now()
-		sess.mu.Unlock()
+		sess.Touch()
 		return sess
 	}
 	c, err := s.keyring.Verify(sid, token.PurposeSession)
@@ -143,28 +109,25 @@ func (s *Server) lookupSession(sid, principal string) *session {
 	if len(c.Data) > 0 && json.Valid(c.Data) {
 		caps = c.Data
 	}
-	sess := s.newSession(sid, c.Object, caps, c.Expires)
+	sess := session.New(sid, c.Object, caps, c.Expires)
 	s.sessions[sid] = sess
 	return sess
 }
 
 // endSession revokes a session (DELETE) and ends its streams.
-func (s *Server) endSession(sess *session) {
+func (s *Server) endSession(sess *session.State) {
 	s.mu.Lock()
-	delete(s.sessions, sess.id)
-	s.revoked[sess.id] = sess.expires
+	delete(s.sessions, sess.ID)
+	s.revoked[sess.ID] = sess.Expires
 	s.mu.Unlock()
-	sess.close()
+	sess.Close()
 }
 
 // sweepLocked drops sessions idle for an hour and expired revocations.
 func (s *Server) sweepLocked() {
 	now := time.Now()
 	for id, sess := range s.sessions {
-		sess.mu.Lock()
-		idle := now.Sub(sess.lastSeen) > time.Hour && !sess.getStream && len(sess.inflight) == 0
-		sess.mu.Unlock()
-		if idle || now.After(sess.expires) {
+		if sess.Idle(now) || now.After(sess.Expires) {
 			delete(s.sessions, id)
 		}
 	}
@@ -175,144 +138,31 @@ func (s *Server) sweepLocked() {
 	}
 }
 
-func (sess *session) close() {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if !sess.closed {
-		sess.closed = true
-		close(sess.done)
-		for _, cancel := range sess.inflight {
-			cancel()
-		}
-	}
-}
-
-func (sess *session) level() int {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.logLevel
-}
-
-func (sess *session) newPending() (int64, chan *message) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	sess.nextID++
-	id := sess.nextID
-	ch := make(chan *message, 1)
-	sess.pending[idKey(json.RawMessage(jsonInt(id)))] = ch
-	return id, ch
-}
-
-func (sess *session) dropPending(id int64) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	delete(sess.pending, idKey(json.RawMessage(jsonInt(id))))
-}
-
-// deliver routes a client's response to the waiting server request.
-func (sess *session) deliver(m *message) {
-	sess.mu.Lock()
-	ch := sess.pending[idKey(m.ID)]
-	sess.mu.Unlock()
-	if ch != nil {
-		m.files.Keep() // the waiting request owns them now
-		select {
-		case ch <- m:
-		default:
-			m.files.Discard()
-		}
-	}
-}
-
-func (sess *session) track(id json.RawMessage, cancel context.CancelFunc) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	sess.inflight[idKey(id)] = cancel
-}
-
-func (sess *session) untrack(id json.RawMessage) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	delete(sess.inflight, idKey(id))
-	delete(sess.cancelled, idKey(id))
-}
-
-func (sess *session) wasCancelled(id json.RawMessage) bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.cancelled[idKey(id)]
-}
-
-// notification handles a client notification.
-func (sess *session) notification(method string, params map[string]json.RawMessage) {
-	switch method {
-	case "notifications/cancelled":
-		raw, ok := params["requestId"]
-		if !ok {
-			return
-		}
-		k := idKey(raw)
-		sess.mu.Lock()
-		cancel := sess.inflight[k]
-		if cancel != nil {
-			sess.cancelled[k] = true
-		}
-		sess.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
-	default:
-		// notifications/initialized, roots/list_changed, progress: nothing to do.
-	}
-}
-
-func (sess *session) claimGetStream() bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.getStream || sess.closed {
-		return false
-	}
-	sess.getStream = true
-	return true
-}
-
-func (sess *session) releaseGetStream() {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	sess.getStream = false
-}
-
-func (sess *session) subscribed(uri string) bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.subs[uri]
-}
-
 // runGetStream serves the standalone GET stream until the client leaves, the
 // session ends or the server closes.
-func (sess *session) runGetStream(out *sse) error {
-	events, unsubscribe := sess.srv.hub.Subscribe()
+func (s *Server) runGetStream(sess *session.State, out *sse.Writer) error {
+	events, unsubscribe := s.hub.Subscribe()
 	defer unsubscribe()
-	tick := time.NewTicker(sess.srv.opts.KeepAlive)
+	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
-	if err := out.comment(); err != nil {
+	if err := out.Comment(); err != nil {
 		return err
 	}
 	for {
 		var err error
 		select {
-		case <-sess.done:
+		case <-sess.Done():
 			return nil
-		case <-sess.srv.baseCtx.Done():
+		case <-s.baseCtx.Done():
 			return nil
-		case m := <-sess.outbox:
-			err = out.event(m)
+		case m := <-sess.Outbox():
+			err = out.Event(m)
 		case ev := <-events:
-			if msg := sess.srv.legacyEventMessage(sess, ev); msg != nil {
-				err = out.event(msg)
+			if msg := s.legacyEventMessage(sess, ev); msg != nil {
+				err = out.Event(msg)
 			}
 		case <-tick.C:
-			err = out.comment()
+			err = out.Comment()
 		}
 		if err != nil {
 			return err
@@ -322,19 +172,19 @@ func (sess *session) runGetStream(out *sse) error {
 
 // legacyEventMessage turns a hub event into the notification a 2025-11-25
 // session should see, or nil.
-func (s *Server) legacyEventMessage(sess *session, ev Event) []byte {
+func (s *Server) legacyEventMessage(sess *session.State, ev Event) []byte {
 	switch ev.Kind {
 	case ResourceUpdated:
-		if sess.subscribed(ev.URI) {
-			return encodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
+		if sess.Subscribed(ev.URI) {
+			return jsonrpc.EncodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
 		}
 	case ResourceListChanged:
-		return encodeNotification("notifications/resources/list_changed", nil)
+		return jsonrpc.EncodeNotification("notifications/resources/list_changed", nil)
 	case ToolListChanged:
-		return encodeNotification("notifications/tools/list_changed", nil)
+		return jsonrpc.EncodeNotification("notifications/tools/list_changed", nil)
 	case PromptListChanged:
 		if len(s.prompts) > 0 {
-			return encodeNotification("notifications/prompts/list_changed", nil)
+			return jsonrpc.EncodeNotification("notifications/prompts/list_changed", nil)
 		}
 	}
 	return nil

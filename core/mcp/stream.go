@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // resources/stream (SEP-2532, a proposal; SPEC.md §8). The server offers the
@@ -68,14 +71,14 @@ func addStreamCapability(caps Object, client json.RawMessage) {
 }
 
 func streamNotSupported(uri, why string) *Error {
-	return newError(CodeStreamNotSupported, "Resource streaming not supported: "+why,
+	return jsonrpc.NewError(CodeStreamNotSupported, "Resource streaming not supported: "+why,
 		Object{"uri": uri, "suggestion": "Use resources/read"})
 }
 
 // StreamTooLarge is the error for a resource over the client's
 // maxStreamSize.
 func StreamTooLarge(uri string, size, maxSize int64) *Error {
-	return newError(CodeStreamTooLarge, "Resource too large for the client's maxStreamSize",
+	return jsonrpc.NewError(CodeStreamTooLarge, "Resource too large for the client's maxStreamSize",
 		Object{"uri": uri, "size": size, "maxStreamSize": maxSize})
 }
 
@@ -84,11 +87,11 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 	if e != nil {
 		return nil, e
 	}
-	if c.modern && c.header != nil && c.header.Get(hdrName) != "" {
+	if c.modern && c.header != nil && c.header.Get(headers.Name) != "" {
 		// The released spec requires Mcp-Name only on tools/call,
 		// resources/read and prompts/get; a client that sends it for
 		// resources/stream (same params as resources/read) gets it checked.
-		if e := checkNameHeader(c.header, uri, true); e != nil {
+		if e := headers.CheckName(c.header, uri, true); e != nil {
 			return nil, e
 		}
 	}

@@ -4,60 +4,23 @@ package mcp
 // a tools/call may answer with a CreateTaskResult and run on in the
 // background; the client polls tasks/get (the result is inlined there),
 // answers input requests with tasks/update and stops it with tasks/cancel.
-// Tasks live in this process's memory, bound to the principal that created
-// them. It is enabled only when a registered tool supports tasks (today the
-// conformance fixtures).
+// Tasks live in this process's memory (package tasks), bound to the
+// principal that created them. It is enabled only when a registered tool
+// supports tasks (today the conformance fixtures).
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"net/http"
-	"sync"
-	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/tasks"
 )
 
 // ExtTasks is the tasks extension id.
 const ExtTasks = "io.modelcontextprotocol/tasks"
-
-const (
-	taskTTL          = 10 * time.Minute
-	taskPollInterval = 250 * time.Millisecond
-)
-
-// Task statuses.
-const (
-	taskWorking       = "working"
-	taskInputRequired = "input_required"
-	taskCompleted     = "completed"
-	taskFailed        = "failed"
-	taskCancelled     = "cancelled"
-)
-
-type task struct {
-	id        string
-	principal string
-	created   time.Time
-	cancel    context.CancelFunc
-
-	mu        sync.Mutex
-	status    string
-	updated   time.Time
-	result    Object
-	err       *Error
-	pending   map[string]InputRequest    // unanswered input requests
-	answers   map[string]json.RawMessage // answers not yet consumed
-	answered  chan struct{}              // signalled on every tasks/update
-	expiresAt time.Time
-}
-
-type taskStore struct {
-	mu    sync.Mutex
-	tasks map[string]*task
-}
 
 // enableTasks offers the tasks extension and its methods (once a tool
 // supports tasks).
@@ -65,7 +28,7 @@ func (s *Server) enableTasks() {
 	if s.tasks != nil {
 		return
 	}
-	s.tasks = &taskStore{tasks: map[string]*task{}}
+	s.tasks = &tasks.Store{}
 	needExt := func(c *Call) *Error {
 		if !c.hasExtension(ExtTasks) {
 			return missingExtension(ExtTasks)
@@ -91,8 +54,8 @@ func (c *Call) hasExtension(id string) bool {
 }
 
 func missingExtension(id string) *Error {
-	return newError(CodeMissingCapability, "Missing required client capability: extension "+id,
-		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).withStatus(http.StatusBadRequest)
+	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
+		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).WithStatus(http.StatusBadRequest)
 }
 
 // TasksOK reports whether this call may answer with a CreateTaskResult.
@@ -111,13 +74,8 @@ func (c *Call) RunAsTask(work func(tc *Call) (*ToolResult, error)) (*ToolResult,
 	}
 	s := c.srv
 	ctx, cancel := context.WithCancel(s.baseCtx)
-	now := time.Now().UTC()
-	t := &task{
-		id: newTaskID(), principal: c.principal, created: now, cancel: cancel,
-		status: taskWorking, updated: now, answered: make(chan struct{}, 1),
-		answers: map[string]json.RawMessage{}, expiresAt: now.Add(taskTTL),
-	}
-	s.tasks.add(t)
+	t := tasks.New(c.principal, cancel)
+	s.tasks.Add(t)
 	tc := *c
 	// The transport may recycle the request once it is answered: keep
 	// nothing of it but the parsed params.
@@ -125,24 +83,16 @@ func (c *Call) RunAsTask(work func(tc *Call) (*ToolResult, error)) (*ToolResult,
 	go func() {
 		defer cancel()
 		res, err := runTask(&tc, work)
-		t.finish(res, err, s)
+		t.Finish(res, err, func(err error) *Error { return s.toError(&Call{method: "tools/call"}, err) })
 	}()
-	return &ToolResult{special: Object{
-		"resultType":     "task",
-		"taskId":         t.id,
-		"status":         taskWorking,
-		"createdAt":      now.Format(time.RFC3339Nano),
-		"lastUpdatedAt":  now.Format(time.RFC3339Nano),
-		"ttlMs":          taskTTL.Milliseconds(),
-		"pollIntervalMs": taskPollInterval.Milliseconds(),
-	}}, nil
+	return &ToolResult{special: t.CreateResult()}, nil
 }
 
 func runTask(c *Call, work func(*Call) (*ToolResult, error)) (res Object, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.srv.log.Error("mcp: task panic", "task", c.task.id, "panic", p)
-			res, err = nil, newError(CodeInternalError, "Internal error", nil)
+			c.srv.log.Error("mcp: task panic", "task", c.task.ID(), "panic", p)
+			res, err = nil, jsonrpc.NewError(CodeInternalError, "Internal error", nil)
 		}
 	}()
 	r, err := work(c)
@@ -155,87 +105,33 @@ func runTask(c *Call, work func(*Call) (*ToolResult, error)) (res Object, err er
 	return r.object(), nil
 }
 
-func (t *task) finish(res Object, err error, s *Server) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status == taskCancelled {
-		return
-	}
-	t.updated = time.Now().UTC()
-	t.pending = nil
-	if err != nil {
-		t.status = taskFailed
-		t.err = s.toError(&Call{method: "tools/call"}, err)
-		return
-	}
-	t.status, t.result = taskCompleted, res
-}
-
-// input asks the client for input from inside a task: the task turns
+// taskInput asks the client for input from inside a task: the task turns
 // input_required with the requests until tasks/update has answered every
-// key (answers may arrive over several updates; tasks/update does the
-// bookkeeping so tasks/get is current as soon as it is acknowledged).
+// key.
 func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, error) {
-	t := c.task
-	t.mu.Lock()
-	t.pending = map[string]InputRequest{}
+	pending := make(map[string]any, len(reqs))
 	for k, r := range reqs {
-		t.pending[k] = r
+		pending[k] = Object{"method": r.Method, "params": r.Params}
 	}
-	t.answers = map[string]json.RawMessage{}
-	t.status, t.updated = taskInputRequired, time.Now().UTC()
-	t.mu.Unlock()
-	for {
-		t.mu.Lock()
-		if len(t.pending) == 0 {
-			got := map[string]*Answer{}
-			for k, v := range t.answers {
-				got[k] = &Answer{Result: v, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
-			}
-			t.answers = map[string]json.RawMessage{}
-			t.mu.Unlock()
-			return got, nil
-		}
-		t.mu.Unlock()
-		select {
-		case <-t.answered:
-		case <-c.ctx.Done():
-			return nil, c.ctx.Err()
-		}
+	answers, err := c.task.AwaitInput(c.ctx, pending)
+	if err != nil {
+		return nil, err
 	}
+	got := map[string]*Answer{}
+	for k, v := range answers {
+		got[k] = &Answer{Result: v, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
+	}
+	return got, nil
 }
 
-func newTaskID() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic("bug: crypto/rand failed: " + err.Error())
-	}
-	return "task-" + hex.EncodeToString(b)
-}
-
-func (ts *taskStore) add(t *task) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	now := time.Now()
-	for id, old := range ts.tasks {
-		if now.After(old.expiresAt) {
-			old.cancel()
-			delete(ts.tasks, id)
-		}
-	}
-	ts.tasks[t.id] = t
-}
-
-func (s *Server) lookupTask(c *Call) (*task, error) {
+func (s *Server) lookupTask(c *Call) (*tasks.Task, error) {
 	var id string
 	if e := c.param("taskId", &id); e != nil {
 		return nil, e
 	}
-	s.tasks.mu.Lock()
-	t := s.tasks.tasks[id]
-	s.tasks.mu.Unlock()
-	if t == nil || t.principal != c.principal || time.Now().After(t.expiresAt) {
-		return nil, newError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), Object{"taskId": id})
+	t := s.tasks.Lookup(id, c.principal)
+	if t == nil {
+		return nil, jsonrpc.NewError(CodeInvalidParams, fmt.Sprintf("Invalid params: unknown task %q", id), Object{"taskId": id})
 	}
 	return t, nil
 }
@@ -245,29 +141,7 @@ func (s *Server) tasksGet(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	res := Object{
-		"taskId":         t.id,
-		"status":         t.status,
-		"createdAt":      t.created.Format(time.RFC3339Nano),
-		"lastUpdatedAt":  t.updated.Format(time.RFC3339Nano),
-		"ttlMs":          taskTTL.Milliseconds(),
-		"pollIntervalMs": taskPollInterval.Milliseconds(),
-	}
-	switch t.status {
-	case taskCompleted:
-		res["result"] = t.result
-	case taskFailed:
-		res["error"] = t.err
-	case taskInputRequired:
-		irs := Object{}
-		for k, r := range t.pending {
-			irs[k] = Object{"method": r.Method, "params": r.Params}
-		}
-		res["inputRequests"] = irs
-	}
-	return res, nil
+	return t.Get(), nil
 }
 
 func (s *Server) tasksUpdate(c *Call) (any, error) {
@@ -279,21 +153,7 @@ func (s *Server) tasksUpdate(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	for k, v := range responses {
-		if _, pending := t.pending[k]; pending { // unknown keys are ignored
-			t.answers[k] = v
-			delete(t.pending, k)
-		}
-	}
-	if len(t.pending) == 0 && t.status == taskInputRequired {
-		t.status, t.updated = taskWorking, time.Now().UTC()
-	}
-	t.mu.Unlock()
-	select {
-	case t.answered <- struct{}{}:
-	default:
-	}
+	t.Update(responses)
 	return Object{}, nil
 }
 
@@ -302,13 +162,6 @@ func (s *Server) tasksCancel(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	switch t.status {
-	case taskCompleted, taskFailed, taskCancelled:
-	default:
-		t.status, t.updated, t.pending = taskCancelled, time.Now().UTC(), nil
-		t.cancel()
-	}
-	t.mu.Unlock()
+	t.Cancel()
 	return Object{}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // encodeTools encodes the Tool objects of tools/list, in registration order.
@@ -38,17 +41,17 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 	}
 	t := s.toolMap[name]
 	if t == nil {
-		return invalidParams("Unknown tool: %s", name)
+		return jsonrpc.InvalidParams("Unknown tool: %s", name)
 	}
 	c.tool = t
 	raw, ok := c.params["arguments"]
 	if ok && string(raw) != "null" && (len(raw) == 0 || raw[0] != '{') {
-		return invalidParams("Invalid params: arguments must be an object")
+		return jsonrpc.InvalidParams("Invalid params: arguments must be an object")
 	}
 	if !c.modern {
 		return nil
 	}
-	if e := checkParamHeaders(c.header, t.headers, c.args); e != nil {
+	if e := headers.CheckParams(c.header, t.headers, c.args); e != nil {
 		return e
 	}
 	var missing []string

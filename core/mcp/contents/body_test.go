@@ -1,4 +1,4 @@
-package mcp
+package contents
 
 import (
 	"bytes"
@@ -64,8 +64,8 @@ func TestScanText(t *testing.T) {
 			t.Errorf("ScanText accepted invalid UTF-8 %q", bad[len(bad)-2:])
 		}
 	}
-	if _, _, err := ScanText(strings.NewReader("short"), 10); err != errShortBody {
-		t.Errorf("short body: %v, want errShortBody", err)
+	if _, _, err := ScanText(strings.NewReader("short"), 10); err != ErrShortBody {
+		t.Errorf("short body: %v, want ErrShortBody", err)
 	}
 	// Only n bytes are read.
 	if ok, n, err := ScanText(strings.NewReader("ab\xff"), 2); !ok || n != 2 || err != nil {
@@ -89,8 +89,8 @@ func TestWriteBase64(t *testing.T) {
 			t.Fatalf("n=%d: base64 differs", n)
 		}
 	}
-	if err := writeBase64(io.Discard, strings.NewReader("abc"), 4); err != errShortBody {
-		t.Fatalf("short body: %v, want errShortBody", err)
+	if err := writeBase64(io.Discard, strings.NewReader("abc"), 4); err != ErrShortBody {
+		t.Fatalf("short body: %v, want ErrShortBody", err)
 	}
 	// Text is escaped the same way, in chunks.
 	s := strings.Repeat("é\"\n", textChunk)

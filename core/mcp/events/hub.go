@@ -1,21 +1,21 @@
-package mcp
+package events
 
 import "sync"
 
-// EventKind says what changed.
-type EventKind int
+// Kind says what changed.
+type Kind int
 
 // Event kinds published on a [Hub].
 const (
-	ResourceUpdated     EventKind = iota + 1 // URI names the resource
-	ResourceListChanged                      // the resources list changed
-	ToolListChanged                          // the tools list changed
-	PromptListChanged                        // the prompts list changed
+	ResourceUpdated     Kind = iota + 1 // URI names the resource
+	ResourceListChanged                 // the resources list changed
+	ToolListChanged                     // the tools list changed
+	PromptListChanged                   // the prompts list changed
 )
 
 // Event is one change notification.
 type Event struct {
-	Kind EventKind
+	Kind Kind
 	URI  string // for ResourceUpdated
 }
 

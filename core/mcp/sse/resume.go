@@ -1,4 +1,4 @@
-package mcp
+package sse
 
 // SSE resumability for 2025-11-25 sessions (SEP-1699). A POST answered with
 // SSE becomes a resumable stream: it starts with a priming event (an id,
@@ -13,6 +13,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,11 +21,10 @@ import (
 )
 
 const (
-	maxReplayBytes   = 256 << 10
-	replayGrace      = time.Minute
-	maxStreamsKept   = 32
-	retryHintMillis  = 1000
-	minResumeVersion = Version20251125
+	maxReplayBytes  = 256 << 10
+	replayGrace     = time.Minute
+	maxStreamsKept  = 32
+	retryHintMillis = 1000
 )
 
 type storedEvent struct {
@@ -32,55 +32,66 @@ type storedEvent struct {
 	frame []byte
 }
 
-// resumable is one resumable SSE stream of a session; it implements
-// eventSink for the call that feeds it.
-type resumable struct {
-	sess *session
-	id   int64
+// Stream is one resumable SSE stream of a session: what the call that feeds
+// it sends (Event, Comment, Finish, FinishBody) goes to its current
+// connection, if any, and is kept for replay.
+type Stream struct {
+	id          int64
+	sessionDone <-chan struct{} // closed when the session ends
+	base        context.Context // ends when the server closes
 
 	mu       sync.Mutex
 	seq      int64
 	events   []storedEvent
 	size     int
-	conn     *sse
+	conn     *Writer
 	release  chan struct{} // closed when the current connection must end
 	done     bool
 	finished time.Time
 }
 
-// resumable reports whether the session's SSE streams are resumable.
-func (sess *session) resumable() bool { return sess.version >= minResumeVersion }
+// Streams is one session's registry of resumable streams. The zero value
+// is ready to use.
+type Streams struct {
+	mu   sync.Mutex
+	m    map[int64]*Stream
+	next int64
+}
 
-func (sess *session) newStream() *resumable {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.streams == nil {
-		sess.streams = map[int64]*resumable{}
+// New registers a new stream of the session, dropping streams that ended
+// more than a grace period ago (or, with too many kept, any that ended).
+// Its connections end when base ends (the server closes) or sessionDone
+// is closed (the session ends).
+func (r *Streams) New(base context.Context, sessionDone <-chan struct{}) *Stream {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[int64]*Stream{}
 	}
 	now := time.Now()
-	for id, rs := range sess.streams {
+	for id, rs := range r.m {
 		rs.mu.Lock()
 		stale := rs.done && now.Sub(rs.finished) > replayGrace
 		rs.mu.Unlock()
-		if stale || (len(sess.streams) >= maxStreamsKept && rs.doneNow()) {
-			delete(sess.streams, id)
+		if stale || (len(r.m) >= maxStreamsKept && rs.doneNow()) {
+			delete(r.m, id)
 		}
 	}
-	sess.nextStream++
-	rs := &resumable{sess: sess, id: sess.nextStream}
-	sess.streams[rs.id] = rs
+	r.next++
+	rs := &Stream{id: r.next, sessionDone: sessionDone, base: base}
+	r.m[rs.id] = rs
 	return rs
 }
 
-func (rs *resumable) doneNow() bool {
+func (rs *Stream) doneNow() bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return rs.done
 }
 
-// lookupStream finds the stream a Last-Event-ID names and the sequence
-// number after which to replay.
-func (sess *session) lookupStream(lastEventID string) (*resumable, int64) {
+// Lookup finds the stream a Last-Event-ID names and the sequence number
+// after which to replay; nil when there is none.
+func (r *Streams) Lookup(lastEventID string) (*Stream, int64) {
 	sid, seqStr, ok := strings.Cut(lastEventID, "-")
 	if !ok {
 		return nil, 0
@@ -90,19 +101,20 @@ func (sess *session) lookupStream(lastEventID string) (*resumable, int64) {
 	if err1 != nil || err2 != nil {
 		return nil, 0
 	}
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.streams[id], seq
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[id], seq
 }
 
-func (rs *resumable) eventID(seq int64) string {
+func (rs *Stream) eventID(seq int64) string {
 	return strconv.FormatInt(rs.id, 10) + "-" + strconv.FormatInt(seq, 10)
 }
 
-// attach makes conn the stream's connection: it ends the previous one,
+// Attach makes conn the stream's connection: it ends the previous one,
 // writes the priming event (first connection) or replays the events after
-// seq (reconnection), and returns the channel that tells conn to end.
-func (rs *resumable) attach(conn *sse, after int64, priming bool) chan struct{} {
+// seq (reconnection), and returns the channel that tells conn to end
+// (see [Stream.Serve]).
+func (rs *Stream) Attach(conn *Writer, after int64, priming bool) <-chan struct{} {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if rs.release != nil {
@@ -130,7 +142,7 @@ func (rs *resumable) attach(conn *sse, after int64, priming bool) chan struct{} 
 	return rel
 }
 
-func (rs *resumable) detachLocked() {
+func (rs *Stream) detachLocked() {
 	if rs.release != nil {
 		close(rs.release)
 		rs.release = nil
@@ -138,24 +150,24 @@ func (rs *resumable) detachLocked() {
 	rs.conn = nil
 }
 
-// serve blocks until the connection must end.
-func (rs *resumable) serve(rel chan struct{}) {
+// Serve blocks until the connection Attach returned rel for must end.
+func (rs *Stream) Serve(rel <-chan struct{}) {
 	select {
 	case <-rel:
-	case <-rs.sess.done:
+	case <-rs.sessionDone:
 		rs.mu.Lock()
 		rs.detachLocked()
 		rs.mu.Unlock()
-	case <-rs.sess.srv.baseCtx.Done():
+	case <-rs.base.Done():
 		rs.mu.Lock()
 		rs.detachLocked()
 		rs.mu.Unlock()
 	}
 }
 
-// event stores msg with the next id and sends it on the current connection,
+// Event stores msg with the next id and sends it on the current connection,
 // if any. It never fails: a client without a connection may come back.
-func (rs *resumable) event(msg []byte) error {
+func (rs *Stream) Event(msg []byte) error {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.seq++
@@ -177,30 +189,33 @@ func (rs *resumable) event(msg []byte) error {
 	return nil
 }
 
-func (rs *resumable) comment() error {
+// Comment writes a keep-alive comment on the current connection, if any.
+// It never fails.
+func (rs *Stream) Comment() error {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if rs.conn != nil && rs.conn.comment() != nil {
+	if rs.conn != nil && rs.conn.Comment() != nil {
 		rs.detachLocked()
 	}
 	return nil
 }
 
-func (rs *resumable) failed() error { return nil }
+// Failed is always nil: a resumable stream outlives its connections.
+func (rs *Stream) Failed() error { return nil }
 
-// closeConnection ends the current connection but not the stream (the
+// CloseConnection ends the current connection but not the stream (the
 // server-initiated disconnect of SEP-1699 polling).
-func (rs *resumable) closeConnection() {
+func (rs *Stream) CloseConnection() {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.detachLocked()
 }
 
-// finish sends the final message (nil: none, e.g. after a cancellation) and
+// Finish sends the final message (nil: none, e.g. after a cancellation) and
 // ends the stream.
-func (rs *resumable) finish(msg []byte) {
+func (rs *Stream) Finish(msg []byte) {
 	if msg != nil {
-		_ = rs.event(msg)
+		_ = rs.Event(msg)
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -208,37 +223,16 @@ func (rs *resumable) finish(msg []byte) {
 	rs.detachLocked()
 }
 
-// finishBody sends a streamed result on the current connection (not kept
-// for replay) and ends the stream.
-func (rs *resumable) finishBody(prefix []byte, br *bodyResult) {
-	defer br.close()
+// FinishBody sends a streamed result (prefix, what body writes, "}") on the
+// current connection, not kept for replay, and ends the stream.
+func (rs *Stream) FinishBody(prefix []byte, body func(io.Writer) error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if rs.conn != nil {
 		rs.seq++
 		_ = rs.conn.raw([]byte("id: " + rs.eventID(rs.seq) + "\n"))
-		_ = rs.conn.bodyEvent(prefix, br)
+		_ = rs.conn.bodyEvent(prefix, body)
 	}
 	rs.done, rs.finished = true, time.Now()
 	rs.detachLocked()
-}
-
-// respondResumable answers a 2025-11-25 request with a resumable SSE stream.
-func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
-	rs := c.sess.newStream()
-	setSSEHeaders(w)
-	c.files.Keep() // the call outlives handlePost: runStream releases them
-	var once sync.Once
-	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		rel := rs.attach(newSSE(sw), 0, true)
-		once.Do(func() {
-			go func() {
-				ctx, cancel := context.WithCancel(s.baseCtx)
-				defer cancel()
-				s.runStream(c, m, rs, ctx, cancel)
-			}()
-		})
-		rs.serve(rel)
-		return nil
-	})
 }

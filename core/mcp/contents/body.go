@@ -1,9 +1,7 @@
-package mcp
+package contents
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -25,45 +23,49 @@ var (
 	b64Pool = sync.Pool{New: func() any { b := make([]byte, b64Chunk); return &b }}
 )
 
-// bodyResult is a ReadResourceResult whose contents stream from a reader:
-// prefix, then base64 (or JSON-escaped text) in chunks, then suffix. Its
+// Body is a ReadResourceResult whose contents stream from a reader:
+// Prefix, then base64 (or JSON-escaped text) in chunks, then Suffix. Its
 // length is known before the first byte goes out.
-type bodyResult struct {
-	prefix, suffix []byte
-	rc             io.ReadCloser
-	n              int64 // raw bytes to read
-	encLen         int64 // length of the encoded middle part
-	text           bool
+type Body struct {
+	Prefix, Suffix []byte
+	Reader         io.ReadCloser // the raw contents; Close closes it
+	N              int64         // raw bytes to read from Reader
+	EncodedLen     int64         // length of the encoded middle part
+	Text           bool          // JSON-escaped text rather than base64
 }
 
-func (b *bodyResult) size() int64 { return int64(len(b.prefix)) + b.encLen + int64(len(b.suffix)) }
+// Size is the length of the whole result, Prefix and Suffix included.
+func (b *Body) Size() int64 { return int64(len(b.Prefix)) + b.EncodedLen + int64(len(b.Suffix)) }
 
-func (b *bodyResult) close() {
-	if b.rc != nil {
-		b.rc.Close()
-		b.rc = nil
+// Close closes Reader; calling it again does nothing.
+func (b *Body) Close() {
+	if b.Reader != nil {
+		b.Reader.Close()
+		b.Reader = nil
 	}
 }
 
-func (b *bodyResult) writeTo(w io.Writer) error {
-	if _, err := w.Write(b.prefix); err != nil {
+// Encode writes the whole result to w: Prefix, N bytes of Reader encoded,
+// Suffix. A Reader shorter than N fails with [ErrShortBody].
+func (b *Body) Encode(w io.Writer) error {
+	if _, err := w.Write(b.Prefix); err != nil {
 		return err
 	}
 	var err error
-	if b.text {
-		err = writeEscaped(w, b.rc, b.n)
+	if b.Text {
+		err = writeEscaped(w, b.Reader, b.N)
 	} else {
-		err = writeBase64(w, b.rc, b.n)
+		err = writeBase64(w, b.Reader, b.N)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b.suffix)
+	_, err = w.Write(b.Suffix)
 	return err
 }
 
-// errShortBody means a contents body ended before its Size.
-var errShortBody = errors.New("mcp: resource body shorter than its size")
+// ErrShortBody means a contents body ended before its size.
+var ErrShortBody = errors.New("mcp: resource body shorter than its size")
 
 // copyChunks reads n bytes of r in chunks of len(in) and hands each to emit.
 func copyChunks(r io.Reader, n int64, in []byte, emit func([]byte) error) error {
@@ -79,7 +81,7 @@ func copyChunks(r io.Reader, n int64, in []byte, emit func([]byte) error) error 
 		if err != nil {
 			if n > 0 {
 				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-					return errShortBody
+					return ErrShortBody
 				}
 				return err
 			}
@@ -117,7 +119,7 @@ func writeEscaped(w io.Writer, r io.Reader, n int64) error {
 }
 
 // ScanText reads n bytes of r and reports whether they are valid UTF-8 and
-// their JSON-escaped length: what [Contents].TextLen needs. Serve text
+// their JSON-escaped length: what mcp.Contents.TextLen needs. Serve text
 // found this way from a fresh reader (seek back, or reopen and check the
 // object did not change).
 func ScanText(r io.Reader, n int64) (bool, int64, error) {
@@ -145,64 +147,10 @@ func ScanText(r io.Reader, n int64) (bool, int64, error) {
 		carry = copy(buf, data[cut:])
 		if err != nil {
 			if n > 0 {
-				return false, 0, errShortBody
+				return false, 0, ErrShortBody
 			}
 			break
 		}
 	}
 	return carry == 0, total, nil
-}
-
-func jsonString(s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic("bug: string does not marshal")
-	}
-	return b
-}
-
-// readResult is the resources/read answer for ct: an Object for small
-// contents, a bodyResult for a Body.
-func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
-	if ct.Body == nil {
-		item := Object{"uri": ct.URI}
-		if ct.MIMEType != "" {
-			item["mimeType"] = ct.MIMEType
-		}
-		if ct.Blob == nil {
-			item["text"] = ct.Text
-		} else {
-			item["blob"] = ct.Blob
-		}
-		return Object{"contents": []any{item}}, nil
-	}
-	encLen := ct.TextLen
-	if !ct.BodyText {
-		if ct.Size < 0 || ct.Size > 1<<50 {
-			ct.Body.Close()
-			return nil, fmt.Errorf("mcp: resource %q has unusable size %d", ct.URI, ct.Size)
-		}
-		encLen = (ct.Size + 2) / 3 * 4
-	}
-	prefix := []byte{'{'}
-	if c.modern {
-		head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
-		s.addCacheHints(head)
-		h, err := json.Marshal(head)
-		if err != nil {
-			ct.Body.Close()
-			return nil, fmt.Errorf("mcp: encode result head: %w", err)
-		}
-		prefix = append(h[:len(h)-1], ',')
-	}
-	prefix = append(prefix, `"contents":[{"uri":`...)
-	prefix = append(prefix, jsonString(ct.URI)...)
-	prefix = append(prefix, `,"mimeType":`...)
-	prefix = append(prefix, jsonString(ct.MIMEType)...)
-	if ct.BodyText {
-		prefix = append(prefix, `,"text":"`...)
-	} else {
-		prefix = append(prefix, `,"blob":"`...)
-	}
-	return &bodyResult{prefix: prefix, suffix: []byte(`"}]}`), rc: ct.Body, n: ct.Size, encLen: encLen, text: ct.BodyText}, nil
 }

@@ -1,0 +1,226 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/sse"
+)
+
+// idleAfter is how long a session without a GET stream or a request in
+// flight stays without being used before [State.Idle] reports it.
+const idleAfter = time.Hour
+
+// State is the node-local state of one session. ID, Version, Caps and
+// Expires are set by [New] and never change; the rest is behind methods
+// that take the session's lock.
+type State struct {
+	ID      string
+	Version string
+	Caps    json.RawMessage // client capabilities object
+	Expires time.Time
+	// Streams are the session's resumable SSE streams (SEP-1699).
+	Streams sse.Streams
+
+	mu        sync.Mutex
+	logLevel  int
+	subs      map[string]bool
+	getStream bool
+	outbox    chan []byte
+	pending   map[string]chan *jsonrpc.Message
+	nextID    int64
+	inflight  map[string]context.CancelFunc
+	cancelled map[string]bool
+	lastSeen  time.Time
+	done      chan struct{}
+	closed    bool
+}
+
+// New returns the state of session id; caps nil is an empty object.
+func New(id, version string, caps json.RawMessage, expires time.Time) *State {
+	if caps == nil {
+		caps = json.RawMessage("{}")
+	}
+	return &State{
+		ID: id, Version: version, Caps: caps, Expires: expires,
+		subs: map[string]bool{}, outbox: make(chan []byte, 64),
+		pending: map[string]chan *jsonrpc.Message{}, inflight: map[string]context.CancelFunc{},
+		cancelled: map[string]bool{}, lastSeen: time.Now(), done: make(chan struct{}),
+	}
+}
+
+// Done is closed when the session ends ([State.Close]).
+func (sess *State) Done() <-chan struct{} { return sess.done }
+
+// Outbox carries messages for the session's GET stream.
+func (sess *State) Outbox() <-chan []byte { return sess.outbox }
+
+// Close ends the session: Done is closed and every request in flight is
+// cancelled. Calling it again does nothing.
+func (sess *State) Close() {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if !sess.closed {
+		sess.closed = true
+		close(sess.done)
+		for _, cancel := range sess.inflight {
+			cancel()
+		}
+	}
+}
+
+// Touch records that the session was used now.
+func (sess *State) Touch() {
+	sess.mu.Lock()
+	sess.lastSeen = time.Now()
+	sess.mu.Unlock()
+}
+
+// Idle reports whether the session, unused for an hour before now, has
+// neither a GET stream nor a request in flight.
+func (sess *State) Idle(now time.Time) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return now.Sub(sess.lastSeen) > idleAfter && !sess.getStream && len(sess.inflight) == 0
+}
+
+// LogLevel is the level logging/setLevel chose (0, debug, unless set).
+func (sess *State) LogLevel() int {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.logLevel
+}
+
+// SetLogLevel sets the log level (logging/setLevel).
+func (sess *State) SetLogLevel(n int) {
+	sess.mu.Lock()
+	sess.logLevel = n
+	sess.mu.Unlock()
+}
+
+// Subscribe adds (on) or removes a resource subscription.
+func (sess *State) Subscribe(uri string, on bool) {
+	sess.mu.Lock()
+	if on {
+		sess.subs[uri] = true
+	} else {
+		delete(sess.subs, uri)
+	}
+	sess.mu.Unlock()
+}
+
+// Subscribed reports whether the session subscribed to uri.
+func (sess *State) Subscribed(uri string) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.subs[uri]
+}
+
+// pendingKey is the key of server-to-client request id.
+func pendingKey(id int64) string { return jsonrpc.IDKey(json.RawMessage(strconv.FormatInt(id, 10))) }
+
+// NewPending allocates the id of a server-to-client request and the
+// channel its answer arrives on ([State.Deliver]); DropPending forgets it.
+func (sess *State) NewPending() (int64, chan *jsonrpc.Message) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.nextID++
+	id := sess.nextID
+	ch := make(chan *jsonrpc.Message, 1)
+	sess.pending[pendingKey(id)] = ch
+	return id, ch
+}
+
+// DropPending forgets server-to-client request id.
+func (sess *State) DropPending(id int64) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	delete(sess.pending, pendingKey(id))
+}
+
+// Deliver routes a client's response to the waiting server request; the
+// request then owns the response's files. A response nobody waits for is
+// dropped.
+func (sess *State) Deliver(m *jsonrpc.Message) {
+	sess.mu.Lock()
+	ch := sess.pending[jsonrpc.IDKey(m.ID)]
+	sess.mu.Unlock()
+	if ch != nil {
+		m.Files.Keep() // the waiting request owns them now
+		select {
+		case ch <- m:
+		default:
+			m.Files.Discard()
+		}
+	}
+}
+
+// Track records the client request id in flight and how to cancel it;
+// Untrack forgets it once answered.
+func (sess *State) Track(id json.RawMessage, cancel context.CancelFunc) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.inflight[jsonrpc.IDKey(id)] = cancel
+}
+
+// Untrack forgets request id (see [State.Track]).
+func (sess *State) Untrack(id json.RawMessage) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	delete(sess.inflight, jsonrpc.IDKey(id))
+	delete(sess.cancelled, jsonrpc.IDKey(id))
+}
+
+// WasCancelled reports whether the client cancelled request id.
+func (sess *State) WasCancelled(id json.RawMessage) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.cancelled[jsonrpc.IDKey(id)]
+}
+
+// Notification handles a client notification: notifications/cancelled
+// cancels the request it names, if in flight.
+func (sess *State) Notification(method string, params map[string]json.RawMessage) {
+	switch method {
+	case "notifications/cancelled":
+		raw, ok := params["requestId"]
+		if !ok {
+			return
+		}
+		k := jsonrpc.IDKey(raw)
+		sess.mu.Lock()
+		cancel := sess.inflight[k]
+		if cancel != nil {
+			sess.cancelled[k] = true
+		}
+		sess.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	default:
+		// notifications/initialized, roots/list_changed, progress: nothing to do.
+	}
+}
+
+// ClaimGetStream claims the session's one standalone GET stream; false when
+// it is taken or the session ended.
+func (sess *State) ClaimGetStream() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.getStream || sess.closed {
+		return false
+	}
+	sess.getStream = true
+	return true
+}
+
+// ReleaseGetStream releases the GET stream ClaimGetStream claimed.
+func (sess *State) ReleaseGetStream() {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.getStream = false
+}
