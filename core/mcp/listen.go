@@ -1,6 +1,9 @@
 package mcp
 
-import "github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+import (
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
+)
 
 // listen serves subscriptions/listen (2026-07-28): acknowledge, then
 // forward the opted-in change notifications until the client leaves or the
@@ -14,6 +17,14 @@ func (s *Server) listen(c *Call) (any, error) {
 	}
 	if e := c.param("notifications", &p); e != nil {
 		return nil, e
+	}
+	if len(p.ResourceSubscriptions) > session.MaxSubscriptions {
+		return nil, jsonrpc.InvalidParams("Invalid params: notifications.resourceSubscriptions lists more than %d URIs", session.MaxSubscriptions)
+	}
+	for _, u := range p.ResourceSubscriptions {
+		if len(u) > MaxURIBytes {
+			return nil, jsonrpc.InvalidParams("Invalid params: a URI in notifications.resourceSubscriptions is longer than %d bytes", MaxURIBytes)
+		}
 	}
 	honoured := Object{}
 	if p.ToolsListChanged {

@@ -106,10 +106,16 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		if e != nil {
 			return nil, e
 		}
-		c.sess.Subscribe(uri, on)
+		if err := c.sess.Subscribe(uri, on); err != nil {
+			return nil, jsonrpc.InvalidParams("Invalid params: %v; unsubscribe from one first", err)
+		}
 		return Object{}, nil
 	}
 }
+
+// MaxURIBytes bounds a resource URI in any request (a blob URI of the
+// longest key, percent-encoded, is about 3 KiB).
+const MaxURIBytes = 8 << 10
 
 // uriParam is the required params.uri.
 func (c *Call) uriParam() (string, *Error) {
@@ -119,6 +125,9 @@ func (c *Call) uriParam() (string, *Error) {
 	}
 	if uri == "" {
 		return "", jsonrpc.InvalidParams("Invalid params: uri is required")
+	}
+	if len(uri) > MaxURIBytes {
+		return "", jsonrpc.InvalidParams("Invalid params: uri is longer than %d bytes", MaxURIBytes)
 	}
 	return uri, nil
 }

@@ -122,7 +122,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session.State
-	revoked  map[string]time.Time
+	revoked  session.Revoked
 	created  int
 }
 
@@ -137,7 +137,6 @@ func NewServer(opts Options) *Server {
 		hub:      opts.Hub,
 		toolMap:  map[string]*tool{},
 		sessions: map[string]*session.State{},
-		revoked:  map[string]time.Time{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.registerMethods()

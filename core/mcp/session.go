@@ -87,7 +87,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 func (s *Server) lookupSession(sid, principal string) *session.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, gone := s.revoked[sid]; gone {
+	if s.revoked.Has(sid) {
 		return nil
 	}
 	if sess := s.sessions[sid]; sess != nil {
@@ -118,8 +118,11 @@ func (s *Server) lookupSession(sid, principal string) *session.State {
 func (s *Server) endSession(sess *session.State) {
 	s.mu.Lock()
 	delete(s.sessions, sess.ID)
-	s.revoked[sess.ID] = sess.Expires
+	forgot := s.revoked.Add(sess.ID, sess.Expires, time.Now())
 	s.mu.Unlock()
+	if forgot > 0 {
+		s.log.Warn("mcp: too many ended sessions to remember; the soonest-expiring ids were forgotten", "forgot", forgot, "limit", session.MaxRevoked)
+	}
 	sess.Close()
 }
 
@@ -131,11 +134,7 @@ func (s *Server) sweepLocked() {
 			delete(s.sessions, id)
 		}
 	}
-	for id, exp := range s.revoked {
-		if now.After(exp) {
-			delete(s.revoked, id)
-		}
-	}
+	s.revoked.Sweep(now)
 }
 
 // runGetStream serves the standalone GET stream until the client leaves, the

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -102,15 +103,26 @@ func (sess *State) SetLogLevel(n int) {
 	sess.mu.Unlock()
 }
 
-// Subscribe adds (on) or removes a resource subscription.
-func (sess *State) Subscribe(uri string, on bool) {
+// MaxSubscriptions bounds a session's resource subscriptions.
+const MaxSubscriptions = 1024
+
+// ErrTooManySubscriptions is Subscribe's answer at MaxSubscriptions.
+var ErrTooManySubscriptions = fmt.Errorf("a session holds at most %d resource subscriptions", MaxSubscriptions)
+
+// Subscribe adds (on) or removes a resource subscription; a new one beyond
+// MaxSubscriptions fails with ErrTooManySubscriptions.
+func (sess *State) Subscribe(uri string, on bool) error {
 	sess.mu.Lock()
-	if on {
-		sess.subs[uri] = true
-	} else {
+	defer sess.mu.Unlock()
+	switch {
+	case !on:
 		delete(sess.subs, uri)
+	case !sess.subs[uri] && len(sess.subs) >= MaxSubscriptions:
+		return ErrTooManySubscriptions
+	default:
+		sess.subs[uri] = true
 	}
-	sess.mu.Unlock()
+	return nil
 }
 
 // Subscribed reports whether the session subscribed to uri.
