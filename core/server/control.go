@@ -63,11 +63,12 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 		s.listBlobs(ctx)
 	case strings.HasPrefix(raw, "/v1/blobs/"):
 		key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
-		if err == nil {
-			err = storage.ValidateKey(key)
-		}
 		if err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: "+strings.TrimPrefix(err.Error(), "storage: invalid key "))
+			apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
+			return
+		}
+		if err := storage.ValidateKey(key); err != nil {
+			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 			return
 		}
 		switch method {
@@ -119,7 +120,7 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 	case errors.Is(err, storage.ErrNotFound):
 		apiError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
 	case errors.Is(err, storage.ErrInvalidKey):
-		apiError(ctx, http.StatusBadRequest, "invalid_key", fmt.Sprintf("invalid key %q", key))
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 	case errors.Is(err, storage.ErrExists):
 		apiError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, ingest.ErrTooLarge):
@@ -138,6 +139,16 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		s.log.Error("server: storage", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
 	}
+}
+
+// invalidKeyMessage says why the store refused key: the reason of its
+// *storage.KeyError, never the error's text, which may carry a storage
+// path or a syscall error.
+func invalidKeyMessage(key string, err error) string {
+	if why := storage.KeyReason(err); why != "" {
+		return fmt.Sprintf("invalid key %q: %s", storage.TruncateKey(key), why)
+	}
+	return fmt.Sprintf("invalid key %q", storage.TruncateKey(key))
 }
 
 // blobJSON is the blob object of docs/control-api.md.
@@ -422,10 +433,49 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed JSON: "+err.Error())
+		apiError(ctx, http.StatusBadRequest, "bad_request", jsonProblem(err))
 		return false
 	}
 	return true
+}
+
+// jsonProblem names what is wrong with a JSON request body, in the API's
+// terms: encoding/json's own messages name Go types ("Go struct field
+// .ttlSeconds of type int64").
+func jsonProblem(err error) string {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("malformed JSON at byte %d", syn.Offset)
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Sprintf("field %q must be a JSON %s", typ.Field, jsonKind(typ.Type.Kind().String()))
+	case errors.As(err, &typ):
+		return "the body must be a JSON object"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: the body ends early"
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "unknown field " + f
+	}
+	return "malformed JSON"
+}
+
+// jsonKind is the JSON name of a Go kind a request field decodes into.
+func jsonKind(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "bool":
+		return "boolean"
+	case kind == "slice":
+		return "array"
+	case kind == "map", kind == "struct":
+		return "object"
+	}
+	return kind
 }
 
 func ttlOf(seconds int64, def time.Duration) (time.Duration, bool) {
@@ -451,7 +501,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		return
 	}
 	if err := storage.ValidateKey(req.Key); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", err.Error())
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
 		return
 	}
 	ttl, ok := ttlOf(req.TTLSeconds, token.DefaultDownloadTTL)
@@ -492,7 +542,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
 	}
 	if req.Key != "" {
 		if err := storage.ValidateKey(req.Key); err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", err.Error())
+			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
 			return
 		}
 	}

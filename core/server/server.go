@@ -451,18 +451,28 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
 	return principal, found == 1
 }
 
+// errorHandler answers a request fasthttp could not read. The header was
+// not parsed (fasthttp resets it), so the path, and with it the surface,
+// is unknown: the answer is the HTTP JSON error body
+// {"error":{"code","message"}} that /v1, /d, /u and the transport errors of
+// /mcp share (a JSON-RPC body is optional on an HTTP-level /mcp error).
+// Only a body over the limit comes with a parsed header: /mcp gets its
+// JSON-RPC error then. The messages name the problem, never the error.
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var netErr *net.OpError
 	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && string(ctx.Path()) == "/mcp":
 		jsonError(ctx, http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "Request body too large")
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "request body too large")
 	case errors.As(err, &small):
-		jsonError(ctx, http.StatusRequestHeaderFieldsTooLarge, mcp.CodeInvalidRequest, "Request header too large")
+		apiError(ctx, http.StatusRequestHeaderFieldsTooLarge, "header_too_large",
+			fmt.Sprintf("request line and headers over the limit of %d bytes", s.opts.MaxHeaderBytes))
 	case errors.As(err, &netErr) && netErr.Timeout():
-		ctx.Error("Request timeout", http.StatusRequestTimeout)
+		apiError(ctx, http.StatusRequestTimeout, "timeout", "the request did not arrive in time")
 	default:
-		ctx.Error("Error when parsing request", http.StatusBadRequest)
+		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed HTTP request")
 	}
 }
 
