@@ -109,6 +109,7 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 // 304 included.
 func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	h.Set("Cache-Control", "no-store")
+	h.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	h.Set("Accept-Ranges", "bytes")
 	// SEP-2532: a downloadUrl answers with the headers of a direct
 	// resources/stream answer, MCP-Resource-Uri included.
@@ -124,12 +125,18 @@ func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	}
 }
 
-// setBlobContentHeaders sets Content-Type and, when there is a name to
-// give, Content-Disposition.
+// setBlobContentHeaders sets Content-Type, the safety headers of stored
+// bytes (blobs.SafetyHeaders) and Content-Disposition: an attachment when
+// there is a name to give, and always for an active type, which a browser
+// must never render on this origin.
 func setBlobContentHeaders(h *fasthttp.ResponseHeader, bs blobServe, info storage.Info) {
-	h.Set("Content-Type", mediaTypeOf(info))
+	mt := mediaTypeOf(info)
+	h.Set("Content-Type", mt)
+	for _, kv := range blobs.SafetyHeaders(mt) {
+		h.Set(kv[0], kv[1])
+	}
 	name := bs.filename
-	if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
+	if name == "" && (info.Filename != "" || bs.alwaysDisposition || !blobs.Inert(mt)) {
 		name = blobs.DownloadName(info)
 	}
 	if name != "" {

@@ -315,6 +315,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
 		}()
 	}
+	// Every answer, whatever sets or resets it: no browser may sniff a type
+	// (stored bytes above all; blobs.SafetyHeaders).
+	defer ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	path := string(ctx.Path())
 	switch {
 	case strings.HasPrefix(path, "/v1/"):
@@ -461,6 +464,7 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var netErr *net.OpError
+	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && string(ctx.Path()) == "/mcp":
 		jsonError(ctx, http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "Request body too large")
