@@ -43,7 +43,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 	canonical := URI(info.Key)
 	switch a.streamMode() {
 	case StreamURL:
-		link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+		link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
 			Principal: c.Principal(), Key: info.Key, SingleUse: true, TTL: a.opts.LinkTTL})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: mint download link: %w", err)

@@ -205,7 +205,7 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 }
 
 // downloadLink is the get_download_link tool: a signed, expiring
-// "<PublicURL>/d/<token>" link to the blob's raw bytes, bound to the caller
+// "<DownloadURL>/d/<token>" link to the blob's raw bytes, bound to the caller
 // and the key. The link itself is the credential until it expires.
 func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 	key, bad := stringArg(c, "key", true)
@@ -230,7 +230,7 @@ func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 		}
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}
-	link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+	link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
 		Principal: c.Principal(), Key: info.Key, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)

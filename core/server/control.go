@@ -521,7 +521,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		s.apiStorageError(ctx, "stat", req.Key, err)
 		return
 	}
-	link, err := s.opts.Keyring.MintDownload(s.opts.PublicURL, token.DownloadGrant{
+	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{
 		Principal: principal, Key: req.Key, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)

@@ -64,6 +64,15 @@ type Options struct {
 	// upload endpoints, the upload page), as clients reach it: behind a load
 	// balancer, its address. Default "http://" + Listen.
 	PublicURL string
+	// DownloadURL, when set, is the base of download links (/d/{token}) on
+	// an origin of their own: the user-content-domain pattern. Its host
+	// must differ from PublicURL's (better: another registrable domain,
+	// so no cookie of the service's site reaches it). Requests for that
+	// host are served /d, /healthz and /readyz only; /d on any other host
+	// is refused (404), so stored bytes never come from the service's
+	// origin. The load balancer must pass the Host header through.
+	// Default "": links on PublicURL, /d served on every host.
+	DownloadURL string
 	// AllowedOrigins lists extra acceptable Origin values
 	// ("https://app.example.com"); localhost origins are always accepted on
 	// loopback binds, same-origin requests on other binds.
@@ -124,6 +133,7 @@ type Server struct {
 	fs       *fasthttp.Server
 	keys     []authKey
 	loopback bool
+	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
 	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
 	mu       sync.Mutex
@@ -154,6 +164,13 @@ func New(opts Options) (*Server, error) {
 		opts.PublicURL = "http://" + opts.Listen
 	}
 	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
+	dlHost, err := downloadHost(opts.PublicURL, opts.DownloadURL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.DownloadURL = strings.TrimSuffix(opts.DownloadURL, "/"); opts.DownloadURL == "" {
+		opts.DownloadURL = opts.PublicURL
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -172,12 +189,11 @@ func New(opts Options) (*Server, error) {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	s := &Server{opts: opts, log: opts.Logger}
+	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost}
 	var shared bool
 	if s.claims, shared = claimsOf(opts.Backend); !shared {
 		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
 	}
-	var err error
 	if s.keys, err = loadKeys(opts.AuthKeysFile, opts.AuthKeys); err != nil {
 		return nil, err
 	}
@@ -239,6 +255,7 @@ func (s *Server) newMCP(mo mcp.Options) error {
 	s.mcp = mcp.NewServer(mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
+	bo.DownloadURL = s.opts.DownloadURL
 	if bo.MaxFileBytes <= 0 {
 		bo.MaxFileBytes = mo.MaxFileBytes
 	}
@@ -319,6 +336,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// (stored bytes above all; blobs.SafetyHeaders).
 	defer ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	path := string(ctx.Path())
+	if s.misdirected(ctx, path) {
+		return
+	}
 	switch {
 	case strings.HasPrefix(path, "/v1/"):
 		s.serveControl(ctx) // control.go
