@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/token"
 )
 
 // activeTypes are media types a browser runs script in, or renders active
@@ -125,5 +126,38 @@ func TestUploadedActiveContent(t *testing.T) {
 		checkSafeHeaders(t, "upload_file then GET /v1/blobs", mt, c.do("GET", "/v1/blobs/"+key, nil, nil), false)
 		checkSafeHeaders(t, "upload_file then /d", mt, c.do("GET", c.link(key, ""), nil, nil), true)
 		checkSafeHeaders(t, "upload_file then resources/stream", mt, s.stream(blobs.URI(key)), true)
+	}
+}
+
+// TestUploadAcceptTogether is issue 12 item 1's upload case on /u: with
+// accept [".pdf"], a part named x.pdf declared text/html, one named y.html
+// declared text/html, and one named x.pdf declared
+// application/octet-stream holding HTML are refused with 415 and nothing
+// is stored; a real PDF passes.
+func TestUploadAcceptTogether(t *testing.T) {
+	st := newLocalStore(t)
+	base, srv := startTestServer(t, Options{Backend: st})
+	for _, tc := range []struct {
+		name, ctype, data string
+		status            int
+	}{
+		{"x.pdf", "text/html", "<html><script>fetch('/v1/blobs')</script></html>", 415},
+		{"y.html", "text/html", "<html><script>fetch('/v1/blobs')</script></html>", 415},
+		{"x.pdf", "image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg'><script>1</script></svg>", 415},
+		{"x.pdf", "application/octet-stream", "<!DOCTYPE html><script>fetch('/v1/blobs')</script>", 415},
+		{"x.pdf", "application/pdf", "%PDF-1.7\n%tiny", 201},
+	} {
+		m, err := srv.opts.Keyring.MintUpload(base, token.Upload{MaxSize: 1 << 20, Accept: []string{".pdf"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctype, body := multipartBody(t, [3]string{tc.name, tc.ctype, tc.data})
+		r := doUpload(t, "POST", m.URL, ctype, body, nil)
+		if r.Status != tc.status || tc.status == 201 && r.Blob.MimeType != "application/pdf" {
+			t.Errorf("%s as %s: %d %+v, want %d", tc.name, tc.ctype, r.Status, r, tc.status)
+		}
+		if tc.status != 201 && len(listAll(t, st)) != 0 {
+			t.Errorf("%s as %s: refused but stored %v", tc.name, tc.ctype, listAll(t, st))
+		}
 	}
 }
