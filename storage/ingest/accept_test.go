@@ -67,3 +67,35 @@ func TestAcceptTogether(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAcceptDeclared: whatever a client declares and names, acceptDeclared
+// admits it only for a reason the accept list gives, and markupProblem
+// never refuses content the list names.
+func FuzzAcceptDeclared(f *testing.F) {
+	for _, tc := range acceptCases {
+		f.Add(strings.Join(tc.accept, ","), tc.filename, tc.declared, []byte(tc.content))
+	}
+	f.Fuzz(func(t *testing.T, list, filename, declared string, head []byte) {
+		var accept []string
+		if list != "" {
+			accept = strings.Split(list, ",")
+		}
+		d := canonical(declared)
+		ok, ext := acceptDeclared(accept, declared, filename)
+		switch {
+		case !ok && (len(accept) == 0 || typeListed(accept, d)):
+			t.Fatalf("%q refused by %q although listed", declared, accept)
+		case ok && ext != "" && (d != "application/octet-stream" || extensionListed(accept, filename) != ext):
+			t.Fatalf("%q / %q admitted by extension %q of %q", declared, filename, ext, accept)
+		case ok && ext == "" && len(accept) > 0 && !typeListed(accept, d) && extensionAccepting(accept, d) == "":
+			t.Fatalf("%q admitted by %q for no reason", declared, accept)
+		}
+		m := sniffMarkup(head)
+		if m != "" && m != "text/html" && m != "application/xml" && m != "image/svg+xml" {
+			t.Fatalf("sniffMarkup = %q", m)
+		}
+		if p := markupProblem(accept, ".x", head); p != "" && (m == "" || typeListed(accept, m)) {
+			t.Fatalf("markupProblem(%q, %q) = %q", accept, head, p)
+		}
+	})
+}
