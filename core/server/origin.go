@@ -14,6 +14,23 @@ import (
 // there, and it serves nothing else, so neither stored bytes on the
 // service's origin nor the API on the origin of stored bytes.
 
+// resolveURLs applies the defaults of PublicURL ("http://" + Listen) and
+// DownloadURL (PublicURL), drops their trailing '/', checks the download
+// origin and returns its host name, "" when there is none.
+func resolveURLs(opts *Options) (dlHost string, err error) {
+	if opts.PublicURL == "" {
+		opts.PublicURL = "http://" + opts.Listen
+	}
+	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
+	if dlHost, err = downloadHost(opts.PublicURL, opts.DownloadURL); err != nil {
+		return "", err
+	}
+	if opts.DownloadURL = strings.TrimSuffix(opts.DownloadURL, "/"); opts.DownloadURL == "" {
+		opts.DownloadURL = opts.PublicURL
+	}
+	return dlHost, nil
+}
+
 // downloadHost checks a DownloadURL against the PublicURL and returns its
 // host name, or "" when there is no download origin.
 func downloadHost(publicURL, downloadURL string) (string, error) {

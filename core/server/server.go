@@ -160,16 +160,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}
-	if opts.PublicURL == "" {
-		opts.PublicURL = "http://" + opts.Listen
-	}
-	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
-	dlHost, err := downloadHost(opts.PublicURL, opts.DownloadURL)
+	dlHost, err := resolveURLs(&opts) // origin.go
 	if err != nil {
 		return nil, err
-	}
-	if opts.DownloadURL = strings.TrimSuffix(opts.DownloadURL, "/"); opts.DownloadURL == "" {
-		opts.DownloadURL = opts.PublicURL
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
