@@ -433,49 +433,10 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		apiError(ctx, http.StatusBadRequest, "bad_request", jsonProblem(err))
+		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed JSON: "+err.Error())
 		return false
 	}
 	return true
-}
-
-// jsonProblem names what is wrong with a JSON request body, in the API's
-// terms: encoding/json's own messages name Go types ("Go struct field
-// .ttlSeconds of type int64").
-func jsonProblem(err error) string {
-	var (
-		syn *json.SyntaxError
-		typ *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Sprintf("malformed JSON at byte %d", syn.Offset)
-	case errors.As(err, &typ) && typ.Field != "":
-		return fmt.Sprintf("field %q must be a JSON %s", typ.Field, jsonKind(typ.Type.Kind().String()))
-	case errors.As(err, &typ):
-		return "the body must be a JSON object"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "malformed JSON: the body ends early"
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + f
-	}
-	return "malformed JSON"
-}
-
-// jsonKind is the JSON name of a Go kind a request field decodes into.
-func jsonKind(kind string) string {
-	switch {
-	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
-		return "number"
-	case kind == "bool":
-		return "boolean"
-	case kind == "slice":
-		return "array"
-	case kind == "map", kind == "struct":
-		return "object"
-	}
-	return kind
 }
 
 func ttlOf(seconds int64, def time.Duration) (time.Duration, bool) {
