@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -14,17 +15,54 @@ const MaxKeyLen = 1024
 // start with ReservedDir + "/".
 const ReservedDir = ".mcpblob"
 
+// KeyError is a key that a store refuses: one that breaks ValidateKey's
+// rules, or one a backend cannot hold (a local store's file system limits
+// the length of each path segment). It wraps ErrInvalidKey and, when set,
+// Err. Reason is safe to show to clients; Err (a syscall error, say) is for
+// logs only and is not part of Error().
+type KeyError struct {
+	Key    string // the refused key, possibly long
+	Reason string // why, as a phrase: "contains a \"..\" segment"
+	Err    error  // the underlying cause, or nil
+}
+
+func (e *KeyError) Error() string {
+	if e.Key == "" {
+		return "storage: invalid key: " + e.Reason
+	}
+	return fmt.Sprintf("storage: invalid key %q: %s", truncateKey(e.Key), e.Reason)
+}
+
+// Unwrap returns ErrInvalidKey and the cause.
+func (e *KeyError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalidKey}
+	}
+	return []error{ErrInvalidKey, e.Err}
+}
+
+// KeyReason returns why err refuses a key, as a phrase to show a client:
+// the Reason of a [*KeyError] in err's chain, else "" (an ErrInvalidKey
+// without one says nothing more than "invalid key").
+func KeyReason(err error) string {
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		return ke.Reason
+	}
+	return ""
+}
+
 // ValidateKey enforces the key rules shared by every backend: a non-empty,
 // valid UTF-8 path of at most MaxKeyLen bytes, with no leading or trailing
 // '/', no empty, "." or ".." segment, no backslash, no control characters
-// (NUL included), and not under ReservedDir in any letter case. The returned error wraps
-// ErrInvalidKey and says why.
+// (NUL included), and not under ReservedDir in any letter case. The
+// returned error is a [*KeyError] (wrapping ErrInvalidKey) that says why.
 func ValidateKey(key string) error {
 	why := keyProblem(key)
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("%w %q: %s", ErrInvalidKey, truncateKey(key), why)
+	return &KeyError{Key: key, Reason: why}
 }
 
 func keyProblem(key string) string {
@@ -63,6 +101,10 @@ func keyProblem(key string) string {
 	}
 	return ""
 }
+
+// TruncateKey shortens key for a message: at most 64 bytes, then "…" (the
+// cut may split a UTF-8 sequence; quote the result).
+func TruncateKey(key string) string { return truncateKey(key) }
 
 // truncateKey keeps error messages short for over-long keys.
 func truncateKey(key string) string {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -23,6 +24,27 @@ func TestValidateKey(t *testing.T) {
 		if !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("ValidateKey(%q) = %v, want ErrInvalidKey", key, err)
 		}
+	}
+}
+
+func TestKeyError(t *testing.T) {
+	err := ValidateKey("a/../b")
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.Key != "a/../b" || KeyReason(err) != `contains a ".." segment` ||
+		err.Error() != `storage: invalid key "a/../b": contains a ".." segment` {
+		t.Fatalf("ValidateKey: %#v", err)
+	}
+	cause := errors.New("statat x: file name too long")
+	wrapped := fmt.Errorf("localfs: stat: %w", &KeyError{Reason: "too long", Err: cause})
+	if !errors.Is(wrapped, ErrInvalidKey) || !errors.Is(wrapped, cause) || KeyReason(wrapped) != "too long" ||
+		strings.Contains((&KeyError{Reason: "too long", Err: cause}).Error(), "statat") {
+		t.Errorf("KeyError with a cause: %v", wrapped)
+	}
+	if KeyReason(ErrInvalidKey) != "" || KeyReason(nil) != "" {
+		t.Error("KeyReason of a bare sentinel or nil is not empty")
+	}
+	if got := TruncateKey(strings.Repeat("k", 100)); got != strings.Repeat("k", 64)+"…" {
+		t.Errorf("TruncateKey: %q", got)
 	}
 }
 

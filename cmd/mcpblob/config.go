@@ -21,6 +21,7 @@ type Config struct {
 	S3Bucket            string
 	S3Region            string
 	PublicURL           string // base URL of minted links; default http://<listen>
+	DownloadURL         string // base URL of download links on a separate origin; default PublicURL
 	AuthKeys            string // file of hashed API keys
 	TokenKeys           string // file of HMAC keys for links, sessions and states
 	ConformanceFixtures bool
@@ -60,6 +61,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.S3Bucket, "s3-bucket", "mcpblob", "S3 bucket (created at start when missing)")
 	fs.StringVar(&c.S3Region, "s3-region", "us-east-1", "S3 region (keeps presigning offline)")
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of minted links (default http://<listen>)")
+	fs.StringVar(&c.DownloadURL, "download-url", "", "base URL of download links (/d) on a separate origin, the user-content-domain pattern: another host than --public-url, ideally another registrable domain (default: --public-url)")
 	fs.StringVar(&c.AuthKeys, "auth-keys", "", "file of hashed API keys (required for non-loopback binds)")
 	fs.StringVar(&c.TokenKeys, "token-keys", "", "file of token signing keys (default: generated in <data>/.mcpblob/token-keys on the local store)")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "add the MCP conformance suite's fixture tools, resources and prompts")
@@ -122,6 +124,16 @@ func (c Config) Validate() error {
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--public-url %q: want an absolute http(s) URL", c.PublicURL))
+	}
+	if c.DownloadURL != "" {
+		d, err := url.Parse(c.DownloadURL)
+		p, _ := url.Parse(c.PublicURL)
+		switch {
+		case err != nil || (d.Scheme != "http" && d.Scheme != "https") || d.Host == "" || strings.Trim(d.Path, "/") != "":
+			errs = append(errs, fmt.Errorf("--download-url %q: want an absolute http(s) URL without a path", c.DownloadURL))
+		case p != nil && strings.EqualFold(d.Hostname(), p.Hostname()):
+			errs = append(errs, fmt.Errorf("--download-url %q: must be on another host than --public-url %q", c.DownloadURL, c.PublicURL))
+		}
 	}
 	switch c.StreamMode {
 	case "", "direct", "redirect", "url":

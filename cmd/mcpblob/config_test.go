@@ -55,6 +55,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{[]string{"--stream-mode", "fast"}, nil, "--stream-mode"},
 		{[]string{"--s3-endpoint", "ftp://x"}, nil, "--s3-endpoint"},
 		{[]string{"--log-format", "xml"}, nil, "--log-format"},
+		{[]string{"--download-url", "http://127.0.0.1:9000"}, nil, "--download-url"},
+		{[]string{"--download-url", "https://dl.example.net/files"}, nil, "--download-url"},
+		{nil, map[string]string{"MCPBLOB_DOWNLOAD_URL": "dl.example.net"}, "--download-url"},
 		{nil, map[string]string{"MCPBLOB_GRACE_PERIOD": "soon"}, "MCPBLOB_GRACE_PERIOD"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 		{[]string{"--no-such-flag"}, nil, "not defined"},
@@ -63,6 +66,14 @@ func TestLoadConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("loadConfig(%q, %v) = %v, want error mentioning %q", tc.args, tc.env, err, tc.want)
 		}
+	}
+}
+
+func TestLoadConfigDownloadURL(t *testing.T) {
+	c, err := loadConfig([]string{"--public-url", "https://mcp.example.com"},
+		env(map[string]string{"MCPBLOB_DOWNLOAD_URL": "https://dl.example-content.net"}), io.Discard)
+	if err != nil || c.DownloadURL != "https://dl.example-content.net" {
+		t.Fatalf("--download-url from env: %+v %v", c, err)
 	}
 }
 

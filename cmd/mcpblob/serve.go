@@ -51,6 +51,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Logger:           logger,
 		Listen:           cfg.Listen,
 		PublicURL:        cfg.PublicURL,
+		DownloadURL:      cfg.DownloadURL,
 		AuthKeysFile:     cfg.AuthKeys,
 		Extend:           extensions(cfg),
 		Version:          versionString(),
@@ -65,7 +66,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	logger.Info("mcpblob starting",
 		"version", versionString(), "listen", cfg.Listen, "store", desc,
-		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL,
+		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL, "download_url", cfg.DownloadURL,
 		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures,
 		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect)
 

@@ -41,6 +41,9 @@ type Options struct {
 	// PublicURL is the base of minted URLs (download links, upload
 	// endpoints, the upload page). Default "http://127.0.0.1:8080".
 	PublicURL string
+	// DownloadURL is the base of download links (/d) when they are served
+	// from a separate origin (docs/security.md); default PublicURL.
+	DownloadURL string
 	// MaxTextBytes: text blobs (text/*, JSON, XML… that are valid UTF-8) up
 	// to this size are read as text, larger ones as base64. Default 16 MiB.
 	MaxTextBytes int64
@@ -87,6 +90,9 @@ func New(opts Options) (*App, error) {
 	}
 	if opts.PublicURL == "" {
 		opts.PublicURL = "http://127.0.0.1:8080"
+	}
+	if opts.DownloadURL == "" {
+		opts.DownloadURL = opts.PublicURL
 	}
 	setDefault(&opts.MaxTextBytes, DefaultMaxTextBytes)
 	setDefault(&opts.PageSize, DefaultPageSize)

@@ -79,7 +79,7 @@ func (a *App) newUploadState(c *mcp.Call) (*uploadState, string) {
 	}
 	if st.Key != "" {
 		if err := storage.ValidateKey(st.Key); err != nil {
-			return nil, fmt.Sprintf("Invalid key %q: %v", st.Key, err)
+			return nil, invalidKey(st.Key, err)
 		}
 	}
 	if bad := st.limits(c.Arguments(), a.opts.MaxFileBytes); bad != "" {

@@ -43,7 +43,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 	canonical := URI(info.Key)
 	switch a.streamMode() {
 	case StreamURL:
-		link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+		link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
 			Principal: c.Principal(), Key: info.Key, SingleUse: true, TTL: a.opts.LinkTTL})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: mint download link: %w", err)
@@ -56,7 +56,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)
 		}
 		return &mcp.StreamAnswer{URI: canonical, Location: u.String(),
-			Header: [][2]string{{mcp.HeaderResourceURI, canonical}, {"Cache-Control", "no-store"}}}, nil
+			Header: [][2]string{{mcp.HeaderResourceURI, canonical}, {"Cache-Control", "no-store"}, {HeaderContentTypeOptions, NoSniff}}}, nil
 	}
 	return a.streamDirect(c, uri, key, maxSize)
 }
@@ -76,11 +76,11 @@ func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.St
 		return nil, mcp.StreamTooLarge(uri, info.Size, maxSize)
 	}
 	canonical := URI(info.Key)
-	h := [][2]string{
+	h := append([][2]string{
 		{"Content-Disposition", ContentDisposition("attachment", DownloadName(info))},
 		{mcp.HeaderResourceURI, canonical},
 		{"Cache-Control", "no-store"},
-	}
+	}, SafetyHeaders(mediaType(info))...)
 	if info.ETag != "" {
 		h = append(h, [2]string{"ETag", info.ETag})
 	}

@@ -107,14 +107,26 @@ func blobResult(info storage.Info) *mcp.ToolResult {
 	return &mcp.ToolResult{Content: []any{structuredText(sc), resourceLink(info)}, StructuredContent: sc}
 }
 
+// keyError is the isError result for a key the store refused or does not
+// hold, or nil for any other error (a server error).
 func keyError(key string, err error) *mcp.ToolResult {
 	switch {
 	case errors.Is(err, storage.ErrInvalidKey):
-		return mcp.ToolError("Invalid key %q: %v", key, err)
+		return mcp.ToolError("%s", invalidKey(key, err))
 	case errors.Is(err, storage.ErrNotFound):
 		return mcp.ToolError("Blob %q not found", key)
 	}
 	return nil
+}
+
+// invalidKey says why the store refused key: the reason of its
+// *storage.KeyError, never the error's text, which may carry a storage
+// path or a syscall error.
+func invalidKey(key string, err error) string {
+	if why := storage.KeyReason(err); why != "" {
+		return fmt.Sprintf("Invalid key %q: %s", storage.TruncateKey(key), why)
+	}
+	return fmt.Sprintf("Invalid key %q", storage.TruncateKey(key))
 }
 
 func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
@@ -193,7 +205,7 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 }
 
 // downloadLink is the get_download_link tool: a signed, expiring
-// "<PublicURL>/d/<token>" link to the blob's raw bytes, bound to the caller
+// "<DownloadURL>/d/<token>" link to the blob's raw bytes, bound to the caller
 // and the key. The link itself is the credential until it expires.
 func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 	key, bad := stringArg(c, "key", true)
@@ -218,7 +230,7 @@ func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 		}
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}
-	link, err := a.keyring.MintDownload(a.opts.PublicURL, token.DownloadGrant{
+	link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
 		Principal: c.Principal(), Key: info.Key, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)

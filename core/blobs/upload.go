@@ -92,7 +92,7 @@ func (a *App) uploadFile(c *mcp.Call) (*mcp.ToolResult, error) {
 		key = UploadPrefix(token.NewUploadID()) + orDefault(filename, "upload")
 	}
 	if err := storage.ValidateKey(key); err != nil {
-		return mcp.ToolError("Invalid key %q: %v", key, err), nil
+		return mcp.ToolError("%s", invalidKey(key, err)), nil
 	}
 	info, res, err := a.store(c.Context(), f, key, filename, false)
 	if res != nil || err != nil {
@@ -146,7 +146,7 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 		f.Problem = ie.Detail
 		return mcp.FileError(f), nil
 	case errors.Is(err, storage.ErrInvalidKey):
-		return mcp.ToolError("Invalid key %q: %v", key, err), nil
+		return mcp.ToolError("%s", invalidKey(key, err)), nil
 	case errors.Is(err, storage.ErrExists):
 		return mcp.ToolError("Blob %q already exists", key), nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/byterange"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -26,65 +27,6 @@ type blobServe struct {
 	// consume runs once the object is known to exist and bytes are about to
 	// be sent (GET 200/206); an error refuses (404 for a used single-use link).
 	consume func() error
-}
-
-// byteRange is a parsed single "bytes=" range; suffix means "the last n".
-type byteRange struct {
-	start, end int64 // end inclusive; -1 = to the end
-	suffix     int64
-	isSuffix   bool
-}
-
-// parseRange parses a Range header with exactly one byte range. ok is false
-// for a missing, multi-range or malformed header, which RFC 9110 lets a
-// server ignore (it then sends the whole object).
-func parseRange(v string) (byteRange, bool) {
-	spec, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes=")
-	if !ok || strings.Contains(spec, ",") {
-		return byteRange{}, false
-	}
-	a, b, ok := strings.Cut(strings.TrimSpace(spec), "-")
-	if !ok {
-		return byteRange{}, false
-	}
-	if a == "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || n < 0 {
-			return byteRange{}, false
-		}
-		return byteRange{suffix: n, isSuffix: true}, true
-	}
-	start, err := strconv.ParseInt(a, 10, 64)
-	if err != nil || start < 0 {
-		return byteRange{}, false
-	}
-	end := int64(-1)
-	if b != "" {
-		if end, err = strconv.ParseInt(b, 10, 64); err != nil || end < start {
-			return byteRange{}, false
-		}
-	}
-	return byteRange{start: start, end: end}, true
-}
-
-// resolve returns offset and length within size, or ok=false when the range
-// is not satisfiable (416).
-func (r byteRange) resolve(size int64) (off, n int64, ok bool) {
-	if r.isSuffix {
-		if r.suffix == 0 || size == 0 {
-			return 0, 0, false
-		}
-		n = min(r.suffix, size)
-		return size - n, n, true
-	}
-	if r.start >= size {
-		return 0, 0, false
-	}
-	end := size - 1
-	if r.end >= 0 && r.end < end {
-		end = r.end
-	}
-	return r.start, end - r.start + 1, true
 }
 
 // etagMatch reports whether an If-None-Match list names etag (weak
@@ -116,8 +58,8 @@ func ifRangeHolds(v string, info storage.Info) bool {
 	return err == nil && !info.ModTime.IsZero() && info.ModTime.Unix() == t.Unix()
 }
 
-// serveBlob answers GET or HEAD for one object with validators, a single
-// Range, If-Range, If-None-Match (304) and 416; bytes go out by sendfile
+// serveBlob answers GET or HEAD for one object with validators, Range,
+// If-Range, If-None-Match (304) and 416; bytes go out by sendfile
 // from local files and by a streamed copy otherwise.
 func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 	for attempt := 0; ; attempt++ {
@@ -167,6 +109,7 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 // 304 included.
 func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	h.Set("Cache-Control", "no-store")
+	h.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	h.Set("Accept-Ranges", "bytes")
 	// SEP-2532: a downloadUrl answers with the headers of a direct
 	// resources/stream answer, MCP-Resource-Uri included.
@@ -182,12 +125,18 @@ func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	}
 }
 
-// setBlobContentHeaders sets Content-Type and, when there is a name to
-// give, Content-Disposition.
+// setBlobContentHeaders sets Content-Type, the safety headers of stored
+// bytes (blobs.SafetyHeaders) and Content-Disposition: an attachment when
+// there is a name to give, and always for an active type, which a browser
+// must never render on this origin.
 func setBlobContentHeaders(h *fasthttp.ResponseHeader, bs blobServe, info storage.Info) {
-	h.Set("Content-Type", mediaTypeOf(info))
+	mt := mediaTypeOf(info)
+	h.Set("Content-Type", mt)
+	for _, kv := range blobs.SafetyHeaders(mt) {
+		h.Set(kv[0], kv[1])
+	}
 	name := bs.filename
-	if name == "" && (info.Filename != "" || bs.alwaysDisposition) {
+	if name == "" && (info.Filename != "" || bs.alwaysDisposition || !blobs.Inert(mt)) {
 		name = blobs.DownloadName(info)
 	}
 	if name != "" {
@@ -196,30 +145,27 @@ func setBlobContentHeaders(h *fasthttp.ResponseHeader, bs blobServe, info storag
 }
 
 // blobRange works out which bytes of the blob go out and with which status,
-// honouring Range and If-Range. When the range is not satisfiable it
-// answers 416 itself and reports !ok.
+// honouring Range (RFC 9110 §14, package byterange) and If-Range. When the
+// range is not satisfiable it answers 416 itself and reports !ok.
 func blobRange(ctx *fasthttp.RequestCtx, info storage.Info) (off, n int64, status int, ok bool) {
 	h := &ctx.Response.Header
-	off, n, status = int64(0), info.Size, http.StatusOK
 	rv := string(ctx.Request.Header.Peek("Range"))
-	if rv == "" {
-		return off, n, status, true
+	if rv == "" || !ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
+		return 0, info.Size, http.StatusOK, true
 	}
-	r, parsed := parseRange(rv)
-	if !parsed || !ifRangeHolds(string(ctx.Request.Header.Peek("If-Range")), info) {
-		return off, n, status, true
-	}
-	var sat bool
-	if off, n, sat = r.resolve(info.Size); !sat {
+	r, outcome := byterange.Select(rv, info.Size)
+	switch outcome {
+	case byterange.Ignore:
+		return 0, info.Size, http.StatusOK, true
+	case byterange.Unsatisfiable:
 		h.Del("Content-Disposition")
 		h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
 		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
-			"range starts past the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
-		return off, n, status, false
+			"no range starts before the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
+		return 0, 0, 0, false
 	}
-	status = http.StatusPartialContent
-	h.Set("Content-Range", "bytes "+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(off+n-1, 10)+"/"+strconv.FormatInt(info.Size, 10))
-	return off, n, status, true
+	h.Set("Content-Range", "bytes "+strconv.FormatInt(r.Offset, 10)+"-"+strconv.FormatInt(r.Offset+r.Length-1, 10)+"/"+strconv.FormatInt(info.Size, 10))
+	return r.Offset, r.Length, http.StatusPartialContent, true
 }
 
 // sendBlobBody opens the blob's bytes and streams them out. When the blob

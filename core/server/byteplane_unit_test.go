@@ -11,47 +11,6 @@ import (
 	"github.com/mcpblob/mcpblob/storage"
 )
 
-func TestParseRange(t *testing.T) {
-	const size = 100
-	for _, tc := range []struct {
-		in      string
-		ok, sat bool
-		off, n  int64
-	}{
-		{"bytes=0-9", true, true, 0, 10},
-		{"bytes=90-", true, true, 90, 10},
-		{"bytes=95-200", true, true, 95, 5},
-		{"bytes=-10", true, true, 90, 10},
-		{"bytes=-500", true, true, 0, 100},
-		{"bytes=-0", true, false, 0, 0},
-		{"bytes=100-", true, false, 0, 0},
-		{"bytes=100-200", true, false, 0, 0},
-		{" bytes=1-1 ", true, true, 1, 1},
-		{"bytes=5-4", false, false, 0, 0},
-		{"bytes=0-1,3-4", false, false, 0, 0},
-		{"bytes=a-b", false, false, 0, 0},
-		{"bytes=-", false, false, 0, 0},
-		{"items=0-1", false, false, 0, 0},
-		{"bytes=-1-2", false, false, 0, 0},
-	} {
-		r, ok := parseRange(tc.in)
-		if ok != tc.ok {
-			t.Errorf("parseRange(%q) ok = %v", tc.in, ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		off, n, sat := r.resolve(size)
-		if sat != tc.sat || (sat && (off != tc.off || n != tc.n)) {
-			t.Errorf("%q on %d bytes: %d+%d sat=%v, want %d+%d sat=%v", tc.in, size, off, n, sat, tc.off, tc.n, tc.sat)
-		}
-	}
-	if _, _, sat := (byteRange{start: 0, end: -1}).resolve(0); sat {
-		t.Error("a range of an empty object is satisfiable")
-	}
-}
-
 func TestConditionals(t *testing.T) {
 	mod := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
 	info := storage.Info{ETag: `"abc"`, ModTime: mod.Add(300 * time.Millisecond)}

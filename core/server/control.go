@@ -63,11 +63,12 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 		s.listBlobs(ctx)
 	case strings.HasPrefix(raw, "/v1/blobs/"):
 		key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
-		if err == nil {
-			err = storage.ValidateKey(key)
-		}
 		if err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: "+strings.TrimPrefix(err.Error(), "storage: invalid key "))
+			apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
+			return
+		}
+		if err := storage.ValidateKey(key); err != nil {
+			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 			return
 		}
 		switch method {
@@ -119,7 +120,7 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 	case errors.Is(err, storage.ErrNotFound):
 		apiError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
 	case errors.Is(err, storage.ErrInvalidKey):
-		apiError(ctx, http.StatusBadRequest, "invalid_key", fmt.Sprintf("invalid key %q", key))
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 	case errors.Is(err, storage.ErrExists):
 		apiError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, ingest.ErrTooLarge):
@@ -138,6 +139,16 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		s.log.Error("server: storage", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
 	}
+}
+
+// invalidKeyMessage says why the store refused key: the reason of its
+// *storage.KeyError, never the error's text, which may carry a storage
+// path or a syscall error.
+func invalidKeyMessage(key string, err error) string {
+	if why := storage.KeyReason(err); why != "" {
+		return fmt.Sprintf("invalid key %q: %s", storage.TruncateKey(key), why)
+	}
+	return fmt.Sprintf("invalid key %q", storage.TruncateKey(key))
 }
 
 // blobJSON is the blob object of docs/control-api.md.
@@ -451,7 +462,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		return
 	}
 	if err := storage.ValidateKey(req.Key); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", err.Error())
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
 		return
 	}
 	ttl, ok := ttlOf(req.TTLSeconds, token.DefaultDownloadTTL)
@@ -471,7 +482,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		s.apiStorageError(ctx, "stat", req.Key, err)
 		return
 	}
-	link, err := s.opts.Keyring.MintDownload(s.opts.PublicURL, token.DownloadGrant{
+	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{
 		Principal: principal, Key: req.Key, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)
@@ -492,7 +503,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
 	}
 	if req.Key != "" {
 		if err := storage.ValidateKey(req.Key); err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", err.Error())
+			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
 			return
 		}
 	}

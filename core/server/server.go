@@ -64,6 +64,15 @@ type Options struct {
 	// upload endpoints, the upload page), as clients reach it: behind a load
 	// balancer, its address. Default "http://" + Listen.
 	PublicURL string
+	// DownloadURL, when set, is the base of download links (/d/{token}) on
+	// an origin of their own: the user-content-domain pattern. Its host
+	// must differ from PublicURL's (better: another registrable domain,
+	// so no cookie of the service's site reaches it). Requests for that
+	// host are served /d, /healthz and /readyz only; /d on any other host
+	// is refused (404), so stored bytes never come from the service's
+	// origin. The load balancer must pass the Host header through.
+	// Default "": links on PublicURL, /d served on every host.
+	DownloadURL string
 	// AllowedOrigins lists extra acceptable Origin values
 	// ("https://app.example.com"); localhost origins are always accepted on
 	// loopback binds, same-origin requests on other binds.
@@ -124,6 +133,7 @@ type Server struct {
 	fs       *fasthttp.Server
 	keys     []authKey
 	loopback bool
+	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
 	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
 	mu       sync.Mutex
@@ -150,10 +160,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}
-	if opts.PublicURL == "" {
-		opts.PublicURL = "http://" + opts.Listen
+	dlHost, err := resolveURLs(&opts) // origin.go
+	if err != nil {
+		return nil, err
 	}
-	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -172,12 +182,11 @@ func New(opts Options) (*Server, error) {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	s := &Server{opts: opts, log: opts.Logger}
+	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost}
 	var shared bool
 	if s.claims, shared = claimsOf(opts.Backend); !shared {
 		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
 	}
-	var err error
 	if s.keys, err = loadKeys(opts.AuthKeysFile, opts.AuthKeys); err != nil {
 		return nil, err
 	}
@@ -239,6 +248,7 @@ func (s *Server) newMCP(mo mcp.Options) error {
 	s.mcp = mcp.NewServer(mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
+	bo.DownloadURL = s.opts.DownloadURL
 	if bo.MaxFileBytes <= 0 {
 		bo.MaxFileBytes = mo.MaxFileBytes
 	}
@@ -315,7 +325,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
 		}()
 	}
+	// Every answer, whatever sets or resets it: no browser may sniff a type
+	// (stored bytes above all; blobs.SafetyHeaders).
+	defer ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	path := string(ctx.Path())
+	if s.misdirected(ctx, path) {
+		return
+	}
 	switch {
 	case strings.HasPrefix(path, "/v1/"):
 		s.serveControl(ctx) // control.go
@@ -451,18 +467,29 @@ func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
 	return principal, found == 1
 }
 
+// errorHandler answers a request fasthttp could not read. The header was
+// not parsed (fasthttp resets it), so the path, and with it the surface,
+// is unknown: the answer is the HTTP JSON error body
+// {"error":{"code","message"}} that /v1, /d, /u and the transport errors of
+// /mcp share (a JSON-RPC body is optional on an HTTP-level /mcp error).
+// Only a body over the limit comes with a parsed header: /mcp gets its
+// JSON-RPC error then. The messages name the problem, never the error.
 func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var netErr *net.OpError
+	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && string(ctx.Path()) == "/mcp":
 		jsonError(ctx, http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "Request body too large")
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "request body too large")
 	case errors.As(err, &small):
-		jsonError(ctx, http.StatusRequestHeaderFieldsTooLarge, mcp.CodeInvalidRequest, "Request header too large")
+		apiError(ctx, http.StatusRequestHeaderFieldsTooLarge, "header_too_large",
+			fmt.Sprintf("request line and headers over the limit of %d bytes", s.opts.MaxHeaderBytes))
 	case errors.As(err, &netErr) && netErr.Timeout():
-		ctx.Error("Request timeout", http.StatusRequestTimeout)
+		apiError(ctx, http.StatusRequestTimeout, "timeout", "the request did not arrive in time")
 	default:
-		ctx.Error("Error when parsing request", http.StatusBadRequest)
+		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed HTTP request")
 	}
 }
 

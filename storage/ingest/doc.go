@@ -2,15 +2,17 @@
 // object, shared by every upload surface (the control API's PUT, the /u
 // upload endpoints, the MCP upload_file and request_upload tools):
 //
-//	Begin   checks the options and the declared media type against Accept,
-//	        then creates the storage.Writer (nothing is read yet)
+//	Begin   checks the options and the declared media type against Accept
+//	        (together with the filename's extension: accept.go), then
+//	        creates the storage.Writer (nothing is read yet)
 //	Write   counts bytes against MaxSize (and Size) as they arrive, keeps
 //	        the first 512 for sniffing, and hands 1 MiB chunks to storage on
 //	        another goroutine, so decoding or parsing the next bytes overlaps
 //	        storage's hashing and writing of the last ones
 //	Close   flushes, waits for storage, then checks the content: not empty,
 //	        not contradicting the declared type where sniffing is reliable
-//	        (magic numbers), sniffed type inside Accept
+//	        (magic numbers), sniffed type inside Accept, and, for a file
+//	        admitted by its extension alone, no markup the list does not name
 //	Commit  makes the object visible; Abort discards it
 //
 // [Store] runs the whole sequence on an io.Reader and aborts on any failure.

@@ -80,6 +80,7 @@ const (
 type Upload struct {
 	spec      Spec // normalized: MediaType set
 	base      string
+	ext       string // the listed extension that admitted a declared octet-stream (acceptDeclared)
 	w         storage.Writer
 	aw        *AsyncWriter
 	n         int64
@@ -104,14 +105,15 @@ func Begin(ctx context.Context, be storage.Backend, spec Spec) (*Upload, error) 
 	spec.MediaType = opts.MediaType
 	base, _, _ := strings.Cut(spec.MediaType, ";")
 	base = strings.TrimSpace(base)
-	if !declaredAccepted(spec.Accept, base, spec.Filename) {
+	ok, ext := acceptDeclared(spec.Accept, base, spec.Filename)
+	if !ok {
 		return nil, &Error{Err: ErrNotAccepted, Detail: acceptDetail(base, spec.Accept)}
 	}
 	w, err := be.Create(ctx, spec.Key, opts)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
 	}
-	return &Upload{spec: spec, base: base, w: w, aw: NewAsyncWriter(w), mediaType: spec.MediaType,
+	return &Upload{spec: spec, base: base, ext: ext, w: w, aw: NewAsyncWriter(w), mediaType: spec.MediaType,
 		head: make([]byte, 0, SniffLen)}, nil
 }
 
@@ -263,6 +265,11 @@ func (u *Upload) check() error {
 	detail, storeAs := ContentProblem(u.base, u.n, u.head)
 	if detail != "" {
 		return &Error{Err: ErrTypeMismatch, Detail: detail}
+	}
+	if u.ext != "" {
+		if detail := markupProblem(u.spec.Accept, u.ext, u.head); detail != "" {
+			return &Error{Err: ErrNotAccepted, Detail: detail}
+		}
 	}
 	if got := Sniff(u.head); got != "" && got != canonical(u.base) && !sniffedAccepted(u.spec.Accept, got, u.spec.Filename) {
 		return &Error{Err: ErrNotAccepted, Detail: acceptDetail(got, u.spec.Accept)}

@@ -5,7 +5,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -146,21 +145,13 @@ func acceptDetail(mt string, accept []string) string {
 	return fmt.Sprintf("media type %q is not accepted (accept: %s)", mt, strings.Join(accept, ", "))
 }
 
-// declaredAccepted reports whether a declared media type passes accept:
-// codec.MatchAccept on the type, or the filename's extension listed as a
-// dot-extension entry (".pdf"), which MatchAccept leaves aside; a part named
-// "report.pdf" sent as application/octet-stream passes [".pdf"] (its content
-// is still sniffed at Close).
-func declaredAccepted(accept []string, mt, filename string) bool {
-	return len(accept) == 0 || codec.MatchAccept(accept, mt) || extensionListed(accept, filename) != ""
-}
-
 // sniffedAccepted reports whether sniffed, the type of the content, passes
-// accept: codec.MatchAccept, or the filename's listed extension when that
-// extension does not name another sniffable type (a "report.pdf" that is a
-// ZIP does not pass [".pdf"]; a "letter.docx", a ZIP, passes [".docx"]).
+// accept: a listed media range (typeListed), a listed extension whose type
+// it is, or the filename's listed extension when that extension does not
+// name another sniffable type (a "report.pdf" that is a ZIP does not pass
+// [".pdf"]; a "letter.docx", a ZIP, passes [".docx"]).
 func sniffedAccepted(accept []string, sniffed, filename string) bool {
-	if len(accept) == 0 || codec.MatchAccept(accept, sniffed) {
+	if len(accept) == 0 || typeListed(accept, sniffed) || extensionAccepting(accept, sniffed) != "" {
 		return true
 	}
 	ext := extensionListed(accept, filename)

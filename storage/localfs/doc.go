@@ -16,8 +16,10 @@
 // a path cannot be both a file and a directory, the key "a" and the keys
 // "a/..." cannot exist at the same time here (S3 allows it): creating one
 // while the other exists fails with [storage.ErrExists]. A key segment longer
-// than the file system's name limit (255 bytes on most) fails with
-// [storage.ErrInvalidKey].
+// than 255 bytes (the file systems' name limit) fails with a
+// [*storage.KeyError] before the file system is touched; a lower limit met
+// on some file system gives one too (the syscall error is its Err, for
+// logs, never its Reason).
 //
 // # Metadata and atomicity
 //

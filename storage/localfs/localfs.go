@@ -453,12 +453,28 @@ func (s *Store) readDir(dir string) ([]os.DirEntry, error) {
 
 func metaPath(key string) string { return metaDir + "/" + key }
 
-// checkKey validates key and ctx before any file system access.
+// maxSegment is the longest path segment, in bytes, that the file systems
+// the store runs on hold (NAME_MAX on Linux, macOS and Windows).
+const maxSegment = 255
+
+// checkKey validates key and ctx before any file system access: the rules
+// of storage.ValidateKey, and no segment longer than maxSegment.
 func checkKey(ctx context.Context, key string) error {
 	if err := storage.ValidateKey(key); err != nil {
 		return err
 	}
+	for seg := range strings.SplitSeq(key, "/") {
+		if len(seg) > maxSegment {
+			return &storage.KeyError{Key: key, Reason: fmt.Sprintf("has a segment longer than %d bytes, the local store's limit", maxSegment)}
+		}
+	}
 	return ctx.Err()
+}
+
+// errNameTooLong is the key error for a name the file system refused as too
+// long (a file system with a limit below maxSegment).
+func errNameTooLong(err error) error {
+	return &storage.KeyError{Reason: "is too long for the local store's file system", Err: err}
 }
 
 // crashHook, when set (by tests only), is called at the named points of the
@@ -495,7 +511,7 @@ func notFound(err error) error {
 	case err == nil, isNotExist(err), errors.Is(err, syscall.EISDIR):
 		return storage.ErrNotFound
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return fmt.Errorf("%w: %w", storage.ErrInvalidKey, err)
+		return errNameTooLong(err)
 	}
 	return err
 }
@@ -510,7 +526,7 @@ func conflict(err error) error {
 		errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
 		return fmt.Errorf("%w: a file and a folder would share a path: %w", storage.ErrExists, err)
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return fmt.Errorf("%w: %w", storage.ErrInvalidKey, err)
+		return errNameTooLong(err)
 	}
 	return err
 }

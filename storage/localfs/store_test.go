@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -91,6 +92,17 @@ func TestLongSegment(t *testing.T) {
 	}
 	if _, err := s.Stat(t.Context(), key); !errors.Is(err, storage.ErrInvalidKey) {
 		t.Errorf("Stat with a 300-byte segment: %v, want ErrInvalidKey", err)
+	}
+	// The reason is for clients: no syscall error, no path.
+	for _, err := range []error{s.Delete(t.Context(), key), func() error { _, err := s.Stat(t.Context(), key); return err }(),
+		errNameTooLong(syscall.ENAMETOOLONG)} {
+		why := storage.KeyReason(err)
+		if why == "" || strings.Contains(why, "file name too long") || !errors.Is(err, storage.ErrInvalidKey) {
+			t.Errorf("%v: reason %q", err, why)
+		}
+	}
+	if err := errNameTooLong(syscall.ENAMETOOLONG); !errors.Is(err, syscall.ENAMETOOLONG) {
+		t.Errorf("%v does not wrap its cause for the log", err)
 	}
 }
 

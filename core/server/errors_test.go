@@ -1,0 +1,92 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpblob/mcpblob/storage/localfs"
+)
+
+// internals are the pieces of a storage or syscall error that no client
+// answer may carry (issue 12 item 10).
+var internals = []string{"statat", "openat", "mkdirat", "file name too long", "localfs:", "storage:", "ingest:", "syscall", ".mcpblob"}
+
+// checkNoInternals fails when answer carries a piece of internals or the
+// store's folder.
+func checkNoInternals(t *testing.T, what, answer, dir string) {
+	t.Helper()
+	for _, bad := range append(internals, dir) {
+		if strings.Contains(answer, bad) {
+			t.Errorf("%s: the answer carries %q: %.400s", what, bad, answer)
+		}
+	}
+}
+
+// TestErrorsNameNoInternals gives every surface a key whose segment is too
+// long for the local store: stat_blob and the other key tools (both eras)
+// answer isError, /v1 a 400 invalid_key, each naming the problem, none
+// with the store's path or the syscall error. A request line over the
+// header limit on /d is answered with the HTTP JSON error body, not a
+// JSON-RPC one.
+func TestErrorsNameNoInternals(t *testing.T) {
+	dir := t.TempDir()
+	st, err := localfs.Open(dir, localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	c := newBPClient(t, Options{Backend: st})
+	if r := c.put("x/y", []byte("hi"), nil); r.status != 201 {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	long := strings.Repeat("a", 300)
+	for _, key := range []string{long, "x/" + long} {
+		for _, tool := range []string{
+			`"stat_blob","arguments":{"key":` + jsonString(key) + `}`,
+			`"delete_blob","arguments":{"key":` + jsonString(key) + `}`,
+			`"get_download_link","arguments":{"key":` + jsonString(key) + `}`,
+			`"upload_file","arguments":{"key":` + jsonString(key) + `,"file":"data:text/plain;base64,aGk="}`,
+			`"upload_file","arguments":{"file":"data:text/plain;base64,aGk=","key":` + jsonString(key) + `}`,
+		} {
+			legacy := c.session(false, `{}`).call("tools/call", `{"name":`+tool+`}`)
+			hdr := regressModernHeaders("tools/call", strings.SplitN(tool, `"`, 3)[1])
+			hdr["Mcp-Param-Blob-Key"] = key
+			_, _, modern := regressPost(t, c.hc, c.base, hdr, "9",
+				`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":`+tool+`,`+regressMeta(`{}`)+`}}`)
+			if modern.Error != nil {
+				t.Errorf("2026-07-28 %.40s: %+v", tool, modern.Error)
+			}
+			for era, body := range map[string]string{"2025-11-25": string(legacy.body), "2026-07-28": string(modern.Result)} {
+				what := era + " " + tool[:min(len(tool), 40)]
+				if !strings.Contains(body, `"isError":true`) || !strings.Contains(strings.ToLower(body), "key") || !strings.Contains(body, "255 bytes") {
+					t.Errorf("%s: want isError naming the key's problem: %.400s", what, body)
+				}
+				checkNoInternals(t, what, body, dir)
+			}
+		}
+		for _, m := range []string{"GET", "HEAD", "PUT", "DELETE"} {
+			r := c.do(m, "/v1/blobs/"+key, strings.NewReader("hi"), nil)
+			if r.status != http.StatusBadRequest || m != "HEAD" && (errCode(t, r) != "invalid_key" || !strings.Contains(string(r.body), "255 bytes")) {
+				t.Errorf("%s /v1/blobs/<long>: %d %.300s", m, r.status, r.body)
+			}
+			checkNoInternals(t, m+" /v1/blobs", string(r.body), dir)
+		}
+		r := c.do("POST", "/v1/links", strings.NewReader(`{"key":`+jsonString(key)+`}`), nil)
+		if r.status != http.StatusBadRequest || errCode(t, r) != "invalid_key" {
+			t.Errorf("POST /v1/links: %d %.300s", r.status, r.body)
+		}
+		checkNoInternals(t, "POST /v1/links", string(r.body), dir)
+	}
+
+	r := c.do("GET", "/d/"+strings.Repeat("A", 20<<10), nil, nil)
+	var body struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   struct{ Code, Message string }
+	}
+	if r.status != http.StatusRequestHeaderFieldsTooLarge || json.Unmarshal(r.body, &body) != nil || body.JSONRPC != "" ||
+		body.Error.Code != "header_too_large" || body.Error.Message == "" {
+		t.Errorf("/d with a request line over the header limit: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+}
