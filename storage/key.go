@@ -4,11 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // MaxKeyLen is the longest key in bytes, the S3 limit.
 const MaxKeyLen = 1024
+
+// MaxSegmentLen is the longest key segment (the text between two '/') in
+// bytes: the file name limit of the common file systems, so that every key
+// valid on one backend is valid on every other.
+const MaxSegmentLen = 255
+
+// MaxFilenameLen is the longest original filename in bytes that an object
+// may carry (CreateOptions.Filename) and a link may name.
+const MaxFilenameLen = 255
 
 // ReservedDir is the top-level key segment that backends keep for their own
 // bookkeeping (temporary uploads, metadata). No key may be ReservedDir or
@@ -54,9 +64,10 @@ func KeyReason(err error) string {
 
 // ValidateKey enforces the key rules shared by every backend: a non-empty,
 // valid UTF-8 path of at most MaxKeyLen bytes, with no leading or trailing
-// '/', no empty, "." or ".." segment, no backslash, no control characters
-// (NUL included), and not under ReservedDir in any letter case. The
-// returned error is a [*KeyError] (wrapping ErrInvalidKey) that says why.
+// '/', no empty, "." or ".." segment, no segment over MaxSegmentLen bytes,
+// no backslash, no control characters (NUL included), and not under
+// ReservedDir in any letter case. The returned error is a [*KeyError]
+// (wrapping ErrInvalidKey) that says why.
 func ValidateKey(key string) error {
 	why := keyProblem(key)
 	if why == "" {
@@ -87,11 +98,13 @@ func keyProblem(key string) string {
 		}
 	}
 	for seg := range strings.SplitSeq(key, "/") {
-		switch seg {
-		case "":
+		switch {
+		case seg == "":
 			return "contains an empty segment ('//')"
-		case ".", "..":
+		case seg == "." || seg == "..":
 			return fmt.Sprintf("contains a %q segment", seg)
+		case len(seg) > MaxSegmentLen:
+			return fmt.Sprintf("has a segment longer than %d bytes", MaxSegmentLen)
 		}
 	}
 	// Case-folded too: on a case-insensitive file system (or a copy of the
@@ -113,4 +126,73 @@ func truncateKey(key string) string {
 		return key
 	}
 	return key[:max] + "…"
+}
+
+// FilenameError is the error of an unusable filename: why it breaks the
+// filename rules. It wraps ErrInvalidFilename.
+type FilenameError struct {
+	Reason string // "longer than 255 bytes", "contains control character U+000D"…
+}
+
+func (e *FilenameError) Error() string { return fmt.Sprintf("%v: %s", ErrInvalidFilename, e.Reason) }
+
+// Unwrap returns ErrInvalidFilename.
+func (e *FilenameError) Unwrap() error { return ErrInvalidFilename }
+
+// ValidateFilename enforces the rules of an original filename (Info.Filename,
+// a download link's filename): at most MaxFilenameLen bytes of valid UTF-8
+// without control characters (C0 including CR, LF and NUL, DEL, C1), so it
+// fits in a response header and cannot split one or a log line. "" (no
+// filename) is valid. The returned error is a *FilenameError.
+func ValidateFilename(name string) error {
+	var why string
+	switch {
+	case len(name) > MaxFilenameLen:
+		why = fmt.Sprintf("longer than %d bytes", MaxFilenameLen)
+	case !utf8.ValidString(name):
+		why = "not valid UTF-8"
+	default:
+		if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			why = fmt.Sprintf("contains control character %U", r)
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return &FilenameError{Reason: why}
+}
+
+// PathConflictError reports a key that cannot exist beside another one,
+// because keys are paths: an object "a" and objects "a/…" exclude each other
+// (a local store maps keys to files and folders; every backend keeps the
+// same rule). It wraps ErrPathConflict.
+type PathConflictError struct {
+	Key string
+	// Conflict names what is in the way: an existing object that is a
+	// parent of Key ("a" for the key "a/b"), or Key + "/" when objects
+	// exist under Key ("x/" for the key "x").
+	Conflict string
+}
+
+func (e *PathConflictError) Error() string {
+	if strings.HasSuffix(e.Conflict, "/") {
+		return fmt.Sprintf("%v: %q: objects exist under %q", ErrPathConflict, truncateKey(e.Key), truncateKey(e.Conflict))
+	}
+	return fmt.Sprintf("%v: %q: the object %q is a parent of it", ErrPathConflict, truncateKey(e.Key), truncateKey(e.Conflict))
+}
+
+// Unwrap returns ErrPathConflict.
+func (e *PathConflictError) Unwrap() error { return ErrPathConflict }
+
+// Parents returns the parent paths of key, shortest first: "a", "a/b" for
+// "a/b/c".
+func Parents(key string) []string {
+	var out []string
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			out = append(out, key[:i])
+		}
+	}
+	return out
 }

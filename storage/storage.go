@@ -21,6 +21,12 @@ var (
 	ErrInvalidRange  = errors.New("storage: range not satisfiable")
 	ErrClosed        = errors.New("storage: writer already committed or aborted")
 	ErrInvalidCursor = errors.New("storage: invalid list cursor")
+	// ErrPathConflict reports a key that would be both an object and a
+	// folder of objects ("a" and "a/b"); see PathConflictError.
+	ErrPathConflict = errors.New("storage: key conflicts with another key's path")
+	// ErrInvalidFilename reports a filename that breaks the filename rules
+	// (ValidateFilename).
+	ErrInvalidFilename = errors.New("storage: invalid filename")
 	// ErrSizeMismatch reports that the bytes written differ from
 	// CreateOptions.Size; nothing is stored.
 	ErrSizeMismatch = errors.New("storage: size does not match the declared size")
@@ -72,7 +78,7 @@ const DefaultMediaType = "application/octet-stream"
 // stores an object of unknown size with media type application/octet-stream.
 type CreateOptions struct {
 	MediaType   string // default DefaultMediaType
-	Filename    string // original filename, kept in Info
+	Filename    string // original filename, kept in Info (see ValidateFilename)
 	Size        int64  // exact size when known (> 0), else 0 = unknown; other sizes fail with ErrSizeMismatch
 	MaxSize     int64  // Write fails with ErrTooLarge once more bytes arrive; 0 = no limit
 	IfNotExists bool   // Commit fails with ErrExists when the key already exists
@@ -80,7 +86,8 @@ type CreateOptions struct {
 
 // Normalize returns o with its defaults applied, or an error for options
 // that no backend accepts: a negative Size or MaxSize, a Size above MaxSize
-// (wrapping ErrTooLarge), or a MediaType with control characters. Backends
+// (wrapping ErrTooLarge), a MediaType with control characters, or a
+// Filename that breaks the filename rules (a *FilenameError). Backends
 // call it in Create; servers may call it first to fail before reading a body.
 func (o CreateOptions) Normalize() (CreateOptions, error) {
 	switch {
@@ -90,6 +97,9 @@ func (o CreateOptions) Normalize() (CreateOptions, error) {
 		return o, fmt.Errorf("%w: declared size %d is above the limit %d", ErrTooLarge, o.Size, o.MaxSize)
 	case strings.ContainsFunc(o.MediaType, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return o, fmt.Errorf("storage: media type %q has control characters", o.MediaType)
+	}
+	if err := ValidateFilename(o.Filename); err != nil {
+		return o, err
 	}
 	if o.MediaType == "" {
 		o.MediaType = DefaultMediaType
@@ -132,7 +142,10 @@ type Backend interface {
 	// *LimitedFile for a range, so servers can use sendfile.
 	Open(ctx context.Context, key string, rng *Range) (io.ReadCloser, Info, error)
 	// Create starts a streaming write of key. ctx bounds the whole write:
-	// once it is done, Write and Commit fail and nothing is stored.
+	// once it is done, Write and Commit fail and nothing is stored. Keys
+	// are paths: while an object "a" exists no key "a/…" can be created,
+	// and the reverse; Create (or Commit, when the conflict appears
+	// meanwhile) fails with a *PathConflictError.
 	Create(ctx context.Context, key string, opts CreateOptions) (Writer, error)
 	// Delete removes key; a missing key gives ErrNotFound.
 	Delete(ctx context.Context, key string) error

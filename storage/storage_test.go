@@ -9,15 +9,16 @@ import (
 )
 
 func TestValidateKey(t *testing.T) {
+	seg := strings.Repeat("k", MaxSegmentLen)
 	valid := []string{"a", "a/b/c.txt", ".hidden", "a/.b", "..x/y..", "x.", "ünï/日本", ".mcpblobx", "x/.mcpblob",
-		strings.Repeat("k", MaxKeyLen)}
+		seg, "k/" + strings.Repeat(seg+"/", 3) + seg[:MaxKeyLen-3*MaxSegmentLen-5]}
 	for _, key := range valid {
 		if err := ValidateKey(key); err != nil {
 			t.Errorf("ValidateKey(%q) = %v, want nil", key, err)
 		}
 	}
 	invalid := []string{"", ".", "..", "a/..", "../a", "a/./b", "/a", "a/", "a//b", "a\x00", "a\x1fb", "a\x7f",
-		`a\b`, "\xff", strings.Repeat("k", MaxKeyLen+1), ReservedDir, ReservedDir + "/x",
+		`a\b`, "\xff", strings.Repeat("k", MaxKeyLen+1), seg + "k", "a/" + seg + "k/b", ReservedDir, ReservedDir + "/x",
 		".MCPBLOB/x", ".McpBlob", ".mcpBLOB/claims/links/x"}
 	for _, key := range invalid {
 		err := ValidateKey(key)
@@ -114,7 +115,7 @@ func FuzzValidateKey(f *testing.F) {
 			t.Fatalf("accepted %q: invalid UTF-8, too long or reserved", key)
 		}
 		for _, seg := range segs {
-			if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00") {
+			if seg == "" || seg == "." || seg == ".." || len(seg) > MaxSegmentLen || strings.ContainsAny(seg, "\\\x00") {
 				t.Fatalf("accepted %q: segment %q", key, seg)
 			}
 		}
@@ -122,4 +123,72 @@ func FuzzValidateKey(f *testing.F) {
 			t.Fatalf("accepted %q: control character", key)
 		}
 	})
+}
+
+// TestKeyReasons: ValidateKey says why, segments over 255 bytes included.
+func TestKeyReasons(t *testing.T) {
+	for key, why := range map[string]string{
+		strings.Repeat("k", 300):        "has a segment longer than 255 bytes",
+		"a/" + strings.Repeat("k", 256): "has a segment longer than 255 bytes",
+		"a/../b":                        `contains a ".." segment`,
+		"a\r\nb":                        "contains control character U+000D",
+	} {
+		var ke *KeyError
+		if err := ValidateKey(key); !errors.As(err, &ke) || ke.Reason != why || ke.Key != key {
+			t.Errorf("ValidateKey(%.20q) = %v, want a KeyError saying %q", key, err, why)
+		}
+	}
+}
+
+func TestValidateFilename(t *testing.T) {
+	for _, name := range []string{"", "a.txt", "résumé ü.pdf", "dir/x", strings.Repeat("é", 127) + "x", "日本.bin"} {
+		if err := ValidateFilename(name); err != nil {
+			t.Errorf("ValidateFilename(%q) = %v, want nil", name, err)
+		}
+	}
+	for name, why := range map[string]string{
+		"a\r\nb":                              "contains control character U+000D",
+		"nul\x00":                             "contains control character U+0000",
+		"c1\u0085":                            "contains control character U+0085",
+		"\xff":                                "not valid UTF-8",
+		strings.Repeat("f", MaxFilenameLen+1): "longer than 255 bytes",
+	} {
+		var fe *FilenameError
+		if err := ValidateFilename(name); !errors.As(err, &fe) || !errors.Is(err, ErrInvalidFilename) || fe.Reason != why {
+			t.Errorf("ValidateFilename(%.20q) = %v, want a FilenameError saying %q", name, err, why)
+		}
+		if _, err := (CreateOptions{Filename: name}).Normalize(); !errors.Is(err, ErrInvalidFilename) {
+			t.Errorf("Normalize with filename %.20q: %v, want ErrInvalidFilename", name, err)
+		}
+	}
+}
+
+// FuzzValidateFilename: an accepted filename is short valid UTF-8 without
+// control characters, so it fits in one header line.
+func FuzzValidateFilename(f *testing.F) {
+	for _, s := range []string{"a.txt", "a\r\nb", "é.pdf", "\u2028", "x\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if ValidateFilename(name) != nil {
+			return
+		}
+		if len(name) > MaxFilenameLen || !utf8.ValidString(name) || strings.ContainsAny(name, "\r\n\x00\x7f") {
+			t.Fatalf("accepted %q", name)
+		}
+		for _, r := range name {
+			if r < 0x20 || (r >= 0x80 && r < 0xa0) {
+				t.Fatalf("accepted %q: control character %U", name, r)
+			}
+		}
+	})
+}
+
+func TestParents(t *testing.T) {
+	if got := Parents("a/b/c"); len(got) != 2 || got[0] != "a" || got[1] != "a/b" {
+		t.Errorf("Parents(a/b/c) = %q", got)
+	}
+	if got := Parents("a"); len(got) != 0 {
+		t.Errorf("Parents(a) = %q", got)
+	}
 }

@@ -121,6 +121,10 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
 	case errors.Is(err, storage.ErrInvalidKey):
 		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+	case errors.Is(err, storage.ErrPathConflict):
+		apiError(ctx, http.StatusConflict, "path_conflict", conflictMessage(err))
+	case errors.Is(err, storage.ErrInvalidFilename):
+		apiError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
 	case errors.Is(err, storage.ErrExists):
 		apiError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, ingest.ErrTooLarge):
@@ -149,6 +153,30 @@ func invalidKeyMessage(key string, err error) string {
 		return fmt.Sprintf("invalid key %q: %s", storage.TruncateKey(key), why)
 	}
 	return fmt.Sprintf("invalid key %q", storage.TruncateKey(key))
+}
+
+// conflictMessage says what stands in the way of a key (a blob that is one
+// of its parents, or blobs under it).
+func conflictMessage(err error) string {
+	var pe *storage.PathConflictError
+	switch {
+	case !errors.As(err, &pe):
+		return "the key conflicts with the path of another blob"
+	case strings.HasSuffix(pe.Conflict, "/"):
+		return fmt.Sprintf("key %q conflicts with the blobs under %q: a key cannot be both a blob and a folder of blobs",
+			storage.TruncateKey(pe.Key), storage.TruncateKey(pe.Conflict))
+	}
+	return fmt.Sprintf("key %q conflicts with the blob %q, one of its parents: a key cannot be both a blob and a folder of blobs",
+		storage.TruncateKey(pe.Key), storage.TruncateKey(pe.Conflict))
+}
+
+// filenameMessage says why a filename is refused.
+func filenameMessage(err error) string {
+	var fe *storage.FilenameError
+	if errors.As(err, &fe) {
+		return "filename " + fe.Reason
+	}
+	return "invalid filename"
 }
 
 // blobJSON is the blob object of docs/control-api.md.

@@ -234,6 +234,10 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 		return &uploadError{http.StatusConflict, "already_used", "the upload link was already used", err}
 	case errors.Is(err, storage.ErrInvalidKey):
 		return &uploadError{http.StatusBadRequest, "invalid_key", "the file name does not make a valid key", err}
+	case errors.Is(err, storage.ErrPathConflict):
+		return &uploadError{http.StatusConflict, "path_conflict", conflictMessage(err), err}
+	case errors.Is(err, storage.ErrInvalidFilename):
+		return &uploadError{http.StatusBadRequest, "invalid_filename", filenameMessage(err), err}
 	case errors.Is(err, ingest.ErrNotAccepted) && errors.As(err, &ie):
 		return &uploadError{http.StatusUnsupportedMediaType, "type_not_accepted", ie.Detail, err}
 	case errors.Is(err, ingest.ErrTypeMismatch) && errors.As(err, &ie):

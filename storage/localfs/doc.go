@@ -14,12 +14,14 @@
 // Keys map to paths one to one, so the folder reads like the bucket it
 // stands for. [storage.ReservedDir] (".mcpblob") is not a valid key. Because
 // a path cannot be both a file and a directory, the key "a" and the keys
-// "a/..." cannot exist at the same time here (S3 allows it): creating one
-// while the other exists fails with [storage.ErrExists]. A key segment longer
-// than 255 bytes (the file systems' name limit) fails with a
-// [*storage.KeyError] before the file system is touched; a lower limit met
-// on some file system gives one too (the syscall error is its Err, for
-// logs, never its Reason).
+// "a/..." cannot exist at the same time (the rule of every backend):
+// creating one while the other exists fails with a
+// [*storage.PathConflictError] naming what is in the way. Key segments are
+// at most [storage.MaxSegmentLen] (255) bytes, the name limit of the common
+// file systems, by the key rules themselves (before the file system is
+// touched); a lower limit met on some file system gives a
+// [*storage.KeyError] too (the syscall error is its Err, for logs, never
+// its Reason).
 //
 // # Metadata and atomicity
 //

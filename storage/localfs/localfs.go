@@ -453,26 +453,18 @@ func (s *Store) readDir(dir string) ([]os.DirEntry, error) {
 
 func metaPath(key string) string { return metaDir + "/" + key }
 
-// maxSegment is the longest path segment, in bytes, that the file systems
-// the store runs on hold (NAME_MAX on Linux, macOS and Windows).
-const maxSegment = 255
-
-// checkKey validates key and ctx before any file system access: the rules
-// of storage.ValidateKey, and no segment longer than maxSegment.
+// checkKey validates key and ctx before any file system access (the key
+// rules bound each segment to storage.MaxSegmentLen, the file systems'
+// name limit).
 func checkKey(ctx context.Context, key string) error {
 	if err := storage.ValidateKey(key); err != nil {
 		return err
-	}
-	for seg := range strings.SplitSeq(key, "/") {
-		if len(seg) > maxSegment {
-			return &storage.KeyError{Key: key, Reason: fmt.Sprintf("has a segment longer than %d bytes, the local store's limit", maxSegment)}
-		}
 	}
 	return ctx.Err()
 }
 
 // errNameTooLong is the key error for a name the file system refused as too
-// long (a file system with a limit below maxSegment).
+// long (a file system with a limit below storage.MaxSegmentLen).
 func errNameTooLong(err error) error {
 	return &storage.KeyError{Reason: "is too long for the local store's file system", Err: err}
 }
@@ -517,16 +509,36 @@ func notFound(err error) error {
 }
 
 // conflict maps the errors of a path that is a file where a directory is
-// needed, or the reverse, to storage.ErrExists.
+// needed, or the reverse, to storage.ErrPathConflict.
 func conflict(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
-		return fmt.Errorf("%w: a file and a folder would share a path: %w", storage.ErrExists, err)
+		return fmt.Errorf("%w: a file and a folder would share a path: %w", storage.ErrPathConflict, err)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return errNameTooLong(err)
+	}
+	return err
+}
+
+// keyConflict maps err as conflict does and, for a path conflict of key,
+// names what is in the way (a *storage.PathConflictError): a parent that is
+// a file, else key's own folder. The mapped error is kept when neither is
+// found (the tree changed meanwhile).
+func (s *Store) keyConflict(key string, err error) error {
+	err = conflict(err)
+	if !errors.Is(err, storage.ErrPathConflict) {
+		return err
+	}
+	for _, p := range storage.Parents(key) {
+		if fi, lerr := s.root.Lstat(p); lerr == nil && !fi.IsDir() {
+			return &storage.PathConflictError{Key: key, Conflict: p}
+		}
+	}
+	if fi, lerr := s.root.Lstat(key); lerr == nil && fi.IsDir() {
+		return &storage.PathConflictError{Key: key, Conflict: key + "/"}
 	}
 	return err
 }

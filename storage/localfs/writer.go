@@ -36,9 +36,9 @@ func (s *Store) create(ctx context.Context, key string, opts storage.CreateOptio
 	// Fail early when the key's path is taken by a folder of other objects,
 	// or when one of its parents is an object.
 	if fi, err := s.root.Lstat(key); err == nil && fi.IsDir() {
-		return nil, conflict(syscall.EISDIR)
+		return nil, s.keyConflict(key, syscall.EISDIR)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, conflict(err)
+		return nil, s.keyConflict(key, err)
 	}
 	tmp := tmpDir + "/" + rand.Text()
 	f, err := s.root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
@@ -218,7 +218,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 	fi, err := s.root.Lstat(key)
 	switch {
 	case err == nil && fi.IsDir():
-		return storage.Info{}, conflict(syscall.EISDIR)
+		return storage.Info{}, s.keyConflict(key, syscall.EISDIR)
 	case err == nil && w.opts.IfNotExists:
 		return storage.Info{}, storage.ErrExists
 	case err == nil:
@@ -228,7 +228,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 		}
 		cur = m.match(fi)
 	case !isNotExist(err):
-		return storage.Info{}, conflict(err)
+		return storage.Info{}, s.keyConflict(key, err)
 	}
 	// Versions are told apart by (size, mtime): make sure the new one differs
 	// from the current one even on a file system with coarse timestamps.
@@ -246,7 +246,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 	w.f = nil
 	// Catch a parent that is an object before touching the metadata.
 	if err := s.ensureDir(path.Dir(key)); err != nil {
-		return storage.Info{}, conflict(err)
+		return storage.Info{}, s.keyConflict(key, err)
 	}
 
 	journal, err := s.writeJournal(key)
@@ -269,7 +269,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 		if rerr := s.reconcile(key); rerr == nil {
 			s.root.Remove(journal)
 		}
-		return storage.Info{}, err
+		return storage.Info{}, s.keyConflict(key, err)
 	}
 	w.tmp = ""
 	crashPoint("commit: data renamed")

@@ -11,7 +11,12 @@
 // (x-amz-meta-sha256, x-amz-meta-filename). Info.ETag is the S3 ETag, quoted.
 // Objects written by other tools (for example through a presigned PUT) have
 // an empty Info.SHA256. Keys under [storage.ReservedDir] are invalid; the
-// Store keeps staged uploads there (.mcpblob/tmp/).
+// Store keeps staged uploads there (.mcpblob/tmp/). S3 has no folders, but
+// the Store keeps the rule of every backend that an object "a" and objects
+// "a/…" exclude each other: Create and Commit check the key's parents (a
+// HEAD each) and what lies under it (one LIST) and fail with a
+// [*storage.PathConflictError]; writers of conflicting keys that race each
+// other may both succeed.
 //
 // # Uploads
 //

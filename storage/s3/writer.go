@@ -31,6 +31,9 @@ func (s *Store) Create(ctx context.Context, key string, opts storage.CreateOptio
 	if err != nil {
 		return nil, fmt.Errorf("s3: create %q: %w", key, err)
 	}
+	if err := s.checkPaths(ctx, key); err != nil {
+		return nil, fmt.Errorf("s3: create %q: %w", key, err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	return &writer{s: s, ctx: ctx, cancel: cancel, key: key, opts: opts, h: sha256.New()}, nil
 }
@@ -278,6 +281,9 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 		return storage.Info{}, fmt.Errorf("%w: wrote %d of the %d bytes declared", storage.ErrSizeMismatch, w.n, w.opts.Size)
 	}
 	s := w.s
+	if err := s.checkPaths(ctx, w.key); err != nil {
+		return storage.Info{}, err
+	}
 	sha := hex.EncodeToString(w.h.Sum(nil))
 	meta := map[string]string{metaSHA256: sha}
 	if w.opts.Filename != "" {

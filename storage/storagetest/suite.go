@@ -70,6 +70,8 @@ func (s Suite) Run(t *testing.T) {
 		{"Context", s.testContext},
 		{"Claims", s.testClaims},
 		{"ConcurrentClaims", s.testConcurrentClaims},
+		{"PathConflict", s.testPathConflict},
+		{"Filenames", s.testFilenames},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -757,7 +759,7 @@ func (s Suite) testClosedWriter(t *testing.T, b storage.Backend) {
 var InvalidKeys = []string{
 	"", ".", "..", "../x", "a/../b", "a/..", "./a", "a/./b", "/abs", "/", "a//b", "a/", "dir/",
 	"a\x00b", "\x00", "a\x01b", "tab\tkey", "new\nline", "del\x7f", "back\\slash",
-	"\xff\xfe", strings.Repeat("k", storage.MaxKeyLen+1), storage.ReservedDir,
+	"\xff\xfe", strings.Repeat("k", storage.MaxKeyLen+1), "dir/" + strings.Repeat("s", storage.MaxSegmentLen+1), storage.ReservedDir,
 	storage.ReservedDir + "/tmp/x", storage.ReservedDir + "/meta/k",
 }
 
