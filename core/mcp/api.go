@@ -28,6 +28,11 @@ type FileSpec = scan.FileSpec
 // Sink takes a file input's bytes as they are decoded (see [Tool].FileSink).
 type Sink = scan.Sink
 
+// FileRefusal is the error a [FileSink] returns to refuse a file input
+// before its first byte, naming the argument at fault: the value is read
+// and dropped and File.Problem tells the handler why.
+type FileRefusal = scan.Refusal
+
 // FileTarget describes a file input about to arrive, for a [Tool].FileSink.
 type FileTarget struct {
 	// Ctx lives as long as the server; a sink must not depend on the

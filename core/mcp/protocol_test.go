@@ -601,9 +601,9 @@ func dumpRaw(m map[string]json.RawMessage) string {
 	return string(b)
 }
 
-// TestToolFileRepeatedParams: when params comes twice the last one wins,
-// as in encoding/json: a file taken out of the first one is not an
-// argument of the call.
+// TestToolFileRepeatedParams: params given twice is refused (-32600 naming
+// it): which one would a proxy read? A file taken out of the first one is
+// released.
 func TestToolFileRepeatedParams(t *testing.T) {
 	t.Parallel()
 	s := NewServer(Options{SpoolDir: t.TempDir()})
@@ -615,23 +615,24 @@ func TestToolFileRepeatedParams(t *testing.T) {
 	// {"jsonrpc":…,"params":FIRST,"params":SECOND}
 	i := strings.Index(second, `"params":`)
 	body := strings.TrimSuffix(first, "}") + "," + second[i:]
-	tr := c.post(c.headers("tools/call", "hash"), strings.NewReader(body)).tool(t)
-	if !tr.IsError || tr.text() != `Argument "file" is required` {
-		t.Fatalf("isError %v, %q", tr.IsError, tr.text())
+	rec := c.post(c.headers("tools/call", "hash"), strings.NewReader(body)).rec
+	if b := rec.body.String(); rec.status != 400 || !strings.Contains(b, `"code":-32600`) || !strings.Contains(b, `member \"params\" is given more than once`) {
+		t.Fatalf("%d %s", rec.status, b)
 	}
 }
 
-// TestToolFileRepeatedArgument: of two values of one argument the last
-// wins, even when only the first was long enough to be taken out.
+// TestToolFileRepeatedArgument: an argument given twice is refused (-32602
+// naming it), even when only the first value was long enough to be taken
+// out.
 func TestToolFileRepeatedArgument(t *testing.T) {
 	t.Parallel()
 	s := NewServer(Options{SpoolDir: t.TempDir()})
 	s.AddTool(hashTool("hash", 4<<20))
 	c := newModernClient(t, s)
 	big := "data:text/plain;base64," + base64.StdEncoding.EncodeToString(randomBytes(12, 100<<10))
-	tr := c.callTool("hash", `{"file":"`+big+`","file":"data:text/plain,hi"}`).tool(t)
-	if tr.IsError || tr.text() != sha256Hex([]byte("hi")) {
-		t.Fatalf("isError %v, %q; want the hash of %q", tr.IsError, tr.text(), "hi")
+	rec := c.callTool("hash", `{"file":"`+big+`","file":"data:text/plain,hi"}`).rec
+	if b := rec.body.String(); rec.status != 400 || !strings.Contains(b, `"code":-32602`) || !strings.Contains(b, `"path":"/params/arguments/file"`) {
+		t.Fatalf("%d %s", rec.status, b)
 	}
 }
 

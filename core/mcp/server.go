@@ -263,7 +263,17 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 func (s *Server) readFailed(w ResponseWriter, err error) {
 	var bad *scan.BadJSONError
 	var abort *scan.AbortError
+	var member *scan.MemberError
 	switch {
+	case errors.As(err, &member):
+		e := jsonrpc.BadRequest(member.Problem()) // the message, the id or the method
+		if strings.HasPrefix(member.Path, "/params/") {
+			e = jsonrpc.NewError(CodeInvalidParams, "Invalid params: "+member.Problem(), Object{"path": member.Path}).WithStatus(http.StatusBadRequest)
+		}
+		if member.Unread {
+			w.SetHeader("Connection", "close")
+		}
+		writeError(w, member.ID, e)
 	case errors.Is(err, scan.ErrTooLarge):
 		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
 	case errors.As(err, &bad):

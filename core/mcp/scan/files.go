@@ -51,11 +51,30 @@ type File struct {
 	// Problem says why the value is rejected; "" when it is fine so far.
 	Problem string
 
-	sink   Sink
-	spool  *os.File
-	raw    bool
-	inline []byte
+	sink     Sink
+	spool    *os.File
+	raw      bool
+	inline   []byte
+	diverted bool
 }
+
+// Diverted reports a value taken out of the message while it arrived: a
+// string over 64 KiB, or a data URI routed to a sink. The rebuilt message
+// (and so a handler's view of the arguments) reads "" in its place.
+func (f *File) Diverted() bool { return f.diverted }
+
+// Refusal is the error a Route's Open (a tool's file sink) returns to
+// refuse a data URI before its first payload byte, for a reason the
+// sender can fix (a key that breaks the key rules, say): the File gets
+// Problem and Name from it instead of a payload, and the rest of the
+// string is read and discarded (up to the drain limit), as for a value
+// that breaks its descriptor.
+type Refusal struct {
+	Argument string // the argument the problem is about ("key")
+	Problem  string
+}
+
+func (e *Refusal) Error() string { return fmt.Sprintf("scan: argument %q: %s", e.Argument, e.Problem) }
 
 // Sink returns the sink the payload was decoded into, or nil.
 func (f *File) Sink() Sink { return f.sink }
@@ -143,6 +162,7 @@ func (fs *Files) Len() int {
 }
 
 func (fs *Files) put(path string, f *File) {
+	f.diverted = true
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if fs.m == nil {
@@ -322,7 +342,12 @@ func decodeDataURI(name string, spec FileSpec, src io.Reader, open openFunc, bud
 		limit = budget
 	}
 	dst, err := open(dr.Header)
-	if err != nil {
+	var refused *Refusal
+	switch {
+	case errors.As(err, &refused):
+		f.Name, f.Problem = refused.Argument, refused.Problem
+		return f, nil
+	case err != nil:
 		return nil, err
 	}
 	sink := &headSink{w: dst, max: limit}
@@ -433,7 +458,7 @@ func inline(name string, spec FileSpec, v string) *File {
 func (fs *Files) Value(path, name string, raw json.RawMessage, spec FileSpec) (f *File, bad string) {
 	if f := fs.Get(path); f != nil {
 		if f.raw {
-			return &File{Name: name, Problem: schemeProblem(f.Head)}, ""
+			return &File{Name: name, Size: f.Size, Problem: schemeProblem(f.Head), raw: true, diverted: true}, ""
 		}
 		f.check(spec)
 		return f, ""

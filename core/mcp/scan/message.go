@@ -30,6 +30,65 @@ const (
 // ErrTooLarge reports held bytes beyond Options.MaxBodyBytes.
 var ErrTooLarge = errors.New("scan: request body too large")
 
+// MemberError reports a member the protocol cannot use, found while the
+// message arrived:
+//
+//   - a member given more than once in the message object, params,
+//     params._meta or params.arguments: which one would a proxy, a log or
+//     another parser read? (Deeper objects keep the last one, as
+//     encoding/json does.)
+//   - a string over 64 KiB outside params.arguments, params.inputResponses
+//     and result, where the protocol reads the value itself (the id, the
+//     method, params.name or uri, a _meta value…) instead of handing a
+//     payload to a handler: it is never silently read as "" (a string over
+//     Options.MaxBodyBytes is ErrTooLarge, as before).
+//
+// The rest of the message is still read, its long strings dropped rather
+// than taken out, so that the answer does not race a client still sending:
+// up to 16 MiB of them; beyond, the message is abandoned (Unread) and the
+// connection should close after the answer.
+type MemberError struct {
+	Path     string          // JSON path of the member ("/params/arguments/key", "/id")
+	Repeated bool            // given more than once; else too long
+	ID       json.RawMessage // the message's id, unless that is the member refused
+	Unread   bool            // the message was not read to its end
+}
+
+func (e *MemberError) Error() string { return "scan: " + e.Problem() }
+
+// Problem says what is wrong, naming the member ("member \"key\" of
+// params.arguments is given more than once", "the string at id is longer
+// than 65536 bytes").
+func (e *MemberError) Problem() string {
+	if !e.Repeated {
+		return fmt.Sprintf("the string at %s is longer than %d bytes", dotted(e.Path), spoolThreshold)
+	}
+	i := strings.LastIndexByte(e.Path, '/')
+	name := strconv.Quote(UnescapeElem(e.Path[i+1:]))
+	if i <= 0 {
+		return "member " + name + " is given more than once"
+	}
+	return "member " + name + " of " + dotted(e.Path[:i]) + " is given more than once"
+}
+
+// dotted writes a JSON path as a dotted name: "/params/_meta/k" is
+// "params._meta.k".
+func dotted(path string) string {
+	elems := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, e := range elems {
+		elems[i] = UnescapeElem(e)
+	}
+	return strings.Join(elems, ".")
+}
+
+// divertible reports a place where a long string is a payload for a
+// handler (a tool argument, an input response, a client's result), so it
+// may be taken out of the message instead of refused.
+func divertible(path string) bool {
+	return strings.HasPrefix(path, "/params/arguments/") || strings.HasPrefix(path, "/params/inputResponses/") ||
+		strings.HasPrefix(path, "/result/")
+}
+
 // AbortError reports a rejected data URI too long to drain: the message was
 // not read to its end.
 type AbortError struct {
@@ -102,8 +161,8 @@ type span struct {
 
 var scanBufPool = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
 
-// Read scans the body r. Errors: ErrTooLarge, *BadJSONError, *AbortError,
-// or the body's read error; the returned Message's Files are valid (and
+// Read scans the body r. Errors: ErrTooLarge, *BadJSONError, *MemberError,
+// *AbortError, or the body's read error; the returned Message's Files are valid (and
 // must be released) whatever the error.
 func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	// The scan buffer is pooled: a fresh 256 KiB per message made small
@@ -141,6 +200,13 @@ type scanner struct {
 	// maxFile bounds a data URI no route describes.
 	maxFile int64
 	spans   [len(containers)][]span
+	// keys holds the member names of a container with many members, to
+	// find repeated ones without a quadratic search.
+	keys [len(containers)]map[string]struct{}
+	// bad is the first member the message is refused for; dropped counts
+	// the bytes of long strings dropped since.
+	bad     *MemberError
+	dropped int64
 	// small is reused for every string held in memory (each is copied out
 	// before the next is read).
 	small bytes.Buffer
@@ -177,14 +243,85 @@ func childContainer(parent int, key string) int {
 }
 
 // reset forgets the members found so far in container ci and the
-// containers inside it: a repeated member replaces them (the last one
-// wins, as in encoding/json).
+// containers inside it, as a container value starts.
 func (rs *scanner) reset(ci int) {
 	rs.spans[ci] = rs.spans[ci][:0]
+	rs.keys[ci] = nil
 	if ci == 1 {
 		rs.reset(2)
 		rs.reset(3)
 	}
+}
+
+// repeated reports whether container ci has a member key already (as
+// encoding/json decodes keys: invalid UTF-8 bytes alike). Members are
+// compared in a map once a container has more than a few.
+func (rs *scanner) repeated(ci int, key string) bool {
+	key = validKey(key)
+	if rs.keys[ci] != nil {
+		_, dup := rs.keys[ci][key]
+		return dup
+	}
+	for _, sp := range rs.spans[ci] {
+		if sp.key == key {
+			return true
+		}
+	}
+	if len(rs.spans[ci]) >= 8 {
+		rs.keys[ci] = make(map[string]struct{}, 2*len(rs.spans[ci]))
+		for _, sp := range rs.spans[ci] {
+			rs.keys[ci][sp.key] = struct{}{}
+		}
+	}
+	return false
+}
+
+// refuse records the first member the message is refused for; the scan
+// goes on, dropping long strings (drop).
+func (rs *scanner) refuse(path string, repeated bool) {
+	if rs.bad == nil {
+		rs.bad = &MemberError{Path: path, Repeated: repeated}
+	}
+}
+
+// refused returns the refusal with the id as far as it is known.
+func (rs *scanner) refused(unread bool) error {
+	if rs.bad.Path != "/id" {
+		rs.bad.ID = rs.seen.ID
+	}
+	rs.bad.Unread = unread
+	return rs.bad
+}
+
+// drop reads and discards the rest of a long string (head bytes of which
+// were read) in place of taking it out of the message, once the message is
+// refused or when the protocol would read it itself. A protocol string
+// over the body limit is ErrTooLarge; dropped strings over drainLimit in
+// all end the scan (the refusal, Unread).
+func (rs *scanner) drop(path string, head int, sr *stringReader) error {
+	if rs.bad == nil {
+		budget := rs.limit - int64(len(rs.out)) - rs.spent - int64(head)
+		n, err := io.Copy(io.Discard, io.LimitReader(sr, budget+1))
+		switch {
+		case err != nil:
+			return err
+		case n > budget:
+			return ErrTooLarge
+		}
+		rs.refuse(path, false)
+		rs.dropped += int64(head) + n
+	} else {
+		n, err := io.Copy(io.Discard, io.LimitReader(sr, drainLimit-rs.dropped-int64(head)+1))
+		rs.dropped += int64(head) + n
+		if err != nil {
+			return err
+		}
+	}
+	if rs.dropped > drainLimit {
+		return rs.refused(true)
+	}
+	rs.out = append(rs.out, `""`...)
+	return nil
 }
 
 // PathElem escapes a key for a JSON path ("~" → "~0", "/" → "~1", RFC
@@ -252,6 +389,9 @@ func (rs *scanner) top() error {
 		return &BadJSONError{"data after the message"}
 	} else if rs.b.err != io.EOF {
 		return err
+	}
+	if rs.bad != nil {
+		return rs.refused(false)
 	}
 	return nil
 }
@@ -355,12 +495,19 @@ func (rs *scanner) member(path string, depth, ci int) error {
 			rs.reset(child)
 		}
 	}
+	if ci >= 0 && rs.repeated(ci, key) {
+		rs.refuse(path+"/"+PathElem(validKey(key)), true)
+	}
 	rs.files.drop(path + "/" + PathElem(key))
 	if err := rs.value(path+"/"+PathElem(key), depth+1, child); err != nil {
 		return err
 	}
 	if ci >= 0 {
-		rs.spans[ci] = append(rs.spans[ci], span{key: validKey(key), start: start, end: len(rs.out)})
+		sp := span{key: validKey(key), start: start, end: len(rs.out)}
+		rs.spans[ci] = append(rs.spans[ci], sp)
+		if rs.keys[ci] != nil {
+			rs.keys[ci][sp.key] = struct{}{}
+		}
 	}
 	return nil
 }
@@ -454,7 +601,13 @@ func (rs *scanner) smallString() (string, error) {
 // str reads a string value at path.
 func (rs *scanner) str(path string) error {
 	sr := &stringReader{b: &rs.b}
-	route, routed := rs.route(path)
+	var (
+		route  Route
+		routed bool
+	)
+	if rs.bad == nil { // a refused message feeds no sink
+		route, routed = rs.route(path)
+	}
 	if routed && route.Open != nil {
 		f, err := rs.files.decode(path, route, sr)
 		if err != nil {
@@ -479,6 +632,9 @@ func (rs *scanner) str(path string) error {
 		rs.out = AppendEscaped(rs.out, v)
 		rs.out = append(rs.out, '"')
 		return nil
+	}
+	if rs.bad != nil || !divertible(path) {
+		return rs.drop(path, held.Len(), sr)
 	}
 	rs.out = append(rs.out, `""`...)
 	if !routed {

@@ -114,7 +114,7 @@ func TestReadErrors(t *testing.T) {
 			}
 		}
 	}
-	big := `{"params":{"a":"` + strings.Repeat("x", 2<<20) + `"}}`
+	big := `{"params":{"arguments":{"a":"` + strings.Repeat("x", 2<<20) + `"}}}`
 	m, err := Read(strings.NewReader(big), opts, nil)
 	m.Files.Release()
 	if !errors.Is(err, ErrTooLarge) {
@@ -160,24 +160,17 @@ func TestReadBadLiterals(t *testing.T) {
 }
 
 // TestReadLocatesMembers: the members Message locates are those
-// encoding/json decodes from the same message, the last of duplicate keys
-// winning.
+// encoding/json decodes from the same message.
 func TestReadLocatesMembers(t *testing.T) {
 	t.Parallel()
 	opts := testOptions(t)
 	for _, in := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":"b","n":[1,{"c":null}]},"_meta":{"progressToken":"p","k":{"v":1}}}}`,
 		`{"params":{"_meta":{"x":1},"arguments":{"k":"\u00e9\"","k2":{}}},"method":"m","id":"s"}`,
-		// Duplicate keys at every level: the last one wins.
-		`{"id":1,"id":2,"method":"a","method":"b","params":{"name":"x","name":"y","arguments":{"k":1,"k":2}}}`,
-		`{"params":{"arguments":{"a":1}},"params":{"arguments":{"b":2},"_meta":{"m":1}}}`,
-		`{"params":{"arguments":{"a":1},"arguments":{"b":2}}}`,
-		`{"params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
-		// A later params without _meta or arguments has none.
-		`{"params":{"_meta":{"a":1},"arguments":{"f":1}},"params":{"name":"x"}}`,
+		// Duplicate keys deeper down: the last one wins.
+		`{"params":{"arguments":{"k":{"a":1,"a":2}},"_meta":{"m":[{"x":1,"x":2}]}}}`,
 		// Members that are not objects are not containers.
 		`{"params":{"_meta":5,"arguments":[1,2]}}`,
-		`{"params":{"arguments":{"a":1}},"params":5}`,
 		`{"params":"x"}`, `{}`, `{"params":{}}`, `{"params":{"arguments":{}}}`,
 		// Keys holding a slash name no container.
 		`{"params/arguments":{"x":1},"params/_meta":{"y":2}}`,
@@ -243,13 +236,13 @@ func TestReadSpools(t *testing.T) {
 	long := strings.Repeat("ab", 50<<10)
 	payload := bytes.Repeat([]byte{0, 1, 2, 250}, 40<<10)
 	uri := "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(payload)
-	in := `{"params":{"arguments":{"f":"` + strings.ReplaceAll(uri, "/", `\/`) + `"},"x":["` + long + `"]},"jsonrpc":"2.0","id":1,"method":"tools/call"}`
+	in := `{"params":{"arguments":{"f":"` + strings.ReplaceAll(uri, "/", `\/`) + `","x":["` + long + `"]}},"jsonrpc":"2.0","id":1,"method":"tools/call"}`
 	for _, sp := range splits {
 		m, err := Read(sp.split(strings.NewReader(in)), testOptions(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := `{"params":{"arguments":{"f":""},"x":[""]},"jsonrpc":"2.0","id":1,"method":"tools/call"}`; string(m.Raw) != want {
+		if want := `{"params":{"arguments":{"f":"","x":[""]}},"jsonrpc":"2.0","id":1,"method":"tools/call"}`; string(m.Raw) != want {
 			t.Fatalf("%s: rebuilt %s", sp.name, m.Raw)
 		}
 		if m.Files.Len() != 2 {
@@ -263,7 +256,7 @@ func TestReadSpools(t *testing.T) {
 		if got, _ := io.ReadAll(fa.Reader()); !bytes.Equal(got, payload) {
 			t.Fatalf("%s: decoded spool differs", sp.name)
 		}
-		raw := m.Files.Get("/params/x/0")
+		raw := m.Files.Get("/params/arguments/x/0")
 		if raw == nil || !raw.Raw() || raw.Size != int64(len(long)) || raw.Name != "0" {
 			t.Fatalf("%s: raw spool: %+v", sp.name, raw)
 		}
@@ -271,7 +264,7 @@ func TestReadSpools(t *testing.T) {
 			t.Fatalf("%s: raw spool differs", sp.name)
 		}
 		// A raw string where a file is expected is "not a URI".
-		if f, bad := m.Files.Value("/params/x/0", "x", nil, FileSpec{}); bad != "" || f.Problem != "not a URI: a data: URI is required" {
+		if f, bad := m.Files.Value("/params/arguments/x/0", "x", nil, FileSpec{}); bad != "" || f.Problem != "not a URI: a data: URI is required" || !f.Diverted() {
 			t.Fatalf("%s: raw value as a file: %+v, %q", sp.name, f, bad)
 		}
 		m.Files.Release()
@@ -418,8 +411,9 @@ func maps(m map[string]string) map[string]string {
 	return out
 }
 
-// TestReadDuplicateFile: of two data URIs under the same key the last one
-// wins, and the first one's sink is released.
+// TestReadDuplicateFile: two data URIs under the same argument are
+// refused as a repeated member; the first one's sink is aborted when the
+// Files are released, and the second is never opened.
 func TestReadDuplicateFile(t *testing.T) {
 	t.Parallel()
 	var sinks []*testSink
@@ -432,15 +426,13 @@ func TestReadDuplicateFile(t *testing.T) {
 	})
 	in := `{"params":{"arguments":{"file":"data:,first","file":"data:,second"}}}`
 	m, err := Read(strings.NewReader(in), testOptions(t), router)
-	if err != nil {
-		t.Fatal(err)
+	var me *MemberError
+	if !errors.As(err, &me) || me.Path != "/params/arguments/file" {
+		t.Fatalf("%v, want a repeated-member error", err)
 	}
-	defer m.Files.Release()
-	if len(sinks) != 2 || sinks[0].aborts != 1 || sinks[1].aborts != 0 || sinks[1].String() != "second" {
+	m.Files.Release()
+	if len(sinks) != 1 || sinks[0].aborts != 1 {
 		t.Fatalf("sinks %+v", sinks)
-	}
-	if f := m.Files.Get("/params/arguments/file"); f == nil || f.Sink() != Sink(sinks[1]) {
-		t.Fatalf("file %+v", f)
 	}
 }
 
@@ -472,16 +464,60 @@ func TestReadNotAnObject(t *testing.T) {
 	}
 }
 
-// TestReadRepeatedMemberDropsFiles: a member given again replaces what was
-// taken out of its first value, as encoding/json keeps only the last one.
-func TestReadRepeatedMemberDropsFiles(t *testing.T) {
+// TestReadRepeatedMember: a member given twice in the message object,
+// params, params._meta or params.arguments is refused as it arrives (a
+// *MemberError naming it, with the id when it came first), whatever the
+// values (what was taken out of the first value is released with the
+// Files).
+func TestReadRepeatedMember(t *testing.T) {
+	t.Parallel()
+	big := "data:text/plain;base64," + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("z"), 100<<10))
+	for _, c := range []struct{ in, path, id string }{
+		{`{"id":1,"id":2,"method":"a"}`, "/id", ""},
+		{`{"id":1,"method":"a","method":"b"}`, "/method", "1"},
+		{`{"id":"x","params":{"name":"x","name":"y"}}`, "/params/name", `"x"`},
+		{`{"params":{"arguments":{"k":1,"k":2}}}`, "/params/arguments/k", ""},
+		{`{"params":{"arguments":{"a":1}},"params":{"arguments":{"b":2}}}`, "/params", ""},
+		{`{"params":{"arguments":{"a":1},"arguments":{"b":2}}}`, "/params/arguments", ""},
+		{`{"params":{"_meta":{"a":1,"a":2}}}`, "/params/_meta/a", ""},
+		{`{"params":{"arguments":{"f":"` + big + `","f":"small"}}}`, "/params/arguments/f", ""},
+		{`{"params":{"arguments":{"f":"` + big + `"}},"params":{"arguments":{}}}`, "/params", ""},
+		{`{"params":{"arguments":{"x":["` + strings.Repeat("r", 100<<10) + `"],"x":1}}}`, "/params/arguments/x", ""},
+		// Keys are compared as encoding/json decodes them.
+		{`{"params":{"arguments":{"\u006b":1,"k":2}}}`, "/params/arguments/k", ""},
+		{"{\"params\":{\"arguments\":{\"a\xff\":1,\"a\xfe\":2}}}", "/params/arguments/a\ufffd", ""},
+		// Many members (a map then finds the repeat).
+		{`{"params":{"arguments":{` + manyMembers(40) + `,"m7":0}}}`, "/params/arguments/m7", ""},
+	} {
+		for _, sp := range splits {
+			m, err := Read(sp.split(strings.NewReader(c.in)), testOptions(t), nil)
+			var me *MemberError
+			if !errors.As(err, &me) || !me.Repeated || me.Path != c.path || string(me.ID) != c.id {
+				t.Errorf("%s: %.80s…: %v (%+v), want a repeated-member error at %s", sp.name, c.in, err, me, c.path)
+			}
+			m.Files.Release()
+		}
+	}
+}
+
+func manyMembers(n int) string {
+	var parts []string
+	for i := range n {
+		parts = append(parts, `"m`+strconv.Itoa(i)+`":`+strconv.Itoa(i))
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestReadRepeatedDeepMemberDropsFiles: a member given again deeper down
+// replaces what was taken out of its first value, as encoding/json keeps
+// only the last one.
+func TestReadRepeatedDeepMemberDropsFiles(t *testing.T) {
 	t.Parallel()
 	big := "data:text/plain;base64," + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("z"), 100<<10))
 	for _, in := range []string{
-		`{"params":{"arguments":{"f":"` + big + `","f":"small"}}}`,
-		`{"params":{"arguments":{"f":"` + big + `"}},"params":{"arguments":{}}}`,
-		`{"params":{"arguments":{"f":"` + big + `"},"arguments":{"g":1}}}`,
-		`{"params":{"x":["` + strings.Repeat("r", 100<<10) + `"],"x":1}}`,
+		`{"params":{"inputResponses":{"u":{"content":{"f":"` + big + `","f":"small"}}}}}`,
+		`{"params":{"inputResponses":{"u":{"content":{"f":"` + big + `"}},"u":{}}}}`,
+		`{"params":{"arguments":{"o":{"x":["` + strings.Repeat("r", 100<<10) + `"],"x":1}}}}`,
 	} {
 		m, err := Read(strings.NewReader(in), testOptions(t), nil)
 		if err != nil {
@@ -491,5 +527,113 @@ func TestReadRepeatedMemberDropsFiles(t *testing.T) {
 			t.Errorf("%.80s…: %d files kept from a replaced member", in, n)
 		}
 		m.Files.Release()
+	}
+}
+
+// TestReadLongProtocolString: a string over 64 KiB where the protocol reads
+// the value (id, method, params.name, a _meta value, a completion
+// argument…) is refused with a *MemberError naming it instead of being
+// read as ""; under params.arguments, params.inputResponses and result it
+// is taken out of the message (Diverted).
+func TestReadLongProtocolString(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("L", 70_000)
+	for _, c := range []struct{ in, path, id string }{
+		{`{"jsonrpc":"2.0","id":"` + long + `","method":"ping"}`, "/id", ""},
+		{`{"id":3,"method":"` + long + `"}`, "/method", "3"},
+		{`{"id":3,"method":"tools/call","params":{"name":"` + long + `"}}`, "/params/name", "3"},
+		{`{"params":{"_meta":{"progressToken":"` + long + `"}}}`, "/params/_meta/progressToken", ""},
+		{`{"params":{"argument":{"name":"k","value":"` + long + `"}}}`, "/params/argument/value", ""},
+		{`{"params":{"uri":"` + long + `"}}`, "/params/uri", ""},
+		{`{"error":{"code":1,"message":"` + long + `"}}`, "/error/message", ""},
+	} {
+		m, err := Read(strings.NewReader(c.in), testOptions(t), nil)
+		m.Files.Release()
+		var me *MemberError
+		if !errors.As(err, &me) || me.Repeated || me.Path != c.path || string(me.ID) != c.id ||
+			!strings.Contains(me.Problem(), "longer than 65536 bytes") {
+			t.Errorf("%.60s…: %v (%+v), want a too-long error at %s", c.in, err, me, c.path)
+		}
+	}
+	for _, path := range []string{"/params/arguments/a", "/params/inputResponses/u/content/text", "/result/content/t"} {
+		elems := strings.Split(strings.TrimPrefix(path, "/"), "/")
+		in := `"` + long + `"`
+		for i := len(elems) - 1; i >= 0; i-- {
+			in = `{"` + elems[i] + `":` + in + `}`
+		}
+		m, err := Read(strings.NewReader(in), testOptions(t), nil)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+		} else if f := m.Files.Get(path); f == nil || !f.Diverted() || !f.Raw() || f.Size != int64(len(long)) {
+			t.Errorf("%s: %+v, want a diverted raw string", path, f)
+		}
+		m.Files.Release()
+	}
+}
+
+// TestReadRefusal: a sink that refuses a data URI before its first byte
+// (Open returns a *Refusal) gives the File that problem and name, and the
+// rest of the message is read.
+func TestReadRefusal(t *testing.T) {
+	t.Parallel()
+	router := routerFunc(func(seen *Seen, path string) (Route, bool) {
+		return Route{Open: func(codec.DataURIHeader) (Sink, error) {
+			return nil, &Refusal{Argument: "key", Problem: "is taken"}
+		}}, path == "/params/arguments/file"
+	})
+	in := `{"params":{"arguments":{"key":"k","file":"data:text/plain;base64,` + strings.Repeat("QUJD", 30<<10) + `","after":"x"}}}`
+	m, err := Read(strings.NewReader(in), testOptions(t), router)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Files.Release()
+	f := m.Files.Get("/params/arguments/file")
+	if f == nil || f.Name != "key" || f.Problem != "is taken" || f.Reader() != nil || !f.Diverted() {
+		t.Fatalf("file %+v", f)
+	}
+	if string(m.Args["after"]) != `"x"` {
+		t.Errorf("the rest of the message: %s", m.Raw)
+	}
+}
+
+// TestReadRefusedReadsOn: once a message is refused, the rest of it is
+// still read (the answer must not race a client still sending), its long
+// strings dropped rather than spooled or sent to a sink; past 16 MiB of
+// them the message is abandoned (Unread). A protocol string over the body
+// limit is ErrTooLarge.
+func TestReadRefusedReadsOn(t *testing.T) {
+	t.Parallel()
+	opened := 0
+	router := routerFunc(func(seen *Seen, path string) (Route, bool) {
+		return Route{Open: func(codec.DataURIHeader) (Sink, error) { opened++; return &testSink{}, nil }}, path == "/params/arguments/file"
+	})
+	uri := func(n int) string { return "data:text/plain;base64," + strings.Repeat("QUJD", n/4) }
+	for _, c := range []struct {
+		in     string
+		unread bool
+	}{
+		{`{"id":1,"id":2,"params":{"arguments":{"file":"` + uri(1<<20) + `","x":"` + strings.Repeat("y", 100<<10) + `"}}}`, false},
+		{`{"params":{"_meta":{"t":"` + strings.Repeat("L", 100<<10) + `"},"arguments":{"file":"` + uri(1<<20) + `"}},"id":9}`, false},
+		{`{"id":1,"id":2,"params":{"arguments":{"file":"` + uri(20<<20) + `"}}}`, true},
+	} {
+		opts := testOptions(t)
+		opts.MaxBodyBytes = 32 << 20
+		m, err := Read(strings.NewReader(c.in), opts, router)
+		var me *MemberError
+		if !errors.As(err, &me) || me.Unread != c.unread {
+			t.Errorf("%.60s…: %v (%+v), want a refusal with Unread %v", c.in, err, me, c.unread)
+		}
+		if n := m.Files.Len(); n != 0 || opened != 0 {
+			t.Errorf("%.60s…: %d files taken out, %d sinks opened after the refusal", c.in, n, opened)
+		}
+		if !c.unread && string(me.ID) != "9" && me.Path != "/id" {
+			t.Errorf("%.60s…: id %s, want the id read after the refused member", c.in, me.ID)
+		}
+		m.Files.Release()
+	}
+	m, err := Read(strings.NewReader(`{"params":{"pad":"`+strings.Repeat("p", 2<<20)+`"}}`), testOptions(t), nil)
+	m.Files.Release()
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a 2 MiB protocol string with a 1 MiB limit: %v, want ErrTooLarge", err)
 	}
 }
