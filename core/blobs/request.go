@@ -79,7 +79,7 @@ func (a *App) newUploadState(c *mcp.Call) (*uploadState, string) {
 	}
 	if st.Key != "" {
 		if err := storage.ValidateKey(st.Key); err != nil {
-			return nil, invalidKey(st.Key, err)
+			return nil, fmt.Sprintf("Argument %q: %s", "key", keyProblem(err))
 		}
 	}
 	if bad := st.limits(c.Arguments(), a.opts.MaxFileBytes); bad != "" {
@@ -102,9 +102,9 @@ func (st *uploadState) limits(args map[string]json.RawMessage, maxFile int64) st
 		}
 	}
 	if raw, ok := args["maxSize"]; ok && string(raw) != "null" {
-		var n int64
-		if json.Unmarshal(raw, &n) != nil || n < 1 {
-			return `Argument "maxSize" must be a positive integer`
+		n, ok := jsonInteger(raw, 1, 1<<63-1)
+		if !ok {
+			return `Argument "maxSize" must be an integer of at least 1`
 		}
 		st.MaxSize = min(n, maxFile)
 	}

@@ -20,22 +20,22 @@ var (
 )
 
 func (a *App) registerTools(s *mcp.Server) {
-	s.AddTool(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
+	s.AddTool(checked(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
 		Description: "List stored blobs whose keys start with prefix, one page at a time.",
 		InputSchema: schema("list_blobs.input"), OutputSchema: schema("list_blobs.output"), Annotations: readOnly,
-		Handler: a.listBlobs})
-	s.AddTool(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
+		Handler: a.listBlobs}))
+	s.AddTool(checked(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
 		Description: "Return a blob's size, SHA-256 and media type, with a resource link to read it.",
 		InputSchema: schema("key.input"), OutputSchema: schema("blob.output"), Annotations: readOnly,
-		Handler: a.statBlob})
-	s.AddTool(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
+		Handler: a.statBlob}))
+	s.AddTool(checked(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
 		Description: "Delete a stored blob. Subscribers get resources/updated and list_changed notifications.",
 		InputSchema: schema("key.input"), OutputSchema: schema("delete_blob.output"), Annotations: destructive,
-		Handler: a.deleteBlob})
-	s.AddTool(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
+		Handler: a.deleteBlob}))
+	s.AddTool(checked(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
 		Description: "Mint a signed, expiring HTTPS link that downloads the blob's raw bytes.",
 		InputSchema: schema("get_download_link.input"), OutputSchema: schema("get_download_link.output"), Annotations: minting,
-		Handler: a.downloadLink})
+		Handler: a.downloadLink}))
 }
 
 // stringArg reads a string argument; required reports absence as a problem.
@@ -54,13 +54,14 @@ func stringArg(c *mcp.Call, name string, required bool) (string, string) {
 	return v, ""
 }
 
-func intArg(c *mcp.Call, name string, def, min, max int) (int, string) {
+// intArg reads an integer argument (60, 6e1…) in [min, max].
+func intArg(c *mcp.Call, name string, def, min, max int64) (int64, string) {
 	raw, ok := c.Arguments()[name]
 	if !ok || string(raw) == "null" {
 		return def, ""
 	}
-	var v int
-	if json.Unmarshal(raw, &v) != nil || v < min || v > max {
+	v, ok := jsonInteger(raw, min, max)
+	if !ok {
 		return 0, fmt.Sprintf("Argument %q must be an integer in [%d, %d]", name, min, max)
 	}
 	return v, ""
@@ -107,36 +108,50 @@ func blobResult(info storage.Info) *mcp.ToolResult {
 	return &mcp.ToolResult{Content: []any{structuredText(sc), resourceLink(info)}, StructuredContent: sc}
 }
 
-// keyError is the isError result for a key the store refused or does not
-// hold, or nil for any other error (a server error).
+// keyError is the isError result for a storage error about the key
+// argument, or nil for a server fault.
 func keyError(key string, err error) *mcp.ToolResult {
-	switch {
-	case errors.Is(err, storage.ErrInvalidKey):
-		return mcp.ToolError("%s", invalidKey(key, err))
-	case errors.Is(err, storage.ErrNotFound):
+	if why := keyProblem(err); why != "" {
+		return mcp.ToolError("Argument %q: %s", "key", why)
+	}
+	if errors.Is(err, storage.ErrNotFound) {
 		return mcp.ToolError("Blob %q not found", key)
 	}
 	return nil
 }
 
-// invalidKey says why the store refused key: the reason of its
-// *storage.KeyError, never the error's text, which may carry a storage
-// path or a syscall error.
-func invalidKey(key string, err error) string {
-	if why := storage.KeyReason(err); why != "" {
-		return fmt.Sprintf("Invalid key %q: %s", storage.TruncateKey(key), why)
+// keyProblem says why a key cannot be used, from a storage error: the key
+// rule it breaks, or the blob in its way; "" for any other error.
+func keyProblem(err error) string {
+	var (
+		ke *storage.KeyError
+		pe *storage.PathConflictError
+	)
+	switch {
+	case errors.As(err, &ke):
+		return "not a valid key (" + ke.Reason + ")"
+	case errors.As(err, &pe) && strings.HasSuffix(pe.Conflict, "/"):
+		return fmt.Sprintf("%q conflicts with the blobs under %q: a key cannot be both a blob and a folder of blobs",
+			storage.TruncateKey(pe.Key), storage.TruncateKey(pe.Conflict))
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%q conflicts with the blob %q, one of its parents: a key cannot be both a blob and a folder of blobs",
+			storage.TruncateKey(pe.Key), storage.TruncateKey(pe.Conflict))
+	case errors.Is(err, storage.ErrInvalidKey):
+		return "not a valid key"
+	case errors.Is(err, storage.ErrPathConflict):
+		return "conflicts with the path of another blob"
 	}
-	return fmt.Sprintf("Invalid key %q", storage.TruncateKey(key))
+	return ""
 }
 
 func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
 	prefix, bad := stringArg(c, "prefix", false)
 	cursor, bad2 := stringArg(c, "cursor", false)
-	limit, bad3 := intArg(c, "limit", a.opts.PageSize, 1, 1000)
+	limit, bad3 := intArg(c, "limit", int64(a.opts.PageSize), 1, 1000)
 	if bad := firstOf(bad, bad2, bad3); bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	page, err := a.backend.List(c.Context(), prefix, cursor, limit)
+	page, err := a.backend.List(c.Context(), prefix, cursor, int(limit))
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidCursor) {
 			return mcp.ToolError("Invalid cursor"), nil
@@ -204,18 +219,25 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	return &mcp.ToolResult{Content: []any{structuredText(sc)}, StructuredContent: sc}, nil
 }
 
+// linkFilenameProblem checks the filename a link names (the filename rules:
+// at most 255 bytes, no control characters).
+func linkFilenameProblem(name string) string {
+	var fe *storage.FilenameError
+	if errors.As(storage.ValidateFilename(name), &fe) {
+		return fmt.Sprintf("Argument %q: %s", "filename", fe.Reason)
+	}
+	return ""
+}
+
 // downloadLink is the get_download_link tool: a signed, expiring
 // "<DownloadURL>/d/<token>" link to the blob's raw bytes, bound to the caller
 // and the key. The link itself is the credential until it expires.
 func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 	key, bad := stringArg(c, "key", true)
-	ttl, bad2 := intArg(c, "ttlSeconds", int(DefaultLinkTTL/time.Second), 1, 86400)
+	ttl, bad2 := intArg(c, "ttlSeconds", int64(DefaultLinkTTL/time.Second), 1, 86400)
 	filename, bad3 := stringArg(c, "filename", false)
-	if bad := firstOf(bad, bad2, bad3); bad != "" {
+	if bad := firstOf(bad, bad2, bad3, linkFilenameProblem(filename)); bad != "" {
 		return mcp.ToolError("%s", bad), nil
-	}
-	if len(filename) > 255 || strings.ContainsFunc(filename, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return mcp.ToolError("Argument \"filename\" must be at most 255 bytes without control characters"), nil
 	}
 	var singleUse bool
 	if raw, ok := c.Arguments()["singleUse"]; ok && string(raw) != "null" {

@@ -22,31 +22,38 @@ func (a *App) uploadSpec() mcp.FileSpec {
 }
 
 func (a *App) registerUploads(s *mcp.Server) {
-	s.AddTool(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
+	s.AddTool(checked(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
 		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +
 			"checked against accept and maxSize; nothing is stored when a check fails. Put key (and filename) before " +
 			"file in the arguments object to let the server write straight to storage.",
 		InputSchema: withFileSpec(schema("upload_file.input"), "file", a.uploadSpec()), OutputSchema: schema("blob.output"),
-		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink})
-	s.AddTool(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
+		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink}))
+	s.AddTool(checked(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
 		Description: "Ask the user to upload a file and store it: binary-mode elicitation when the client supports it, " +
 			"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
 		InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
 		Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
-		Streams:     true, Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload})
+		Streams:     true, Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload}))
 }
 
+// filenameProblem checks upload_file's filename, naming the argument.
 func filenameProblem(name string) string {
-	if name == "" {
-		return ""
+	if why := filenameReason(name); why != "" {
+		return fmt.Sprintf("Argument %q: %s", "filename", why)
 	}
-	if len(name) > 255 || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
-		return fmt.Sprintf("Argument %q must be a plain file name (no '/', '\\', NUL, at most 255 bytes)", "filename")
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return fmt.Sprintf("Argument %q must not contain control characters", "filename")
-		}
+	return ""
+}
+
+// filenameReason says why name cannot be a stored file's name: it breaks
+// the filename rules (at most 255 bytes of UTF-8 without control
+// characters) or is not a plain name.
+func filenameReason(name string) string {
+	var fe *storage.FilenameError
+	switch {
+	case errors.As(storage.ValidateFilename(name), &fe):
+		return fe.Reason
+	case name == "." || name == ".." || strings.ContainsAny(name, "/\\"):
+		return `not a plain file name (a '/' or '\', or "." or "..")`
 	}
 	return ""
 }
@@ -58,19 +65,28 @@ type keySink struct {
 }
 
 // fileSink lets upload_file's data URI go straight to storage when its key
-// (and a valid filename) came first in the arguments.
+// (and filename) came first in the arguments. A key or filename the upload
+// cannot have is refused before the first byte (the bytes are read and
+// dropped, and the handler answers naming the argument); so is a media
+// type outside accept.
 func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
 	key, ok := t.Args["key"]
-	filename := t.Args["filename"]
-	if !ok || storage.ValidateKey(key) != nil || filenameProblem(filename) != "" {
+	if !ok {
 		return nil, false, nil
+	}
+	filename := t.Args["filename"]
+	if why := filenameReason(filename); why != "" {
+		return nil, false, &mcp.FileRefusal{Argument: "filename", Problem: why}
 	}
 	u, err := ingest.Begin(t.Ctx, a.backend, ingest.Spec{Key: key, MediaType: t.MediaType, Filename: filename,
 		MaxSize: t.Spec.MaxSize, Accept: t.Spec.Accept})
 	if err != nil {
 		var ie *ingest.Error
-		if errors.As(err, &ie) || errors.Is(err, storage.ErrInvalidKey) {
-			return nil, false, nil // the handler says what is wrong
+		switch {
+		case keyProblem(err) != "":
+			return nil, false, &mcp.FileRefusal{Argument: "key", Problem: keyProblem(err)}
+		case errors.As(err, &ie):
+			return nil, false, &mcp.FileRefusal{Argument: t.Argument, Problem: ie.Detail}
 		}
 		return nil, false, fmt.Errorf("blobs: create %q: %w", key, err)
 	}
@@ -92,7 +108,7 @@ func (a *App) uploadFile(c *mcp.Call) (*mcp.ToolResult, error) {
 		key = UploadPrefix(token.NewUploadID()) + orDefault(filename, "upload")
 	}
 	if err := storage.ValidateKey(key); err != nil {
-		return mcp.ToolError("%s", invalidKey(key, err)), nil
+		return mcp.ToolError("Argument %q: %s", "key", keyProblem(err)), nil
 	}
 	info, res, err := a.store(c.Context(), f, key, filename, false)
 	if res != nil || err != nil {
@@ -140,13 +156,18 @@ func (a *App) store(ctx context.Context, f *mcp.File, key, filename string, must
 // storeError is the answer for a failed store: an isError result for what
 // the caller can fix, an internal error for the rest.
 func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, error) {
-	var ie *ingest.Error
+	var (
+		ie *ingest.Error
+		fe *storage.FilenameError
+	)
 	switch {
 	case errors.As(err, &ie):
 		f.Problem = ie.Detail
 		return mcp.FileError(f), nil
-	case errors.Is(err, storage.ErrInvalidKey):
-		return mcp.ToolError("%s", invalidKey(key, err)), nil
+	case keyProblem(err) != "":
+		return mcp.ToolError("Argument %q: %s", "key", keyProblem(err)), nil
+	case errors.As(err, &fe):
+		return mcp.ToolError("Argument %q: %s", "filename", fe.Reason), nil
 	case errors.Is(err, storage.ErrExists):
 		return mcp.ToolError("Blob %q already exists", key), nil
 	}

@@ -221,7 +221,13 @@ func TestRequestUploadLegacyURL(t *testing.T) {
 // modernCall posts a 2026-07-28 tools/call of request_upload.
 func modernCall(t *testing.T, c *testClient, caps, extra string) toolResult {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"name":"request_upload","arguments":{}` + extra + `}}`
+	return modernCallArgs(t, c, caps, `{}`, extra)
+}
+
+// modernCallArgs is modernCall with arguments.
+func modernCallArgs(t *testing.T, c *testClient, caps, args, extra string) toolResult {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"name":"request_upload","arguments":` + args + extra + `}}`
 	code, out := c.call(body, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "request_upload", "Accept": "application/json"})
 	if code != 200 {
 		t.Fatalf("%d %s", code, out)
@@ -281,9 +287,9 @@ func TestRequestUploadModern(t *testing.T) {
 		}
 		// With requestState before inputResponses, the answer is bounded by
 		// the field's maxSize while it arrives.
-		r = modernCall(t, c, caps, `,"arguments":{"maxSize":1000}`) // the later arguments member wins
+		r = modernCallArgs(t, c, caps, `{"maxSize":1000}`, ``)
 		// The retry repeats the arguments the requestState was issued for.
-		res = modernCall(t, c, caps, `,"arguments":{"maxSize":1000},"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
+		res = modernCallArgs(t, c, caps, `{"maxSize":1000}`, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
 		if !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
 			t.Fatalf("maxSize %+v", res)
 		}

@@ -110,7 +110,7 @@ func TestUploadFileInputs(t *testing.T) {
 			`Argument "file": content is image/png, not the declared media type "application/pdf"`},
 		{"empty file", `"key":"a","file":"data:text/plain;base64,"`, `Argument "file": file is empty`},
 		{"missing", `"key":"a"`, `Argument "file" is required`},
-		{"bad key", `"key":"../x","file":"data:text/plain,hi"`, `Invalid key "../x": contains a ".." segment`},
+		{"bad key", `"key":"../x","file":"data:text/plain,hi"`, `Argument "key": not a valid key (contains a ".." segment)`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {

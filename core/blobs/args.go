@@ -1,0 +1,198 @@
+package blobs
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/big"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+)
+
+// The blob tools check their arguments against their input schemas before
+// they run: the subset of JSON Schema the schemas use (type, minLength and
+// maxLength, minimum and maximum, enum, items, required, and
+// additionalProperties false). A failed check is a tool execution error
+// naming the argument (SEP-1303), the same in both protocol eras. x-mcp-file
+// arguments are left to the handler (Call.File checks their descriptor).
+
+// argRules are one tool's argument checks, read from its input schema.
+type argRules struct {
+	tool     string
+	props    map[string]*propRule
+	names    []string // sorted, for messages
+	closed   bool     // additionalProperties: false
+	required []string
+}
+
+// propRule is the schema of one argument.
+type propRule struct {
+	Type      string          `json:"type"`
+	MinLength *int            `json:"minLength"`
+	MaxLength *int            `json:"maxLength"`
+	Minimum   *int64          `json:"minimum"`
+	Maximum   *int64          `json:"maximum"`
+	Enum      []string        `json:"enum"`
+	Items     *propRule       `json:"items"`
+	File      json.RawMessage `json:"x-mcp-file"`
+}
+
+// checked returns t with a handler that checks the arguments against
+// t.InputSchema first. It panics on a schema it cannot read (a bug).
+func checked(t *mcp.Tool) *mcp.Tool {
+	var s struct {
+		Properties map[string]*propRule `json:"properties"`
+		Additional *bool                `json:"additionalProperties"`
+		Required   []string             `json:"required"`
+	}
+	if err := json.Unmarshal(t.InputSchema, &s); err != nil {
+		panic("bug: input schema of " + t.Name + ": " + err.Error())
+	}
+	r := &argRules{tool: t.Name, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
+		closed: s.Additional != nil && !*s.Additional, required: s.Required}
+	h := t.Handler
+	t.Handler = func(c *mcp.Call) (*mcp.ToolResult, error) {
+		if bad := r.check(c); bad != "" {
+			return mcp.ToolError("%s", bad), nil
+		}
+		return h(c)
+	}
+	return t
+}
+
+// check returns the problem with the call's arguments, or "".
+func (r *argRules) check(c *mcp.Call) string {
+	args := c.Arguments()
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		p := r.props[name]
+		if p == nil {
+			if r.closed {
+				return fmt.Sprintf("Argument %q is not an argument of %s (it takes %s)", name, r.tool, strings.Join(r.names, ", "))
+			}
+			continue
+		}
+		if bad := p.check(c, name, args[name]); bad != "" {
+			return bad
+		}
+	}
+	for _, name := range r.required {
+		if raw, ok := args[name]; !ok || string(raw) == "null" {
+			return fmt.Sprintf("Argument %q is required", name)
+		}
+	}
+	return ""
+}
+
+// check returns the problem with the value raw of argument name, or "".
+// null stands for an absent argument.
+func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
+	if string(raw) == "null" || p.File != nil {
+		return ""
+	}
+	switch p.Type {
+	case "string":
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return fmt.Sprintf("Argument %q must be a string", name)
+		}
+		if v == "" && c != nil && diverted(c, name) {
+			// Over 64 KiB: the scanner took it out of the message.
+			return p.lengthProblem(name)
+		}
+		return p.checkString(name, v)
+	case "integer":
+		if _, ok := jsonInteger(raw, p.min(), p.max()); !ok {
+			return p.integerProblem(name)
+		}
+	case "boolean":
+		if string(raw) != "true" && string(raw) != "false" {
+			return fmt.Sprintf("Argument %q must be a boolean", name)
+		}
+	case "array":
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return fmt.Sprintf("Argument %q must be an array", name)
+		}
+		for i, item := range items {
+			if p.Items == nil {
+				break
+			}
+			if bad := p.Items.check(nil, fmt.Sprintf("%s[%d]", name, i), item); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
+}
+
+// diverted reports a string argument taken out of the message while it
+// arrived (over 64 KiB): Arguments reads "" for it.
+func diverted(c *mcp.Call, name string) bool {
+	f, _ := c.File(name)
+	return f != nil && f.Diverted()
+}
+
+func (p *propRule) checkString(name, v string) string {
+	n := utf8.RuneCountInString(v)
+	switch {
+	case p.MaxLength != nil && n > *p.MaxLength:
+		return p.lengthProblem(name)
+	case p.MinLength != nil && n < *p.MinLength:
+		if *p.MinLength == 1 {
+			return fmt.Sprintf("Argument %q must not be empty", name)
+		}
+		return fmt.Sprintf("Argument %q must be at least %d characters long", name, *p.MinLength)
+	case len(p.Enum) > 0 && !slices.Contains(p.Enum, v):
+		return fmt.Sprintf("Argument %q must be one of %s", name, strings.Join(p.Enum, ", "))
+	}
+	return ""
+}
+
+func (p *propRule) lengthProblem(name string) string {
+	if p.MaxLength == nil {
+		return fmt.Sprintf("Argument %q is too long", name)
+	}
+	return fmt.Sprintf("Argument %q must be at most %d characters long", name, *p.MaxLength)
+}
+
+func (p *propRule) min() int64 {
+	if p.Minimum != nil {
+		return *p.Minimum
+	}
+	return -1 << 63
+}
+
+func (p *propRule) max() int64 {
+	if p.Maximum != nil {
+		return *p.Maximum
+	}
+	return 1<<63 - 1
+}
+
+func (p *propRule) integerProblem(name string) string {
+	switch {
+	case p.Minimum != nil && p.Maximum != nil:
+		return fmt.Sprintf("Argument %q must be an integer in [%d, %d]", name, *p.Minimum, *p.Maximum)
+	case p.Minimum != nil:
+		return fmt.Sprintf("Argument %q must be an integer of at least %d", name, *p.Minimum)
+	}
+	return fmt.Sprintf("Argument %q must be an integer", name)
+}
+
+// jsonInteger reads a JSON number that is an integer (in any notation: 60,
+// 6e1, 60.0) within [min, max]; ok is false for anything else, however
+// large (a number never wraps around into the range).
+func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
+	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') {
+		return 0, false
+	}
+	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)
+	if err != nil || !f.IsInt() || f.Cmp(new(big.Float).SetInt64(min)) < 0 || f.Cmp(new(big.Float).SetInt64(max)) > 0 {
+		return 0, false
+	}
+	n, _ = f.Int64()
+	return n, true
+}

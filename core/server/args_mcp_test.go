@@ -1,0 +1,385 @@
+package server
+
+// Issue 12 item 8 on the MCP surface: bad tool arguments get the clear,
+// documented error of the protocol (an isError result naming the argument,
+// or -32602/-32600 for a message that is malformed as JSON-RPC), in both
+// eras, and never an internal error, a parse error or a server bug log.
+// The tests speak raw HTTP so that key order and repeated members are
+// exactly as written.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// argsClient sends raw tools/call bodies in one era.
+type argsClient struct {
+	c      *bpClient
+	modern bool
+	sid    string
+}
+
+func (a *argsClient) era() string {
+	if a.modern {
+		return "2026-07-28"
+	}
+	return "2025-11-25"
+}
+
+// argsClients returns a 2025-11-25 client (with a session) and a
+// 2026-07-28 one, both declaring form elicitation.
+func argsClients(c *bpClient) []*argsClient {
+	return []*argsClient{{c: c, sid: c.session(false, argsCaps).sid}, {c: c, modern: true}}
+}
+
+const argsCaps = `{"elicitation":{}}`
+
+// argsRPC is the first JSON-RPC response of a POST, from a JSON or an SSE body.
+type argsRPC struct {
+	status int
+	ID     json.RawMessage `json:"id"`
+	Result *struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	} `json:"result"`
+	Error *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+// text is the first text block of a tool result.
+func (r argsRPC) text() string {
+	if r.Result == nil || len(r.Result.Content) == 0 {
+		return ""
+	}
+	return r.Result.Content[0].Text
+}
+
+func (r argsRPC) String() string {
+	b, _ := json.Marshal(struct {
+		Status int
+		Result any
+		Error  any
+	}{r.status, r.Result, r.Error})
+	return string(b)
+}
+
+// post sends body (a whole JSON-RPC message) with the era's headers.
+func (a *argsClient) post(body string, hdr map[string]string) argsRPC {
+	t := a.c.t
+	t.Helper()
+	req, err := http.NewRequest("POST", a.c.base+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if a.modern {
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	} else {
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", a.sid)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := a.c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	msgs := []string{string(raw)}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		msgs = nil
+		for line := range strings.SplitSeq(string(raw), "\n") {
+			if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: "); ok && strings.Contains(d, `"jsonrpc"`) {
+				msgs = append(msgs, d)
+			}
+		}
+	}
+	for _, m := range msgs {
+		var r argsRPC
+		if json.Unmarshal([]byte(m), &r) == nil && (r.Result != nil || r.Error != nil) {
+			r.status = resp.StatusCode
+			return r
+		}
+	}
+	t.Fatalf("%s: no JSON-RPC response: %d %.300s", a.era(), resp.StatusCode, raw)
+	return argsRPC{}
+}
+
+// meta is the 2026-07-28 params._meta member (with its comma), or "".
+func (a *argsClient) meta() string {
+	if !a.modern {
+		return ""
+	}
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + argsCaps + `},`
+}
+
+// tool calls tool with args, the raw arguments object; key, when set, is
+// the Mcp-Param-Blob-Key header of 2026-07-28.
+func (a *argsClient) tool(name, args, key string) argsRPC {
+	a.c.t.Helper()
+	hdr := map[string]string{}
+	if a.modern {
+		hdr["Mcp-Method"] = "tools/call"
+		hdr["Mcp-Name"] = name
+		if key != "" {
+			hdr["Mcp-Param-Blob-Key"] = key
+		}
+	}
+	return a.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+a.meta()+`"name":`+jsonString(name)+`,"arguments":`+args+`}}`, hdr)
+}
+
+// wantToolError checks for an isError result whose text has every one of
+// parts, and none of the internals a client must not see.
+func wantToolError(t *testing.T, what string, r argsRPC, parts ...string) {
+	t.Helper()
+	if r.Error != nil || r.Result == nil || !r.Result.IsError {
+		t.Errorf("%s: %v, want an isError result", what, r)
+		return
+	}
+	for _, p := range parts {
+		if !strings.Contains(r.text(), p) {
+			t.Errorf("%s: %q does not say %q", what, r.text(), p)
+		}
+	}
+	for _, bad := range []string{"statat", "/tmp/", "name too long", "localfs:", "ingest:", "storage:"} {
+		if strings.Contains(r.text(), bad) {
+			t.Errorf("%s: %q shows internals (%q)", what, r.text(), bad)
+		}
+	}
+}
+
+// wantRPCError checks for a JSON-RPC error with code, HTTP status and a
+// message that has every one of parts.
+func wantRPCError(t *testing.T, what string, r argsRPC, code, status int, parts ...string) {
+	t.Helper()
+	if r.Error == nil || r.Error.Code != code || r.status != status {
+		t.Errorf("%s: %v, want error %d with HTTP %d", what, r, code, status)
+		return
+	}
+	for _, p := range parts {
+		if !strings.Contains(r.Error.Message, p) {
+			t.Errorf("%s: %q does not say %q", what, r.Error.Message, p)
+		}
+	}
+}
+
+const helloURI = `"data:text/plain;base64,aGVsbG8="`
+
+// argsServer starts a server on a fresh store of backend tb, logging into
+// the returned buffer.
+func argsServer(t *testing.T, tb testBackend) (*bpClient, storage.Backend, *regressLogBuffer) {
+	logs := &regressLogBuffer{}
+	be := tb.new(t)
+	c := newBPClient(t, Options{Backend: be, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	return c, be, logs
+}
+
+func noBugLogs(t *testing.T, logs *regressLogBuffer) {
+	t.Helper()
+	if s := logs.String(); strings.Contains(s, "bug:") || strings.Contains(s, "level=ERROR") {
+		t.Errorf("the server logged a bug or an error:\n%s", s)
+	}
+}
+
+// TestArgsUploadFileKey: upload_file with a key that breaks the key rules
+// (a 300-byte segment) or conflicts with another blob's path ("a/b" when
+// "a" exists, "x" when "x/y" exists) answers an isError result naming the
+// argument "key" and the reason, whether the key comes before the data URI
+// (decoded straight into storage through the tool's FileSink) or after it,
+// in both eras and on both backends. bd4921f answered -32700 Parse error.
+func TestArgsUploadFileKey(t *testing.T) {
+	for _, tb := range byteplaneBackends() {
+		t.Run(tb.name, func(t *testing.T) {
+			c, be, logs := argsServer(t, tb)
+			c.put("a", []byte("a"), nil)
+			c.put("x/y", []byte("y"), nil)
+			long := strings.Repeat("k", 300)
+			cases := []struct {
+				key   string
+				parts []string
+			}{
+				{long, []string{`"key"`, "segment longer than 255 bytes"}},
+				{"a/b", []string{`"key"`, `"a"`, "conflict"}},
+				{"x", []string{`"key"`, `"x/"`, "conflict"}},
+			}
+			for _, a := range argsClients(c) {
+				for _, tc := range cases {
+					for _, order := range []string{"key first", "key last"} {
+						args := `{"key":` + jsonString(tc.key) + `,"file":` + helloURI + `}`
+						if order == "key last" {
+							args = `{"file":` + helloURI + `,"key":` + jsonString(tc.key) + `}`
+						}
+						what := fmt.Sprintf("%s %s, key %.12q", a.era(), order, tc.key)
+						wantToolError(t, what, a.tool("upload_file", args, tc.key), tc.parts...)
+						if _, err := be.Stat(t.Context(), tc.key); err == nil {
+							t.Errorf("%s: the blob was stored", what)
+						}
+					}
+				}
+			}
+			if r := c.do("GET", "/v1/blobs/x", nil, nil); r.status != 404 {
+				t.Errorf("GET x: %d", r.status)
+			}
+			noBugLogs(t, logs)
+		})
+	}
+}
+
+// TestArgsRepeatedMembers: a member given twice in the arguments (or in
+// params, or the message) is refused with -32602 (-32600 at the top level)
+// naming it, in both eras: no "last one wins" that a proxy reading the first
+// one would disagree with, and never an internal error. bd4921f answered a
+// key given before and after the data URI with -32603 and logged "bug:
+// direct upload under another key".
+func TestArgsRepeatedMembers(t *testing.T) {
+	c, be, logs := argsServer(t, byteplaneBackends()[0])
+	for _, a := range argsClients(c) {
+		for _, key := range []string{"d1", "d2"} {
+			r := a.tool("upload_file", `{"key":"d1","file":`+helloURI+`,"key":"d2"}`, key)
+			if a.modern && key == "d1" && r.Error != nil && r.Error.Code == -32020 {
+				continue // the header is checked against the last value: also a refusal
+			}
+			wantRPCError(t, a.era()+" upload_file key twice, header "+key, r, -32602, 400, `"key"`, "more than once")
+		}
+		wantRPCError(t, a.era()+" list_blobs prefix twice", a.tool("list_blobs", `{"prefix":"a","prefix":"b"}`, ""),
+			-32602, 400, `"prefix"`, "more than once")
+		wantRPCError(t, a.era()+" name twice", a.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+a.meta()+
+			`"name":"list_blobs","name":"stat_blob","arguments":{}}}`, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "stat_blob"}),
+			-32602, 400, `"name"`)
+		wantRPCError(t, a.era()+" method twice", a.post(`{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list","params":{`+
+			strings.TrimSuffix(a.meta(), ",")+`}}`, map[string]string{"Mcp-Method": "tools/list"}), -32600, 400, `"method"`)
+	}
+	for _, key := range []string{"d1", "d2"} {
+		if _, err := be.Stat(t.Context(), key); err == nil {
+			t.Errorf("%s was stored", key)
+		}
+	}
+	noBugLogs(t, logs)
+}
+
+// TestArgsLongStrings: a string over 64 KiB is never silently replaced by
+// "": a tool argument that must be short is refused with an isError result
+// naming it (bd4921f listed everything for a 70 KB list_blobs prefix), and
+// an id, a method or a params member the protocol reads is refused with
+// -32600/-32602.
+func TestArgsLongStrings(t *testing.T) {
+	c, _, logs := argsServer(t, byteplaneBackends()[0])
+	c.put("a/one", []byte("1"), nil)
+	long := strings.Repeat("z", 70_000)
+	for _, a := range argsClients(c) {
+		r := a.tool("list_blobs", `{"prefix":"`+long+`"}`, "")
+		wantToolError(t, a.era()+" list_blobs 70 KB prefix", r, `"prefix"`, "at most 1024 characters")
+		if strings.Contains(string(r.Result.StructuredContent), "a/one") {
+			t.Errorf("%s: a 70 KB prefix listed a/one", a.era())
+		}
+		r = a.tool("stat_blob", `{"key":"`+long+`"}`, long[:100])
+		if a.modern && r.Error != nil && r.Error.Code == -32020 {
+			// No client can send the Mcp-Param-Blob-Key header of a 70 KB
+			// key (16 KiB header limit): a header mismatch is the answer.
+		} else {
+			wantToolError(t, a.era()+" stat_blob 70 KB key", r, `"key"`)
+		}
+		wantToolError(t, a.era()+" get_download_link 70 KB filename",
+			a.tool("get_download_link", `{"key":"a/one","filename":"`+long+`"}`, "a/one"), `"filename"`)
+		wantToolError(t, a.era()+" upload_file 70 KB filename",
+			a.tool("upload_file", `{"filename":"`+long+`","file":`+helloURI+`}`, ""), `"filename"`)
+		r = a.post(`{"jsonrpc":"2.0","id":"`+long+`","method":"tools/call","params":{`+a.meta()+`"name":"list_blobs","arguments":{}}}`,
+			map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "list_blobs"})
+		wantRPCError(t, a.era()+" 70 KB id", r, -32600, 400, "id", "65536")
+		if r.ID != nil {
+			t.Errorf("%s: a 70 KB id was echoed as %.40s", a.era(), r.ID)
+		}
+		wantRPCError(t, a.era()+" 70 KB progress token", a.post(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"progressToken":"`+long+
+			`"},"name":"list_blobs","arguments":{}}}`, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "list_blobs"}), -32602, 400, "progressToken")
+	}
+	noBugLogs(t, logs)
+}
+
+// TestArgsUnknown: the blob tools' input schemas say additionalProperties
+// false; an unknown argument is refused with an isError result naming it
+// (SEP-1303: input validation errors are tool errors), in both eras, and
+// nothing happens.
+func TestArgsUnknown(t *testing.T) {
+	c, be, logs := argsServer(t, byteplaneBackends()[0])
+	c.put("k", []byte("k"), nil)
+	for _, a := range argsClients(c) {
+		for _, tc := range []struct{ tool, args, key string }{
+			{"list_blobs", `{"prefix":"","bogus":1}`, ""},
+			{"stat_blob", `{"key":"k","bogus":true}`, "k"},
+			{"delete_blob", `{"key":"k","bogus":null}`, "k"},
+			{"get_download_link", `{"key":"k","ttl":60,"bogus":"x"}`, "k"},
+			{"upload_file", `{"key":"u","file":` + helloURI + `,"bogus":"x"}`, "u"},
+			{"request_upload", `{"bogus":"x"}`, ""},
+		} {
+			wantToolError(t, a.era()+" "+tc.tool, a.tool(tc.tool, tc.args, tc.key), `"bogus"`, "is not an argument of "+tc.tool)
+		}
+	}
+	if _, err := be.Stat(t.Context(), "k"); err != nil {
+		t.Errorf("delete_blob with an unknown argument deleted k: %v", err)
+	}
+	if _, err := be.Stat(t.Context(), "u"); err == nil {
+		t.Error("upload_file with an unknown argument stored u")
+	}
+	noBugLogs(t, logs)
+}
+
+// TestArgsNumbers: ttlSeconds, limit and maxSize out of range, of the wrong
+// kind or too large for any integer type are refused naming the argument
+// and the allowed range; bd4921f let 9300000000 or 1e18 overflow into the
+// default or 0.3 s.
+func TestArgsNumbers(t *testing.T) {
+	c, _, logs := argsServer(t, byteplaneBackends()[0])
+	c.put("k", []byte("k"), nil)
+	for _, a := range argsClients(c) {
+		for _, v := range []string{"9300000000", "1e18", "1000000000000000000", "99999999999999999999", "0", "-5", "1.5", `"60"`} {
+			wantToolError(t, a.era()+" ttlSeconds "+v, a.tool("get_download_link", `{"key":"k","ttlSeconds":`+v+`}`, "k"),
+				`"ttlSeconds"`, "[1, 86400]")
+			wantToolError(t, a.era()+" limit "+v, a.tool("list_blobs", `{"limit":`+v+`}`, ""), `"limit"`, "[1, 1000]")
+		}
+		r := a.tool("get_download_link", `{"key":"k","ttlSeconds":6e1}`, "k")
+		if r.Result == nil || r.Result.IsError {
+			t.Errorf("%s: ttlSeconds 6e1 (an integer) refused: %v", a.era(), r)
+		}
+	}
+	noBugLogs(t, logs)
+}
+
+// TestArgsFilenames: a filename with CR, LF, NUL or another control
+// character, or over 255 bytes, is refused on the MCP tools that take one
+// (get_download_link, upload_file in either key order), naming the argument;
+// nothing is stored or minted.
+func TestArgsFilenames(t *testing.T) {
+	c, be, logs := argsServer(t, byteplaneBackends()[0])
+	c.put("k", []byte("k"), nil)
+	for _, a := range argsClients(c) {
+		for _, name := range []string{`a\r\nb.txt`, `nul\u0000.txt`, `c1\u0085`, strings.Repeat("f", 256), strings.Repeat("f", 60_000)} {
+			wantToolError(t, a.era()+" get_download_link", a.tool("get_download_link", `{"key":"k","filename":"`+name+`"}`, "k"), `"filename"`)
+			wantToolError(t, a.era()+" upload_file, filename first",
+				a.tool("upload_file", `{"key":"f1","filename":"`+name+`","file":`+helloURI+`}`, "f1"), `"filename"`)
+			wantToolError(t, a.era()+" upload_file, filename last",
+				a.tool("upload_file", `{"key":"f2","file":`+helloURI+`,"filename":"`+name+`"}`, "f2"), `"filename"`)
+		}
+	}
+	for _, key := range []string{"f1", "f2"} {
+		if _, err := be.Stat(t.Context(), key); err == nil {
+			t.Errorf("%s was stored", key)
+		}
+	}
+	noBugLogs(t, logs)
+}
