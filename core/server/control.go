@@ -22,7 +22,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
-	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
 )
@@ -284,6 +283,10 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 			return spec, want, false
 		}
 		spec.Filename = params["filename"]
+		if err := storage.ValidateFilename(spec.Filename); err != nil {
+			s.refuseBody(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
+			return spec, want, false
+		}
 	}
 	if want, ok = s.putWantDigests(ctx); !ok {
 		return spec, want, false
@@ -439,127 +442,6 @@ func (s *Server) listBlobs(ctx *fasthttp.RequestCtx) {
 		Items      []blobJSON `json:"items"`
 		NextCursor string     `json:"nextCursor,omitempty"`
 	}{items, page.NextCursor})
-}
-
-// readJSON decodes a small JSON request body into v; false means an error
-// response was written.
-func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
-	if cl := ctx.Request.Header.ContentLength(); cl > maxControlJSON {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
-		return false
-	}
-	b, err := io.ReadAll(io.LimitReader(s.requestBody(ctx), maxControlJSON+1))
-	if err != nil {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
-		return false
-	}
-	if len(b) > maxControlJSON {
-		ctx.SetConnectionClose()
-		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "malformed JSON: "+err.Error())
-		return false
-	}
-	return true
-}
-
-func ttlOf(seconds int64, def time.Duration) (time.Duration, bool) {
-	if seconds == 0 {
-		return def, true
-	}
-	d := time.Duration(seconds) * time.Second
-	return d, seconds > 0 && d <= maxLinkTTL
-}
-
-func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
-	var req struct {
-		Key        string `json:"key"`
-		TTLSeconds int64  `json:"ttlSeconds"`
-		Filename   string `json:"filename"`
-		SingleUse  bool   `json:"singleUse"`
-	}
-	if !s.readJSON(ctx, &req) {
-		return
-	}
-	if req.Key == "" {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "key is required")
-		return
-	}
-	if err := storage.ValidateKey(req.Key); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
-		return
-	}
-	ttl, ok := ttlOf(req.TTLSeconds, token.DefaultDownloadTTL)
-	if !ok {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be in [1, %d]", int64(maxLinkTTL/time.Second)))
-		return
-	}
-	if req.SingleUse && ttl > token.MaxSingleUseTTL {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
-		return
-	}
-	if strings.ContainsFunc(req.Filename, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "filename has control characters")
-		return
-	}
-	if _, err := s.opts.Backend.Stat(context.Background(), req.Key); err != nil {
-		s.apiStorageError(ctx, "stat", req.Key, err)
-		return
-	}
-	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{
-		Principal: principal, Key: req.Key, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
-	if err != nil {
-		s.apiStorageError(ctx, "mint", req.Key, err)
-		return
-	}
-	writeJSON(ctx, http.StatusCreated, map[string]string{"url": link.URL, "expiresAt": link.Expires.UTC().Format(time.RFC3339)})
-}
-
-func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
-	var req struct {
-		Key        string   `json:"key"`
-		MaxSize    int64    `json:"maxSize"`
-		Accept     []string `json:"accept"`
-		TTLSeconds int64    `json:"ttlSeconds"`
-	}
-	if !s.readJSON(ctx, &req) {
-		return
-	}
-	if req.Key != "" {
-		if err := storage.ValidateKey(req.Key); err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(req.Key, err))
-			return
-		}
-	}
-	switch {
-	case req.MaxSize == 0:
-		req.MaxSize = s.maxUpload()
-	case req.MaxSize < 0 || req.MaxSize > s.maxUpload():
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("maxSize must be in [1, %d]", s.maxUpload()))
-		return
-	}
-	for _, a := range req.Accept {
-		if !validMediaRange(a) {
-			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("accept entry %q is not a media type or range", a))
-			return
-		}
-	}
-	ttl, ok := ttlOf(req.TTLSeconds, token.DefaultUploadTTL)
-	if !ok {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be in [1, %d]", int64(maxLinkTTL/time.Second)))
-		return
-	}
-	up, err := s.mintUpload(token.Upload{Principal: principal, Key: req.Key, MaxSize: req.MaxSize, Accept: req.Accept, TTL: ttl})
-	if err != nil {
-		s.apiStorageError(ctx, "mint", req.Key, err)
-		return
-	}
-	writeJSON(ctx, http.StatusCreated, map[string]string{"url": up.URL, "method": up.Method, "uploadId": up.UploadID,
-		"expiresAt": up.Expires.UTC().Format(time.RFC3339)})
 }
 
 // validMediaRange accepts "type/subtype", "type/*" and "*/*" (parameters

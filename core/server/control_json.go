@@ -1,0 +1,243 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// The JSON requests of the control API (POST /v1/links, POST /v1/uploads).
+// Each field is checked and a refusal names it: unknown fields, fields
+// given twice, numbers of the wrong kind or outside their range (ttlSeconds
+// 9300000000 must not wrap around into some lifetime), bad keys and
+// filenames.
+
+// readJSON decodes a small JSON request object into v (unknown and repeated
+// fields refused); false means an error response was written.
+func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
+	if cl := ctx.Request.Header.ContentLength(); cl > maxControlJSON {
+		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(s.requestBody(ctx), maxControlJSON+1))
+	if err != nil {
+		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
+		return false
+	}
+	if len(b) > maxControlJSON {
+		ctx.SetConnectionClose()
+		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
+		return false
+	}
+	if why := jsonProblem(b, v); why != "" {
+		apiError(ctx, http.StatusBadRequest, "bad_request", why)
+		return false
+	}
+	return true
+}
+
+// jsonProblem decodes the object b into v and says what is wrong with it,
+// naming the field; "" when nothing is.
+func jsonProblem(b []byte, v any) string {
+	if !json.Valid(b) {
+		return "malformed JSON"
+	}
+	if k := repeatedField(b); k != "" {
+		return fmt.Sprintf("field %q is given more than once", k)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("field %q must be %s", te.Field, jsonKind(te.Type.String()))
+	case errors.As(err, &te):
+		return "the body must be a JSON object"
+	}
+	// encoding/json's only other error here: json: unknown field "x".
+	if _, name, ok := bytes.Cut([]byte(err.Error()), []byte("unknown field ")); ok {
+		return "unknown field " + string(name)
+	}
+	return "malformed JSON"
+}
+
+// jsonKind names a Go type of the request structs for a client.
+func jsonKind(goType string) string {
+	switch goType {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "[]string":
+		return "an array of strings"
+	}
+	return "of another type"
+}
+
+// repeatedField returns the first member of the object b given more than
+// once, or "". b is valid JSON.
+func repeatedField(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// jsonInteger reads a JSON number that is an integer (in any notation: 60,
+// 6e1, 60.0) within [min, max]; ok is false for anything else, however large.
+func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
+	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') {
+		return 0, false
+	}
+	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)
+	if err != nil || !f.IsInt() || f.Cmp(new(big.Float).SetInt64(min)) < 0 || f.Cmp(new(big.Float).SetInt64(max)) > 0 {
+		return 0, false
+	}
+	n, _ = f.Int64()
+	return n, true
+}
+
+// ttlField reads ttlSeconds: absent, null or 0 is def; else whole seconds
+// in [1, maxLinkTTL]. On a bad value it answers 400 naming the field and
+// the range, and reports false.
+func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) (time.Duration, bool) {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "0" {
+		return def, true
+	}
+	n, ok := jsonInteger(raw, 1, int64(maxLinkTTL/time.Second))
+	if !ok {
+		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be an integer in [1, %d]", int64(maxLinkTTL/time.Second)))
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
+}
+
+// keyField checks a key of a JSON request, answering 400 invalid_key with
+// the reason when it breaks the key rules.
+func keyField(ctx *fasthttp.RequestCtx, key string) bool {
+	if err := storage.ValidateKey(key); err != nil {
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+		return false
+	}
+	return true
+}
+
+// filenameField checks a filename, answering 400 invalid_filename with the
+// reason when it breaks the filename rules (storage.ValidateFilename).
+func filenameField(ctx *fasthttp.RequestCtx, name string) bool {
+	if err := storage.ValidateFilename(name); err != nil {
+		apiError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
+		return false
+	}
+	return true
+}
+
+func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
+	var req struct {
+		Key        string          `json:"key"`
+		TTLSeconds json.RawMessage `json:"ttlSeconds"`
+		Filename   string          `json:"filename"`
+		SingleUse  bool            `json:"singleUse"`
+	}
+	if !s.readJSON(ctx, &req) {
+		return
+	}
+	if req.Key == "" {
+		apiError(ctx, http.StatusBadRequest, "bad_request", "key is required")
+		return
+	}
+	if !keyField(ctx, req.Key) || !filenameField(ctx, req.Filename) {
+		return
+	}
+	ttl, ok := ttlField(ctx, req.TTLSeconds, token.DefaultDownloadTTL)
+	if !ok {
+		return
+	}
+	if req.SingleUse && ttl > token.MaxSingleUseTTL {
+		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
+		return
+	}
+	if _, err := s.opts.Backend.Stat(context.Background(), req.Key); err != nil {
+		s.apiStorageError(ctx, "stat", req.Key, err)
+		return
+	}
+	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{
+		Principal: principal, Key: req.Key, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
+	if err != nil {
+		s.apiStorageError(ctx, "mint", req.Key, err)
+		return
+	}
+	writeJSON(ctx, http.StatusCreated, map[string]string{"url": link.URL, "expiresAt": link.Expires.UTC().Format(time.RFC3339)})
+}
+
+func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
+	var req struct {
+		Key        string          `json:"key"`
+		MaxSize    json.RawMessage `json:"maxSize"`
+		Accept     []string        `json:"accept"`
+		TTLSeconds json.RawMessage `json:"ttlSeconds"`
+	}
+	if !s.readJSON(ctx, &req) {
+		return
+	}
+	if req.Key != "" && !keyField(ctx, req.Key) {
+		return
+	}
+	maxSize := s.maxUpload() // absent, null or 0
+	if len(req.MaxSize) > 0 && string(req.MaxSize) != "null" && string(req.MaxSize) != "0" {
+		n, ok := jsonInteger(req.MaxSize, 1, s.maxUpload())
+		if !ok {
+			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("maxSize must be an integer in [1, %d]", s.maxUpload()))
+			return
+		}
+		maxSize = n
+	}
+	for _, a := range req.Accept {
+		if !validMediaRange(a) {
+			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("accept entry %q is not a media type or range", a))
+			return
+		}
+	}
+	ttl, ok := ttlField(ctx, req.TTLSeconds, token.DefaultUploadTTL)
+	if !ok {
+		return
+	}
+	up, err := s.mintUpload(token.Upload{Principal: principal, Key: req.Key, MaxSize: maxSize, Accept: req.Accept, TTL: ttl})
+	if err != nil {
+		s.apiStorageError(ctx, "mint", req.Key, err)
+		return
+	}
+	writeJSON(ctx, http.StatusCreated, map[string]string{"url": up.URL, "method": up.Method, "uploadId": up.UploadID,
+		"expiresAt": up.Expires.UTC().Format(time.RFC3339)})
+}
