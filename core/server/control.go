@@ -38,63 +38,85 @@ const maxControlJSON = 64 << 10
 const maxLinkTTL = 7 * 24 * time.Hour
 
 func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
+	if ep, ok := s.controlRoute(ctx); ok {
+		ep.run()
+	}
+}
+
+// controlEndpoint is a /v1 request routed before any byte of its body is
+// read: run serves it; admit, when set, makes the checks run makes of the
+// headers before it reads the body (declared size, Content-Disposition…),
+// answering a refusal itself, for Expect: 100-continue (expect.go).
+type controlEndpoint struct {
+	run   func()
+	admit func() bool
+}
+
+// controlRoute checks Host and Origin, authenticates and routes a /v1
+// request (path, method, key); on refusal it answers and reports !ok.
+func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) {
 	if why := s.checkHostOrigin(ctx); why != "" {
 		apiError(ctx, http.StatusForbidden, "forbidden", why)
-		return
+		return controlEndpoint{}, false
 	}
 	principal, ok := s.authenticate(ctx)
 	if !ok {
 		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
 		apiError(ctx, http.StatusUnauthorized, "unauthorized", "a valid bearer API key is required")
-		return
+		return controlEndpoint{}, false
 	}
 	raw := string(ctx.URI().PathOriginal())
 	if i := strings.IndexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
 	}
 	method := string(ctx.Method())
+	allow := ""
 	switch {
 	case raw == "/v1/blobs" || raw == "/v1/blobs/":
-		if method != http.MethodGet && method != http.MethodHead {
-			methodNotAllowed(ctx, "GET, HEAD")
-			return
+		if method == http.MethodGet || method == http.MethodHead {
+			return controlEndpoint{run: func() { s.listBlobs(ctx) }}, true
 		}
-		s.listBlobs(ctx)
+		allow = "GET, HEAD"
 	case strings.HasPrefix(raw, "/v1/blobs/"):
-		key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
-		if err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
-			return
-		}
-		if err := storage.ValidateKey(key); err != nil {
-			apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
-			return
-		}
-		switch method {
-		case http.MethodPut:
-			s.putBlob(ctx, key)
-		case http.MethodGet, http.MethodHead:
-			s.serveBlob(ctx, blobServe{key: key})
-		case http.MethodDelete:
-			s.deleteBlob(ctx, key)
-		default:
-			methodNotAllowed(ctx, "GET, HEAD, PUT, DELETE")
-		}
-	case raw == "/v1/links":
-		if method != http.MethodPost {
-			methodNotAllowed(ctx, "POST")
-			return
-		}
-		s.postLink(ctx, principal)
-	case raw == "/v1/uploads":
-		if method != http.MethodPost {
-			methodNotAllowed(ctx, "POST")
-			return
-		}
-		s.postUpload(ctx, principal)
+		return s.blobRoute(ctx, raw, method)
+	case raw == "/v1/links" && method == http.MethodPost:
+		return controlEndpoint{run: func() { s.postLink(ctx, principal) }, admit: func() bool { return s.admitJSON(ctx) }}, true
+	case raw == "/v1/uploads" && method == http.MethodPost:
+		return controlEndpoint{run: func() { s.postUpload(ctx, principal) }, admit: func() bool { return s.admitJSON(ctx) }}, true
+	case raw == "/v1/links" || raw == "/v1/uploads":
+		allow = "POST"
 	default:
 		apiError(ctx, http.StatusNotFound, "not_found", "no such endpoint")
+		return controlEndpoint{}, false
 	}
+	methodNotAllowed(ctx, allow)
+	return controlEndpoint{}, false
+}
+
+// blobRoute routes /v1/blobs/{key}.
+func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string) (controlEndpoint, bool) {
+	key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
+	if err != nil {
+		apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
+		return controlEndpoint{}, false
+	}
+	if err := storage.ValidateKey(key); err != nil {
+		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+		return controlEndpoint{}, false
+	}
+	switch method {
+	case http.MethodPut:
+		return controlEndpoint{run: func() { s.putBlob(ctx, key) }, admit: func() bool {
+			_, _, ok := s.admitPut(ctx, key)
+			return ok
+		}}, true
+	case http.MethodGet, http.MethodHead:
+		return controlEndpoint{run: func() { s.serveBlob(ctx, blobServe{key: key}) }}, true
+	case http.MethodDelete:
+		return controlEndpoint{run: func() { s.deleteBlob(ctx, key) }}, true
+	}
+	methodNotAllowed(ctx, "GET, HEAD, PUT, DELETE")
+	return controlEndpoint{}, false
 }
 
 // apiError writes {"error":{"code","message"}}.
@@ -220,19 +242,9 @@ func (s *Server) maxUpload() int64 {
 // the whole body arrived, its length matched and the optional digests
 // checked out; any failure aborts the write.
 func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
-	spec, want, ok := s.putSpec(ctx, key)
+	spec, want, ok := s.admitPut(ctx, key)
 	if !ok {
 		return
-	}
-	hdr := &ctx.Request.Header
-	cl := int64(hdr.ContentLength()) // -1 chunked
-	if cl > spec.MaxSize {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
-			fmt.Sprintf("body of %d bytes is over the upload limit of %d bytes", cl, spec.MaxSize))
-		return
-	}
-	if cl > 0 {
-		spec.Size = cl
 	}
 	wctx := context.Background()
 	if spec.IfNotExists {
@@ -258,6 +270,25 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 	}
 	s.blobs.Changed(key)
 	writeJSON(ctx, http.StatusCreated, blobObject(info))
+}
+
+// admitPut checks a PUT's headers and declared size before any body byte:
+// the ingest spec and the digests the body must have, or a refusal
+// answered (!ok).
+func (s *Server) admitPut(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec, want putDigests, ok bool) {
+	if spec, want, ok = s.putSpec(ctx, key); !ok {
+		return spec, want, false
+	}
+	cl := int64(ctx.Request.Header.ContentLength()) // -1 chunked
+	if cl > spec.MaxSize {
+		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
+			fmt.Sprintf("body of %d bytes is over the upload limit of %d bytes", cl, spec.MaxSize))
+		return spec, want, false
+	}
+	if cl > 0 {
+		spec.Size = cl
+	}
+	return spec, want, true
 }
 
 // putDigests are the digests a PUT's body must have, nil when not given.

@@ -26,8 +26,7 @@ import (
 // readJSON decodes a small JSON request object into v (unknown and repeated
 // fields refused); false means an error response was written.
 func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
-	if cl := ctx.Request.Header.ContentLength(); cl > maxControlJSON {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
+	if !s.admitJSON(ctx) {
 		return false
 	}
 	b, err := io.ReadAll(io.LimitReader(s.requestBody(ctx), maxControlJSON+1))
@@ -42,6 +41,16 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	}
 	if why := jsonProblem(b, v); why != "" {
 		apiError(ctx, http.StatusBadRequest, "bad_request", why)
+		return false
+	}
+	return true
+}
+
+// admitJSON refuses (413) a JSON request whose declared length is over
+// maxControlJSON, before any body byte.
+func (s *Server) admitJSON(ctx *fasthttp.RequestCtx) bool {
+	if cl := ctx.Request.Header.ContentLength(); cl > maxControlJSON {
+		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
 		return false
 	}
 	return true

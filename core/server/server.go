@@ -208,6 +208,7 @@ func New(opts Options) (*Server, error) {
 	s.fs = &fasthttp.Server{
 		Handler:        s.handle,
 		ErrorHandler:   s.errorHandler,
+		ExpectHandler:  s.expectContinue, // expect.go
 		Name:           "mcpblob",
 		ReadBufferSize: opts.MaxHeaderBytes,
 		// Room for a small response (headers and a 4 KiB blob as base64)
@@ -374,14 +375,8 @@ func jsonError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
 }
 
 func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
-		return
-	}
-	principal, ok := s.authenticate(ctx)
+	principal, ok := s.admitMCP(ctx) // expect.go
 	if !ok {
-		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
 		return
 	}
 	req := &mcp.Request{

@@ -1,0 +1,99 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/mcp"
+)
+
+// expectContinue is the server's fasthttp ExpectHandler. A request with
+// "Expect: 100-continue" gets "100 Continue" only once the checks its
+// handler makes before reading a body pass: Host and Origin,
+// authentication, route and method, the key or upload token, the other
+// headers, and the declared size. Otherwise the final answer (401, 403,
+// 404, 405, 413…) goes out at once with the handler's own JSON error body,
+// the body is never read, and the connection is closed (RFC 9110 §10.1.1:
+// the client may have started sending it anyway).
+//
+// fasthttp writes the response the ExpectHandler leaves in ctx when it
+// returns another status than 100 (v1.74.0; TestArgsExpectContinue checks
+// the body arrives).
+func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
+	if s.admit(ctx) {
+		return fasthttp.StatusContinue
+	}
+	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff) // as handle sets on every answer
+	return ctx.Response.StatusCode()
+}
+
+// admit runs the checks of a request's handler that come before its body
+// (see expectContinue); on refusal it answers and reports false.
+func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
+	path := string(ctx.Path())
+	if s.misdirected(ctx, path) { // origin.go: the download origin's split
+		return false
+	}
+	switch {
+	case strings.HasPrefix(path, "/v1/"):
+		ep, ok := s.controlRoute(ctx)
+		return ok && (ep.admit == nil || ep.admit())
+	case strings.HasPrefix(path, "/u/"):
+		return s.admitUpload(ctx)
+	case path == "/mcp":
+		_, ok := s.admitMCP(ctx)
+		return ok
+	case strings.HasPrefix(path, "/d/"), strings.HasPrefix(path, "/upload/"), path == "/healthz", path == "/readyz":
+		return true // no body is read there
+	}
+	ctx.SetStatusCode(http.StatusNotFound)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString("not found\n")
+	return false
+}
+
+// admitUpload makes serveUpload's checks before the body: Host and Origin,
+// method, token and principal, declared size.
+func (s *Server) admitUpload(ctx *fasthttp.RequestCtx) bool {
+	if why := s.checkHostOrigin(ctx); why != "" {
+		s.refuseBody(ctx, http.StatusForbidden, "forbidden", why)
+		return false
+	}
+	if m := string(ctx.Method()); m != http.MethodPost && m != http.MethodPut {
+		methodNotAllowed(ctx, "POST, PUT")
+		return false
+	}
+	claims, _, ok := s.uploadClaims(ctx)
+	if !ok {
+		return false
+	}
+	maxSize := claims.MaxSize
+	if maxSize <= 0 || maxSize > s.maxUpload() {
+		maxSize = s.maxUpload()
+	}
+	if cl := ctx.Request.Header.ContentLength(); cl > 0 && int64(cl) > maxSize+64<<10 {
+		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
+		return false
+	}
+	return true
+}
+
+// admitMCP checks Host and Origin and authenticates a request to /mcp,
+// returning the principal; on refusal it answers and reports !ok.
+func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (string, bool) {
+	if why := s.checkHostOrigin(ctx); why != "" {
+		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
+		return "", false
+	}
+	principal, ok := s.authenticate(ctx)
+	if !ok {
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
+		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
+		return "", false
+	}
+	return principal, true
+}
