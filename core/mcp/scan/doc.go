@@ -13,6 +13,17 @@
 //   - any other long string goes, unescaped, to an unlinked temporary file
 //     (a raw spool) and counts against Options.MaxBodyBytes like held bytes.
 //
+// Strings are taken out only where they are payloads for a handler:
+// params.arguments, params.inputResponses and result. A long string where
+// the protocol reads the value itself (the id, the method, params.name, a
+// _meta value…) is refused with a [MemberError] rather than read as "", and
+// so is a member given twice in the message, params, params._meta or
+// params.arguments (deeper objects keep the last one, as encoding/json).
+// After a refusal the rest of the message is read with its long strings
+// dropped (up to a limit), so the answer does not race a client still
+// sending. A [File] taken out reports Diverted; a sink may refuse a value
+// before its first byte with a [Refusal].
+//
 // This works whatever the key order: when params arrive before method, or
 // arguments before name, nothing is known about the target yet and data
 // URIs take the decoded-spool path. The rebuilt message carries "" in place
