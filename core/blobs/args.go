@@ -43,16 +43,7 @@ type propRule struct {
 // checked returns t with a handler that checks the arguments against
 // t.InputSchema first. It panics on a schema it cannot read (a bug).
 func checked(t *mcp.Tool) *mcp.Tool {
-	var s struct {
-		Properties map[string]*propRule `json:"properties"`
-		Additional *bool                `json:"additionalProperties"`
-		Required   []string             `json:"required"`
-	}
-	if err := json.Unmarshal(t.InputSchema, &s); err != nil {
-		panic("bug: input schema of " + t.Name + ": " + err.Error())
-	}
-	r := &argRules{tool: t.Name, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
-		closed: s.Additional != nil && !*s.Additional, required: s.Required}
+	r := newArgRules(t.Name, t.InputSchema)
 	h := t.Handler
 	t.Handler = func(c *mcp.Call) (*mcp.ToolResult, error) {
 		if bad := r.check(c); bad != "" {
@@ -61,6 +52,20 @@ func checked(t *mcp.Tool) *mcp.Tool {
 		return h(c)
 	}
 	return t
+}
+
+// newArgRules reads the checks of tool's arguments from its input schema.
+func newArgRules(tool string, schema json.RawMessage) *argRules {
+	var s struct {
+		Properties map[string]*propRule `json:"properties"`
+		Additional *bool                `json:"additionalProperties"`
+		Required   []string             `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		panic("bug: input schema of " + tool + ": " + err.Error())
+	}
+	return &argRules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
+		closed: s.Additional != nil && !*s.Additional, required: s.Required}
 }
 
 // check returns the problem with the call's arguments, or "".
@@ -186,7 +191,7 @@ func (p *propRule) integerProblem(name string) string {
 // 6e1, 60.0) within [min, max]; ok is false for anything else, however
 // large (a number never wraps around into the range).
 func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') {
+	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') || !json.Valid(raw) {
 		return 0, false
 	}
 	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)

@@ -1,6 +1,8 @@
 package blobs
 
 import (
+	"encoding/json"
+	"math/big"
 	"mime"
 	"strings"
 	"testing"
@@ -49,6 +51,65 @@ func FuzzContentDisposition(f *testing.F) {
 		disp, params, err := mime.ParseMediaType(v)
 		if err != nil || disp != "attachment" || params["filename"] != name {
 			t.Fatalf("ContentDisposition(%q) = %q parses to %q %q, %v", name, v, disp, params["filename"], err)
+		}
+	})
+}
+
+// FuzzJSONInteger: jsonInteger accepts exactly the JSON numbers that are
+// integers in [min, max], whatever their notation, and returns their value;
+// nothing out of range wraps around into it.
+func FuzzJSONInteger(f *testing.F) {
+	for _, s := range []string{"60", "6e1", "60.0", "-0", "9300000000", "1e18", "99999999999999999999", "1.5", `"60"`, "0x10", "1e", "-", "9223372036854775807", "-9223372036854775808"} {
+		f.Add(s, int64(1), int64(86400))
+	}
+	f.Fuzz(func(t *testing.T, s string, lo, hi int64) {
+		n, ok := jsonInteger(json.RawMessage(s), lo, hi)
+		var want big.Rat
+		_, isNum := want.SetString(s)
+		isNum = isNum && json.Valid([]byte(s)) && s != "" && (s[0] == '-' || '0' <= s[0] && s[0] <= '9')
+		wantOK := isNum && want.IsInt() && want.Num().IsInt64() && want.Num().Int64() >= lo && want.Num().Int64() <= hi
+		if ok != wantOK || (ok && n != want.Num().Int64()) {
+			t.Fatalf("jsonInteger(%q, %d, %d) = %d, %v; want %v, %v", s, lo, hi, n, ok, want.RatString(), wantOK)
+		}
+	})
+}
+
+// FuzzArgRules: the checks read from the blob tools' input schemas never
+// panic, and a value they pass has the schema's type and bounds.
+func FuzzArgRules(f *testing.F) {
+	for _, s := range []string{`"k"`, `""`, `60`, `1e99`, `true`, `null`, `["a",""]`, `{"a":1}`, `"` + strings.Repeat("x", 300) + `"`} {
+		f.Add(s)
+	}
+	var rules []*argRules
+	for _, name := range []string{"get_download_link.input", "list_blobs.input", "request_upload.input", "key.input"} {
+		rules = append(rules, newArgRules(name, schema(name)))
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return
+		}
+		for _, r := range rules {
+			for name, p := range r.props {
+				if p.File != nil || p.check(nil, name, json.RawMessage(raw)) != "" || raw == "null" {
+					continue
+				}
+				var v any
+				_ = json.Unmarshal([]byte(raw), &v)
+				switch s, isStr := v.(string); p.Type {
+				case "string":
+					if !isStr || (p.MaxLength != nil && utf8.RuneCountInString(s) > *p.MaxLength) || (p.MinLength != nil && utf8.RuneCountInString(s) < *p.MinLength) {
+						t.Fatalf("%s.%s accepted %s", r.tool, name, raw)
+					}
+				case "integer":
+					if _, ok := jsonInteger(json.RawMessage(raw), p.min(), p.max()); !ok {
+						t.Fatalf("%s.%s accepted %s", r.tool, name, raw)
+					}
+				case "boolean":
+					if _, isBool := v.(bool); !isBool {
+						t.Fatalf("%s.%s accepted %s", r.tool, name, raw)
+					}
+				}
+			}
 		}
 	})
 }

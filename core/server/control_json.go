@@ -9,6 +9,9 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -62,8 +65,15 @@ func jsonProblem(b []byte, v any) string {
 	if !json.Valid(b) {
 		return "malformed JSON"
 	}
-	if k := repeatedField(b); k != "" {
-		return fmt.Sprintf("field %q is given more than once", k)
+	keys := topLevelKeys(b)
+	for i, k := range keys {
+		if slices.Contains(keys[:i], k) {
+			return fmt.Sprintf("field %q is given more than once", k)
+		}
+		if !slices.Contains(fieldNames(v), k) {
+			// encoding/json would match "Key" to key: names are exact here.
+			return fmt.Sprintf("unknown field %q", k)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -97,36 +107,44 @@ func jsonKind(goType string) string {
 	return "of another type"
 }
 
-// repeatedField returns the first member of the object b given more than
-// once, or "". b is valid JSON.
-func repeatedField(b []byte) string {
+// topLevelKeys returns the member names of the object b, in order,
+// repeats included; nil when b is not an object. b is valid JSON.
+func topLevelKeys(b []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
+		return nil
 	}
-	seen := map[string]bool{}
+	var keys []string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return ""
+			return keys
 		}
 		k, _ := tok.(string)
-		if seen[k] {
-			return k
-		}
-		seen[k] = true
+		keys = append(keys, k)
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
-			return ""
+			return keys
 		}
 	}
-	return ""
+	return keys
+}
+
+// fieldNames returns the JSON names of the fields of the struct *v.
+func fieldNames(v any) []string {
+	t := reflect.TypeOf(v).Elem()
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
 }
 
 // jsonInteger reads a JSON number that is an integer (in any notation: 60,
 // 6e1, 60.0) within [min, max]; ok is false for anything else, however large.
 func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') {
+	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') || !json.Valid(raw) {
 		return 0, false
 	}
 	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)
