@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// keyTrick is a key as the server should see it after one decoding, and
+// whether the key rules (docs/control-api.md: no leading or trailing '/',
+// no empty, '.' or '..' segment, no backslash or control character, valid
+// UTF-8, not the reserved .mcpblob folder) refuse it. "{n}" is replaced by
+// a number unique to the input.
+type keyTrick struct {
+	key string
+	bad bool
+}
+
+var keyTricks = []keyTrick{
+	{"../hard-x{n}", true},
+	{"hard/../../x{n}", true},
+	{"hard/./x{n}", true},
+	{"hard//x{n}", true},
+	{"/hard/x{n}", true},
+	{"hard/x{n}/", true},
+	{`hard\..\x{n}`, true},
+	{`..\x{n}`, true},
+	{"hard/x{n}\x00.txt", true},
+	{"hard/x{n}\r\nX-Injected: 1", true},
+	{"hard/\xc0\xae\xc0\xae/x{n}", true},         // overlong UTF-8 ".."
+	{"hard/\xe0\x80\xae\xe0\x80\xae/x{n}", true}, // 3-byte overlong ".."
+	{"hard/x{n}\xff", true},
+	{".mcpblob/claims/links/x{n}", true},
+	{".mcpblob/tmp/x{n}", true},
+	{".mcpblob/meta/" + baseText, true},
+	{".mcpblob/token-keys", true},
+	{".mcpblob", true},
+	// Aliases of a baseline object: refused, never read or overwritten.
+	{"hard/base/../base/text.txt", true},
+	{"hard/base/./text.txt", true},
+	{"hard//base/text.txt", true},
+	{"./" + baseText, true},
+	{baseText + "/", true},
+	{baseText + "\x00.jpg", true},
+	// Valid keys that look like tricks: either answer, but stored exactly.
+	{".MCPBLOB/claims/links/x{n}", false},
+	{".Mcpblob/meta/x{n}", false},
+	{"x{n}/.mcpblob/y", false},
+	{"hard/caf\u00e9-{n}", false},
+	{"hard/cafe\u0301-{n}", false},
+	{"hard/\uff0e\uff0e/x{n}", false},
+	{"hard/\u2024\u2024/x{n}", false},
+	{"\uff0emcpblob/x{n}", false},
+	{".mcpblob\u200b/x{n}", false},
+	{"hard/x{n}\u202egpj.txt", false},
+	{"HARD/BASE/TEXT.TXT", false},
+	{"hard/%2e%2e/x{n}", false},
+}
+
+func (k keyTrick) make() string { return strings.ReplaceAll(k.key, "{n}", fmt.Sprint(next())) }
+
+func (k keyTrick) want() want {
+	if k.bad {
+		return wantReject
+	}
+	return wantEither
+}
+
+// pathTricks sends every key trick to every surface that takes a key, in
+// every encoding that decodes to it once, plus double encodings and
+// routing tricks on the token surfaces.
+func pathTricks(ctx context.Context, e *env) []batch {
+	var v1, leg, mod, str []hcase
+	for _, t := range keyTricks {
+		v1 = append(v1, v1KeyCases(t)...)
+		leg = append(leg, mcpKeyCases(sLegacy, t)...)
+		mod = append(mod, mcpKeyCases(sModern, t)...)
+		k := t.make()
+		str = append(str, readCase(sLegacy, fmt.Sprintf("2025 stream %q", k), t.want(), "resources/stream", "blob:///"+k),
+			readCase(sModern, fmt.Sprintf("2026 stream %q", k), t.want(), "resources/stream", "blob:///"+k))
+	}
+	v1 = append(v1, listPrefixCases()...)
+	leg = append(leg, listToolCases(sLegacy)...)
+	mod = append(mod, listToolCases(sModern)...)
+	d, u, page := routingCases()
+	return []batch{{"path tricks", sV1, v1}, {"path tricks", sLegacy, leg}, {"path tricks", sModern, mod},
+		{"path tricks", sStream, str}, {"path tricks", sD, d}, {"path tricks", sU, u}, {"path tricks", sPage, page}}
+}
+
+// encodings returns the request targets for /v1/blobs/{key} that decode
+// once to key: segment-escaped, every byte escaped, and raw when the raw
+// bytes can go in a request line.
+func encodings(key string) map[string]string {
+	out := map[string]string{"escaped": "/v1/blobs/" + escapeKey(key), "all-escaped": "/v1/blobs/" + escapeAll(key)}
+	if !strings.ContainsAny(key, "% ?#\x00\r\n\t") && !strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 }) {
+		out["raw"] = "/v1/blobs/" + key
+	}
+	return out
+}
+
+func escapeAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, "%%%02X", s[i])
+	}
+	return b.String()
+}
+
+// v1KeyCases: PUT in each encoding, GET, DELETE, the double-encoded PUT
+// (which must store the once-decoded key, never decode twice), and the key
+// in POST /v1/links and /v1/uploads.
+func v1KeyCases(t keyTrick) []hcase {
+	var cs []hcase
+	for enc, target := range encodings(t.make()) {
+		k := strings.TrimPrefix(target, "/v1/blobs/")
+		c := rawCase(fmt.Sprintf("PUT %s %s", enc, target), t.want(), http.MethodPut, target, "alice", []byte("hostile body"), "Content-Type: text/plain")
+		c.check = sameKey(mustUnescape(k))
+		cs = append(cs, c)
+	}
+	k := t.make()
+	dbl := "/v1/blobs/" + escapeKey(escapeKey(k))
+	c := rawCase("PUT double-escaped "+dbl, wantEither, http.MethodPut, dbl, "alice", []byte("x"), "Content-Type: text/plain")
+	c.check = sameKey(escapeKey(k))
+	cs = append(cs, c)
+	if t.bad { // reads and deletes through a refused key must fail (aliases of baseline objects among them)
+		cs = append(cs, noStore(rawCase("GET "+escapeKey(t.key), wantReject, http.MethodGet, "/v1/blobs/"+escapeKey(t.key), "alice", nil)),
+			noStore(rawCase("DELETE "+escapeKey(t.key), wantReject, http.MethodDelete, "/v1/blobs/"+escapeKey(t.key), "alice", nil)))
+	}
+	// JSON cannot carry invalid UTF-8 (RFC 8259 §8.1): what a server makes
+	// of such a body is its choice, as long as it answers clearly.
+	jw := t.want()
+	if !utf8.ValidString(t.key) {
+		jw = wantEither
+	}
+	return append(cs,
+		jsonCase(fmt.Sprintf("POST /v1/links key %q", t.key), jw, "/v1/links", map[string]any{"key": rawStr(t.key)}),
+		jsonCase(fmt.Sprintf("POST /v1/uploads key %q", k), jw, "/v1/uploads", map[string]any{"key": rawStr(t.make())}))
+}
+
+func mustUnescape(s string) string {
+	u, err := url.PathUnescape(s)
+	if err != nil {
+		return s
+	}
+	return u
+}
+
+// jsonCase POSTs v as JSON to a /v1 path as alice.
+func jsonCase(name string, w want, path string, v any) hcase {
+	return httpCase(name, w, false, func(ctx context.Context, e *env) *http.Request {
+		body, _ := json.Marshal(v)
+		req := e.request(ctx, http.MethodPost, path, "alice", body)
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	})
+}
+
+// mcpKeyCases: the key in each blob tool and in resources/read.
+func mcpKeyCases(era surface, t keyTrick) []hcase {
+	k := t.make()
+	jk, ok := jsonStr(k)
+	w := t.want()
+	if !ok {
+		w = wantEither // see v1KeyCases: JSON cannot carry invalid UTF-8
+	}
+	up := toolCase(era, fmt.Sprintf("upload_file key %q", k), w, "upload_file", func(e *env) map[string]any {
+		return map[string]any{"key": jk, "file": e.dataURI("text/plain")}
+	})
+	up.wellFormed = ok
+	if ok {
+		up.check = sameKey(k)
+	}
+	cs := []hcase{up}
+	jt, _ := jsonStr(t.key)
+	tools := []string{"stat_blob", "delete_blob", "get_download_link"}
+	if !t.bad && !strings.Contains(t.key, "{n}") {
+		// A valid fixed key (HARD/BASE/TEXT.TXT): the /v1 inputs store it,
+		// so no input here deletes or writes it (inputs run concurrently).
+		tools, cs = tools[:1], nil
+	}
+	for _, tool := range tools {
+		c := toolCase(era, fmt.Sprintf("%s key %q", tool, t.key), w, tool, func(*env) map[string]any {
+			return map[string]any{"key": jt}
+		})
+		c.wellFormed = ok
+		cs = append(cs, c)
+	}
+	for _, uri := range []string{"blob:///" + t.key, "blob:///" + escapeKey(t.key)} {
+		c := readCase(era, fmt.Sprintf("resources/read %q", uri), t.want(), "resources/read", uri)
+		if !utf8.ValidString(uri) {
+			c.want, c.wellFormed = wantEither, false
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
