@@ -28,7 +28,7 @@ func principalAbuse(ctx context.Context, e *env) []batch {
 	state := e.requestState(ctx)
 	mod := []hcase{retryCase("requestState of alice replayed by bob", wantReject, "bob", state)}
 	if state != "" {
-		for _, m := range e.mutations(state, 8) {
+		for _, m := range e.mutations(state, e.cfg.flips) {
 			mod = append(mod, retryCase("requestState "+m.label, wantFor(m), "alice", m.tok))
 		}
 		mod = append(mod, retryCase("requestState of alice, by alice", wantAccept, "alice", state))

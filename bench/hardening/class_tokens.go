@@ -121,10 +121,10 @@ func tokenAbuse(ctx context.Context, e *env) []batch {
 		return nil
 	}
 	var d, u, page, leg []hcase
-	for _, m := range append(e.mutations(link, 12), e.forged(token.PurposeDownload)...) {
+	for _, m := range append(e.mutations(link, e.cfg.flips), e.forged(token.PurposeDownload)...) {
 		d = append(d, noStore(rawCase("/d "+m.label, wantFor(m), http.MethodGet, "/d/"+m.tok, "", nil)))
 	}
-	for _, m := range append(e.mutations(up, 12), e.forged(token.PurposeUpload)...) {
+	for _, m := range append(e.mutations(up, e.cfg.flips), e.forged(token.PurposeUpload)...) {
 		u = append(u, rawCase("/u "+m.label, wantFor(m), http.MethodPut, "/u/"+m.tok, "", []byte("forged"), "Content-Type: text/plain"))
 		pw := wantFor(m)
 		if m.claimsOnly {
@@ -132,7 +132,7 @@ func tokenAbuse(ctx context.Context, e *env) []batch {
 		}
 		page = append(page, noStore(rawCase("/upload "+m.label, pw, http.MethodGet, "/upload/"+m.tok, "", nil)))
 	}
-	for _, m := range e.mutations(sid, 8) {
+	for _, m := range e.mutations(sid, e.cfg.flips) {
 		c := legacyCase("Mcp-Session-Id "+m.label, wantFor(m), false, false, func(*env) []byte { return rpc("tools/list", map[string]any{}) })
 		send := c.send
 		c.send = func(ctx context.Context, e *env) *answer { return withHeader(ctx, e, send, "Mcp-Session-Id", m.tok) }

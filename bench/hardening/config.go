@@ -20,6 +20,7 @@ type config struct {
 	budget    time.Duration
 	workers   int
 	caseLimit time.Duration
+	flips     int // single-character forgeries per token
 
 	slowConns    int           // connections of the slow-body storm
 	slowHold     time.Duration // how long they trickle
@@ -38,9 +39,9 @@ type config struct {
 // profiles: full is `make hardening` (≤ ~3 minutes on 2 cores), smoke is
 // the short run `make test` does (≤ ~40 s).
 var profiles = map[string]config{
-	"full": {budget: 170 * time.Second, s3: true, slowConns: 2000, slowHold: 30 * time.Second,
-		trickleEvery: 3 * time.Second, connStorm: 2000, connHold: 8 * time.Second},
-	"smoke": {budget: 38 * time.Second, s3: false, slowConns: 200, slowHold: 6 * time.Second,
+	"full": {budget: 170 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
+		trickleEvery: 5 * time.Second, connStorm: 2000, connHold: 10 * time.Second},
+	"smoke": {budget: 38 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
 		trickleEvery: 2 * time.Second, connStorm: 300, connHold: 3 * time.Second},
 }
 
@@ -66,6 +67,7 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.budget, "budget", c.budget, "hard bound on the run after the build; what is left is reported as not tried")
 	fs.IntVar(&c.workers, "workers", 4, "hostile inputs sent concurrently")
 	fs.DurationVar(&c.caseLimit, "case-timeout", 5*time.Second, "bound on one hostile input's exchange")
+	fs.IntVar(&c.flips, "flips", c.flips, "single-character forgeries of each real token")
 	fs.IntVar(&c.slowConns, "slow-conns", c.slowConns, "connections of the slow-body storm")
 	fs.DurationVar(&c.slowHold, "slow-hold", c.slowHold, "how long the slow-body storm trickles")
 	fs.DurationVar(&c.trickleEvery, "trickle-every", c.trickleEvery, "one body byte per connection this often")

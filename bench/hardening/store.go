@@ -139,6 +139,7 @@ func (e *env) listAll(ctx context.Context, principal string) (map[string]listed,
 // storeReport is what one store check found.
 type storeReport struct {
 	lost, half []string
+	missing    []string // stored with a success answer, not listed (see explainMissing)
 	err        error
 }
 
@@ -162,6 +163,7 @@ func (e *env) checkStore(ctx context.Context) storeReport {
 			return rep
 		}
 		e.compare(ns, got, &rep)
+		e.explainMissing(ctx, ns, &rep)
 	}
 	for _, ns := range spaces {
 		e.checkBaselineBytes(ctx, ns, &rep)
@@ -179,7 +181,7 @@ func (e *env) compare(ns string, got map[string]listed, rep *storeReport) {
 		case !ok && o.baseline:
 			rep.lost = append(rep.lost, fmt.Sprintf("baseline object %q is gone", key))
 		case !ok:
-			rep.lost = append(rep.lost, fmt.Sprintf("object %q, stored with a success answer, is gone", key))
+			rep.missing = append(rep.missing, key)
 		case l.Size != o.size || !strings.EqualFold(l.SHA256, o.sha):
 			what := &rep.half
 			if o.baseline {
@@ -199,6 +201,20 @@ func (e *env) compare(ns string, got map[string]listed, rep *storeReport) {
 			want[key] = object{size: l.Size, sha: l.SHA256}
 		}
 	}
+}
+
+// explainMissing reads each object that a success answer named but the
+// listing lacks: gone (lost), or there but not listed (half-written: the
+// store and its listing disagree).
+func (e *env) explainMissing(ctx context.Context, ns string, rep *storeReport) {
+	for _, key := range rep.missing {
+		if _, n, err := e.readSHA(ctx, ns, key); err == nil {
+			rep.half = append(rep.half, fmt.Sprintf("object %q, stored with a success answer, reads back (%d bytes) but is missing from the listing", key, n))
+		} else {
+			rep.lost = append(rep.lost, fmt.Sprintf("object %q, stored with a success answer, is gone (%v)", key, err))
+		}
+	}
+	rep.missing = nil
 }
 
 // checkBaselineBytes reads the baseline objects back and compares their

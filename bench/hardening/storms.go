@@ -74,13 +74,26 @@ func (e *env) mintMany(ctx context.Context, n int) []string {
 	return out
 }
 
-// slowMCP is an upload_file whose data URI never ends.
+// stormBody is the body size storm requests announce: over the 4 MiB MCP
+// message limit, so the server streams it rather than buffering it first.
+const stormBody = 64 << 20
+
+// slowMCP is an upload_file whose data URI never ends; every other one
+// puts the key after the file (the spool path instead of the direct write).
 func (e *env) slowMCP(i int, marker string) *slowConn {
 	key := fmt.Sprintf("storm/mcp-%d", i)
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	prefix := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":"upload_file","arguments":{"key":%q,"file":"data:application/octet-stream;base64,%s`, i+1, meta, key, marker)
-	head := e.head(http.MethodPost, "/mcp", "alice", 1<<20, "Content-Type: application/json", "Accept: application/json, text/event-stream",
-		"MCP-Protocol-Version: "+modernVersion, "Mcp-Method: tools/call", "Mcp-Name: upload_file", "Mcp-Param-Blob-Key: "+key)
+	args := fmt.Sprintf(`"key":%q,"file":"data:application/octet-stream;base64,%s`, key, marker)
+	if i%2 == 1 {
+		args = fmt.Sprintf(`"file":"data:application/octet-stream;base64,%s`, marker)
+	}
+	prefix := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":"upload_file","arguments":{%s`, i+1, meta, args)
+	hdr := []string{"Content-Type: application/json", "Accept: application/json, text/event-stream",
+		"MCP-Protocol-Version: " + modernVersion, "Mcp-Method: tools/call", "Mcp-Name: upload_file"}
+	if i%2 == 0 {
+		hdr = append(hdr, "Mcp-Param-Blob-Key: "+key)
+	}
+	head := e.head(http.MethodPost, "/mcp", "alice", stormBody, hdr...)
 	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'A', sh: shapeRPC}
 }
 
@@ -88,7 +101,7 @@ func (e *env) slowMCP(i int, marker string) *slowConn {
 func (e *env) slowUpload(tok, marker string) *slowConn {
 	b := "stormB"
 	prefix := "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n" + marker
-	head := e.head(http.MethodPost, "/u/"+tok, "", 1<<20, "Content-Type: multipart/form-data; boundary="+b)
+	head := e.head(http.MethodPost, "/u/"+tok, "", stormBody, "Content-Type: multipart/form-data; boundary="+b)
 	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'x', sh: shapeAPI}
 }
 
@@ -99,33 +112,44 @@ func (r *runner) tallyStorm(row *row, conns []*slowConn, t stormTally) {
 	row.inputs += len(conns)
 	row.accepted += t.open
 	row.clear += t.closed
+	problems := map[string]int{} // one finding per distinct problem, with its count
 	for _, sc := range conns {
 		if sc.answer == nil {
 			continue
 		}
-		v, why := r.e.rules.judge(sc.sh, false, sc.answer)
-		if v == vServer && sc.answer.status == http.StatusServiceUnavailable {
-			if v2, _ := r.e.rules.judge(sc.sh, false, &answer{status: 429, header: sc.answer.header, body: sc.answer.body}); v2 == vClear {
-				v = vClear
-			}
-		}
-		switch v {
+		switch v, why := r.judgeStorm(sc); v {
 		case vClear:
 			row.clear++
 		case vAccepted:
 			row.accepted++
 		case vServer:
 			row.server++
-			r.rep.fail(row.key(), "storm", "slow body", "server error: "+why)
+			problems["server error: "+why]++
 		default:
 			row.unclear++
-			r.rep.fail(row.key(), "storm", "slow body", "unclear: "+why)
+			problems["unclear: "+why]++
 		}
 	}
 	if t.dialFailed > 0 {
 		row.unclear += t.dialFailed
-		r.rep.fail(row.key(), "storm", "connect", fmt.Sprintf("%d connections could not be opened", t.dialFailed))
+		problems["the connection could not be opened"] += t.dialFailed
 	}
+	for p, n := range problems {
+		r.rep.fail(row.key(), "storm", fmt.Sprintf("%d connections", n), p)
+	}
+}
+
+// judgeStorm judges a storm connection's answer; a 503 with a clear body
+// is a clear refusal under load.
+func (r *runner) judgeStorm(sc *slowConn) (verdict, string) {
+	a := sc.answer
+	v, why := r.e.rules.judge(sc.sh, false, a)
+	if v == vServer && a.status == http.StatusServiceUnavailable {
+		if v2, _ := r.e.rules.judge(sc.sh, false, &answer{status: http.StatusTooManyRequests, header: a.header, body: a.body}); v2 == vClear {
+			return vClear, ""
+		}
+	}
+	return v, why
 }
 
 func (t stormTally) describe() string {
