@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 )
 
@@ -52,7 +54,7 @@ func driveS3(ctx context.Context, c config, bin, work string, sec *secrets, feat
 		return err
 	}
 	user, secret := "hardening", rand.Text()
-	sec.add("S3 secret key", secret)
+	sec.Add("S3 secret key", secret)
 	m, err := proc.Start("minio", "http://"+api+"/minio/health/ready", c.minio,
 		[]string{"server", "--quiet", "--address", api, "--console-address", console, disk},
 		"MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off")
@@ -77,14 +79,16 @@ func drivePass(ctx context.Context, c config, t *target, sec *secrets, feats fea
 	if err := t.start(); err != nil {
 		return err
 	}
-	e := newEnv(c, t, sec, feats, work)
+	inv := newInventory(feats.tenancy)
+	e := hostile.NewEnv(hostile.Options{Name: t.name, Addr: t.addr, APIKeys: sec.apiKeys, Keyring: sec.keyring, Tenancy: feats.tenancy,
+		Flips: c.flips, CaseLimit: c.caseLimit, Seed: c.seed}, sec, inv)
 	mon := newMonitor(t, c)
 	mctx, stopMon := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { mon.run(mctx) })
-	r := &runner{e: e, rep: rep, mon: mon, logs: &logTail{path: t.logPath}}
+	r := &runner{e: e, t: t, cfg: c, sec: sec, inv: inv, rules: wire.NewRules(work, c.repo), rep: rep, mon: mon, logs: &logTail{path: t.logPath}}
 	mon.phase(t.name + " setup")
-	err := e.seedStore(ctx)
+	err := r.seedStore(ctx)
 	if err == nil {
 		err = r.runClasses(ctx)
 	}
@@ -104,14 +108,14 @@ func drivePass(ctx context.Context, c config, t *target, sec *secrets, feats fea
 
 // finalChecks reads every object back and compares it with its listing.
 func (r *runner) finalChecks(ctx context.Context) {
-	r.mon.phase(r.e.t.name + " final checks")
+	r.mon.phase(r.t.name + " final checks")
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	bad := r.e.verifyAll(ctx, 5000)
+	bad := r.verifyAll(ctx, 5000)
 	if len(bad) == 0 {
 		return
 	}
-	x := r.rep.row(r.e.t.name, "(final read-back)")
+	x := r.rep.row(r.t.name, "(final read-back)")
 	for _, b := range bad {
 		x.half++
 		r.rep.fail(x.key(), "store", "(read-back)", "half-written: "+b)
@@ -122,11 +126,11 @@ func (r *runner) finalChecks(ctx context.Context) {
 // shutdown included) for panics and secrets.
 func (r *runner) shutdownLogs() {
 	seg := r.logs.next()
-	ps, hits := panics(seg), r.e.sec.scan(seg)
+	ps, hits := panics(seg), r.sec.scan(seg)
 	if len(ps) == 0 && len(hits) == 0 {
 		return
 	}
-	x := r.rep.row(r.e.t.name, "(last log lines)")
+	x := r.rep.row(r.t.name, "(last log lines)")
 	for _, p := range ps {
 		x.crashes++
 		r.rep.fail(x.key(), "logs", "(log)", "panic in the log: "+p)

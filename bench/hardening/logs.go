@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // logTail reads the server's log file in consecutive segments, so each
@@ -46,7 +48,7 @@ func panics(segment []byte) []string {
 		} else {
 			end += m[0]
 		}
-		out = append(out, clip(strings.TrimSpace(string(segment[start:end])), 200))
+		out = append(out, wire.Clip(strings.TrimSpace(string(segment[start:end])), 200))
 		if len(out) == 5 {
 			break
 		}

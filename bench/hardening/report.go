@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // row is one line of the table: a surface (or a storm) on one target.
@@ -206,7 +209,7 @@ func (r *report) writeFailures(b *strings.Builder) {
 				fmt.Fprintf(b, "- … and %d more\n", len(fs)-i)
 				break
 			}
-			fmt.Fprintf(b, "- [%s] `%s`: %s\n", f.class, clip(f.input, 100), f.problem)
+			fmt.Fprintf(b, "- [%s] `%s`: %s\n", f.class, wire.Clip(f.input, 100), f.problem)
 		}
 	}
 }
@@ -215,12 +218,12 @@ func (r *report) writeFailures(b *strings.Builder) {
 // the order of surfaces, then storms and the rest in the order they came.
 func (r *report) ordered() []*row {
 	rank := func(x *row) int {
-		for i, s := range surfaces {
-			if s.name == x.surface {
+		for i, s := range hostile.Surfaces {
+			if s.Name == x.surface {
 				return i
 			}
 		}
-		return len(surfaces)
+		return len(hostile.Surfaces)
 	}
 	var targets []string
 	for _, x := range r.rows {

@@ -5,25 +5,35 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
-// runner sends the batches of one target and checks after each.
+// runner drives one target: it sends the batches (built on env) and
+// checks after each, with the process, the secrets, the inventory of the
+// store and the judging rules on this side.
 type runner struct {
-	e    *env
-	rep  *report
-	mon  *monitor
-	logs *logTail
+	e     *hostile.Env
+	t     *target
+	cfg   config
+	sec   *secrets
+	inv   *inventory
+	rules wire.Rules
+	rep   *report
+	mon   *monitor
+	logs  *logTail
 }
 
 // runClasses generates and sends every class's batches, stopping early
 // only when the budget runs out or the server cannot be brought back.
 func (r *runner) runClasses(ctx context.Context) error {
-	for _, cl := range classes {
+	for _, cl := range hostile.Classes {
 		if ctx.Err() != nil {
 			return nil
 		}
-		r.mon.phase(r.e.t.name + " setup")
-		batches := cl.gen(ctx, r.e)
+		r.mon.phase(r.t.name + " setup")
+		batches := cl.Gen(ctx, r.e)
 		for _, b := range batches {
 			if ctx.Err() != nil {
 				return nil
@@ -38,57 +48,57 @@ func (r *runner) runClasses(ctx context.Context) error {
 
 // runBatch sends b's inputs (a few at a time), tallies them on the row of
 // b's surface and runs the after-batch checks.
-func (r *runner) runBatch(ctx context.Context, b batch) error {
-	row := r.rep.row(r.e.t.name, b.surface.name)
+func (r *runner) runBatch(ctx context.Context, b hostile.Batch) error {
+	row := r.rep.row(r.t.name, b.Surface.Name)
 	r.mon.phase(row.key())
-	answers := make([]*answer, len(b.cases))
-	sem := make(chan struct{}, r.e.cfg.workers)
+	answers := make([]*wire.Answer, len(b.Cases))
+	sem := make(chan struct{}, r.cfg.workers)
 	var wg sync.WaitGroup
-	for i, c := range b.cases {
+	for i, c := range b.Cases {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			cctx, cancel := context.WithTimeout(ctx, r.e.cfg.caseLimit)
+			cctx, cancel := context.WithTimeout(ctx, r.cfg.caseLimit)
 			defer cancel()
-			answers[i] = c.send(cctx, r.e)
+			answers[i] = c.Send(cctx, r.e)
 		})
 	}
 	wg.Wait()
-	for i, c := range b.cases {
+	for i, c := range b.Cases {
 		r.tally(ctx, row, b, c, answers[i])
 	}
-	return r.afterBatch(ctx, row, b.class)
+	return r.afterBatch(ctx, row, b.Class)
 }
 
 // tally judges one answer and records it.
-func (r *runner) tally(ctx context.Context, row *row, b batch, c hcase, a *answer) {
-	v, why := r.e.rules.judge(b.surface.shape, c.wellFormed, a)
-	r.e.notePresigned(a)
+func (r *runner) tally(ctx context.Context, row *row, b hostile.Batch, c hostile.Case, a *wire.Answer) {
+	v, why := r.rules.Judge(b.Surface.Shape, c.WellFormed, a)
+	r.e.NotePresigned(a)
 	row.inputs++
-	fail := func(problem string) { r.rep.fail(row.key(), b.class, c.name, problem) }
+	fail := func(problem string) { r.rep.fail(row.key(), b.Class, c.Name, problem) }
 	switch v {
-	case vAccepted:
+	case wire.Accepted:
 		row.accepted++
-		if c.stores {
-			r.e.inv.noteStored(c.as, a)
+		if c.Stores {
+			r.inv.NoteStored(c.As, a)
 		}
-	case vClear:
+	case wire.Clear:
 		row.clear++
-	case vUnclear:
+	case wire.Unclear:
 		row.unclear++
 		fail("unclear: " + why)
-	case vServer:
+	case wire.ServerError:
 		row.server++
 		fail("server error: " + why)
 	}
 	wrong := ""
 	switch {
-	case c.want == wantReject && v == vAccepted:
+	case c.Want == hostile.WantReject && v == wire.Accepted:
 		wrong = "accepted; it must be refused: " + a.String()
-	case c.want == wantAccept && v == vClear:
+	case c.Want == hostile.WantAccept && v == wire.Clear:
 		wrong = "refused; it must succeed: " + a.String()
-	case c.check != nil && (v == vAccepted || v == vClear):
-		wrong = c.check(ctx, r.e, a)
+	case c.Check != nil && (v == wire.Accepted || v == wire.Clear):
+		wrong = c.Check(ctx, r.e, a)
 	}
 	if wrong != "" {
 		row.wrong++
@@ -103,16 +113,15 @@ func (r *runner) tally(ctx context.Context, row *row, b batch, c hcase, a *answe
 // stored again, so the remaining inputs still run and one finding does
 // not repeat in every later batch.
 func (r *runner) afterBatch(ctx context.Context, row *row, class string) error {
-	e := r.e
 	fail := func(input, problem string) { r.rep.fail(row.key(), class, input, problem) }
-	if !e.t.alive() {
+	if !r.t.alive() {
 		row.crashes++
-		fail("(process)", "crash: mcpblob exited: "+e.t.exitState())
+		fail("(process)", "crash: mcpblob exited: "+r.t.exitState())
 		if err := r.restart(); err != nil {
 			return err
 		}
 	}
-	st := e.checkStore(ctx)
+	st := r.checkStore(ctx)
 	if st.err != nil {
 		fail("(store check)", st.err.Error())
 	}
@@ -126,11 +135,11 @@ func (r *runner) afterBatch(ctx context.Context, row *row, class string) error {
 	}
 	if len(st.lost) > 0 {
 		// Put lost baseline objects back, so later inputs have them.
-		if err := e.seedStore(ctx); err != nil {
+		if err := r.seedStore(ctx); err != nil {
 			fail("(store)", "restoring the baseline: "+err.Error())
 		}
 	}
-	if why := e.healthy(ctx); why != "" {
+	if why := r.healthy(ctx); why != "" {
 		row.crashes++
 		fail("(normal request)", "hang: the server stopped serving: "+why)
 	}
@@ -139,7 +148,7 @@ func (r *runner) afterBatch(ctx context.Context, row *row, class string) error {
 		row.crashes++
 		fail("(log)", "panic in the log: "+p)
 	}
-	for _, h := range e.sec.scan(seg) {
+	for _, h := range r.sec.scan(seg) {
 		row.secrets++
 		fail("(log)", "secret in the log ("+h.kind+"): "+h.line)
 	}
@@ -148,8 +157,8 @@ func (r *runner) afterBatch(ctx context.Context, row *row, class string) error {
 
 // restart brings a crashed server back on the same port, store and keys.
 func (r *runner) restart() error {
-	r.e.forgetSessions()
-	if err := r.e.t.start(); err != nil {
+	r.e.ForgetSessions()
+	if err := r.t.start(); err != nil {
 		return fmt.Errorf("restarting mcpblob after a crash: %w", err)
 	}
 	time.Sleep(100 * time.Millisecond)

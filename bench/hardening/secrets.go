@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -47,7 +48,7 @@ func newSecrets(work string) (*secrets, error) {
 	for _, p := range principals {
 		key := "mcpb_" + rand.Text() + rand.Text()
 		s.apiKeys[p] = key
-		s.add("API key of "+p, key)
+		s.Add("API key of "+p, key)
 		d := sha256.Sum256([]byte(key))
 		fmt.Fprintf(&lines, "%s %s\n", hex.EncodeToString(d[:]), p)
 	}
@@ -58,7 +59,7 @@ func newSecrets(work string) (*secrets, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	enc := base64.RawURLEncoding.EncodeToString(secret)
-	s.add("token key", enc)
+	s.Add("token key", enc)
 	s.tokenKeysPath = filepath.Join(work, "token-keys")
 	if err := os.WriteFile(s.tokenKeysPath, []byte("hard1 "+enc+"\n"), 0o600); err != nil {
 		return nil, err
@@ -71,8 +72,8 @@ func newSecrets(work string) (*secrets, error) {
 	return s, nil
 }
 
-// add registers a value; values shorter than windowLen are ignored.
-func (s *secrets) add(kind, v string) {
+// Add registers a value; values shorter than windowLen are ignored.
+func (s *secrets) Add(kind, v string) {
 	if len(v) < windowLen {
 		return
 	}
@@ -87,20 +88,20 @@ func (s *secrets) add(kind, v string) {
 	s.vals = append(s.vals, v)
 }
 
-// addToken registers a minted token's signature: the part after its last
+// AddToken registers a minted token's signature: the part after its last
 // '.' (the HMAC of a signed token, the sealed box of a sealed one). Access
 // logs may show a token's first characters by design; never this part.
-func (s *secrets) addToken(kind, tok string) {
+func (s *secrets) AddToken(kind, tok string) {
 	if i := strings.LastIndexByte(tok, '.'); i >= 0 {
-		s.add(kind, tok[i+1:])
+		s.Add(kind, tok[i+1:])
 	}
 }
 
-// marker returns a fresh payload marker: 24 characters that are valid
+// Marker returns a fresh payload marker: 24 characters that are valid
 // base64 and plain text at once, registered as a secret.
-func (s *secrets) marker() string {
+func (s *secrets) Marker() string {
 	m := "HrdMk" + strings.ToUpper(rand.Text())[:19]
-	s.add("data URI payload", m)
+	s.Add("data URI payload", m)
 	return m
 }
 
@@ -130,16 +131,7 @@ func (s *secrets) scan(text []byte) []hit {
 			end += i
 		}
 		line := strings.ReplaceAll(string(text[start:end]), s.vals[j], "<"+s.kinds[j]+">")
-		hits = append(hits, hit{s.kinds[j], clip(line, 240)})
+		hits = append(hits, hit{s.kinds[j], wire.Clip(line, 240)})
 	}
 	return hits
-}
-
-// clip shortens s to n bytes for a report line.
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "?")
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

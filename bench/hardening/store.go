@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 )
 
@@ -60,17 +62,17 @@ func (inv *inventory) expect(principal, key string, o object) {
 	inv.want[ns][key] = o
 }
 
-func (inv *inventory) forget(principal, key string) {
+func (inv *inventory) Forget(principal, key string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	delete(inv.want[inv.ns(principal)], key)
 }
 
-// noteStored records the objects a success answer names: every JSON
+// NoteStored records the objects a success answer names: every JSON
 // object in it with a string key, a 64-hex sha256 and a size (the blob
 // object of /v1 and /u, structuredContent of upload_file).
-func (inv *inventory) noteStored(principal string, a *answer) {
-	msg, err := mcpc.Message(a.contentType(), a.body)
+func (inv *inventory) NoteStored(principal string, a *wire.Answer) {
+	msg, err := mcpc.Message(a.ContentType(), a.Body)
 	if err != nil {
 		return
 	}
@@ -78,7 +80,7 @@ func (inv *inventory) noteStored(principal string, a *answer) {
 	if json.Unmarshal(msg, &v) != nil {
 		return
 	}
-	walkJSON(v, func(m map[string]any) {
+	wire.WalkJSON(v, func(m map[string]any) {
 		key, _ := m["key"].(string)
 		sum, _ := m["sha256"].(string)
 		size, ok := m["size"].(float64)
@@ -86,20 +88,6 @@ func (inv *inventory) noteStored(principal string, a *answer) {
 			inv.expect(principal, key, object{size: int64(size), sha: sum})
 		}
 	})
-}
-
-func walkJSON(v any, f func(map[string]any)) {
-	switch x := v.(type) {
-	case map[string]any:
-		f(x)
-		for _, c := range x {
-			walkJSON(c, f)
-		}
-	case []any:
-		for _, c := range x {
-			walkJSON(c, f)
-		}
-	}
 }
 
 // listed is one item of GET /v1/blobs.
@@ -110,7 +98,7 @@ type listed struct {
 }
 
 // listAll lists every object principal sees through the control API.
-func (e *env) listAll(ctx context.Context, principal string) (map[string]listed, error) {
+func (r *runner) listAll(ctx context.Context, principal string) (map[string]listed, error) {
 	out := map[string]listed{}
 	cursor := ""
 	for page := 0; page < 50; page++ {
@@ -118,12 +106,12 @@ func (e *env) listAll(ctx context.Context, principal string) (map[string]listed,
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		a := do(e.hc, e.request(ctx, http.MethodGet, q, principal, nil))
+		a := wire.Do(r.e.HTTP, r.e.Request(ctx, http.MethodGet, q, principal, nil))
 		var r struct {
 			Items      []listed `json:"items"`
 			NextCursor string   `json:"nextCursor"`
 		}
-		if a.status != http.StatusOK || json.Unmarshal(a.body, &r) != nil {
+		if a.Status != http.StatusOK || json.Unmarshal(a.Body, &r) != nil {
 			return out, fmt.Errorf("listing the store failed: %s", a)
 		}
 		for _, it := range r.Items {
@@ -148,33 +136,33 @@ type storeReport struct {
 // success answer named with another size or sha256); an object no success
 // answer named is half-written or stored despite an error. Each finding
 // is reported once: the inventory is then aligned with the store.
-func (e *env) checkStore(ctx context.Context) storeReport {
+func (r *runner) checkStore(ctx context.Context) storeReport {
 	var rep storeReport
-	e.inv.mu.Lock()
-	spaces := make([]string, 0, len(e.inv.want))
-	for ns := range e.inv.want {
+	r.inv.mu.Lock()
+	spaces := make([]string, 0, len(r.inv.want))
+	for ns := range r.inv.want {
 		spaces = append(spaces, ns)
 	}
-	e.inv.mu.Unlock()
+	r.inv.mu.Unlock()
 	for _, ns := range spaces {
-		got, err := e.listAll(ctx, ns)
+		got, err := r.listAll(ctx, ns)
 		if err != nil {
 			rep.err = err
 			return rep
 		}
-		e.compare(ns, got, &rep)
-		e.explainMissing(ctx, ns, &rep)
+		r.compare(ns, got, &rep)
+		r.explainMissing(ctx, ns, &rep)
 	}
 	for _, ns := range spaces {
-		e.checkBaselineBytes(ctx, ns, &rep)
+		r.checkBaselineBytes(ctx, ns, &rep)
 	}
 	return rep
 }
 
-func (e *env) compare(ns string, got map[string]listed, rep *storeReport) {
-	e.inv.mu.Lock()
-	defer e.inv.mu.Unlock()
-	want := e.inv.want[ns]
+func (r *runner) compare(ns string, got map[string]listed, rep *storeReport) {
+	r.inv.mu.Lock()
+	defer r.inv.mu.Unlock()
+	want := r.inv.want[ns]
 	for key, o := range want {
 		l, ok := got[key]
 		switch {
@@ -206,9 +194,9 @@ func (e *env) compare(ns string, got map[string]listed, rep *storeReport) {
 // explainMissing reads each object that a success answer named but the
 // listing lacks: gone (lost), or there but not listed (half-written: the
 // store and its listing disagree).
-func (e *env) explainMissing(ctx context.Context, ns string, rep *storeReport) {
+func (r *runner) explainMissing(ctx context.Context, ns string, rep *storeReport) {
 	for _, key := range rep.missing {
-		if _, n, err := e.readSHA(ctx, ns, key); err == nil {
+		if _, n, err := r.readSHA(ctx, ns, key); err == nil {
 			rep.half = append(rep.half, fmt.Sprintf("object %q, stored with a success answer, reads back (%d bytes) but is missing from the listing", key, n))
 		} else {
 			rep.lost = append(rep.lost, fmt.Sprintf("object %q, stored with a success answer, is gone (%v)", key, err))
@@ -219,28 +207,28 @@ func (e *env) explainMissing(ctx context.Context, ns string, rep *storeReport) {
 
 // checkBaselineBytes reads the baseline objects back and compares their
 // bytes with what the harness stored.
-func (e *env) checkBaselineBytes(ctx context.Context, ns string, rep *storeReport) {
-	e.inv.mu.Lock()
+func (r *runner) checkBaselineBytes(ctx context.Context, ns string, rep *storeReport) {
+	r.inv.mu.Lock()
 	var keys []string
-	for k, o := range e.inv.want[ns] {
+	for k, o := range r.inv.want[ns] {
 		if o.baseline {
 			keys = append(keys, k)
 		}
 	}
-	e.inv.mu.Unlock()
+	r.inv.mu.Unlock()
 	for _, k := range keys {
-		e.inv.mu.Lock()
-		o := e.inv.want[ns][k]
-		e.inv.mu.Unlock()
-		if sum, n, err := e.readSHA(ctx, ns, k); err != nil || sum != o.sha || n != o.size {
+		r.inv.mu.Lock()
+		o := r.inv.want[ns][k]
+		r.inv.mu.Unlock()
+		if sum, n, err := r.readSHA(ctx, ns, k); err != nil || sum != o.sha || n != o.size {
 			rep.lost = append(rep.lost, fmt.Sprintf("baseline object %q reads back wrong (%d bytes, sha256 %.12s…, %v)", k, n, sum, err))
 		}
 	}
 }
 
 // readSHA reads key through GET /v1/blobs as principal and hashes it.
-func (e *env) readSHA(ctx context.Context, principal, key string) (string, int64, error) {
-	resp, err := e.hc.Do(e.request(ctx, http.MethodGet, "/v1/blobs/"+escapeKey(key), principal, nil))
+func (r *runner) readSHA(ctx context.Context, principal, key string) (string, int64, error) {
+	resp, err := r.e.HTTP.Do(r.e.Request(ctx, http.MethodGet, "/v1/blobs/"+hostile.EscapeKey(key), principal, nil))
 	if err != nil {
 		return "", 0, err
 	}
@@ -253,28 +241,18 @@ func (e *env) readSHA(ctx context.Context, principal, key string) (string, int64
 	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
-// escapeKey percent-encodes each segment of key, keeping the slashes
-// (docs/control-api.md).
-func escapeKey(key string) string {
-	segs := strings.Split(key, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
-}
-
 // verifyAll reads every listed object (up to limit) and compares its bytes
 // with its listed sha256: a mismatch is a half-written object.
-func (e *env) verifyAll(ctx context.Context, limit int) []string {
+func (r *runner) verifyAll(ctx context.Context, limit int) []string {
 	var bad []string
-	e.inv.mu.Lock()
-	spaces := make([]string, 0, len(e.inv.want))
-	for ns := range e.inv.want {
+	r.inv.mu.Lock()
+	spaces := make([]string, 0, len(r.inv.want))
+	for ns := range r.inv.want {
 		spaces = append(spaces, ns)
 	}
-	e.inv.mu.Unlock()
+	r.inv.mu.Unlock()
 	for _, ns := range spaces {
-		got, err := e.listAll(ctx, ns)
+		got, err := r.listAll(ctx, ns)
 		if err != nil {
 			return append(bad, err.Error())
 		}
@@ -282,7 +260,7 @@ func (e *env) verifyAll(ctx context.Context, limit int) []string {
 			if limit--; limit < 0 || ctx.Err() != nil {
 				return bad
 			}
-			sum, n, err := e.readSHA(ctx, ns, key)
+			sum, n, err := r.readSHA(ctx, ns, key)
 			if err != nil || n != l.Size || !strings.EqualFold(sum, l.SHA256) {
 				bad = append(bad, fmt.Sprintf("object %q reads back as %d bytes sha256 %.12s… (%v); listed %d %.12s…", key, n, sum, err, l.Size, l.SHA256))
 			}

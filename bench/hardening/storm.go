@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // slowConn is one storm connection: it writes head and prefix, then one
@@ -16,10 +18,10 @@ import (
 type slowConn struct {
 	head, prefix string
 	filler       byte
-	sh           shape
+	sh           wire.Shape
 
-	answer *answer // set by the reader when the server answered
-	closed bool    // the server closed (or reset) the connection without an answer
+	answer *wire.Answer // set by the reader when the server answered
+	closed bool         // the server closed (or reset) the connection without an answer
 }
 
 // stormTally counts how storm connections ended.
@@ -59,7 +61,7 @@ func runConns(ctx context.Context, addr string, conns []*slowConn, every, hold t
 			t.dialFailed++
 		case sc.answer != nil:
 			t.answered++
-			t.statuses[sc.answer.status]++
+			t.statuses[sc.answer.Status]++
 		case sc.closed:
 			t.closed++
 		default:
@@ -81,7 +83,7 @@ func (sc *slowConn) run(c net.Conn, every time.Duration, stop <-chan struct{}) {
 		if err != nil {
 			return
 		}
-		sc.answer = readAnswer(resp, nil)
+		sc.answer = wire.ReadAnswer(resp, nil)
 		resp.Body.Close()
 	}()
 	c.SetWriteDeadline(time.Now().Add(10 * time.Second))

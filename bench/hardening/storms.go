@@ -10,17 +10,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // runStorms runs the slow-body storm, then the connection storm, each as
 // a row of its own with the after-batch checks.
 func (r *runner) runStorms(ctx context.Context) error {
-	if r.e.cfg.slowConns > 0 && ctx.Err() == nil {
+	if r.cfg.slowConns > 0 && ctx.Err() == nil {
 		if err := r.slowBodyStorm(ctx); err != nil {
 			return err
 		}
 	}
-	if r.e.cfg.connStorm > 0 && ctx.Err() == nil {
+	if r.cfg.connStorm > 0 && ctx.Err() == nil {
 		return r.connectionStorm(ctx)
 	}
 	return nil
@@ -30,22 +33,22 @@ func (r *runner) runStorms(ctx context.Context) error {
 // tools/call upload_file, half a multipart body into an /u endpoint (issue
 // 12 item 4), one byte per connection every trickleEvery, for slowHold.
 func (r *runner) slowBodyStorm(ctx context.Context) error {
-	e, c := r.e, r.e.cfg
-	row := r.rep.row(e.t.name, fmt.Sprintf("storm: %d slow bodies", c.slowConns))
+	c := r.cfg
+	row := r.rep.row(r.t.name, fmt.Sprintf("storm: %d slow bodies", c.slowConns))
 	row.storm = true
 	nU := c.slowConns / 2
-	toks := e.mintMany(ctx, nU)
-	marker := e.sec.marker()
+	toks := r.mintMany(ctx, nU)
+	marker := r.sec.Marker()
 	var conns []*slowConn
 	for i := range c.slowConns - nU {
-		conns = append(conns, e.slowMCP(i, marker))
+		conns = append(conns, r.slowMCP(i, marker))
 	}
 	for _, tok := range toks {
-		conns = append(conns, e.slowUpload(tok, marker))
+		conns = append(conns, r.slowUpload(tok, marker))
 	}
 	r.mon.phase(row.key())
 	start := time.Now()
-	t := runConns(ctx, e.t.addr, conns, c.trickleEvery, c.slowHold)
+	t := runConns(ctx, r.t.addr, conns, c.trickleEvery, c.slowHold)
 	r.tallyStorm(row, conns, t)
 	r.rep.note("%s: %d connections (%d to /mcp upload_file, %d to /u; %d endpoints minted), one byte each every %s for %s (%.0fs in all): %s; RSS %s after they closed",
 		row.key(), len(conns), len(conns)-len(toks), len(toks), len(toks), c.trickleEvery, c.slowHold, time.Since(start).Seconds(), t.describe(), r.settledRSS())
@@ -53,7 +56,7 @@ func (r *runner) slowBodyStorm(ctx context.Context) error {
 }
 
 // mintMany mints n upload endpoints for the storm, 8 at a time.
-func (e *env) mintMany(ctx context.Context, n int) []string {
+func (r *runner) mintMany(ctx context.Context, n int) []string {
 	toks := make([]string, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -61,7 +64,7 @@ func (e *env) mintMany(ctx context.Context, n int) []string {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			toks[i] = e.mintUpload(ctx, "alice", map[string]any{})
+			toks[i] = r.e.MintUpload(ctx, "alice", map[string]any{})
 		})
 	}
 	wg.Wait()
@@ -80,7 +83,7 @@ const stormBody = 64 << 20
 
 // slowMCP is an upload_file whose data URI never ends; every other one
 // puts the key after the file (the spool path instead of the direct write).
-func (e *env) slowMCP(i int, marker string) *slowConn {
+func (r *runner) slowMCP(i int, marker string) *slowConn {
 	key := fmt.Sprintf("storm/mcp-%d", i)
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	args := fmt.Sprintf(`"key":%q,"file":"data:application/octet-stream;base64,%s`, key, marker)
@@ -89,20 +92,20 @@ func (e *env) slowMCP(i int, marker string) *slowConn {
 	}
 	prefix := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":"upload_file","arguments":{%s`, i+1, meta, args)
 	hdr := []string{"Content-Type: application/json", "Accept: application/json, text/event-stream",
-		"MCP-Protocol-Version: " + modernVersion, "Mcp-Method: tools/call", "Mcp-Name: upload_file"}
+		"MCP-Protocol-Version: " + hostile.ModernVersion, "Mcp-Method: tools/call", "Mcp-Name: upload_file"}
 	if i%2 == 0 {
 		hdr = append(hdr, "Mcp-Param-Blob-Key: "+key)
 	}
-	head := e.head(http.MethodPost, "/mcp", "alice", stormBody, hdr...)
-	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'A', sh: shapeRPC}
+	head := r.e.Head(http.MethodPost, "/mcp", "alice", stormBody, hdr...)
+	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'A', sh: wire.ShapeRPC}
 }
 
 // slowUpload is a multipart upload whose file part never ends.
-func (e *env) slowUpload(tok, marker string) *slowConn {
+func (r *runner) slowUpload(tok, marker string) *slowConn {
 	b := "stormB"
 	prefix := "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"slow.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n" + marker
-	head := e.head(http.MethodPost, "/u/"+tok, "", stormBody, "Content-Type: multipart/form-data; boundary="+b)
-	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'x', sh: shapeAPI}
+	head := r.e.Head(http.MethodPost, "/u/"+tok, "", stormBody, "Content-Type: multipart/form-data; boundary="+b)
+	return &slowConn{head: strings.Replace(head, "Connection: close\r\n", "", 1), prefix: prefix, filler: 'x', sh: wire.ShapeAPI}
 }
 
 // tallyStorm puts a storm's outcome on its row: answers are judged (a 503
@@ -118,11 +121,11 @@ func (r *runner) tallyStorm(row *row, conns []*slowConn, t stormTally) {
 			continue
 		}
 		switch v, why := r.judgeStorm(sc); v {
-		case vClear:
+		case wire.Clear:
 			row.clear++
-		case vAccepted:
+		case wire.Accepted:
 			row.accepted++
-		case vServer:
+		case wire.ServerError:
 			row.server++
 			problems["server error: "+why]++
 		default:
@@ -141,12 +144,12 @@ func (r *runner) tallyStorm(row *row, conns []*slowConn, t stormTally) {
 
 // judgeStorm judges a storm connection's answer; a 503 with a clear body
 // is a clear refusal under load.
-func (r *runner) judgeStorm(sc *slowConn) (verdict, string) {
+func (r *runner) judgeStorm(sc *slowConn) (wire.Verdict, string) {
 	a := sc.answer
-	v, why := r.e.rules.judge(sc.sh, false, a)
-	if v == vServer && a.status == http.StatusServiceUnavailable {
-		if v2, _ := r.e.rules.judge(sc.sh, false, &answer{status: http.StatusTooManyRequests, header: a.header, body: a.body}); v2 == vClear {
-			return vClear, ""
+	v, why := r.rules.Judge(sc.sh, false, a)
+	if v == wire.ServerError && a.Status == http.StatusServiceUnavailable {
+		if v2, _ := r.rules.Judge(sc.sh, false, &wire.Answer{Status: http.StatusTooManyRequests, Header: a.Header, Body: a.Body}); v2 == wire.Clear {
+			return wire.Clear, ""
 		}
 	}
 	return v, why
@@ -169,7 +172,7 @@ func (t stormTally) describe() string {
 // a server keeps after the connections are gone).
 func (r *runner) settledRSS() string {
 	time.Sleep(2 * time.Second)
-	return mib(rss(r.e.t.pid()))
+	return mib(rss(r.t.pid()))
 }
 
 // connectionStorm: a third of the connections stay idle, a third send
@@ -177,18 +180,18 @@ func (r *runner) settledRSS() string {
 // one request and stay kept-alive; meanwhile normal requests on new
 // connections must keep succeeding.
 func (r *runner) connectionStorm(ctx context.Context) error {
-	e, c := r.e, r.e.cfg
-	row := r.rep.row(e.t.name, fmt.Sprintf("storm: %d connections", c.connStorm))
+	c := r.cfg
+	row := r.rep.row(r.t.name, fmt.Sprintf("storm: %d connections", c.connStorm))
 	row.storm = true
 	var conns []*slowConn
 	for i := range c.connStorm {
 		switch i % 3 {
 		case 0:
-			conns = append(conns, &slowConn{sh: shapeAPI})
+			conns = append(conns, &slowConn{sh: wire.ShapeAPI})
 		case 1:
-			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /v1/blobs HTTP/1.1\r\nHost: %s\r\nX-Slow: ", e.t.addr), filler: 'a', sh: shapeAPI})
+			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /v1/blobs HTTP/1.1\r\nHost: %s\r\nX-Slow: ", r.t.addr), filler: 'a', sh: wire.ShapeAPI})
 		default:
-			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", e.t.addr), sh: shapeAPI})
+			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", r.t.addr), sh: wire.ShapeAPI})
 		}
 	}
 	r.mon.phase(row.key())
@@ -196,8 +199,8 @@ func (r *runner) connectionStorm(ctx context.Context) error {
 	var wg sync.WaitGroup
 	var ok, bad atomic.Int64
 	var firstBad atomic.Value
-	wg.Go(func() { e.normalLoad(sctx, &ok, &bad, &firstBad) })
-	t := runConns(ctx, e.t.addr, conns, time.Second, c.connHold)
+	wg.Go(func() { r.normalLoad(sctx, &ok, &bad, &firstBad) })
+	t := runConns(ctx, r.t.addr, conns, time.Second, c.connHold)
 	stop()
 	wg.Wait()
 	r.tallyStorm(row, conns, t)
@@ -205,25 +208,25 @@ func (r *runner) connectionStorm(ctx context.Context) error {
 		row.unclear += int(n)
 		r.rep.fail(row.key(), "storm", "normal requests", fmt.Sprintf("%d of %d normal requests failed during the storm; the first: %v", n, n+ok.Load(), firstBad.Load()))
 	}
-	r.rep.note("%s: %s; %d normal requests (GET /v1/blobs/%s on new connections, 4 clients) succeeded meanwhile; RSS %s after", row.key(), t.describe(), ok.Load(), baseText, r.settledRSS())
+	r.rep.note("%s: %s; %d normal requests (GET /v1/blobs/%s on new connections, 4 clients) succeeded meanwhile; RSS %s after", row.key(), t.describe(), ok.Load(), hostile.BaseText, r.settledRSS())
 	return r.afterBatch(ctx, row, "storm")
 }
 
 // normalLoad sends GET of the baseline object on new connections, from 4
 // clients each pausing 50 ms between requests (a modest load: the storm
 // is the connections, not these), until ctx ends.
-func (e *env) normalLoad(ctx context.Context, ok, bad *atomic.Int64, first *atomic.Value) {
+func (r *runner) normalLoad(ctx context.Context, ok, bad *atomic.Int64, first *atomic.Value) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}, Timeout: 5 * time.Second}
 			for ctx.Err() == nil {
-				req := e.request(context.WithoutCancel(ctx), http.MethodGet, "/v1/blobs/"+baseText, "alice", nil)
+				req := r.e.Request(context.WithoutCancel(ctx), http.MethodGet, "/v1/blobs/"+hostile.BaseText, "alice", nil)
 				resp, err := hc.Do(req)
 				if err == nil {
 					n, _ := io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
-					if resp.StatusCode == http.StatusOK && n == baseSize {
+					if resp.StatusCode == http.StatusOK && n == hostile.BaseSize {
 						ok.Add(1)
 						time.Sleep(50 * time.Millisecond)
 						continue

@@ -1,10 +1,12 @@
-package main
+package hostile
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // reservedPrefixes are the server's own folders: no listing may show them.
@@ -14,7 +16,7 @@ var reservedPrefixes = []string{".mcpblob/", ".mcpblob"}
 var listPrefixes = []string{".mcpblob/", ".mcpblob", ".mcpblob/claims/", ".mcpblob/meta/", "../", "hard/../.mcpblob/", ".MCPBLOB/", "\x00", "%2e%2e%2f"}
 
 // noReserved fails an answer that lists an object of the reserved folder.
-func noReserved(_ context.Context, _ *env, a *answer) string {
+func noReserved(_ context.Context, _ *Env, a *wire.Answer) string {
 	for _, k := range keyOf(a) {
 		for _, p := range reservedPrefixes {
 			if k == p || strings.HasPrefix(k, p+"/") || (strings.HasSuffix(p, "/") && strings.HasPrefix(k, p)) {
@@ -25,24 +27,24 @@ func noReserved(_ context.Context, _ *env, a *answer) string {
 	return ""
 }
 
-func listPrefixCases() []hcase {
-	var cs []hcase
+func listPrefixCases() []Case {
+	var cs []Case
 	for _, p := range listPrefixes {
 		target := "/v1/blobs?prefix=" + escapeAll(p)
 		c := rawCase("GET "+target, wantEither, http.MethodGet, target, "alice", nil)
-		c.stores, c.check = false, noReserved
+		c.Stores, c.Check = false, noReserved
 		cs = append(cs, c)
 	}
 	return cs
 }
 
-func listToolCases(era surface) []hcase {
-	var cs []hcase
+func listToolCases(era surface) []Case {
+	var cs []Case
 	for _, p := range listPrefixes {
-		c := toolCase(era, fmt.Sprintf("list_blobs prefix %q", p), wantEither, "list_blobs", func(*env) map[string]any {
+		c := toolCase(era, fmt.Sprintf("list_blobs prefix %q", p), wantEither, "list_blobs", func(*Env) map[string]any {
 			return map[string]any{"prefix": p}
 		})
-		c.check = noReserved
+		c.Check = noReserved
 		cs = append(cs, c)
 	}
 	return cs
@@ -50,33 +52,33 @@ func listToolCases(era surface) []hcase {
 
 // routingCases are paths that try to reach /v1 (which needs a key) through
 // the token routes, without a key: none may be served.
-func routingCases() (d, u, page []hcase) {
-	for _, p := range []string{"/d/../v1/blobs/" + baseText, "/d/%2e%2e/v1/blobs/" + baseText, "/d/..%2f..%2fv1%2fblobs%2f" + escapeAll(baseText),
-		"/d/x/../../v1/blobs/" + baseText, "/d/", "/d//", "/d/%00", "/v1/blobs/../../d/x"} {
-		d = append(d, noStore(rawCase("GET "+p, wantReject, http.MethodGet, p, "", nil)))
+func routingCases() (d, u, page []Case) {
+	for _, p := range []string{"/d/../v1/blobs/" + BaseText, "/d/%2e%2e/v1/blobs/" + BaseText, "/d/..%2f..%2fv1%2fblobs%2f" + escapeAll(BaseText),
+		"/d/x/../../v1/blobs/" + BaseText, "/d/", "/d//", "/d/%00", "/v1/blobs/../../d/x"} {
+		d = append(d, noStore(rawCase("GET "+p, WantReject, http.MethodGet, p, "", nil)))
 	}
 	for _, p := range []string{"/u/../v1/blobs/hard/routed-{n}", "/u/%2e%2e/v1/blobs/hard/routed-{n}", "/u/", "/u//"} {
 		p = strings.ReplaceAll(p, "{n}", fmt.Sprint(next()))
-		u = append(u, rawCase("PUT "+p, wantReject, http.MethodPut, p, "", []byte("routed"), "Content-Type: text/plain"))
+		u = append(u, rawCase("PUT "+p, WantReject, http.MethodPut, p, "", []byte("routed"), "Content-Type: text/plain"))
 	}
-	for _, p := range []string{"/upload/../v1/blobs/" + baseText, "/upload/%2e%2e/v1/blobs/" + baseText, "/upload/",
+	for _, p := range []string{"/upload/../v1/blobs/" + BaseText, "/upload/%2e%2e/v1/blobs/" + BaseText, "/upload/",
 		"/upload/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "/upload/%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"} {
-		c := noStore(rawCase("GET "+p, wantReject, http.MethodGet, p, "", nil))
-		c.check = noReflection
+		c := noStore(rawCase("GET "+p, WantReject, http.MethodGet, p, "", nil))
+		c.Check = noReflection
 		page = append(page, c)
 	}
 	return d, u, page
 }
 
-func noStore(c hcase) hcase {
-	c.stores = false
+func noStore(c Case) Case {
+	c.Stores = false
 	return c
 }
 
 // noReflection fails a page that echoes markup from its URL unescaped.
-func noReflection(_ context.Context, _ *env, a *answer) string {
+func noReflection(_ context.Context, _ *Env, a *wire.Answer) string {
 	for _, m := range []string{"<script>alert(1)", "<img src=x onerror"} {
-		if strings.Contains(string(a.body), m) {
+		if strings.Contains(string(a.Body), m) {
 			return "the page echoes markup from its URL: " + m
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // reqParts is a well-formed request on one surface that a framing variant
@@ -34,8 +36,8 @@ func (p reqParts) head(cl bool, extra ...string) string {
 	return b.String()
 }
 
-func (p reqParts) plain(extra ...string) raw {
-	return raw{head: p.head(true, extra...), body: p.body, method: p.method}
+func (p reqParts) plain(extra ...string) wire.Raw {
+	return wire.Raw{Head: p.head(true, extra...), Body: p.body, Method: p.method}
 }
 
 // noAuth is p without its Authorization line.
@@ -54,7 +56,7 @@ func (p reqParts) noAuth() reqParts {
 type framing struct {
 	label string
 	want  want
-	mk    func(p reqParts) raw
+	mk    func(p reqParts) wire.Raw
 }
 
 // openOnD are the variants /d may accept: a GET whose token is the
@@ -65,12 +67,12 @@ var openOnD = map[string]bool{
 	"Host: evil.example": true, "Origin: http://evil.example": true, "Origin: null": true, "Origin: http://localhost.evil.example": true,
 }
 
-func headOnly(p reqParts, extra ...string) raw {
-	return raw{head: p.head(false, extra...), body: p.body, method: p.method}
+func headOnly(p reqParts, extra ...string) wire.Raw {
+	return wire.Raw{Head: p.head(false, extra...), Body: p.body, Method: p.method}
 }
 
-func withLine(line string) func(p reqParts) raw {
-	return func(p reqParts) raw { return p.plain(line) }
+func withLine(line string) func(p reqParts) wire.Raw {
+	return func(p reqParts) wire.Raw { return p.plain(line) }
 }
 
 // framings: Content-Length and Transfer-Encoding abuse (smuggling shapes
@@ -78,74 +80,74 @@ func withLine(line string) func(p reqParts) raw {
 // request line. A request the server cannot parse gets a 4xx with the
 // surface's JSON error body, like any other refusal.
 var framings = []framing{
-	{"Content-Length: -1", wantReject, func(p reqParts) raw { return headOnly(p, "Content-Length: -1") }},
-	{"Content-Length: +N", wantEither, func(p reqParts) raw { return headOnly(p, fmt.Sprintf("Content-Length: +%d", len(p.body))) }},
-	{"Content-Length: N, N", wantEither, func(p reqParts) raw {
+	{"Content-Length: -1", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: -1") }},
+	{"Content-Length: +N", wantEither, func(p reqParts) wire.Raw { return headOnly(p, fmt.Sprintf("Content-Length: +%d", len(p.body))) }},
+	{"Content-Length: N, N", wantEither, func(p reqParts) wire.Raw {
 		return headOnly(p, fmt.Sprintf("Content-Length: %d, %d", len(p.body), len(p.body)))
 	}},
-	{"two different Content-Length headers", wantReject, func(p reqParts) raw {
+	{"two different Content-Length headers", WantReject, func(p reqParts) wire.Raw {
 		return headOnly(p, fmt.Sprintf("Content-Length: %d", len(p.body)), fmt.Sprintf("Content-Length: %d", len(p.body)+1))
 	}},
-	{"Content-Length: 99999999999999999999", wantReject, func(p reqParts) raw { return headOnly(p, "Content-Length: 99999999999999999999") }},
-	{"Content-Length: 0x1", wantReject, func(p reqParts) raw { return headOnly(p, "Content-Length: 0x1") }},
-	{"Content-Length with Transfer-Encoding: chunked", wantEither, func(p reqParts) raw {
+	{"Content-Length: 99999999999999999999", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: 99999999999999999999") }},
+	{"Content-Length: 0x1", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: 0x1") }},
+	{"Content-Length with Transfer-Encoding: chunked", wantEither, func(p reqParts) wire.Raw {
 		r := headOnly(p, fmt.Sprintf("Content-Length: %d", len(p.body)+5), "Transfer-Encoding: chunked")
-		r.body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
+		r.Body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
 		return r
 	}},
-	{"chunk size zz", wantReject, func(p reqParts) raw {
+	{"chunk size zz", WantReject, func(p reqParts) wire.Raw {
 		r := headOnly(p, "Transfer-Encoding: chunked")
-		r.body = []byte("zz\r\nhello\r\n0\r\n\r\n")
+		r.Body = []byte("zz\r\nhello\r\n0\r\n\r\n")
 		return r
 	}},
-	{"chunk size 7fffffffffffffff", wantReject, func(p reqParts) raw {
+	{"chunk size 7fffffffffffffff", WantReject, func(p reqParts) wire.Raw {
 		r := headOnly(p, "Transfer-Encoding: chunked")
-		r.body = []byte("7fffffffffffffff\r\nhello\r\n0\r\n\r\n")
+		r.Body = []byte("7fffffffffffffff\r\nhello\r\n0\r\n\r\n")
 		return r
 	}},
-	{"Transfer-Encoding: gzip, chunked", wantEither, func(p reqParts) raw {
+	{"Transfer-Encoding: gzip, chunked", wantEither, func(p reqParts) wire.Raw {
 		r := headOnly(p, "Transfer-Encoding: gzip, chunked")
-		r.body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
+		r.Body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
 		return r
 	}},
-	{"Transfer-Encoding: xchunked", wantReject, func(p reqParts) raw { return headOnly(p, "Transfer-Encoding: xchunked") }},
-	{"one header of 20 KiB", wantReject, withLine("X-Pad: " + strings.Repeat("a", 20<<10))},
-	{"one header of 1 MiB", wantReject, withLine("X-Pad: " + strings.Repeat("a", 1<<20))},
-	{"1,000 headers", wantEither, func(p reqParts) raw { return p.plain(manyHeaders(1000)...) }},
-	{"10,000 headers", wantReject, func(p reqParts) raw { return p.plain(manyHeaders(10000)...) }},
-	{"a header line without a colon", wantReject, withLine("X-No-Colon")},
-	{"whitespace between a header name and its colon", wantReject, withLine("X-Pad : 1")}, // RFC 9112 §5.1: MUST reject
-	{"NUL in a header value", wantReject, withLine("X-Pad: a\x00b")},
+	{"Transfer-Encoding: xchunked", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Transfer-Encoding: xchunked") }},
+	{"one header of 20 KiB", WantReject, withLine("X-Pad: " + strings.Repeat("a", 20<<10))},
+	{"one header of 1 MiB", WantReject, withLine("X-Pad: " + strings.Repeat("a", 1<<20))},
+	{"1,000 headers", wantEither, func(p reqParts) wire.Raw { return p.plain(manyHeaders(1000)...) }},
+	{"10,000 headers", WantReject, func(p reqParts) wire.Raw { return p.plain(manyHeaders(10000)...) }},
+	{"a header line without a colon", WantReject, withLine("X-No-Colon")},
+	{"whitespace between a header name and its colon", WantReject, withLine("X-Pad : 1")}, // RFC 9112 §5.1: MUST reject
+	{"NUL in a header value", WantReject, withLine("X-Pad: a\x00b")},
 	{"obs-fold continuation line", wantEither, withLine("X-Pad: a\r\n b")},
-	{"HTTP/1.0", wantEither, func(p reqParts) raw {
+	{"HTTP/1.0", wantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
-		r.head = strings.Replace(r.head, " HTTP/1.1\r\n", " HTTP/1.0\r\n", 1)
+		r.Head = strings.Replace(r.Head, " HTTP/1.1\r\n", " HTTP/1.0\r\n", 1)
 		return r
 	}},
-	{"HTTP/2.0 on HTTP/1 framing", wantEither, func(p reqParts) raw {
+	{"HTTP/2.0 on HTTP/1 framing", wantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
-		r.head = strings.Replace(r.head, " HTTP/1.1\r\n", " HTTP/2.0\r\n", 1)
+		r.Head = strings.Replace(r.Head, " HTTP/1.1\r\n", " HTTP/2.0\r\n", 1)
 		return r
 	}},
-	{"lower-case method", wantEither, func(p reqParts) raw {
+	{"lower-case method", wantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
-		r.head = strings.ToLower(p.method) + r.head[len(p.method):]
+		r.Head = strings.ToLower(p.method) + r.Head[len(p.method):]
 		return r
 	}},
-	{"absolute-form target on another host", wantReject, func(p reqParts) raw {
+	{"absolute-form target on another host", WantReject, func(p reqParts) wire.Raw {
 		r := p.plain()
-		r.head = strings.Replace(r.head, " "+p.target+" ", " http://evil.example"+p.target+" ", 1)
+		r.Head = strings.Replace(r.Head, " "+p.target+" ", " http://evil.example"+p.target+" ", 1)
 		return r
 	}},
-	{"Host: evil.example", wantReject, func(p reqParts) raw {
+	{"Host: evil.example", WantReject, func(p reqParts) wire.Raw {
 		r := p.plain()
-		r.head = strings.Replace(r.head, "Host: "+p.host, "Host: evil.example", 1)
+		r.Head = strings.Replace(r.Head, "Host: "+p.host, "Host: evil.example", 1)
 		return r
 	}},
-	{"two Host headers", wantReject, withLine("Host: evil.example")},
-	{"Origin: http://evil.example", wantReject, withLine("Origin: http://evil.example")},
-	{"Origin: null", wantReject, withLine("Origin: null")},
-	{"Origin: http://localhost.evil.example", wantReject, withLine("Origin: http://localhost.evil.example")},
+	{"two Host headers", WantReject, withLine("Host: evil.example")},
+	{"Origin: http://evil.example", WantReject, withLine("Origin: http://evil.example")},
+	{"Origin: null", WantReject, withLine("Origin: null")},
+	{"Origin: http://localhost.evil.example", WantReject, withLine("Origin: http://localhost.evil.example")},
 }
 
 func manyHeaders(n int) []string {
@@ -157,22 +159,22 @@ func manyHeaders(n int) []string {
 }
 
 // partsFor is a well-formed request on surface s (an /u token minted for it).
-func (e *env) partsFor(ctx context.Context, s surface) reqParts {
-	auth := "Authorization: Bearer " + e.sec.apiKeys["alice"]
-	p := reqParts{host: e.t.addr}
+func (e *Env) partsFor(ctx context.Context, s surface) reqParts {
+	auth := "Authorization: Bearer " + e.apiKeys["alice"]
+	p := reqParts{host: e.addr}
 	switch s {
-	case sLegacy:
+	case Legacy:
 		p.method, p.target = http.MethodPost, "/mcp"
 		p.hdr = []string{auth, "Content-Type: application/json", "Accept: application/json, text/event-stream"}
-		p.body = rpc("initialize", map[string]any{"protocolVersion": legacyVersion, "capabilities": map[string]any{},
+		p.body = RPC("initialize", map[string]any{"protocolVersion": legacyVersion, "capabilities": map[string]any{},
 			"clientInfo": map[string]string{"name": "mcpblob-hardening", "version": "1"}})
-	case sV1:
+	case V1:
 		p.method, p.target = http.MethodPut, fmt.Sprintf("/v1/blobs/hard/hdr-%d", next())
 		p.hdr, p.body = []string{auth, "Content-Type: text/plain"}, []byte("framing")
-	case sD:
-		p.method, p.target = http.MethodGet, "/d/"+e.mintLink(ctx, baseText, false)
-	case sU:
-		p.method, p.target = http.MethodPut, "/u/"+e.mintUpload(ctx, "alice", map[string]any{})
+	case D:
+		p.method, p.target = http.MethodGet, "/d/"+e.mintLink(ctx, BaseText, false)
+	case U:
+		p.method, p.target = http.MethodPut, "/u/"+e.MintUpload(ctx, "alice", map[string]any{})
 		p.hdr, p.body = []string{"Content-Type: text/plain"}, []byte("framing")
 	}
 	return p
@@ -180,23 +182,23 @@ func (e *env) partsFor(ctx context.Context, s surface) reqParts {
 
 // headerAbuse sends every framing variant to /mcp, /v1, /d and /u, then
 // the authentication and Expect: 100-continue variants.
-func headerAbuse(ctx context.Context, e *env) []batch {
-	var out []batch
-	for _, s := range []surface{sLegacy, sV1, sD, sU} {
-		var cs []hcase
+func headerAbuse(ctx context.Context, e *Env) []Batch {
+	var out []Batch
+	for _, s := range []surface{Legacy, V1, D, U} {
+		var cs []Case
 		for _, f := range framings {
 			w := f.want
-			if s == sD && openOnD[f.label] {
+			if s == D && openOnD[f.label] {
 				w = wantEither
 			}
-			cs = append(cs, hcase{name: f.label, want: w, stores: s == sV1 || s == sU,
-				send: func(ctx context.Context, e *env) *answer { return e.sendRaw(ctx, f.mk(e.partsFor(ctx, s))) }})
+			cs = append(cs, Case{Name: f.label, Want: w, Stores: s == V1 || s == U,
+				Send: func(ctx context.Context, e *Env) *wire.Answer { return e.sendRaw(ctx, f.mk(e.partsFor(ctx, s))) }})
 		}
 		cs = append(cs, authCases(s)...)
-		if s == sLegacy || s == sV1 {
+		if s == Legacy || s == V1 {
 			cs = append(cs, pipelined(s))
 		}
-		out = append(out, batch{"HTTP framing and headers", s, cs})
+		out = append(out, Batch{"HTTP framing and headers", s, cs})
 	}
 	return out
 }
@@ -204,7 +206,7 @@ func headerAbuse(ctx context.Context, e *env) []batch {
 // authCases: Authorization header variants (each carries the real key, so
 // the log check sees whether a refused one is logged), and Expect:
 // 100-continue before authentication or over the size limit.
-func authCases(s surface) []hcase {
+func authCases(s surface) []Case {
 	variants := []struct {
 		label string
 		line  func(key string) []string
@@ -216,11 +218,11 @@ func authCases(s surface) []hcase {
 		{"Authorization: key with a suffix", func(k string) []string { return []string{"Authorization: Bearer " + k + "x"} }},
 		{"two Authorization headers", func(k string) []string { return []string{"Authorization: Bearer " + k, "Authorization: Bearer wrong"} }},
 	}
-	var cs []hcase
+	var cs []Case
 	for _, v := range variants {
-		cs = append(cs, hcase{name: v.label, want: wantEither, stores: s == sV1 || s == sU, send: func(ctx context.Context, e *env) *answer {
+		cs = append(cs, Case{Name: v.label, Want: wantEither, Stores: s == V1 || s == U, Send: func(ctx context.Context, e *Env) *wire.Answer {
 			p := e.partsFor(ctx, s).noAuth()
-			p.hdr = append(p.hdr, v.line(e.sec.apiKeys["alice"])...)
+			p.hdr = append(p.hdr, v.line(e.apiKeys["alice"])...)
 			return e.sendRaw(ctx, p.plain())
 		}})
 	}
@@ -230,26 +232,26 @@ func authCases(s surface) []hcase {
 // expectCases: a 1 GiB body announced with Expect: 100-continue must be
 // refused before the server asks for it: without credentials (a forged
 // /u token), and over --max-upload.
-func expectCases(s surface) []hcase {
-	mk := func(label string, auth bool) hcase {
-		return hcase{name: label, want: wantReject, send: func(ctx context.Context, e *env) *answer {
+func expectCases(s surface) []Case {
+	mk := func(label string, auth bool) Case {
+		return Case{Name: label, Want: WantReject, Send: func(ctx context.Context, e *Env) *wire.Answer {
 			p := e.partsFor(ctx, s)
 			if !auth {
 				p = p.noAuth()
-				if s == sU {
+				if s == U {
 					p.target = "/u/forged.token"
 				}
 			}
-			return e.sendRaw(ctx, raw{head: p.head(false, "Content-Length: 1073741824", "Expect: 100-continue"), method: p.method, expect: 1500 * time.Millisecond})
-		}, check: func(_ context.Context, _ *env, a *answer) string {
-			if len(a.interim) > 0 {
-				return fmt.Sprintf("the server sent %v before refusing", a.interim)
+			return e.sendRaw(ctx, wire.Raw{Head: p.head(false, "Content-Length: 1073741824", "Expect: 100-continue"), Method: p.method, Expect: 1500 * time.Millisecond})
+		}, Check: func(_ context.Context, _ *Env, a *wire.Answer) string {
+			if len(a.Interim) > 0 {
+				return fmt.Sprintf("the server sent %v before refusing", a.Interim)
 			}
 			return ""
 		}}
 	}
-	cs := []hcase{mk("Expect: 100-continue, 1 GiB, no credentials", false)}
-	if s == sV1 {
+	cs := []Case{mk("Expect: 100-continue, 1 GiB, no credentials", false)}
+	if s == V1 {
 		cs = append(cs, mk("Expect: 100-continue, 1 GiB, over --max-upload", true))
 	}
 	return cs
@@ -261,30 +263,30 @@ func expectCases(s surface) []hcase {
 // second answer must be the second request's: a server that answers early
 // and then parses the rest of the first body as a request has lost the
 // message boundary (request smuggling).
-func pipelined(s surface) hcase {
-	return hcase{name: "a second request pipelined after an early refusal", want: wantEither, send: func(ctx context.Context, e *env) *answer {
+func pipelined(s surface) Case {
+	return Case{Name: "a second request pipelined after an early refusal", Want: wantEither, Send: func(ctx context.Context, e *Env) *wire.Answer {
 		var first, second string
 		switch s {
-		case sLegacy:
+		case Legacy:
 			body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + nest("[", "]", 100000) + `}}`
-			first = e.head(http.MethodPost, "/mcp", "alice", len(body), "Content-Type: application/json", "Accept: application/json, text/event-stream") + body
+			first = e.Head(http.MethodPost, "/mcp", "alice", len(body), "Content-Type: application/json", "Accept: application/json, text/event-stream") + body
 			b2 := `{"jsonrpc":"2.0","id":"second","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-			second = e.head(http.MethodPost, "/mcp", "alice", len(b2), "Content-Type: application/json", "Accept: application/json, text/event-stream") + b2
+			second = e.Head(http.MethodPost, "/mcp", "alice", len(b2), "Content-Type: application/json", "Accept: application/json, text/event-stream") + b2
 		default:
 			body := strings.Repeat("x", 256<<10)
-			first = e.head(http.MethodPut, fmt.Sprintf("/v1/blobs/hard/pipe-%d", next()), "alice", len(body), "Content-MD5: not-base64!") + body
-			second = e.head(http.MethodGet, "/v1/blobs/"+baseText, "alice", -1)
+			first = e.Head(http.MethodPut, fmt.Sprintf("/v1/blobs/hard/pipe-%d", next()), "alice", len(body), "Content-MD5: not-base64!") + body
+			second = e.Head(http.MethodGet, "/v1/blobs/"+BaseText, "alice", -1)
 		}
 		first = strings.Replace(first, "Connection: close\r\n", "", 1)
 		return e.sendPipelined(ctx, first, second)
-	}, check: func(_ context.Context, _ *env, a *answer) string {
-		if a.closedEarly {
+	}, Check: func(_ context.Context, _ *Env, a *wire.Answer) string {
+		if a.ClosedEarly {
 			return "" // the server closed after its first answer: no desync possible
 		}
-		if s == sLegacy && !strings.Contains(string(a.body), `"second"`) {
+		if s == Legacy && !strings.Contains(string(a.Body), `"second"`) {
 			return "the second request got an answer that is not its own: " + a.String()
 		}
-		if s == sV1 && len(a.body) != baseSize {
+		if s == V1 && len(a.Body) != BaseSize {
 			return "the second request got an answer that is not its own: " + a.String()
 		}
 		return ""
@@ -294,22 +296,22 @@ func pipelined(s surface) hcase {
 // sendPipelined writes first and second back to back on one connection
 // and returns the answer to the second, or the first when the server
 // closed the connection after it.
-func (e *env) sendPipelined(ctx context.Context, first, second string) *answer {
-	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.t.addr)
+func (e *Env) sendPipelined(ctx context.Context, first, second string) *wire.Answer {
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.addr)
 	if err != nil {
-		return &answer{err: err}
+		return &wire.Answer{Err: err}
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(e.cfg.caseLimit))
+	c.SetDeadline(time.Now().Add(e.caseLimit))
 	go io.WriteString(c, first+second)
 	br := bufio.NewReader(c)
-	a := readFinal(br, &http.Request{Method: http.MethodPost})
-	if a.status == 0 {
+	a := wire.ReadFinal(br, &http.Request{Method: http.MethodPost})
+	if a.Status == 0 {
 		return a
 	}
-	if a.header.Get("Connection") == "close" {
-		a.closedEarly = true
+	if a.Header.Get("Connection") == "close" {
+		a.ClosedEarly = true
 		return a
 	}
-	return readFinal(br, &http.Request{Method: http.MethodGet})
+	return wire.ReadFinal(br, &http.Request{Method: http.MethodGet})
 }

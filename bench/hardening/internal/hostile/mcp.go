@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"context"
@@ -6,18 +6,20 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync/atomic"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // Protocol versions of the two eras (SPEC.md §0).
 const (
 	legacyVersion = "2025-11-25"
-	modernVersion = "2026-07-28"
+	ModernVersion = "2026-07-28"
 )
 
 var rpcID atomic.Int64
 
-// rpc is a JSON-RPC request body.
-func rpc(method string, params any) []byte {
+// RPC is a JSON-RPC request body.
+func RPC(method string, params any) []byte {
 	m := map[string]any{"jsonrpc": "2.0", "id": rpcID.Add(1), "method": method}
 	if params != nil {
 		m["params"] = params
@@ -36,7 +38,7 @@ func call(name string, args any) map[string]any {
 
 // modern adds the 2026-07-28 _meta (protocol version and client
 // capabilities) to params.
-func modern(params map[string]any, caps map[string]any) map[string]any {
+func WithMeta(params map[string]any, caps map[string]any) map[string]any {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -44,7 +46,7 @@ func modern(params map[string]any, caps map[string]any) map[string]any {
 		caps = map[string]any{}
 	}
 	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    modernVersion,
+		"io.modelcontextprotocol/protocolVersion":    ModernVersion,
 		"io.modelcontextprotocol/clientCapabilities": caps,
 		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "mcpblob-hardening", "version": "1"},
 	}
@@ -55,8 +57,8 @@ func modern(params map[string]any, caps map[string]any) map[string]any {
 var streamCaps = map[string]any{"resourceStreaming": map[string]any{"maxStreamSize": 1 << 40}}
 
 // mcpReq is a POST /mcp with the headers every era wants.
-func (e *env) mcpReq(ctx context.Context, principal string, body []byte) *http.Request {
-	req := e.request(ctx, http.MethodPost, "/mcp", principal, body)
+func (e *Env) mcpReq(ctx context.Context, principal string, body []byte) *http.Request {
+	req := e.Request(ctx, http.MethodPost, "/mcp", principal, body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	return req
@@ -64,7 +66,7 @@ func (e *env) mcpReq(ctx context.Context, principal string, body []byte) *http.R
 
 // legacyReq is a 2025-11-25 request on principal's session (opened with
 // caps on first use; "" sends none).
-func (e *env) legacyReq(ctx context.Context, principal string, caps map[string]any, body []byte) *http.Request {
+func (e *Env) legacyReq(ctx context.Context, principal string, caps map[string]any, body []byte) *http.Request {
 	req := e.mcpReq(ctx, principal, body)
 	req.Header.Set("MCP-Protocol-Version", legacyVersion)
 	if sid := e.session(ctx, principal, caps); sid != "" {
@@ -74,11 +76,11 @@ func (e *env) legacyReq(ctx context.Context, principal string, caps map[string]a
 	return req
 }
 
-// modernReq is a 2026-07-28 request with Mcp-Method and, when name is not
+// ModernReq is a 2026-07-28 request with Mcp-Method and, when name is not
 // empty, Mcp-Name.
-func (e *env) modernReq(ctx context.Context, principal, method, name string, body []byte) *http.Request {
+func (e *Env) ModernReq(ctx context.Context, principal, method, name string, body []byte) *http.Request {
 	req := e.mcpReq(ctx, principal, body)
-	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	req.Header.Set("MCP-Protocol-Version", ModernVersion)
 	req.Header.Set("Mcp-Method", method)
 	if name != "" {
 		req.Header.Set("Mcp-Name", headerValue(name))
@@ -102,7 +104,7 @@ func headerValue(v string) string {
 
 // session returns principal's 2025-11-25 session for caps, opening it on
 // first use; its signature is registered as a secret.
-func (e *env) session(ctx context.Context, principal string, caps map[string]any) string {
+func (e *Env) session(ctx context.Context, principal string, caps map[string]any) string {
 	capsJSON, _ := json.Marshal(caps)
 	name := principal + " " + string(capsJSON)
 	e.smu.Lock()
@@ -113,31 +115,31 @@ func (e *env) session(ctx context.Context, principal string, caps map[string]any
 	if caps == nil {
 		caps = map[string]any{}
 	}
-	req := e.mcpReq(ctx, principal, rpc("initialize", map[string]any{
+	req := e.mcpReq(ctx, principal, RPC("initialize", map[string]any{
 		"protocolVersion": legacyVersion, "capabilities": caps,
 		"clientInfo": map[string]string{"name": "mcpblob-hardening", "version": "1"}}))
-	resp, err := e.hc.Do(req)
+	resp, err := e.HTTP.Do(req)
 	if err != nil {
 		return ""
 	}
-	readAnswer(resp, nil)
+	wire.ReadAnswer(resp, nil)
 	resp.Body.Close()
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		return ""
 	}
-	e.sec.addToken("session id", sid)
+	e.sec.AddToken("session id", sid)
 	note := e.mcpReq(ctx, principal, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	note.Header.Set("MCP-Protocol-Version", legacyVersion)
 	note.Header.Set("Mcp-Session-Id", sid)
-	do(e.hc, note)
+	wire.Do(e.HTTP, note)
 	e.sessions[name] = sid
 	return sid
 }
 
-// forgetSessions drops the cached sessions (after a restart they are still
+// ForgetSessions drops the cached sessions (after a restart they are still
 // valid signed tokens, but the server forgot their state).
-func (e *env) forgetSessions() {
+func (e *Env) ForgetSessions() {
 	e.smu.Lock()
 	defer e.smu.Unlock()
 	clear(e.sessions)

@@ -1,10 +1,12 @@
-package main
+package hostile
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // rangeVariant is a Range header for the 1,000-byte baseline object and
@@ -45,34 +47,34 @@ var rangeVariants = []rangeVariant{
 
 // rangeAbuse sends every Range variant (and hostile validators) to GET
 // /v1/blobs and GET /d of the 1,000-byte baseline object.
-func rangeAbuse(ctx context.Context, e *env) []batch {
-	link := e.mintLink(ctx, baseText, false)
-	var v1, d []hcase
+func rangeAbuse(ctx context.Context, e *Env) []Batch {
+	link := e.mintLink(ctx, BaseText, false)
+	var v1, d []Case
 	for _, v := range rangeVariants {
-		v1 = append(v1, rangeCase(v, "/v1/blobs/"+baseText, "alice"))
+		v1 = append(v1, rangeCase(v, "/v1/blobs/"+BaseText, "alice"))
 		d = append(d, rangeCase(v, "/d/"+link, ""))
 	}
 	for _, h := range []string{"If-Range: garbage", "If-Range: \"\"", "If-None-Match: " + strings.Repeat(`"x", `, 2000) + `"y"`, "If-Modified-Since: Mon, 99 Foo 99999 99:99:99 GMT"} {
-		v1 = append(v1, noStore(rawCase("GET with "+clip(h, 40), wantEither, http.MethodGet, "/v1/blobs/"+baseText, "alice", nil, "Range: bytes=0-9", h)))
-		d = append(d, noStore(rawCase("GET with "+clip(h, 40), wantEither, http.MethodGet, "/d/"+link, "", nil, "Range: bytes=0-9", h)))
+		v1 = append(v1, noStore(rawCase("GET with "+wire.Clip(h, 40), wantEither, http.MethodGet, "/v1/blobs/"+BaseText, "alice", nil, "Range: bytes=0-9", h)))
+		d = append(d, noStore(rawCase("GET with "+wire.Clip(h, 40), wantEither, http.MethodGet, "/d/"+link, "", nil, "Range: bytes=0-9", h)))
 	}
-	return []batch{{"Range headers", sV1, v1}, {"Range headers", sD, d}}
+	return []Batch{{"Range headers", V1, v1}, {"Range headers", D, d}}
 }
 
-func rangeCase(v rangeVariant, target, principal string) hcase {
+func rangeCase(v rangeVariant, target, principal string) Case {
 	w := wantEither
 	switch {
 	case v.status >= 400:
-		w = wantReject
+		w = WantReject
 	case v.status > 0:
-		w = wantAccept
+		w = WantAccept
 	}
-	c := noStore(rawCase("Range: "+clip(v.value, 40), w, http.MethodGet, target, principal, nil, "Range: "+v.value))
-	c.check = func(_ context.Context, _ *env, a *answer) string {
-		if v.status != 0 && a.status != v.status {
-			return fmt.Sprintf("HTTP %d, want %d (RFC 9110 §14)", a.status, v.status)
+	c := noStore(rawCase("Range: "+wire.Clip(v.value, 40), w, http.MethodGet, target, principal, nil, "Range: "+v.value))
+	c.Check = func(_ context.Context, _ *Env, a *wire.Answer) string {
+		if v.status != 0 && a.Status != v.status {
+			return fmt.Sprintf("HTTP %d, want %d (RFC 9110 §14)", a.Status, v.status)
 		}
-		if got := a.header.Get("Content-Range"); v.contentRange != "" && got != v.contentRange {
+		if got := a.Header.Get("Content-Range"); v.contentRange != "" && got != v.contentRange {
 			return fmt.Sprintf("Content-Range %q, want %q", got, v.contentRange)
 		}
 		return ""

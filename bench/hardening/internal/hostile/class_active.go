@@ -1,10 +1,12 @@
-package main
+package hostile
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // activeType is stored content a browser could run or render actively.
@@ -27,47 +29,47 @@ var activeTypes = []activeType{
 // through /v1, a /d link and resources/stream (direct): every answer must
 // carry nosniff, and active types Content-Disposition: attachment and a
 // Content-Security-Policy with sandbox (issue 12 item 1, DESIGN.md).
-func activeContent(ctx context.Context, e *env) []batch {
-	var v1, d, str []hcase
+func activeContent(ctx context.Context, e *Env) []Batch {
+	var v1, d, str []Case
 	for _, t := range activeTypes {
 		key := fmt.Sprintf("hard/active-%d", next())
-		req := e.request(ctx, http.MethodPut, "/v1/blobs/"+key, "alice", []byte(t.body))
+		req := e.Request(ctx, http.MethodPut, "/v1/blobs/"+key, "alice", []byte(t.body))
 		req.Header.Set("Content-Type", t.ctype)
-		a := do(e.hc, req)
-		if a.status != http.StatusCreated {
+		a := wire.Do(e.HTTP, req)
+		if a.Status != http.StatusCreated {
 			continue
 		}
-		e.inv.noteStored("alice", a)
+		e.inv.NoteStored("alice", a)
 		chk := servedSafely(t)
-		c := noStore(rawCase("GET /v1 "+t.ctype, wantAccept, http.MethodGet, "/v1/blobs/"+key, "alice", nil))
-		c.check = chk
+		c := noStore(rawCase("GET /v1 "+t.ctype, WantAccept, http.MethodGet, "/v1/blobs/"+key, "alice", nil))
+		c.Check = chk
 		v1 = append(v1, c)
 		if link := e.mintLink(ctx, key, false); link != "" {
-			c = noStore(rawCase("GET /d "+t.ctype, wantAccept, http.MethodGet, "/d/"+link, "", nil))
-			c.check = chk
+			c = noStore(rawCase("GET /d "+t.ctype, WantAccept, http.MethodGet, "/d/"+link, "", nil))
+			c.Check = chk
 			d = append(d, c)
 		}
-		c = readCase(sLegacy, "resources/stream "+t.ctype, wantAccept, "resources/stream", "blob:///"+key)
-		c.check = chk
+		c = readCase(Legacy, "resources/stream "+t.ctype, WantAccept, "resources/stream", "blob:///"+key)
+		c.Check = chk
 		str = append(str, c)
 	}
-	return []batch{{"active content", sV1, v1}, {"active content", sD, d}, {"active content", sStream, str}}
+	return []Batch{{"active content", V1, v1}, {"active content", D, d}, {"active content", Stream, str}}
 }
 
 // servedSafely checks the headers of a served blob of type t.
-func servedSafely(t activeType) func(context.Context, *env, *answer) string {
-	return func(_ context.Context, _ *env, a *answer) string {
-		if a.status/100 != 2 || strings.Contains(a.contentType(), "json") {
+func servedSafely(t activeType) func(context.Context, *Env, *wire.Answer) string {
+	return func(_ context.Context, _ *Env, a *wire.Answer) string {
+		if a.Status/100 != 2 || strings.Contains(a.ContentType(), "json") {
 			return "" // a JSON-RPC answer (url mode) or an error: nothing served here
 		}
 		var miss []string
-		if !strings.EqualFold(a.header.Get("X-Content-Type-Options"), "nosniff") {
+		if !strings.EqualFold(a.Header.Get("X-Content-Type-Options"), "nosniff") {
 			miss = append(miss, "X-Content-Type-Options: nosniff")
 		}
-		if t.active && !strings.HasPrefix(strings.ToLower(a.header.Get("Content-Disposition")), "attachment") {
+		if t.active && !strings.HasPrefix(strings.ToLower(a.Header.Get("Content-Disposition")), "attachment") {
 			miss = append(miss, "Content-Disposition: attachment")
 		}
-		if t.active && !strings.Contains(strings.ToLower(a.header.Get("Content-Security-Policy")), "sandbox") {
+		if t.active && !strings.Contains(strings.ToLower(a.Header.Get("Content-Security-Policy")), "sandbox") {
 			miss = append(miss, "Content-Security-Policy: sandbox")
 		}
 		if len(miss) > 0 {

@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
 // mpVariant is a hostile multipart/form-data upload to a fresh /u
@@ -17,7 +19,7 @@ type mpVariant struct {
 	spec  map[string]any
 	ctype func(b string) string
 	body  func(b, m string) string
-	check func(context.Context, *env, *answer) string
+	check func(context.Context, *Env, *wire.Answer) string
 }
 
 func formData(b string) string { return "multipart/form-data; boundary=" + b }
@@ -32,31 +34,31 @@ func oneFile(filename, ctype string) func(b, m string) string {
 }
 
 var mpVariants = []mpVariant{
-	{label: "a well-formed upload", want: wantAccept, body: oneFile("x.txt", "text/plain")},
-	{label: "no boundary parameter", want: wantReject, ctype: func(string) string { return "multipart/form-data" }, body: oneFile("x.txt", "text/plain")},
-	{label: "empty boundary", want: wantReject, ctype: func(string) string { return "multipart/form-data; boundary=" }, body: oneFile("x.txt", "text/plain")},
+	{label: "a well-formed upload", want: WantAccept, body: oneFile("x.txt", "text/plain")},
+	{label: "no boundary parameter", want: WantReject, ctype: func(string) string { return "multipart/form-data" }, body: oneFile("x.txt", "text/plain")},
+	{label: "empty boundary", want: WantReject, ctype: func(string) string { return "multipart/form-data; boundary=" }, body: oneFile("x.txt", "text/plain")},
 	{label: "boundary of 200 characters", want: wantEither, ctype: func(string) string { return formData(strings.Repeat("b", 200)) },
 		body: func(_, m string) string { return oneFile("x.txt", "text/plain")(strings.Repeat("b", 200), m) }},
-	{label: "unbalanced quote in the boundary", want: wantReject, ctype: func(b string) string { return `multipart/form-data; boundary="` + b }, body: oneFile("x.txt", "text/plain")},
-	{label: "two boundary parameters", want: wantReject, ctype: func(b string) string { return formData(b) + "; boundary=other" }, body: oneFile("x.txt", "text/plain")},
-	{label: "no closing boundary", want: wantReject, body: func(b, m string) string { return filePart(b, "x.txt", "text/plain", m) }},
-	{label: "no parts", want: wantReject, body: func(b, _ string) string { return "--" + b + "--\r\n" }},
-	{label: "a part without Content-Disposition", want: wantReject, body: func(b, m string) string {
+	{label: "unbalanced quote in the boundary", want: WantReject, ctype: func(b string) string { return `multipart/form-data; boundary="` + b }, body: oneFile("x.txt", "text/plain")},
+	{label: "two boundary parameters", want: WantReject, ctype: func(b string) string { return formData(b) + "; boundary=other" }, body: oneFile("x.txt", "text/plain")},
+	{label: "no closing boundary", want: WantReject, body: func(b, m string) string { return filePart(b, "x.txt", "text/plain", m) }},
+	{label: "no parts", want: WantReject, body: func(b, _ string) string { return "--" + b + "--\r\n" }},
+	{label: "a part without Content-Disposition", want: WantReject, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Type: text/plain\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
-	{label: "only a field named other", want: wantReject, body: func(b, m string) string {
+	{label: "only a field named other", want: WantReject, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
-	{label: "1,000 file parts on a single-file endpoint", want: wantReject, body: func(b, m string) string {
+	{label: "1,000 file parts on a single-file endpoint", want: WantReject, body: func(b, m string) string {
 		return strings.Repeat(filePart(b, "x.txt", "text/plain", m), 1000) + "--" + b + "--\r\n"
 	}},
 	{label: "10,000 small fields, then the file", want: wantEither, body: func(b, m string) string {
 		return strings.Repeat("--"+b+"\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nv\r\n", 10000) + oneFile("x.txt", "text/plain")(b, m)
 	}},
-	{label: "a part header of 100 KiB", want: wantReject, body: func(b, m string) string {
+	{label: "a part header of 100 KiB", want: WantReject, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + strings.Repeat("n", 100<<10) + "\"\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
-	{label: "1,000 part headers", want: wantReject, body: func(b, m string) string {
+	{label: "1,000 part headers", want: WantReject, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.txt\"\r\n" + strings.Join(manyHeaders(1000), "\r\n") + "\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
 	{label: "filename ../../etc/passwd", want: wantEither, body: oneFile("../../etc/passwd", "text/plain"), check: cleanStored},
@@ -66,11 +68,11 @@ var mpVariants = []mpVariant{
 	}, check: cleanStored},
 	{label: "filename with NUL", want: wantEither, body: oneFile("a\x00b.txt", "text/plain"), check: cleanStored},
 	{label: "filename of 8 KiB", want: wantEither, body: oneFile(strings.Repeat("f", 8<<10)+".txt", "text/plain"), check: cleanStored},
-	{label: "accept .pdf, x.pdf declared text/html", want: wantReject, spec: map[string]any{"accept": []string{".pdf"}},
+	{label: "accept .pdf, x.pdf declared text/html", want: WantReject, spec: map[string]any{"accept": []string{".pdf"}},
 		body: func(b, m string) string {
 			return filePart(b, "x.pdf", "text/html", "<html><script>alert(1)</script>"+m) + "--" + b + "--\r\n"
 		}},
-	{label: "accept image/png, text content declared image/png", want: wantReject, spec: map[string]any{"accept": []string{"image/png"}}, body: oneFile("x.png", "image/png")},
+	{label: "accept image/png, text content declared image/png", want: WantReject, spec: map[string]any{"accept": []string{"image/png"}}, body: oneFile("x.png", "image/png")},
 	{label: "a nested multipart/mixed part", want: wantEither, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.txt\"\r\nContent-Type: multipart/mixed; boundary=inner\r\n\r\n--inner\r\nContent-Type: text/plain\r\n\r\n" + m + "\r\n--inner--\r\n\r\n--" + b + "--\r\n"
 	}},
@@ -83,49 +85,49 @@ var mpVariants = []mpVariant{
 	{label: "a preamble of 1 MiB", want: wantEither, body: func(b, m string) string {
 		return strings.Repeat("p", 1<<20) + "\r\n" + oneFile("x.txt", "text/plain")(b, m)
 	}},
-	{label: "the boundary inside the content", want: wantAccept, body: func(b, m string) string {
+	{label: "the boundary inside the content", want: WantAccept, body: func(b, m string) string {
 		return filePart(b, "x.txt", "text/plain", m+"--"+b+"x") + "--" + b + "--\r\n"
 	}},
-	{label: "not multipart (text/plain)", want: wantReject, ctype: func(string) string { return "text/plain" }, body: oneFile("x.txt", "text/plain")},
+	{label: "not multipart (text/plain)", want: WantReject, ctype: func(string) string { return "text/plain" }, body: oneFile("x.txt", "text/plain")},
 }
 
 // multipartAbuse sends every variant, each to an endpoint minted for it.
-func multipartAbuse(ctx context.Context, e *env) []batch {
-	var cs []hcase
+func multipartAbuse(ctx context.Context, e *Env) []Batch {
+	var cs []Case
 	for _, v := range mpVariants {
-		cs = append(cs, hcase{name: v.label, want: v.want, stores: true, check: v.check, send: func(ctx context.Context, e *env) *answer {
+		cs = append(cs, Case{Name: v.label, Want: v.want, Stores: true, Check: v.check, Send: func(ctx context.Context, e *Env) *wire.Answer {
 			spec := v.spec
 			if spec == nil {
 				spec = map[string]any{}
 			}
-			tok := e.mintUpload(ctx, "alice", spec)
+			tok := e.MintUpload(ctx, "alice", spec)
 			b := fmt.Sprintf("hardB%d", next())
 			ct := formData(b)
 			if v.ctype != nil {
 				ct = v.ctype(b)
 			}
-			req := e.request(ctx, http.MethodPost, "/u/"+tok, "", []byte(v.body(b, e.sec.marker())))
+			req := e.Request(ctx, http.MethodPost, "/u/"+tok, "", []byte(v.body(b, e.sec.Marker())))
 			req.Header.Set("Content-Type", ct)
 			return e.sendHTTP(ctx, req)
 		}})
 	}
-	return []batch{{"multipart", sU, cs}}
+	return []Batch{{"multipart", U, cs}}
 }
 
 // cleanStored fails a success that stored a key with a '..' segment or
 // outside uploads/, or a filename with control characters.
-func cleanStored(_ context.Context, _ *env, a *answer) string {
+func cleanStored(_ context.Context, _ *Env, a *wire.Answer) string {
 	var v any
-	if a.status/100 != 2 || json.Unmarshal(a.body, &v) != nil {
+	if a.Status/100 != 2 || json.Unmarshal(a.Body, &v) != nil {
 		return ""
 	}
 	problem := ""
-	walkJSON(v, func(m map[string]any) {
+	wire.WalkJSON(v, func(m map[string]any) {
 		if k, ok := m["key"].(string); ok && (strings.Contains("/"+k+"/", "/../") || !strings.HasPrefix(k, "uploads/")) {
 			problem = fmt.Sprintf("stored under %q", k)
 		}
 		if f, ok := m["filename"].(string); ok && strings.ContainsAny(f, "\r\n\x00") {
-			problem = fmt.Sprintf("stored the filename %q", clip(f, 60))
+			problem = fmt.Sprintf("stored the filename %q", wire.Clip(f, 60))
 		}
 	})
 	return problem

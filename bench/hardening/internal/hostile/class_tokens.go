@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -28,7 +29,7 @@ func mut(label, tok string, ok bool) mutation { return mutation{label: label, to
 // mutations of tok: truncations, additions, flips of single characters
 // (never the last of a segment, whose low bits base64 may ignore), case,
 // key id and separator changes, and percent-encoding (the same token).
-func (e *env) mutations(tok string, flips int) []mutation {
+func (e *Env) mutations(tok string, flips int) []mutation {
 	ms := []mutation{
 		mut("empty", "", false), mut("last character dropped", tok[:len(tok)-1], false),
 		mut("last 4 characters dropped", tok[:len(tok)-4], false), mut("first character dropped", tok[1:], false),
@@ -51,13 +52,13 @@ func (e *env) mutations(tok string, flips int) []mutation {
 
 // flip replaces one character (not the last of a '.' segment) with
 // another base64url character.
-func (e *env) flip(tok string) mutation {
+func (e *Env) flip(tok string) mutation {
 	for {
-		i := e.intn(len(tok) - 1)
+		i := e.Intn(len(tok) - 1)
 		if tok[i] == '.' || tok[i] == '~' || tok[i+1] == '.' {
 			continue
 		}
-		c := b64url[e.intn(len(b64url))]
+		c := b64url[e.Intn(len(b64url))]
 		if c == tok[i] {
 			continue
 		}
@@ -79,8 +80,8 @@ func swapCase(s string) string {
 
 // forged are tokens signed or sealed with the server's real key but with
 // hostile claims: past the signature, the claims must still be checked.
-func (e *env) forged(purpose string) []mutation {
-	kr := e.sec.keyring
+func (e *Env) forged(purpose string) []mutation {
+	kr := e.keyring
 	sign := func(label string, c token.Claims, ok bool) mutation {
 		c.Purpose = purpose
 		if c.Expires.IsZero() {
@@ -106,25 +107,25 @@ func (e *env) forged(purpose string) []mutation {
 		sign("object ../escape", token.Claims{Principal: "alice", Object: fmt.Sprintf("../escape-%d", n)}, false),
 		sign("object .mcpblob/claims/…", token.Claims{Principal: "alice", Object: fmt.Sprintf(".mcpblob/claims/links/x%d", n)}, false),
 		sign("object an alias of a baseline blob", token.Claims{Principal: "alice", Object: "hard/base/./text.txt"}, false),
-		sign("expired", token.Claims{Principal: "alice", Object: baseText, Expires: time.Now().Add(-time.Minute)}, false),
+		sign("expired", token.Claims{Principal: "alice", Object: BaseText, Expires: time.Now().Add(-time.Minute)}, false),
 		sign("no principal", token.Claims{Object: fmt.Sprintf("hard/forged-%d", n)}, true),
 	}
 }
 
 // tokenAbuse forges and tampers with /d links, /u endpoints, the upload
 // page's tokens and 2025-11-25 session ids, and replays single-use ones.
-func tokenAbuse(ctx context.Context, e *env) []batch {
-	link := e.mintLink(ctx, baseText, false)
-	up := e.mintUpload(ctx, "alice", map[string]any{"maxSize": 1024})
+func tokenAbuse(ctx context.Context, e *Env) []Batch {
+	link := e.mintLink(ctx, BaseText, false)
+	up := e.MintUpload(ctx, "alice", map[string]any{"maxSize": 1024})
 	sid := e.session(ctx, "alice", nil)
 	if link == "" || up == "" || sid == "" {
 		return nil
 	}
-	var d, u, page, leg []hcase
-	for _, m := range append(e.mutations(link, e.cfg.flips), e.forged(token.PurposeDownload)...) {
+	var d, u, page, leg []Case
+	for _, m := range append(e.mutations(link, e.flips), e.forged(token.PurposeDownload)...) {
 		d = append(d, noStore(rawCase("/d "+m.label, wantFor(m), http.MethodGet, "/d/"+m.tok, "", nil)))
 	}
-	for _, m := range append(e.mutations(up, e.cfg.flips), e.forged(token.PurposeUpload)...) {
+	for _, m := range append(e.mutations(up, e.flips), e.forged(token.PurposeUpload)...) {
 		u = append(u, rawCase("/u "+m.label, wantFor(m), http.MethodPut, "/u/"+m.tok, "", []byte("forged"), "Content-Type: text/plain"))
 		pw := wantFor(m)
 		if m.claimsOnly {
@@ -132,29 +133,31 @@ func tokenAbuse(ctx context.Context, e *env) []batch {
 		}
 		page = append(page, noStore(rawCase("/upload "+m.label, pw, http.MethodGet, "/upload/"+m.tok, "", nil)))
 	}
-	for _, m := range e.mutations(sid, e.cfg.flips) {
-		c := legacyCase("Mcp-Session-Id "+m.label, wantFor(m), false, false, func(*env) []byte { return rpc("tools/list", map[string]any{}) })
-		send := c.send
-		c.send = func(ctx context.Context, e *env) *answer { return withHeader(ctx, e, send, "Mcp-Session-Id", m.tok) }
+	for _, m := range e.mutations(sid, e.flips) {
+		c := legacyCase("Mcp-Session-Id "+m.label, wantFor(m), false, false, func(*Env) []byte { return RPC("tools/list", map[string]any{}) })
+		send := c.Send
+		c.Send = func(ctx context.Context, e *Env) *wire.Answer {
+			return withHeader(ctx, e, send, "Mcp-Session-Id", m.tok)
+		}
 		leg = append(leg, c)
 	}
 	d = append(d, crossPurpose(up, sid)...)
-	u = append(u, noStore(rawCase("/u with a /d token", wantReject, http.MethodPut, "/u/"+link, "", []byte("x"))),
-		noStore(rawCase("/u with a session id", wantReject, http.MethodPut, "/u/"+sid, "", []byte("x"))))
+	u = append(u, noStore(rawCase("/u with a /d token", WantReject, http.MethodPut, "/u/"+link, "", []byte("x"))),
+		noStore(rawCase("/u with a session id", WantReject, http.MethodPut, "/u/"+sid, "", []byte("x"))))
 	d = append(d, replayLink())
 	u = append(u, replayUpload())
-	return []batch{{"token forgery", sD, d}, {"token forgery", sU, u}, {"token forgery", sPage, page}, {"token forgery", sLegacy, leg}}
+	return []Batch{{"token forgery", D, d}, {"token forgery", U, u}, {"token forgery", Page, page}, {"token forgery", Legacy, leg}}
 }
 
 func wantFor(m mutation) want {
 	if m.ok {
 		return wantEither
 	}
-	return wantReject
+	return WantReject
 }
 
 // withHeader runs send with header name replaced by value.
-func withHeader(ctx context.Context, e *env, send func(context.Context, *env) *answer, name, value string) *answer {
+func withHeader(ctx context.Context, e *Env, send func(context.Context, *Env) *wire.Answer, name, value string) *wire.Answer {
 	return send(context.WithValue(ctx, headerOverride{}, [2]string{name, value}), e)
 }
 
@@ -175,39 +178,39 @@ func overrideHeaders(ctx context.Context, req *http.Request) {
 }
 
 // crossPurpose: tokens of other purposes on /d.
-func crossPurpose(up, sid string) []hcase {
-	return []hcase{
-		noStore(rawCase("/d with an upload token", wantReject, http.MethodGet, "/d/"+up, "", nil)),
-		noStore(rawCase("/d with a session id", wantReject, http.MethodGet, "/d/"+sid, "", nil)),
+func crossPurpose(up, sid string) []Case {
+	return []Case{
+		noStore(rawCase("/d with an upload token", WantReject, http.MethodGet, "/d/"+up, "", nil)),
+		noStore(rawCase("/d with a session id", WantReject, http.MethodGet, "/d/"+sid, "", nil)),
 	}
 }
 
 // replayLink redeems a single-use link, then sends it again: the second
 // GET must be refused (404).
-func replayLink() hcase {
-	return hcase{name: "/d single-use link replayed", want: wantReject, send: func(ctx context.Context, e *env) *answer {
-		tok := e.mintLink(ctx, baseText, true)
-		first := do(e.hc, e.request(ctx, http.MethodGet, "/d/"+tok, "", nil))
-		if first.status != http.StatusOK {
+func replayLink() Case {
+	return Case{Name: "/d single-use link replayed", Want: WantReject, Send: func(ctx context.Context, e *Env) *wire.Answer {
+		tok := e.mintLink(ctx, BaseText, true)
+		first := wire.Do(e.HTTP, e.Request(ctx, http.MethodGet, "/d/"+tok, "", nil))
+		if first.Status != http.StatusOK {
 			return first
 		}
-		return e.sendHTTP(ctx, e.request(ctx, http.MethodGet, "/d/"+tok, "", nil))
+		return e.sendHTTP(ctx, e.Request(ctx, http.MethodGet, "/d/"+tok, "", nil))
 	}}
 }
 
 // replayUpload uploads once with an endpoint, then again: the second must
 // be refused (409), and the first object stays as it was.
-func replayUpload() hcase {
-	return hcase{name: "/u endpoint used twice", want: wantReject, stores: true, send: func(ctx context.Context, e *env) *answer {
-		tok := e.mintUpload(ctx, "alice", map[string]any{})
-		req := e.request(ctx, http.MethodPut, "/u/"+tok, "", []byte("first"))
+func replayUpload() Case {
+	return Case{Name: "/u endpoint used twice", Want: WantReject, Stores: true, Send: func(ctx context.Context, e *Env) *wire.Answer {
+		tok := e.MintUpload(ctx, "alice", map[string]any{})
+		req := e.Request(ctx, http.MethodPut, "/u/"+tok, "", []byte("first"))
 		req.Header.Set("Content-Type", "text/plain")
-		first := do(e.hc, req)
-		if first.status != http.StatusCreated {
+		first := wire.Do(e.HTTP, req)
+		if first.Status != http.StatusCreated {
 			return first
 		}
-		e.inv.noteStored("alice", first)
-		req = e.request(ctx, http.MethodPut, "/u/"+tok, "", []byte("second"))
+		e.inv.NoteStored("alice", first)
+		req = e.Request(ctx, http.MethodPut, "/u/"+tok, "", []byte("second"))
 		req.Header.Set("Content-Type", "text/plain")
 		return e.sendHTTP(ctx, req)
 	}}

@@ -1,4 +1,4 @@
-package main
+package wire
 
 import (
 	"bytes"
@@ -11,27 +11,27 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 )
 
-// shape is the error contract of a surface (docs/control-api.md,
+// Shape is the error contract of a surface (docs/control-api.md,
 // docs/byte-plane.md, docs/uploads.md, SPEC.md §1.1 and §4).
-type shape int
+type Shape int
 
 const (
-	shapeRPC  shape = iota // /mcp: a JSON-RPC error object, or a tool result with isError
-	shapeAPI               // /v1, /d, /u: {"error":{"code":"…","message":"…"}}
-	shapePage              // /upload: an HTML page with a message, or the /v1 JSON body
+	ShapeRPC  Shape = iota // /mcp: a JSON-RPC error object, or a tool result with isError
+	ShapeAPI               // /v1, /d, /u: {"error":{"code":"…","message":"…"}}
+	ShapePage              // /upload: an HTML page with a message, or the /v1 JSON body
 )
 
-// verdict is how the server answered one input.
-type verdict int
+// Verdict is how the server answered one input.
+type Verdict int
 
 const (
-	vAccepted verdict = iota // 1xx-3xx with no error in the body
-	vClear                   // rejected with a clear error (see judge)
-	vUnclear                 // rejected without one, or no answer at all
-	vServer                  // 5xx, or JSON-RPC -32603 (internal error)
+	Accepted    Verdict = iota // 1xx-3xx with no error in the body
+	Clear                      // rejected with a clear error (see Rules.Judge)
+	Unclear                    // rejected without one, or no answer at all
+	ServerError                // 5xx, or JSON-RPC -32603 (internal error)
 )
 
-// judge classifies an answer. A rejection is clear when all of these hold:
+// Judge classifies an answer. A rejection is clear when all of these hold:
 //
 //   - the HTTP status is 4xx (or 200 for a JSON-RPC error or an isError
 //     tool result on /mcp);
@@ -42,55 +42,56 @@ const (
 //     /upload a non-empty HTML page (or that JSON object);
 //   - the message names no internals: no file system path of the host, no
 //     Go source position, goroutine trace, "bug:" text or OS error string
-//     (see rules.internalText);
+//     (see Rules.internalText);
 //   - on /mcp, -32700 (parse error) only for a body that was not
 //     well-formed JSON.
 //
 // On /mcp a 405 without a body but with Allow is clear too (SPEC.md §2.1
-// lists none for GET or DELETE not offered). A 1xx with no final answer (100 Continue, then the harness stopped)
-// counts as accepted: the server asked for the body.
+// lists none for GET or DELETE not offered). A 1xx with no final answer
+// (100 Continue, after which the harness stops) counts as accepted: the
+// server asked for the body.
 //
 // 5xx answers and -32603 are server errors whatever their body says; an
 // answer that never came is unclear.
-func (r rules) judge(sh shape, wellFormed bool, a *answer) (verdict, string) {
+func (r Rules) Judge(sh Shape, wellFormed bool, a *Answer) (Verdict, string) {
 	switch {
-	case a.status == 0 && len(a.interim) > 0:
-		return vAccepted, "" // the server asked for the body: it took the request
-	case a.status == 0:
-		return vUnclear, a.String()
-	case a.status >= 500:
-		return vServer, a.String()
+	case a.Status == 0 && len(a.Interim) > 0:
+		return Accepted, "" // the server asked for the body: it took the request
+	case a.Status == 0:
+		return Unclear, a.String()
+	case a.Status >= 500:
+		return ServerError, a.String()
 	}
-	if sh == shapeRPC {
+	if sh == ShapeRPC {
 		return r.judgeRPC(wellFormed, a)
 	}
-	if a.status < 400 {
-		return vAccepted, ""
+	if a.Status < 400 {
+		return Accepted, ""
 	}
-	code, msg, ok := apiError(a.body)
-	if !ok && sh == shapePage && strings.HasPrefix(a.contentType(), "text/html") && len(strings.TrimSpace(pageText(a.body))) > 0 {
-		code, msg, ok = "page", pageText(a.body), true
+	code, msg, ok := apiError(a.Body)
+	if !ok && sh == ShapePage && strings.HasPrefix(a.ContentType(), "text/html") && len(strings.TrimSpace(pageText(a.Body))) > 0 {
+		code, msg, ok = "page", pageText(a.Body), true
 	}
 	switch {
 	case !ok:
-		return vUnclear, "not the surface's JSON error body: " + a.String()
+		return Unclear, "not the surface's JSON error body: " + a.String()
 	case code == "" || strings.TrimSpace(msg) == "":
-		return vUnclear, "empty error code or message: " + a.String()
+		return Unclear, "empty error code or message: " + a.String()
 	case r.internalText(msg) != "":
-		return vUnclear, "error names internals (" + r.internalText(msg) + "): " + a.String()
+		return Unclear, "error names internals (" + r.internalText(msg) + "): " + a.String()
 	}
-	return vClear, ""
+	return Clear, ""
 }
 
 // judgeRPC judges an /mcp answer.
-func (r rules) judgeRPC(wellFormed bool, a *answer) (verdict, string) {
-	if a.status == http.StatusMethodNotAllowed && len(bytes.TrimSpace(a.body)) == 0 && a.header.Get("Allow") != "" {
-		return vClear, "" // SPEC.md §2.1: GET or DELETE not offered: 405, no body
+func (r Rules) judgeRPC(wellFormed bool, a *Answer) (Verdict, string) {
+	if a.Status == http.StatusMethodNotAllowed && len(bytes.TrimSpace(a.Body)) == 0 && a.Header.Get("Allow") != "" {
+		return Clear, "" // SPEC.md §2.1: GET or DELETE not offered: 405, no body
 	}
-	if a.status < 400 && !strings.Contains(a.contentType(), "json") && !strings.HasPrefix(a.contentType(), "text/event-stream") {
-		return vAccepted, "" // 202 without a body, resources/stream bytes, a redirect
+	if a.Status < 400 && !strings.Contains(a.ContentType(), "json") && !strings.HasPrefix(a.ContentType(), "text/event-stream") {
+		return Accepted, "" // 202 without a body, resources/stream bytes, a redirect
 	}
-	msg, err := mcpc.Message(a.contentType(), a.body)
+	msg, err := mcpc.Message(a.ContentType(), a.Body)
 	var env struct {
 		Error *struct {
 			Code    int    `json:"code"`
@@ -104,30 +105,30 @@ func (r rules) judgeRPC(wellFormed bool, a *answer) (verdict, string) {
 		} `json:"result"`
 	}
 	if err != nil || json.Unmarshal(msg, &env) != nil || (env.Error == nil && env.Result == nil) {
-		if a.status < 400 && len(a.body) == 0 {
-			return vAccepted, ""
+		if a.Status < 400 && len(a.Body) == 0 {
+			return Accepted, ""
 		}
-		return vUnclear, "not a JSON-RPC answer: " + a.String()
+		return Unclear, "not a JSON-RPC answer: " + a.String()
 	}
 	if env.Error != nil {
 		e := env.Error
 		switch {
 		case e.Code == -32603:
-			return vServer, "JSON-RPC internal error: " + a.String()
+			return ServerError, "JSON-RPC internal error: " + a.String()
 		case e.Code == 0 || strings.TrimSpace(e.Message) == "":
-			return vUnclear, "JSON-RPC error without code or message: " + a.String()
+			return Unclear, "JSON-RPC error without code or message: " + a.String()
 		case e.Code == -32700 && wellFormed:
-			return vUnclear, "parse error (-32700) for well-formed JSON: " + a.String()
+			return Unclear, "parse error (-32700) for well-formed JSON: " + a.String()
 		case r.internalText(e.Message) != "":
-			return vUnclear, "error names internals (" + r.internalText(e.Message) + "): " + a.String()
+			return Unclear, "error names internals (" + r.internalText(e.Message) + "): " + a.String()
 		}
-		return vClear, ""
+		return Clear, ""
 	}
-	if a.status >= 400 {
-		return vUnclear, fmt.Sprintf("HTTP %d with a JSON-RPC result: %s", a.status, a.String())
+	if a.Status >= 400 {
+		return Unclear, fmt.Sprintf("HTTP %d with a JSON-RPC result: %s", a.Status, a.String())
 	}
 	if !env.Result.IsError {
-		return vAccepted, ""
+		return Accepted, ""
 	}
 	var text strings.Builder
 	for _, c := range env.Result.Content {
@@ -135,11 +136,11 @@ func (r rules) judgeRPC(wellFormed bool, a *answer) (verdict, string) {
 	}
 	switch {
 	case strings.TrimSpace(text.String()) == "":
-		return vUnclear, "isError result without text: " + a.String()
+		return Unclear, "isError result without text: " + a.String()
 	case r.internalText(text.String()) != "":
-		return vUnclear, "tool error names internals (" + r.internalText(text.String()) + "): " + a.String()
+		return Unclear, "tool error names internals (" + r.internalText(text.String()) + "): " + a.String()
 	}
-	return vClear, ""
+	return Clear, ""
 }
 
 // apiError parses the control API's error body.
@@ -163,13 +164,15 @@ func pageText(b []byte) string {
 	return strings.Join(strings.Fields(tagRE.ReplaceAllString(string(b), " ")), " ")
 }
 
-// rules hold what error messages must not show: absolute paths of this
+// Rules hold what error messages must not show: absolute paths of this
 // host (starting at a word boundary with /tmp/, /home/, /root/, /proc/,
 // /usr/, /var/ or /etc/, so an echoed key such as "a/tmp/b" is not
 // mistaken for one), and the run's work folder and repository root.
-type rules struct{ paths []string }
+type Rules struct{ paths []string }
 
-func newRules(extra ...string) rules { return rules{paths: extra} }
+// NewRules returns the rules with extra exact paths (the work folder,
+// the repository root) added to the host paths no message may show.
+func NewRules(extra ...string) Rules { return Rules{paths: extra} }
 
 var hostPathRE = regexp.MustCompile(`(^|[\s"'(=:,])/(tmp|home|root|proc|usr|var|etc)/`)
 
@@ -179,7 +182,7 @@ var internalRE = regexp.MustCompile(`\.go:\d+|goroutine \d+|runtime error|(^|\W)
 	`bad file descriptor|errno`)
 
 // internalText returns what in msg gives internals away, or "".
-func (r rules) internalText(msg string) string {
+func (r Rules) internalText(msg string) string {
 	for _, p := range r.paths {
 		if strings.Contains(msg, p) {
 			return "host path " + p + "…"

@@ -1,4 +1,4 @@
-package main
+package hostile
 
 import (
 	"context"
@@ -36,16 +36,16 @@ var keyTricks = []keyTrick{
 	{"hard/x{n}\xff", true},
 	{".mcpblob/claims/links/x{n}", true},
 	{".mcpblob/tmp/x{n}", true},
-	{".mcpblob/meta/" + baseText, true},
+	{".mcpblob/meta/" + BaseText, true},
 	{".mcpblob/token-keys", true},
 	{".mcpblob", true},
 	// Aliases of a baseline object: refused, never read or overwritten.
 	{"hard/base/../base/text.txt", true},
 	{"hard/base/./text.txt", true},
 	{"hard//base/text.txt", true},
-	{"./" + baseText, true},
-	{baseText + "/", true},
-	{baseText + "\x00.jpg", true},
+	{"./" + BaseText, true},
+	{BaseText + "/", true},
+	{BaseText + "\x00.jpg", true},
 	// Valid keys that look like tricks: either answer, but stored exactly.
 	{".MCPBLOB/claims/links/x{n}", false},
 	{".Mcpblob/meta/x{n}", false},
@@ -65,7 +65,7 @@ func (k keyTrick) make() string { return strings.ReplaceAll(k.key, "{n}", fmt.Sp
 
 func (k keyTrick) want() want {
 	if k.bad {
-		return wantReject
+		return WantReject
 	}
 	return wantEither
 }
@@ -73,29 +73,29 @@ func (k keyTrick) want() want {
 // pathTricks sends every key trick to every surface that takes a key, in
 // every encoding that decodes to it once, plus double encodings and
 // routing tricks on the token surfaces.
-func pathTricks(ctx context.Context, e *env) []batch {
-	var v1, leg, mod, str []hcase
+func pathTricks(ctx context.Context, e *Env) []Batch {
+	var v1, leg, mod, str []Case
 	for _, t := range keyTricks {
 		v1 = append(v1, v1KeyCases(t)...)
-		leg = append(leg, mcpKeyCases(sLegacy, t)...)
-		mod = append(mod, mcpKeyCases(sModern, t)...)
+		leg = append(leg, mcpKeyCases(Legacy, t)...)
+		mod = append(mod, mcpKeyCases(Modern, t)...)
 		k := t.make()
-		str = append(str, readCase(sLegacy, fmt.Sprintf("2025 stream %q", k), t.want(), "resources/stream", "blob:///"+k),
-			readCase(sModern, fmt.Sprintf("2026 stream %q", k), t.want(), "resources/stream", "blob:///"+k))
+		str = append(str, readCase(Legacy, fmt.Sprintf("2025 stream %q", k), t.want(), "resources/stream", "blob:///"+k),
+			readCase(Modern, fmt.Sprintf("2026 stream %q", k), t.want(), "resources/stream", "blob:///"+k))
 	}
 	v1 = append(v1, listPrefixCases()...)
-	leg = append(leg, listToolCases(sLegacy)...)
-	mod = append(mod, listToolCases(sModern)...)
+	leg = append(leg, listToolCases(Legacy)...)
+	mod = append(mod, listToolCases(Modern)...)
 	d, u, page := routingCases()
-	return []batch{{"path tricks", sV1, v1}, {"path tricks", sLegacy, leg}, {"path tricks", sModern, mod},
-		{"path tricks", sStream, str}, {"path tricks", sD, d}, {"path tricks", sU, u}, {"path tricks", sPage, page}}
+	return []Batch{{"path tricks", V1, v1}, {"path tricks", Legacy, leg}, {"path tricks", Modern, mod},
+		{"path tricks", Stream, str}, {"path tricks", D, d}, {"path tricks", U, u}, {"path tricks", Page, page}}
 }
 
 // encodings returns the request targets for /v1/blobs/{key} that decode
 // once to key: segment-escaped, every byte escaped, and raw when the raw
 // bytes can go in a request line.
 func encodings(key string) map[string]string {
-	out := map[string]string{"escaped": "/v1/blobs/" + escapeKey(key), "all-escaped": "/v1/blobs/" + escapeAll(key)}
+	out := map[string]string{"escaped": "/v1/blobs/" + EscapeKey(key), "all-escaped": "/v1/blobs/" + escapeAll(key)}
 	if !strings.ContainsAny(key, "% ?#\x00\r\n\t") && !strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 }) {
 		out["raw"] = "/v1/blobs/" + key
 	}
@@ -113,22 +113,22 @@ func escapeAll(s string) string {
 // v1KeyCases: PUT in each encoding, GET, DELETE, the double-encoded PUT
 // (which must store the once-decoded key, never decode twice), and the key
 // in POST /v1/links and /v1/uploads.
-func v1KeyCases(t keyTrick) []hcase {
-	var cs []hcase
+func v1KeyCases(t keyTrick) []Case {
+	var cs []Case
 	for enc, target := range encodings(t.make()) {
 		k := strings.TrimPrefix(target, "/v1/blobs/")
 		c := rawCase(fmt.Sprintf("PUT %s %s", enc, target), t.want(), http.MethodPut, target, "alice", []byte("hostile body"), "Content-Type: text/plain")
-		c.check = sameKey(mustUnescape(k))
+		c.Check = sameKey(mustUnescape(k))
 		cs = append(cs, c)
 	}
 	k := t.make()
-	dbl := "/v1/blobs/" + escapeKey(escapeKey(k))
+	dbl := "/v1/blobs/" + EscapeKey(EscapeKey(k))
 	c := rawCase("PUT double-escaped "+dbl, wantEither, http.MethodPut, dbl, "alice", []byte("x"), "Content-Type: text/plain")
-	c.check = sameKey(escapeKey(k))
+	c.Check = sameKey(EscapeKey(k))
 	cs = append(cs, c)
 	if t.bad { // reads and deletes through a refused key must fail (aliases of baseline objects among them)
-		cs = append(cs, noStore(rawCase("GET "+escapeKey(t.key), wantReject, http.MethodGet, "/v1/blobs/"+escapeKey(t.key), "alice", nil)),
-			noStore(rawCase("DELETE "+escapeKey(t.key), wantReject, http.MethodDelete, "/v1/blobs/"+escapeKey(t.key), "alice", nil)))
+		cs = append(cs, noStore(rawCase("GET "+EscapeKey(t.key), WantReject, http.MethodGet, "/v1/blobs/"+EscapeKey(t.key), "alice", nil)),
+			noStore(rawCase("DELETE "+EscapeKey(t.key), WantReject, http.MethodDelete, "/v1/blobs/"+EscapeKey(t.key), "alice", nil)))
 	}
 	// JSON cannot carry invalid UTF-8 (RFC 8259 §8.1): what a server makes
 	// of such a body is its choice, as long as it answers clearly.
@@ -150,31 +150,31 @@ func mustUnescape(s string) string {
 }
 
 // jsonCase POSTs v as JSON to a /v1 path as alice.
-func jsonCase(name string, w want, path string, v any) hcase {
-	return httpCase(name, w, false, func(ctx context.Context, e *env) *http.Request {
+func jsonCase(name string, w want, path string, v any) Case {
+	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		body, _ := json.Marshal(v)
-		req := e.request(ctx, http.MethodPost, path, "alice", body)
+		req := e.Request(ctx, http.MethodPost, path, "alice", body)
 		req.Header.Set("Content-Type", "application/json")
 		return req
 	})
 }
 
 // mcpKeyCases: the key in each blob tool and in resources/read.
-func mcpKeyCases(era surface, t keyTrick) []hcase {
+func mcpKeyCases(era surface, t keyTrick) []Case {
 	k := t.make()
 	jk, ok := jsonStr(k)
 	w := t.want()
 	if !ok {
 		w = wantEither // see v1KeyCases: JSON cannot carry invalid UTF-8
 	}
-	up := toolCase(era, fmt.Sprintf("upload_file key %q", k), w, "upload_file", func(e *env) map[string]any {
+	up := toolCase(era, fmt.Sprintf("upload_file key %q", k), w, "upload_file", func(e *Env) map[string]any {
 		return map[string]any{"key": jk, "file": e.dataURI("text/plain")}
 	})
-	up.wellFormed = ok
+	up.WellFormed = ok
 	if ok {
-		up.check = sameKey(k)
+		up.Check = sameKey(k)
 	}
-	cs := []hcase{up}
+	cs := []Case{up}
 	jt, _ := jsonStr(t.key)
 	tools := []string{"stat_blob", "delete_blob", "get_download_link"}
 	if !t.bad && !strings.Contains(t.key, "{n}") {
@@ -183,18 +183,28 @@ func mcpKeyCases(era surface, t keyTrick) []hcase {
 		tools, cs = tools[:1], nil
 	}
 	for _, tool := range tools {
-		c := toolCase(era, fmt.Sprintf("%s key %q", tool, t.key), w, tool, func(*env) map[string]any {
+		c := toolCase(era, fmt.Sprintf("%s key %q", tool, t.key), w, tool, func(*Env) map[string]any {
 			return map[string]any{"key": jt}
 		})
-		c.wellFormed = ok
+		c.WellFormed = ok
 		cs = append(cs, c)
 	}
-	for _, uri := range []string{"blob:///" + t.key, "blob:///" + escapeKey(t.key)} {
+	for _, uri := range []string{"blob:///" + t.key, "blob:///" + EscapeKey(t.key)} {
 		c := readCase(era, fmt.Sprintf("resources/read %q", uri), t.want(), "resources/read", uri)
 		if !utf8.ValidString(uri) {
-			c.want, c.wellFormed = wantEither, false
+			c.Want, c.WellFormed = wantEither, false
 		}
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// EscapeKey percent-encodes each segment of key, keeping the slashes
+// (docs/control-api.md).
+func EscapeKey(key string) string {
+	segs := strings.Split(key, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
