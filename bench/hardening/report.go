@@ -106,20 +106,21 @@ func (r *report) absorb(m *monitor) {
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
-// finish prints the report (and writes it to -out); ok means no failure.
+// finish prints the report (and writes it in full to -out); ok means no
+// failure.
 func (r *report) finish() (bool, error) {
-	md := r.markdown()
-	fmt.Print(md)
+	fmt.Print(r.markdown(40))
 	if r.cfg.out != "" {
-		if err := os.WriteFile(r.cfg.out, []byte(md), 0o644); err != nil {
+		if err := os.WriteFile(r.cfg.out, []byte(r.markdown(0)), 0o644); err != nil {
 			return false, err
 		}
 	}
 	return len(r.fails) == 0, nil
 }
 
-// markdown renders the table, then the failures and notes.
-func (r *report) markdown() string {
+// markdown renders the table, then the findings (at most perGroup for
+// each row; 0: all) and notes.
+func (r *report) markdown(perGroup int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## mcpblob hardening (%s profile, %.0fs)\n\n", r.cfg.profile, r.elapsed.Seconds())
 	b.WriteString("| target | surface | inputs | rejected clearly | accepted | wrong answer | 5xx / internal | unclear | crashes | lost / half-written | secrets in logs | peak RSS | /healthz max |\n")
@@ -136,7 +137,7 @@ func (r *report) markdown() string {
 		b.WriteString("\n**Result: pass** (no crash, no lost or half-written object, no secret in the logs, no 5xx, no unclear or wrong answer, thresholds held).\n")
 	} else {
 		fmt.Fprintf(&b, "\n**Result: FAIL** (%d findings)\n", len(r.fails))
-		r.writeFailures(&b)
+		r.writeFailures(&b, perGroup)
 	}
 	if len(r.notes) > 0 {
 		b.WriteString("\n### Notes\n\n")
@@ -190,9 +191,9 @@ func (t *row) add(x *row) {
 	t.probes += x.probes
 }
 
-// writeFailures lists the findings grouped by where they happened; the
-// printed list is capped per group, the -out file gets all of them.
-func (r *report) writeFailures(b *strings.Builder) {
+// writeFailures lists the findings grouped by where they happened, at
+// most perGroup of each group (0: all).
+func (r *report) writeFailures(b *strings.Builder, perGroup int) {
 	groups := map[string][]failure{}
 	var order []string
 	for _, f := range r.fails {
@@ -205,7 +206,7 @@ func (r *report) writeFailures(b *strings.Builder) {
 		fs := groups[w]
 		fmt.Fprintf(b, "\n#### %s (%d)\n\n", w, len(fs))
 		for i, f := range fs {
-			if i == 40 {
+			if i == perGroup && perGroup > 0 {
 				fmt.Fprintf(b, "- … and %d more\n", len(fs)-i)
 				break
 			}
