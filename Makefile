@@ -139,10 +139,10 @@ loadtest-smoke: $(TOOLBIN)/k6
 ## breach, 5xx, unclear or wrong answer. hardening-smoke: the same classes, 200-connection storms, no
 ## MinIO (≤ ~40 s, part of make test). HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N).
 hardening: $(TOOLBIN)/minio
-	cd bench && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
 
 hardening-smoke:
-	cd bench && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).

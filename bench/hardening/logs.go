@@ -40,8 +40,13 @@ var panicLine = regexp.MustCompile(`(?mi)panic|^fatal error: |^goroutine \d+ \[`
 // panics returns the lines of segment that report a panic or crash.
 func panics(segment []byte) []string {
 	var out []string
+	last := -1
 	for _, m := range panicLine.FindAllIndex(segment, -1) {
 		start := bytes.LastIndexByte(segment[:m[0]], '\n') + 1
+		if start == last {
+			continue // one entry per line
+		}
+		last = start
 		end := bytes.IndexByte(segment[m[0]:], '\n')
 		if end < 0 {
 			end = len(segment)

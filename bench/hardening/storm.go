@@ -19,6 +19,7 @@ type slowConn struct {
 	head, prefix string
 	filler       byte
 	sh           wire.Shape
+	keep         bool // after an answer, keep the connection open (kept-alive clients)
 
 	answer *wire.Answer // set by the reader when the server answered
 	closed bool         // the server closed (or reset) the connection without an answer
@@ -101,6 +102,9 @@ func (sc *slowConn) run(c net.Conn, every time.Duration, stop <-chan struct{}) {
 			return
 		case <-got:
 			sc.closed = sc.answer == nil
+			if sc.keep && sc.answer != nil {
+				<-stop
+			}
 			return
 		case <-tick.C:
 			if sc.filler == 0 {

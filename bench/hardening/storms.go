@@ -191,7 +191,7 @@ func (r *runner) connectionStorm(ctx context.Context) error {
 		case 1:
 			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /v1/blobs HTTP/1.1\r\nHost: %s\r\nX-Slow: ", r.t.addr), filler: 'a', sh: wire.ShapeAPI})
 		default:
-			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", r.t.addr), sh: wire.ShapeAPI})
+			conns = append(conns, &slowConn{head: fmt.Sprintf("GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", r.t.addr), sh: wire.ShapeAPI, keep: true})
 		}
 	}
 	r.mon.phase(row.key())

@@ -17,7 +17,7 @@ import (
 // plumbing.
 
 // rawCase sends a hand-made request (head built by head, body as is).
-func rawCase(name string, w want, method, target, principal string, body []byte, hdr ...string) Case {
+func rawCase(name string, w Want, method, target, principal string, body []byte, hdr ...string) Case {
 	return Case{Name: name, Want: w, Stores: method == http.MethodPut || method == http.MethodPost,
 		Send: func(ctx context.Context, e *Env) *wire.Answer {
 			return e.sendRaw(ctx, wire.Raw{Head: e.Head(method, target, principal, len(body), hdr...), Body: body, Method: method})
@@ -49,7 +49,7 @@ func (e *Env) sendRaw(ctx context.Context, r wire.Raw) *wire.Answer {
 }
 
 // httpCase sends a request made by mk with the harness's client.
-func httpCase(name string, w want, stores bool, mk func(ctx context.Context, e *Env) *http.Request) Case {
+func httpCase(name string, w Want, stores bool, mk func(ctx context.Context, e *Env) *http.Request) Case {
 	return Case{Name: name, Want: w, Stores: stores, Send: func(ctx context.Context, e *Env) *wire.Answer {
 		return e.sendHTTP(ctx, mk(ctx, e))
 	}}
@@ -57,7 +57,7 @@ func httpCase(name string, w want, stores bool, mk func(ctx context.Context, e *
 
 // legacyCase sends body as alice on her 2025-11-25 session (with the
 // resources/stream capability when stream is set).
-func legacyCase(name string, w want, stores, stream bool, body func(e *Env) []byte) Case {
+func legacyCase(name string, w Want, stores, stream bool, body func(e *Env) []byte) Case {
 	c := httpCase(name, w, stores, func(ctx context.Context, e *Env) *http.Request {
 		var caps map[string]any
 		if stream {
@@ -71,7 +71,7 @@ func legacyCase(name string, w want, stores, stream bool, body func(e *Env) []by
 
 // modernCase sends body as alice in 2026-07-28 with Mcp-Method (and
 // Mcp-Name when name is set) plus the extra header pairs.
-func modernCase(name string, w want, stores bool, method, mcpName string, body func(e *Env) []byte, hdr ...string) Case {
+func modernCase(name string, w Want, stores bool, method, mcpName string, body func(e *Env) []byte, hdr ...string) Case {
 	c := httpCase(name, w, stores, func(ctx context.Context, e *Env) *http.Request {
 		req := e.ModernReq(ctx, "alice", method, mcpName, body(e))
 		for i := 0; i+1 < len(hdr); i += 2 {
@@ -86,12 +86,12 @@ func modernCase(name string, w want, stores bool, method, mcpName string, body f
 // toolCase is tools/call name(args) in era s (sLegacy or sModern), the
 // "key" argument first (the single-write path of upload_file); in
 // 2026-07-28 a "key" argument is mirrored in Mcp-Param-Blob-Key.
-func toolCase(s surface, label string, w want, tool string, args func(e *Env) map[string]any) Case {
+func toolCase(s Surface, label string, w Want, tool string, args func(e *Env) map[string]any) Case {
 	return toolCaseOrder(s, label, w, tool, args, "key")
 }
 
 // toolCaseOrder is toolCase with the argument named first put first.
-func toolCaseOrder(s surface, label string, w want, tool string, args func(e *Env) map[string]any, first string) Case {
+func toolCaseOrder(s Surface, label string, w Want, tool string, args func(e *Env) map[string]any, first string) Case {
 	stores := tool == "upload_file"
 	if s == Legacy {
 		return legacyCase(label, w, stores, false, func(e *Env) []byte {
@@ -143,7 +143,7 @@ func orderArgs(m map[string]any, first string) json.RawMessage {
 
 // readCase is resources/read (or resources/stream) of uri in era (sLegacy
 // or sModern).
-func readCase(era surface, label string, w want, method, uri string) Case {
+func readCase(era Surface, label string, w Want, method, uri string) Case {
 	ju, _ := jsonStr(uri)
 	p := map[string]any{"uri": ju}
 	if era == Modern {

@@ -2,48 +2,49 @@ package hostile
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
-// want is what an input must get, beyond "no 5xx and no unclear error".
-type want int
+// Want is what an input must get, beyond "no 5xx and no unclear error".
+type Want int
 
 const (
-	wantEither want = iota // a clear rejection or a success: both are right
+	WantEither Want = iota // a clear rejection or a success: both are right
 	WantReject             // success would be a security or contract failure
 	WantAccept             // a valid (if odd) input the docs say must work
 )
 
-// surface is one row of the table: a public surface and its error shape.
-type surface struct {
+// Surface is one row of the table: a public surface and its error shape.
+type Surface struct {
 	Name  string
 	Shape wire.Shape
 }
 
 var (
-	Legacy = surface{"/mcp 2025-11-25", wire.ShapeRPC}
-	Modern = surface{"/mcp 2026-07-28", wire.ShapeRPC}
-	Stream = surface{"resources/stream", wire.ShapeRPC}
-	V1     = surface{"/v1", wire.ShapeAPI}
-	D      = surface{"/d", wire.ShapeAPI}
-	U      = surface{"/u", wire.ShapeAPI}
-	Page   = surface{"/upload", wire.ShapePage}
+	Legacy = Surface{"/mcp 2025-11-25", wire.ShapeRPC}
+	Modern = Surface{"/mcp 2026-07-28", wire.ShapeRPC}
+	Stream = Surface{"resources/stream", wire.ShapeRPC}
+	V1     = Surface{"/v1", wire.ShapeAPI}
+	D      = Surface{"/d", wire.ShapeAPI}
+	U      = Surface{"/u", wire.ShapeAPI}
+	Page   = Surface{"/upload", wire.ShapePage}
 )
 
 // Surfaces is the order of the table's rows.
-var Surfaces = []surface{Legacy, Modern, Stream, V1, D, U, Page}
+var Surfaces = []Surface{Legacy, Modern, Stream, V1, D, U, Page}
 
 // Case is one hostile input and what it must get.
 type Case struct {
 	Name       string // the input, short, for the failure list
-	Want       want
+	Want       Want
 	WellFormed bool   // the body is well-formed JSON: -32700 would be wrong
 	As         string // principal a success stores objects for ("" = alice)
 	Stores     bool   // a success stores the objects its answer names
 	Send       func(ctx context.Context, e *Env) *wire.Answer
-	// check, when set, returns what is wrong with an answer ("" = fine):
+	// Check, when set, returns what is wrong with an answer ("" = fine):
 	// expectations beyond the verdict (a status, a header, a follow-up).
 	Check func(ctx context.Context, e *Env, a *wire.Answer) string
 }
@@ -52,18 +53,18 @@ type Case struct {
 // and the logs are checked after each.
 type Batch struct {
 	Class   string
-	Surface surface
+	Surface Surface
 	Cases   []Case
 }
 
-// class generates its batches; it may mint tokens or store objects first.
-type class struct {
-	name string
+// Class generates its batches; it may mint tokens or store objects first.
+type Class struct {
+	Name string
 	Gen  func(ctx context.Context, e *Env) []Batch
 }
 
 // Classes is every class, in the order they run.
-var Classes = []class{
+var Classes = []Class{
 	{"path tricks", pathTricks},
 	{"over-long values", overLong},
 	{"data URIs", dataURIs},
@@ -89,3 +90,12 @@ const (
 	BaseBin  = "hard/base/blob.bin"
 	BaseSize = 1000
 )
+
+// setupFailed is the batch of a class that could not prepare its inputs
+// (the server refused to mint what they forge): one input that reports it,
+// so the class shows as a finding instead of silently sending nothing.
+func setupFailed(class string, s Surface, what string) []Batch {
+	return []Batch{{class, s, []Case{{Name: "(setup) " + what, Send: func(context.Context, *Env) *wire.Answer {
+		return &wire.Answer{Err: errors.New("the class could not start: " + what + " failed")}
+	}}}}}
+}

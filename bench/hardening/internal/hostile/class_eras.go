@@ -14,7 +14,7 @@ import (
 // (an empty value deletes), add appends more values.
 type eraHeaders struct {
 	label    string
-	want     want
+	want     Want
 	tool     string // "" = stat_blob of the baseline blob
 	set, add []string
 	meta     func(m map[string]any) // edits params._meta
@@ -29,27 +29,27 @@ var eraVariants = []eraHeaders{
 	{label: "no Mcp-Method", want: WantReject, set: []string{"Mcp-Method", ""}},
 	{label: "Mcp-Method tools/list for a tools/call", want: WantReject, set: []string{"Mcp-Method", "tools/list"}},
 	{label: "Mcp-Method in another case", want: WantReject, set: []string{"Mcp-Method", "Tools/Call"}},
-	{label: "Mcp-Method twice", want: wantEither, add: []string{"Mcp-Method", "tools/list"}},
+	{label: "Mcp-Method twice", want: WantEither, add: []string{"Mcp-Method", "tools/list"}},
 	{label: "no Mcp-Name", want: WantReject, set: []string{"Mcp-Name", ""}},
 	{label: "Mcp-Name delete_blob for stat_blob", want: WantReject, set: []string{"Mcp-Name", "delete_blob"}},
 	{label: "Mcp-Name sentinel of bad base64", want: WantReject, set: []string{"Mcp-Name", "=?base64?!!!?="}},
 	{label: "Mcp-Name sentinel with upper-case markers", want: WantReject, set: []string{"Mcp-Name", "=?BASE64?" + base64.StdEncoding.EncodeToString([]byte("stat_blob")) + "?="}},
 	{label: "Mcp-Name as a valid sentinel", want: WantAccept, set: []string{"Mcp-Name", sentinel("stat_blob")}},
-	{label: "Mcp-Name twice", want: wantEither, add: []string{"Mcp-Name", "delete_blob"}},
+	{label: "Mcp-Name twice", want: WantEither, add: []string{"Mcp-Name", "delete_blob"}},
 	{label: "Mcp-Param-Blob-Key of another key", want: WantReject, set: []string{"Mcp-Param-Blob-Key", "hard/other"}},
 	{label: "no Mcp-Param-Blob-Key", want: WantReject, set: []string{"Mcp-Param-Blob-Key", ""}},
 	{label: "Mcp-Param-Blob-Key as a valid sentinel", want: WantAccept, set: []string{"Mcp-Param-Blob-Key", sentinel(BaseText)}},
 	{label: "Mcp-Param-Blob-Key sentinel of another key", want: WantReject, set: []string{"Mcp-Param-Blob-Key", sentinel(".mcpblob/token-keys")}},
-	{label: "Mcp-Param-Blob-Key twice", want: wantEither, add: []string{"Mcp-Param-Blob-Key", "hard/other"}},
+	{label: "Mcp-Param-Blob-Key twice", want: WantEither, add: []string{"Mcp-Param-Blob-Key", "hard/other"}},
 	{label: "Mcp-Param-Blob-Key without a key argument", want: WantReject, tool: "upload_file", set: []string{"Mcp-Param-Blob-Key", "hard/header-only"}},
-	{label: "an Mcp-Param header no argument declares", want: wantEither, add: []string{"Mcp-Param-Region", "eu"}},
+	{label: "an Mcp-Param header no argument declares", want: WantEither, add: []string{"Mcp-Param-Region", "eu"}},
 	{label: "MCP-Protocol-Version 2025-11-25 with 2026-07-28 _meta", want: WantReject, set: []string{"MCP-Protocol-Version", legacyVersion}},
-	{label: "no MCP-Protocol-Version", want: wantEither, set: []string{"MCP-Protocol-Version", ""}},
+	{label: "no MCP-Protocol-Version", want: WantEither, set: []string{"MCP-Protocol-Version", ""}},
 	{label: "unsupported version 2099-01-01", want: WantReject, set: []string{"MCP-Protocol-Version", "2099-01-01"},
 		meta: func(m map[string]any) { m["io.modelcontextprotocol/protocolVersion"] = "2099-01-01" }},
 	{label: "_meta without clientCapabilities", want: WantReject, meta: func(m map[string]any) { delete(m, "io.modelcontextprotocol/clientCapabilities") }},
 	{label: "_meta protocolVersion is a number", want: WantReject, meta: func(m map[string]any) { m["io.modelcontextprotocol/protocolVersion"] = 20260728 }},
-	{label: "a garbage Mcp-Session-Id (ignored in this era)", want: wantEither, set: []string{"Mcp-Session-Id", "garbage"}},
+	{label: "a garbage Mcp-Session-Id (ignored in this era)", want: WantEither, set: []string{"Mcp-Session-Id", "garbage"}},
 	{label: "Accept: text/html", want: WantReject, set: []string{"Accept", "text/html"}},
 	{label: "Content-Type: text/plain", want: WantReject, set: []string{"Content-Type", "text/plain"}},
 }
@@ -107,7 +107,7 @@ func dropHeader(send func(context.Context, *Env) *wire.Answer, name string) func
 // legacyEraCases: the session and transport rules of 2025-11-25.
 func legacyEraCases() []Case {
 	list := func(*Env) []byte { return RPC("tools/list", map[string]any{}) }
-	mk := func(label string, w want, body func(*Env) []byte, name, value string) Case {
+	mk := func(label string, w Want, body func(*Env) []byte, name, value string) Case {
 		c := legacyCase(label, w, false, false, body)
 		if name != "" {
 			c.Send = func(send func(context.Context, *Env) *wire.Answer) func(context.Context, *Env) *wire.Answer {
@@ -121,17 +121,17 @@ func legacyEraCases() []Case {
 		mk("MCP-Protocol-Version garbage", WantReject, list, "MCP-Protocol-Version", "garbage"),
 		mk("Accept: text/html", WantReject, list, "Accept", "text/html"),
 		mk("Content-Type: text/plain", WantReject, list, "Content-Type", "text/plain"),
-		mk("Content-Type: application/json; charset=utf-16", wantEither, list, "Content-Type", "application/json; charset=utf-16"),
-		mk("initialize again on the session", wantEither, func(*Env) []byte {
+		mk("Content-Type: application/json; charset=utf-16", WantEither, list, "Content-Type", "application/json; charset=utf-16"),
+		mk("initialize again on the session", WantEither, func(*Env) []byte {
 			return RPC("initialize", map[string]any{"protocolVersion": legacyVersion, "capabilities": map[string]any{}, "clientInfo": map[string]string{"name": "x", "version": "1"}})
 		}, "", ""),
-		mk("a response to a request never sent", wantEither, func(*Env) []byte { return []byte(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`) }, "", ""),
-		mk("notifications/cancelled of an unknown request", wantEither, func(*Env) []byte {
+		mk("a response to a request never sent", WantEither, func(*Env) []byte { return []byte(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`) }, "", ""),
+		mk("notifications/cancelled of an unknown request", WantEither, func(*Env) []byte {
 			return []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`)
 		}, "", ""),
 		mk("logging/setLevel bogus", WantReject, func(*Env) []byte { return RPC("logging/setLevel", map[string]any{"level": "bogus"}) }, "", ""),
 		mk("prompts/get of an unknown prompt", WantReject, func(*Env) []byte { return RPC("prompts/get", map[string]any{"name": "nope"}) }, "", ""),
-		mk("server/discover inside a session", wantEither, func(*Env) []byte { return RPC("server/discover", map[string]any{}) }, "", ""),
+		mk("server/discover inside a session", WantEither, func(*Env) []byte { return RPC("server/discover", map[string]any{}) }, "", ""),
 		noStore(rawCase("DELETE /mcp with a bogus session", WantReject, http.MethodDelete, "/mcp", "alice", nil, "Mcp-Session-Id: bogus", "MCP-Protocol-Version: "+legacyVersion)),
 	}
 }
@@ -151,7 +151,7 @@ func streamCapCases() []Case {
 		readCase(Modern, "2026 resources/stream of the baseline blob", WantAccept, "resources/stream", "blob:///"+BaseText),
 	}
 	for _, size := range []string{"1", "0", "-1", `"big"`, "1e400", "null"} {
-		w := wantEither
+		w := WantEither
 		if size == "1" {
 			w = WantReject
 		}

@@ -55,7 +55,7 @@ func (p reqParts) noAuth() reqParts {
 // framing is one way of breaking a request.
 type framing struct {
 	label string
-	want  want
+	want  Want
 	mk    func(p reqParts) wire.Raw
 }
 
@@ -81,8 +81,8 @@ func withLine(line string) func(p reqParts) wire.Raw {
 // surface's JSON error body, like any other refusal.
 var framings = []framing{
 	{"Content-Length: -1", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: -1") }},
-	{"Content-Length: +N", wantEither, func(p reqParts) wire.Raw { return headOnly(p, fmt.Sprintf("Content-Length: +%d", len(p.body))) }},
-	{"Content-Length: N, N", wantEither, func(p reqParts) wire.Raw {
+	{"Content-Length: +N", WantEither, func(p reqParts) wire.Raw { return headOnly(p, fmt.Sprintf("Content-Length: +%d", len(p.body))) }},
+	{"Content-Length: N, N", WantEither, func(p reqParts) wire.Raw {
 		return headOnly(p, fmt.Sprintf("Content-Length: %d, %d", len(p.body), len(p.body)))
 	}},
 	{"two different Content-Length headers", WantReject, func(p reqParts) wire.Raw {
@@ -90,7 +90,7 @@ var framings = []framing{
 	}},
 	{"Content-Length: 99999999999999999999", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: 99999999999999999999") }},
 	{"Content-Length: 0x1", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Content-Length: 0x1") }},
-	{"Content-Length with Transfer-Encoding: chunked", wantEither, func(p reqParts) wire.Raw {
+	{"Content-Length with Transfer-Encoding: chunked", WantEither, func(p reqParts) wire.Raw {
 		r := headOnly(p, fmt.Sprintf("Content-Length: %d", len(p.body)+5), "Transfer-Encoding: chunked")
 		r.Body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
 		return r
@@ -105,7 +105,7 @@ var framings = []framing{
 		r.Body = []byte("7fffffffffffffff\r\nhello\r\n0\r\n\r\n")
 		return r
 	}},
-	{"Transfer-Encoding: gzip, chunked", wantEither, func(p reqParts) wire.Raw {
+	{"Transfer-Encoding: gzip, chunked", WantEither, func(p reqParts) wire.Raw {
 		r := headOnly(p, "Transfer-Encoding: gzip, chunked")
 		r.Body = fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(p.body), p.body)
 		return r
@@ -113,23 +113,23 @@ var framings = []framing{
 	{"Transfer-Encoding: xchunked", WantReject, func(p reqParts) wire.Raw { return headOnly(p, "Transfer-Encoding: xchunked") }},
 	{"one header of 20 KiB", WantReject, withLine("X-Pad: " + strings.Repeat("a", 20<<10))},
 	{"one header of 1 MiB", WantReject, withLine("X-Pad: " + strings.Repeat("a", 1<<20))},
-	{"1,000 headers", wantEither, func(p reqParts) wire.Raw { return p.plain(manyHeaders(1000)...) }},
+	{"1,000 headers", WantEither, func(p reqParts) wire.Raw { return p.plain(manyHeaders(1000)...) }},
 	{"10,000 headers", WantReject, func(p reqParts) wire.Raw { return p.plain(manyHeaders(10000)...) }},
 	{"a header line without a colon", WantReject, withLine("X-No-Colon")},
 	{"whitespace between a header name and its colon", WantReject, withLine("X-Pad : 1")}, // RFC 9112 §5.1: MUST reject
 	{"NUL in a header value", WantReject, withLine("X-Pad: a\x00b")},
-	{"obs-fold continuation line", wantEither, withLine("X-Pad: a\r\n b")},
-	{"HTTP/1.0", wantEither, func(p reqParts) wire.Raw {
+	{"obs-fold continuation line", WantEither, withLine("X-Pad: a\r\n b")},
+	{"HTTP/1.0", WantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
 		r.Head = strings.Replace(r.Head, " HTTP/1.1\r\n", " HTTP/1.0\r\n", 1)
 		return r
 	}},
-	{"HTTP/2.0 on HTTP/1 framing", wantEither, func(p reqParts) wire.Raw {
+	{"HTTP/2.0 on HTTP/1 framing", WantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
 		r.Head = strings.Replace(r.Head, " HTTP/1.1\r\n", " HTTP/2.0\r\n", 1)
 		return r
 	}},
-	{"lower-case method", wantEither, func(p reqParts) wire.Raw {
+	{"lower-case method", WantEither, func(p reqParts) wire.Raw {
 		r := p.plain()
 		r.Head = strings.ToLower(p.method) + r.Head[len(p.method):]
 		return r
@@ -159,7 +159,7 @@ func manyHeaders(n int) []string {
 }
 
 // partsFor is a well-formed request on surface s (an /u token minted for it).
-func (e *Env) partsFor(ctx context.Context, s surface) reqParts {
+func (e *Env) partsFor(ctx context.Context, s Surface) reqParts {
 	auth := "Authorization: Bearer " + e.apiKeys["alice"]
 	p := reqParts{host: e.addr}
 	switch s {
@@ -184,12 +184,12 @@ func (e *Env) partsFor(ctx context.Context, s surface) reqParts {
 // the authentication and Expect: 100-continue variants.
 func headerAbuse(ctx context.Context, e *Env) []Batch {
 	var out []Batch
-	for _, s := range []surface{Legacy, V1, D, U} {
+	for _, s := range []Surface{Legacy, V1, D, U} {
 		var cs []Case
 		for _, f := range framings {
 			w := f.want
 			if s == D && openOnD[f.label] {
-				w = wantEither
+				w = WantEither
 			}
 			cs = append(cs, Case{Name: f.label, Want: w, Stores: s == V1 || s == U,
 				Send: func(ctx context.Context, e *Env) *wire.Answer { return e.sendRaw(ctx, f.mk(e.partsFor(ctx, s))) }})
@@ -206,7 +206,7 @@ func headerAbuse(ctx context.Context, e *Env) []Batch {
 // authCases: Authorization header variants (each carries the real key, so
 // the log check sees whether a refused one is logged), and Expect:
 // 100-continue before authentication or over the size limit.
-func authCases(s surface) []Case {
+func authCases(s Surface) []Case {
 	variants := []struct {
 		label string
 		line  func(key string) []string
@@ -220,7 +220,7 @@ func authCases(s surface) []Case {
 	}
 	var cs []Case
 	for _, v := range variants {
-		cs = append(cs, Case{Name: v.label, Want: wantEither, Stores: s == V1 || s == U, Send: func(ctx context.Context, e *Env) *wire.Answer {
+		cs = append(cs, Case{Name: v.label, Want: WantEither, Stores: s == V1 || s == U, Send: func(ctx context.Context, e *Env) *wire.Answer {
 			p := e.partsFor(ctx, s).noAuth()
 			p.hdr = append(p.hdr, v.line(e.apiKeys["alice"])...)
 			return e.sendRaw(ctx, p.plain())
@@ -232,7 +232,7 @@ func authCases(s surface) []Case {
 // expectCases: a 1 GiB body announced with Expect: 100-continue must be
 // refused before the server asks for it: without credentials (a forged
 // /u token), and over --max-upload.
-func expectCases(s surface) []Case {
+func expectCases(s Surface) []Case {
 	mk := func(label string, auth bool) Case {
 		return Case{Name: label, Want: WantReject, Send: func(ctx context.Context, e *Env) *wire.Answer {
 			p := e.partsFor(ctx, s)
@@ -263,8 +263,8 @@ func expectCases(s surface) []Case {
 // second answer must be the second request's: a server that answers early
 // and then parses the rest of the first body as a request has lost the
 // message boundary (request smuggling).
-func pipelined(s surface) Case {
-	return Case{Name: "a second request pipelined after an early refusal", Want: wantEither, Send: func(ctx context.Context, e *Env) *wire.Answer {
+func pipelined(s Surface) Case {
+	return Case{Name: "a second request pipelined after an early refusal", Want: WantEither, Send: func(ctx context.Context, e *Env) *wire.Answer {
 		var first, second string
 		switch s {
 		case Legacy:

@@ -20,7 +20,7 @@ type rpcBody struct {
 	name       string // for Mcp-Name ("" = none)
 	body       string
 	wellFormed bool
-	want       want
+	want       Want
 }
 
 func nest(open, close string, n int) string {
@@ -28,23 +28,23 @@ func nest(open, close string, n int) string {
 }
 
 var rpcBodies = []rpcBody{
-	{"duplicate id", "tools/list", "", `{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list","params":{P}}`, true, wantEither},
-	{"duplicate method", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{P}}`, true, wantEither},
+	{"duplicate id", "tools/list", "", `{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list","params":{P}}`, true, WantEither},
+	{"duplicate method", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{P}}`, true, WantEither},
 	{"duplicate key argument", "tools/call", "upload_file",
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"upload_file","arguments":{"key":"{K}","key":"{K}-b","file":"data:text/plain;base64,QUJD"}}}`, true, wantEither},
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"upload_file","arguments":{"key":"{K}","key":"{K}-b","file":"data:text/plain;base64,QUJD"}}}`, true, WantEither},
 	{"duplicate arguments", "tools/call", "stat_blob",
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"` + BaseText + `"},"arguments":{"key":".mcpblob/token-keys"}}}`, true, wantEither},
-	{"params nested 10,000 deep", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{M}"x":` + nest("[", "]", 10000) + `}}`, true, wantEither},
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"` + BaseText + `"},"arguments":{"key":".mcpblob/token-keys"}}}`, true, WantEither},
+	{"params nested 10,000 deep", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{M}"x":` + nest("[", "]", 10000) + `}}`, true, WantEither},
 	{"argument nested 10,000 deep", "tools/call", "stat_blob",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":` + strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat("}", 10000) + `}}}`, true, WantReject},
 	{"id nested 10,000 deep", "tools/list", "", `{"jsonrpc":"2.0","id":` + nest("[", "]", 10000) + `,"method":"tools/list","params":{P}}`, true, WantReject},
-	{"params nested 100,000 deep", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{M}"x":` + nest("[", "]", 100000) + `}}`, true, wantEither},
+	{"params nested 100,000 deep", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{M}"x":` + nest("[", "]", 100000) + `}}`, true, WantEither},
 	{"empty batch", "tools/list", "", `[]`, true, WantReject},
 	{"batch of one", "tools/list", "", `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}}]`, true, WantReject},
 	{"batch of two", "tools/list", "", `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{P}}]`, true, WantReject},
 	{"id is an object", "tools/list", "", `{"jsonrpc":"2.0","id":{},"method":"tools/list","params":{P}}`, true, WantReject},
 	{"id is true", "tools/list", "", `{"jsonrpc":"2.0","id":true,"method":"tools/list","params":{P}}`, true, WantReject},
-	{"id is null", "tools/list", "", `{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{P}}`, true, wantEither},
+	{"id is null", "tools/list", "", `{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{P}}`, true, WantEither},
 	{"method is a number", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":1,"params":{P}}`, true, WantReject},
 	{"method is empty", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"","params":{P}}`, true, WantReject},
 	{"method with NUL", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list\u0000","params":{P}}`, true, WantReject},
@@ -61,14 +61,14 @@ var rpcBodies = []rpcBody{
 	{"key is null", "tools/call", "stat_blob", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":null}}}`, true, WantReject},
 	{"unknown argument (additionalProperties false)", "tools/call", "stat_blob",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"` + BaseText + `","bogus":1}}}`, true, WantReject},
-	{"key with a lone surrogate", "tools/call", "stat_blob", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"hard/\ud800x"}}}`, true, wantEither},
-	{"id 1e999999", "tools/list", "", `{"jsonrpc":"2.0","id":1e999999,"method":"tools/list","params":{P}}`, true, wantEither},
+	{"key with a lone surrogate", "tools/call", "stat_blob", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"hard/\ud800x"}}}`, true, WantEither},
+	{"id 1e999999", "tools/list", "", `{"jsonrpc":"2.0","id":1e999999,"method":"tools/list","params":{P}}`, true, WantEither},
 	{"empty body", "tools/list", "", ``, false, WantReject},
 	{"whitespace only", "tools/list", "", " \r\n\t ", false, WantReject},
 	{"truncated", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/li`, false, WantReject},
 	{"trailing garbage", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}}xyz`, false, WantReject},
 	{"two messages", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}}{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{P}}`, false, WantReject},
-	{"byte-order mark", "tools/list", "", "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}}`, false, wantEither},
+	{"byte-order mark", "tools/list", "", "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{P}}`, false, WantEither},
 	{"invalid UTF-8 in a string", "tools/call", "stat_blob", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","arguments":{"key":"hard/` + "\xff\xfe" + `"}}}`, false, WantReject},
 	{"single quotes", "tools/list", "", `{'jsonrpc':'2.0','id':1,'method':'tools/list'}`, false, WantReject},
 	{"a bare string", "tools/list", "", `"tools/list"`, true, WantReject},
@@ -76,7 +76,7 @@ var rpcBodies = []rpcBody{
 }
 
 // fill expands the placeholders of b for an era.
-func (b rpcBody) fill(era surface) []byte {
+func (b rpcBody) fill(era Surface) []byte {
 	p, m := "{}", ""
 	if era == Modern {
 		raw, _ := json.Marshal(WithMeta(nil, nil))
@@ -125,11 +125,11 @@ func jsonAbuse(ctx context.Context, e *Env) []Batch {
 	for _, b := range v1Bodies {
 		want := WantReject
 		if b.label == "duplicate key" {
-			want = wantEither
+			want = WantEither
 		}
 		v1 = append(v1, rawJSONCase("POST "+b.path+" "+b.label, want, b.path, b.body))
 	}
-	v1 = append(v1, rawCase("POST /v1/links text/plain body", wantEither, http.MethodPost, "/v1/links", "alice", []byte(`{"key":"`+BaseText+`"}`), "Content-Type: text/plain"))
+	v1 = append(v1, rawCase("POST /v1/links text/plain body", WantEither, http.MethodPost, "/v1/links", "alice", []byte(`{"key":"`+BaseText+`"}`), "Content-Type: text/plain"))
 	return []Batch{{"JSON and JSON-RPC", Legacy, leg}, {"JSON and JSON-RPC", Modern, mod}, {"JSON and JSON-RPC", V1, v1}}
 }
 
@@ -137,11 +137,11 @@ func jsonAbuse(ctx context.Context, e *Env) []Batch {
 // a fresh object. Reading the first name (as a proxy or a log might) shows
 // a read-only call: the object must survive. A server that refuses
 // duplicate names, or runs the first, passes; one that deletes fails.
-func dupNameCase(era surface) Case {
+func dupNameCase(era Surface) Case {
 	b := rpcBody{label: "duplicate tool name (stat_blob, then delete_blob)", method: "tools/call", name: "stat_blob",
 		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{M}"name":"stat_blob","name":"delete_blob","arguments":{"key":"{V}"}}}`}
 	var victim string
-	c := Case{Name: b.label, Want: wantEither, WellFormed: true, Send: func(ctx context.Context, e *Env) *wire.Answer {
+	c := Case{Name: b.label, Want: WantEither, WellFormed: true, Send: func(ctx context.Context, e *Env) *wire.Answer {
 		victim = fmt.Sprintf("hard/victim-%d", next())
 		a := wire.Do(e.HTTP, e.Request(ctx, http.MethodPut, "/v1/blobs/"+victim, "alice", []byte("victim")))
 		if a.Status != http.StatusCreated {

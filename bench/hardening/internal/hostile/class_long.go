@@ -42,15 +42,15 @@ func overLong(ctx context.Context, e *Env) []Batch {
 func longV1() []Case {
 	cs := []Case{
 		rawCase("PUT key of 1025 bytes", WantReject, http.MethodPut, "/v1/blobs/hard/"+long1k, "alice", []byte("x")),
-		rawCase("PUT key with a 300-byte segment", wantEither, http.MethodPut, "/v1/blobs/hard/"+long300+fmt.Sprint(next()), "alice", []byte("x")),
+		rawCase("PUT key with a 300-byte segment", WantEither, http.MethodPut, "/v1/blobs/hard/"+long300+fmt.Sprint(next()), "alice", []byte("x")),
 		rawCase("PUT key of 8 KiB", WantReject, http.MethodPut, "/v1/blobs/hard/"+long8k, "alice", []byte("x")),
 		rawCase("PUT key of 20 KiB (over the header limit)", WantReject, http.MethodPut, "/v1/blobs/hard/"+long20k, "alice", []byte("x")),
 		noStore(rawCase("GET prefix of 70 KiB", WantReject, http.MethodGet, "/v1/blobs?prefix="+long70k, "alice", nil)),
 		noStore(rawCase("GET cursor of 8 KiB", WantReject, http.MethodGet, "/v1/blobs?cursor="+long8k, "alice", nil)),
-		rawCase("PUT Content-Type of 8 KiB", wantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/ct-%d", next()), "alice", []byte("x"), "Content-Type: text/"+long8k),
-		rawCase("PUT filename of 8 KiB", wantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/fn-%d", next()), "alice", []byte("x"),
+		rawCase("PUT Content-Type of 8 KiB", WantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/ct-%d", next()), "alice", []byte("x"), "Content-Type: text/"+long8k),
+		rawCase("PUT filename of 8 KiB", WantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/fn-%d", next()), "alice", []byte("x"),
 			`Content-Disposition: attachment; filename="`+long8k+`"`),
-		rawCase("PUT filename with CR LF NUL", wantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/fn-%d", next()), "alice", []byte("x"),
+		rawCase("PUT filename with CR LF NUL", WantEither, http.MethodPut, fmt.Sprintf("/v1/blobs/hard/fn-%d", next()), "alice", []byte("x"),
 			`Content-Disposition: attachment; filename*=UTF-8''a%0D%0AX-Injected%3A%201%00.txt`),
 		jsonCase("POST /v1/links key of 1025 bytes", WantReject, "/v1/links", map[string]any{"key": "hard/" + long1k}),
 		jsonCase("POST /v1/links body of 70 KiB", WantReject, "/v1/links", map[string]any{"key": BaseText, "filename": long70k}),
@@ -71,7 +71,7 @@ func longV1() []Case {
 }
 
 // rawJSONCase POSTs body (JSON text as given) to a /v1 path as alice.
-func rawJSONCase(name string, w want, path, body string) Case {
+func rawJSONCase(name string, w Want, path, body string) Case {
 	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		req := e.Request(ctx, http.MethodPost, path, "alice", []byte(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -83,7 +83,7 @@ func rawJSONCase(name string, w want, path, body string) Case {
 // right; a link that is minted must then serve (item 8: one that always
 // answered 431) with no control character in Content-Disposition.
 func linkFilenameCase(label, filename string) Case {
-	c := jsonCase("POST /v1/links "+label, wantEither, "/v1/links", map[string]any{"key": BaseText, "filename": filename})
+	c := jsonCase("POST /v1/links "+label, WantEither, "/v1/links", map[string]any{"key": BaseText, "filename": filename})
 	c.Check = func(ctx context.Context, e *Env, a *wire.Answer) string {
 		var r struct{ URL string }
 		if a.Status != http.StatusCreated || json.Unmarshal(a.Body, &r) != nil {
@@ -105,7 +105,7 @@ func linkFilenameCase(label, filename string) Case {
 
 // longMCP: over-long and out-of-range arguments, ids and names, judged by
 // the tools' inputSchema (tools/list) where it states a limit.
-func longMCP(era surface) []Case {
+func longMCP(era Surface) []Case {
 	args := func(kv ...any) func(*Env) map[string]any {
 		return func(*Env) map[string]any {
 			m := map[string]any{}
@@ -119,10 +119,10 @@ func longMCP(era surface) []Case {
 		return func(e *Env) map[string]any { m := args(kv...)(e); m["file"] = e.dataURI("text/plain"); return m }
 	}
 	cs := []Case{
-		toolCase(era, "upload_file key with a 300-byte segment", wantEither, "upload_file", dataArgs("key", fmt.Sprintf("hard/%d/%s", next(), long300))),
+		toolCase(era, "upload_file key with a 300-byte segment", WantEither, "upload_file", dataArgs("key", fmt.Sprintf("hard/%d/%s", next(), long300))),
 		toolCase(era, "upload_file key of 1025 bytes", WantReject, "upload_file", dataArgs("key", "hard/"+long1k)),
 		// The local store refuses a/b while a exists; S3 allows both (storage/localfs doc).
-		toolCase(era, "upload_file key under an existing blob (a/b with a stored)", wantEither, "upload_file", dataArgs("key", BaseText+"/child")),
+		toolCase(era, "upload_file key under an existing blob (a/b with a stored)", WantEither, "upload_file", dataArgs("key", BaseText+"/child")),
 		toolCase(era, "upload_file filename of 300 bytes (maxLength 255)", WantReject, "upload_file", dataArgs("key", fmt.Sprintf("hard/fn-%d", next()), "filename", long300)),
 		filenameCase(era, "a\r\nX-Injected: 1.txt"),
 		filenameCase(era, "a\x00.txt"),
@@ -147,9 +147,9 @@ func longMCP(era surface) []Case {
 
 // filenameCase uploads with a filename holding control characters: a
 // success must not store them (item 8).
-func filenameCase(era surface, name string) Case {
+func filenameCase(era Surface, name string) Case {
 	key := fmt.Sprintf("hard/ctl-%d", next())
-	c := toolCase(era, fmt.Sprintf("upload_file filename %q", name), wantEither, "upload_file", func(e *Env) map[string]any {
+	c := toolCase(era, fmt.Sprintf("upload_file filename %q", name), WantEither, "upload_file", func(e *Env) map[string]any {
 		return map[string]any{"key": key, "filename": name, "file": e.dataURI("text/plain")}
 	})
 	c.Check = func(ctx context.Context, e *Env, a *wire.Answer) string {
@@ -164,8 +164,8 @@ func filenameCase(era surface, name string) Case {
 
 // prefixCase: a 70 KiB list_blobs prefix matches nothing; a server that
 // drops it lists everything (item 8).
-func prefixCase(era surface) Case {
-	c := toolCase(era, "list_blobs prefix of 70 KiB", wantEither, "list_blobs", func(*Env) map[string]any {
+func prefixCase(era Surface) Case {
+	c := toolCase(era, "list_blobs prefix of 70 KiB", WantEither, "list_blobs", func(*Env) map[string]any {
 		return map[string]any{"prefix": long70k}
 	})
 	c.Check = func(_ context.Context, _ *Env, a *wire.Answer) string {
@@ -179,7 +179,7 @@ func prefixCase(era surface) Case {
 
 // idCase sends tools/list with a hostile JSON-RPC id: an answer must carry
 // the same id.
-func idCase(era surface, id string) Case {
+func idCase(era Surface, id string) Case {
 	body := func(*Env) []byte {
 		p := `{}`
 		if era == Modern {
@@ -190,9 +190,9 @@ func idCase(era surface, id string) Case {
 	}
 	var c Case
 	if era == Legacy {
-		c = legacyCase("id "+wire.Clip(id, 24), wantEither, false, false, body)
+		c = legacyCase("id "+wire.Clip(id, 24), WantEither, false, false, body)
 	} else {
-		c = modernCase("id "+wire.Clip(id, 24), wantEither, false, "tools/list", "", body)
+		c = modernCase("id "+wire.Clip(id, 24), WantEither, false, "tools/list", "", body)
 	}
 	c.Check = func(_ context.Context, _ *Env, a *wire.Answer) string {
 		if a.Status >= 300 {

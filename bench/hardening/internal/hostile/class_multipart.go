@@ -15,7 +15,7 @@ import (
 // Content-Type for boundary b, body the body for b and marker m.
 type mpVariant struct {
 	label string
-	want  want
+	want  Want
 	spec  map[string]any
 	ctype func(b string) string
 	body  func(b, m string) string
@@ -37,7 +37,7 @@ var mpVariants = []mpVariant{
 	{label: "a well-formed upload", want: WantAccept, body: oneFile("x.txt", "text/plain")},
 	{label: "no boundary parameter", want: WantReject, ctype: func(string) string { return "multipart/form-data" }, body: oneFile("x.txt", "text/plain")},
 	{label: "empty boundary", want: WantReject, ctype: func(string) string { return "multipart/form-data; boundary=" }, body: oneFile("x.txt", "text/plain")},
-	{label: "boundary of 200 characters", want: wantEither, ctype: func(string) string { return formData(strings.Repeat("b", 200)) },
+	{label: "boundary of 200 characters", want: WantEither, ctype: func(string) string { return formData(strings.Repeat("b", 200)) },
 		body: func(_, m string) string { return oneFile("x.txt", "text/plain")(strings.Repeat("b", 200), m) }},
 	{label: "unbalanced quote in the boundary", want: WantReject, ctype: func(b string) string { return `multipart/form-data; boundary="` + b }, body: oneFile("x.txt", "text/plain")},
 	{label: "two boundary parameters", want: WantReject, ctype: func(b string) string { return formData(b) + "; boundary=other" }, body: oneFile("x.txt", "text/plain")},
@@ -52,7 +52,7 @@ var mpVariants = []mpVariant{
 	{label: "1,000 file parts on a single-file endpoint", want: WantReject, body: func(b, m string) string {
 		return strings.Repeat(filePart(b, "x.txt", "text/plain", m), 1000) + "--" + b + "--\r\n"
 	}},
-	{label: "10,000 small fields, then the file", want: wantEither, body: func(b, m string) string {
+	{label: "10,000 small fields, then the file", want: WantEither, body: func(b, m string) string {
 		return strings.Repeat("--"+b+"\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nv\r\n", 10000) + oneFile("x.txt", "text/plain")(b, m)
 	}},
 	{label: "a part header of 100 KiB", want: WantReject, body: func(b, m string) string {
@@ -61,28 +61,28 @@ var mpVariants = []mpVariant{
 	{label: "1,000 part headers", want: WantReject, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.txt\"\r\n" + strings.Join(manyHeaders(1000), "\r\n") + "\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
-	{label: "filename ../../etc/passwd", want: wantEither, body: oneFile("../../etc/passwd", "text/plain"), check: cleanStored},
-	{label: "filename .mcpblob", want: wantEither, body: oneFile(".mcpblob", "text/plain"), check: cleanStored},
-	{label: "filename with CR LF (RFC 8187)", want: wantEither, body: func(b, m string) string {
+	{label: "filename ../../etc/passwd", want: WantEither, body: oneFile("../../etc/passwd", "text/plain"), check: cleanStored},
+	{label: "filename .mcpblob", want: WantEither, body: oneFile(".mcpblob", "text/plain"), check: cleanStored},
+	{label: "filename with CR LF (RFC 8187)", want: WantEither, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename*=UTF-8''a%0D%0AX-Injected%3A%201.txt\r\nContent-Type: text/plain\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}, check: cleanStored},
-	{label: "filename with NUL", want: wantEither, body: oneFile("a\x00b.txt", "text/plain"), check: cleanStored},
-	{label: "filename of 8 KiB", want: wantEither, body: oneFile(strings.Repeat("f", 8<<10)+".txt", "text/plain"), check: cleanStored},
+	{label: "filename with NUL", want: WantEither, body: oneFile("a\x00b.txt", "text/plain"), check: cleanStored},
+	{label: "filename of 8 KiB", want: WantEither, body: oneFile(strings.Repeat("f", 8<<10)+".txt", "text/plain"), check: cleanStored},
 	{label: "accept .pdf, x.pdf declared text/html", want: WantReject, spec: map[string]any{"accept": []string{".pdf"}},
 		body: func(b, m string) string {
 			return filePart(b, "x.pdf", "text/html", "<html><script>alert(1)</script>"+m) + "--" + b + "--\r\n"
 		}},
 	{label: "accept image/png, text content declared image/png", want: WantReject, spec: map[string]any{"accept": []string{"image/png"}}, body: oneFile("x.png", "image/png")},
-	{label: "a nested multipart/mixed part", want: wantEither, body: func(b, m string) string {
+	{label: "a nested multipart/mixed part", want: WantEither, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.txt\"\r\nContent-Type: multipart/mixed; boundary=inner\r\n\r\n--inner\r\nContent-Type: text/plain\r\n\r\n" + m + "\r\n--inner--\r\n\r\n--" + b + "--\r\n"
 	}},
-	{label: "Content-Transfer-Encoding: base64", want: wantEither, body: func(b, m string) string {
+	{label: "Content-Transfer-Encoding: base64", want: WantEither, body: func(b, m string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.txt\"\r\nContent-Transfer-Encoding: base64\r\n\r\n" + m + "\r\n--" + b + "--\r\n"
 	}},
-	{label: "LF line endings", want: wantEither, body: func(b, m string) string {
+	{label: "LF line endings", want: WantEither, body: func(b, m string) string {
 		return strings.ReplaceAll(oneFile("x.txt", "text/plain")(b, m), "\r\n", "\n")
 	}},
-	{label: "a preamble of 1 MiB", want: wantEither, body: func(b, m string) string {
+	{label: "a preamble of 1 MiB", want: WantEither, body: func(b, m string) string {
 		return strings.Repeat("p", 1<<20) + "\r\n" + oneFile("x.txt", "text/plain")(b, m)
 	}},
 	{label: "the boundary inside the content", want: WantAccept, body: func(b, m string) string {

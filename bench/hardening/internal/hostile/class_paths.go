@@ -63,11 +63,11 @@ var keyTricks = []keyTrick{
 
 func (k keyTrick) make() string { return strings.ReplaceAll(k.key, "{n}", fmt.Sprint(next())) }
 
-func (k keyTrick) want() want {
+func (k keyTrick) want() Want {
 	if k.bad {
 		return WantReject
 	}
-	return wantEither
+	return WantEither
 }
 
 // pathTricks sends every key trick to every surface that takes a key, in
@@ -123,7 +123,7 @@ func v1KeyCases(t keyTrick) []Case {
 	}
 	k := t.make()
 	dbl := "/v1/blobs/" + EscapeKey(EscapeKey(k))
-	c := rawCase("PUT double-escaped "+dbl, wantEither, http.MethodPut, dbl, "alice", []byte("x"), "Content-Type: text/plain")
+	c := rawCase("PUT double-escaped "+dbl, WantEither, http.MethodPut, dbl, "alice", []byte("x"), "Content-Type: text/plain")
 	c.Check = sameKey(EscapeKey(k))
 	cs = append(cs, c)
 	if t.bad { // reads and deletes through a refused key must fail (aliases of baseline objects among them)
@@ -134,7 +134,7 @@ func v1KeyCases(t keyTrick) []Case {
 	// of such a body is its choice, as long as it answers clearly.
 	jw := t.want()
 	if !utf8.ValidString(t.key) {
-		jw = wantEither
+		jw = WantEither
 	}
 	return append(cs,
 		jsonCase(fmt.Sprintf("POST /v1/links key %q", t.key), jw, "/v1/links", map[string]any{"key": rawStr(t.key)}),
@@ -150,7 +150,7 @@ func mustUnescape(s string) string {
 }
 
 // jsonCase POSTs v as JSON to a /v1 path as alice.
-func jsonCase(name string, w want, path string, v any) Case {
+func jsonCase(name string, w Want, path string, v any) Case {
 	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		body, _ := json.Marshal(v)
 		req := e.Request(ctx, http.MethodPost, path, "alice", body)
@@ -160,12 +160,12 @@ func jsonCase(name string, w want, path string, v any) Case {
 }
 
 // mcpKeyCases: the key in each blob tool and in resources/read.
-func mcpKeyCases(era surface, t keyTrick) []Case {
+func mcpKeyCases(era Surface, t keyTrick) []Case {
 	k := t.make()
 	jk, ok := jsonStr(k)
 	w := t.want()
 	if !ok {
-		w = wantEither // see v1KeyCases: JSON cannot carry invalid UTF-8
+		w = WantEither // see v1KeyCases: JSON cannot carry invalid UTF-8
 	}
 	up := toolCase(era, fmt.Sprintf("upload_file key %q", k), w, "upload_file", func(e *Env) map[string]any {
 		return map[string]any{"key": jk, "file": e.dataURI("text/plain")}
@@ -192,7 +192,7 @@ func mcpKeyCases(era surface, t keyTrick) []Case {
 	for _, uri := range []string{"blob:///" + t.key, "blob:///" + EscapeKey(t.key)} {
 		c := readCase(era, fmt.Sprintf("resources/read %q", uri), t.want(), "resources/read", uri)
 		if !utf8.ValidString(uri) {
-			c.Want, c.WellFormed = wantEither, false
+			c.Want, c.WellFormed = WantEither, false
 		}
 		cs = append(cs, c)
 	}

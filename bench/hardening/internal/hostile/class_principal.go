@@ -16,7 +16,7 @@ var formCaps = map[string]any{"elicitation": map[string]any{"form": map[string]a
 // principalAbuse uses what alice was given (an upload endpoint, a session,
 // an MRTR requestState, her blobs) as bob, and tampered requestStates.
 func principalAbuse(ctx context.Context, e *Env) []Batch {
-	tenancy := wantEither
+	tenancy := WantEither
 	if e.tenancy {
 		tenancy = WantReject
 	}
@@ -38,7 +38,7 @@ func principalAbuse(ctx context.Context, e *Env) []Batch {
 	return []Batch{{"wrong principal", V1, v1}, {"wrong principal", U, u}, {"wrong principal", Legacy, leg}, {"wrong principal", Modern, mod}}
 }
 
-func jsonCaseAs(name string, w want, principal, path string, v any) Case {
+func jsonCaseAs(name string, w Want, principal, path string, v any) Case {
 	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		body, _ := json.Marshal(v)
 		req := e.Request(ctx, http.MethodPost, path, principal, body)
@@ -48,7 +48,7 @@ func jsonCaseAs(name string, w want, principal, path string, v any) Case {
 }
 
 // bobDeletes stores an object as alice and deletes it as bob.
-func bobDeletes(w want) Case {
+func bobDeletes(w Want) Case {
 	return Case{Name: "bob deletes alice's blob", Want: w, Send: func(ctx context.Context, e *Env) *wire.Answer {
 		key := fmt.Sprintf("hard/owned-%d", next())
 		a := wire.Do(e.HTTP, e.Request(ctx, http.MethodPut, "/v1/blobs/"+key, "alice", []byte("alice's")))
@@ -66,7 +66,7 @@ func bobDeletes(w want) Case {
 
 // uploadAs uploads through an endpoint alice minted, authenticated as
 // principal.
-func uploadAs(name string, w want, principal string) Case {
+func uploadAs(name string, w Want, principal string) Case {
 	return Case{Name: name, Want: w, Stores: true, As: "alice", Send: func(ctx context.Context, e *Env) *wire.Answer {
 		tok := e.MintUpload(ctx, "alice", map[string]any{})
 		req := e.Request(ctx, http.MethodPut, "/u/"+tok, principal, []byte("principal"))
@@ -76,7 +76,7 @@ func uploadAs(name string, w want, principal string) Case {
 }
 
 // sessionAs sends tools/list on alice's session as principal.
-func sessionAs(name string, w want, principal string) Case {
+func sessionAs(name string, w Want, principal string) Case {
 	c := httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		sid := e.session(ctx, "alice", nil)
 		req := e.mcpReq(ctx, principal, RPC("tools/list", map[string]any{}))
@@ -105,7 +105,7 @@ func (e *Env) requestState(ctx context.Context) string {
 
 // retryCase retries request_upload as principal with state and an accept
 // answer carrying a data URI.
-func retryCase(name string, w want, principal, state string) Case {
+func retryCase(name string, w Want, principal, state string) Case {
 	c := httpCase(name, w, true, func(ctx context.Context, e *Env) *http.Request {
 		p := WithMeta(call("request_upload", map[string]any{}), formCaps)
 		p["requestState"] = state

@@ -55,14 +55,14 @@ func rangeAbuse(ctx context.Context, e *Env) []Batch {
 		d = append(d, rangeCase(v, "/d/"+link, ""))
 	}
 	for _, h := range []string{"If-Range: garbage", "If-Range: \"\"", "If-None-Match: " + strings.Repeat(`"x", `, 2000) + `"y"`, "If-Modified-Since: Mon, 99 Foo 99999 99:99:99 GMT"} {
-		v1 = append(v1, noStore(rawCase("GET with "+wire.Clip(h, 40), wantEither, http.MethodGet, "/v1/blobs/"+BaseText, "alice", nil, "Range: bytes=0-9", h)))
-		d = append(d, noStore(rawCase("GET with "+wire.Clip(h, 40), wantEither, http.MethodGet, "/d/"+link, "", nil, "Range: bytes=0-9", h)))
+		v1 = append(v1, noStore(rawCase("GET with "+wire.Clip(h, 40), WantEither, http.MethodGet, "/v1/blobs/"+BaseText, "alice", nil, "Range: bytes=0-9", h)))
+		d = append(d, noStore(rawCase("GET with "+wire.Clip(h, 40), WantEither, http.MethodGet, "/d/"+link, "", nil, "Range: bytes=0-9", h)))
 	}
 	return []Batch{{"Range headers", V1, v1}, {"Range headers", D, d}}
 }
 
 func rangeCase(v rangeVariant, target, principal string) Case {
-	w := wantEither
+	w := WantEither
 	switch {
 	case v.status >= 400:
 		w = WantReject

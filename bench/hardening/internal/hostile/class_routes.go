@@ -31,17 +31,17 @@ func listPrefixCases() []Case {
 	var cs []Case
 	for _, p := range listPrefixes {
 		target := "/v1/blobs?prefix=" + escapeAll(p)
-		c := rawCase("GET "+target, wantEither, http.MethodGet, target, "alice", nil)
+		c := rawCase("GET "+target, WantEither, http.MethodGet, target, "alice", nil)
 		c.Stores, c.Check = false, noReserved
 		cs = append(cs, c)
 	}
 	return cs
 }
 
-func listToolCases(era surface) []Case {
+func listToolCases(era Surface) []Case {
 	var cs []Case
 	for _, p := range listPrefixes {
-		c := toolCase(era, fmt.Sprintf("list_blobs prefix %q", p), wantEither, "list_blobs", func(*Env) map[string]any {
+		c := toolCase(era, fmt.Sprintf("list_blobs prefix %q", p), WantEither, "list_blobs", func(*Env) map[string]any {
 			return map[string]any{"prefix": p}
 		})
 		c.Check = noReserved

@@ -119,7 +119,7 @@ func tokenAbuse(ctx context.Context, e *Env) []Batch {
 	up := e.MintUpload(ctx, "alice", map[string]any{"maxSize": 1024})
 	sid := e.session(ctx, "alice", nil)
 	if link == "" || up == "" || sid == "" {
-		return nil
+		return setupFailed("token forgery", D, "minting a /d link, an /u endpoint and a session")
 	}
 	var d, u, page, leg []Case
 	for _, m := range append(e.mutations(link, e.flips), e.forged(token.PurposeDownload)...) {
@@ -129,7 +129,7 @@ func tokenAbuse(ctx context.Context, e *Env) []Batch {
 		u = append(u, rawCase("/u "+m.label, wantFor(m), http.MethodPut, "/u/"+m.tok, "", []byte("forged"), "Content-Type: text/plain"))
 		pw := wantFor(m)
 		if m.claimsOnly {
-			pw = wantEither
+			pw = WantEither
 		}
 		page = append(page, noStore(rawCase("/upload "+m.label, pw, http.MethodGet, "/upload/"+m.tok, "", nil)))
 	}
@@ -149,9 +149,9 @@ func tokenAbuse(ctx context.Context, e *Env) []Batch {
 	return []Batch{{"token forgery", D, d}, {"token forgery", U, u}, {"token forgery", Page, page}, {"token forgery", Legacy, leg}}
 }
 
-func wantFor(m mutation) want {
+func wantFor(m mutation) Want {
 	if m.ok {
-		return wantEither
+		return WantEither
 	}
 	return WantReject
 }
