@@ -38,8 +38,10 @@ func newMonitor(t *target, c config) *monitor {
 		stats: map[string]*phaseStats{}}
 }
 
-// phase makes later samples count for label.
+// phase makes later samples count for label; it takes one RSS sample at
+// once, so even a phase shorter than the sampling period has one.
 func (m *monitor) phase(label string) {
+	v := rss(m.t.pid())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.label = label
@@ -47,6 +49,7 @@ func (m *monitor) phase(label string) {
 		m.stats[label] = &phaseStats{}
 		m.labels = append(m.labels, label)
 	}
+	m.stats[label].peakRSS = max(m.stats[label].peakRSS, v)
 }
 
 // get returns a copy of label's stats.
