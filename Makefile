@@ -32,10 +32,11 @@ FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./cor
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke tools tools-node tools-apt tools-apt-test clean
+        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
+        tools tools-node tools-apt tools-apt-test clean
 
 help:
-	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | fuzz | tools | clean"
+	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | hardening | fuzz | tools | clean"
 
 ## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
 run:
@@ -44,8 +45,9 @@ run:
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
-## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke.
-test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke
+## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke,
+## hardening smoke.
+test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke
 	@echo "make test: all legs passed"
 
 check: depcheck
@@ -130,6 +132,17 @@ loadtest: $(TOOLBIN)/k6
 
 loadtest-smoke: $(TOOLBIN)/k6
 	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
+
+## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then MinIO), a
+## 2,000-connection slow-body storm and a connection storm, on loopback only (≤ ~3 min); prints the
+## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS or /healthz
+## breach, 5xx, unclear or wrong answer. hardening-smoke: the same classes, 200-connection storms, no
+## MinIO (≤ ~40 s, part of make test). HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N).
+hardening: $(TOOLBIN)/minio
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
+
+hardening-smoke:
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// config is the run's settings: a profile's defaults, then the flags.
+type config struct {
+	profile   string
+	repo      string
+	minio     string
+	s3        bool
+	out       string
+	keep      bool
+	seed      uint64
+	budget    time.Duration
+	workers   int
+	caseLimit time.Duration
+	flips     int // single-character forgeries per token
+
+	slowConns    int           // connections of the slow-body storm
+	slowHold     time.Duration // how long they trickle
+	trickleEvery time.Duration // one body byte per connection this often
+	connStorm    int           // connections of the connection storm
+	connHold     time.Duration
+
+	maxRSS         int64         // peak RSS allowed during storms, bytes
+	maxHealthz     time.Duration // slowest /healthz answer allowed
+	healthzEvery   time.Duration
+	probeKeepAlive bool
+
+	s3Note string // why the S3 pass does not run, when it does not
+}
+
+// profiles: full is `make hardening` (≤ ~3 minutes on 2 cores), smoke is
+// the short run `make test` does (≤ ~40 s).
+var profiles = map[string]config{
+	"full": {budget: 170 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
+		trickleEvery: 5 * time.Second, connStorm: 2000, connHold: 10 * time.Second},
+	"smoke": {budget: 38 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
+		trickleEvery: 2 * time.Second, connStorm: 300, connHold: 3 * time.Second},
+}
+
+func parseConfig(args []string) (config, error) {
+	profile := "full"
+	for i, a := range args { // the profile sets the other flags' defaults
+		if (a == "-profile" || a == "--profile") && i+1 < len(args) {
+			profile = args[i+1]
+		}
+	}
+	c, ok := profiles[profile]
+	if !ok {
+		return c, fmt.Errorf("unknown -profile %q (want full or smoke)", profile)
+	}
+	fs := flag.NewFlagSet("hardening", flag.ContinueOnError)
+	fs.StringVar(&c.profile, "profile", profile, "`profile`: full (make hardening) or smoke (make test)")
+	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root` (the build under test is its working tree)")
+	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` for the S3 pass (default REPO/.tools/bin/minio)")
+	fs.BoolVar(&c.s3, "s3", c.s3, "also drive a second mcpblob on MinIO (hostile inputs only, no storms)")
+	fs.StringVar(&c.out, "out", "", "also write the markdown report to this `file`")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (server logs, data) and print its path")
+	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the generated inputs (same seed, same inputs)")
+	fs.DurationVar(&c.budget, "budget", c.budget, "hard bound on the run after the build; what is left is reported as not tried")
+	fs.IntVar(&c.workers, "workers", 4, "hostile inputs sent concurrently")
+	fs.DurationVar(&c.caseLimit, "case-timeout", 5*time.Second, "bound on one hostile input's exchange")
+	fs.IntVar(&c.flips, "flips", c.flips, "single-character forgeries of each real token")
+	fs.IntVar(&c.slowConns, "slow-conns", c.slowConns, "connections of the slow-body storm")
+	fs.DurationVar(&c.slowHold, "slow-hold", c.slowHold, "how long the slow-body storm trickles")
+	fs.DurationVar(&c.trickleEvery, "trickle-every", c.trickleEvery, "one body byte per connection this often")
+	fs.IntVar(&c.connStorm, "conn-storm", c.connStorm, "connections of the connection storm")
+	fs.DurationVar(&c.connHold, "conn-hold", c.connHold, "how long the connection storm holds its connections")
+	fs.Int64Var(&c.maxRSS, "max-rss", 512<<20, "fail when the server's RSS reaches this many `bytes` during a storm")
+	fs.DurationVar(&c.maxHealthz, "max-healthz", 100*time.Millisecond, "fail when a /healthz answer takes this long or longer")
+	fs.DurationVar(&c.healthzEvery, "healthz-every", 100*time.Millisecond, "time /healthz this often, throughout")
+	fs.BoolVar(&c.probeKeepAlive, "probe-keepalive", false, "time /healthz on one kept-alive connection (default: a new connection per probe, as a health checker does)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	root, err := filepath.Abs(c.repo)
+	if err != nil {
+		return c, err
+	}
+	c.repo = root
+	if c.minio == "" {
+		c.minio = filepath.Join(root, ".tools", "bin", "minio")
+	}
+	if _, err := os.Stat(c.minio); err != nil && c.s3 {
+		c.s3Note = fmt.Sprintf("no MinIO at %s: the S3 pass was skipped (make tools builds it)", c.minio)
+		c.s3 = false
+	}
+	if c.workers < 1 || c.slowConns < 0 || c.connStorm < 0 || c.trickleEvery <= 0 {
+		return c, fmt.Errorf("want -workers ≥ 1, -slow-conns and -conn-storm ≥ 0, -trickle-every > 0")
+	}
+	return c, nil
+}
