@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -10,6 +11,10 @@ import (
 
 // BadJSONError reports malformed JSON found by the scanner.
 type BadJSONError struct{ Why string }
+
+// ErrTooDeep means the message nests arrays and objects deeper than the
+// scanner follows (64 levels): well-formed, perhaps, but refused.
+var ErrTooDeep = errors.New("scan: JSON nested deeper than 64 levels")
 
 func (e *BadJSONError) Error() string { return "scan: invalid JSON: " + e.Why }
 

@@ -416,7 +416,7 @@ func (rs *scanner) holdRest() error {
 
 func (rs *scanner) value(path string, depth, cont int) error {
 	if depth > maxDepth {
-		return &BadJSONError{"nesting too deep"}
+		return ErrTooDeep
 	}
 	c, err := rs.b.skipWS()
 	if err != nil {

@@ -95,14 +95,15 @@ func TestReadEquivalent(t *testing.T) {
 }
 
 // TestReadErrors: malformed JSON is refused with a *BadJSONError (bad
-// literals included: the scanner validates them as it copies them), and
-// large non-data strings count against MaxBodyBytes.
+// literals included: the scanner validates them as it copies them), nesting
+// beyond 64 levels with ErrTooDeep, and large non-data strings count against
+// MaxBodyBytes.
 func TestReadErrors(t *testing.T) {
 	t.Parallel()
 	opts := testOptions(t)
 	for _, in := range []string{
 		`{"a":"unterminated`, `{"a":"bad \x escape"}`, "{\"a\":\"ctl\x01\"}", `{"a" 1}`, `{"a":1,}x`,
-		`{"a":1} {"b":2}`, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+		`{"a":1} {"b":2}`,
 		`{"a":tru}`, `{"a":"\u12"}`, `{"a":1`, `{"a":}`, `{1:2}`, `{"a":[1 2]}`, `{"a":'x'}`,
 	} {
 		for _, sp := range splits {
@@ -112,6 +113,14 @@ func TestReadErrors(t *testing.T) {
 			if !errors.As(err, &bad) {
 				t.Errorf("%s: %q: got %v, want a *BadJSONError", sp.name, in, err)
 			}
+		}
+	}
+	deep := `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	for _, sp := range splits {
+		m, err := Read(sp.split(strings.NewReader(deep)), opts, nil)
+		m.Files.Release()
+		if !errors.Is(err, ErrTooDeep) {
+			t.Errorf("%s: 100 levels: got %v, want ErrTooDeep", sp.name, err)
 		}
 	}
 	big := `{"params":{"arguments":{"a":"` + strings.Repeat("x", 2<<20) + `"}}}`
