@@ -108,6 +108,11 @@ func (r Rules) judgeRPC(wellFormed bool, a *Answer) (Verdict, string) {
 		if a.Status < 400 && len(a.Body) == 0 {
 			return Accepted, ""
 		}
+		if transportRefusal(a) {
+			// Refused while reading the request line and headers, before
+			// the path is known: the HTTP error body of every surface.
+			return Clear, ""
+		}
 		return Unclear, "not a JSON-RPC answer: " + a.String()
 	}
 	if env.Error != nil {
@@ -195,4 +200,16 @@ func (r Rules) internalText(msg string) string {
 		return strings.TrimSpace(m)
 	}
 	return ""
+}
+
+// transportRefusal reports an answer given before the request was parsed
+// (malformed framing, headers over the limit, a read timeout): a 400, 408,
+// 413 or 431 with the HTTP JSON error body, which names the problem.
+func transportRefusal(a *Answer) bool {
+	switch a.Status {
+	case http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge:
+		code, msg, ok := apiError(a.Body)
+		return ok && code != "" && strings.TrimSpace(msg) != ""
+	}
+	return false
 }

@@ -39,6 +39,8 @@ func TestJudge(t *testing.T) {
 		{"rpc result", ShapeRPC, true, Answer{Status: 200, Header: jsonHdr, Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}, Accepted},
 		{"rpc 202", ShapeRPC, true, Answer{Status: 202, Header: http.Header{}}, Accepted},
 		{"rpc plain-text 400", ShapeRPC, true, Answer{Status: 400, Header: textHdr, Body: []byte("Error when parsing request")}, Unclear},
+		{"rpc 431 before parsing", ShapeRPC, false, Answer{Status: 431, Header: jsonHdr, Body: []byte(`{"error":{"code":"header_too_large","message":"headers over 16384 bytes"}}`)}, Clear},
+		{"rpc 200 with an HTTP error body", ShapeRPC, false, Answer{Status: 200, Header: jsonHdr, Body: []byte(`{"error":{"code":"x","message":"y"}}`)}, Unclear},
 		{"rpc 405 without body", ShapeRPC, false, Answer{Status: 405, Header: http.Header{"Allow": {"POST"}}}, Clear},
 		{"page 403", ShapePage, false, Answer{Status: 403, Header: htmlHdr, Body: []byte("<html><p>This upload link is not valid.</p></html>")}, Clear},
 		{"page 404 text", ShapePage, false, Answer{Status: 404, Header: textHdr, Body: []byte("not found")}, Unclear},
