@@ -226,6 +226,8 @@ func TestArgsExpectContinue(t *testing.T) {
 		{"PUT " + upath + " HTTP/1.1\r\nContent-Length: 1000000\r\n", 413, "too_large"},
 		{"POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\n", 401, ""},
 		{"POST /nowhere HTTP/1.1\r\nContent-Length: 5\r\n", 404, ""},
+		{"GET /d/anything HTTP/1.1\r\nContent-Length: 1073741824\r\n", 400, "unexpected_body"},
+		{"POST /healthz HTTP/1.1\r\nContent-Length: 5\r\n", 400, "unexpected_body"},
 	} {
 		resp, body, _, _ := expectResponse(t, base, tc.head)
 		line := strings.SplitN(tc.head, "\r\n", 2)[0]

@@ -48,7 +48,10 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 		_, ok := s.admitMCP(ctx)
 		return ok
 	case strings.HasPrefix(path, "/d/"), strings.HasPrefix(path, "/upload/"), path == "/healthz", path == "/readyz":
-		return true // no body is read there
+		// No body is read there: do not ask for one.
+		apiError(ctx, http.StatusBadRequest, "unexpected_body", "this route takes no request body")
+		ctx.SetConnectionClose()
+		return false
 	}
 	ctx.SetStatusCode(http.StatusNotFound)
 	ctx.SetContentType("text/plain; charset=utf-8")
