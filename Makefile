@@ -32,7 +32,7 @@ FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./cor
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
+        generate gen-check bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
         tools tools-node tools-apt tools-apt-test clean
 
 help:
@@ -113,6 +113,12 @@ bench:
 ## bench-codec: one run of ours vs emmansun vs encoding/base64 vs copy(), written into bench/RESULTS.md.
 bench-codec:
 	cd bench && $(GO) run ./codec -markdown RESULTS.md
+
+## bench-smallreq: BenchmarkSmallRequest at SMALLREQ_BASE vs the working tree, alternating,
+## into the smallreq section of bench/RESULTS.md (issue 11's before/after).
+SMALLREQ_BASE ?= 10002a2
+bench-smallreq:
+	cd bench && $(GO) run ./smallreq -base $(SMALLREQ_BASE) -markdown RESULTS.md
 
 ## bench-compare: mcpblob vs go-sdk, mcp-go, nginx sendfile, MinIO GET and raw TCP on loopback,
 ## k6 P6 run, codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).

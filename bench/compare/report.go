@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"os"
 	"os/exec"
 	"runtime"
@@ -612,6 +613,12 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("\n## P1: base64 codec\n\n")
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	b.WriteString(codecbench.BeginMarker + "\n" + codecSection + codecbench.EndMarker + "\n")
+	if small, ok := mdsection.Extract(string(old), "smallreq"); ok {
+		begin, end := mdsection.Markers("smallreq")
+		b.WriteString("\n## Small requests: server cost per request, before and after a change\n\n")
+		b.WriteString("Written by `make bench-smallreq` (bench/smallreq); kept as it is by bench-compare.\n\n")
+		b.WriteString(begin + "\n" + small + end + "\n")
+	}
 	if r.codec != nil {
 		b.WriteString("\n![P1 encode](charts/p1-codec-encode.svg)\n![P1 decode](charts/p1-codec-decode.svg)\n")
 	}

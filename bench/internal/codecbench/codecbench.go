@@ -14,6 +14,7 @@ import (
 	stdb64 "encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"io"
 	"os"
 	"runtime"
@@ -268,28 +269,4 @@ func goamd64() string {
 // rewriteSection replaces the text between the markers in file with table,
 // or appends the markers and the table when the file has none. It creates
 // the file when missing.
-func rewriteSection(file, table string) error {
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	section := beginMarker + "\n" + table + endMarker
-	s := string(old)
-	i := strings.Index(s, beginMarker)
-	j := strings.Index(s, endMarker)
-	switch {
-	case i >= 0 && j > i:
-		s = s[:i] + section + s[j+len(endMarker):]
-	case i >= 0 || j >= 0:
-		return fmt.Errorf("%s: only one of %s and %s present", file, beginMarker, endMarker)
-	default:
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			s += "\n"
-		}
-		if s != "" {
-			s += "\n"
-		}
-		s += section + "\n"
-	}
-	return os.WriteFile(file, []byte(s), 0o644)
-}
+func rewriteSection(file, table string) error { return mdsection.Rewrite(file, "codec", table) }
