@@ -111,10 +111,12 @@ func newLogger(cfg Config) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// Redacted at the root, so the storage backends' lines are too.
+	return slog.New(server.NewRedactHandler(h))
 }
 
 // streamModeName is the resources/stream mode in effect (for the start log).

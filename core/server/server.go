@@ -144,6 +144,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line the server, core/mcp and the blob application log is
+	// redacted (redact.go): no key, token, presigned query or data URI
+	// payload reaches the log, whatever path it took.
+	opts.Logger = slog.New(NewRedactHandler(opts.Logger.Handler()))
 	if opts.Keyring == nil {
 		opts.Keyring = token.NewRandomKeyring() // shared by core/mcp, /d and /u
 	}
@@ -211,7 +215,10 @@ func New(opts Options) (*Server, error) {
 		StreamRequestBody:            true,
 		CloseOnShutdown:              true,
 		NoDefaultContentType:         true,
-		Logger:                       printfLogger{s.log},
+		// fasthttp would put the raw header buffer (API keys, tokens in
+		// paths) into its parse errors, which reach the log at debug.
+		SecureErrorLogMessage: true,
+		Logger:                printfLogger{s.log},
 	}
 	s.ready.Store(true)
 	return s, nil
@@ -643,7 +650,8 @@ func (d *deadlineWriter) Flush() error {
 	return nil
 }
 
-// printfLogger adapts slog to fasthttp's Printf logger.
+// printfLogger adapts slog to fasthttp's Printf logger (its lines pass the
+// redacting handler like every other).
 type printfLogger struct{ l *slog.Logger }
 
 func (p printfLogger) Printf(format string, args ...any) {
