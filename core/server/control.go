@@ -110,6 +110,9 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	apiError(ctx, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
 }
 
+// msgNoSpace is the answer to an upload the store has no room for.
+const msgNoSpace = "the server is out of storage space; nothing was stored"
+
 // apiStorageError is the one place storage and ingest errors, and those of
 // a request body being stored, become HTTP statuses for the control API and
 // the byte plane. Internal detail goes to the log.
@@ -130,6 +133,9 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusBadRequest, "bad_request", "invalid cursor")
 	case errors.Is(err, storage.ErrInvalidRange):
 		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range not satisfiable")
+	case errors.Is(err, storage.ErrInsufficientStorage):
+		s.log.Error("server: storage full", "op", op, "key", key, "err", err)
+		apiError(ctx, http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace)
 	case errors.As(err, &be):
 		// The client went away or stalled; nobody may read the answer.
 		s.log.Debug("server: request body", "op", op, "key", key, "err", err)

@@ -230,6 +230,8 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 	switch {
 	case errors.Is(err, ingest.ErrTooLarge), errors.Is(err, storage.ErrTooLarge):
 		return &uploadError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", u.max), err}
+	case errors.Is(err, storage.ErrInsufficientStorage):
+		return &uploadError{http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace, err}
 	case errors.Is(err, storage.ErrExists):
 		return &uploadError{http.StatusConflict, "already_used", "the upload link was already used", err}
 	case errors.Is(err, storage.ErrInvalidKey):
