@@ -13,6 +13,7 @@ import (
 	"hash"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -72,7 +73,7 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 		}
 		switch method {
 		case http.MethodPut:
-			s.putBlob(ctx, key)
+			s.putBlob(ctx, key, principal)
 		case http.MethodGet, http.MethodHead:
 			s.serveBlob(ctx, blobServe{key: key})
 		case http.MethodDelete:
@@ -113,6 +114,15 @@ func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 // msgNoSpace is the answer to an upload the store has no room for.
 const msgNoSpace = "the server is out of storage space; nothing was stored"
 
+// msgTooSlow is the answer to an upload cut off by the rate rule.
+const msgTooSlow = "the body arrived slower than the minimum rate or stalled; nothing was stored"
+
+// isTimeout reports a read deadline that passed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 // apiStorageError is the one place storage and ingest errors, and those of
 // a request body being stored, become HTTP statuses for the control API and
 // the byte plane. Internal detail goes to the log.
@@ -136,8 +146,11 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 	case errors.Is(err, storage.ErrInsufficientStorage):
 		s.log.Error("server: storage full", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace)
+	case errors.As(err, &be) && isTimeout(err):
+		s.log.Debug("server: request body too slow", "op", op, "key", key, "err", err)
+		apiError(ctx, http.StatusRequestTimeout, "timeout", msgTooSlow)
 	case errors.As(err, &be):
-		// The client went away or stalled; nobody may read the answer.
+		// The client went away; nobody may read the answer.
 		s.log.Debug("server: request body", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 	default:
@@ -187,7 +200,7 @@ func (s *Server) maxUpload() int64 {
 // putBlob streams the request body into storage. Nothing is visible until
 // the whole body arrived, its length matched and the optional digests
 // checked out; any failure aborts the write.
-func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
+func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key, principal string) {
 	spec, want, ok := s.putSpec(ctx, key)
 	if !ok {
 		return
@@ -202,6 +215,11 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
 	if cl > 0 {
 		spec.Size = cl
 	}
+	release, ok := s.admitUpload(ctx, principal, false)
+	if !ok {
+		return
+	}
+	defer release()
 	wctx := context.Background()
 	if spec.IfNotExists {
 		if _, err := s.opts.Backend.Stat(wctx, key); err == nil {
@@ -292,7 +310,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 // wanted digests. On failure it answers the error and reports false; the
 // caller's deferred Abort discards the write.
 func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
-	var body io.Reader = bodyReader{&deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
+	var body io.Reader = bodyReader{s.paced(ctx)}
 	var sh, mh hash.Hash
 	var hashes []io.Writer
 	if want.sha256 != nil {
