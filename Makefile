@@ -32,10 +32,10 @@ FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./cor
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke tools tools-node tools-apt tools-apt-test clean
+        generate gen-check bench bench-codec bench-compare cluster loadtest loadtest-smoke slowstorm tools tools-node tools-apt tools-apt-test clean
 
 help:
-	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | fuzz | tools | clean"
+	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | slowstorm | fuzz | tools | clean"
 
 ## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
 run:
@@ -130,6 +130,12 @@ loadtest: $(TOOLBIN)/k6
 
 loadtest-smoke: $(TOOLBIN)/k6
 	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
+
+## slowstorm: 2000 connections trickling request bodies into every upload surface of a freshly
+## started mcpblob for 60 s (loopback only); fails on peak RSS growth ≥ 512 MiB, a slow /healthz,
+## a failed honest slow upload or a connection outliving the rate rule. SLOWSTORM_FLAGS to change.
+slowstorm:
+	cd bench && $(GO) run ./slowstorm $(SLOWSTORM_FLAGS)
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
