@@ -230,7 +230,15 @@ func New(opts Options) (*Server, error) {
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
-	s.fs = &fasthttp.Server{
+	s.fs = s.newFastHTTP()
+	s.ready.Store(true)
+	return s, nil
+}
+
+// newFastHTTP configures the fasthttp server from s.opts.
+func (s *Server) newFastHTTP() *fasthttp.Server {
+	opts := s.opts
+	return &fasthttp.Server{
 		Handler:        s.handle,
 		ErrorHandler:   s.errorHandler,
 		Name:           "mcpblob",
@@ -256,8 +264,6 @@ func New(opts Options) (*Server, error) {
 		SecureErrorLogMessage: true,
 		Logger:                printfLogger{s.log},
 	}
-	s.ready.Store(true)
-	return s, nil
 }
 
 func (s *Server) checkPosture() error {
