@@ -234,6 +234,17 @@ func TestLogsHoldNoPresignedQuery(t *testing.T) {
 	needles["presigned signature"] = loc.Query().Get("X-Amz-Signature")
 	needles["presigned credential"] = loc.Query().Get("X-Amz-Credential")
 	needles["presigned query"] = loc.RawQuery[:40]
+	// resources/stream in redirect mode (the S3 default) answers with a 302
+	// to a presigned URL too.
+	sid := newHZClient(t, c.base, false, streamCaps, map[string]string{"Authorization": "Bearer " + key}).sid
+	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25", "Authorization": "Bearer " + key}
+	r = c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"resources/stream","params":{"uri":"blob:///docs/a.txt"}}`), hdr)
+	if loc, err := url.Parse(r.header.Get("Location")); r.status != http.StatusFound || err != nil || loc.Query().Get("X-Amz-Signature") == "" {
+		t.Fatalf("resources/stream: want a 302 to a presigned URL, got %d %q %s", r.status, r.header.Get("Location"), r.body)
+	} else {
+		needles["stream presigned signature"] = loc.Query().Get("X-Amz-Signature")
+	}
 	honestTraffic(t, c, s)
 	host := strings.TrimPrefix(c.base, "http://")
 	for _, req := range hostileRequests(s, host) {
