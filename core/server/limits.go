@@ -237,3 +237,82 @@ func (l *lazyBody) release() {
 	}
 	l.bufp = nil
 }
+
+// ipLimitListener bounds the connections from one client address: the
+// next one gets 429 with Retry-After and is closed before fasthttp sees
+// it. (fasthttp's own MaxConnsPerIP is not used: its connection wrapper
+// races with the idle-connection sweep of a graceful shutdown, hides the
+// *net.TCPConn that sendfile needs, and counts IPv4 only.)
+type ipLimitListener struct {
+	net.Listener
+	max int
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+// Accept returns the next connection within the limit, refusing the
+// others on the way.
+func (l *ipLimitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ip := c.RemoteAddr().String()
+		if h, _, err := net.SplitHostPort(ip); err == nil {
+			ip = h
+		}
+		l.mu.Lock()
+		ok := l.n[ip] < l.max
+		if ok {
+			l.n[ip]++
+		}
+		l.mu.Unlock()
+		if ok {
+			return &ipConn{Conn: c, l: l, ip: ip}, nil
+		}
+		refuseConn(c)
+	}
+}
+
+// refuseConn answers 429 on a connection over its address's limit and
+// closes it; the write is bounded, so a client that does not read cannot
+// hold the accept loop.
+func refuseConn(c net.Conn) {
+	const body = `{"error":{"code":"too_many_connections","message":"too many connections from this address; retry later"}}`
+	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	_, _ = io.WriteString(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: "+
+		strconv.Itoa(retryAfter)+"\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	_ = c.Close()
+}
+
+func (l *ipLimitListener) release(ip string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[ip]--; l.n[ip] <= 0 {
+		delete(l.n, ip)
+	}
+}
+
+// ipConn is a counted connection; Close gives its place back once.
+type ipConn struct {
+	net.Conn
+	l    *ipLimitListener
+	ip   string
+	once sync.Once
+}
+
+func (c *ipConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.l.release(c.ip) })
+	return err
+}
+
+// ReadFrom lets bufio.Writer reach (*net.TCPConn).ReadFrom, so local files
+// still go out by sendfile.
+func (c *ipConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}

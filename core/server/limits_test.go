@@ -186,38 +186,57 @@ func TestUploadLimits(t *testing.T) {
 }
 
 // TestConnLimits: one connection over MaxConns is answered 503, one over
-// MaxConnsPerIP 429, and closed.
+// MaxConnsPerIP 429 with Retry-After, and closed; files still go out
+// through the per-address wrapper.
 func TestConnLimits(t *testing.T) {
 	for _, tc := range []struct {
 		opts   Options
 		status int
-	}{{Options{MaxConns: 2}, 503}, {Options{MaxConnsPerIP: 2}, 429}} {
+	}{{Options{MaxConns: 2}, 503}, {Options{MaxConnsPerIP: 2, Backend: newLocalStore(t)}, 429}} {
 		c := newBPClient(t, tc.opts)
 		addr := strings.TrimPrefix(c.base, "http://")
-		for range 2 {
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
+		held := []net.Conn{healthConn(t, addr, 200), healthConn(t, addr, 200)}
+		over := healthConn(t, addr, tc.status)
+		if _, err := over.Read(make([]byte, 1)); err == nil || isTimeout(err) { // EOF or a reset
+			t.Errorf("%d: the connection over the limit was not closed: %v", tc.status, err)
+		}
+		for _, h := range held {
+			h.Close()
+		}
+		if tc.opts.MaxConnsPerIP == 0 {
+			continue
+		}
+		data := randomBytes(1 << 20)
+		deadline := time.Now().Add(5 * time.Second)
+		for c.put("big.bin", data, nil).status != 201 { // until the server has seen the closes
+			if time.Now().After(deadline) {
+				t.Fatal("the per-address count did not go down after the connections closed")
 			}
-			defer conn.Close()
-			io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
-			if resp, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || resp.StatusCode != 200 {
-				t.Fatalf("connection within the limit: %v", err)
-			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		conn.SetDeadline(time.Now().Add(5 * time.Second))
-		io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil || resp.StatusCode != tc.status {
-			t.Fatalf("MaxConns %d, MaxConnsPerIP %d: the connection over the limit got %v, want %d", tc.opts.MaxConns, tc.opts.MaxConnsPerIP, err, tc.status)
-		}
-		if _, err := conn.Read(make([]byte, 1)); err == nil || isTimeout(err) { // EOF or a reset
-			t.Errorf("MaxConns %d, MaxConnsPerIP %d: the connection over the limit was not closed: %v", tc.opts.MaxConns, tc.opts.MaxConnsPerIP, err)
+		if r := c.do("GET", "/v1/blobs/big.bin", nil, nil); r.status != 200 || !bytes.Equal(r.body, data) {
+			t.Fatalf("GET through the per-address wrapper: %d, %d bytes", r.status, len(r.body))
 		}
 	}
+}
+
+// healthConn opens a connection, asks for /healthz on it and checks the
+// answer's status (and Retry-After on 429); the connection stays open.
+func healthConn(t *testing.T, addr string, status int) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != status {
+		t.Fatalf("GET /healthz: %v, want %d", err, status)
+	}
+	if status == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	return conn
 }

@@ -108,9 +108,10 @@ type Options struct {
 	// MaxConns bounds the connections served at once (fasthttp's
 	// Concurrency); one more is answered 503 and closed. Default 4096.
 	MaxConns int
-	// MaxConnsPerIP bounds the connections from one client address; one
-	// more is answered 429 and closed. Default 0: no bound (behind a proxy
-	// every connection comes from the proxy's address).
+	// MaxConnsPerIP bounds the connections from one client address (IPv4
+	// or IPv6); one more is answered 429 with Retry-After and closed.
+	// Default 0: no bound (behind a proxy every connection comes from the
+	// proxy's address).
 	MaxConnsPerIP int
 	// MaxUploads bounds the uploads in progress: PUT /v1/blobs/{key},
 	// POST|PUT /u/{token}, and POST /mcp bodies over 64 KiB or of unknown
@@ -249,8 +250,7 @@ func (s *Server) newFastHTTP() *fasthttp.Server {
 		MaxRequestBodySize:           int(opts.MaxBodyBytes),
 		ReadTimeout:                  opts.ReadTimeout,
 		IdleTimeout:                  opts.IdleTimeout,
-		Concurrency:                  opts.MaxConns,
-		MaxConnsPerIP:                opts.MaxConnsPerIP,
+		Concurrency:                  opts.MaxConns, // MaxConnsPerIP: Serve wraps the listener
 		DisablePreParseMultipartForm: true,
 		StreamRequestBody:            true,
 		// Write buffers and response body buffers go back to their pools
@@ -329,6 +329,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
 	go s.sweepClaims(s.mcp.Context())
+	if s.opts.MaxConnsPerIP > 0 {
+		ln = &ipLimitListener{Listener: ln, max: s.opts.MaxConnsPerIP, n: map[string]int{}}
+	}
 	return s.fs.Serve(ln)
 }
 
