@@ -91,7 +91,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	}
 	if uerr != nil {
 		s.unclaim(claimSetUploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
-		s.failUpload(ctx, claims.Nonce, uerr)
+		s.failUpload(ctx, claims.Nonce, uerr, up.body)
 		return
 	}
 	s.completeUpload(ctx, up, infos)
@@ -144,14 +144,17 @@ func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bo
 }
 
 // failUpload logs a failed upload and answers its error, closing the
-// connection unless the body was merely truncated.
-func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError) {
+// connection unless the body was merely truncated. What is left of the
+// body is read first (up to drainLimit, under the rate rule), so a client
+// still sending does not have the answer destroyed by the reset a close
+// with unread bytes causes.
+func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError, body io.Reader) {
 	if uerr.status >= 500 {
 		s.log.Error("server: upload", "uploadId", uploadID, "err", uerr.err)
 	} else {
 		s.log.Debug("server: upload refused", "uploadId", uploadID, "code", uerr.code, "msg", uerr.msg)
 	}
-	s.drainSmall(ctx)
+	finishBody(ctx, body)
 	if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
 		ctx.SetConnectionClose()
 	}
