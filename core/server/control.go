@@ -370,9 +370,10 @@ func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
 	return bytes.NewReader(ctx.Request.Body())
 }
 
-// refuseBody answers before reading a request body: a small body is read and
-// discarded so the client sees the answer on a kept-alive connection; a
-// large one closes the connection after the answer.
+// refuseBody answers before reading a request body: a small body (up to
+// drainLimit) is read, under the rate rule, and discarded so the client
+// sees the answer on a kept-alive connection; a large one closes the
+// connection after the answer.
 func (s *Server) refuseBody(ctx *fasthttp.RequestCtx, status int, code, msg string) {
 	s.drainSmall(ctx)
 	apiError(ctx, status, code, msg)
@@ -384,7 +385,7 @@ func (s *Server) drainSmall(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if cl > 0 && cl <= drainLimit {
-		if _, err := io.CopyN(io.Discard, s.requestBody(ctx), int64(cl)); err == nil {
+		if _, err := io.CopyN(io.Discard, s.paced(ctx), int64(cl)); err == nil {
 			return
 		}
 	}
@@ -433,7 +434,7 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
 		return false
 	}
-	b, err := io.ReadAll(io.LimitReader(s.requestBody(ctx), maxControlJSON+1))
+	b, err := io.ReadAll(io.LimitReader(s.paced(ctx), maxControlJSON+1))
 	if err != nil {
 		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 		return false
