@@ -33,10 +33,10 @@ PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
         generate gen-check bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
-        tools tools-node tools-apt tools-apt-test clean
+        slowstorm tools tools-node tools-apt tools-apt-test clean
 
 help:
-	@echo "make run | test | check | bench | bench-codec | bench-compare | cluster | loadtest | hardening | fuzz | tools | clean"
+	@echo "make run | test | check | bench | bench-codec | bench-smallreq | bench-compare | cluster | loadtest | hardening | slowstorm | fuzz | tools | clean"
 
 ## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
 run:
@@ -149,6 +149,12 @@ hardening: $(TOOLBIN)/minio
 
 hardening-smoke:
 	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
+
+## slowstorm: 2000 connections trickling request bodies into every upload surface of a freshly
+## started mcpblob for 60 s (loopback only); fails on peak RSS growth ≥ 512 MiB, a slow /healthz,
+## a failed honest slow upload or a connection outliving the rate rule. SLOWSTORM_FLAGS to change.
+slowstorm:
+	cd bench && $(GO) run ./slowstorm $(SLOWSTORM_FLAGS)
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).

@@ -30,6 +30,11 @@ var (
 	// ErrSizeMismatch reports that the bytes written differ from
 	// CreateOptions.Size; nothing is stored.
 	ErrSizeMismatch = errors.New("storage: size does not match the declared size")
+	// ErrInsufficientStorage reports a store out of space or quota (the
+	// local store's ENOSPC and EDQUOT, MinIO's XMinioStorageFull, HTTP
+	// 507): the server's failure, not the caller's; nothing is stored.
+	// The operating system's error stays in the chain.
+	ErrInsufficientStorage = errors.New("storage: insufficient storage")
 )
 
 // Info describes a stored object.

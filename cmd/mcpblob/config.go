@@ -33,6 +33,14 @@ type Config struct {
 	ShutdownDelay       time.Duration
 	GracePeriod         time.Duration
 
+	// Limits against slow or many clients (docs/security.md "Limits").
+	MaxConns               int           // connections served at once
+	MaxConnsPerIP          int           // connections from one address; 0: no bound
+	MaxUploads             int           // uploads in progress
+	MaxUploadsPerPrincipal int           // uploads in progress of one principal
+	BodyMinRate            int64         // bytes per second a body must average; 0: no rate rule
+	BodyGrace              time.Duration // slow start of the rate rule
+
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string
 	S3SecretKey string
@@ -72,6 +80,12 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")
+	fs.IntVar(&c.MaxConns, "max-conns", 4096, "connections served at once; one more is answered 503 and closed")
+	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", 0, "connections from one client address (0: no bound; set it on a node facing clients directly)")
+	fs.IntVar(&c.MaxUploads, "max-uploads", 128, "uploads in progress (PUT /v1/blobs, /u, MCP bodies over 64 KiB); one more is answered 503 with Retry-After")
+	fs.IntVar(&c.MaxUploadsPerPrincipal, "max-uploads-per-principal", 32, "uploads in progress of one principal; one more is answered 429 with Retry-After")
+	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 4096, "bytes per second a request body must average after --body-grace (0: no rate rule)")
+	fs.DurationVar(&c.BodyGrace, "body-grace", 10*time.Second, "slow start of a request body before --body-min-rate applies")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -156,6 +170,7 @@ func (c Config) Validate() error {
 	if c.ShutdownDelay < 0 || c.GracePeriod < 0 {
 		errs = append(errs, errors.New("--shutdown-delay and --grace-period must not be negative"))
 	}
+	errs = append(errs, c.validateLimits()...)
 	return errors.Join(errs...)
 }
 
@@ -170,4 +185,24 @@ func isLoopback(listen string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// validateLimits checks the limits against slow or many clients.
+func (c Config) validateLimits() []error {
+	var errs []error
+	for _, l := range []struct {
+		name string
+		v    int64
+		min  int64
+	}{{"--max-conns", int64(c.MaxConns), 1}, {"--max-conns-per-ip", int64(c.MaxConnsPerIP), 0},
+		{"--max-uploads", int64(c.MaxUploads), 1}, {"--max-uploads-per-principal", int64(c.MaxUploadsPerPrincipal), 1},
+		{"--body-min-rate", c.BodyMinRate, 0}} {
+		if l.v < l.min {
+			errs = append(errs, fmt.Errorf("%s %d: want at least %d", l.name, l.v, l.min))
+		}
+	}
+	if c.BodyGrace <= 0 {
+		errs = append(errs, fmt.Errorf("--body-grace %v: want a positive duration", c.BodyGrace))
+	}
+	return errs
 }

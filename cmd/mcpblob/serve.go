@@ -60,6 +60,13 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		MaxUploadBytes:   cfg.MaxUpload,
 		DownloadRedirect: cfg.DownloadRedirect,
 		Blobs:            blobs.Options{StreamMode: cfg.StreamMode},
+
+		MaxConns:               cfg.MaxConns,
+		MaxConnsPerIP:          cfg.MaxConnsPerIP,
+		MaxUploads:             cfg.MaxUploads,
+		MaxUploadsPerPrincipal: cfg.MaxUploadsPerPrincipal,
+		BodyMinRate:            bodyMinRate(cfg.BodyMinRate),
+		BodyGrace:              cfg.BodyGrace,
 	})
 	if err != nil {
 		return err
@@ -68,7 +75,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		"version", versionString(), "listen", cfg.Listen, "store", desc,
 		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL, "download_url", cfg.DownloadURL,
 		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures,
-		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect)
+		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect,
+		"max_conns", cfg.MaxConns, "max_conns_per_ip", cfg.MaxConnsPerIP, "max_uploads", cfg.MaxUploads,
+		"max_uploads_per_principal", cfg.MaxUploadsPerPrincipal, "body_min_rate", cfg.BodyMinRate, "body_grace", cfg.BodyGrace)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -82,6 +91,15 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// bodyMinRate maps --body-min-rate to server.Options.BodyMinRate, where 0
+// is the default and a negative rate turns the rule off.
+func bodyMinRate(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
 }
 
 // openBackend opens the store the configuration names and describes it for the start-up log.
@@ -112,10 +130,12 @@ func newLogger(cfg Config) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// Redacted at the root, so the storage backends' lines are too.
+	return slog.New(server.NewRedactHandler(h))
 }
 
 // streamModeName is the resources/stream mode in effect (for the start log).

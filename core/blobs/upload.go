@@ -126,8 +126,14 @@ func orDefault(s, def string) string {
 
 // store commits a decoded file under key through the ingest path: the
 // upload its sink opened, or a new one fed from the spooled or inline
-// payload. Any problem is an isError result and nothing is stored.
+// payload. A problem with the file is an isError result, a storage failure
+// an error (-32603); either way nothing is stored.
 func (a *App) store(ctx context.Context, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
+	if f.Err != nil {
+		// The bytes were lost while they arrived (storage or the spool
+		// failed): an internal error, logged by core/mcp at ERROR.
+		return storage.Info{}, nil, fmt.Errorf("blobs: store %q: %w", key, f.Err)
+	}
 	if f.Problem != "" {
 		return storage.Info{}, mcp.FileError(f), nil
 	}

@@ -153,21 +153,6 @@ func (w readerFromWriter) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(w.Writer, r)
 }
 
-// deadlineReader renews the connection's read deadline before every read of
-// a long request body (per-chunk deadlines, not a whole-body one).
-type deadlineReader struct {
-	r       io.Reader
-	conn    net.Conn
-	timeout time.Duration
-}
-
-func (d *deadlineReader) Read(p []byte) (int, error) {
-	if d.conn != nil && d.timeout > 0 {
-		_ = d.conn.SetReadDeadline(time.Now().Add(d.timeout))
-	}
-	return d.r.Read(p)
-}
-
 // errShortBody reports a request body that ended before its Content-Length
 // (shared with the upload endpoints).
 var errShortBody = errors.New("server: request body ended early")

@@ -13,6 +13,7 @@ import (
 	"hash"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -78,7 +79,7 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 		}
 		allow = "GET, HEAD"
 	case strings.HasPrefix(raw, "/v1/blobs/"):
-		return s.blobRoute(ctx, raw, method)
+		return s.blobRoute(ctx, raw, method, principal)
 	case raw == "/v1/links" && method == http.MethodPost:
 		return controlEndpoint{run: func() { s.postLink(ctx, principal) }, admit: func() bool { return s.admitJSON(ctx) }}, true
 	case raw == "/v1/uploads" && method == http.MethodPost:
@@ -94,7 +95,7 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 }
 
 // blobRoute routes /v1/blobs/{key}.
-func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string) (controlEndpoint, bool) {
+func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method, principal string) (controlEndpoint, bool) {
 	key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
 	if err != nil {
 		apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
@@ -106,7 +107,7 @@ func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string) (contro
 	}
 	switch method {
 	case http.MethodPut:
-		return controlEndpoint{run: func() { s.putBlob(ctx, key) }, admit: func() bool {
+		return controlEndpoint{run: func() { s.putBlob(ctx, key, principal) }, admit: func() bool {
 			_, _, ok := s.admitPut(ctx, key)
 			return ok
 		}}, true
@@ -130,6 +131,18 @@ func apiError(ctx *fasthttp.RequestCtx, status int, code, msg string) {
 func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
 	ctx.Response.Header.Set("Allow", allow)
 	apiError(ctx, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
+}
+
+// msgNoSpace is the answer to an upload the store has no room for.
+const msgNoSpace = "the server is out of storage space; nothing was stored"
+
+// msgTooSlow is the answer to an upload cut off by the rate rule.
+const msgTooSlow = "the body arrived slower than the minimum rate or stalled; nothing was stored"
+
+// isTimeout reports a read deadline that passed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // apiStorageError is the one place storage and ingest errors, and those of
@@ -156,8 +169,14 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusBadRequest, "bad_request", "invalid cursor")
 	case errors.Is(err, storage.ErrInvalidRange):
 		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range not satisfiable")
+	case errors.Is(err, storage.ErrInsufficientStorage):
+		s.log.Error("server: storage full", "op", op, "key", key, "err", err)
+		apiError(ctx, http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace)
+	case errors.As(err, &be) && isTimeout(err):
+		s.log.Debug("server: request body too slow", "op", op, "key", key, "err", err)
+		apiError(ctx, http.StatusRequestTimeout, "timeout", msgTooSlow)
 	case errors.As(err, &be):
-		// The client went away or stalled; nobody may read the answer.
+		// The client went away; nobody may read the answer.
 		s.log.Debug("server: request body", "op", op, "key", key, "err", err)
 		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 	default:
@@ -241,11 +260,16 @@ func (s *Server) maxUpload() int64 {
 // putBlob streams the request body into storage. Nothing is visible until
 // the whole body arrived, its length matched and the optional digests
 // checked out; any failure aborts the write.
-func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string) {
+func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key, principal string) {
 	spec, want, ok := s.admitPut(ctx, key)
 	if !ok {
 		return
 	}
+	release, ok := s.takeUploadSlot(ctx, principal, false)
+	if !ok {
+		return
+	}
+	defer release()
 	wctx := context.Background()
 	if spec.IfNotExists {
 		if _, err := s.opts.Backend.Stat(wctx, key); err == nil {
@@ -359,7 +383,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 // wanted digests. On failure it answers the error and reports false; the
 // caller's deferred Abort discards the write.
 func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
-	var body io.Reader = bodyReader{&deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
+	var body io.Reader = bodyReader{s.paced(ctx)}
 	var sh, mh hash.Hash
 	var hashes []io.Writer
 	if want.sha256 != nil {
@@ -419,9 +443,10 @@ func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
 	return bytes.NewReader(ctx.Request.Body())
 }
 
-// refuseBody answers before reading a request body: a small body is read and
-// discarded so the client sees the answer on a kept-alive connection; a
-// large one closes the connection after the answer.
+// refuseBody answers before reading a request body: a small body (up to
+// drainLimit) is read, under the rate rule, and discarded so the client
+// sees the answer on a kept-alive connection; a large one closes the
+// connection after the answer.
 func (s *Server) refuseBody(ctx *fasthttp.RequestCtx, status int, code, msg string) {
 	s.drainSmall(ctx)
 	apiError(ctx, status, code, msg)
@@ -433,7 +458,7 @@ func (s *Server) drainSmall(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if cl > 0 && cl <= drainLimit {
-		if _, err := io.CopyN(io.Discard, s.requestBody(ctx), int64(cl)); err == nil {
+		if _, err := io.CopyN(io.Discard, s.paced(ctx), int64(cl)); err == nil {
 			return
 		}
 	}

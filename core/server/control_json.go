@@ -32,7 +32,7 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	if !s.admitJSON(ctx) {
 		return false
 	}
-	b, err := io.ReadAll(io.LimitReader(s.requestBody(ctx), maxControlJSON+1))
+	b, err := io.ReadAll(io.LimitReader(s.paced(ctx), maxControlJSON+1))
 	if err != nil {
 		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 		return false

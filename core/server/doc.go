@@ -5,7 +5,10 @@
 // them: DNS-rebinding protection (Host and Origin checked before any body is
 // parsed), bearer API keys, request size and header limits, timeouts with
 // per-chunk write deadlines (so multi-gigabyte responses and long SSE streams
-// survive while slow readers do not hold connections forever), and graceful
+// survive while slow readers do not hold connections forever), limits
+// against slow and many clients (limits.go: connection caps, upload slots
+// in all and per principal, a minimum rate for request bodies, buffers
+// taken when bytes arrive), log redaction (redact.go), and graceful
 // shutdown (readiness off, drain delay, then a bounded grace period).
 //
 // Large responses stream: core/mcp hands over a writer and, for JSON, the

@@ -94,7 +94,10 @@ type Options struct {
 	// MaxHeaderBytes bounds the request line plus headers (431 beyond).
 	// Default 16 KiB.
 	MaxHeaderBytes int
-	// ReadTimeout bounds reading one request, headers and body. Default 30s.
+	// ReadTimeout bounds reading a request's headers (and fasthttp's
+	// read-ahead of the first 8 KiB of its body); the rest of a body is read
+	// under the rate rule (BodyMinRate), which never lets a client bank more
+	// than ReadTimeout of waiting. Default 30s.
 	ReadTimeout time.Duration
 	// WriteTimeout is a per-write deadline on responses: each chunk (and
 	// each SSE event) must reach the client within it, however long the
@@ -111,6 +114,31 @@ type Options struct {
 	// MaxUploadBytes bounds a control-API PUT body and the maxSize of
 	// minted upload endpoints. Default 5 GiB.
 	MaxUploadBytes int64
+	// MaxConns bounds the connections served at once (fasthttp's
+	// Concurrency); one more is answered 503 and closed. Default 4096.
+	MaxConns int
+	// MaxConnsPerIP bounds the connections from one client address (IPv4
+	// or IPv6); one more is answered 429 with Retry-After and closed.
+	// Default 0: no bound (behind a proxy every connection comes from the
+	// proxy's address).
+	MaxConnsPerIP int
+	// MaxUploads bounds the uploads in progress: PUT /v1/blobs/{key},
+	// POST|PUT /u/{token}, and POST /mcp bodies over 64 KiB or of unknown
+	// length. One more is answered 503 with Retry-After. Default 128.
+	MaxUploads int
+	// MaxUploadsPerPrincipal bounds the uploads in progress of one
+	// principal (API key, OAuth subject, or the principal an upload link
+	// was minted for); one more is answered 429 with Retry-After. Default 32.
+	MaxUploadsPerPrincipal int
+	// BodyMinRate is the average rate, in bytes per second, below which a
+	// request body is cut off (408): after BodyGrace of slow start, each
+	// byte buys 1/BodyMinRate second of waiting, banked up to ReadTimeout.
+	// Default 4096 (4 KiB/s); negative: no rate rule, only ReadTimeout per
+	// read.
+	BodyMinRate int64
+	// BodyGrace is the waiting a body gets before its bytes have to pay for
+	// it (the slow start of the rate rule). Default 10s.
+	BodyGrace time.Duration
 	// DownloadRedirect makes /d/{token} answer 302 to a presigned URL when
 	// the backend presigns (S3); default false: /d streams the bytes itself.
 	DownloadRedirect bool
@@ -136,6 +164,7 @@ type Server struct {
 	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
 	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
+	uploads  uploadSlots     // uploads in progress (limits.go)
 	mu       sync.Mutex
 	serving  bool
 }
@@ -154,6 +183,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line the server, core/mcp and the blob application log is
+	// redacted (redact.go): no key, token, presigned query or data URI
+	// payload reaches the log, whatever path it took.
+	opts.Logger = slog.New(NewRedactHandler(opts.Logger.Handler()))
 	if opts.Keyring == nil {
 		opts.Keyring = token.NewRandomKeyring() // shared by core/mcp, /d and /u
 	}
@@ -182,7 +215,9 @@ func New(opts Options) (*Server, error) {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost}
+	limitDefaults(&opts)
+	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost,
+		uploads: uploadSlots{max: opts.MaxUploads, perMax: opts.MaxUploadsPerPrincipal}}
 	var shared bool
 	if s.claims, shared = claimsOf(opts.Backend); !shared {
 		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
@@ -205,7 +240,15 @@ func New(opts Options) (*Server, error) {
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
-	s.fs = &fasthttp.Server{
+	s.fs = s.newFastHTTP()
+	s.ready.Store(true)
+	return s, nil
+}
+
+// newFastHTTP configures the fasthttp server from s.opts.
+func (s *Server) newFastHTTP() *fasthttp.Server {
+	opts := s.opts
+	return &fasthttp.Server{
 		Handler:        s.handle,
 		ErrorHandler:   s.errorHandler,
 		ExpectHandler:  s.expectContinue, // expect.go
@@ -217,14 +260,20 @@ func New(opts Options) (*Server, error) {
 		MaxRequestBodySize:           int(opts.MaxBodyBytes),
 		ReadTimeout:                  opts.ReadTimeout,
 		IdleTimeout:                  opts.IdleTimeout,
+		Concurrency:                  opts.MaxConns, // MaxConnsPerIP: Serve wraps the listener
 		DisablePreParseMultipartForm: true,
 		StreamRequestBody:            true,
-		CloseOnShutdown:              true,
-		NoDefaultContentType:         true,
-		Logger:                       printfLogger{s.log},
+		// Write buffers and response body buffers go back to their pools
+		// after each response instead of staying with an idle kept-alive
+		// connection.
+		ReduceMemoryUsage:    true,
+		CloseOnShutdown:      true,
+		NoDefaultContentType: true,
+		// fasthttp would put the raw header buffer (API keys, tokens in
+		// paths) into its parse errors, which reach the log at debug.
+		SecureErrorLogMessage: true,
+		Logger:                printfLogger{s.log},
 	}
-	s.ready.Store(true)
-	return s, nil
 }
 
 func (s *Server) checkPosture() error {
@@ -291,6 +340,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
 	go s.sweepClaims(s.mcp.Context())
+	if s.opts.MaxConnsPerIP > 0 {
+		ln = &ipLimitListener{Listener: ln, max: s.opts.MaxConnsPerIP, n: map[string]int{}}
+	}
 	return s.fs.Serve(ln)
 }
 
@@ -384,21 +436,49 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 		Header:    headerAdapter{&ctx.Request.Header},
 		Principal: principal,
 	}
-	// Bodies up to MaxBodyBytes arrive prefetched; a larger one streams.
-	// core/mcp scans it: data-URI strings go to storage or a spool as they
-	// arrive, bounded by their x-mcp-file maxSize (default 1 GiB); the rest
-	// is held up to MaxBodyBytes (413 beyond). A long body gets per-read
-	// deadlines instead of one ReadTimeout for the whole request.
+	// The body streams (fasthttp reads ahead at most 8 KiB). core/mcp scans
+	// it: data-URI strings go to storage or a spool as they arrive, bounded
+	// by their x-mcp-file maxSize (default 1 GiB); the rest is held up to
+	// MaxBodyBytes (413 beyond). A body over 64 KiB or of unknown length is
+	// an upload and needs a slot while it arrives; every body is read under
+	// the rate rule.
+	var body *paceReader
 	if bs := ctx.RequestBodyStream(); bs != nil {
-		req.Body = &deadlineReader{r: bs, conn: ctx.Conn(), timeout: s.opts.ReadTimeout}
-	} else if body := ctx.Request.Body(); len(body) > 0 {
-		req.Body = bytes.NewReader(body)
+		if cl := ctx.Request.Header.ContentLength(); string(ctx.Method()) == http.MethodPost && (cl == -1 || cl > mcpUploadThreshold) {
+			release, ok := s.takeUploadSlot(ctx, principal, true)
+			if !ok {
+				return
+			}
+			defer release()
+		}
+		body = s.paced(ctx)
+		req.Body = body
+	} else if b := ctx.Request.Body(); len(b) > 0 {
+		req.Body = bytes.NewReader(b)
 	}
 	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout})
-	if ctx.Response.StatusCode() == http.StatusRequestEntityTooLarge && req.Body != nil {
+	if body != nil {
+		s.finishMCPBody(ctx, body)
+	}
+}
+
+// finishMCPBody deals with what is left of an MCP request body once the
+// response is set: a body cut off by the rate rule gets 408; a moderately
+// oversized one (413) is read so the client sees the answer; any other
+// body not read to its end closes the connection (its rest must not be
+// taken for the next request).
+func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *paceReader) {
+	switch {
+	case body.expired:
+		ctx.Response.Reset()
+		jsonError(ctx, http.StatusRequestTimeout, mcp.CodeTransport, "Request Timeout: the request body arrived slower than the minimum rate")
+		ctx.SetConnectionClose()
+	case ctx.Response.StatusCode() == http.StatusRequestEntityTooLarge:
 		// Let a moderately oversized upload finish so the client reads
 		// the 413 instead of a connection reset; beyond that, hang up.
-		_, _ = io.CopyN(io.Discard, req.Body, drainLimit)
+		_, _ = io.CopyN(io.Discard, body, drainLimit)
+		ctx.SetConnectionClose()
+	case !body.eof && ctx.Request.Header.ContentLength() != 0:
 		ctx.SetConnectionClose()
 	}
 }
@@ -665,7 +745,8 @@ func (d *deadlineWriter) Flush() error {
 	return nil
 }
 
-// printfLogger adapts slog to fasthttp's Printf logger.
+// printfLogger adapts slog to fasthttp's Printf logger (its lines pass the
+// redacting handler like every other).
 type printfLogger struct{ l *slog.Logger }
 
 func (p printfLogger) Printf(format string, args ...any) {

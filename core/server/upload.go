@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,11 +66,17 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
 		return
 	}
+	// The slot first: it has no side effect, while the reservation takes
+	// the upload link for good.
+	release, ok := s.takeUploadSlot(ctx, claims.Principal, false)
+	if !ok {
+		return
+	}
+	defer release()
 	if !s.reserveUpload(ctx, claims) {
 		return
 	}
-	up := &upload{srv: s, ctx: ctx, claims: claims, data: data, max: maxSize,
-		body: &deadlineReader{r: s.requestBody(ctx), conn: ctx.Conn(), timeout: s.opts.ReadTimeout}}
+	up := &upload{srv: s, ctx: ctx, claims: claims, data: data, max: maxSize, body: s.paced(ctx)}
 	if cl := ctx.Request.Header.ContentLength(); cl > 0 {
 		up.total = int64(cl)
 	} else {
@@ -86,7 +91,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	}
 	if uerr != nil {
 		s.unclaim(claimSetUploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
-		s.failUpload(ctx, claims.Nonce, uerr)
+		s.failUpload(ctx, claims.Nonce, uerr, up.body)
 		return
 	}
 	s.completeUpload(ctx, up, infos)
@@ -139,14 +144,17 @@ func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bo
 }
 
 // failUpload logs a failed upload and answers its error, closing the
-// connection unless the body was merely truncated.
-func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError) {
+// connection unless the body was merely truncated. What is left of the
+// body is read first (up to drainLimit, under the rate rule), so a client
+// still sending does not have the answer destroyed by the reset a close
+// with unread bytes causes.
+func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError, body io.Reader) {
 	if uerr.status >= 500 {
 		s.log.Error("server: upload", "uploadId", uploadID, "err", uerr.err)
 	} else {
 		s.log.Debug("server: upload refused", "uploadId", uploadID, "code", uerr.code, "msg", uerr.msg)
 	}
-	s.drainSmall(ctx)
+	finishBody(ctx, body)
 	if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
 		ctx.SetConnectionClose()
 	}
@@ -230,6 +238,8 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 	switch {
 	case errors.Is(err, ingest.ErrTooLarge), errors.Is(err, storage.ErrTooLarge):
 		return &uploadError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", u.max), err}
+	case errors.Is(err, storage.ErrInsufficientStorage):
+		return &uploadError{http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace, err}
 	case errors.Is(err, storage.ErrExists):
 		return &uploadError{http.StatusConflict, "already_used", "the upload link was already used", err}
 	case errors.Is(err, storage.ErrInvalidKey):
@@ -247,7 +257,7 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errShortBody):
 		return &uploadError{http.StatusBadRequest, "truncated", "the upload ended early; nothing was stored", err}
 	case errors.As(err, &ne) && ne.Timeout():
-		return &uploadError{http.StatusRequestTimeout, "timeout", "the upload stalled; nothing was stored", err}
+		return &uploadError{http.StatusRequestTimeout, "timeout", msgTooSlow, err}
 	case errors.As(err, &me):
 		return &uploadError{http.StatusBadRequest, "bad_multipart", "malformed multipart body; nothing was stored", err}
 	}
@@ -354,9 +364,12 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 			"POST needs a multipart/form-data body with a \"file\" part; PUT takes a raw body", err}
 	}
 	u.read = countingReader{r: u.body, up: u}
-	// mime/multipart reads through a 4 KiB bufio.Reader unless handed a
-	// larger one: 1 MiB keeps socket reads and part chunks large.
-	mr := multipart.NewReader(bufio.NewReaderSize(&u.read, 1<<20), params["boundary"])
+	// mime/multipart reads through its own 4 KiB bufio.Reader; under it a
+	// buffer that grows to 1 MiB once the body arrives fast keeps socket
+	// reads large without a trickling body holding 1 MiB.
+	lb := newLazyBody(&u.read)
+	defer lb.release()
+	mr := multipart.NewReader(lb, params["boundary"])
 	files := 0
 	for {
 		p, err := mr.NextPart()

@@ -14,9 +14,17 @@ const ChunkSize = 1 << 20
 // filled, one being written, one queued.
 const asyncBufs = 3
 
-// chunks recycles the 1 MiB chunk buffers across uploads, so a small upload
-// does not allocate megabytes.
-var chunks = sync.Pool{New: func() any { b := make([]byte, 0, ChunkSize); return &b }}
+// FirstChunkSize is the size of an upload's first chunk: an upload smaller
+// than it, or one whose bytes trickle in, holds this much rather than
+// ChunkSize; the chunks after it are full size.
+const FirstChunkSize = 64 << 10
+
+// chunks and firstChunks recycle the chunk buffers across uploads, so a
+// small upload does not allocate megabytes.
+var (
+	chunks      = sync.Pool{New: func() any { b := make([]byte, 0, ChunkSize); return &b }}
+	firstChunks = sync.Pool{New: func() any { b := make([]byte, 0, FirstChunkSize); return &b }}
+)
 
 // errAsyncClosed is returned by a Write after Close.
 var errAsyncClosed = errors.New("ingest: write after close")
@@ -25,9 +33,9 @@ var errAsyncClosed = errors.New("ingest: write after close")
 // goroutine, in chunks of [ChunkSize] bytes, so producing the next bytes
 // (decoding, parsing, reading a socket) overlaps the destination's hashing
 // and writing of the last ones (on 2 cores about 1.5× on a large upload). It
-// holds at most three chunks, taken from a pool when first needed; an
-// upload smaller than one chunk is written on Close by the caller's
-// goroutine, without starting another.
+// holds at most three chunks, taken from a pool when first needed; the
+// first is only [FirstChunkSize] bytes, and an upload smaller than that is
+// written on Close by the caller's goroutine, without starting another.
 //
 // The first error of the destination is sticky: later Writes return it
 // (the bytes in flight are dropped) and Close returns it. An AsyncWriter is
@@ -66,19 +74,32 @@ func (a *AsyncWriter) stop(err error) {
 	a.mu.Unlock()
 }
 
-// next returns an empty chunk: a free one, a new one from the pool while
-// fewer than asyncBufs are out, else the next one the goroutine gives back.
+// next returns an empty chunk: the small first one, else a free one, a new
+// one from the pool while fewer than asyncBufs are out, else the next one
+// the goroutine gives back. The first chunk is not used again once it
+// comes back.
 func (a *AsyncWriter) next() *[]byte {
-	select {
-	case b := <-a.free: // a nil channel (no goroutine yet) is never ready
-		return b
-	default:
-	}
-	if a.nbufs < asyncBufs {
+	if a.nbufs == 0 && a.work == nil {
 		a.nbufs++
-		return chunks.Get().(*[]byte)
+		return firstChunks.Get().(*[]byte)
 	}
-	return <-a.free
+	for {
+		var b *[]byte
+		select {
+		case b = <-a.free: // a nil channel (no goroutine yet) is never ready
+		default:
+			if a.nbufs < asyncBufs {
+				a.nbufs++
+				return chunks.Get().(*[]byte)
+			}
+			b = <-a.free
+		}
+		if cap(*b) == ChunkSize {
+			return b
+		}
+		a.put(b)
+		a.nbufs--
+	}
 }
 
 // hand queues the full current chunk for the writer goroutine, starting it
@@ -201,5 +222,9 @@ func (a *AsyncWriter) Close() error {
 
 func (a *AsyncWriter) put(b *[]byte) {
 	*b = (*b)[:0]
-	chunks.Put(b)
+	if cap(*b) == ChunkSize {
+		chunks.Put(b)
+	} else {
+		firstChunks.Put(b)
+	}
 }

@@ -61,9 +61,9 @@ func TestAsyncWriter(t *testing.T) {
 			if !bytes.Equal(rec.buf.Bytes(), data) {
 				t.Fatal("bytes differ")
 			}
-			// Whole chunks, then the rest.
+			// The small first chunk, whole chunks, then the rest.
 			for i, n := range rec.writes {
-				if n != ChunkSize && i != len(rec.writes)-1 {
+				if i == 0 && n != FirstChunkSize || i > 0 && n != ChunkSize && i != len(rec.writes)-1 {
 					t.Fatalf("writes %v: not in chunks", rec.writes)
 				}
 			}
@@ -84,7 +84,7 @@ func TestAsyncWriter(t *testing.T) {
 	})
 
 	t.Run("error is sticky", func(t *testing.T) {
-		rec := recorder{failAfter: 2 << 20}
+		rec := recorder{failAfter: FirstChunkSize + 2<<20}
 		a := NewAsyncWriter(&rec)
 		var err error
 		for i := 0; i < 64 && err == nil; i++ { // 64 MiB: the failure must surface long before
@@ -96,8 +96,8 @@ func TestAsyncWriter(t *testing.T) {
 		if err := a.Close(); !errors.Is(err, errDisk) {
 			t.Fatalf("Close: %v", err)
 		}
-		if rec.buf.Len() != 2<<20 {
-			t.Fatalf("%d bytes written after the failure", rec.buf.Len()-2<<20)
+		if rec.buf.Len() != rec.failAfter {
+			t.Fatalf("%d bytes written after the failure", rec.buf.Len()-rec.failAfter)
 		}
 	})
 }
@@ -188,4 +188,20 @@ func streamSum(t *testing.T, s io.Reader) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestAsyncWriterFirstChunk: an upload that has sent little holds one
+// FirstChunkSize chunk, not ChunkSize bytes.
+func TestAsyncWriterFirstChunk(t *testing.T) {
+	var rec recorder
+	a := NewAsyncWriter(&rec)
+	for range 100 {
+		a.Write([]byte("x"))
+	}
+	if a.nbufs != 1 || cap(*a.cur) != FirstChunkSize || a.work != nil {
+		t.Fatalf("after 100 bytes: %d chunks, the current one of %d bytes", a.nbufs, cap(*a.cur))
+	}
+	if err := a.Close(); err != nil || rec.buf.Len() != 100 {
+		t.Fatalf("Close: %v, %d bytes", err, rec.buf.Len())
+	}
 }

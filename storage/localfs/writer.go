@@ -20,7 +20,7 @@ import (
 func (s *Store) Create(ctx context.Context, key string, opts storage.CreateOptions) (storage.Writer, error) {
 	w, err := s.create(ctx, key, opts)
 	if err != nil {
-		return nil, fmt.Errorf("localfs: create %q: %w", key, err)
+		return nil, fmt.Errorf("localfs: create %q: %w", key, noSpace(err))
 	}
 	return w, nil
 }
@@ -111,7 +111,7 @@ func (w *writer) Write(p []byte) (int, error) {
 
 // fail records a sticky Write error and discards the upload.
 func (w *writer) fail(err error) error {
-	w.err = fmt.Errorf("localfs: write %q: %w", w.key, err)
+	w.err = fmt.Errorf("localfs: write %q: %w", w.key, noSpace(err))
 	w.discard()
 	return w.err
 }
@@ -162,9 +162,18 @@ func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 	defer w.discard()
 	info, err := w.commit(ctx)
 	if err != nil {
-		return storage.Info{}, fmt.Errorf("localfs: commit %q: %w", w.key, err)
+		return storage.Info{}, fmt.Errorf("localfs: commit %q: %w", w.key, noSpace(err))
 	}
 	return info, nil
+}
+
+// noSpace marks an out-of-space or out-of-quota error of the file system
+// with storage.ErrInsufficientStorage, keeping the errno in the chain.
+func noSpace(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("%w: %w", storage.ErrInsufficientStorage, err)
+	}
+	return err
 }
 
 func (w *writer) commit(ctx context.Context) (storage.Info, error) {

@@ -535,6 +535,8 @@ func mapError(err error) error {
 		return storage.ErrExists
 	case resp.Code == minio.InvalidRange || resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 		return storage.ErrInvalidRange
+	case resp.Code == "XMinioStorageFull" || resp.StatusCode == http.StatusInsufficientStorage:
+		return fmt.Errorf("%w: %w", storage.ErrInsufficientStorage, err)
 	}
 	return err
 }

@@ -50,6 +50,12 @@ type File struct {
 	Head []byte
 	// Problem says why the value is rejected; "" when it is fine so far.
 	Problem string
+	// Err is the server's failure to keep the payload: the sink or spool
+	// could not be opened or written (a full disk, a failing store). The
+	// value was still read to its end and checked, so the message parses;
+	// the payload is lost, Reader fails with Err, and the handler answers
+	// with an internal error. nil when the payload was kept.
+	Err error
 
 	sink     Sink
 	spool    *os.File
@@ -83,9 +89,12 @@ func (f *File) Sink() Sink { return f.sink }
 func (f *File) Raw() bool { return f.raw }
 
 // Reader returns the spooled or inline payload; nil when it went to a sink
-// or the value was rejected.
+// or the value was rejected; a reader failing with Err when the server
+// lost it.
 func (f *File) Reader() io.Reader {
 	switch {
+	case f.Err != nil:
+		return errReader{f.Err}
 	case f.spool != nil:
 		return f.spool
 	case f.inline != nil || (f.Problem == "" && f.sink == nil):
@@ -93,6 +102,11 @@ func (f *File) Reader() io.Reader {
 	}
 	return nil
 }
+
+// errReader fails every Read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Release aborts the sink and closes the spool (a spool file is unlinked,
 // so it disappears).
@@ -243,11 +257,16 @@ func (fs *Files) tempFile() (*os.File, error) {
 }
 
 // headSink counts, bounds and keeps the first bytes of what passes to w.
+// The first error of w is kept in werr and not returned: from then on the
+// bytes are counted, checked and dropped, so the value is still read to
+// its end (a full disk is the server's failure, not a reason to leave the
+// message unparsed).
 type headSink struct {
 	w    io.Writer
 	max  int64
 	n    int64
 	head []byte
+	werr error
 }
 
 func (h *headSink) Write(p []byte) (int, error) {
@@ -257,9 +276,13 @@ func (h *headSink) Write(p []byte) (int, error) {
 	if len(h.head) < HeadLen {
 		h.head = append(h.head, p[:min(len(p), HeadLen-len(h.head))]...)
 	}
-	n, err := h.w.Write(p)
-	h.n += int64(n)
-	return n, err
+	if h.werr == nil {
+		if _, err := h.w.Write(p); err != nil {
+			h.werr = err
+		}
+	}
+	h.n += int64(len(p))
+	return len(p), nil
 }
 
 // headTee keeps the first bytes read through it (for the scheme of a
@@ -314,8 +337,9 @@ type openFunc func(codec.DataURIHeader) (io.Writer, error)
 
 // decodeDataURI decodes the data URI src yields, checking scheme, header,
 // accept and the size limit as bytes arrive. Problems with the value are
-// returned in f.Problem (the rest of src is then left unread); err is an
-// error of src, or of open.
+// returned in f.Problem (the rest of src is then left unread); a failure to
+// open or write the destination in f.Err (the value is then read to its
+// end and dropped); err is an error of src.
 func decodeDataURI(name string, spec FileSpec, src io.Reader, open openFunc, budget int64) (f *File, err error) {
 	f = &File{Name: name}
 	tee := &headTee{r: src}
@@ -342,17 +366,15 @@ func decodeDataURI(name string, spec FileSpec, src io.Reader, open openFunc, bud
 		limit = budget
 	}
 	dst, err := open(dr.Header)
-	var refused *Refusal
-	switch {
-	case errors.As(err, &refused):
+	if refused := (*Refusal)(nil); errors.As(err, &refused) {
 		f.Name, f.Problem = refused.Argument, refused.Problem
 		return f, nil
-	case err != nil:
-		return nil, err
 	}
-	sink := &headSink{w: dst, max: limit}
+	// Any other failure to open is the server's: the value is still read
+	// to its end (headSink records the error), so the message parses.
+	sink := &headSink{w: dst, werr: err, max: limit}
 	_, err = dr.WriteTo(sink)
-	f.Size, f.Head = sink.n, sink.head
+	f.Size, f.Head, f.Err = sink.n, sink.head, sink.werr
 	var de *codec.DataURIError
 	switch {
 	case err == nil:
@@ -388,7 +410,7 @@ func (fs *Files) decode(path string, route Route, src io.Reader) (*File, error) 
 		return spool, err
 	}
 	f, err := decodeDataURI(lastElem(path), route.Spec, src, open, fs.budget)
-	if err != nil || f.Problem != "" {
+	if err != nil || f.Problem != "" || f.Err != nil {
 		if sink != nil {
 			sink.Abort()
 		}
@@ -413,25 +435,31 @@ func (fs *Files) decode(path string, route Route, src io.Reader) (*File, error) 
 	return f, nil
 }
 
-// rawSpool takes any other long string out of the message, up to limit bytes.
+// rawSpool takes any other long string out of the message, up to limit
+// bytes. A spool that cannot be created or written loses the string (its
+// File has Err) but the string is still read to its end.
 func (fs *Files) rawSpool(path string, src io.Reader, limit int64) (*File, error) {
 	f, err := fs.tempFile()
-	if err != nil {
-		return nil, err
-	}
-	sink := &headSink{w: f, max: limit}
+	sink := &headSink{w: f, werr: err, max: limit}
 	if _, err := io.Copy(sink, src); err != nil {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 		if errors.Is(err, errFileTooLarge) {
 			return nil, ErrTooLarge
 		}
 		return nil, err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("scan: spool: %w", err)
+	if sink.werr == nil {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			sink.werr = fmt.Errorf("scan: spool: %w", err)
+		}
 	}
-	file := &File{Name: lastElem(path), Size: sink.n, Head: sink.head, spool: f, raw: true}
+	file := &File{Name: lastElem(path), Size: sink.n, Head: sink.head, spool: f, raw: true, Err: sink.werr}
+	if sink.werr != nil && f != nil {
+		f.Close()
+		file.spool = nil
+	}
 	fs.put(path, file)
 	return file, nil
 }

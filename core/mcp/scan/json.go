@@ -3,6 +3,7 @@ package scan
 import (
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -18,12 +19,43 @@ var ErrTooDeep = errors.New("scan: JSON nested deeper than 64 levels")
 
 func (e *BadJSONError) Error() string { return "scan: invalid JSON: " + e.Why }
 
+// The scanner's buffers, pooled (a fresh buffer per message made small
+// requests allocation-bound): it starts with a small one and moves to the
+// large one once a single read fills the small one, so a body that arrives
+// fast gets large reads while one that trickles (or is small) never holds
+// the large buffer.
+var (
+	smallScanBufs = sync.Pool{New: func() any { b := make([]byte, scanSmall); return &b }}
+	scanBufs      = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
+)
+
 // byteScanner is a buffered reader over the request body.
 type byteScanner struct {
 	r      io.Reader
 	buf    []byte
 	lo, hi int
-	err    error // sticky read error (io.EOF at the end)
+	err    error   // sticky read error (io.EOF at the end)
+	small  *[]byte // from smallScanBufs
+	large  *[]byte // from scanBufs, once taken
+	full   bool    // the last read filled buf
+}
+
+// newByteScanner returns a scanner of r on a small pooled buffer; release
+// gives its buffers back.
+func newByteScanner(r io.Reader) byteScanner {
+	small := smallScanBufs.Get().(*[]byte)
+	return byteScanner{r: r, buf: *small, small: small}
+}
+
+// release returns the buffers to their pools; b must not be used after.
+func (b *byteScanner) release() {
+	if b.small != nil {
+		smallScanBufs.Put(b.small)
+	}
+	if b.large != nil {
+		scanBufs.Put(b.large)
+	}
+	b.buf, b.small, b.large = nil, nil, nil
 }
 
 // fill reads more bytes, keeping buf[lo:hi]; it returns false when none came.
@@ -31,12 +63,18 @@ func (b *byteScanner) fill() bool {
 	if b.err != nil {
 		return false
 	}
-	if b.lo > 0 {
+	switch {
+	case b.full && b.large == nil:
+		b.large = scanBufs.Get().(*[]byte)
+		b.hi = copy(*b.large, b.buf[b.lo:b.hi])
+		b.lo, b.buf = 0, *b.large
+	case b.lo > 0:
 		b.hi = copy(b.buf, b.buf[b.lo:b.hi])
 		b.lo = 0
 	}
 	for range 100 {
 		n, err := b.r.Read(b.buf[b.hi:])
+		b.full = n > 0 && b.hi+n == len(b.buf)
 		b.hi += n
 		if err != nil {
 			b.err = err

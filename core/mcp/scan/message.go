@@ -8,15 +8,16 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
 const (
-	// scanChunk is the scanner's read buffer.
+	// scanChunk is the scanner's read buffer once a body arrives fast;
+	// scanSmall the one it starts with.
 	scanChunk = 256 << 10
+	scanSmall = 16 << 10
 	// spoolThreshold: strings longer than this are spooled, not held.
 	spoolThreshold = 64 << 10
 	// maxDepth bounds JSON nesting.
@@ -159,25 +160,21 @@ type span struct {
 	start, end int
 }
 
-var scanBufPool = sync.Pool{New: func() any { b := make([]byte, scanChunk); return &b }}
-
 // Read scans the body r. Errors: ErrTooLarge, *BadJSONError, *MemberError,
 // *AbortError, or the body's read error; the returned Message's Files are valid (and
 // must be released) whatever the error.
 func Read(r io.Reader, opts Options, router Router) (*Message, error) {
-	// The scan buffer is pooled: a fresh 256 KiB per message made small
-	// requests allocation-bound. Nothing holds on to it after Read:
-	// diverted strings are copied out before it returns.
-	bufp := scanBufPool.Get().(*[]byte)
-	defer scanBufPool.Put(bufp)
+	// The scan buffers are pooled (json.go). Nothing holds on to them
+	// after Read: diverted strings are copied out before it returns.
 	rs := &scanner{
 		router:  router,
-		b:       byteScanner{r: r, buf: *bufp},
+		b:       newByteScanner(r),
 		limit:   opts.MaxBodyBytes,
 		files:   &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir},
 		seen:    Seen{Args: map[string]string{}},
 		maxFile: opts.MaxFileBytes,
 	}
+	defer rs.b.release()
 	msg := &Message{Files: rs.files}
 	if r == nil {
 		return msg, nil

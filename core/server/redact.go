@@ -1,0 +1,129 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// Log redaction (DESIGN.md "Tokens and security": never log data URIs,
+// tokens, keys or presigned queries, at any level). Every logger the
+// server uses goes through [NewRedactHandler], so a secret that reaches a
+// log line by any path — fasthttp's own messages, an error that quotes a
+// URL, a header echoed in a diagnostic — is replaced before the line is
+// formatted. fasthttp is also told not to dump raw header buffers
+// (Server.SecureErrorLogMessage); the redactor is the second line.
+
+// redactRules are applied in order; each replaces a secret with a marker
+// and keeps the words around it so the line still says what happened.
+var redactRules = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// Credentials in an Authorization header or anywhere after its scheme
+	// word ("Bearer mcpb_…", "Basic dXNlcjpwYXNz").
+	{regexp.MustCompile(`(?i)\b(bearer|basic)(\s+|%20|\+)[^\s"'\\,;]+`), "$1$2[redacted]"},
+	// Header lines whose whole value is a credential or a token.
+	{regexp.MustCompile(`(?i)\b(authorization|proxy-authorization|cookie|set-cookie|mcp-session-id|x-amz-security-token)(\s*[:=]\s*)[^\r\n"\\]+`), "$1$2[redacted]"},
+	// mcpblob API keys wherever they appear.
+	{regexp.MustCompile(`mcpb_[A-Za-z0-9_-]{8,}`), "mcpb_[redacted]"},
+	// Presigned S3 queries: everything after '?' once it carries a signature
+	// or credential, and such parameters standing alone.
+	{regexp.MustCompile(`\?[^\s"'\\<>]*(?i:x-amz-|signature=|awsaccesskeyid=|x-goog-)[^\s"'\\<>]*`), "?[redacted]"},
+	{regexp.MustCompile(`(?i)\b(x-amz-(?:signature|credential|security-token)=)[^&\s"'\\]+`), "$1[redacted]"},
+	// Data URI payloads: the header stays (it says what was sent), the
+	// payload goes.
+	{regexp.MustCompile(`(?i)\bdata:([^,\s"'\\]{0,256}),[^\s"']+`), "data:$1,[redacted]"},
+	// Signed (base64url "." base64url MAC) and sealed ("~" kid "." box)
+	// tokens: session ids, request states, upload and download tokens, in
+	// paths (/u/…, /d/…, /upload/…), headers or JSON.
+	{regexp.MustCompile(`~?[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{22,}`), "[redacted-token]"},
+}
+
+// Redact returns s with bearer keys, API keys, token signatures (whole
+// tokens), presigned queries and data URI payloads replaced by markers.
+// It is meant for log lines, not for anything that must round-trip.
+func Redact(s string) string {
+	if !strings.ContainsAny(s, ".:?_=") {
+		return s // no rule can match: the common case of short values
+	}
+	for _, r := range redactRules {
+		s = r.re.ReplaceAllString(s, r.repl)
+	}
+	return s
+}
+
+// redactHandler redacts the message and every attribute of each record
+// before the wrapped handler sees it.
+type redactHandler struct{ h slog.Handler }
+
+// NewRedactHandler wraps h so that no record it handles carries a secret
+// (see [Redact]): the message, string values, errors, Stringers and other
+// values whose formatted text needs redaction (replaced by that text,
+// redacted), inside groups too. Values without secrets pass unchanged.
+// Wrapping an already redacting handler returns it as is.
+func NewRedactHandler(h slog.Handler) slog.Handler {
+	if _, ok := h.(*redactHandler); ok {
+		return h
+	}
+	return &redactHandler{h: h}
+}
+
+// Enabled implements slog.Handler.
+func (r *redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
+
+// Handle implements slog.Handler.
+func (r *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, Redact(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactAttr(a))
+		return true
+	})
+	return r.h.Handle(ctx, out)
+}
+
+// WithAttrs implements slog.Handler.
+func (r *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(as))
+	for i, a := range as {
+		red[i] = redactAttr(a)
+	}
+	return &redactHandler{h: r.h.WithAttrs(red)}
+}
+
+// WithGroup implements slog.Handler.
+func (r *redactHandler) WithGroup(name string) slog.Handler {
+	return &redactHandler{h: r.h.WithGroup(name)}
+}
+
+// redactAttr returns a with its value redacted.
+func redactAttr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, Redact(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, ga := range g {
+			red[i] = redactAttr(ga)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		var s string
+		switch x := v.Any().(type) {
+		case error:
+			s = x.Error()
+		case fmt.Stringer:
+			s = x.String()
+		default:
+			s = fmt.Sprintf("%+v", x)
+		}
+		if red := Redact(s); red != s {
+			return slog.String(a.Key, red)
+		}
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
