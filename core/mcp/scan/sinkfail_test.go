@@ -92,18 +92,18 @@ func TestReadSpoolFails(t *testing.T) {
 	opts := testOptions(t)
 	opts.SpoolDir += "/missing"
 	long := strings.Repeat("z", 100<<10)
-	in := `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"data:text/plain;base64,` +
-		base64.StdEncoding.EncodeToString([]byte(long)) + `","b":"` + long + `","c":1}}`
+	in := `{"jsonrpc":"2.0","id":1,"method":"m","params":{"arguments":{"a":"data:text/plain;base64,` +
+		base64.StdEncoding.EncodeToString([]byte(long)) + `","b":"` + long + `","c":1}}}`
 	m, err := Read(strings.NewReader(in), opts, nil)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	for _, p := range []string{"/params/a", "/params/b"} {
+	for _, p := range []string{"/params/arguments/a", "/params/arguments/b"} {
 		if f := m.Files.Get(p); f == nil || f.Err == nil || f.Size != int64(len(long)) {
 			t.Errorf("%s: %+v", p, f)
 		}
 	}
-	if string(m.Params["c"]) != "1" {
+	if string(m.Args["c"]) != "1" {
 		t.Errorf("the message was not read to its end: %s", m.Raw)
 	}
 	m.Files.Release()
