@@ -277,12 +277,9 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 	case errors.Is(err, scan.ErrTooLarge):
 		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
 	case errors.Is(err, scan.ErrTooDeep):
-		// The rest of the body is unread: end the connection after the
-		// answer so it is not taken for the next request.
-		w.SetHeader("Connection", "close")
+		// The rest of the body is unread: the transport reads or closes it.
 		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Invalid Request: JSON nested deeper than 64 levels", nil).WithStatus(http.StatusBadRequest))
 	case errors.As(err, &bad):
-		w.SetHeader("Connection", "close")
 		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest))
 	case errors.As(err, &abort):
 		// A rejected file too long to read past: answer now and let the

@@ -172,10 +172,13 @@ func (p *paceReader) Read(b []byte) (int, error) {
 	}
 	var ne net.Error
 	switch {
+	case err == nil:
 	case err == io.EOF:
 		p.eof = true
 	case errors.As(err, &ne) && ne.Timeout():
 		p.expired = true
+	case !errors.Is(err, io.ErrUnexpectedEOF):
+		err = &bodyError{err} // the client's framing (a bad chunk size, say)
 	}
 	return n, err
 }

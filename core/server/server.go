@@ -465,8 +465,8 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 // finishMCPBody deals with what is left of an MCP request body once the
 // response is set: a body cut off by the rate rule gets 408; a moderately
 // oversized one (413) is read so the client sees the answer; any other
-// body not read to its end closes the connection (its rest must not be
-// taken for the next request).
+// body not read to its end is read to its end when short, else the
+// connection closes (its rest must not be taken for the next request).
 func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *paceReader) {
 	switch {
 	case body.expired:
@@ -479,9 +479,18 @@ func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *paceReader) {
 		_, _ = io.CopyN(io.Discard, body, drainLimit)
 		ctx.SetConnectionClose()
 	case !body.eof && ctx.Request.Header.ContentLength() != 0:
-		ctx.SetConnectionClose()
+		// A refusal midway (nesting too deep, a bad member): read a
+		// bounded rest under the rate rule, so a pipelined request after
+		// it is answered and the client is not reset before it reads the
+		// answer; a longer rest closes the connection.
+		if n, _ := io.CopyN(io.Discard, body, refusedDrain); n == refusedDrain || !body.eof {
+			ctx.SetConnectionClose()
+		}
 	}
 }
+
+// refusedDrain bounds the rest of a refused MCP body read after the answer.
+const refusedDrain = 1 << 20
 
 // drainLimit bounds how much of an oversized request body is read and
 // discarded before the 413 response goes out.

@@ -233,6 +233,7 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 	var (
 		ie *ingest.Error
 		me *multipartError
+		be *bodyError
 		ne interface{ Timeout() bool }
 	)
 	switch {
@@ -258,6 +259,8 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 		return &uploadError{http.StatusBadRequest, "truncated", "the upload ended early; nothing was stored", err}
 	case errors.As(err, &ne) && ne.Timeout():
 		return &uploadError{http.StatusRequestTimeout, "timeout", msgTooSlow, err}
+	case errors.As(err, &be):
+		return &uploadError{http.StatusBadRequest, "bad_body", "the request body is malformed (its chunked framing); nothing was stored", err}
 	case errors.As(err, &me):
 		return &uploadError{http.StatusBadRequest, "bad_multipart", "malformed multipart body; nothing was stored", err}
 	}
@@ -357,6 +360,34 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Bounds of a multipart upload body besides its size: parts of any kind,
+// header fields of one part and their bytes.
+const (
+	maxParts           = 64
+	maxPartHeaders     = 16
+	maxPartHeaderBytes = 8 << 10
+)
+
+// checkPart refuses the n-th part when the body has too many parts or the
+// part too many or too long header fields.
+func checkPart(p *multipart.Part, n int) *uploadError {
+	if n > maxParts {
+		return &uploadError{http.StatusBadRequest, "too_many_parts", fmt.Sprintf("the body has more than %d parts", maxParts), nil}
+	}
+	fields, size := 0, 0
+	for name, values := range p.Header {
+		for _, v := range values {
+			fields++
+			size += len(name) + len(v)
+		}
+	}
+	if fields > maxPartHeaders || size > maxPartHeaderBytes {
+		return &uploadError{http.StatusBadRequest, "part_headers_too_large",
+			fmt.Sprintf("a part has more than %d header fields or %d bytes of headers", maxPartHeaders, maxPartHeaderBytes), nil}
+	}
+	return nil
+}
+
 func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	mt, params, err := mime.ParseMediaType(string(u.ctx.Request.Header.ContentType()))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
@@ -370,7 +401,7 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	lb := newLazyBody(&u.read)
 	defer lb.release()
 	mr := multipart.NewReader(lb, params["boundary"])
-	files := 0
+	files, parts := 0, 0
 	for {
 		p, err := mr.NextPart()
 		if err == io.EOF {
@@ -379,6 +410,11 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 		if err != nil {
 			u.abortAll()
 			return nil, u.uploadErrorOf(&multipartError{err})
+		}
+		parts++
+		if e := checkPart(p, parts); e != nil {
+			u.abortAll()
+			return nil, e
 		}
 		if p.FormName() != "file" {
 			// Other form fields are read and ignored (bounded).
