@@ -3,8 +3,8 @@ package blobs
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"maps"
-	"math/big"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -109,7 +109,7 @@ func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
 		}
 		return p.checkString(name, v)
 	case "integer":
-		if _, ok := jsonInteger(raw, p.min(), p.max()); !ok {
+		if _, ok := scan.Integer(raw, p.min(), p.max()); !ok {
 			return p.integerProblem(name)
 		}
 	case "boolean":
@@ -185,19 +185,4 @@ func (p *propRule) integerProblem(name string) string {
 		return fmt.Sprintf("Argument %q must be an integer of at least %d", name, *p.Minimum)
 	}
 	return fmt.Sprintf("Argument %q must be an integer", name)
-}
-
-// jsonInteger reads a JSON number that is an integer (in any notation: 60,
-// 6e1, 60.0) within [min, max]; ok is false for anything else, however
-// large (a number never wraps around into the range).
-func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') || !json.Valid(raw) {
-		return 0, false
-	}
-	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)
-	if err != nil || !f.IsInt() || f.Cmp(new(big.Float).SetInt64(min)) < 0 || f.Cmp(new(big.Float).SetInt64(max)) > 0 {
-		return 0, false
-	}
-	n, _ = f.Int64()
-	return n, true
 }

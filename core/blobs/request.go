@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"mime"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (st *uploadState) limits(args map[string]json.RawMessage, maxFile int64) st
 		}
 	}
 	if raw, ok := args["maxSize"]; ok && string(raw) != "null" {
-		n, ok := jsonInteger(raw, 1, 1<<63-1)
+		n, ok := scan.Integer(raw, 1, 1<<63-1)
 		if !ok {
 			return `Argument "maxSize" must be an integer of at least 1`
 		}

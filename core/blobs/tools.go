@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func intArg(c *mcp.Call, name string, def, min, max int64) (int64, string) {
 	if !ok || string(raw) == "null" {
 		return def, ""
 	}
-	v, ok := jsonInteger(raw, min, max)
+	v, ok := scan.Integer(raw, min, max)
 	if !ok {
 		return 0, fmt.Sprintf("Argument %q must be an integer in [%d, %d]", name, min, max)
 	}

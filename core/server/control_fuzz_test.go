@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func FuzzControlJSON(f *testing.F) {
 		if raw := m["ttlSeconds"]; raw != nil && !bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(req.TTLSeconds)) {
 			t.Fatalf("passed %q: ttlSeconds %s read as %s", body, raw, req.TTLSeconds)
 		}
-		if n, ok := jsonInteger(req.TTLSeconds, 1, 604800); ok && (n < 1 || n > 604800) {
+		if n, ok := scan.Integer(req.TTLSeconds, 1, 604800); ok && (n < 1 || n > 604800) {
 			t.Fatalf("ttlSeconds %s read as %d", req.TTLSeconds, n)
 		}
 	})

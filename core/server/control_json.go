@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"io"
-	"math/big"
 	"net/http"
 	"reflect"
 	"slices"
@@ -141,20 +141,6 @@ func fieldNames(v any) []string {
 	return names
 }
 
-// jsonInteger reads a JSON number that is an integer (in any notation: 60,
-// 6e1, 60.0) within [min, max]; ok is false for anything else, however large.
-func jsonInteger(raw json.RawMessage, min, max int64) (n int64, ok bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9') || !json.Valid(raw) {
-		return 0, false
-	}
-	f, _, err := big.ParseFloat(string(raw), 10, 256, big.ToNearestEven)
-	if err != nil || !f.IsInt() || f.Cmp(new(big.Float).SetInt64(min)) < 0 || f.Cmp(new(big.Float).SetInt64(max)) > 0 {
-		return 0, false
-	}
-	n, _ = f.Int64()
-	return n, true
-}
-
 // ttlField reads ttlSeconds: absent, null or 0 is def; else whole seconds
 // in [1, maxLinkTTL]. On a bad value it answers 400 naming the field and
 // the range, and reports false.
@@ -162,7 +148,7 @@ func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) 
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "0" {
 		return def, true
 	}
-	n, ok := jsonInteger(raw, 1, int64(maxLinkTTL/time.Second))
+	n, ok := scan.Integer(raw, 1, int64(maxLinkTTL/time.Second))
 	if !ok {
 		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be an integer in [1, %d]", int64(maxLinkTTL/time.Second)))
 		return 0, false
@@ -243,7 +229,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
 	}
 	maxSize := s.maxUpload() // absent, null or 0
 	if len(req.MaxSize) > 0 && string(req.MaxSize) != "null" && string(req.MaxSize) != "0" {
-		n, ok := jsonInteger(req.MaxSize, 1, s.maxUpload())
+		n, ok := scan.Integer(req.MaxSize, 1, s.maxUpload())
 		if !ok {
 			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("maxSize must be an integer in [1, %d]", s.maxUpload()))
 			return

@@ -366,6 +366,9 @@ const (
 	maxParts           = 64
 	maxPartHeaders     = 16
 	maxPartHeaderBytes = 8 << 10
+	// maxDispositionBytes: a longer Content-Disposition counts against
+	// maxPartHeaderBytes; a shorter one is left to the filename rule.
+	maxDispositionBytes = 64 << 10
 )
 
 // checkPart refuses the n-th part when the body has too many parts or the
@@ -378,7 +381,11 @@ func checkPart(p *multipart.Part, n int) *uploadError {
 	for name, values := range p.Header {
 		for _, v := range values {
 			fields++
-			size += len(name) + len(v)
+			if name != "Content-Disposition" || len(v) > maxDispositionBytes {
+				// The filename in Content-Disposition has its own rule
+				// (invalid_filename, over 255 bytes), checked later.
+				size += len(name) + len(v)
+			}
 		}
 	}
 	if fields > maxPartHeaders || size > maxPartHeaderBytes {
