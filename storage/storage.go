@@ -27,6 +27,9 @@ var (
 	// ErrInvalidFilename reports a filename that breaks the filename rules
 	// (ValidateFilename).
 	ErrInvalidFilename = errors.New("storage: invalid filename")
+	// ErrInvalidMediaType reports a media type over MaxMediaTypeLen bytes
+	// or with control characters.
+	ErrInvalidMediaType = errors.New("storage: invalid media type")
 	// ErrSizeMismatch reports that the bytes written differ from
 	// CreateOptions.Size; nothing is stored.
 	ErrSizeMismatch = errors.New("storage: size does not match the declared size")
@@ -76,6 +79,10 @@ func (r Range) Clip(size int64) (offset, length int64, err error) {
 	return r.Offset, length, nil
 }
 
+// MaxMediaTypeLen bounds a stored media type, parameters included (S3
+// refuses long Content-Type headers with a server error).
+const MaxMediaTypeLen = 255
+
 // DefaultMediaType is the media type of objects created without one.
 const DefaultMediaType = "application/octet-stream"
 
@@ -91,7 +98,8 @@ type CreateOptions struct {
 
 // Normalize returns o with its defaults applied, or an error for options
 // that no backend accepts: a negative Size or MaxSize, a Size above MaxSize
-// (wrapping ErrTooLarge), a MediaType with control characters, or a
+// (wrapping ErrTooLarge), a MediaType over MaxMediaTypeLen bytes or with
+// control characters (wrapping ErrInvalidMediaType), or a
 // Filename that breaks the filename rules (a *FilenameError). Backends
 // call it in Create; servers may call it first to fail before reading a body.
 func (o CreateOptions) Normalize() (CreateOptions, error) {
@@ -100,8 +108,10 @@ func (o CreateOptions) Normalize() (CreateOptions, error) {
 		return o, errors.New("storage: negative size or size limit")
 	case o.MaxSize > 0 && o.Size > o.MaxSize:
 		return o, fmt.Errorf("%w: declared size %d is above the limit %d", ErrTooLarge, o.Size, o.MaxSize)
+	case len(o.MediaType) > MaxMediaTypeLen:
+		return o, fmt.Errorf("%w: longer than %d bytes", ErrInvalidMediaType, MaxMediaTypeLen)
 	case strings.ContainsFunc(o.MediaType, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return o, fmt.Errorf("storage: media type %q has control characters", o.MediaType)
+		return o, fmt.Errorf("%w: %q has control characters", ErrInvalidMediaType, o.MediaType)
 	}
 	if err := ValidateFilename(o.Filename); err != nil {
 		return o, err

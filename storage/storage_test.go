@@ -192,3 +192,17 @@ func TestParents(t *testing.T) {
 		t.Errorf("Parents(a) = %q", got)
 	}
 }
+
+// TestNormalizeMediaType: a media type over MaxMediaTypeLen bytes or with
+// control characters is ErrInvalidMediaType (S3 answered a long one with a
+// server error).
+func TestNormalizeMediaType(t *testing.T) {
+	for _, mt := range []string{"text/plain; x=" + strings.Repeat("a", MaxMediaTypeLen), "text/plain\r\nX: y"} {
+		if _, err := (CreateOptions{MediaType: mt}).Normalize(); !errors.Is(err, ErrInvalidMediaType) {
+			t.Errorf("Normalize(%.20q…) = %v; want ErrInvalidMediaType", mt, err)
+		}
+	}
+	if _, err := (CreateOptions{MediaType: "text/plain; charset=utf-8"}).Normalize(); err != nil {
+		t.Errorf("an ordinary media type: %v", err)
+	}
+}

@@ -176,6 +176,9 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 		return mcp.ToolError("Argument %q: %s", "filename", fe.Reason), nil
 	case errors.Is(err, storage.ErrExists):
 		return mcp.ToolError("Blob %q already exists", key), nil
+	case errors.Is(err, storage.ErrInvalidMediaType):
+		f.Problem = fmt.Sprintf("its media type must be at most %d bytes without control characters", storage.MaxMediaTypeLen)
+		return mcp.FileError(f), nil
 	}
 	return nil, fmt.Errorf("blobs: store %q: %w", key, err)
 }

@@ -157,6 +157,8 @@ func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err e
 		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 	case errors.Is(err, storage.ErrPathConflict):
 		apiError(ctx, http.StatusConflict, "path_conflict", conflictMessage(err))
+	case errors.Is(err, storage.ErrInvalidMediaType):
+		apiError(ctx, http.StatusBadRequest, "bad_content_type", fmt.Sprintf("Content-Type must be at most %d bytes without control characters", storage.MaxMediaTypeLen))
 	case errors.Is(err, storage.ErrInvalidFilename):
 		apiError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
 	case errors.Is(err, storage.ErrExists):
@@ -326,8 +328,8 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 	// blobs too, and the declared type is not second-guessed.
 	spec = ingest.Spec{Key: key, MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload(), AllowEmpty: true, NoSniff: true}
 	if spec.MediaType != "" {
-		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Type")
+		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil || len(spec.MediaType) > storage.MaxMediaTypeLen {
+			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("bad Content-Type: malformed, or over %d bytes", storage.MaxMediaTypeLen))
 			return spec, want, false
 		}
 	}

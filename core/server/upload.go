@@ -247,6 +247,8 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 		return &uploadError{http.StatusBadRequest, "invalid_key", "the file name does not make a valid key", err}
 	case errors.Is(err, storage.ErrPathConflict):
 		return &uploadError{http.StatusConflict, "path_conflict", conflictMessage(err), err}
+	case errors.Is(err, storage.ErrInvalidMediaType):
+		return &uploadError{http.StatusBadRequest, "bad_content_type", fmt.Sprintf("the part's Content-Type must be at most %d bytes without control characters", storage.MaxMediaTypeLen), err}
 	case errors.Is(err, storage.ErrInvalidFilename):
 		return &uploadError{http.StatusBadRequest, "invalid_filename", filenameMessage(err), err}
 	case errors.Is(err, ingest.ErrNotAccepted) && errors.As(err, &ie):

@@ -97,3 +97,24 @@ func TestMalformedChunkedUpload(t *testing.T) {
 		}
 	}
 }
+
+// TestLongContentType: a Content-Type over storage.MaxMediaTypeLen is the
+// client's mistake on every backend (bd4921f answered 500 on S3).
+func TestLongContentType(t *testing.T) {
+	for _, be := range byteplaneBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			base, _ := startTestServer(t, Options{Backend: be.new(t)})
+			req, _ := http.NewRequest("PUT", base+"/v1/blobs/k", strings.NewReader("hello"))
+			req.Header.Set("Content-Type", "text/plain; x="+strings.Repeat("a", 8<<10))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("PUT with an 8 KiB Content-Type: %d %s; want 400", resp.StatusCode, body)
+			}
+		})
+	}
+}
