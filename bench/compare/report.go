@@ -615,9 +615,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString(codecbench.BeginMarker + "\n" + codecSection + codecbench.EndMarker + "\n")
 	if small, ok := mdsection.Extract(string(old), "smallreq"); ok {
 		begin, end := mdsection.Markers("smallreq")
-		b.WriteString("\n## Small requests: server cost per request, before and after a change\n\n")
-		b.WriteString("Written by `make bench-smallreq` (bench/smallreq); kept as it is by bench-compare.\n\n")
-		b.WriteString(begin + "\n" + small + end + "\n")
+		b.WriteString("\n" + begin + "\n" + small + end + "\n")
 	}
 	if r.codec != nil {
 		b.WriteString("\n![P1 encode](charts/p1-codec-encode.svg)\n![P1 decode](charts/p1-codec-decode.svg)\n")

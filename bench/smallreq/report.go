@@ -51,6 +51,8 @@ func parse(out string) ([]sample, error) {
 // render is the markdown table: one row per case, base → working tree.
 func render(base string, count int, baseLabel, headLabel string, runs map[string][]sample) string {
 	var b strings.Builder
+	b.WriteString("## Small requests: server cost per request, before and after a change\n\n")
+	b.WriteString("Written by `make bench-smallreq` (bench/smallreq); bench-compare keeps this section as it is.\n")
 	fmt.Fprintf(&b, "`go run ./smallreq -base %s -count %d`: core/server BenchmarkSmallRequest built at %s and from the working tree, run alternately %d times each; medians, ns/op with min–max.\n\n", base, count, base, count)
 	b.WriteString("| request | allocs/op | B/op | ns/op | ns/op ratio |\n|---|---|---|---|---|\n")
 	for _, name := range caseNames(runs[headLabel]) {
