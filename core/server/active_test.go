@@ -25,7 +25,7 @@ var (
 // checkSafeHeaders checks the headers of a response carrying stored bytes
 // of media type mt (issue 12 item 1): nosniff always; for an active type an
 // attachment and the sandboxing CSP.
-func checkSafeHeaders(t *testing.T, what, mt string, r bpResp, attachment bool) {
+func checkSafeHeaders(t *testing.T, what, mt string, r httpResp, attachment bool) {
 	t.Helper()
 	h := r.header
 	active := !slices.Contains(inertTypes, mt)
@@ -64,13 +64,13 @@ func TestStoredContentHeaders(t *testing.T) {
 				checkSafeHeaders(t, mode+" "+m+" /d", mt, c.do(m, c.link(key, ""), nil, nil), true)
 			}
 			checkSafeHeaders(t, mode+" ranged GET /v1/blobs", mt, c.do("GET", "/v1/blobs/"+key, nil, map[string]string{"Range": "bytes=0-9"}), false)
-			for _, modern := range []bool{false, true} {
-				r := c.session(modern, streamCaps).stream(blobs.URI(key))
+			for _, era := range []string{legacyVersion, modernVersion} {
+				r := c.client(era, streamCaps).streamResource(blobs.URI(key))
 				if r.header.Get("X-Content-Type-Options") != "nosniff" {
-					t.Errorf("%s resources/stream (modern %v): no nosniff: %v", mode, modern, r.header)
+					t.Errorf("%s resources/stream (%s): no nosniff: %v", mode, era, r.header)
 				}
 				if mode == blobs.StreamDirect {
-					checkSafeHeaders(t, "resources/stream direct", mt, r, true)
+					checkSafeHeaders(t, "resources/stream direct", mt, r.httpResp, true)
 					continue
 				}
 				var res struct{ Result struct{ DownloadURL string } }
@@ -92,8 +92,8 @@ func TestStoredContentRedirect(t *testing.T) {
 	if r := c.put("x/page.html", []byte("<script>1</script>"), map[string]string{"Content-Type": "text/html"}); r.status != 201 {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}
-	for what, r := range map[string]bpResp{
-		"resources/stream": c.session(false, streamCaps).stream("blob:///x/page.html"),
+	for what, r := range map[string]httpResp{
+		"resources/stream": c.client(legacyVersion, streamCaps).streamResource("blob:///x/page.html").httpResp,
 		"/d":               c.do("GET", c.link("x/page.html", ""), nil, nil),
 	} {
 		loc, err := url.Parse(r.header.Get("Location"))
@@ -112,20 +112,20 @@ func TestStoredContentRedirect(t *testing.T) {
 // through /v1.
 func TestUploadedActiveContent(t *testing.T) {
 	c := newBPClient(t, Options{Backend: newLocalStore(t)})
-	s := c.session(false, streamCaps)
+	s := c.client(legacyVersion, streamCaps)
 	for key, uri := range map[string]string{
 		"u/page.html": "data:text/html;base64,PHNjcmlwdD5kb2N1bWVudC50aXRsZT0icHduZWQiPC9zY3JpcHQ+",
 		"u/img.svg":   "data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E%3C%2Fsvg%3E",
 	} {
-		r := s.call("tools/call", `{"name":"upload_file","arguments":{"key":`+jsonString(key)+`,"file":`+jsonString(uri)+`}}`)
-		res := decodeToolResult(t, string(r.body))
+		r := s.callTool("upload_file", `{"key":`+jsonString(key)+`,"file":`+jsonString(uri)+`}`)
+		res := r.tool()
 		if res.IsError {
 			t.Fatalf("upload_file %s: %s", key, r.body)
 		}
 		mt := res.StructuredContent.MimeType
 		checkSafeHeaders(t, "upload_file then GET /v1/blobs", mt, c.do("GET", "/v1/blobs/"+key, nil, nil), false)
 		checkSafeHeaders(t, "upload_file then /d", mt, c.do("GET", c.link(key, ""), nil, nil), true)
-		checkSafeHeaders(t, "upload_file then resources/stream", mt, s.stream(blobs.URI(key)), true)
+		checkSafeHeaders(t, "upload_file then resources/stream", mt, s.streamResource(blobs.URI(key)).httpResp, true)
 	}
 }
 

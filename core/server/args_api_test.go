@@ -18,7 +18,7 @@ import (
 )
 
 // apiError decodes {"error":{"code","message"}}.
-func apiErrorOf(t *testing.T, r bpResp) (code, msg string) {
+func apiErrorOf(t *testing.T, r httpResp) (code, msg string) {
 	t.Helper()
 	var e struct {
 		Error struct{ Code, Message string }
@@ -30,7 +30,7 @@ func apiErrorOf(t *testing.T, r bpResp) (code, msg string) {
 }
 
 // wantAPIError checks status, code and that the message has every one of parts.
-func wantAPIError(t *testing.T, what string, r bpResp, status int, code string, parts ...string) {
+func wantAPIError(t *testing.T, what string, r httpResp, status int, code string, parts ...string) {
 	t.Helper()
 	if r.status != status {
 		t.Errorf("%s: %d %.300s, want %d %s", what, r.status, r.body, status, code)
@@ -236,7 +236,7 @@ func TestArgsExpectContinue(t *testing.T) {
 			continue
 		}
 		if tc.code != "" {
-			wantAPIError(t, line, bpResp{status: resp.StatusCode, body: body}, tc.status, tc.code)
+			wantAPIError(t, line, httpResp{status: resp.StatusCode, body: body}, tc.status, tc.code)
 		}
 		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: the refusal has no X-Content-Type-Options: nosniff", line)

@@ -36,7 +36,7 @@ func (a *argsClient) era() string {
 // argsClients returns a 2025-11-25 client (with a session) and a
 // 2026-07-28 one, both declaring form elicitation.
 func argsClients(c *bpClient) []*argsClient {
-	return []*argsClient{{c: c, sid: c.session(false, argsCaps).sid}, {c: c, modern: true}}
+	return []*argsClient{{c: c, sid: c.client(legacyVersion, argsCaps).sid}, {c: c, modern: true}}
 }
 
 const argsCaps = `{"elicitation":{}}`

@@ -139,8 +139,7 @@ func TestSendfileObserved(t *testing.T) {
 	go io.Copy(io.Discard, stdout)
 
 	c := &bpClient{t: t, base: "http://" + addr, hc: &http.Client{Timeout: time.Minute}}
-	s := c.session(false, streamCaps)
-	r := s.stream(blobs.URI("big/blob.bin"))
+	r := c.client(legacyVersion, streamCaps).streamResource(blobs.URI("big/blob.bin"))
 	if r.status != 200 || r.sum() != want {
 		t.Fatalf("resources/stream: %d, %d bytes", r.status, len(r.body))
 	}
@@ -202,26 +201,25 @@ func TestDownloadMemoryFlat(t *testing.T) {
 			want := writeBlob(t, b, "huge.bin", "application/octet-stream", tc.size)
 			c := newBPClient(t, Options{Backend: b, Blobs: blobs.Options{StreamMode: blobs.StreamDirect}})
 			link := c.link("huge.bin", "")
-			s := c.session(true, streamCaps)
-			for _, path := range []string{"/d", "/v1", "resources/stream"} {
-				var req *http.Request
-				switch path {
-				case "/d":
-					req, _ = http.NewRequest("GET", link, nil)
-				case "/v1":
-					req, _ = http.NewRequest("GET", c.base+"/v1/blobs/huge.bin", nil)
-				default:
-					req, _ = http.NewRequest("POST", c.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/stream","params":{"uri":"blob:///huge.bin","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+s.caps+`}}}`))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream, */*")
-					req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-					req.Header.Set("Mcp-Method", "resources/stream")
-				}
-				heapGrowth := heapWatch()
-				start := time.Now()
-				resp, err := c.hc.Do(req)
+			mc := c.client(modernVersion, streamCaps).with(map[string]string{"Accept": "application/json, text/event-stream, */*"})
+			get := func(u string) *http.Response {
+				resp, err := c.hc.Get(u)
 				if err != nil {
 					t.Fatal(err)
+				}
+				return resp
+			}
+			for _, path := range []string{"/d", "/v1", "resources/stream"} {
+				heapGrowth := heapWatch(t)
+				start := time.Now()
+				var resp *http.Response
+				switch path {
+				case "/d":
+					resp = get(link)
+				case "/v1":
+					resp = get(c.base + "/v1/blobs/huge.bin")
+				default:
+					resp = mc.open(mc.request("resources/stream", `{"uri":"blob:///huge.bin"}`))
 				}
 				h := sha256.New()
 				n, err := io.Copy(h, resp.Body)
@@ -267,7 +265,7 @@ func TestPutMemoryFlat(t *testing.T) {
 	io.Copy(h, &patternReader{n: size})
 	sum := hex.EncodeToString(h.Sum(nil))
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
-	heapGrowth := heapWatch()
+	heapGrowth := heapWatch(t)
 	start := time.Now()
 	req, _ := http.NewRequest("PUT", c.base+"/v1/blobs/up/huge.bin", &patternReader{n: size})
 	req.ContentLength = size

@@ -72,15 +72,7 @@ func newBPClient(t *testing.T, opts Options) *bpClient {
 	}}
 }
 
-type bpResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r bpResp) sum() string { s := sha256.Sum256(r.body); return hex.EncodeToString(s[:]) }
-
-func (c *bpClient) do(method, u string, body io.Reader, hdr map[string]string) bpResp {
+func (c *bpClient) do(method, u string, body io.Reader, hdr map[string]string) httpResp {
 	c.t.Helper()
 	if strings.HasPrefix(u, "/") {
 		u = c.base + u
@@ -101,10 +93,10 @@ func (c *bpClient) do(method, u string, body io.Reader, hdr map[string]string) b
 	if err != nil {
 		c.t.Fatalf("%s %s: reading body: %v", method, u, err)
 	}
-	return bpResp{resp.StatusCode, resp.Header, b}
+	return httpResp{resp.StatusCode, resp.Header, b}
 }
 
-func (c *bpClient) put(key string, data []byte, hdr map[string]string) bpResp {
+func (c *bpClient) put(key string, data []byte, hdr map[string]string) httpResp {
 	c.t.Helper()
 	return c.do("PUT", "/v1/blobs/"+escapeKey(key), bytes.NewReader(data), hdr)
 }
@@ -130,9 +122,7 @@ func (c *bpClient) link(key string, extra string) string {
 	return out.URL
 }
 
-func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-func errCode(t *testing.T, r bpResp) string {
+func errCode(t *testing.T, r httpResp) string {
 	t.Helper()
 	var e struct {
 		Error struct{ Code, Message string }
@@ -143,80 +133,26 @@ func errCode(t *testing.T, r bpResp) string {
 	return e.Error.Code
 }
 
-// rpcError decodes a JSON-RPC error response.
-func rpcError(t *testing.T, r bpResp) (int, map[string]any) {
-	t.Helper()
-	var m struct {
-		Error *struct {
-			Code int
-			Data map[string]any
-		}
-	}
-	if err := json.Unmarshal(r.body, &m); err != nil || m.Error == nil {
-		t.Fatalf("want a JSON-RPC error, got %d %q", r.status, r.body)
-	}
-	return m.Error.Code, m.Error.Data
-}
-
-// mcpSession is one MCP client of an era with or without resourceStreaming.
-type mcpSession struct {
-	c      *bpClient
-	modern bool
-	caps   string
-	sid    string
-}
-
-func (c *bpClient) session(modern bool, caps string) *mcpSession {
+// client connects an MCP client of version declaring caps to c's server.
+// A 2025-11-25 initialize must offer resources.stream exactly when caps
+// declare resourceStreaming.
+func (c *bpClient) client(version, caps string) *mcpClient {
 	c.t.Helper()
-	s := &mcpSession{c: c, modern: modern, caps: caps}
-	if !modern {
-		r := c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`),
-			map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-		s.sid = r.header.Get("Mcp-Session-Id")
-		if r.status != 200 || s.sid == "" {
-			c.t.Fatalf("initialize: %d %s", r.status, r.body)
-		}
+	mc := newMCPClient(c.t, c.base, version, caps)
+	if version == legacyVersion {
 		var res struct {
-			Result struct {
-				Capabilities struct {
-					Resources map[string]any
-				}
+			Capabilities struct {
+				Resources map[string]any
 			}
 		}
-		json.Unmarshal(r.body, &res)
-		_, has := res.Result.Capabilities.Resources["stream"]
+		json.Unmarshal(mc.init.Result, &res)
+		_, has := res.Capabilities.Resources["stream"]
 		if want := strings.Contains(caps, "resourceStreaming"); has != want {
 			c.t.Fatalf("initialize with %s: resources.stream offered = %v", caps, has)
 		}
 	}
-	return s
+	return mc
 }
-
-func (s *mcpSession) call(method, params string) bpResp {
-	s.c.t.Helper()
-	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-	if s.modern {
-		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + s.caps + `}`
-		if params == "{}" {
-			params = "{" + meta + "}"
-		} else {
-			params = strings.TrimSuffix(params, "}") + "," + meta + "}"
-		}
-		hdr["MCP-Protocol-Version"] = "2026-07-28"
-		hdr["Mcp-Method"] = method
-	} else {
-		hdr["Mcp-Session-Id"] = s.sid
-		hdr["MCP-Protocol-Version"] = "2025-11-25"
-	}
-	return s.c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":`+params+`}`), hdr)
-}
-
-func (s *mcpSession) stream(uri string) bpResp {
-	s.c.t.Helper()
-	return s.call("resources/stream", `{"uri":`+jsonString(uri)+`}`)
-}
-
-const streamCaps = `{"resourceStreaming":{"maxStreamSize":1073741824}}`
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)
@@ -240,17 +176,15 @@ func TestResourcesStream(t *testing.T) {
 					t.Fatalf("PUT: %d %s", r.status, r.body)
 				}
 				_, presigns := backend.(storage.Presigner)
-				for _, modern := range []bool{false, true} {
-					era := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[modern]
-					s := c.session(modern, streamCaps)
-					r := s.stream(uri)
+				for _, era := range []string{legacyVersion, modernVersion} {
+					r := c.client(era, streamCaps).streamResource(uri)
 					effective := mode
 					if mode == blobs.StreamRedirect && !presigns {
 						effective = blobs.StreamDirect
 					}
 					switch effective {
 					case blobs.StreamDirect:
-						checkDirect(t, era, r, uri, data, want)
+						checkDirect(t, era, r.httpResp, uri, data, want)
 					case blobs.StreamRedirect:
 						if r.status != http.StatusFound || r.header.Get("MCP-Resource-Uri") != uri || r.header.Get("Location") == "" {
 							t.Fatalf("%s redirect: %d %v %s", era, r.status, r.header, r.body)
@@ -282,14 +216,14 @@ func TestResourcesStream(t *testing.T) {
 							t.Errorf("%s: second GET of a single-use downloadUrl: %d", era, again.status)
 						}
 					}
-					checkStreamErrors(t, c, modern, uri, len(data))
+					checkStreamErrors(t, c, era, uri, len(data))
 				}
 			})
 		}
 	}
 }
 
-func checkDirect(t *testing.T, what string, r bpResp, uri string, data []byte, want string) {
+func checkDirect(t *testing.T, what string, r httpResp, uri string, data []byte, want string) {
 	t.Helper()
 	if r.status != 200 {
 		t.Fatalf("%s: status %d %s", what, r.status, r.body[:min(len(r.body), 300)])
@@ -308,26 +242,26 @@ func checkDirect(t *testing.T, what string, r bpResp, uri string, data []byte, w
 	}
 }
 
-func checkStreamErrors(t *testing.T, c *bpClient, modern bool, uri string, size int) {
+func checkStreamErrors(t *testing.T, c *bpClient, era string, uri string, size int) {
 	t.Helper()
-	era := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[modern]
-	s := c.session(modern, streamCaps)
+	modern := era == modernVersion
+	s := c.client(era, streamCaps)
 	// Unknown resource.
-	r := s.stream("blob:///no/such")
-	code, data := rpcError(t, r)
+	r := s.streamResource("blob:///no/such")
+	code, data := r.rpcError()
 	if want := map[bool]int{false: -32002, true: -32602}[modern]; code != want || data["uri"] != "blob:///no/such" {
 		t.Errorf("%s unknown resource: %d %v", era, code, data)
 	}
 	// Over maxStreamSize: refused before any byte.
-	small := c.session(modern, fmt.Sprintf(`{"resourceStreaming":{"maxStreamSize":%d}}`, size-1))
-	r = small.stream(uri)
-	if code, data := rpcError(t, r); code != -32004 || data["maxStreamSize"] != float64(size-1) {
+	small := c.client(era, fmt.Sprintf(`{"resourceStreaming":{"maxStreamSize":%d}}`, size-1))
+	r = small.streamResource(uri)
+	if code, data := r.rpcError(); code != -32004 || data["maxStreamSize"] != float64(size-1) {
 		t.Errorf("%s over maxStreamSize: %d %v", era, code, data)
 	}
 	// A client that did not declare resourceStreaming.
-	none := c.session(modern, `{}`)
-	r = none.stream(uri)
-	code, data = rpcError(t, r)
+	none := c.client(era, `{}`)
+	r = none.streamResource(uri)
+	code, data = r.rpcError()
 	switch {
 	case modern && (code != -32021 || r.status != 400):
 		t.Errorf("%s without capability: %d (HTTP %d) %v", era, code, r.status, data)
@@ -345,11 +279,8 @@ func checkStreamErrors(t *testing.T, c *bpClient, modern bool, uri string, size 
 	}
 	if modern {
 		// Mcp-Name, when sent, must match params.uri (-32020, HTTP 400).
-		r = s.c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"resources/stream","params":{"uri":`+jsonString(uri)+
-			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`+streamCaps+`}}}`),
-			map[string]string{"Content-Type": "application/json", "Accept": "application/json", "MCP-Protocol-Version": "2026-07-28",
-				"Mcp-Method": "resources/stream", "Mcp-Name": "blob:///other"})
-		if code, _ := rpcError(t, r); code != -32020 || r.status != 400 {
+		r = s.with(map[string]string{"Accept": "application/json", "Mcp-Name": "blob:///other"}).streamResource(uri)
+		if code, _ := r.rpcError(); code != -32020 || r.status != 400 {
 			t.Errorf("resources/stream with a mismatched Mcp-Name: %d (HTTP %d)", code, r.status)
 		}
 		r = s.call("server/discover", "{}")
@@ -686,8 +617,8 @@ func TestPutLimit(t *testing.T) {
 func TestGetDownloadLinkTool(t *testing.T) {
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
 	c.put("t/x.txt", []byte("tool bytes"), map[string]string{"Content-Type": "text/plain"})
-	s := c.session(false, `{}`)
-	r := s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"t/x.txt","ttlSeconds":60}}`)
+	s := c.client(legacyVersion, `{}`)
+	r := s.callTool("get_download_link", `{"key":"t/x.txt","ttlSeconds":60}`)
 	var res struct {
 		Result struct {
 			StructuredContent struct {
@@ -711,7 +642,7 @@ func TestGetDownloadLinkTool(t *testing.T) {
 	if g := c.do("GET", sc.URL, nil, nil); g.status != 200 || string(g.body) != "tool bytes" {
 		t.Fatalf("GET tool link: %d %s", g.status, g.body)
 	}
-	r = s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"t/x.txt","filename":"é.txt","singleUse":true}}`)
+	r = s.callTool("get_download_link", `{"key":"t/x.txt","filename":"é.txt","singleUse":true}`)
 	if err := json.Unmarshal(r.body, &res); err != nil || res.Result.IsError {
 		t.Fatalf("get_download_link singleUse: %s", r.body)
 	}
@@ -722,7 +653,7 @@ func TestGetDownloadLinkTool(t *testing.T) {
 	if g := c.do("GET", once, nil, nil); g.status != 404 {
 		t.Fatalf("second GET of a single-use tool link: %d", g.status)
 	}
-	r = s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"t/none"}}`)
+	r = s.callTool("get_download_link", `{"key":"t/none"}`)
 	if !strings.Contains(string(r.body), `"isError":true`) {
 		t.Fatalf("link to a missing blob: %s", r.body)
 	}
@@ -744,7 +675,7 @@ func TestEmptyBlob(t *testing.T) {
 					t.Errorf("ranged GET %s: %d %v", u, r.status, r.header)
 				}
 			}
-			r := c.session(false, streamCaps).stream("blob:///empty")
+			r := c.client(legacyVersion, streamCaps).streamResource("blob:///empty")
 			if r.status != 200 || len(r.body) != 0 || r.header.Get("Content-Length") != "0" {
 				t.Errorf("resources/stream of an empty blob: %d %v", r.status, r.header)
 			}

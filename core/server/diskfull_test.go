@@ -200,7 +200,7 @@ func checkDiskFull(t *testing.T, be storage.Backend, dataDir string) {
 // error insufficient_storage.
 func checkFullHTTP(t *testing.T, c *bpClient, raw []byte, expectError func(string)) {
 	t.Helper()
-	check := func(what string, r bpResp) {
+	check := func(what string, r httpResp) {
 		t.Helper()
 		if r.status != http.StatusInsufficientStorage || errCode(t, r) != "insufficient_storage" {
 			t.Errorf("%s: got %d %s, want 507 insufficient_storage", what, r.status, r.body)

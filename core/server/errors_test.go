@@ -50,7 +50,7 @@ func TestErrorsNameNoInternals(t *testing.T) {
 			`"upload_file","arguments":{"key":` + jsonString(key) + `,"file":"data:text/plain;base64,aGk="}`,
 			`"upload_file","arguments":{"file":"data:text/plain;base64,aGk=","key":` + jsonString(key) + `}`,
 		} {
-			legacy := c.session(false, `{}`).call("tools/call", `{"name":`+tool+`}`)
+			legacy := c.client(legacyVersion, `{}`).call("tools/call", `{"name":`+tool+`}`)
 			hdr := regressModernHeaders("tools/call", strings.SplitN(tool, `"`, 3)[1])
 			hdr["Mcp-Param-Blob-Key"] = key
 			_, _, modern := regressPost(t, c.hc, c.base, hdr, "9",

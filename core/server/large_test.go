@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -49,28 +47,17 @@ func TestReadHugeBlob(t *testing.T) {
 	}
 	want := h.Sum(nil)
 
-	base, _ := startTestServer(t, Options{Backend: st})
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	sid := initSession(t, client, base)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`)
 	for _, mode := range []string{"json", "sse"} {
 		t.Run(mode, func(t *testing.T) {
 			accept := "application/json, text/event-stream"
 			if mode == "sse" {
 				accept = "text/event-stream"
 			}
-			watch := heapWatch()
+			watch := heapWatch(t)
 			start := time.Now()
-			body := `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"blob:///big/blob.bin"}}`
-			req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", accept)
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			ca := c.in(t).with(map[string]string{"Accept": accept})
+			resp := ca.open(ca.requestID("7", "resources/read", `{"uri":"blob:///big/blob.bin"}`))
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d", resp.StatusCode)
 			}
@@ -165,23 +152,4 @@ func (u *untilQuote) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return n, nil
-}
-
-func initSession(t *testing.T, client *http.Client, base string) string {
-	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || sid == "" {
-		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, sid)
-	}
-	return sid
 }

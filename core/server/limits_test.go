@@ -159,7 +159,7 @@ func TestUploadLimits(t *testing.T) {
 	addr := strings.TrimPrefix(c.base, "http://")
 	holdUpload(t, addr, ka, "/v1/blobs/held/a")
 	time.Sleep(100 * time.Millisecond) // the PUT has its slot
-	check := func(what string, r bpResp, status int, code string) {
+	check := func(what string, r httpResp, status int, code string) {
 		t.Helper()
 		if r.status != status || r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), code) {
 			t.Errorf("%s: %d Retry-After %q %s, want %d with %s", what, r.status, r.header.Get("Retry-After"), r.body, status, code)

@@ -48,17 +48,9 @@ func TestPosture(t *testing.T) {
 }
 
 func TestHeaderLimit(t *testing.T) {
-	base, _ := startTestServer(t, Options{})
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader("{}"))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Big", strings.Repeat("a", 20<<10))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
-		t.Fatalf("status %d, want 431", resp.StatusCode)
+	c := serveMCP(t, Options{}, modernVersion, `{}`).with(map[string]string{"X-Big": strings.Repeat("a", 20<<10)})
+	if r := c.send(c.raw(strings.NewReader("{}"), 2)); r.status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("status %d, want 431", r.status)
 	}
 }
 

@@ -54,13 +54,13 @@ func TestDownloadOrigin(t *testing.T) {
 	if r := c.put("o/page.html", data, map[string]string{"Content-Type": "text/html"}); r.status != 201 {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}
-	s := c.session(false, streamCaps)
+	s := c.client(legacyVersion, streamCaps)
 	var tool struct {
 		Result struct{ StructuredContent struct{ URL string } }
 	}
 	json.Unmarshal(s.call("tools/call", `{"name":"get_download_link","arguments":{"key":"o/page.html"}}`).body, &tool)
 	var stream struct{ Result struct{ DownloadURL string } }
-	json.Unmarshal(s.stream("blob:///o/page.html").body, &stream)
+	json.Unmarshal(s.streamResource("blob:///o/page.html").body, &stream)
 	for what, link := range map[string]string{"POST /v1/links": c.link("o/page.html", ""),
 		"get_download_link": tool.Result.StructuredContent.URL, "downloadUrl": stream.Result.DownloadURL} {
 		if !strings.HasPrefix(link, dl+"/d/") {

@@ -1,130 +1,26 @@
 package server
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"github.com/mcpblob/mcpblob/core/conformance"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-type rpcMsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-// sseReader yields the JSON-RPC messages of an SSE body.
-type sseReader struct {
-	t  *testing.T
-	br *bufio.Reader
-	c  io.Closer
-}
-
-func (r *sseReader) next() (rpcMsg, bool) {
-	r.t.Helper()
-	for {
-		line, err := r.br.ReadString('\n')
-		if err != nil {
-			return rpcMsg{}, false
-		}
-		data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: ")
-		if !ok || data == "" {
-			continue // priming events carry no data
-		}
-		var m rpcMsg
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
-			r.t.Fatalf("bad SSE data %q: %v", data, err)
-		}
-		return m, true
-	}
-}
-
-type testClient struct {
-	t    *testing.T
-	base string
-	hc   *http.Client
-	sid  string
-}
-
-func (c *testClient) post(body string, hdr map[string]string) *http.Response {
-	c.t.Helper()
-	req, _ := http.NewRequest("POST", c.base+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.sid != "" {
-		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return resp
-}
-
-func (c *testClient) call(body string, hdr map[string]string) (int, string) {
-	c.t.Helper()
-	resp := c.post(body, hdr)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-func (c *testClient) stream(resp *http.Response) *sseReader {
-	c.t.Helper()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		b, _ := io.ReadAll(resp.Body)
-		c.t.Fatalf("want an SSE response, got %d %q: %s", resp.StatusCode, ct, b)
-	}
-	c.t.Cleanup(func() { resp.Body.Close() })
-	return &sseReader{t: c.t, br: bufio.NewReader(resp.Body), c: resp.Body}
-}
-
-func newTestClient(t *testing.T, opts Options, legacy bool) *testClient {
-	base, _ := startTestServer(t, opts)
-	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
-	if legacy {
-		c.sid = initSession(t, c.hc, base)
-	}
-	return c
-}
-
 func TestLegacyGetStreamNotifications(t *testing.T) {
-	c := newTestClient(t, Options{}, true)
-	if code, _ := c.call(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"blob:///docs/readme.txt"}}`, nil); code != 200 {
-		t.Fatalf("subscribe: %d", code)
+	c := serveMCP(t, Options{}, legacyVersion, `{}`)
+	if r := c.call("resources/subscribe", `{"uri":"blob:///docs/readme.txt"}`); r.status != 200 {
+		t.Fatalf("subscribe: %d", r.status)
 	}
-	req, _ := http.NewRequest("GET", c.base+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.sid)
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := c.stream(resp)
+	events := c.events(c.get(""))
 	// A second GET stream on the same session is refused.
-	resp2, err := c.hc.Do(req.Clone(context.Background()))
-	if err != nil {
-		t.Fatal(err)
+	if r := c.send(c.get("")); r.status != http.StatusConflict {
+		t.Fatalf("second GET stream: %d, want 409", r.status)
 	}
-	resp2.Body.Close()
-	if resp2.StatusCode != http.StatusConflict {
-		t.Fatalf("second GET stream: %d, want 409", resp2.StatusCode)
-	}
-	if code, body := c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_blob","arguments":{"key":"docs/readme.txt"}}}`, nil); code != 200 || !strings.Contains(body, `"deleted":true`) {
-		t.Fatalf("delete_blob: %d %s", code, body)
+	if r := c.callTool("delete_blob", `{"key":"docs/readme.txt"}`); r.status != 200 || !strings.Contains(string(r.body), `"deleted":true`) {
+		t.Fatalf("delete_blob: %d %s", r.status, r.body)
 	}
 	seen := map[string]bool{}
 	for len(seen) < 2 {
@@ -143,21 +39,14 @@ func TestLegacyGetStreamNotifications(t *testing.T) {
 }
 
 func TestLegacyElicitationRoundTrip(t *testing.T) {
-	base, _ := startTestServer(t, Options{Extend: conformance.Register})
-	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`
-	resp := c.post(body, nil)
-	resp.Body.Close()
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-
-	events := c.stream(c.post(`{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"who are you?"}}}`, nil))
+	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{"elicitation":{}}`)
+	events := c.events(c.requestID(`"call-1"`, "tools/call", `{"name":"test_elicitation","arguments":{"message":"who are you?"}}`))
 	req, ok := events.next()
 	if !ok || req.Method != "elicitation/create" || req.ID == nil {
 		t.Fatalf("want an elicitation/create request first, got %+v", req)
 	}
-	answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}}`
-	if code, _ := c.call(answer, nil); code != http.StatusAccepted {
-		t.Fatalf("posting the answer: %d, want 202", code)
+	if r := c.reply(req.ID, `{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}`); r.status != http.StatusAccepted {
+		t.Fatalf("posting the answer: %d, want 202", r.status)
 	}
 	res, ok := events.next()
 	if !ok || string(res.ID) != `"call-1"` || !strings.Contains(string(res.Result), "ada@example.com") {
@@ -166,17 +55,13 @@ func TestLegacyElicitationRoundTrip(t *testing.T) {
 }
 
 func TestLegacyCancellation(t *testing.T) {
-	base, _ := startTestServer(t, Options{Extend: conformance.Register})
-	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
-	resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`, nil)
-	resp.Body.Close()
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-	events := c.stream(c.post(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}`, nil))
+	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{"sampling":{}}`)
+	events := c.events(c.requestID("5", "tools/call", `{"name":"test_sampling","arguments":{"prompt":"hi"}}`))
 	if m, ok := events.next(); !ok || m.Method != "sampling/createMessage" {
 		t.Fatalf("want sampling/createMessage, got %+v", m)
 	}
-	if code, _ := c.call(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`, nil); code != http.StatusAccepted {
-		t.Fatalf("cancel: %d", code)
+	if r := c.notify("notifications/cancelled", `{"requestId":5,"reason":"user"}`); r.status != http.StatusAccepted {
+		t.Fatalf("cancel: %d", r.status)
 	}
 	if m, ok := events.next(); ok {
 		t.Fatalf("cancelled request still answered: %+v", m)
@@ -184,24 +69,15 @@ func TestLegacyCancellation(t *testing.T) {
 }
 
 func TestModernListen(t *testing.T) {
-	c := newTestClient(t, Options{}, false)
-	hdr := func(method, name string) map[string]string {
-		h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-		if name != "" {
-			h["Mcp-Name"] = name
-		}
-		return h
-	}
-	events := c.stream(c.post(`{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["blob:///images/dot.bin"]},`+modernMeta+`}}`,
-		hdr("subscriptions/listen", "")))
+	c := serveMCP(t, Options{}, modernVersion, `{}`)
+	events := c.events(c.requestID(`"sub-1"`, "subscriptions/listen", `{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["blob:///images/dot.bin"]}}`))
 	ack, ok := events.next()
 	if !ok || ack.Method != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack.Params), `"io.modelcontextprotocol/subscriptionId":"sub-1"`) {
 		t.Fatalf("ack: %+v %s", ack, ack.Params)
 	}
-	h := hdr("tools/call", "delete_blob")
-	h["Mcp-Param-Blob-Key"] = "images/dot.bin"
-	if code, body := c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_blob","arguments":{"key":"images/dot.bin"},`+modernMeta+`}}`, h); code != 200 {
-		t.Fatalf("delete: %d %s", code, body)
+	del := c.with(map[string]string{"Mcp-Param-Blob-Key": "images/dot.bin"})
+	if r := del.callTool("delete_blob", `{"key":"images/dot.bin"}`); r.status != 200 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 	seen := map[string]bool{}
 	for len(seen) < 2 {
@@ -223,9 +99,8 @@ func TestModernListen(t *testing.T) {
 // listen stream (the latter with a final result) instead of waiting them out.
 func TestShutdownEndsStreams(t *testing.T) {
 	base, srv := startTestServer(t, Options{})
-	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 20 * time.Second}}
-	listen := c.stream(c.post(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`,
-		map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}))
+	c := newMCPClient(t, base, modernVersion, `{}`)
+	listen := c.events(c.requestID("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
 	if m, ok := listen.next(); !ok || m.Method != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("ack: %+v", m)
 	}
@@ -249,36 +124,19 @@ func TestShutdownEndsStreams(t *testing.T) {
 // receives the result there; replaying from the start of the stream again
 // repeats the stored events.
 func TestLegacyResume(t *testing.T) {
-	c := newTestClient(t, Options{Extend: conformance.Register}, true)
-	resp := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_reconnection","arguments":{}}}`, nil)
-	body, err := io.ReadAll(resp.Body) // the server closes it mid-call
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, _ := strings.Cut(string(body), "\n")
+	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{}`)
+	r := c.send(c.requestID("3", "tools/call", `{"name":"test_reconnection","arguments":{}}`)) // the server closes it mid-call
+	body := string(r.body)
+	first, _, _ := strings.Cut(body, "\n")
 	lastID, ok := strings.CutPrefix(first, "id: ")
-	if !ok || !strings.Contains(string(body), "retry: ") || strings.Contains(string(body), `"result"`) {
+	if !ok || !strings.Contains(body, "retry: ") || strings.Contains(body, `"result"`) {
 		t.Fatalf("want only a priming event, got %q", body)
 	}
-	get := func(lastEventID string) string {
-		req, _ := http.NewRequest("GET", c.base+"/mcp", nil)
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("Last-Event-ID", lastEventID)
-		resp, err := c.hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
-	got := get(lastID)
+	got := string(c.send(c.get(lastID)).body)
 	if !strings.Contains(got, `"id":3,"result"`) || !strings.Contains(got, "Reconnection test completed") {
 		t.Fatalf("resumed stream: %q", got)
 	}
-	if again := get(lastID); again != got {
+	if again := string(c.send(c.get(lastID)).body); again != got {
 		t.Fatalf("second replay differs:\n%q\n%q", again, got)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // elicitParams is the part of elicitation/create params the tests use.
@@ -28,23 +27,11 @@ type elicitParams struct {
 	} `json:"_meta"`
 }
 
-func legacyClient(t *testing.T, opts Options, caps string) *testClient {
-	base, _ := startTestServer(t, opts)
-	c := &testClient{t: t, base: base, hc: &http.Client{Timeout: 30 * time.Second}}
-	resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`, nil)
-	resp.Body.Close()
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-	if c.sid == "" {
-		t.Fatal("no session")
-	}
-	return c
-}
-
 // startElicitation calls request_upload and returns the SSE stream and the
 // elicitation/create request.
-func startElicitation(t *testing.T, c *testClient, args string) (*sseReader, rpcMsg, elicitParams) {
+func startElicitation(t *testing.T, c *mcpClient, args string) (*sseStream, rpcMsg, elicitParams) {
 	t.Helper()
-	events := c.stream(c.post(`{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"request_upload","arguments":{`+args+`}}}`, nil))
+	events := c.events(c.request("tools/call", `{"name":"request_upload","arguments":{`+args+`}}`))
 	req, ok := events.next()
 	if !ok || req.Method != "elicitation/create" {
 		t.Fatalf("want elicitation/create, got %+v", req)
@@ -56,41 +43,17 @@ func startElicitation(t *testing.T, c *testClient, args string) (*sseReader, rpc
 	return events, req, p
 }
 
-func answer(t *testing.T, c *testClient, id json.RawMessage, result string) {
+// answer posts the client's answer to the server's request id.
+func answer(t *testing.T, c *mcpClient, id json.RawMessage, result string) {
 	t.Helper()
-	if code, body := c.call(`{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+`}`, nil); code != http.StatusAccepted {
-		t.Fatalf("posting the answer: %d %s", code, body)
-	}
-}
-
-// finalResult reads the SSE stream up to the call's result, collecting the
-// notifications before it.
-func finalResult(t *testing.T, events *sseReader) (toolResult, []rpcMsg) {
-	t.Helper()
-	var notes []rpcMsg
-	for {
-		m, ok := events.next()
-		if !ok {
-			t.Fatalf("stream ended; notifications %v", notes)
-		}
-		if m.Method != "" {
-			notes = append(notes, m)
-			continue
-		}
-		if m.Result == nil {
-			t.Fatalf("error: %s", m.Error)
-		}
-		var r toolResult
-		if err := json.Unmarshal(m.Result, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r, notes
+	if r := c.reply(id, result); r.status != http.StatusAccepted {
+		t.Fatalf("posting the answer: %d %s", r.status, r.body)
 	}
 }
 
 func TestRequestUploadLegacyBinary(t *testing.T) {
 	st := newLocalStore(t)
-	c := legacyClient(t, Options{Backend: st}, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
 	events, req, p := startElicitation(t, c, `"accept":["text/*"],"maxSize":8388608`)
 	ep, ok := p.UploadEndpoints["file"]
 	if p.Mode != "binary" || !ok || ep.Method != "POST" || p.RequestedSchema.Properties["file"]["type"] != "file" || len(p.Meta.ProgressToken) == 0 ||
@@ -98,8 +61,8 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 		t.Fatalf("elicitation params %s", req.Params)
 	}
 	// The client may report its own upload progress (SEP-1306).
-	if code, _ := c.call(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`+string(p.Meta.ProgressToken)+`,"progress":0,"total":3145728,"message":"starting"}}`, nil); code != http.StatusAccepted {
-		t.Fatalf("client progress: %d", code)
+	if r := c.notify("notifications/progress", `{"progressToken":`+string(p.Meta.ProgressToken)+`,"progress":0,"total":3145728,"message":"starting"}`); r.status != http.StatusAccepted {
+		t.Fatalf("client progress: %d", r.status)
 	}
 	data := bytes.Repeat([]byte("0123456789abcdef"), 3<<16) // 3 MiB: progress events
 	ct, body := multipartBody(t, [3]string{"digits.txt", "text/plain", string(data)})
@@ -107,7 +70,7 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 		t.Fatalf("upload: %+v", r)
 	}
 	answer(t, c, req.ID, `{"action":"accept","content":{"file":{"name":"digits.txt","size":`+itoa(len(data))+`,"mimeType":"text/plain","uploadId":"`+ep.UploadID+`"}}}`)
-	res, notes := finalResult(t, events)
+	res, notes := events.toolResult()
 	if res.IsError || res.StructuredContent.SHA256 != hexSum(data) || res.StructuredContent.Key != "uploads/"+ep.UploadID+"/digits.txt" {
 		t.Fatalf("result %+v", res)
 	}
@@ -133,14 +96,14 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 		t.Fatalf("upload: %+v", r)
 	}
 	answer(t, c, req.ID, `{"action":"accept","content":{"file":{"name":"a.txt","size":4,"mimeType":"text/plain","uploadId":"`+ep.UploadID+`"}}}`)
-	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != `Field "file": the answer says 4 bytes but 3 bytes were uploaded` {
+	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != `Field "file": the answer says 4 bytes but 3 bytes were uploaded` {
 		t.Fatalf("lying answer: %+v", res)
 	}
 
 	// Decline.
 	events, req, _ = startElicitation(t, c, ``)
 	answer(t, c, req.ID, `{"action":"decline"}`)
-	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != "The user declined the upload" {
+	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != "The user declined the upload" {
 		t.Fatalf("decline: %+v", res)
 	}
 }
@@ -149,7 +112,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestRequestUploadLegacyForm(t *testing.T) {
 	st := newLocalStore(t)
-	c := legacyClient(t, Options{Backend: st}, `{"elicitation":{}}`)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{}}`)
 	events, req, p := startElicitation(t, c, `"key":"forms/pic.png","accept":["image/png"]`)
 	f := p.RequestedSchema.Properties["file"]
 	if _, ok := f["x-mcp-file"]; p.Mode != "" && p.Mode != "form" || !ok || f["format"] != "uri" {
@@ -158,33 +121,33 @@ func TestRequestUploadLegacyForm(t *testing.T) {
 	// 200 KiB: the data URI is decoded into a spool as the answer arrives.
 	img := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1, 2, 3}, 70000)...)
 	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(img)+`"}}`)
-	res, _ := finalResult(t, events)
+	res, _ := events.toolResult()
 	if res.IsError || res.StructuredContent.Key != "forms/pic.png" || res.StructuredContent.SHA256 != hexSum(img) || res.StructuredContent.MimeType != "image/png" {
 		t.Fatalf("result %+v", res)
 	}
 	// A type outside accept is an isError naming the field.
 	events, req, _ = startElicitation(t, c, `"accept":["image/png"]`)
 	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:text/plain,hi"}}`)
-	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != `Field "file": media type "text/plain" is not accepted (accept: image/png)` {
+	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != `Field "file": media type "text/plain" is not accepted (accept: image/png)` {
 		t.Fatalf("accept: %+v", res)
 	}
 	// A file over the field's maxSize is refused while the answer arrives.
 	events, req, _ = startElicitation(t, c, `"maxSize":100000`)
 	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("x"), 200000))+`"}}`)
-	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 100000 bytes` {
+	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 100000 bytes` {
 		t.Fatalf("maxSize: %+v", res)
 	}
 	// Cancel.
 	events, req, _ = startElicitation(t, c, ``)
 	answer(t, c, req.ID, `{"action":"cancel"}`)
-	if res, _ := finalResult(t, events); !res.IsError || res.Content[0].Text != "The user cancelled the upload" {
+	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != "The user cancelled the upload" {
 		t.Fatalf("cancel: %+v", res)
 	}
 }
 
 func TestRequestUploadLegacyURL(t *testing.T) {
 	st := newLocalStore(t)
-	c := legacyClient(t, Options{Backend: st}, `{"elicitation":{"url":{}}}`)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{"url":{}}}`)
 	events, req, p := startElicitation(t, c, ``)
 	if p.Mode != "url" || p.ElicitationID == "" || !strings.Contains(p.URL, "/upload/") {
 		t.Fatalf("url params %s", req.Params)
@@ -203,7 +166,7 @@ func TestRequestUploadLegacyURL(t *testing.T) {
 	if r := doUpload(t, "POST", strings.Replace(p.URL, "/upload/", "/u/", 1), ct, body, nil); r.Status != 201 {
 		t.Fatalf("upload: %+v", r)
 	}
-	res, notes := finalResult(t, events)
+	res, notes := events.toolResult()
 	if res.IsError || res.StructuredContent.SHA256 != hexSum([]byte("from the page")) {
 		t.Fatalf("result %+v", res)
 	}
@@ -216,23 +179,6 @@ func TestRequestUploadLegacyURL(t *testing.T) {
 	if !complete {
 		t.Fatalf("no notifications/elicitation/complete: %v", notes)
 	}
-}
-
-// modernCall posts a 2026-07-28 tools/call of request_upload.
-func modernCall(t *testing.T, c *testClient, caps, extra string) toolResult {
-	t.Helper()
-	return modernCallArgs(t, c, caps, `{}`, extra)
-}
-
-// modernCallArgs is modernCall with arguments.
-func modernCallArgs(t *testing.T, c *testClient, caps, args, extra string) toolResult {
-	t.Helper()
-	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"name":"request_upload","arguments":` + args + extra + `}}`
-	code, out := c.call(body, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "request_upload", "Accept": "application/json"})
-	if code != 200 {
-		t.Fatalf("%d %s", code, out)
-	}
-	return decodeToolResult(t, out)
 }
 
 func inputRequest(t *testing.T, r toolResult) elicitParams {
@@ -252,12 +198,17 @@ func inputRequest(t *testing.T, r toolResult) elicitParams {
 
 func TestRequestUploadModern(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st}, false)
+	base, _ := startTestServer(t, Options{Backend: st})
+	// A client per capability set, asking for JSON answers.
+	client := func(t *testing.T, caps string) *mcpClient {
+		return newMCPClient(t, base, modernVersion, caps).with(map[string]string{"Accept": "application/json"})
+	}
+	const noArgs = `{"name":"request_upload","arguments":{}}`
 
 	t.Run("binary", func(t *testing.T) {
-		caps := `{"elicitation":{"binary":{}}}`
-		r := modernCall(t, c, caps, ``)
-		p := inputRequest(t, r)
+		c := client(t, `{"elicitation":{"binary":{}}}`)
+		first := c.call("tools/call", noArgs)
+		p := inputRequest(t, first.tool())
 		ep := p.UploadEndpoints["file"]
 		if p.Mode != "binary" || ep.URL == "" {
 			t.Fatalf("params %+v", p)
@@ -266,68 +217,66 @@ func TestRequestUploadModern(t *testing.T) {
 		if u := doUpload(t, "POST", ep.URL, ct, body, nil); u.Status != 201 {
 			t.Fatalf("upload %+v", u)
 		}
-		retry := `,"requestState":"` + r.RequestState + `","inputResponses":{"upload":{"action":"accept","content":{"file":{"name":"m.bin","size":12,"mimeType":"application/octet-stream","uploadId":"` + ep.UploadID + `"}}}}`
-		res := modernCall(t, c, caps, retry)
-		if res.IsError || res.ResultType != "complete" || res.StructuredContent.SHA256 != hexSum([]byte("modern bytes")) {
-			t.Fatalf("result %+v", res)
+		r := c.retry(first, `{"upload":{"action":"accept","content":{"file":{"name":"m.bin","size":12,"mimeType":"application/octet-stream","uploadId":"`+ep.UploadID+`"}}}}`)
+		if res := r.tool(); r.status != 200 || res.IsError || res.ResultType != "complete" || res.StructuredContent.SHA256 != hexSum([]byte("modern bytes")) {
+			t.Fatalf("result %d %+v", r.status, res)
 		}
 	})
 	t.Run("form", func(t *testing.T) {
-		caps := `{"elicitation":{"form":{}}}`
-		r := modernCall(t, c, caps, ``)
-		p := inputRequest(t, r)
+		c := client(t, `{"elicitation":{"form":{}}}`)
+		first := c.call("tools/call", noArgs)
+		p := inputRequest(t, first.tool())
 		if p.Mode != "form" || p.RequestedSchema.Properties["file"]["x-mcp-file"] == nil {
 			t.Fatalf("params %+v", p)
 		}
 		payload := bytes.Repeat([]byte("form data "), 20000)
-		retry := `,"requestState":"` + r.RequestState + `","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(payload) + `"}}}`
-		res := modernCall(t, c, caps, retry)
-		if res.IsError || res.StructuredContent.SHA256 != hexSum(payload) {
-			t.Fatalf("result %+v", res)
+		answer := `{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(payload) + `"}}}`
+		r := c.retry(first, answer)
+		if res := r.tool(); r.status != 200 || res.IsError || res.StructuredContent.SHA256 != hexSum(payload) {
+			t.Fatalf("result %d %+v", r.status, res)
 		}
 		// With requestState before inputResponses, the answer is bounded by
 		// the field's maxSize while it arrives.
-		r = modernCallArgs(t, c, caps, `{"maxSize":1000}`, ``)
+		limited := c.call("tools/call", `{"name":"request_upload","arguments":{"maxSize":1000}}`)
+		inputRequest(t, limited.tool())
 		// The retry repeats the arguments the requestState was issued for.
-		res = modernCallArgs(t, c, caps, `{"maxSize":1000}`, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(payload)+`"}}}`)
-		if !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
-			t.Fatalf("maxSize %+v", res)
+		r = c.retry(limited, answer)
+		if res := r.tool(); r.status != 200 || !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
+			t.Fatalf("maxSize %d %+v", r.status, res)
 		}
 		// Decline.
-		r = modernCall(t, c, caps, ``)
-		res = modernCall(t, c, caps, `,"requestState":"`+r.RequestState+`","inputResponses":{"upload":{"action":"decline"}}`)
-		if !res.IsError || res.Content[0].Text != "The user declined the upload" {
-			t.Fatalf("decline %+v", res)
+		r = c.retry(c.call("tools/call", noArgs), `{"upload":{"action":"decline"}}`)
+		if res := r.tool(); r.status != 200 || !res.IsError || res.Content[0].Text != "The user declined the upload" {
+			t.Fatalf("decline %d %+v", r.status, res)
 		}
 	})
 	t.Run("url", func(t *testing.T) {
-		caps := `{"elicitation":{"url":{}}}`
-		r := modernCall(t, c, caps, ``)
-		p := inputRequest(t, r)
+		c := client(t, `{"elicitation":{"url":{}}}`)
+		first := c.call("tools/call", noArgs)
+		p := inputRequest(t, first.tool())
 		if p.Mode != "url" || p.ElicitationID != "" {
 			t.Fatalf("params %+v", p)
 		}
-		accept := `,"requestState":"` + r.RequestState + `","inputResponses":{"upload":{"action":"accept"}}`
+		const accept = `{"upload":{"action":"accept"}}`
 		// Retried before the upload: asked again, same upload.
-		again := modernCall(t, c, caps, accept)
-		if p2 := inputRequest(t, again); p2.Mode != "url" {
-			t.Fatalf("again %+v", p2)
+		again := c.retry(first, accept)
+		if p2 := inputRequest(t, again.tool()); again.status != 200 || p2.Mode != "url" {
+			t.Fatalf("again %d %+v", again.status, p2)
 		}
 		ct, body := multipartBody(t, [3]string{"u.txt", "text/plain", "url mode"})
 		if u := doUpload(t, "POST", strings.Replace(p.URL, "/upload/", "/u/", 1), ct, body, nil); u.Status != 201 {
 			t.Fatalf("upload %+v", u)
 		}
-		res := modernCall(t, c, caps, accept)
-		if res.IsError || res.StructuredContent.SHA256 != hexSum([]byte("url mode")) {
-			t.Fatalf("result %+v", res)
+		r := c.retry(first, accept)
+		if res := r.tool(); r.status != 200 || res.IsError || res.StructuredContent.SHA256 != hexSum([]byte("url mode")) {
+			t.Fatalf("result %d %+v", r.status, res)
 		}
 	})
 	t.Run("tampered state", func(t *testing.T) {
-		caps := `{"elicitation":{}}`
-		body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"name":"request_upload","arguments":{},"requestState":"x.y","inputResponses":{"upload":{"action":"accept"}}}}`
-		_, out := c.call(body, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "request_upload", "Accept": "application/json"})
-		if !strings.Contains(out, "requestState failed verification") {
-			t.Fatalf("%s", out)
+		c := client(t, `{"elicitation":{}}`)
+		r := c.call("tools/call", `{"name":"request_upload","arguments":{},"requestState":"x.y","inputResponses":{"upload":{"action":"accept"}}}`)
+		if !bytes.Contains(r.body, []byte("requestState failed verification")) {
+			t.Fatalf("%s", r.body)
 		}
 	})
 }

@@ -8,18 +8,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,35 +32,6 @@ func newLocalStore(t *testing.T) *localfs.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
-}
-
-// toolResult is the part of a CallToolResult the tests look at.
-type toolResult struct {
-	IsError           bool `json:"isError"`
-	Content           []struct{ Type, Text, URI string }
-	StructuredContent struct {
-		URI, Key, SHA256, MimeType string
-		Size                       int64
-	}
-	ResultType   string          `json:"resultType"`
-	RequestState string          `json:"requestState"`
-	InputRequest json.RawMessage `json:"inputRequests"`
-}
-
-func decodeToolResult(t *testing.T, body string) toolResult {
-	t.Helper()
-	var m struct {
-		Result *toolResult
-		Error  json.RawMessage
-	}
-	if err := json.Unmarshal([]byte(body), &m); err != nil || m.Result == nil {
-		t.Fatalf("not a result: %v: %.500s", err, body)
-	}
-	return *m.Result
-}
-
-func uploadCall(args string) string {
-	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{` + args + `}}}`
 }
 
 func listAll(t *testing.T, st storage.Backend) []string {
@@ -85,8 +52,8 @@ func listAll(t *testing.T, st storage.Backend) []string {
 // isError text and that nothing is stored on failure.
 func TestUploadFileInputs(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st, MCP: mcp.Options{MaxFileBytes: 1 << 20},
-		Blobs: blobs.Options{UploadAccept: []string{"image/*", "text/plain", "application/pdf"}}}, true)
+	c := serveMCP(t, Options{Backend: st, MCP: mcp.Options{MaxFileBytes: 1 << 20},
+		Blobs: blobs.Options{UploadAccept: []string{"image/*", "text/plain", "application/pdf"}}}, legacyVersion, `{}`)
 	big := base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
 	const accepted = "image/*, text/plain, application/pdf"
@@ -114,15 +81,16 @@ func TestUploadFileInputs(t *testing.T) {
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := c.call(uploadCall(tc.args), nil)
-			if code != 200 {
-				t.Fatalf("status %d: %.300s", code, body)
+			c := c.in(t)
+			r := c.callTool("upload_file", "{"+tc.args+"}")
+			if r.status != 200 {
+				t.Fatalf("status %d: %.300s", r.status, r.body)
 			}
-			res := decodeToolResult(t, body)
+			res := r.tool()
 			if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != tc.want {
 				t.Fatalf("got %+v\nwant isError %q", res, tc.want)
 			}
-			if strings.Contains(body, big[:64]) {
+			if bytes.Contains(r.body, []byte(big[:64])) {
 				t.Fatal("the data URI leaked into the error")
 			}
 			if keys := listAll(t, st); len(keys) != 0 {
@@ -140,10 +108,11 @@ func TestUploadFileInputs(t *testing.T) {
 	}
 	for _, tc := range good {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := c.call(uploadCall(tc.args), nil)
-			res := decodeToolResult(t, body)
-			if code != 200 || res.IsError {
-				t.Fatalf("status %d: %s", code, body)
+			c := c.in(t)
+			r := c.callTool("upload_file", "{"+tc.args+"}")
+			res := r.tool()
+			if r.status != 200 || res.IsError {
+				t.Fatalf("status %d: %s", r.status, r.body)
 			}
 			sum := sha256.Sum256([]byte(tc.content))
 			sc := res.StructuredContent
@@ -171,25 +140,24 @@ func TestUploadFileInputs(t *testing.T) {
 // spooled (decoded) and stored once the tool runs.
 func TestUploadFileParamsFirst(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st}, true)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`)
 	payload := make([]byte, 300<<10)
 	for i := range payload {
 		payload[i] = byte(i * 7)
 	}
 	body := `{"params":{"arguments":{"file":"data:application/octet-stream;base64,` + base64.StdEncoding.EncodeToString(payload) +
 		`","key":"late/key.bin"},"name":"upload_file"},"id":"x","method":"tools/call","jsonrpc":"2.0"}`
-	code, out := c.call(body, nil)
-	res := decodeToolResult(t, out)
+	r := c.send(c.raw(strings.NewReader(body), int64(len(body))))
+	res := r.tool()
 	sum := sha256.Sum256(payload)
-	if code != 200 || res.IsError || res.StructuredContent.SHA256 != hex.EncodeToString(sum[:]) || res.StructuredContent.Key != "late/key.bin" {
-		t.Fatalf("%d %.400s", code, out)
+	if r.status != 200 || res.IsError || res.StructuredContent.SHA256 != hex.EncodeToString(sum[:]) || res.StructuredContent.Key != "late/key.bin" {
+		t.Fatalf("%d %.400s", r.status, r.body)
 	}
 	// A large string that is not a data URI, in any params member, is
 	// spooled too and still bounded by the message limit.
 	huge := strings.Repeat("x", 5<<20)
-	code, out = c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_blobs","arguments":{"prefix":"`+huge+`"}}}`, nil)
-	if code != http.StatusRequestEntityTooLarge {
-		t.Fatalf("5 MiB plain string: %d %.200s", code, out)
+	if r := c.callTool("list_blobs", `{"prefix":"`+huge+`"}`); r.status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("5 MiB plain string: %d %.200s", r.status, r.body)
 	}
 }
 
@@ -224,39 +192,8 @@ func newDataURIBody(prefix string, size int64, suffix string, sum *[32]byte) *da
 
 func (d *dataURIBody) Read(p []byte) (int, error) { return d.pr.Read(p) }
 
-// heapWatch samples HeapInuse until stopped and returns the peak growth.
-func heapWatch() func() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > peak.Load() {
-					peak.Store(ms.HeapInuse)
-				}
-			}
-		}
-	}()
-	return func() int64 {
-		close(stop)
-		wg.Wait()
-		return int64(peak.Load()) - int64(base)
-	}
-}
+// Close stops the generator, also when the body was not read to the end.
+func (d *dataURIBody) Close() error { return d.pr.Close() }
 
 // TestUploadFileHuge sends upload_file with a 1 GiB data URI generated on
 // the fly (never held by the test) and checks the stored SHA-256 and that
@@ -270,14 +207,13 @@ func TestUploadFileHuge(t *testing.T) {
 	}
 	const maxGrowth = 32 << 20
 	st := newLocalStore(t)
-	base, _ := startTestServer(t, Options{Backend: st})
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	sid := initSession(t, client, base)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`)
 	for _, order := range []string{"key-first", "file-first"} {
 		if order == "file-first" && size > 256<<20 && testing.Short() {
 			continue
 		}
 		t.Run(order, func(t *testing.T) {
+			c := c.in(t)
 			key := "huge/" + order + ".bin"
 			var prefix, suffix string
 			if order == "key-first" {
@@ -288,31 +224,21 @@ func TestUploadFileHuge(t *testing.T) {
 				suffix = `","key":"` + key + `"}}}`
 			}
 			var sum [32]byte
-			watch := heapWatch()
+			watch := heapWatch(t)
 			start := time.Now()
-			req, _ := http.NewRequest("POST", base+"/mcp", newDataURIBody(prefix, size, suffix, &sum))
-			req.ContentLength = int64(len(prefix)+len(suffix)) + (size+2)/3*4
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			wire := int64(len(prefix)+len(suffix)) + (size+2)/3*4
+			r := c.send(c.raw(newDataURIBody(prefix, size, suffix, &sum), wire))
 			growth := watch()
 			el := time.Since(start)
-			res := decodeToolResult(t, string(out))
-			if resp.StatusCode != 200 || res.IsError {
-				t.Fatalf("%d %.300s", resp.StatusCode, out)
+			res := r.tool()
+			if r.status != 200 || res.IsError {
+				t.Fatalf("%d %.300s", r.status, r.body)
 			}
 			if got, want := res.StructuredContent.SHA256, hex.EncodeToString(sum[:]); got != want || res.StructuredContent.Size != size {
 				t.Fatalf("sha256 %s size %d, want %s %d", got, res.StructuredContent.Size, want, size)
 			}
 			t.Logf("%s: %d MiB in %v (%.0f MB/s decoded, %.0f MB/s on the wire), heap growth %.1f MiB", order, size>>20,
-				el.Round(time.Millisecond), float64(size)/el.Seconds()/1e6, float64(req.ContentLength)/el.Seconds()/1e6, float64(growth)/(1<<20))
+				el.Round(time.Millisecond), float64(size)/el.Seconds()/1e6, float64(wire)/el.Seconds()/1e6, float64(growth)/(1<<20))
 			if growth > maxGrowth {
 				t.Fatalf("heap grew by %d bytes, limit %d", growth, maxGrowth)
 			}
@@ -332,28 +258,20 @@ func TestUploadFileAbandoned(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	base, _ := startTestServer(t, Options{Backend: st, Logger: logger, MCP: mcp.Options{MaxFileBytes: 1 << 20}})
-	client := &http.Client{Timeout: 30 * time.Second}
-	sid := initSession(t, client, base)
+	c := serveMCP(t, Options{Backend: st, Logger: logger, MCP: mcp.Options{MaxFileBytes: 1 << 20}}, legacyVersion, `{}`)
 	var sum [32]byte
 	prefix := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:application/octet-stream;base64,`
-	// A raw connection: the body is written on its own goroutine (the
-	// server stops reading and may reset the connection under it) while
-	// the response is read.
-	host := strings.TrimPrefix(base, "http://")
-	conn, err := net.Dial("tcp", host)
+	// A raw connection: the chunked body is written on its own goroutine
+	// (the server stops reading and may reset the connection under it)
+	// while the response is read.
+	req := c.raw(newDataURIBody(prefix, 64<<20, `"}}}`, &sum), -1)
+	conn, err := net.Dial("tcp", req.URL.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	go func() {
-		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nTransfer-Encoding: chunked\r\n\r\n", host, sid)
-		cw := httputil.NewChunkedWriter(conn)
-		io.Copy(cw, newDataURIBody(prefix, 64<<20, `"}}}`, &sum))
-		cw.Close()
-		io.WriteString(conn, "\r\n")
-	}()
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	go req.Write(conn)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req.Request)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,9 +289,8 @@ func TestUploadFileAbandoned(t *testing.T) {
 		t.Fatalf("stored %v", keys)
 	}
 	// The valid small cases log at debug too; none may leak a payload.
-	c := &testClient{t: t, base: base, hc: client, sid: sid}
-	c.call(uploadCall(`"key":"x","file":"data:text/plain;base64,U0VDUkVUU0VDUkVUU0VDUkVU"`), nil)
-	c.call(uploadCall(`"key":"y","file":"data:image/png;base64,U0VDUkVUU0VDUkVUU0VDUkVU"`), nil)
+	c.callTool("upload_file", `{"key":"x","file":"data:text/plain;base64,U0VDUkVUU0VDUkVUU0VDUkVU"}`)
+	c.callTool("upload_file", `{"key":"y","file":"data:image/png;base64,U0VDUkVUU0VDUkVUU0VDUkVU"}`)
 	mu.Lock()
 	defer mu.Unlock()
 	if strings.Contains(logs.String(), "U0VDUkVU") || strings.Contains(logs.String(), "AAAAAAAA") {
@@ -397,13 +314,11 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // storage must survive until the tool commits it.
 func TestUploadFileOverSSE(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st}, true)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`).with(map[string]string{"Accept": "text/event-stream"})
 	payload := strings.Repeat("stream me ", 30000)
-	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"p1"},"name":"upload_file","arguments":{"key":"sse/a.txt","file":"data:text/plain;base64,` +
-		base64.StdEncoding.EncodeToString([]byte(payload)) + `"}}}`
-	events := c.stream(c.post(body, map[string]string{"Accept": "text/event-stream"}))
-	res, _ := finalResult(t, events)
-	if res.IsError || res.StructuredContent.SHA256 != hexSum([]byte(payload)) {
+	params := `{"_meta":{"progressToken":"p1"},"name":"upload_file","arguments":{"key":"sse/a.txt","file":"data:text/plain;base64,` +
+		base64.StdEncoding.EncodeToString([]byte(payload)) + `"}}`
+	if res, _ := c.events(c.request("tools/call", params)).toolResult(); res.IsError || res.StructuredContent.SHA256 != hexSum([]byte(payload)) {
 		t.Fatalf("%+v", res)
 	}
 }
@@ -412,21 +327,29 @@ func TestUploadFileOverSSE(t *testing.T) {
 // Mcp-Param-Blob-Key before the tool runs; a mismatch stores nothing.
 func TestUploadFileModern(t *testing.T) {
 	st := newLocalStore(t)
-	c := newTestClient(t, Options{Backend: st}, false)
-	body := func(key string) string {
-		return `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + modernMeta + `,"name":"upload_file","arguments":{"key":"` + key + `","file":"data:text/plain;base64,` +
-			base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("modern "), 20000)) + `"}}}`
+	c := serveMCP(t, Options{Backend: st}, modernVersion, `{}`).with(map[string]string{"Mcp-Param-Blob-Key": "m/ok.txt"})
+	payload := bytes.Repeat([]byte("modern "), 20000)
+	args := func(key string) string {
+		return `{"key":"` + key + `","file":"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(payload) + `"}`
 	}
-	hdr := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "upload_file", "Mcp-Param-Blob-Key": "m/ok.txt"}
-	code, out := c.call(body("m/ok.txt"), hdr)
-	if res := decodeToolResult(t, out); code != 200 || res.IsError || res.ResultType != "complete" || res.StructuredContent.Key != "m/ok.txt" {
-		t.Fatalf("%d %.300s", code, out)
+	r := c.callTool("upload_file", args("m/ok.txt"))
+	res := r.tool()
+	if r.status != 200 || res.IsError || res.ResultType != "complete" || res.StructuredContent.Key != "m/ok.txt" {
+		t.Fatalf("%d %.300s", r.status, r.body)
 	}
-	code, out = c.call(body("m/other.txt"), hdr)
-	if code != http.StatusBadRequest || !strings.Contains(out, "-32020") {
-		t.Fatalf("header mismatch: %d %.300s", code, out)
+	if r := c.callTool("upload_file", args("m/other.txt")); r.status != http.StatusBadRequest || !bytes.Contains(r.body, []byte("-32020")) {
+		t.Fatalf("header mismatch: %d %.300s", r.status, r.body)
 	}
 	if keys := listAll(t, st); len(keys) != 1 {
 		t.Fatalf("stored %v", keys)
+	}
+	// The stored text reads back (resources/read carries Mcp-Name).
+	r = c.readResource(res.StructuredContent.URI)
+	var read struct {
+		Contents []struct{ URI, Text string }
+	}
+	if r.status != 200 || json.Unmarshal(r.msg.Result, &read) != nil || len(read.Contents) != 1 ||
+		read.Contents[0].URI != res.StructuredContent.URI || read.Contents[0].Text != string(payload) {
+		t.Fatalf("resources/read: %d %.300s", r.status, r.body)
 	}
 }
