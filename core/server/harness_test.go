@@ -42,3 +42,16 @@ func heapWatch(t testing.TB) func() int64 {
 		return int64(peak.Load()) - int64(base)
 	}
 }
+
+// eventually polls cond until it holds, failing the test after timeout.
+// It replaces a sleep before a check of state that changes on its own.
+func eventually(t testing.TB, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

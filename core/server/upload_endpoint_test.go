@@ -220,6 +220,8 @@ func TestUploadEndpoint(t *testing.T) {
 		conn.(*net.TCPConn).CloseWrite()
 		io.Copy(io.Discard, conn)
 		conn.Close()
+		// Nothing may appear: an absence has no event to wait for, so
+		// the store is watched for a while.
 		deadline := time.Now().Add(2 * time.Second)
 		for time.Now().Before(deadline) {
 			if n := len(listAll(t, st)); n != before {

@@ -35,7 +35,8 @@ func (b slowBackend) Create(ctx context.Context, key string, o storage.CreateOpt
 }
 
 func (w slowWriter) Write(p []byte) (int, error) {
-	time.Sleep(time.Duration(len(p)) * 50 * time.Nanosecond) // ~20 MB/s
+	// A deliberate delay, the behaviour under test: ~20 MB/s.
+	time.Sleep(time.Duration(len(p)) * 50 * time.Nanosecond)
 	return w.Writer.Write(p)
 }
 
