@@ -89,6 +89,7 @@ var retRE = regexp.MustCompile(`=\s+(-?\d+)`)
 // resources/stream direct answer, a /d download and a ranged /d download
 // from the local store moved through sendfile(2), not through user space.
 func TestSendfileObserved(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("spawns a traced child process")
 	}
@@ -192,6 +193,7 @@ func TestDownloadMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 1 GiB blob")
 	}
+	heapTest(t)
 	for _, tc := range []struct {
 		be   testBackend
 		size int64
@@ -264,6 +266,7 @@ func TestPutMemoryFlat(t *testing.T) {
 	h := sha256.New()
 	io.Copy(h, &patternReader{n: size})
 	sum := hex.EncodeToString(h.Sum(nil))
+	heapTest(t)
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
 	heapGrowth := heapWatch(t)
 	start := time.Now()

@@ -161,6 +161,7 @@ func randomBytes(n int) []byte {
 }
 
 func TestResourcesStream(t *testing.T) {
+	parallel(t)
 	data := randomBytes(3<<20 + 17)
 	sum := sha256.Sum256(data)
 	want := hex.EncodeToString(sum[:])
@@ -169,6 +170,7 @@ func TestResourcesStream(t *testing.T) {
 	for _, be := range byteplaneBackends() {
 		for _, mode := range []string{blobs.StreamDirect, blobs.StreamRedirect, blobs.StreamURL} {
 			t.Run(be.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				backend := be.new(t)
 				c := newBPClient(t, Options{Backend: backend, Blobs: blobs.Options{StreamMode: mode}})
 				if r := c.put(key, data, map[string]string{"Content-Type": "application/x-test",
@@ -295,11 +297,13 @@ func checkStreamErrors(t *testing.T, c *bpClient, era string, uri string, size i
 }
 
 func TestDownloadLinks(t *testing.T) {
+	parallel(t)
 	data := randomBytes(1<<20 + 3)
 	sum := sha256.Sum256(data)
 	want := hex.EncodeToString(sum[:])
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
 			kr, _ := token.NewKeyring(token.Key{ID: "k1", Secret: bytes.Repeat([]byte{9}, 32)})
 			c := newBPClient(t, Options{Backend: be.new(t), Keyring: kr})
 			if r := c.put("a/b.bin", data, nil); r.status != 201 {
@@ -402,6 +406,7 @@ func TestDownloadLinks(t *testing.T) {
 }
 
 func TestDownloadRedirect(t *testing.T) {
+	parallel(t)
 	be := byteplaneBackends()[1]
 	data := randomBytes(100_000)
 	c := newBPClient(t, Options{Backend: be.new(t), DownloadRedirect: true})
@@ -425,8 +430,10 @@ func TestDownloadRedirect(t *testing.T) {
 }
 
 func TestControlAPI(t *testing.T) {
+	parallel(t)
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
 			c := newBPClient(t, Options{Backend: be.new(t)})
 			events, unsub := c.srv.MCP().Hub().Subscribe()
 			defer unsub()
@@ -568,6 +575,7 @@ func TestControlAPI(t *testing.T) {
 }
 
 func TestControlAuth(t *testing.T) {
+	parallel(t)
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), AuthKeys: []string{HashKey("sekret") + " alice"}})
 	if r := c.do("GET", "/v1/blobs", nil, nil); r.status != 401 || errCode(t, r) != "unauthorized" {
 		t.Fatalf("no key: %d %s", r.status, r.body)
@@ -592,6 +600,7 @@ func TestControlAuth(t *testing.T) {
 }
 
 func TestPutLimit(t *testing.T) {
+	parallel(t)
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), MaxUploadBytes: 1000})
 	if r := c.put("big", make([]byte, 1001), nil); r.status != 413 || errCode(t, r) != "too_large" {
 		t.Fatalf("over the limit: %d %s", r.status, r.body)
@@ -615,6 +624,7 @@ func TestPutLimit(t *testing.T) {
 }
 
 func TestGetDownloadLinkTool(t *testing.T) {
+	parallel(t)
 	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t)})
 	c.put("t/x.txt", []byte("tool bytes"), map[string]string{"Content-Type": "text/plain"})
 	s := c.client(legacyVersion, `{}`)
@@ -660,8 +670,10 @@ func TestGetDownloadLinkTool(t *testing.T) {
 }
 
 func TestEmptyBlob(t *testing.T) {
+	parallel(t)
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
 			c := newBPClient(t, Options{Backend: be.new(t), Blobs: blobs.Options{StreamMode: blobs.StreamDirect}})
 			if r := c.put("empty", nil, nil); r.status != 201 {
 				t.Fatalf("PUT empty: %d %s", r.status, r.body)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestConditionals(t *testing.T) {
+	parallel(t)
 	mod := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
 	info := storage.Info{ETag: `"abc"`, ModTime: mod.Add(300 * time.Millisecond)}
 	for _, tc := range []struct {
@@ -34,6 +35,7 @@ func TestConditionals(t *testing.T) {
 }
 
 func TestContentDisposition(t *testing.T) {
+	parallel(t)
 	for _, name := range []string{"a.txt", "résumé ü.pdf", `we"ird\name;x=1.txt`, "日本語.bin", "100% sure.txt"} {
 		v := blobs.ContentDisposition("attachment", name)
 		_, params, err := mime.ParseMediaType(v)
@@ -50,6 +52,7 @@ func TestContentDisposition(t *testing.T) {
 }
 
 func TestRedactPath(t *testing.T) {
+	parallel(t)
 	for in, want := range map[string]string{
 		"/d/eyJraWQiOiJ0ZXN0Ii.abcdef": "/d/eyJraWQi…",
 		"/u/eyJraWQiOiJ0ZXN0Ii.abcdef": "/u/eyJraWQi…",
@@ -78,6 +81,7 @@ func (b *changingBackend) Stat(ctx context.Context, key string) (storage.Info, e
 }
 
 func TestServeBlobReplacedMidway(t *testing.T) {
+	parallel(t)
 	be := &changingBackend{Backend: byteplaneBackends()[0].new(t)}
 	c := newBPClient(t, Options{Backend: be})
 	c.put("x", []byte("current"), nil)

@@ -63,6 +63,7 @@ func runTool(t *testing.T, dir string, timeout time.Duration, name string, args 
 }
 
 func TestTypeScriptSDKInterop(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}

@@ -8,9 +8,39 @@ import (
 	"time"
 )
 
+// heapMu keeps heap measurements alone in the process. A test that samples
+// the heap (heapWatch) calls heapTest and holds it exclusively; every other
+// top-level test calls parallel and holds it shared. The testing package
+// already runs a test that never calls t.Parallel only while no parallel
+// test runs; heapMu keeps that true should a heap test ever be marked
+// parallel, and makes the rule visible where it matters.
+var heapMu sync.RWMutex
+
+// parallel marks a top-level test that shares no state with other tests
+// t.Parallel and keeps it away from heap measurements. Subtests call
+// t.Parallel directly: their parent already holds heapMu, and taking the
+// read lock twice can deadlock against a waiting heap test.
+func parallel(t *testing.T) {
+	t.Parallel() // first: a paused test must not hold heapMu
+	heapMu.RLock()
+	t.Cleanup(heapMu.RUnlock)
+}
+
+// heapTest runs a heap-growth test with no other test in the process. It
+// must not call t.Parallel, and its subtests run one at a time.
+func heapTest(t *testing.T) {
+	heapMu.Lock()
+	t.Cleanup(heapMu.Unlock)
+}
+
 // heapWatch samples HeapInuse until stopped and returns the peak growth.
+// Only heap tests (heapTest) may call it.
 func heapWatch(t testing.TB) func() int64 {
 	t.Helper()
+	if heapMu.TryRLock() {
+		heapMu.RUnlock()
+		t.Fatal("bug: heapWatch outside a heapTest: other tests may be running")
+	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

@@ -27,6 +27,7 @@ func TestReadHugeBlob(t *testing.T) {
 		size = 64 << 20
 	}
 	const maxGrowth = 32 << 20
+	heapTest(t)
 	ctx := context.Background()
 	st, err := localfs.Open(t.TempDir(), localfs.Options{})
 	if err != nil {

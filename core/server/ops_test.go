@@ -11,6 +11,7 @@ import (
 )
 
 func TestPosture(t *testing.T) {
+	parallel(t)
 	be := newMemBackend()
 	if _, err := New(Options{Backend: be, Listen: "0.0.0.0:8080"}); err == nil {
 		t.Fatal("non-loopback bind without keys accepted")
@@ -48,6 +49,7 @@ func TestPosture(t *testing.T) {
 }
 
 func TestHeaderLimit(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{}, modernVersion, `{}`).with(map[string]string{"X-Big": strings.Repeat("a", 20<<10)})
 	if r := c.send(c.raw(strings.NewReader("{}"), 2)); r.status != http.StatusRequestHeaderFieldsTooLarge {
 		t.Fatalf("status %d, want 431", r.status)
@@ -55,6 +57,7 @@ func TestHeaderLimit(t *testing.T) {
 }
 
 func TestReadinessDuringShutdown(t *testing.T) {
+	parallel(t)
 	// The drain delay is the window for the checks below; a second leaves
 	// room for a loaded machine.
 	base, srv := startTestServer(t, Options{ShutdownDelay: time.Second})

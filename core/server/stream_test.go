@@ -10,6 +10,7 @@ import (
 )
 
 func TestLegacyGetStreamNotifications(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{}, legacyVersion, `{}`)
 	if r := c.call("resources/subscribe", `{"uri":"blob:///docs/readme.txt"}`); r.status != 200 {
 		t.Fatalf("subscribe: %d", r.status)
@@ -39,6 +40,7 @@ func TestLegacyGetStreamNotifications(t *testing.T) {
 }
 
 func TestLegacyElicitationRoundTrip(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{"elicitation":{}}`)
 	events := c.events(c.requestID(`"call-1"`, "tools/call", `{"name":"test_elicitation","arguments":{"message":"who are you?"}}`))
 	req, ok := events.next()
@@ -55,6 +57,7 @@ func TestLegacyElicitationRoundTrip(t *testing.T) {
 }
 
 func TestLegacyCancellation(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{"sampling":{}}`)
 	events := c.events(c.requestID("5", "tools/call", `{"name":"test_sampling","arguments":{"prompt":"hi"}}`))
 	if m, ok := events.next(); !ok || m.Method != "sampling/createMessage" {
@@ -69,6 +72,7 @@ func TestLegacyCancellation(t *testing.T) {
 }
 
 func TestModernListen(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{}, modernVersion, `{}`)
 	events := c.events(c.requestID(`"sub-1"`, "subscriptions/listen", `{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["blob:///images/dot.bin"]}}`))
 	ack, ok := events.next()
@@ -98,6 +102,7 @@ func TestModernListen(t *testing.T) {
 // TestShutdownEndsStreams checks that Shutdown ends an open GET stream and a
 // listen stream (the latter with a final result) instead of waiting them out.
 func TestShutdownEndsStreams(t *testing.T) {
+	parallel(t)
 	base, srv := startTestServer(t, Options{})
 	c := newMCPClient(t, base, modernVersion, `{}`)
 	listen := c.events(c.requestID("9", "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
@@ -124,6 +129,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 // receives the result there; replaying from the start of the stream again
 // repeats the stored events.
 func TestLegacyResume(t *testing.T) {
+	parallel(t)
 	c := serveMCP(t, Options{Extend: conformance.Register}, legacyVersion, `{}`)
 	r := c.send(c.requestID("3", "tools/call", `{"name":"test_reconnection","arguments":{}}`)) // the server closes it mid-call
 	body := string(r.body)

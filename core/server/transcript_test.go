@@ -39,12 +39,14 @@ var update = flag.Bool("update", false, "rewrite the expected responses of testd
 // as a body sends a message just over the body limit. Run with -update to
 // rewrite the responses.
 func TestTranscripts(t *testing.T) {
+	parallel(t)
 	files, err := filepath.Glob("testdata/conformance/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
 			runTranscript(t, file)
 		})
 	}

@@ -52,6 +52,7 @@ func answer(t *testing.T, c *mcpClient, id json.RawMessage, result string) {
 }
 
 func TestRequestUploadLegacyBinary(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
 	events, req, p := startElicitation(t, c, `"accept":["text/*"],"maxSize":8388608`)
@@ -111,6 +112,7 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestRequestUploadLegacyForm(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{}}`)
 	events, req, p := startElicitation(t, c, `"key":"forms/pic.png","accept":["image/png"]`)
@@ -146,6 +148,7 @@ func TestRequestUploadLegacyForm(t *testing.T) {
 }
 
 func TestRequestUploadLegacyURL(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{"url":{}}}`)
 	events, req, p := startElicitation(t, c, ``)
@@ -197,6 +200,7 @@ func inputRequest(t *testing.T, r toolResult) elicitParams {
 }
 
 func TestRequestUploadModern(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, _ := startTestServer(t, Options{Backend: st})
 	// A client per capability set, asking for JSON answers.

@@ -84,6 +84,7 @@ func hexSum(b []byte) string {
 // maxSize, accept and sniffing refused with nothing stored; a truncated
 // multipart body stores nothing.
 func TestUploadEndpoint(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: st, AuthKeys: []string{HashKey("secret-a") + " alice", HashKey("secret-b") + " bob"}})
 	alice := map[string]string{"Authorization": "Bearer secret-a"}

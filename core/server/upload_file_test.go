@@ -51,6 +51,7 @@ func listAll(t *testing.T, st storage.Backend) []string {
 // good ones the SEP requires servers to accept) and checks the exact
 // isError text and that nothing is stored on failure.
 func TestUploadFileInputs(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st, MCP: mcp.Options{MaxFileBytes: 1 << 20},
 		Blobs: blobs.Options{UploadAccept: []string{"image/*", "text/plain", "application/pdf"}}}, legacyVersion, `{}`)
@@ -139,6 +140,7 @@ func TestUploadFileInputs(t *testing.T) {
 // name: nothing is known about the call while the data URI arrives, so it is
 // spooled (decoded) and stored once the tool runs.
 func TestUploadFileParamsFirst(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`)
 	payload := make([]byte, 300<<10)
@@ -206,6 +208,7 @@ func TestUploadFileHuge(t *testing.T) {
 		size = 64 << 20
 	}
 	const maxGrowth = 32 << 20
+	heapTest(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`)
 	for _, order := range []string{"key-first", "file-first"} {
@@ -254,6 +257,7 @@ func TestUploadFileHuge(t *testing.T) {
 // isError result and closes the connection. Nothing is stored, and no log
 // line (at debug level) carries the payload.
 func TestUploadFileAbandoned(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	var logs strings.Builder
 	var mu sync.Mutex
@@ -313,6 +317,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // runs after the request handler returned; the file it streamed into
 // storage must survive until the tool commits it.
 func TestUploadFileOverSSE(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{}`).with(map[string]string{"Accept": "text/event-stream"})
 	payload := strings.Repeat("stream me ", 30000)
@@ -326,6 +331,7 @@ func TestUploadFileOverSSE(t *testing.T) {
 // TestUploadFileModern: the 2026-07-28 era checks the key argument against
 // Mcp-Param-Blob-Key before the tool runs; a mismatch stores nothing.
 func TestUploadFileModern(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	c := serveMCP(t, Options{Backend: st}, modernVersion, `{}`).with(map[string]string{"Mcp-Param-Blob-Key": "m/ok.txt"})
 	payload := bytes.Repeat([]byte("modern "), 20000)

@@ -18,6 +18,7 @@ import (
 // last chunk before answering, or it parses those bytes as a new request and
 // breaks the kept-alive connection.
 func TestUploadChunkedKeepAlive(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: st})
 	m, err := srv.opts.Keyring.MintUpload(base, token.Upload{MaxSize: 1 << 20})

@@ -41,6 +41,7 @@ func (w slowWriter) Write(p []byte) (int, error) {
 }
 
 func TestUploadPageStatic(t *testing.T) {
+	parallel(t)
 	base, srv := startTestServer(t, Options{Backend: newLocalStore(t)})
 	m, err := srv.opts.Keyring.MintUpload(base, token.Upload{MaxSize: 1 << 20, Accept: []string{"image/*"}})
 	if err != nil {
@@ -89,6 +90,7 @@ func TestUploadPageStatic(t *testing.T) {
 // is logged). `make tools` installs Debian chromium and npm playwright-core;
 // a missing install fails the test.
 func TestUploadPageChromium(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
@@ -182,6 +184,7 @@ func TestUploadPageChromium(t *testing.T) {
 // against request_upload in form mode (2025-11-25: elicitation/create on the
 // call's SSE stream, answered with a data URI) and upload_file.
 func TestTypeScriptSDKFileInputs(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
