@@ -298,7 +298,7 @@ func (c *mcpClient) send(r *mcpRequest) *mcpResponse {
 	case "application/json":
 		if len(body) > 0 {
 			if err := json.Unmarshal(body, &out.msg); err != nil {
-				c.t.Fatalf("%s: bad JSON response %d: %v: %.300s", r.label(), resp.StatusCode, err, body)
+				c.t.Fatalf("%s: bad JSON response %d: %v: %.300q", r.label(), resp.StatusCode, err, body)
 			}
 			checkID(c.t, r, out.msg)
 		}
@@ -371,7 +371,7 @@ func (c *mcpClient) retry(prev *mcpResponse, inputResponses string) *mcpResponse
 		RequestState string `json:"requestState"`
 	}
 	if prev.msg.Result == nil || json.Unmarshal(prev.msg.Result, &res) != nil || res.ResultType != "input_required" {
-		c.t.Fatalf("retry: not an InputRequiredResult: %.500s", prev.body)
+		c.t.Fatalf("retry: not an InputRequiredResult: %.500q", prev.body)
 	}
 	params := strings.TrimSuffix(strings.TrimSpace(prev.req.params), "}")
 	if !strings.HasSuffix(strings.TrimSpace(params), "{") {
@@ -422,7 +422,7 @@ type mcpResponse struct {
 func (r *mcpResponse) tool() toolResult {
 	r.t.Helper()
 	if r.msg.Result == nil {
-		r.t.Fatalf("%s: not a result: %d %.500s", r.req.label(), r.status, r.body)
+		r.t.Fatalf("%s: not a result: %d %.500q", r.req.label(), r.status, r.body)
 	}
 	return decodeTool(r.t, r.msg)
 }
@@ -436,7 +436,7 @@ func (r *mcpResponse) rpcError() (int, map[string]any) {
 		Data map[string]any
 	}
 	if r.msg.Error == nil || json.Unmarshal(r.msg.Error, &e) != nil {
-		r.t.Fatalf("%s: want a JSON-RPC error, got %d %.500s", r.req.label(), r.status, r.body)
+		r.t.Fatalf("%s: want a JSON-RPC error, got %d %.300q", r.req.label(), r.status, r.body)
 	}
 	return e.Code, e.Data
 }
