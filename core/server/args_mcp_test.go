@@ -183,14 +183,14 @@ const helloURI = `"data:text/plain;base64,aGVsbG8="`
 
 // argsServer starts a server on a fresh store of backend tb, logging into
 // the returned buffer.
-func argsServer(t *testing.T, tb testBackend) (*bpClient, storage.Backend, *regressLogBuffer) {
-	logs := &regressLogBuffer{}
+func argsServer(t *testing.T, tb testBackend) (*bpClient, storage.Backend, *logBuffer) {
+	logs := &logBuffer{}
 	be := tb.new(t)
 	c := newBPClient(t, Options{Backend: be, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	return c, be, logs
 }
 
-func noBugLogs(t *testing.T, logs *regressLogBuffer) {
+func noBugLogs(t *testing.T, logs *logBuffer) {
 	t.Helper()
 	if s := logs.String(); strings.Contains(s, "bug:") || strings.Contains(s, "level=ERROR") {
 		t.Errorf("the server logged a bug or an error:\n%s", s)

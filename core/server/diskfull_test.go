@@ -167,7 +167,7 @@ func fullPayload() (raw []byte, b64 string) {
 // full beyond a few hundred KiB, and checks the answers, the log, that
 // nothing became visible and that no temporary file is left in dataDir.
 func checkDiskFull(t *testing.T, be storage.Backend, dataDir string) {
-	var logBuf syncBuffer
+	var logBuf logBuffer
 	c := newBPClient(t, Options{Backend: be, Logger: debugLogger(&logBuf, "text")})
 	raw, b64 := fullPayload()
 	errorLines := 0

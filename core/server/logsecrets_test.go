@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,24 +21,6 @@ import (
 // Secrets in logs (hardening item 6): a server with known secrets gets a
 // hostile batch of requests while logging at debug level, and the captured
 // log must contain none of them.
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // rawExchange writes req on a fresh connection and returns what came back
 // before the server closed it or a short deadline passed.
@@ -186,7 +166,7 @@ func checkLogClean(t *testing.T, log string, needles map[string]string) {
 func TestLogsHoldNoSecrets(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
-			var logBuf syncBuffer
+			var logBuf logBuffer
 			key := "mcpb_" + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 			c := newBPClient(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey(key)},
 				Logger: debugLogger(&logBuf, format)})
@@ -220,7 +200,7 @@ func TestLogsHoldNoPresignedQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { be.Close() })
-	var logBuf syncBuffer
+	var logBuf logBuffer
 	key := "mcpb_" + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 	c := newBPClient(t, Options{Backend: storage.Backend(be), AuthKeys: []string{HashKey(key)},
 		DownloadRedirect: true, Logger: debugLogger(&logBuf, "text")})

@@ -8,7 +8,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -224,24 +223,6 @@ func TestRegressCompletionPaging(t *testing.T) {
 	})
 }
 
-// regressLogBuffer is a goroutine-safe log sink.
-type regressLogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *regressLogBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *regressLogBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // regressConnWatch wraps a listener and reports when the server closes each
 // accepted connection, keyed by the client's address.
 type regressConnWatch struct {
@@ -287,49 +268,22 @@ func (c *regressWatchedConn) Close() error {
 	return err
 }
 
-// regressStartWatched is startTestServer with a listener that reports
-// server-side connection closes.
-func regressStartWatched(t *testing.T, opts Options) (string, *regressConnWatch) {
-	t.Helper()
-	if opts.Backend == nil {
-		opts.Backend = newMemBackend()
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &regressConnWatch{Listener: ln}
-	opts.Listen = ln.Addr().String()
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(w) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String(), w
-}
-
 var regressLevelRE = regexp.MustCompile(`(?:^| )level=(WARN|ERROR)`)
 
 // TestRegressListenCloseLogging: a 2026-07-28 client that closes its
 // subscriptions/listen stream is routine; the server may log it at debug,
 // never at WARN or ERROR.
 func TestRegressListenCloseLogging(t *testing.T) {
-	logs := &regressLogBuffer{}
+	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := &regressConnWatch{Listener: ln}
 	// The fixtures provide test_trigger_tool_change, which publishes a
 	// tools list change over HTTP (no core/mcp API needed).
-	base, watch := regressStartWatched(t, Options{Logger: logger, Extend: conformance.Register})
+	base, _ := startTestServerOn(t, Options{Logger: logger, Extend: conformance.Register}, watch)
 	addr := strings.TrimPrefix(base, "http://")
 
 	// Open the listen stream on a connection of our own.

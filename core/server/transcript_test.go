@@ -98,7 +98,21 @@ var recordedHeaders = []string{"Allow", "Content-Type", "Mcp-Session-Id", "WWW-A
 
 var stateRE = regexp.MustCompile(`"requestState":"([^"]+)"`)
 
+// startTestServer starts a server with opts (a memory backend and a fixed
+// keyring unless given) on a free loopback port; it shuts down when the
+// test ends.
 func startTestServer(t *testing.T, opts Options) (string, *Server) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startTestServerOn(t, opts, ln)
+}
+
+// startTestServerOn is startTestServer on ln, for a test that wraps the
+// listener (to watch the server's connections).
+func startTestServerOn(t *testing.T, opts Options, ln net.Listener) (string, *Server) {
 	t.Helper()
 	if opts.Backend == nil {
 		opts.Backend = newMemBackend()
@@ -109,10 +123,6 @@ func startTestServer(t *testing.T, opts Options) (string, *Server) {
 			t.Fatal(err)
 		}
 		opts.Keyring = kr
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
 	}
 	opts.Listen = ln.Addr().String()
 	s, err := New(opts)

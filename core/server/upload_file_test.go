@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -259,9 +258,8 @@ func TestUploadFileHuge(t *testing.T) {
 func TestUploadFileAbandoned(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
-	var logs strings.Builder
-	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := serveMCP(t, Options{Backend: st, Logger: logger, MCP: mcp.Options{MaxFileBytes: 1 << 20}}, legacyVersion, `{}`)
 	var sum [32]byte
 	prefix := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:application/octet-stream;base64,`
@@ -295,22 +293,9 @@ func TestUploadFileAbandoned(t *testing.T) {
 	// The valid small cases log at debug too; none may leak a payload.
 	c.callTool("upload_file", `{"key":"x","file":"data:text/plain;base64,U0VDUkVUU0VDUkVUU0VDUkVU"}`)
 	c.callTool("upload_file", `{"key":"y","file":"data:image/png;base64,U0VDUkVUU0VDUkVUU0VDUkVU"}`)
-	mu.Lock()
-	defer mu.Unlock()
-	if strings.Contains(logs.String(), "U0VDUkVU") || strings.Contains(logs.String(), "AAAAAAAA") {
-		t.Fatalf("a data URI payload reached the log:\n%s", logs.String())
+	if log := logs.String(); strings.Contains(log, "U0VDUkVU") || strings.Contains(log, "AAAAAAAA") {
+		t.Fatalf("a data URI payload reached the log:\n%s", log)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestUploadFileOverSSE: with a progressToken the call answers over SSE and
