@@ -250,25 +250,25 @@ func checkStreamErrors(t *testing.T, c *bpClient, era string, uri string, size i
 	s := c.client(era, streamCaps)
 	// Unknown resource.
 	r := s.streamResource("blob:///no/such")
-	code, data := r.rpcError()
-	if want := map[bool]int{false: -32002, true: -32602}[modern]; code != want || data["uri"] != "blob:///no/such" {
-		t.Errorf("%s unknown resource: %d %v", era, code, data)
+	e := r.rpcError()
+	if want := map[bool]int{false: -32002, true: -32602}[modern]; e.Code != want || e.Data["uri"] != "blob:///no/such" {
+		t.Errorf("%s unknown resource: %d %v", era, e.Code, e.Data)
 	}
 	// Over maxStreamSize: refused before any byte.
 	small := c.client(era, fmt.Sprintf(`{"resourceStreaming":{"maxStreamSize":%d}}`, size-1))
 	r = small.streamResource(uri)
-	if code, data := r.rpcError(); code != -32004 || data["maxStreamSize"] != float64(size-1) {
-		t.Errorf("%s over maxStreamSize: %d %v", era, code, data)
+	if e := r.rpcError(); e.Code != -32004 || e.Data["maxStreamSize"] != float64(size-1) {
+		t.Errorf("%s over maxStreamSize: %d %v", era, e.Code, e.Data)
 	}
 	// A client that did not declare resourceStreaming.
 	none := c.client(era, `{}`)
 	r = none.streamResource(uri)
-	code, data = r.rpcError()
+	e = r.rpcError()
 	switch {
-	case modern && (code != -32021 || r.status != 400):
-		t.Errorf("%s without capability: %d (HTTP %d) %v", era, code, r.status, data)
-	case !modern && code != -32003:
-		t.Errorf("%s without capability: %d %v", era, code, data)
+	case modern && (e.Code != -32021 || r.status != 400):
+		t.Errorf("%s without capability: %d (HTTP %d) %v", era, e.Code, r.status, e.Data)
+	case !modern && e.Code != -32003:
+		t.Errorf("%s without capability: %d %v", era, e.Code, e.Data)
 	}
 	// streamable on resources and the template.
 	r = s.call("resources/templates/list", "{}")
@@ -282,8 +282,8 @@ func checkStreamErrors(t *testing.T, c *bpClient, era string, uri string, size i
 	if modern {
 		// Mcp-Name, when sent, must match params.uri (-32020, HTTP 400).
 		r = s.with(map[string]string{"Accept": "application/json", "Mcp-Name": "blob:///other"}).streamResource(uri)
-		if code, _ := r.rpcError(); code != -32020 || r.status != 400 {
-			t.Errorf("resources/stream with a mismatched Mcp-Name: %d (HTTP %d)", code, r.status)
+		if e := r.rpcError(); e.Code != -32020 || r.status != 400 {
+			t.Errorf("resources/stream with a mismatched Mcp-Name: %d (HTTP %d)", e.Code, r.status)
 		}
 		r = s.call("server/discover", "{}")
 		if !strings.Contains(string(r.body), `"stream":true`) {

@@ -42,6 +42,7 @@ func TestErrorsNameNoInternals(t *testing.T) {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}
 	long := strings.Repeat("a", 300)
+	legacy, modern := c.client(legacyVersion, `{}`), c.client(modernVersion, `{}`)
 	for _, key := range []string{long, "x/" + long} {
 		for _, tool := range []string{
 			`"stat_blob","arguments":{"key":` + jsonString(key) + `}`,
@@ -50,15 +51,12 @@ func TestErrorsNameNoInternals(t *testing.T) {
 			`"upload_file","arguments":{"key":` + jsonString(key) + `,"file":"data:text/plain;base64,aGk="}`,
 			`"upload_file","arguments":{"file":"data:text/plain;base64,aGk=","key":` + jsonString(key) + `}`,
 		} {
-			legacy := c.client(legacyVersion, `{}`).call("tools/call", `{"name":`+tool+`}`)
-			hdr := regressModernHeaders("tools/call", strings.SplitN(tool, `"`, 3)[1])
-			hdr["Mcp-Param-Blob-Key"] = key
-			_, _, modern := regressPost(t, c.hc, c.base, hdr, "9",
-				`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":`+tool+`,`+regressMeta(`{}`)+`}}`)
-			if modern.Error != nil {
-				t.Errorf("2026-07-28 %.40s: %+v", tool, modern.Error)
+			l := legacy.call("tools/call", `{"name":`+tool+`}`)
+			m := modern.with(map[string]string{"Mcp-Param-Blob-Key": key}).call("tools/call", `{"name":`+tool+`}`).msg
+			if m.Error != nil {
+				t.Errorf("2026-07-28 %.40s: %s", tool, m.Error)
 			}
-			for era, body := range map[string]string{"2025-11-25": string(legacy.body), "2026-07-28": string(modern.Result)} {
+			for era, body := range map[string]string{"2025-11-25": string(l.body), "2026-07-28": string(m.Result)} {
 				what := era + " " + tool[:min(len(tool), 40)]
 				if !strings.Contains(body, `"isError":true`) || !strings.Contains(strings.ToLower(body), "key") || !strings.Contains(body, "255 bytes") {
 					t.Errorf("%s: want isError naming the key's problem: %.400s", what, body)

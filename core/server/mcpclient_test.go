@@ -427,18 +427,22 @@ func (r *mcpResponse) tool() toolResult {
 	return decodeTool(r.t, r.msg)
 }
 
+// rpcErr is a JSON-RPC error object.
+type rpcErr struct {
+	Code    int
+	Message string
+	Data    map[string]any
+}
+
 // rpcError decodes msg as a JSON-RPC error and fails the test if it is not
 // one.
-func (r *mcpResponse) rpcError() (int, map[string]any) {
+func (r *mcpResponse) rpcError() rpcErr {
 	r.t.Helper()
-	var e struct {
-		Code int
-		Data map[string]any
-	}
+	var e rpcErr
 	if r.msg.Error == nil || json.Unmarshal(r.msg.Error, &e) != nil {
 		r.t.Fatalf("%s: want a JSON-RPC error, got %d %.300q", r.req.label(), r.status, r.body)
 	}
-	return e.Code, e.Data
+	return e
 }
 
 // rpcMsg is any JSON-RPC message.

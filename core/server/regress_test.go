@@ -1,10 +1,9 @@
 package server
 
 // Regression tests for three reported bugs, written against the HTTP surface
-// only (raw requests to /mcp, plus the package's startTestServer and
-// newMemBackend), so that they keep compiling and meaning the same thing
-// while core/mcp is restructured. Helpers defined here carry a "regress"
-// prefix to stay clear of the other test files.
+// only (the package's mcpClient on /mcp, startTestServer and the test
+// backends), so that they keep meaning the same thing however core/mcp is
+// structured.
 
 import (
 	"bufio"
@@ -13,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpblob/mcpblob/core/conformance"
 	"io"
 	"log/slog"
 	"net"
@@ -25,107 +23,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/conformance"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
-
-// regressMeta is a 2026-07-28 params._meta member declaring caps.
-func regressMeta(caps string) string {
-	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"io.modelcontextprotocol/clientCapabilities":` + caps + `,` +
-		`"io.modelcontextprotocol/clientInfo":{"name":"regress","version":"1.0.0"}}`
-}
-
-// regressModernHeaders are the 2026-07-28 routing headers of one request.
-func regressModernHeaders(method, name string) map[string]string {
-	h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-	if name != "" {
-		h["Mcp-Name"] = name
-	}
-	return h
-}
-
-// regressRPC is the part of a JSON-RPC response the tests look at.
-type regressRPC struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-// regressPost sends one POST /mcp and returns the status, the headers and
-// the JSON-RPC response whose id is id, from a JSON or an SSE body.
-func regressPost(t *testing.T, hc *http.Client, base string, hdr map[string]string, id, body string) (int, http.Header, regressRPC) {
-	t.Helper()
-	req, err := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the response to %s: %v", body, err)
-	}
-	var datas []string
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for line := range strings.SplitSeq(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: "); ok && d != "" {
-				datas = append(datas, d)
-			}
-		}
-	} else {
-		datas = []string{string(raw)}
-	}
-	for _, d := range datas {
-		var m regressRPC
-		if json.Unmarshal([]byte(d), &m) == nil && m.Method == "" && string(m.ID) == id {
-			return resp.StatusCode, resp.Header, m
-		}
-	}
-	t.Fatalf("no JSON-RPC response with id %s: %d %s", id, resp.StatusCode, raw)
-	return 0, nil, regressRPC{}
-}
-
-// regressLegacySession runs initialize and notifications/initialized
-// (2025-11-25) and returns the headers later requests carry.
-func regressLegacySession(t *testing.T, hc *http.Client, base, caps string) map[string]string {
-	t.Helper()
-	code, h, m := regressPost(t, hc, base, nil, "1",
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"regress","version":"1.0.0"}}}`)
-	sid := h.Get("Mcp-Session-Id")
-	if code != http.StatusOK || m.Error != nil || sid == "" {
-		t.Fatalf("initialize: %d, session %q, %+v", code, sid, m)
-	}
-	hdr := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: %d", resp.StatusCode)
-	}
-	return hdr
-}
 
 // TestRegressCompletionPaging: completion/complete on the blob template
 // returns at most 100 values, and when more keys match it says so: hasMore
@@ -147,25 +47,23 @@ func TestRegressCompletionPaging(t *testing.T) {
 	slices.Sort(many)
 	slices.Sort(few)
 	base, _ := startTestServer(t, Options{Backend: be})
-	hc := &http.Client{Timeout: 20 * time.Second}
 
 	type completion struct {
 		Values  []string `json:"values"`
 		Total   *int     `json:"total"`
 		HasMore *bool    `json:"hasMore"`
 	}
-	check := func(t *testing.T, send func(id int, params string) regressRPC) {
-		for i, tc := range []struct {
+	check := func(t *testing.T, mc *mcpClient) {
+		for _, tc := range []struct {
 			prefix string
 			keys   []string
 		}{
 			{"regress-many/", many},
 			{"regress-few/", few},
 		} {
-			params := `"ref":{"type":"ref/resource","uri":"blob:///{+key}"},"argument":{"name":"key","value":"` + tc.prefix + `"}`
-			m := send(10+i, params)
+			m := mc.call("completion/complete", `{"ref":{"type":"ref/resource","uri":"blob:///{+key}"},"argument":{"name":"key","value":"`+tc.prefix+`"}}`).msg
 			if m.Error != nil || m.Result == nil {
-				t.Fatalf("prefix %q: error %+v", tc.prefix, m.Error)
+				t.Fatalf("prefix %q: error %s", tc.prefix, m.Error)
 			}
 			var r struct {
 				Completion completion `json:"completion"`
@@ -206,21 +104,9 @@ func TestRegressCompletionPaging(t *testing.T) {
 		}
 	}
 
-	t.Run("2025-11-25", func(t *testing.T) {
-		hdr := regressLegacySession(t, hc, base, `{}`)
-		check(t, func(id int, params string) regressRPC {
-			_, _, m := regressPost(t, hc, base, hdr, fmt.Sprint(id),
-				fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"completion/complete","params":{%s}}`, id, params))
-			return m
-		})
-	})
-	t.Run("2026-07-28", func(t *testing.T) {
-		check(t, func(id int, params string) regressRPC {
-			_, _, m := regressPost(t, hc, base, regressModernHeaders("completion/complete", ""), fmt.Sprint(id),
-				fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"completion/complete","params":{%s,%s}}`, id, params, regressMeta(`{}`)))
-			return m
-		})
-	})
+	for _, era := range []string{legacyVersion, modernVersion} {
+		t.Run(era, func(t *testing.T) { check(t, newMCPClient(t, base, era, `{}`)) })
+	}
 }
 
 // regressConnWatch wraps a listener and reports when the server closes each
@@ -284,10 +170,11 @@ func TestRegressListenCloseLogging(t *testing.T) {
 	// The fixtures provide test_trigger_tool_change, which publishes a
 	// tools list change over HTTP (no core/mcp API needed).
 	base, _ := startTestServerOn(t, Options{Logger: logger, Extend: conformance.Register}, watch)
-	addr := strings.TrimPrefix(base, "http://")
+	c := newMCPClient(t, base, modernVersion, `{}`)
 
 	// Open the listen stream on a connection of our own.
-	conn, err := net.Dial("tcp", addr)
+	req := c.requestID(`"listen-1"`, "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`)
+	conn, err := net.Dial("tcp", req.URL.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,17 +182,10 @@ func TestRegressListenCloseLogging(t *testing.T) {
 	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + regressMeta(`{}`) + `}}`
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range regressModernHeaders("subscriptions/listen", "") {
-		req.Header.Set(k, v)
-	}
 	if err := req.Write(conn); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req.Request)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,15 +193,14 @@ func TestRegressListenCloseLogging(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("listen: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	events := bufio.NewReader(resp.Body)
-	for acked := false; !acked; {
-		line, err := events.ReadString('\n')
-		if err != nil {
-			t.Fatalf("listen stream ended before the acknowledgement: %v", err)
+	events := &sseStream{t: t, br: bufio.NewReader(resp.Body), req: req}
+	for {
+		m, ok := events.next()
+		if !ok {
+			t.Fatal("listen stream ended before the acknowledgement")
 		}
-		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
-			var m regressRPC
-			acked = json.Unmarshal([]byte(d), &m) == nil && m.Method == "notifications/subscriptions/acknowledged"
+		if m.Method == "notifications/subscriptions/acknowledged" {
+			break
 		}
 	}
 	serverClosed := watch.closedChan(conn.LocalAddr().String())
@@ -336,24 +215,22 @@ func TestRegressListenCloseLogging(t *testing.T) {
 
 	// Publish changes until the server's writes fail and it lets go of
 	// the connection (it notices a gone client only when it writes).
-	hc := &http.Client{Timeout: 10 * time.Second}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(15 * time.Second)
-	for id, noticed := 100, false; !noticed; id++ {
-		_, _, m := regressPost(t, hc, base, regressModernHeaders("tools/call", "test_trigger_tool_change"), fmt.Sprint(id),
-			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"test_trigger_tool_change","arguments":{},%s}}`, id, regressMeta(`{}`)))
-		if m.Error != nil {
-			t.Fatalf("test_trigger_tool_change: %+v", m.Error)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log after the client left:\n%s", logs.String()[mark:])
+		}
+	})
+	eventually(t, 15*time.Second, func() bool {
+		if m := c.callTool("test_trigger_tool_change", `{}`).msg; m.Error != nil {
+			t.Fatalf("test_trigger_tool_change: %s", m.Error)
 		}
 		select {
 		case <-serverClosed:
-			noticed = true
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("the server never closed the listen connection after the client left; log:\n%s", logs.String()[mark:])
+			return true
+		default:
+			return false
 		}
-	}
+	})
 
 	var bad []string
 	for line := range strings.SplitSeq(logs.String()[mark:], "\n") {
@@ -370,34 +247,23 @@ func TestRegressListenCloseLogging(t *testing.T) {
 // arguments differ from those its requestState was minted for is refused
 // with -32602 naming the argument, and stores nothing.
 func TestRegressMRTRArgumentBinding(t *testing.T) {
-	st, err := localfs.Open(t.TempDir(), localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStore(t)
 	base, _ := startTestServer(t, Options{Backend: st})
-	hc := &http.Client{Timeout: 20 * time.Second}
-	meta := regressMeta(`{"elicitation":{"form":{}}}`)
+	c := newMCPClient(t, base, modernVersion, `{"elicitation":{"form":{}}}`)
 	file := "data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte("hello"))
 	answer := `"inputResponses":{"upload":{"action":"accept","content":{"file":"` + file + `"}}}`
 
-	call := func(id int, key, extra string) regressRPC {
+	call := func(key, extra string) *mcpResponse {
 		t.Helper()
-		h := regressModernHeaders("tools/call", "request_upload")
-		h["Mcp-Param-Blob-Key"] = key
-		_, _, m := regressPost(t, hc, base, h, fmt.Sprint(id),
-			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"request_upload","arguments":{"key":%q,"mode":"form"}%s,%s}}`, id, key, extra, meta))
-		return m
+		return c.with(map[string]string{"Mcp-Param-Blob-Key": key}).call("tools/call",
+			`{"name":"request_upload","arguments":{"key":`+jsonString(key)+`,"mode":"form"}`+extra+`}`)
 	}
-	mint := func(id int, key string) string {
+	mint := func(key string) string {
 		t.Helper()
-		m := call(id, key, "")
-		var r struct {
-			ResultType   string `json:"resultType"`
-			RequestState string `json:"requestState"`
-		}
+		m := call(key, "").msg
+		var r toolResult
 		if m.Error != nil || json.Unmarshal(m.Result, &r) != nil || r.ResultType != "input_required" || r.RequestState == "" {
-			t.Fatalf("request_upload %q: want an InputRequiredResult, got %s %+v", key, m.Result, m.Error)
+			t.Fatalf("request_upload %q: want an InputRequiredResult, got %s %s", key, m.Result, m.Error)
 		}
 		return r.RequestState
 	}
@@ -412,19 +278,18 @@ func TestRegressMRTRArgumentBinding(t *testing.T) {
 
 	// Control: a retry with the arguments the state was minted for stores
 	// the file, so the request shapes below are right.
-	state := mint(1, "c.txt")
-	if m := call(2, "c.txt", `,"requestState":"`+state+`",`+answer); m.Error != nil || !stored("c.txt") {
-		t.Fatalf("control retry: %s %+v; stored %v", m.Result, m.Error, stored("c.txt"))
+	state := mint("c.txt")
+	if m := call("c.txt", `,"requestState":"`+state+`",`+answer).msg; m.Error != nil || !stored("c.txt") {
+		t.Fatalf("control retry: %s %s; stored %v", m.Result, m.Error, stored("c.txt"))
 	}
 
 	// The state is minted for key a.txt; the retry says b.txt.
-	state = mint(3, "a.txt")
-	m := call(4, "b.txt", `,"requestState":"`+state+`",`+answer)
-	switch {
-	case m.Error == nil:
-		t.Errorf("retry with arguments.key %q and a requestState minted for %q: got result %s, want JSON-RPC error -32602 naming \"key\"", "b.txt", "a.txt", m.Result)
-	case m.Error.Code != -32602 || !regexp.MustCompile(`\bkey\b`).MatchString(m.Error.Message):
-		t.Errorf("retry with changed arguments.key: got error %d %q, want -32602 naming \"key\"", m.Error.Code, m.Error.Message)
+	state = mint("a.txt")
+	r := call("b.txt", `,"requestState":"`+state+`",`+answer)
+	if r.msg.Error == nil {
+		t.Errorf("retry with arguments.key %q and a requestState minted for %q: got result %s, want JSON-RPC error -32602 naming \"key\"", "b.txt", "a.txt", r.msg.Result)
+	} else if e := r.rpcError(); e.Code != -32602 || !regexp.MustCompile(`\bkey\b`).MatchString(e.Message) {
+		t.Errorf("retry with changed arguments.key: got error %d %q, want -32602 naming \"key\"", e.Code, e.Message)
 	}
 	for _, k := range []string{"a.txt", "b.txt"} {
 		if stored(k) {
