@@ -13,6 +13,7 @@ import (
 // the limit enforced as bytes arrive, and body errors told apart from
 // storage's.
 func TestPutBlobIngest(t *testing.T) {
+	parallel(t)
 	c := newBPClient(t, Options{Backend: newLocalStore(t), MaxUploadBytes: 1000})
 	if r := c.put("lie.png", []byte("GIF89a, not a PNG"), map[string]string{"Content-Type": "image/png"}); r.status != 201 {
 		t.Fatalf("PUT with a contradicted type: %d %s", r.status, r.body)

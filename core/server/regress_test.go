@@ -32,6 +32,7 @@ import (
 // true and total either absent or the real count (at least the number of
 // matches), never the number of values sent.
 func TestRegressCompletionPaging(t *testing.T) {
+	parallel(t)
 	be := newMemBackend()
 	var many, few []string
 	for i := range 150 {
@@ -160,6 +161,7 @@ var regressLevelRE = regexp.MustCompile(`(?:^| )level=(WARN|ERROR)`)
 // subscriptions/listen stream is routine; the server may log it at debug,
 // never at WARN or ERROR.
 func TestRegressListenCloseLogging(t *testing.T) {
+	parallel(t)
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -247,6 +249,7 @@ func TestRegressListenCloseLogging(t *testing.T) {
 // arguments differ from those its requestState was minted for is refused
 // with -32602 naming the argument, and stores nothing.
 func TestRegressMRTRArgumentBinding(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, _ := startTestServer(t, Options{Backend: st})
 	c := newMCPClient(t, base, modernVersion, `{"elicitation":{"form":{}}}`)

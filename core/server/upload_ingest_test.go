@@ -15,6 +15,7 @@ import (
 // (uploadErrorOf) answer by answer: status, code and exact message, with
 // nothing stored.
 func TestUploadErrorTable(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: st})
 	mint := func(u token.Upload) string {
