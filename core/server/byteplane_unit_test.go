@@ -2,12 +2,12 @@ package server
 
 import (
 	"context"
-	"github.com/mcpblob/mcpblob/core/blobs"
 	"mime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/storage"
 )
 

@@ -2,13 +2,14 @@ package server
 
 import (
 	"context"
-	"github.com/mcpblob/mcpblob/core/conformance"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/conformance"
 )
 
 // The official TypeScript SDK client exercises the server's richer paths

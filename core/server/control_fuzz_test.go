@@ -3,9 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
 // FuzzControlJSON: the control API's JSON request check never panics, and

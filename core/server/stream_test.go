@@ -2,11 +2,12 @@ package server
 
 import (
 	"context"
-	"github.com/mcpblob/mcpblob/core/conformance"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/conformance"
 )
 
 func TestLegacyGetStreamNotifications(t *testing.T) {
