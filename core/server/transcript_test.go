@@ -137,6 +137,11 @@ func startTestServerOn(t *testing.T, opts Options, ln net.Listener) (string, *Se
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
+		// A test that ends before Serve has started (an early t.Fatal)
+		// shuts down a server with no listener yet, which fasthttp takes
+		// as nothing to do; Serve would then start and never return.
+		// Closing ln makes its first Accept end it.
+		ln.Close()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
