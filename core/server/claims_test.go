@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // TestSingleUseLinkFlood: one client minting and redeeming more single-use
@@ -22,15 +21,12 @@ import (
 // every new single-use link for days) must not disable anyone's links:
 // every link works once, and once only.
 func TestSingleUseLinkFlood(t *testing.T) {
+	parallel(t)
 	n := 70_000
 	if testing.Short() {
 		n = 2_000
 	}
-	be, err := localfs.Open(t.TempDir(), localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be := newLocalStore(t)
 	putObject(t, be, "f.txt", []byte("hello"))
 	srv, err := New(Options{Backend: be, Listen: "127.0.0.1:0"})
 	if err != nil {
@@ -76,8 +72,10 @@ func TestSingleUseLinkFlood(t *testing.T) {
 // stored five of ten. A failed
 // upload gives the reservation back, so the link can be retried.
 func TestUploadLinkOnce(t *testing.T) {
+	parallel(t)
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
 			backend := be.new(t)
 			base, srv := startTestServer(t, Options{Backend: backend})
 			link, err := srv.opts.Keyring.MintUpload(base, token.Upload{MaxSize: 8 << 20})
@@ -125,6 +123,7 @@ func TestUploadLinkOnce(t *testing.T) {
 // TestMemClaimsBound: the in-process fallback refuses new claims when full
 // instead of forgetting used ones, and expired claims make room.
 func TestMemClaimsBound(t *testing.T) {
+	parallel(t)
 	var m memClaims
 	ctx := context.Background()
 	exp := time.Now().Add(time.Hour)
@@ -161,6 +160,7 @@ func putObject(t *testing.T, b storage.Backend, key string, data []byte) {
 // TestSingleUseLifetimeBound: a single-use link is recorded in the store
 // until it expires, so its lifetime is bounded (bd4921f minted 7-day ones).
 func TestSingleUseLifetimeBound(t *testing.T) {
+	parallel(t)
 	base, _ := startTestServer(t, Options{})
 	for _, tc := range []struct {
 		body string
