@@ -20,13 +20,9 @@ func TestPutBlobIngest(t *testing.T) {
 	}
 	req, _ := http.NewRequest("PUT", c.base+"/v1/blobs/big", io.MultiReader(bytes.NewReader(make([]byte, 600)), bytes.NewReader(make([]byte, 600))))
 	req.ContentLength = -1
-	resp, err := c.hc.Do(req)
-	if err == nil {
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if want := `{"error":{"code":"too_large","message":"body over the upload limit"}}`; resp.StatusCode != 413 || string(b) != want {
-			t.Fatalf("chunked over the limit: %d %s", resp.StatusCode, b)
-		}
+	resp, b := sendRefused(t, req)
+	if want := `{"error":{"code":"too_large","message":"body over the upload limit"}}`; resp.StatusCode != 413 || string(b) != want {
+		t.Fatalf("chunked over the limit: %d %s", resp.StatusCode, b)
 	}
 	if _, err := c.srv.opts.Backend.Stat(context.Background(), "big"); err == nil {
 		t.Fatal("an oversized PUT left a blob")

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -103,4 +107,30 @@ func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// sendRefused sends req, whose body the server may stop reading and hang up
+// on (a refused upload of unknown length, or one past the drain limit), on a
+// connection of its own: the body is written on another goroutine while the
+// response is read, so the reset under the write cannot hide the answer.
+// (net/http's client returns the write error instead whenever it sees it
+// before it has parsed the response, which a loaded machine makes common.)
+func sendRefused(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	conn, err := net.Dial("tcp", req.URL.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go req.Write(conn) // ends with an error if the server hangs up first
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("%s %s: reading the response: %v", req.Method, req.URL.Path, err)
+	}
+	return resp, body
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -263,22 +262,9 @@ func TestUploadFileAbandoned(t *testing.T) {
 	c := serveMCP(t, Options{Backend: st, Logger: logger, MCP: mcp.Options{MaxFileBytes: 1 << 20}}, legacyVersion, `{}`)
 	var sum [32]byte
 	prefix := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"upload_file","arguments":{"key":"k","file":"data:application/octet-stream;base64,`
-	// A raw connection: the chunked body is written on its own goroutine
-	// (the server stops reading and may reset the connection under it)
-	// while the response is read.
-	req := c.raw(newDataURIBody(prefix, 64<<20, `"}}}`, &sum), -1)
-	conn, err := net.Dial("tcp", req.URL.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	go req.Write(conn)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req.Request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	// The server stops reading and may reset the connection under the
+	// chunked body's write.
+	resp, out := sendRefused(t, c.raw(newDataURIBody(prefix, 64<<20, `"}}}`, &sum), -1).Request)
 	var m struct {
 		ID     string
 		Result toolResult
