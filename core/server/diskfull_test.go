@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -227,17 +225,15 @@ func checkFullHTTP(t *testing.T, c *bpClient, raw []byte, expectError func(strin
 func checkFullMCP(t *testing.T, c *bpClient, b64 string, expectError func(string)) {
 	t.Helper()
 	uri := "data:application/octet-stream;base64," + b64
-	for _, modern := range []bool{false, true} {
-		era := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[modern]
-		m := newHZClient(t, c.base, modern, `{"elicitation":{"form":{}}}`, nil)
+	for _, era := range []string{legacyVersion, modernVersion} {
+		m := c.client(era, `{"elicitation":{"form":{}}}`)
 		for _, order := range []string{"key first", "key last"} {
-			args := `"key":"full/mcp.bin","file":"` + uri + `"`
+			args := `{"key":"full/mcp.bin","file":"` + uri + `"}`
 			if order == "key last" {
-				args = `"file":"` + uri + `","key":"full/mcp.bin"`
+				args = `{"file":"` + uri + `","key":"full/mcp.bin"}`
 			}
-			_, msg := m.call("5", "tools/call", "upload_file", `"name":"upload_file","arguments":{`+args+`}`,
-				map[string]string{"Mcp-Param-Blob-Key": "full/mcp.bin"})
-			if o := outcomeOf(msg); o.code != -32603 {
+			r := m.with(map[string]string{"Mcp-Param-Blob-Key": "full/mcp.bin"}).callTool("upload_file", args)
+			if o := outcomeOf(r.msg); o.code != -32603 {
 				t.Errorf("%s upload_file, %s: got %+v, want -32603", era, order, o)
 			}
 			expectError(era + " upload_file " + order)
@@ -252,33 +248,21 @@ func checkFullMCP(t *testing.T, c *bpClient, b64 string, expectError func(string
 // requestUploadForm calls request_upload (form mode) and answers its
 // elicitation with uri: in 2025-11-25 on the call's SSE stream, in
 // 2026-07-28 by retrying with the requestState.
-func requestUploadForm(t *testing.T, m *hzClient, uri string) toolOutcome {
+func requestUploadForm(t *testing.T, m *mcpClient, uri string) toolOutcome {
 	t.Helper()
 	answer := `{"action":"accept","content":{"file":"` + uri + `"}}`
-	if m.modern {
-		_, first := m.call("6", "tools/call", "request_upload", `"name":"request_upload","arguments":{}`, nil)
-		var ir struct{ RequestState string }
-		if json.Unmarshal(first.Result, &ir); ir.RequestState == "" {
-			t.Fatalf("request_upload: want an InputRequiredResult, got %s", first.Result)
-		}
-		_, res := m.call("6", "tools/call", "request_upload", `"name":"request_upload","arguments":{},"requestState":"`+
-			ir.RequestState+`","inputResponses":{"upload":`+answer+`}`, nil)
-		return outcomeOf(res)
+	if m.version == modernVersion {
+		return outcomeOf(m.retry(m.callTool("request_upload", `{}`), `{"upload":`+answer+`}`).msg)
 	}
-	hdr := m.headers("tools/call", "request_upload")
-	hdr["Accept"] = "text/event-stream"
-	resp := m.send(m.body(`"ru"`, "tools/call", `"name":"request_upload","arguments":{}`), hdr)
-	defer resp.Body.Close()
-	ev := &hzEvents{r: bufio.NewReader(resp.Body), sse: true}
+	sse := m.with(map[string]string{"Accept": "text/event-stream"})
+	events := sse.events(sse.requestID(`"ru"`, "tools/call", `{"name":"request_upload","arguments":{}}`))
 	for {
-		msg, ok := ev.next()
+		msg, ok := events.next()
 		switch {
 		case !ok:
 			t.Fatal("request_upload: the stream ended without a result")
 		case msg.Method == "elicitation/create":
-			ar := m.send(`{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":`+answer+`}`, m.headers("", ""))
-			io.Copy(io.Discard, ar.Body)
-			ar.Body.Close()
+			m.reply(msg.ID, answer)
 		case msg.Method == "" && string(msg.ID) == `"ru"`:
 			return outcomeOf(msg)
 		}

@@ -216,7 +216,7 @@ func TestLogsHoldNoPresignedQuery(t *testing.T) {
 	needles["presigned query"] = loc.RawQuery[:40]
 	// resources/stream in redirect mode (the S3 default) answers with a 302
 	// to a presigned URL too.
-	sid := newHZClient(t, c.base, false, streamCaps, map[string]string{"Authorization": "Bearer " + key}).sid
+	sid := newMCPClientWith(t, c.base, legacyVersion, streamCaps, map[string]string{"Authorization": "Bearer " + key}).sid
 	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25", "Authorization": "Bearer " + key}
 	r = c.do("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"resources/stream","params":{"uri":"blob:///docs/a.txt"}}`), hdr)

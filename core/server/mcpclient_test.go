@@ -59,6 +59,13 @@ type mcpClient struct {
 // client of version declaring caps; a 2025-11-25 client opens its session.
 func newMCPClient(t testing.TB, base, version, caps string) *mcpClient {
 	t.Helper()
+	return newMCPClientWith(t, base, version, caps, nil)
+}
+
+// newMCPClientWith is newMCPClient for a client that sends hdr with every
+// request, initialize included (Authorization on a server with API keys).
+func newMCPClientWith(t testing.TB, base, version, caps string, hdr map[string]string) *mcpClient {
+	t.Helper()
 	tr := &http.Transport{DisableCompression: true, ResponseHeaderTimeout: time.Minute}
 	t.Cleanup(tr.CloseIdleConnections)
 	c := &mcpClient{
@@ -68,6 +75,7 @@ func newMCPClient(t testing.TB, base, version, caps string) *mcpClient {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		version: version,
 		caps:    caps,
+		extra:   hdr,
 		ids:     new(atomic.Int64),
 	}
 	switch version {
@@ -465,6 +473,30 @@ type toolResult struct {
 	ResultType   string          `json:"resultType"`
 	RequestState string          `json:"requestState"`
 	InputRequest json.RawMessage `json:"inputRequests"`
+}
+
+// toolOutcome is a tools/call answer reduced to what the hardening tests
+// compare: a JSON-RPC error code (and message), or isError and the text.
+type toolOutcome struct {
+	code    int
+	isError bool
+	text    string
+	key     string
+}
+
+// outcomeOf reduces m, a response, to a toolOutcome (zero if it is none).
+func outcomeOf(m rpcMsg) toolOutcome {
+	var e rpcErr
+	if m.Error != nil && json.Unmarshal(m.Error, &e) == nil {
+		return toolOutcome{code: e.Code, text: e.Message}
+	}
+	var r toolResult
+	_ = json.Unmarshal(m.Result, &r)
+	o := toolOutcome{isError: r.IsError, key: r.StructuredContent.Key}
+	if len(r.Content) > 0 {
+		o.text = r.Content[0].Text
+	}
+	return o
 }
 
 func decodeTool(t testing.TB, m rpcMsg) toolResult {

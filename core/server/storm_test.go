@@ -308,15 +308,12 @@ func honestUploads(t *testing.T, c *bpClient, key string) []string {
 	if r.status != http.StatusCreated || !strings.Contains(string(r.body), hexSum(data)) {
 		problems = append(problems, fmt.Sprintf("steady PUT: %d %s", r.status, r.body))
 	}
-	m := newHZClient(t, c.base, false, `{}`, auth)
+	m := newMCPClientWith(t, c.base, legacyVersion, `{}`, auth)
 	payload := base64.StdEncoding.EncodeToString(data)
-	body := m.body("8", "tools/call", `"name":"upload_file","arguments":{"key":"honest/steady-mcp.bin","file":"data:application/octet-stream;base64,`+payload+`"}`)
-	resp := m.sendReader(&steadyBody{data: []byte(body), rate: 64 << 10}, m.headers("tools/call", "upload_file"))
-	defer resp.Body.Close()
-	var msg hzRPC
-	b, _ := io.ReadAll(resp.Body)
-	if json.Unmarshal(b, &msg) != nil || outcomeOf(msg).key != "honest/steady-mcp.bin" {
-		problems = append(problems, fmt.Sprintf("steady upload_file: %d %.300s", resp.StatusCode, b))
+	body := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"upload_file","arguments":{"key":"honest/steady-mcp.bin","file":"data:application/octet-stream;base64,` + payload + `"}}}`
+	// Chunked (size -1), as a client streaming a file would send it.
+	if r := m.send(m.raw(&steadyBody{data: []byte(body), rate: 64 << 10}, -1)); outcomeOf(r.msg).key != "honest/steady-mcp.bin" {
+		problems = append(problems, fmt.Sprintf("steady upload_file: %d %.300s", r.status, r.body))
 	}
 	return problems
 }
@@ -332,7 +329,7 @@ func stormServer(t *testing.T, shape stormShape) (*bpClient, *stormTarget, strin
 	stormOptions(&opts)
 	c := newBPClient(t, opts)
 	st := &stormTarget{addr: strings.TrimPrefix(c.base, "http://"), key: stormKey}
-	st.sid = newHZClient(t, c.base, false, `{}`, map[string]string{"Authorization": "Bearer " + stormKey}).sid
+	st.sid = newMCPClientWith(t, c.base, legacyVersion, `{}`, map[string]string{"Authorization": "Bearer " + stormKey}).sid
 	for range max(shape.uploadEndpoint, 1) {
 		r := c.do("POST", "/v1/uploads", strings.NewReader(`{"maxSize":20971520,"ttlSeconds":600}`), map[string]string{"Authorization": "Bearer " + stormKey})
 		var up struct{ URL string }
