@@ -4,44 +4,38 @@ package server
 // documented error of the protocol (an isError result naming the argument,
 // or -32602/-32600 for a message that is malformed as JSON-RPC), in both
 // eras, and never an internal error, a parse error or a server bug log.
-// The tests speak raw HTTP so that key order and repeated members are
-// exactly as written.
+// Bodies go out exactly as written (mcpClient sends arguments as given, and
+// raw bodies as they are), so key order and repeated members are the
+// test's.
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
 
-// argsClient sends raw tools/call bodies in one era.
+// argsClient is an mcpClient of one era, declaring form elicitation.
 type argsClient struct {
-	c      *bpClient
+	*mcpClient
 	modern bool
-	sid    string
 }
 
-func (a *argsClient) era() string {
-	if a.modern {
-		return "2026-07-28"
-	}
-	return "2025-11-25"
-}
+func (a argsClient) era() string { return a.version }
 
 // argsClients returns a 2025-11-25 client (with a session) and a
 // 2026-07-28 one, both declaring form elicitation.
-func argsClients(c *bpClient) []*argsClient {
-	return []*argsClient{{c: c, sid: c.client(legacyVersion, argsCaps).sid}, {c: c, modern: true}}
+func argsClients(c *bpClient) []argsClient {
+	return []argsClient{{c.client(legacyVersion, argsCaps), false}, {c.client(modernVersion, argsCaps), true}}
 }
 
 const argsCaps = `{"elicitation":{}}`
 
-// argsRPC is the first JSON-RPC response of a POST, from a JSON or an SSE body.
+// argsRPC is the JSON-RPC response of a POST, reduced to what the tests
+// compare.
 type argsRPC struct {
 	status int
 	ID     json.RawMessage `json:"id"`
@@ -57,6 +51,22 @@ type argsRPC struct {
 		Message string          `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	} `json:"error"`
+}
+
+// argsOf reduces r; the test fails if r carries no JSON-RPC response.
+func argsOf(r *mcpResponse) argsRPC {
+	r.t.Helper()
+	a := argsRPC{status: r.status, ID: r.msg.ID}
+	if r.msg.Result != nil {
+		_ = json.Unmarshal(r.msg.Result, &a.Result)
+	}
+	if r.msg.Error != nil {
+		_ = json.Unmarshal(r.msg.Error, &a.Error)
+	}
+	if a.Result == nil && a.Error == nil {
+		r.t.Fatalf("%s: no JSON-RPC response: %d %.300s", r.req.label(), r.status, r.body)
+	}
+	return a
 }
 
 // text is the first text block of a tool result.
@@ -76,53 +86,16 @@ func (r argsRPC) String() string {
 	return string(b)
 }
 
-// post sends body (a whole JSON-RPC message) with the era's headers.
-func (a *argsClient) post(body string, hdr map[string]string) argsRPC {
-	t := a.c.t
-	t.Helper()
-	req, err := http.NewRequest("POST", a.c.base+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if a.modern {
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	} else {
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		req.Header.Set("Mcp-Session-Id", a.sid)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.c.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	msgs := []string{string(raw)}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		msgs = nil
-		for line := range strings.SplitSeq(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: "); ok && strings.Contains(d, `"jsonrpc"`) {
-				msgs = append(msgs, d)
-			}
-		}
-	}
-	for _, m := range msgs {
-		var r argsRPC
-		if json.Unmarshal([]byte(m), &r) == nil && (r.Result != nil || r.Error != nil) {
-			r.status = resp.StatusCode
-			return r
-		}
-	}
-	t.Fatalf("%s: no JSON-RPC response: %d %.300s", a.era(), resp.StatusCode, raw)
-	return argsRPC{}
+// post sends body (a whole JSON-RPC message, exactly as written) with the
+// era's headers and hdr.
+func (a argsClient) post(body string, hdr map[string]string) argsRPC {
+	a.t.Helper()
+	w := a.with(hdr)
+	return argsOf(w.send(w.raw(strings.NewReader(body), int64(len(body)))))
 }
 
-// meta is the 2026-07-28 params._meta member (with its comma), or "".
-func (a *argsClient) meta() string {
+// metaMember is the 2026-07-28 params._meta member (with its comma), or "".
+func (a argsClient) metaMember() string {
 	if !a.modern {
 		return ""
 	}
@@ -131,17 +104,13 @@ func (a *argsClient) meta() string {
 
 // tool calls tool with args, the raw arguments object; key, when set, is
 // the Mcp-Param-Blob-Key header of 2026-07-28.
-func (a *argsClient) tool(name, args, key string) argsRPC {
-	a.c.t.Helper()
-	hdr := map[string]string{}
-	if a.modern {
-		hdr["Mcp-Method"] = "tools/call"
-		hdr["Mcp-Name"] = name
-		if key != "" {
-			hdr["Mcp-Param-Blob-Key"] = key
-		}
+func (a argsClient) tool(name, args, key string) argsRPC {
+	a.t.Helper()
+	c := a.mcpClient
+	if a.modern && key != "" {
+		c = c.with(map[string]string{"Mcp-Param-Blob-Key": key})
 	}
-	return a.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+a.meta()+`"name":`+jsonString(name)+`,"arguments":`+args+`}}`, hdr)
+	return argsOf(c.callTool(name, args))
 }
 
 // wantToolError checks for an isError result whose text has every one of
@@ -259,11 +228,11 @@ func TestArgsRepeatedMembers(t *testing.T) {
 		}
 		wantRPCError(t, a.era()+" list_blobs prefix twice", a.tool("list_blobs", `{"prefix":"a","prefix":"b"}`, ""),
 			-32602, 400, `"prefix"`, "more than once")
-		wantRPCError(t, a.era()+" name twice", a.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+a.meta()+
+		wantRPCError(t, a.era()+" name twice", a.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+a.metaMember()+
 			`"name":"list_blobs","name":"stat_blob","arguments":{}}}`, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "stat_blob"}),
 			-32602, 400, `"name"`)
 		wantRPCError(t, a.era()+" method twice", a.post(`{"jsonrpc":"2.0","id":7,"method":"ping","method":"tools/list","params":{`+
-			strings.TrimSuffix(a.meta(), ",")+`}}`, map[string]string{"Mcp-Method": "tools/list"}), -32600, 400, `"method"`)
+			strings.TrimSuffix(a.metaMember(), ",")+`}}`, map[string]string{"Mcp-Method": "tools/list"}), -32600, 400, `"method"`)
 	}
 	for _, key := range []string{"d1", "d2"} {
 		if _, err := be.Stat(t.Context(), key); err == nil {
@@ -299,7 +268,7 @@ func TestArgsLongStrings(t *testing.T) {
 			a.tool("get_download_link", `{"key":"a/one","filename":"`+long+`"}`, "a/one"), `"filename"`)
 		wantToolError(t, a.era()+" upload_file 70 KB filename",
 			a.tool("upload_file", `{"filename":"`+long+`","file":`+helloURI+`}`, ""), `"filename"`)
-		r = a.post(`{"jsonrpc":"2.0","id":"`+long+`","method":"tools/call","params":{`+a.meta()+`"name":"list_blobs","arguments":{}}}`,
+		r = a.post(`{"jsonrpc":"2.0","id":"`+long+`","method":"tools/call","params":{`+a.metaMember()+`"name":"list_blobs","arguments":{}}}`,
 			map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "list_blobs"})
 		wantRPCError(t, a.era()+" 70 KB id", r, -32600, 400, "id", "65536")
 		if r.ID != nil {
