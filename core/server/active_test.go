@@ -51,6 +51,7 @@ func checkSafeHeaders(t *testing.T, what, mt string, r httpResp, attachment bool
 // HEAD /v1/blobs, a /d link, resources/stream direct in both eras; and the
 // 302 and downloadUrl answers of resources/stream carry nosniff too.
 func TestStoredContentHeaders(t *testing.T) {
+	parallel(t)
 	const page = `<html><body><script>document.title="pwned"</script></body></html>`
 	for _, mode := range []string{blobs.StreamDirect, blobs.StreamURL} {
 		c := newBPClient(t, Options{Backend: newLocalStore(t), Blobs: blobs.Options{StreamMode: mode}})
@@ -87,6 +88,7 @@ func TestStoredContentHeaders(t *testing.T) {
 // redirect mode, /d with DownloadRedirect) carry nosniff, and the
 // presigned GET they point at serves an active type as an attachment.
 func TestStoredContentRedirect(t *testing.T) {
+	parallel(t)
 	be := byteplaneBackends()[1]
 	c := newBPClient(t, Options{Backend: be.new(t), DownloadRedirect: true, Blobs: blobs.Options{StreamMode: blobs.StreamRedirect}})
 	if r := c.put("x/page.html", []byte("<script>1</script>"), map[string]string{"Content-Type": "text/html"}); r.status != 201 {
@@ -111,6 +113,7 @@ func TestStoredContentRedirect(t *testing.T) {
 // upload_file tool is served back with the same headers as one PUT
 // through /v1.
 func TestUploadedActiveContent(t *testing.T) {
+	parallel(t)
 	c := newBPClient(t, Options{Backend: newLocalStore(t)})
 	s := c.client(legacyVersion, streamCaps)
 	for key, uri := range map[string]string{
@@ -135,6 +138,7 @@ func TestUploadedActiveContent(t *testing.T) {
 // application/octet-stream holding HTML are refused with 415 and nothing
 // is stored; a real PDF passes.
 func TestUploadAcceptTogether(t *testing.T) {
+	parallel(t)
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: st})
 	for _, tc := range []struct {

@@ -52,8 +52,10 @@ func wantAPIError(t *testing.T, what string, r httpResp, status int, code string
 // backends (bd4921f answered 412 exists, though GET x is 404); an upload
 // endpoint minted for such a key answers the same.
 func TestArgsPathConflict(t *testing.T) {
+	parallel(t)
 	for _, tb := range byteplaneBackends() {
 		t.Run(tb.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, logs := argsServer(t, tb)
 			for _, k := range []string{"a", "x/y"} {
 				if r := c.put(k, []byte(k), nil); r.status != 201 {
@@ -83,6 +85,7 @@ func TestArgsPathConflict(t *testing.T) {
 // 1000000000000000000 overflow into the default lifetime), and unknown
 // fields with 400 naming the field.
 func TestArgsControlJSON(t *testing.T) {
+	parallel(t)
 	c, _, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("k", []byte("k"), nil)
 	for _, v := range []string{"9300000000", "1000000000000000000", "1e18", "99999999999999999999", "-5", "1.5", `"60"`, "604801"} {
@@ -116,6 +119,7 @@ var badFilenames = []string{"a\r\nb.txt", "nul\x00.txt", "c1\u0085", strings.Rep
 // one with 400 invalid_filename and stores or mints nothing: POST /v1/links,
 // PUT /v1/blobs (Content-Disposition), PUT and multipart POST to /u.
 func TestArgsFilenamesAPI(t *testing.T) {
+	parallel(t)
 	c, be, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("k", []byte("k"), nil)
 	for i, name := range badFilenames {
@@ -202,6 +206,7 @@ func expectResponse(t *testing.T, base, head string) (*http.Response, []byte, ne
 // comes at once and the body is never read. bd4921f sent 100 Continue
 // first, inviting the client to send a body that was then refused.
 func TestArgsExpectContinue(t *testing.T) {
+	parallel(t)
 	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey("secret") + " alice"}, MaxUploadBytes: 1000})
 	c := &bpClient{t: t, base: base, hc: &http.Client{Timeout: 30 * time.Second}}
 	auth := "Authorization: Bearer secret\r\n"

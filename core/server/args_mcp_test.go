@@ -173,8 +173,10 @@ func noBugLogs(t *testing.T, logs *logBuffer) {
 // (decoded straight into storage through the tool's FileSink) or after it,
 // in both eras and on both backends. bd4921f answered -32700 Parse error.
 func TestArgsUploadFileKey(t *testing.T) {
+	parallel(t)
 	for _, tb := range byteplaneBackends() {
 		t.Run(tb.name, func(t *testing.T) {
+			t.Parallel()
 			c, be, logs := argsServer(t, tb)
 			c.put("a", []byte("a"), nil)
 			c.put("x/y", []byte("y"), nil)
@@ -217,6 +219,7 @@ func TestArgsUploadFileKey(t *testing.T) {
 // key given before and after the data URI with -32603 and logged "bug:
 // direct upload under another key".
 func TestArgsRepeatedMembers(t *testing.T) {
+	parallel(t)
 	c, be, logs := argsServer(t, byteplaneBackends()[0])
 	for _, a := range argsClients(c) {
 		for _, key := range []string{"d1", "d2"} {
@@ -248,6 +251,7 @@ func TestArgsRepeatedMembers(t *testing.T) {
 // an id, a method or a params member the protocol reads is refused with
 // -32600/-32602.
 func TestArgsLongStrings(t *testing.T) {
+	parallel(t)
 	c, _, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("a/one", []byte("1"), nil)
 	long := strings.Repeat("z", 70_000)
@@ -285,6 +289,7 @@ func TestArgsLongStrings(t *testing.T) {
 // (SEP-1303: input validation errors are tool errors), in both eras, and
 // nothing happens.
 func TestArgsUnknown(t *testing.T) {
+	parallel(t)
 	c, be, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("k", []byte("k"), nil)
 	for _, a := range argsClients(c) {
@@ -313,6 +318,7 @@ func TestArgsUnknown(t *testing.T) {
 // and the allowed range; bd4921f let 9300000000 or 1e18 overflow into the
 // default or 0.3 s.
 func TestArgsNumbers(t *testing.T) {
+	parallel(t)
 	c, _, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("k", []byte("k"), nil)
 	for _, a := range argsClients(c) {
@@ -334,6 +340,7 @@ func TestArgsNumbers(t *testing.T) {
 // (get_download_link, upload_file in either key order), naming the argument;
 // nothing is stored or minted.
 func TestArgsFilenames(t *testing.T) {
+	parallel(t)
 	c, be, logs := argsServer(t, byteplaneBackends()[0])
 	c.put("k", []byte("k"), nil)
 	for _, a := range argsClients(c) {

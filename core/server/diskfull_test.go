@@ -37,6 +37,7 @@ import (
 const fullTmpfsEnv = "MCPBLOB_TEST_FULL_TMPFS"
 
 func TestDiskFull(t *testing.T) {
+	parallel(t)
 	t.Run("tmpfs", func(t *testing.T) {
 		dir := os.Getenv(fullTmpfsEnv)
 		if dir == "" {

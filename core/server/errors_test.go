@@ -31,6 +31,7 @@ func checkNoInternals(t *testing.T, what, answer, dir string) {
 // header limit on /d is answered with the HTTP JSON error body, not a
 // JSON-RPC one.
 func TestErrorsNameNoInternals(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	st, err := localfs.Open(dir, localfs.Options{})
 	if err != nil {

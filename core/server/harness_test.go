@@ -14,11 +14,14 @@ import (
 )
 
 // heapMu keeps heap measurements alone in the process. A test that samples
-// the heap (heapWatch) calls heapTest and holds it exclusively; every other
-// top-level test calls parallel and holds it shared. The testing package
-// already runs a test that never calls t.Parallel only while no parallel
-// test runs; heapMu keeps that true should a heap test ever be marked
-// parallel, and makes the rule visible where it matters.
+// the heap (heapWatch, TestSlowBodyStorm's memWatch) calls heapTest and
+// holds it exclusively; every other top-level test calls parallel and holds
+// it shared, except the few whose checks are wall-clock bounds
+// (TestPaceReader) or that are helper processes (TestSendfileChild): they
+// call neither and run alone, as a test without t.Parallel does. The
+// testing package already runs a test that never calls t.Parallel only
+// while no parallel test runs; heapMu keeps that true should a heap test
+// ever be marked parallel, and makes the rule visible where it matters.
 var heapMu sync.RWMutex
 
 // parallel marks a top-level test that shares no state with other tests

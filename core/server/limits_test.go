@@ -15,6 +15,7 @@ import (
 )
 
 func TestUploadSlots(t *testing.T) {
+	parallel(t)
 	u := uploadSlots{max: 3, perMax: 2}
 	a1, _ := u.acquire("a")
 	a2, _ := u.acquire("a")
@@ -61,7 +62,8 @@ func loopbackPair(t *testing.T) (client, server net.Conn) {
 
 // TestPaceReader: a body below the rate is cut off with a timeout soon
 // after its grace; a steady one at twice the rate is not; time the server
-// spends not reading is not charged to the client.
+// spends not reading is not charged to the client. Not parallel: its
+// bounds are wall-clock times, kept clear of the package's other tests.
 func TestPaceReader(t *testing.T) {
 	newPace := func(conn net.Conn) *paceReader {
 		return &paceReader{r: conn, conn: conn, perByte: time.Second / (64 << 10), bank: time.Second, budget: 300 * time.Millisecond}
@@ -113,6 +115,7 @@ func TestPaceReader(t *testing.T) {
 }
 
 func TestLazyBody(t *testing.T) {
+	parallel(t)
 	data := randomBytes(3 << 20)
 	for _, tc := range []struct {
 		name  string
@@ -149,16 +152,26 @@ func holdUpload(t *testing.T, addr, key, path string) net.Conn {
 	return c
 }
 
+// uploadsInProgress reports whether srv counts n uploads holding a slot.
+func uploadsInProgress(srv *Server, n int) func() bool {
+	return func() bool {
+		srv.uploads.mu.Lock()
+		defer srv.uploads.mu.Unlock()
+		return srv.uploads.n == n
+	}
+}
+
 // TestUploadLimits: a principal's second upload in progress is refused
 // with 429, another principal's beyond the global limit with 503; both with
 // Retry-After and the surface's JSON error, on /v1, /u and /mcp.
 func TestUploadLimits(t *testing.T) {
+	parallel(t)
 	ka, kb := "mcpb_a"+rand.Text(), "mcpb_b"+rand.Text()
 	c := newBPClient(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey(ka) + " a", HashKey(kb) + " b"},
 		MaxUploads: 2, MaxUploadsPerPrincipal: 1})
 	addr := strings.TrimPrefix(c.base, "http://")
 	holdUpload(t, addr, ka, "/v1/blobs/held/a")
-	time.Sleep(100 * time.Millisecond) // the PUT has its slot
+	eventually(t, 5*time.Second, uploadsInProgress(c.srv, 1)) // the PUT has its slot
 	check := func(what string, r httpResp, status int, code string) {
 		t.Helper()
 		if r.status != status || r.header.Get("Retry-After") == "" || !strings.Contains(string(r.body), code) {
@@ -181,7 +194,7 @@ func TestUploadLimits(t *testing.T) {
 		t.Errorf("a small MCP request was refused: %d %s", small.status, small.body)
 	}
 	holdUpload(t, addr, kb, "/v1/blobs/held/b")
-	time.Sleep(100 * time.Millisecond)
+	eventually(t, 5*time.Second, uploadsInProgress(c.srv, 2))
 	check("beyond the global limit", c.put("y", []byte("y"), map[string]string{"Authorization": "Bearer " + kb}), 503, `"busy"`)
 }
 
@@ -189,6 +202,7 @@ func TestUploadLimits(t *testing.T) {
 // MaxConnsPerIP 429 with Retry-After, and closed; files still go out
 // through the per-address wrapper.
 func TestConnLimits(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		opts   Options
 		status int

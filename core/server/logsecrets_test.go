@@ -164,6 +164,7 @@ func checkLogClean(t *testing.T, log string, needles map[string]string) {
 // server with API keys, logging at debug level in text and JSON, and greps
 // the log for every secret.
 func TestLogsHoldNoSecrets(t *testing.T) {
+	parallel(t)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			var logBuf logBuffer
@@ -193,6 +194,7 @@ func debugLogger(w io.Writer, format string) *slog.Logger {
 // redirects to presigned MinIO URLs at debug level and greps the log for
 // the signature and credential of each.
 func TestLogsHoldNoPresignedQuery(t *testing.T) {
+	parallel(t)
 	srv := miniotest.Shared(t)
 	be, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint, AccessKey: srv.AccessKey,
 		SecretKey: srv.SecretKey, Bucket: "logs" + strings.ToLower(rand.Text()[:12]), CreateBucket: true})

@@ -49,6 +49,7 @@ func startOriginServer(t *testing.T, opts Options) (c *bpClient, dl string) {
 // download origin and works there; /d on the service's origin is refused,
 // and the download origin serves nothing but /d and the health probes.
 func TestDownloadOrigin(t *testing.T) {
+	parallel(t)
 	c, dl := startOriginServer(t, Options{Blobs: blobs.Options{StreamMode: blobs.StreamURL}})
 	data := []byte("<script>document.title='pwned'</script>")
 	if r := c.put("o/page.html", data, map[string]string{"Content-Type": "text/html"}); r.status != 201 {
@@ -85,6 +86,7 @@ func TestDownloadOrigin(t *testing.T) {
 }
 
 func TestDownloadURLValidation(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct{ public, download string }{
 		{"http://127.0.0.1:8080", "http://127.0.0.1:9090"},
 		{"https://mcp.example.com", "https://MCP.example.com."},

@@ -16,6 +16,7 @@ import (
 // connection is answered as itself; bd4921f parsed the refused body's rest
 // as the next request (an unsolicited 431).
 func TestPipelinedAfterRefusal(t *testing.T) {
+	parallel(t)
 	base, _ := startTestServer(t, Options{})
 	host := strings.TrimPrefix(base, "http://")
 	deep := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":` +

@@ -12,6 +12,7 @@ import (
 // case-insensitive, a signed position makes the field invalid (ignored:
 // 200), and several ranges that touch are served as one.
 func TestRangeRFC9110(t *testing.T) {
+	parallel(t)
 	data := randomBytes(1000)
 	n := len(data)
 	for _, be := range byteplaneBackends() {

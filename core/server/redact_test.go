@@ -17,6 +17,7 @@ const (
 )
 
 func TestRedact(t *testing.T) {
+	parallel(t)
 	secrets := map[string][]string{
 		"Authorization: Bearer " + redactKey:                                    {redactKey, "pGoenWDTy5"},
 		`"Authorization Bearer ` + redactKey + `\r\nHost: x"`:                   {redactKey},
@@ -54,6 +55,7 @@ func TestRedact(t *testing.T) {
 // TestRedactHandler checks that the handler redacts the message, string,
 // error, Stringer and grouped values, and attributes added with With.
 func TestRedactHandler(t *testing.T) {
+	parallel(t)
 	var buf bytes.Buffer
 	log := slog.New(NewRedactHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	log = log.With("auth", "Bearer "+redactKey)

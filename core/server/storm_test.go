@@ -360,6 +360,7 @@ func newLocalStoreAt(t *testing.T, dir string) storage.Backend {
 // calls, 60 small MCP bodies, 80 multipart /u uploads, 40 PUTs) for 6 s,
 // 120 in all under -race or -short.
 func TestSlowBodyStorm(t *testing.T) {
+	heapTest(t) // it measures the process's heap and RSS, and /healthz latency
 	shape := stormShape{mcpChunked: 120, mcpSmall: 60, uploadEndpoint: 80, put: 40, duration: 6 * time.Second}
 	if raceEnabled || testing.Short() {
 		shape = stormShape{mcpChunked: 48, mcpSmall: 24, uploadEndpoint: 32, put: 16, duration: 5 * time.Second}

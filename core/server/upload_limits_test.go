@@ -19,6 +19,7 @@ import (
 // too many or too long header fields, is refused with a clear 400 and
 // stores nothing (bd4921f took a part with 1,000 header fields).
 func TestMultipartBounds(t *testing.T) {
+	parallel(t)
 	base, srv := startTestServer(t, Options{Backend: newLocalStore(t)})
 	build := func(fields, headers, headerLen int) (string, []byte) {
 		var b bytes.Buffer
@@ -69,6 +70,7 @@ func TestMultipartBounds(t *testing.T) {
 // TestMalformedChunkedUpload: a chunked upload body with a bad chunk size
 // is the client's mistake (400), not a server error (bd4921f: 500).
 func TestMalformedChunkedUpload(t *testing.T) {
+	parallel(t)
 	base, srv := startTestServer(t, Options{Backend: newLocalStore(t)})
 	host := strings.TrimPrefix(base, "http://")
 	for _, size := range []string{"zz", "7fffffffffffffff"} {
@@ -101,8 +103,10 @@ func TestMalformedChunkedUpload(t *testing.T) {
 // TestLongContentType: a Content-Type over storage.MaxMediaTypeLen is the
 // client's mistake on every backend (bd4921f answered 500 on S3).
 func TestLongContentType(t *testing.T) {
+	parallel(t)
 	for _, be := range byteplaneBackends() {
 		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
 			base, _ := startTestServer(t, Options{Backend: be.new(t)})
 			req, _ := http.NewRequest("PUT", base+"/v1/blobs/k", strings.NewReader("hello"))
 			req.Header.Set("Content-Type", "text/plain; x="+strings.Repeat("a", 8<<10))

@@ -59,6 +59,7 @@ type xssResult struct {
 // script from running (opaque origin); and, as the control, the same bytes
 // without the safety headers do run, so the test can see a script run.
 func TestStoredContentChromium(t *testing.T) {
+	parallel(t)
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
