@@ -79,7 +79,9 @@ func TestErrorsNameNoInternals(t *testing.T) {
 		checkNoInternals(t, "POST /v1/links", string(r.body), dir)
 	}
 
-	r := c.do("GET", "/d/"+strings.Repeat("A", 20<<10), nil, nil)
+	req, _ := http.NewRequest("GET", c.base+"/d/"+strings.Repeat("A", 20<<10), nil)
+	resp, raw := sendRefused(t, req) // the server answers before reading the whole request line
+	r := httpResp{status: resp.StatusCode, header: resp.Header, body: raw}
 	var body struct {
 		JSONRPC string `json:"jsonrpc"`
 		Error   struct{ Code, Message string }
