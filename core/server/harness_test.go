@@ -7,11 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
 // heapMu keeps heap measurements alone in the process. A test that samples
@@ -50,36 +50,7 @@ func heapWatch(t testing.TB) func() int64 {
 		heapMu.RUnlock()
 		t.Fatal("bug: heapWatch outside a heapTest: other tests may be running")
 	}
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > peak.Load() {
-					peak.Store(ms.HeapInuse)
-				}
-			}
-		}
-	}()
-	return func() int64 {
-		close(stop)
-		wg.Wait()
-		return int64(peak.Load()) - int64(base)
-	}
+	return storagetest.WatchPeak(10*time.Millisecond, storagetest.HeapInuse).Stop
 }
 
 // eventually polls cond until it holds, failing the test after timeout.

@@ -16,12 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
+	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
 // Slow request bodies (hardening item 4): a bounded loopback storm of
@@ -171,12 +171,8 @@ func stormKinds(shape stormShape) []string {
 }
 
 // memWatch samples the heap in use and the process RSS every 20 ms until
-// stopped and reports the peaks and the baseline.
-type memWatch struct {
-	baseHeap, baseRSS, peakHeap, peakRSS atomic.Int64
-	stop                                 chan struct{}
-	done                                 sync.WaitGroup
-}
+// stopped and reports the peaks over the baselines.
+type memWatch struct{ heap, rss *storagetest.Peak }
 
 func rssBytes() int64 {
 	b, _ := os.ReadFile("/proc/self/status")
@@ -189,43 +185,15 @@ func rssBytes() int64 {
 	return 0
 }
 
-func heapInUse() int64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapInuse)
-}
-
 func startMemWatch() *memWatch {
-	runtime.GC()
-	m := &memWatch{stop: make(chan struct{})}
-	m.baseHeap.Store(heapInUse())
-	m.baseRSS.Store(rssBytes())
-	m.done.Go(func() {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-m.stop:
-				return
-			case <-tick.C:
-				if h := heapInUse(); h > m.peakHeap.Load() {
-					m.peakHeap.Store(h)
-				}
-				if r := rssBytes(); r > m.peakRSS.Load() {
-					m.peakRSS.Store(r)
-				}
-			}
-		}
-	})
-	return m
+	return &memWatch{
+		heap: storagetest.WatchPeak(20*time.Millisecond, storagetest.HeapInuse),
+		rss:  storagetest.WatchPeak(20*time.Millisecond, rssBytes),
+	}
 }
 
 // end stops sampling and returns the peak growth of heap and RSS.
-func (m *memWatch) end() (heap, rss int64) {
-	close(m.stop)
-	m.done.Wait()
-	return m.peakHeap.Load() - m.baseHeap.Load(), m.peakRSS.Load() - m.baseRSS.Load()
-}
+func (m *memWatch) end() (heap, rss int64) { return m.heap.Stop(), m.rss.Stop() }
 
 // healthStats are the /healthz answers seen during a storm.
 type healthStats struct {
@@ -385,7 +353,7 @@ func TestSlowBodyStorm(t *testing.T) {
 		t.Errorf("honest slow-but-steady upload failed: %s", p)
 	}
 	runtime.GC()
-	after := heapInUse() - mem.baseHeap.Load()
+	after := storagetest.HeapInuse() - mem.heap.Base()
 	t.Logf("%d connections over %v: peak heap growth %.1f MiB, peak RSS growth %.1f MiB, heap after %.1f MiB; %v",
 		len(conns), shape.duration, mib(heap), mib(rss), mib(after), hs)
 	if heap > 64<<20 {

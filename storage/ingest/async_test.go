@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,40 +100,6 @@ func TestAsyncWriter(t *testing.T) {
 	})
 }
 
-// heapWatch samples the heap in use until the returned function is called,
-// which returns the peak growth over the baseline (as core/server's tests
-// measure it).
-func heapWatch() func() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > peak.Load() {
-					peak.Store(ms.HeapInuse)
-				}
-			}
-		}
-	})
-	return func() int64 {
-		close(stop)
-		wg.Wait()
-		return int64(peak.Load()) - int64(base)
-	}
-}
-
 // TestStoreHeap stores 256 MiB into the local store, through both copy
 // paths, and checks that the heap grows by less than 16 MiB: nothing is
 // buffered beyond the fixed chunks. 64 MiB under -race (about 10× slower,
@@ -155,7 +119,7 @@ func TestStoreHeap(t *testing.T) {
 				src = writerTo{src}
 			}
 			want := storagetest.NewStream(11, size)
-			done := heapWatch()
+			done := storagetest.WatchPeak(10*time.Millisecond, storagetest.HeapInuse).Stop
 			info, err := Store(t.Context(), be, Spec{Key: "big-" + path, MaxSize: size}, src)
 			growth := done()
 			if err != nil {

@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"runtime"
 	"runtime/metrics"
-	"sync"
 	"testing"
 	"time"
 
@@ -97,44 +95,22 @@ func (s Suite) RunLarge(t *testing.T) {
 }
 
 // HeapMonitor samples the bytes of heap objects (live and not yet swept)
-// from a goroutine, to find the peak growth over a baseline.
-type HeapMonitor struct {
-	base uint64
-	peak uint64
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
+// every millisecond, to find the peak growth over a baseline.
+type HeapMonitor struct{ p *Peak }
 
 const heapMetric = "/memory/classes/heap/objects:bytes"
 
 // StartHeapMonitor collects garbage, takes the baseline and starts sampling
 // every millisecond.
 func StartHeapMonitor() *HeapMonitor {
-	runtime.GC()
-	m := &HeapMonitor{stop: make(chan struct{})}
-	m.base = heapObjects()
-	m.peak = m.base
-	m.wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-m.stop:
-				return
-			case <-tick.C:
-				m.peak = max(m.peak, heapObjects())
-			}
-		}
-	})
-	return m
+	return &HeapMonitor{WatchPeak(time.Millisecond, func() int64 { return int64(heapObjects()) })}
 }
 
-// Stop ends sampling and returns the peak growth over the baseline.
+// Stop ends sampling, takes a last sample and returns the peak growth over
+// the baseline.
 func (m *HeapMonitor) Stop() uint64 {
-	close(m.stop)
-	m.wg.Wait()
-	m.peak = max(m.peak, heapObjects())
-	return m.peak - m.base
+	m.p.observe()
+	return uint64(m.p.Stop())
 }
 
 func heapObjects() uint64 {
