@@ -385,7 +385,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 // wanted digests. On failure it answers the error and reports false; the
 // caller's deferred Abort discards the write.
 func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
-	var body io.Reader = bodyReader{s.paced(ctx)}
+	var body io.Reader = s.paced(ctx)
 	var sh, mh hash.Hash
 	var hashes []io.Writer
 	if want.sha256 != nil {
@@ -417,24 +417,12 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 }
 
 // bodyError is a failure reading a request body: the client went away,
-// stalled or sent a malformed body.
+// stalled or sent a malformed body. paceReader marks every body error so.
 type bodyError struct{ err error }
 
 func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
 func (e *bodyError) Unwrap() error { return e.err }
 
-// bodyReader marks the errors of a request body as *bodyError, so they are
-// told apart from storage's when both meet in one io.Copy. io.EOF passes
-// as is (the io.Reader contract).
-type bodyReader struct{ r io.Reader }
-
-func (b bodyReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = &bodyError{err}
-	}
-	return n, err
-}
 
 // requestBody returns the request body stream (bodies stream: the server
 // runs with StreamRequestBody).

@@ -173,14 +173,16 @@ func (p *paceReader) Read(b []byte) (int, error) {
 	var ne net.Error
 	switch {
 	case err == nil:
+		return n, nil
 	case err == io.EOF:
 		p.eof = true
+		return n, err
 	case errors.As(err, &ne) && ne.Timeout():
 		p.expired = true
-	case !errors.Is(err, io.ErrUnexpectedEOF):
-		err = &bodyError{err} // the client's framing (a bad chunk size, say)
 	}
-	return n, err
+	// The client's failure (gone, too slow, bad chunked framing), told
+	// apart from storage's where both meet in one copy.
+	return n, &bodyError{err}
 }
 
 // lazyBody is a buffered reader over a request body (for mime/multipart,
