@@ -423,7 +423,6 @@ type bodyError struct{ err error }
 func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
 func (e *bodyError) Unwrap() error { return e.err }
 
-
 // requestBody returns the request body stream (bodies stream: the server
 // runs with StreamRequestBody).
 func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
