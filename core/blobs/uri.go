@@ -1,6 +1,7 @@
 package blobs
 
 import (
+	"net/url"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -18,13 +19,17 @@ const URITemplate = "blob:///{+key}"
 // and the other reserved characters stay, everything else outside the
 // unreserved set is percent-encoded as UTF-8.
 func URI(key string) string {
-	var b strings.Builder
-	b.Grow(len(URIPrefix) + len(key))
-	b.WriteString(URIPrefix)
+	return URIPrefix + percentEncode(key, func(c byte) bool { return isUnreserved(c) || isReserved(c) })
+}
+
+// percentEncode writes s with every byte keep refuses as %XX.
+func percentEncode(s string, keep func(byte) bool) string {
 	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if isUnreserved(c) || isReserved(c) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if keep(c) {
 			b.WriteByte(c)
 			continue
 		}
@@ -41,28 +46,11 @@ func ParseURI(uri string) (string, bool) {
 	if !ok || rest == "" || strings.ContainsAny(rest, "?#") {
 		return "", false
 	}
-	out := make([]byte, 0, len(rest))
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if c != '%' {
-			out = append(out, c)
-			continue
-		}
-		if i+2 >= len(rest) {
-			return "", false
-		}
-		h, ok1 := unhex(rest[i+1])
-		l, ok2 := unhex(rest[i+2])
-		if !ok1 || !ok2 {
-			return "", false
-		}
-		out = append(out, h<<4|l)
-		i += 2
-	}
-	if !utf8.Valid(out) {
+	key, err := url.PathUnescape(rest)
+	if err != nil || !utf8.ValidString(key) {
 		return "", false
 	}
-	return string(out), true
+	return key, true
 }
 
 func isUnreserved(c byte) bool {
@@ -74,18 +62,6 @@ func isUnreserved(c byte) bool {
 // would end the path; keys containing them are percent-encoded.
 func isReserved(c byte) bool {
 	return strings.IndexByte(":/[]@!$&'()*+,;=", c) >= 0
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // DownloadName is the filename a download of info offers: its Filename,
@@ -121,21 +97,7 @@ func ContentDisposition(disposition, name string) string {
 }
 
 // rfc8187 percent-encodes everything outside attr-char.
-func rfc8187(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isAttrChar(c) {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+func rfc8187(s string) string { return percentEncode(s, isAttrChar) }
 
 func isAttrChar(c byte) bool {
 	switch {
