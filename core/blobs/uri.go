@@ -19,14 +19,16 @@ const URITemplate = "blob:///{+key}"
 // and the other reserved characters stay, everything else outside the
 // unreserved set is percent-encoded as UTF-8.
 func URI(key string) string {
-	return URIPrefix + percentEncode(key, func(c byte) bool { return isUnreserved(c) || isReserved(c) })
+	return percentEncode(URIPrefix, key, func(c byte) bool { return isUnreserved(c) || isReserved(c) })
 }
 
-// percentEncode writes s with every byte keep refuses as %XX.
-func percentEncode(s string, keep func(byte) bool) string {
+// percentEncode returns prefix and then s with every byte keep refuses as
+// %XX, in one allocation when nothing needs escaping.
+func percentEncode(prefix, s string, keep func(byte) bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	b.Grow(len(s))
+	b.Grow(len(prefix) + len(s))
+	b.WriteString(prefix)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if keep(c) {
@@ -97,7 +99,7 @@ func ContentDisposition(disposition, name string) string {
 }
 
 // rfc8187 percent-encodes everything outside attr-char.
-func rfc8187(s string) string { return percentEncode(s, isAttrChar) }
+func rfc8187(s string) string { return percentEncode("", s, isAttrChar) }
 
 func isAttrChar(c byte) bool {
 	switch {
