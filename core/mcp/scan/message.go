@@ -447,18 +447,8 @@ func (rs *scanner) object(path string, depth, ci int) error {
 		if err := rs.member(path, depth, ci); err != nil {
 			return err
 		}
-		if c, err = rs.b.skipWS(); err != nil {
+		if done, err := rs.next('}', "an object"); done || err != nil {
 			return err
-		}
-		rs.b.lo++
-		switch c {
-		case ',':
-			rs.out = append(rs.out, ',')
-		case '}':
-			rs.out = append(rs.out, '}')
-			return nil
-		default:
-			return &BadJSONError{"missing ',' or '}' in an object"}
 		}
 	}
 }
@@ -525,20 +515,29 @@ func (rs *scanner) array(path string, depth int) error {
 		if err := rs.value(path+"/"+strconv.Itoa(i), depth+1, -1); err != nil {
 			return err
 		}
-		if c, err = rs.b.skipWS(); err != nil {
+		if done, err := rs.next(']', "an array"); done || err != nil {
 			return err
 		}
-		rs.b.lo++
-		switch c {
-		case ',':
-			rs.out = append(rs.out, ',')
-		case ']':
-			rs.out = append(rs.out, ']')
-			return nil
-		default:
-			return &BadJSONError{"missing ',' or ']' in an array"}
-		}
 	}
+}
+
+// next reads what follows a member or an element: ',' (more follow) or
+// end (the container is done), copying it; anything else is bad JSON.
+func (rs *scanner) next(end byte, in string) (done bool, err error) {
+	c, err := rs.b.skipWS()
+	if err != nil {
+		return false, err
+	}
+	rs.b.lo++
+	switch c {
+	case ',':
+		rs.out = append(rs.out, ',')
+		return false, nil
+	case end:
+		rs.out = append(rs.out, end)
+		return true, nil
+	}
+	return false, &BadJSONError{"missing ',' or '" + string(end) + "' in " + in}
 }
 
 // literal copies a number, true, false or null, and checks it.
