@@ -471,11 +471,8 @@ func (r *report) write(path string, keepCodec bool) error {
 		return err
 	}
 	codecSection := "(not yet run)\n"
-	if s := string(old); keepCodec {
-		i, j := strings.Index(s, codecbench.BeginMarker), strings.Index(s, codecbench.EndMarker)
-		if i >= 0 && j > i {
-			codecSection = s[i+len(codecbench.BeginMarker)+1 : j]
-		}
+	if kept, ok := mdsection.Extract(string(old), "codec"); ok && keepCodec {
+		codecSection = kept
 	}
 	if r.codec != nil {
 		codecSection = r.codec.Render()
@@ -612,7 +609,8 @@ func (r *report) write(path string, keepCodec bool) error {
 
 	b.WriteString("\n## P1: base64 codec\n\n")
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
-	b.WriteString(codecbench.BeginMarker + "\n" + codecSection + codecbench.EndMarker + "\n")
+	begin, end := mdsection.Markers("codec")
+	b.WriteString(begin + "\n" + codecSection + end + "\n")
 	if small, ok := mdsection.Extract(string(old), "smallreq"); ok {
 		begin, end := mdsection.Markers("smallreq")
 		b.WriteString("\n" + begin + "\n" + small + end + "\n")

@@ -30,14 +30,6 @@ import (
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
-// The markers around the codec section of RESULTS.md.
-const (
-	BeginMarker = "<!-- codec:begin -->"
-	EndMarker   = "<!-- codec:end -->"
-	beginMarker = BeginMarker
-	endMarker   = EndMarker
-)
-
 type impl struct {
 	name   string
 	encode func(dst, src []byte)
