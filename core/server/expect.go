@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -59,30 +58,10 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 	return false
 }
 
-// admitUpload makes serveUpload's checks before the body: Host and Origin,
-// method, token and principal, declared size.
+// admitUpload makes serveUpload's checks before the body (checkUpload).
 func (s *Server) admitUpload(ctx *fasthttp.RequestCtx) bool {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		s.refuseBody(ctx, http.StatusForbidden, "forbidden", why)
-		return false
-	}
-	if m := string(ctx.Method()); m != http.MethodPost && m != http.MethodPut {
-		methodNotAllowed(ctx, "POST, PUT")
-		return false
-	}
-	claims, _, ok := s.uploadClaims(ctx)
-	if !ok {
-		return false
-	}
-	maxSize := claims.MaxSize
-	if maxSize <= 0 || maxSize > s.maxUpload() {
-		maxSize = s.maxUpload()
-	}
-	if cl := ctx.Request.Header.ContentLength(); cl > 0 && int64(cl) > maxSize+64<<10 {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
-		return false
-	}
-	return true
+	_, _, _, ok := s.checkUpload(ctx, false)
+	return ok
 }
 
 // admitMCP checks Host and Origin and authenticates a request to /mcp,

@@ -43,27 +43,8 @@ import (
 const uploadProgressEvery = 1 << 20
 
 func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		s.refuseBody(ctx, http.StatusForbidden, "forbidden", why)
-		return
-	}
-	method := string(ctx.Method())
-	if method != http.MethodPost && method != http.MethodPut {
-		s.drainSmall(ctx)
-		methodNotAllowed(ctx, "POST, PUT")
-		return
-	}
-	ctx.Response.Header.Set("Cache-Control", "no-store")
-	claims, data, ok := s.uploadClaims(ctx)
+	claims, data, maxSize, ok := s.checkUpload(ctx, true)
 	if !ok {
-		return
-	}
-	maxSize := claims.MaxSize
-	if maxSize <= 0 || maxSize > s.maxUpload() {
-		maxSize = s.maxUpload()
-	}
-	if cl := ctx.Request.Header.ContentLength(); cl > 0 && int64(cl) > maxSize+64<<10 {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
 		return
 	}
 	// The slot first: it has no side effect, while the reservation takes
@@ -84,7 +65,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	}
 	var infos []storage.Info
 	var uerr *uploadError
-	if method == http.MethodPut {
+	if string(ctx.Method()) == http.MethodPut {
 		infos, uerr = up.put()
 	} else {
 		infos, uerr = up.multipart()
@@ -95,6 +76,39 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.completeUpload(ctx, up, infos)
+}
+
+// checkUpload makes an upload request's checks that come before its body:
+// Host and Origin, method, token and principal, declared size. It returns
+// the token's claims and data and the upload's size limit; on refusal it
+// answers and reports !ok. bodySent says whether the client is already
+// sending the body (not waiting for 100 Continue), which a refused method
+// then reads when small.
+func (s *Server) checkUpload(ctx *fasthttp.RequestCtx, bodySent bool) (claims token.Claims, data blobs.UploadTokenData, maxSize int64, ok bool) {
+	if why := s.checkHostOrigin(ctx); why != "" {
+		s.refuseBody(ctx, http.StatusForbidden, "forbidden", why)
+		return claims, data, 0, false
+	}
+	if m := string(ctx.Method()); m != http.MethodPost && m != http.MethodPut {
+		if bodySent {
+			s.drainSmall(ctx)
+		}
+		methodNotAllowed(ctx, "POST, PUT")
+		return claims, data, 0, false
+	}
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	if claims, data, ok = s.uploadClaims(ctx); !ok {
+		return claims, data, 0, false
+	}
+	maxSize = claims.MaxSize
+	if maxSize <= 0 || maxSize > s.maxUpload() {
+		maxSize = s.maxUpload()
+	}
+	if cl := ctx.Request.Header.ContentLength(); cl > 0 && int64(cl) > maxSize+64<<10 {
+		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
+		return claims, data, 0, false
+	}
+	return claims, data, maxSize, true
 }
 
 // uploadClaims verifies the upload token in the path and checks the caller
