@@ -3,13 +3,13 @@ package blobs
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
 // The blob tools check their arguments against their input schemas before

@@ -2,12 +2,12 @@ package blobs
 
 import (
 	"encoding/json"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"mime"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
