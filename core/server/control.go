@@ -416,22 +416,6 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 	return true
 }
 
-// bodyError is a failure reading a request body: the client went away,
-// stalled or sent a malformed body. paceReader marks every body error so.
-type bodyError struct{ err error }
-
-func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
-func (e *bodyError) Unwrap() error { return e.err }
-
-// requestBody returns the request body stream (bodies stream: the server
-// runs with StreamRequestBody).
-func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
-	if bs := ctx.RequestBodyStream(); bs != nil {
-		return bs
-	}
-	return bytes.NewReader(ctx.Request.Body())
-}
-
 // refuseBody answers before reading a request body: a small body (up to
 // drainLimit) is read, under the rate rule, and discarded so the client
 // sees the answer on a kept-alive connection; a large one closes the

@@ -7,7 +7,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
-	"github.com/mcpblob/mcpblob/core/mcp"
 )
 
 // expectContinue is the server's fasthttp ExpectHandler. A request with
@@ -62,20 +61,4 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 func (s *Server) admitUpload(ctx *fasthttp.RequestCtx) bool {
 	_, _, _, ok := s.checkUpload(ctx, false)
 	return ok
-}
-
-// admitMCP checks Host and Origin and authenticates a request to /mcp,
-// returning the principal; on refusal it answers and reports !ok.
-func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (string, bool) {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
-		return "", false
-	}
-	principal, ok := s.authenticate(ctx)
-	if !ok {
-		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
-		return "", false
-	}
-	return principal, true
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -140,6 +141,22 @@ type paceReader struct {
 	budget  time.Duration
 	expired bool // a Read timed out
 	eof     bool // the body was read to its end
+}
+
+// bodyError is a failure reading a request body: the client went away,
+// stalled or sent a malformed body. paceReader marks every body error so.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+// requestBody returns the request body stream (bodies stream: the server
+// runs with StreamRequestBody).
+func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
+	if bs := ctx.RequestBodyStream(); bs != nil {
+		return bs
+	}
+	return bytes.NewReader(ctx.Request.Body())
 }
 
 // paced returns the request body stream under the rate rule.

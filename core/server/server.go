@@ -427,7 +427,7 @@ func jsonError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
 }
 
 func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
-	principal, ok := s.admitMCP(ctx) // expect.go
+	principal, ok := s.admitMCP(ctx)
 	if !ok {
 		return
 	}
@@ -460,6 +460,22 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 	if body != nil {
 		s.finishMCPBody(ctx, body)
 	}
+}
+
+// admitMCP checks Host and Origin and authenticates a request to /mcp,
+// returning the principal; on refusal it answers and reports !ok.
+func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (string, bool) {
+	if why := s.checkHostOrigin(ctx); why != "" {
+		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
+		return "", false
+	}
+	principal, ok := s.authenticate(ctx)
+	if !ok {
+		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
+		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
+		return "", false
+	}
+	return principal, true
 }
 
 // finishMCPBody deals with what is left of an MCP request body once the
