@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/emmansun/base64 v0.9.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/minio/minio-go/v7 v7.4.1
 	github.com/valyala/fasthttp v1.74.0

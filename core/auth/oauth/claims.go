@@ -1,0 +1,189 @@
+package oauth
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Claims are the verified facts of an access token.
+type Claims struct {
+	// Subject is "sub" (empty if absent and TenantClaim is not "sub").
+	Subject string
+	// Principal is the value of [Config].TenantClaim: never empty.
+	Principal string
+	// Scopes are the union of "scope" (space-separated, RFC 9068) and
+	// "scp" (array or space-separated string), sorted and deduplicated.
+	Scopes []string
+	// ClientID is "client_id" (RFC 9068), or "azp" when that is absent.
+	ClientID string
+	// Expiry is "exp".
+	Expiry time.Time
+	// ID is "jti".
+	ID string
+}
+
+// maxDate is 9999-12-31T23:59:59Z; later NumericDates are refused.
+const maxDate = 253402300799
+
+// claims decodes and checks the verified payload.
+func (v *Verifier) claims(payload []byte) (Claims, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) != nil || m == nil {
+		return Claims{}, invalid("malformed claims")
+	}
+	if err := v.checkRegistered(m); err != nil {
+		return Claims{}, err
+	}
+	var c Claims
+	var err error
+	exp, _, _ := date(m, "exp")
+	c.Expiry = exp
+	if c.Subject, err = str(m, "sub"); err != nil {
+		return Claims{}, err
+	}
+	if c.ID, err = str(m, "jti"); err != nil {
+		return Claims{}, err
+	}
+	if c.ClientID, err = str(m, "client_id"); err != nil {
+		return Claims{}, err
+	}
+	if c.ClientID == "" {
+		if c.ClientID, err = str(m, "azp"); err != nil {
+			return Claims{}, err
+		}
+	}
+	if c.Scopes, err = scopes(m); err != nil {
+		return Claims{}, err
+	}
+	c.Principal, err = v.principal(m)
+	return c, err
+}
+
+// checkRegistered checks iss, aud, exp, nbf and iat.
+func (v *Verifier) checkRegistered(m map[string]json.RawMessage) error {
+	if iss, err := str(m, "iss"); err != nil || iss != v.cfg.Issuer {
+		return invalid("wrong issuer")
+	}
+	if err := v.checkAudience(m["aud"]); err != nil {
+		return err
+	}
+	now, leeway := v.now(), v.cfg.Leeway
+	exp, ok, err := date(m, "exp")
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return invalid("missing expiry")
+	case !now.Before(exp.Add(leeway)):
+		return invalid("expired")
+	}
+	for _, name := range []string{"nbf", "iat"} {
+		t, ok, err := date(m, name)
+		if err != nil {
+			return err
+		}
+		if ok && now.Add(leeway).Before(t) {
+			return invalid(map[string]string{"nbf": "not yet valid", "iat": "issued in the future"}[name])
+		}
+	}
+	return nil
+}
+
+func (v *Verifier) checkAudience(raw json.RawMessage) error {
+	if raw == nil {
+		return invalid("missing audience")
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if one != v.cfg.Audience {
+			return invalid("wrong audience")
+		}
+		return nil
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) != nil {
+		return invalid("malformed aud claim")
+	}
+	if !slices.Contains(many, v.cfg.Audience) {
+		return invalid("wrong audience")
+	}
+	return nil
+}
+
+// principal returns the TenantClaim's value, which must be a non-empty string.
+func (v *Verifier) principal(m map[string]json.RawMessage) (string, error) {
+	name := v.cfg.TenantClaim
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return "", invalid("missing principal claim " + strconv.Quote(name))
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", invalid("principal claim " + strconv.Quote(name) + " is not a string")
+	}
+	if s == "" {
+		return "", invalid("principal claim " + strconv.Quote(name) + " is empty")
+	}
+	return s, nil
+}
+
+// str returns an optional string claim ("" when absent or null).
+func str(m map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", invalid("malformed " + name + " claim")
+	}
+	return s, nil
+}
+
+// date returns an optional NumericDate claim (RFC 7519 §2): a non-negative
+// JSON number of seconds, fractions allowed, at most year 9999.
+func date(m map[string]json.RawMessage, name string) (time.Time, bool, error) {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return time.Time{}, false, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return time.Time{}, false, invalid("malformed " + name + " claim")
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || f < 0 || f > maxDate {
+		return time.Time{}, false, invalid("malformed " + name + " claim")
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true, nil
+}
+
+// scopes returns the union of "scope" and "scp", sorted and deduplicated.
+func scopes(m map[string]json.RawMessage) ([]string, error) {
+	var out []string
+	for _, name := range []string{"scope", "scp"} {
+		raw, ok := m[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var s string
+		var list []string
+		switch {
+		case json.Unmarshal(raw, &s) == nil:
+			out = append(out, strings.Fields(s)...)
+		case name == "scp" && json.Unmarshal(raw, &list) == nil:
+			for _, e := range list {
+				out = append(out, strings.Fields(e)...)
+			}
+		default:
+			return nil, invalid("malformed " + name + " claim")
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
