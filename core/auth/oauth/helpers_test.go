@@ -146,13 +146,15 @@ type fakeAS struct {
 	cacheControl string            // on the JWKS response
 	requests     []string          // every path requested
 	override     map[string]string // path → raw body
+	redirect     map[string]string // path → Location of a 302
+	delay        time.Duration     // before answering /jwks
 
 	jwksHits atomic.Int32
 }
 
 func newFakeAS(t testing.TB, issuerPath string, ks ...map[string]any) *fakeAS {
 	t.Helper()
-	as := &fakeAS{issuerSfx: issuerPath, override: map[string]string{}}
+	as := &fakeAS{issuerSfx: issuerPath, override: map[string]string{}, redirect: map[string]string{}}
 	as.metaPaths = []string{"/.well-known/oauth-authorization-server" + issuerPath}
 	as.setKeys(ks...)
 	as.srv = httptest.NewServer(http.HandlerFunc(as.serve))
@@ -163,18 +165,26 @@ func newFakeAS(t testing.TB, issuerPath string, ks ...map[string]any) *fakeAS {
 func (as *fakeAS) issuer() string { return as.srv.URL + as.issuerSfx }
 
 func (as *fakeAS) setKeys(ks ...map[string]any) {
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	as.jwks = map[string]any{"keys": ks}
+	as.set(func(as *fakeAS) { as.jwks = map[string]any{"keys": ks} })
 }
 
 func (as *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
+	as.mu.Lock()
+	delay := as.delay
+	as.mu.Unlock()
+	if r.URL.Path == "/jwks" {
+		time.Sleep(delay)
+	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	as.requests = append(as.requests, r.URL.Path)
 	w.Header().Set("Content-Type", "application/json")
 	if body, ok := as.override[r.URL.Path]; ok {
 		_, _ = w.Write([]byte(body))
+		return
+	}
+	if loc, ok := as.redirect[r.URL.Path]; ok {
+		http.Redirect(w, r, loc, http.StatusFound)
 		return
 	}
 	switch {
@@ -208,6 +218,13 @@ func (as *fakeAS) metadata() map[string]any {
 		"scopes_supported":                 []string{"blob:read", "blob:write"},
 		"code_challenge_methods_supported": []string{"S256"},
 	}
+}
+
+// set changes the fake's state under its lock.
+func (as *fakeAS) set(f func(as *fakeAS)) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	f(as)
 }
 
 func (as *fakeAS) paths() []string {

@@ -100,7 +100,9 @@ func TestVerifyKeysAndAlgorithms(t *testing.T) {
 		{name: "JWE", token: literal("eyJhbGciOiJSU0EtT0FFUCJ9.a.b.c.d"), want: "encrypted tokens not accepted"},
 		{name: "too large", token: literal(strings.Repeat("a", maxToken) + ".b.c"), want: "token too large"},
 		{name: "bad characters", token: literal("a+b.c/d.e="), want: "malformed token"},
-		{name: "whitespace", token: func(t testing.TB, as *fakeAS, c map[string]any) string { return " " + sign(t, keyRSA, "", false, c, nil) }, want: "malformed token"},
+		{name: "whitespace", token: func(t testing.TB, as *fakeAS, c map[string]any) string {
+			return " " + sign(t, keyRSA, "", false, c, nil)
+		}, want: "malformed token"},
 		{name: "bad base64 header", token: literal("a.b.c"), want: "malformed token"},
 		{name: "JSON serialization", token: literal(`{"payload":"e30","signatures":[]}`), want: "malformed token"},
 		{name: "alg none", token: func(t testing.TB, as *fakeAS, c map[string]any) string {
@@ -135,7 +137,6 @@ func TestVerifyKeysAndAlgorithms(t *testing.T) {
 
 func TestVerifyClaims(t *testing.T) {
 	keys(t)
-	tenant := func(c *Config) { c.TenantClaim = "tenant" }
 	runCases(t, []verifyCase{
 		{name: "valid", token: signed(keyRSA, "", nil), check: func(t *testing.T, c Claims) {
 			want := Claims{Subject: "user-1", Principal: "user-1", Scopes: []string{"blob:read", "blob:write"},
@@ -158,7 +159,9 @@ func TestVerifyClaims(t *testing.T) {
 		{name: "iat future", token: signed(keyRSA, "", nil, "iat", epoch.Add(time.Minute).Unix()), want: "issued in the future"},
 		{name: "iat missing", token: signed(keyRSA, "", nil, "iat", nil)},
 		{name: "wrong iss", token: signed(keyRSA, "", nil, "iss", "https://evil.example/tenant1"), want: "wrong issuer"},
-		{name: "iss trailing slash", token: func(t testing.TB, as *fakeAS, c map[string]any) string { return sign(t, keyRSA, "", false, with(c, "iss", as.issuer()+"/"), nil) }, want: "wrong issuer"},
+		{name: "iss trailing slash", token: func(t testing.TB, as *fakeAS, c map[string]any) string {
+			return sign(t, keyRSA, "", false, with(c, "iss", as.issuer()+"/"), nil)
+		}, want: "wrong issuer"},
 		{name: "missing iss", token: signed(keyRSA, "", nil, "iss", nil), want: "wrong issuer"},
 		{name: "wrong aud", token: signed(keyRSA, "", nil, "aud", "https://other.example/mcp"), want: "wrong audience"},
 		{name: "aud array", token: signed(keyRSA, "", nil, "aud", []string{"x", testAudience})},
@@ -167,6 +170,13 @@ func TestVerifyClaims(t *testing.T) {
 		{name: "missing aud", token: signed(keyRSA, "", nil, "aud", nil), want: "missing audience"},
 		{name: "claims not an object", token: func(t testing.TB, as *fakeAS, c map[string]any) string { return signRaw(t, keyRSA, []byte(`[1]`)) }, want: "malformed claims"},
 		{name: "claims null", token: func(t testing.TB, as *fakeAS, c map[string]any) string { return signRaw(t, keyRSA, []byte(`null`)) }, want: "malformed claims"},
+	})
+}
+
+func TestVerifyScopesAndPrincipal(t *testing.T) {
+	keys(t)
+	tenant := func(c *Config) { c.TenantClaim = "tenant" }
+	runCases(t, []verifyCase{
 		{name: "scp array", token: signed(keyRSA, "", nil, "scope", nil, "scp", []string{"b", "a", "b"}), check: scopesAre("a", "b")},
 		{name: "scp string", token: signed(keyRSA, "", nil, "scope", nil, "scp", "b a"), check: scopesAre("a", "b")},
 		{name: "scope and scp", token: signed(keyRSA, "", nil, "scope", " c  a ", "scp", []string{"b", "a"}), check: scopesAre("a", "b", "c")},
