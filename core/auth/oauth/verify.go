@@ -47,8 +47,11 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 		return Claims{}, err
 	}
 	payload, err := jws.Verify(k.pub)
-	if err != nil {
+	switch {
+	case errors.Is(err, jose.ErrCryptoFailure):
 		return Claims{}, invalid("bad signature")
+	case err != nil: // such as an unsupported "crit" header
+		return Claims{}, invalid("malformed token")
 	}
 	return v.claims(payload)
 }

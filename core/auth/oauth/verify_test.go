@@ -126,6 +126,7 @@ func TestVerifyKeysAndAlgorithms(t *testing.T) {
 			parts[1] = b64([]byte(`{"sub":"admin"}`))
 			return strings.Join(parts, ".")
 		}, want: "bad signature"},
+		{name: "unknown crit header", token: signed(keyRSA, "", map[string]any{"crit": []string{"x-must"}, "x-must": 1}), want: "malformed token"},
 		{name: "typ at+jwt", token: signed(keyRSA, "", map[string]any{"typ": "at+jwt"})},
 		{name: "typ application/AT+JWT", token: signed(keyRSA, "", map[string]any{"typ": "application/AT+JWT"})},
 		{name: "typ JWT", token: signed(keyRSA, "", map[string]any{"typ": "JWT"})},
