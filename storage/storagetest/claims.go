@@ -11,12 +11,15 @@ import (
 	"github.com/mcpblob/mcpblob/storage"
 )
 
-// claimer returns b's Claimer; every backend of this repository has one.
+// claimer returns b's Claimer, and skips the test when b has none: every
+// store of this repository has one (localfs and s3 assert it at compile
+// time), but a view of a store (storage/namespace) leaves claims on the
+// store it views.
 func claimer(t *testing.T, b storage.Backend) storage.Claimer {
 	t.Helper()
 	c, ok := b.(storage.Claimer)
 	if !ok {
-		t.Fatalf("%T does not implement storage.Claimer", b)
+		t.Skipf("%T does not implement storage.Claimer", b)
 	}
 	return c
 }
