@@ -158,7 +158,7 @@ slowstorm:
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck tools-node tools-apt-test
+tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path) and chromium (drives the upload page). Installed only when missing.
@@ -180,6 +180,13 @@ $(TOOLBIN)/minio:
 
 $(TOOLBIN)/k6:
 	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)
+
+# mcpblob-testas: the test-only OAuth 2.1 authorization server (zitadel/oidc's op
+# package), its own module so none of it enters the main module graph. Rebuilt
+# when its sources change.
+TESTAS_SRC := $(wildcard cmd/mcpblob-testas/*.go cmd/mcpblob-testas/go.mod cmd/mcpblob-testas/go.sum)
+$(TOOLBIN)/mcpblob-testas: $(TESTAS_SRC)
+	cd cmd/mcpblob-testas && GOBIN=$(abspath $(TOOLBIN)) $(GO) install .
 
 $(TOOLBIN)/staticcheck:
 	GOBIN=$(TOOLBIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

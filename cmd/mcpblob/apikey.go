@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/auth"
 )
 
 func init() {
-	commands["apikey"] = command{"apikey [PRINCIPAL]: mint an API key and print its --auth-keys line", runAPIKey}
+	commands["apikey"] = command{"apikey [--scopes read,write,admin] [PRINCIPAL]: mint an API key and print its --auth-keys line", runAPIKey}
 }
 
 // maxPrincipalLen bounds a principal name.
@@ -25,9 +25,10 @@ const maxPrincipalLen = 64
 // Flags are parsed (-h prints the usage); the principal name must be sane
 // (principalProblem), so no flag or typo becomes a principal.
 func runAPIKey(_ context.Context, args []string, _ func(string) string) int {
-	const synopsis = "apikey [PRINCIPAL]"
+	const synopsis = "apikey [--scopes read,write,admin] [PRINCIPAL]"
 	fs := flag.NewFlagSet("mcpblob apikey", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	scopeList := fs.String("scopes", "read,write", "the key's scopes: read, write and/or admin (every namespace), comma-separated")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: mcpblob %s\n\nPRINCIPAL names the key's owner (default key-<first 8 hex digits of its hash>):\n"+
 			"1 to %d of A-Z a-z 0-9 . _ @ + -, starting with a letter or digit.\n", synopsis, maxPrincipalLen)
@@ -39,18 +40,21 @@ func runAPIKey(_ context.Context, args []string, _ func(string) string) int {
 	if len(rest) > 1 {
 		return apikeyUsage(synopsis, errors.New("at most one principal"))
 	}
+	principal := ""
 	if len(rest) == 1 {
 		if why := principalProblem(rest[0]); why != "" {
 			return apikeyUsage(synopsis, fmt.Errorf("principal %q %s", rest[0], why))
 		}
+		principal = rest[0]
+	}
+	scopes, err := auth.ParseKeyScopes(*scopeList)
+	if err != nil {
+		return apikeyUsage(synopsis, fmt.Errorf("--scopes: %w", err))
 	}
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	key := "mcpb_" + base64.RawURLEncoding.EncodeToString(raw)
-	line := server.HashKey(key)
-	if len(rest) == 1 {
-		line += " " + rest[0]
-	}
+	line := auth.KeyLine(key, principal, scopes)
 	fmt.Println(key)
 	fmt.Fprintf(os.Stderr, "append this line to the --auth-keys file:\n%s\n", line)
 	return exitOK

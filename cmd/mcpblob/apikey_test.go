@@ -30,7 +30,7 @@ func captureRun(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	return code, got[0], got[1]
 }
 
-var authLineRE = regexp.MustCompile(`(?m)^[0-9a-f]{64}( \S+)?$`)
+var authLineRE = regexp.MustCompile(`(?m)^[0-9a-f]{64}( \S+)?( scopes=\S+)?$`)
 
 // TestAPIKeyArgs: `mcpblob apikey` parses its flags (help is printed, an
 // unknown flag is a usage error) and mints a key only for a sane principal
@@ -53,7 +53,7 @@ func TestAPIKeyArgs(t *testing.T) {
 		}
 		code, out, errOut := captureRun(t, args...)
 		line := authLineRE.FindString(errOut)
-		if code != exitOK || !strings.HasPrefix(out, "mcpb_") || line == "" || (name != "" && !strings.HasSuffix(line, " "+name)) {
+		if code != exitOK || !strings.HasPrefix(out, "mcpb_") || line == "" || (name != "" && !strings.HasSuffix(line, " "+name+" scopes=read,write")) {
 			t.Errorf("apikey %q: exit %d, stdout %q, stderr %q", name, code, out, errOut)
 		}
 	}

@@ -23,6 +23,12 @@ type Config struct {
 	PublicURL           string // base URL of minted links; default http://<listen>
 	DownloadURL         string // base URL of download links on a separate origin; default PublicURL
 	AuthKeys            string // file of hashed API keys
+	OAuthIssuer         string // OAuth 2.1 authorization server (issuer URL)
+	OAuthAudience       string // required token audience; default <public-url>/mcp
+	OAuthClientID       string // mcpblob's own client id, for the upload page login
+	TenantClaim         string // token claim naming the principal; default sub
+	Tenancy             string // principal | shared; default principal with auth, shared without
+	LinkAuth            bool   // download links also need the minting principal's credential
 	TokenKeys           string // file of HMAC keys for links, sessions and states
 	ConformanceFixtures bool
 	StreamMode          string // direct | redirect | url
@@ -44,6 +50,9 @@ type Config struct {
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string
 	S3SecretKey string
+	// OAuthClientSecret is the upload page login client's secret, from env
+	// MCPBLOB_OAUTH_CLIENT_SECRET only (empty: a public client with PKCE).
+	OAuthClientSecret string
 	// TokenKeysData is the token keys file's text from env
 	// MCPBLOB_TOKEN_KEYS_DATA (never a flag); it wins over --token-keys.
 	TokenKeysData string
@@ -71,6 +80,12 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.PublicURL, "public-url", "", "base URL of minted links (default http://<listen>)")
 	fs.StringVar(&c.DownloadURL, "download-url", "", "base URL of download links (/d) on a separate origin, the user-content-domain pattern: another host than --public-url, ideally another registrable domain (default: --public-url)")
 	fs.StringVar(&c.AuthKeys, "auth-keys", "", "file of hashed API keys (required for non-loopback binds)")
+	fs.StringVar(&c.OAuthIssuer, "oauth-issuer", "", "OAuth 2.1 authorization server issuer URL (https, or http on a loopback address); makes mcpblob a protected resource that accepts its JWT access tokens")
+	fs.StringVar(&c.OAuthAudience, "oauth-audience", "", "audience access tokens must carry (default: <public-url>/mcp, the canonical resource URI)")
+	fs.StringVar(&c.OAuthClientID, "oauth-client-id", "", "mcpblob's client id at the authorization server, for the upload page login (secret in MCPBLOB_OAUTH_CLIENT_SECRET)")
+	fs.StringVar(&c.TenantClaim, "tenant-claim", "", "access token claim that names the principal (default: sub)")
+	fs.StringVar(&c.Tenancy, "tenancy", "", "principal (a namespace per principal) or shared (one namespace); default principal when API keys or OAuth are configured")
+	fs.BoolVar(&c.LinkAuth, "link-auth", false, "download links (/d) also require the minting principal's credential")
 	fs.StringVar(&c.TokenKeys, "token-keys", "", "file of token signing keys (default: generated in <data>/.mcpblob/token-keys on the local store)")
 	fs.BoolVar(&c.ConformanceFixtures, "conformance-fixtures", false, "add the MCP conformance suite's fixture tools, resources and prompts")
 	fs.StringVar(&c.StreamMode, "stream-mode", "", "resources/stream mode: direct, redirect or url (default: redirect on S3, direct on the local store)")
@@ -114,6 +129,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	c.S3AccessKey = getenv("MCPBLOB_S3_ACCESS_KEY")
 	c.S3SecretKey = getenv("MCPBLOB_S3_SECRET_KEY")
 	c.TokenKeysData = getenv("MCPBLOB_TOKEN_KEYS_DATA")
+	c.OAuthClientSecret = getenv("MCPBLOB_OAUTH_CLIENT_SECRET")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Listen
 	}
@@ -135,6 +151,12 @@ func (c Config) Validate() error {
 		}
 	} else if c.Data == "" {
 		errs = append(errs, errors.New("--data is required without --s3-endpoint"))
+	}
+	if c.Tenancy != "" && c.Tenancy != "principal" && c.Tenancy != "shared" {
+		errs = append(errs, fmt.Errorf("--tenancy %q: want principal or shared", c.Tenancy))
+	}
+	if c.OAuthIssuer == "" && (c.OAuthAudience != "" || c.TenantClaim != "" || c.OAuthClientID != "") {
+		errs = append(errs, errors.New("--oauth-audience, --tenant-claim and --oauth-client-id need --oauth-issuer"))
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--public-url %q: want an absolute http(s) URL", c.PublicURL))

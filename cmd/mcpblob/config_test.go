@@ -118,10 +118,26 @@ func TestAPIKeyLineMatchesServerHash(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(key, "mcpb_") || len(key) < 40 {
 		t.Fatalf("apikey printed %q (exit %d)", key, code)
 	}
-	if want := server.HashKey(key) + " alice"; !strings.Contains(errOut, "\n"+want+"\n") {
+	if want := server.HashKey(key) + " alice scopes=read,write"; !strings.Contains(errOut, "\n"+want+"\n") {
 		t.Errorf("auth-keys line %q not in %q", want, errOut)
 	}
 	if runAPIKey(context.Background(), []string{"bad name"}, nil) != exitUsage {
 		t.Error("a principal with a space was accepted")
+	}
+	if runAPIKey(context.Background(), []string{"--scopes", "read,delete", "alice"}, nil) != exitUsage {
+		t.Error("an unknown scope was accepted")
+	}
+	stderr, err = capture(&os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = capture(&os.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code = runAPIKey(context.Background(), []string{"--scopes", "read", "carol"}, nil)
+	errOut, out = stderr(), stdout()
+	if want := server.HashKey(strings.TrimSpace(out)) + " carol scopes=read"; code != exitOK || !strings.Contains(errOut, "\n"+want+"\n") {
+		t.Errorf("read-only key line %q not in %q (exit %d)", want, errOut, code)
 	}
 }

@@ -45,7 +45,16 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	verifier, err := oauthVerifier(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Options{
+		OAuth:               tokenVerifier(verifier),
+		OAuthIssuer:         cfg.OAuthIssuer,
+		OAuthLogin:          oauthLogin(cfg, verifier),
+		Tenancy:             cfg.Tenancy,
+		LinksNeedCredential: cfg.LinkAuth,
 		Backend:          backend,
 		Keyring:          keyring,
 		Logger:           logger,
@@ -74,7 +83,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	logger.Info("mcpblob starting",
 		"version", versionString(), "listen", cfg.Listen, "store", desc,
 		"base64_tier", codec.Tier(), "public_url", cfg.PublicURL, "download_url", cfg.DownloadURL,
-		"auth_keys", cfg.AuthKeys != "", "conformance_fixtures", cfg.ConformanceFixtures,
+		"auth_keys", cfg.AuthKeys != "", "oauth_issuer", cfg.OAuthIssuer, "tenancy", cfg.Tenancy, "conformance_fixtures", cfg.ConformanceFixtures,
 		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect,
 		"max_conns", cfg.MaxConns, "max_conns_per_ip", cfg.MaxConnsPerIP, "max_uploads", cfg.MaxUploads,
 		"max_uploads_per_principal", cfg.MaxUploadsPerPrincipal, "body_min_rate", cfg.BodyMinRate, "body_grace", cfg.BodyGrace)

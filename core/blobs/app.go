@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -64,6 +66,9 @@ type Options struct {
 	// WaitTimeout bounds request_upload's wait for a URL-mode upload.
 	// Default 5 min.
 	WaitTimeout time.Duration
+	// Tenancy says which part of the store each caller sees (a namespace
+	// per principal, or the whole store). The zero value shares it.
+	Tenancy tenancy.Policy
 }
 
 // App is the blob application. Create it with New and Register it on a
@@ -119,9 +124,29 @@ func (a *App) Register(s *mcp.Server) {
 	a.registerUploads(s)
 }
 
-// Changed announces that the blob under key was created, replaced or
-// deleted (the control API and the upload endpoints call it too).
-func (a *App) Changed(key string) { a.hub.PublishResourceChange(URI(key)) }
+// Changed announces that the blob under the store key raw was created,
+// replaced or deleted (the control API and the upload endpoints call it
+// too): to its namespace in the namespace's keys, and to admins.
+func (a *App) Changed(raw string) {
+	for _, ch := range a.opts.Tenancy.Changes(raw) {
+		a.hub.PublishResourceChange(URI(ch.Key), ch.Audience)
+	}
+}
+
+// identity is the caller of c.
+func identity(c *mcp.Call) auth.Identity {
+	return auth.Identity{Principal: c.Principal(), Scopes: c.Scopes()}
+}
+
+// view is the store as the caller of c sees it.
+func (a *App) view(c *mcp.Call) storage.Backend {
+	return a.opts.Tenancy.Store(a.backend, identity(c))
+}
+
+// raw is the store key of the caller's key.
+func (a *App) raw(c *mcp.Call, key string) string {
+	return a.opts.Tenancy.Raw(identity(c), key)
+}
 
 //go:embed schemas/*.json
 var schemaFiles embed.FS

@@ -95,7 +95,7 @@ func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.To
 	if key == "" {
 		key = UploadPrefix(st.ID) + "upload"
 	}
-	info, res, err := a.store(c.Context(), f, key, "", true)
+	info, res, err := a.store(c, f, key, "", true)
 	if res != nil {
 		for _, b := range res.Content {
 			if tb, ok := b.(mcp.Object); ok {
@@ -132,7 +132,7 @@ func (a *App) finishBinary(c *mcp.Call, st *uploadState, ans elicitAnswer) (*mcp
 	if fv.UploadID != st.ID {
 		return mcp.ToolError(`Field "file": uploadId %q does not name this upload`, fv.UploadID), nil
 	}
-	info, found := a.findUpload(c.Context(), st)
+	info, found := a.findUpload(c, st)
 	switch {
 	case !found:
 		return mcp.ToolError(`Field "file": nothing was uploaded for uploadId %q`, st.ID), nil
@@ -148,7 +148,7 @@ func (a *App) finishBinary(c *mcp.Call, st *uploadState, ans elicitAnswer) (*mcp
 // through the upload page. In 2026-07-28 a file not there yet asks again
 // with the same state.
 func (a *App) finishURL(c *mcp.Call, st *uploadState, w *waiter, req mcp.InputRequest) (*mcp.ToolResult, error) {
-	info, found := a.findUpload(c.Context(), st)
+	info, found := a.findUpload(c, st)
 	if c.Modern() {
 		if found {
 			return blobResult(info), nil
@@ -166,7 +166,7 @@ func (a *App) finishURL(c *mcp.Call, st *uploadState, w *waiter, req mcp.InputRe
 				info, found = infos[0], true
 			}
 		case <-poll.C:
-			info, found = a.findUpload(c.Context(), st)
+			info, found = a.findUpload(c, st)
 		case <-t.C:
 			return mcp.ToolError("No file was uploaded within %v", a.opts.WaitTimeout), nil
 		case <-c.Context().Done():

@@ -1,7 +1,6 @@
 package blobs
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -139,13 +138,19 @@ func (st *uploadState) pickMode(caps json.RawMessage, mode string) string {
 	return ""
 }
 
-// mintUpload signs the upload endpoint token for st.
+// mintUpload seals the upload endpoint token for st: the URL goes to a
+// browser or a client and must not show the key or the principal.
 func (a *App) mintUpload(c *mcp.Call, st *uploadState) (string, error) {
 	data, _ := json.Marshal(UploadTokenData{Field: "file", Mode: st.Mode})
-	return a.keyring.Sign(token.Claims{
+	object, prefix := "", a.opts.Tenancy.RawPrefix(identity(c))
+	if st.Key != "" {
+		object, prefix = a.raw(c, st.Key), ""
+	}
+	return a.keyring.Seal(token.Claims{
 		Purpose:   token.PurposeUpload,
 		Principal: c.Principal(),
-		Object:    st.Key,
+		Object:    object,
+		Prefix:    prefix,
 		MaxSize:   st.MaxSize,
 		Accept:    st.Accept,
 		Expires:   time.Now().Add(DefaultUploadTTL),
@@ -225,12 +230,13 @@ func baseType(mt string) string {
 }
 
 // findUpload looks for the object uploaded for st.
-func (a *App) findUpload(ctx context.Context, st *uploadState) (storage.Info, bool) {
+func (a *App) findUpload(c *mcp.Call, st *uploadState) (storage.Info, bool) {
+	ctx, view := c.Context(), a.view(c)
 	if st.Key != "" {
-		info, err := a.backend.Stat(ctx, st.Key)
+		info, err := view.Stat(ctx, st.Key)
 		return info, err == nil
 	}
-	page, err := a.backend.List(ctx, UploadPrefix(st.ID), "", 1)
+	page, err := view.List(ctx, UploadPrefix(st.ID), "", 1)
 	if err != nil || len(page.Items) == 0 {
 		return storage.Info{}, false
 	}

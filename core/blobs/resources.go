@@ -47,7 +47,7 @@ func blobKey(c *mcp.Call, uri string) (string, error) {
 }
 
 func (a *App) list(c *mcp.Call, cursor string) ([]mcp.Resource, string, error) {
-	page, err := a.backend.List(c.Context(), "", cursor, a.opts.PageSize)
+	page, err := a.view(c).List(c.Context(), "", cursor, a.opts.PageSize)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidCursor) {
 			return nil, "", mcp.InvalidParams("Invalid params: invalid cursor")
@@ -72,7 +72,7 @@ func (a *App) read(c *mcp.Call, uri string) (*mcp.Contents, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, info, err := a.backend.Open(c.Context(), key, nil)
+	rc, info, err := a.view(c).Open(c.Context(), key, nil)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidKey) {
 			return nil, c.NotFound(uri)
@@ -100,7 +100,7 @@ func (a *App) textRule(c *mcp.Call, key string, info storage.Info, ct *mcp.Conte
 		}
 	} else {
 		ct.Body.Close()
-		rc, info2, err := a.backend.Open(c.Context(), key, nil)
+		rc, info2, err := a.view(c).Open(c.Context(), key, nil)
 		if err != nil {
 			ct.Body = nil
 			return fmt.Errorf("blobs: reopen %q: %w", key, err)
@@ -121,7 +121,7 @@ func (a *App) complete(c *mcp.Call, arg, value string) (mcp.Completion, error) {
 	if arg != "key" {
 		return mcp.Completion{}, nil
 	}
-	page, err := a.backend.List(c.Context(), value, "", 100)
+	page, err := a.view(c).List(c.Context(), value, "", 100)
 	if err != nil {
 		a.log.Debug("blobs: completion listing failed", "err", err)
 		return mcp.Completion{}, nil

@@ -30,7 +30,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 	if err != nil {
 		return nil, err
 	}
-	info, err := a.backend.Stat(c.Context(), key)
+	info, err := a.view(c).Stat(c.Context(), key)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidKey) {
 			return nil, c.NotFound(uri)
@@ -44,13 +44,13 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 	switch a.streamMode() {
 	case StreamURL:
 		link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
-			Principal: c.Principal(), Key: info.Key, SingleUse: true, TTL: a.opts.LinkTTL})
+			Principal: c.Principal(), Key: a.raw(c, info.Key), Version: info.ETag, SingleUse: true, TTL: a.opts.LinkTTL})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: mint download link: %w", err)
 		}
 		return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
 	case StreamRedirect:
-		u, err := a.backend.(storage.Presigner).PresignGet(c.Context(), info.Key, a.opts.LinkTTL, storage.PresignOptions{
+		u, err := a.backend.(storage.Presigner).PresignGet(c.Context(), a.raw(c, info.Key), a.opts.LinkTTL, storage.PresignOptions{
 			ContentType: mediaType(info), ContentDisposition: ContentDisposition("attachment", DownloadName(info))})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)
@@ -64,7 +64,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 // streamDirect opens the blob for a direct answer; the reader may be bound
 // to the call's context (S3), which lives until the body is out.
 func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.StreamAnswer, error) {
-	rc, info, err := a.backend.Open(c.Context(), key, nil)
+	rc, info, err := a.view(c).Open(c.Context(), key, nil)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, c.NotFound(uri)

@@ -152,7 +152,7 @@ func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
 	if bad := firstOf(bad, bad2, bad3); bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	page, err := a.backend.List(c.Context(), prefix, cursor, int(limit))
+	page, err := a.view(c).List(c.Context(), prefix, cursor, int(limit))
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidCursor) {
 			return mcp.ToolError("Invalid cursor"), nil
@@ -188,7 +188,7 @@ func (a *App) statBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	if bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	info, err := a.backend.Stat(c.Context(), key)
+	info, err := a.view(c).Stat(c.Context(), key)
 	if err != nil {
 		if r := keyError(key, err); r != nil {
 			return r, nil
@@ -203,9 +203,9 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	if bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	info, err := a.backend.Stat(c.Context(), key)
+	info, err := a.view(c).Stat(c.Context(), key)
 	if err == nil {
-		err = a.backend.Delete(c.Context(), key)
+		err = a.view(c).Delete(c.Context(), key)
 	}
 	if err != nil {
 		if r := keyError(key, err); r != nil {
@@ -213,7 +213,7 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 		}
 		return nil, fmt.Errorf("blobs: delete_blob %q: %w", key, err)
 	}
-	a.Changed(key)
+	a.Changed(a.raw(c, key))
 	sc := blobStruct(info)
 	sc["deleted"] = true
 	// No resource_link: the blob it would name is gone.
@@ -246,7 +246,7 @@ func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 			return mcp.ToolError("Argument \"singleUse\" must be a boolean"), nil
 		}
 	}
-	info, err := a.backend.Stat(c.Context(), key)
+	info, err := a.view(c).Stat(c.Context(), key)
 	if err != nil {
 		if r := keyError(key, err); r != nil {
 			return r, nil
@@ -254,7 +254,7 @@ func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}
 	link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
-		Principal: c.Principal(), Key: info.Key, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
+		Principal: c.Principal(), Key: a.raw(c, info.Key), Version: info.ETag, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}

@@ -1,12 +1,12 @@
 package blobs
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -78,7 +78,8 @@ func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
 	if why := filenameReason(filename); why != "" {
 		return nil, false, &mcp.FileRefusal{Argument: "filename", Problem: why}
 	}
-	u, err := ingest.Begin(t.Ctx, a.backend, ingest.Spec{Key: key, MediaType: t.MediaType, Filename: filename,
+	view := a.opts.Tenancy.Store(a.backend, auth.Identity{Principal: t.Principal, Scopes: t.Scopes})
+	u, err := ingest.Begin(t.Ctx, view, ingest.Spec{Key: key, MediaType: t.MediaType, Filename: filename,
 		MaxSize: t.Spec.MaxSize, Accept: t.Spec.Accept})
 	if err != nil {
 		var ie *ingest.Error
@@ -110,7 +111,7 @@ func (a *App) uploadFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	if err := storage.ValidateKey(key); err != nil {
 		return mcp.ToolError("Argument %q: %s", "key", keyProblem(err)), nil
 	}
-	info, res, err := a.store(c.Context(), f, key, filename, false)
+	info, res, err := a.store(c, f, key, filename, false)
 	if res != nil || err != nil {
 		return res, err
 	}
@@ -128,7 +129,8 @@ func orDefault(s, def string) string {
 // upload its sink opened, or a new one fed from the spooled or inline
 // payload. A problem with the file is an isError result, a storage failure
 // an error (-32603); either way nothing is stored.
-func (a *App) store(ctx context.Context, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
+func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
+	ctx := c.Context()
 	if f.Err != nil {
 		// The bytes were lost while they arrived (storage or the spool
 		// failed): an internal error, logged by core/mcp at ERROR.
@@ -147,14 +149,14 @@ func (a *App) store(ctx context.Context, f *mcp.File, key, filename string, must
 	case sink != nil:
 		return info, mcp.ToolError("Argument %q must be given once", "key"), nil
 	default:
-		info, err = ingest.Store(ctx, a.backend, ingest.Spec{Key: key, MediaType: f.MediaType(), Filename: filename,
+		info, err = ingest.Store(ctx, a.view(c), ingest.Spec{Key: key, MediaType: f.MediaType(), Filename: filename,
 			Size: f.Size, IfNotExists: mustBeNew}, f.Reader())
 	}
 	if err != nil {
 		res, err := a.storeError(f, key, err)
 		return info, res, err
 	}
-	a.Changed(info.Key)
+	a.Changed(a.raw(c, info.Key))
 	a.log.Debug("blobs: file stored", "key", info.Key, "size", info.Size, "mediaType", info.MediaType)
 	return info, nil, nil
 }

@@ -46,8 +46,9 @@ type FileTarget struct {
 	// Args are the small string arguments that came before it in the
 	// message (a key, a filename…); later ones are not known yet.
 	Args map[string]string
-	// Principal is the authenticated caller.
+	// Principal is the authenticated caller, Scopes its credential's scopes.
 	Principal string
+	Scopes    []string
 }
 
 // FileSink chooses where a file input's bytes go before they arrive: it
@@ -289,6 +290,19 @@ type tool struct {
 	def     Object // the Tool object of tools/list
 	headers []headers.Param
 	files   map[string]FileSpec
+	// readOnly: the annotations say readOnlyHint: true.
+	readOnly bool
+}
+
+// ToolReadOnly reports whether the tool name is registered and whether its
+// annotations declare it read-only (readOnlyHint), for an authorization
+// policy that lets read-only credentials call read-only tools.
+func (s *Server) ToolReadOnly(name string) (readOnly, found bool) {
+	t := s.toolMap[name]
+	if t == nil {
+		return false, false
+	}
+	return t.readOnly, true
 }
 
 // AddTool registers t. It panics on a programming error: a duplicate or
@@ -307,6 +321,11 @@ func (s *Server) AddTool(t *Tool) {
 		panic(fmt.Sprintf("mcp: AddTool %s: InputSchema must be a JSON object: %v", t.Name, err))
 	}
 	rt.def["inputSchema"] = input
+	var hints struct {
+		ReadOnly bool `json:"readOnlyHint"`
+	}
+	_ = json.Unmarshal(t.Annotations, &hints) // checked below
+	rt.readOnly = hints.ReadOnly
 	rt.headers = headers.Params(input)
 	rt.files = fileProps(input)
 	for name, spec := range rt.files {

@@ -45,6 +45,8 @@ type Call struct {
 	meta          map[string]json.RawMessage
 	caps          json.RawMessage // client capabilities object
 	principal     string
+	scopes        []string
+	audience      string
 	header        Header
 	sess          *session.State // 2025-11-25 only
 	progressToken json.RawMessage
@@ -69,6 +71,9 @@ func (c *Call) Context() context.Context { return c.ctx }
 
 // Principal is the authenticated caller ("" on an open endpoint).
 func (c *Call) Principal() string { return c.principal }
+
+// Scopes are the scopes of the caller's credential (nil on an open endpoint).
+func (c *Call) Scopes() []string { return c.scopes }
 
 // Modern reports the stateless 2026-07-28 era.
 func (c *Call) Modern() bool { return c.modern }

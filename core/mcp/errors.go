@@ -26,3 +26,7 @@ const (
 // so method handlers can return it; Status, when non-zero, is the HTTP
 // status used when the error is the whole response.
 type Error = jsonrpc.Error
+
+// NewError returns a JSON-RPC error object; chain WithStatus and
+// WithHeader for the HTTP answer when it is the whole response.
+func NewError(code int, msg string, data any) *Error { return jsonrpc.NewError(code, msg, data) }

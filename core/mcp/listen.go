@@ -46,7 +46,7 @@ func (s *Server) listen(c *Call) (any, error) {
 		}
 	}
 	subMeta := Object{metaSubscriptionID: c.id}
-	events, unsubscribe := s.hub.Subscribe()
+	events, unsubscribe := s.hub.Subscribe(c.audience)
 	defer unsubscribe()
 	c.Notify("notifications/subscriptions/acknowledged", Object{"_meta": subMeta, "notifications": honoured})
 	if c.out == nil {

@@ -57,11 +57,18 @@ func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
 		return scan.Route{}, false
 	}
 	route := scan.Route{Spec: spec}
+	if rt.s.authorize(rt.r.Principal, rt.r.Scopes, seen.Method, seen.Name) != nil {
+		// The call will be refused: drop the bytes rather than store them.
+		route.Open = func(codec.DataURIHeader) (scan.Sink, error) {
+			return nil, &FileRefusal{Argument: arg, Problem: "not authorized"}
+		}
+		return route, true
+	}
 	if t.FileSink != nil {
 		route.Open = func(h codec.DataURIHeader) (scan.Sink, error) {
 			f := &File{Header: h}
 			sink, ok, err := t.FileSink(FileTarget{Ctx: rt.s.baseCtx, Argument: arg, MediaType: f.MediaType(),
-				Spec: spec, Args: seen.Args, Principal: rt.r.Principal})
+				Spec: spec, Args: seen.Args, Principal: rt.r.Principal, Scopes: rt.r.Scopes})
 			if err != nil || !ok {
 				return nil, err
 			}

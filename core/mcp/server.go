@@ -89,6 +89,13 @@ type Options struct {
 	// ClientTimeout bounds waiting for a client's answer to a
 	// server-to-client request (sampling, elicitation). Default 5 min.
 	ClientTimeout time.Duration
+	// Authorize, when set, decides whether a caller with these scopes may
+	// make a request of method (and, for tools/call, prompts/get and
+	// resources/read, of the named tool, prompt or resource), before the
+	// request is served and before a tool's file inputs reach its
+	// FileSink. A non-nil error is the answer, with its HTTP status and
+	// headers (403 with a WWW-Authenticate challenge, say).
+	Authorize func(principal string, scopes []string, method, name string) *Error
 }
 
 // Server is the MCP endpoint: one handler for both protocol eras.
@@ -212,6 +219,9 @@ func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
 // writeError sends a standalone JSON error response.
 func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
 	w.SetStatus(e.HTTPStatus())
+	for k, v := range e.Header {
+		w.SetHeader(k, v)
+	}
 	w.SetHeader("Content-Type", "application/json")
 	w.SetBody(jsonrpc.EncodeError(id, e))
 }
@@ -392,10 +402,19 @@ func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
 	return headers.CheckNameParam(h, msg.Method, msg.ParamFields)
 }
 
+// authorize asks Options.Authorize, when set, whether the caller may make
+// the request; nil means yes.
+func (s *Server) authorize(principal string, scopes []string, method, name string) *Error {
+	if s.opts.Authorize == nil {
+		return nil
+	}
+	return s.opts.Authorize(principal, scopes, method, name)
+}
+
 // newCall is the call a request starts.
 func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
-		principal: r.Principal, header: r.Header, logLevel: -1, files: msg.Files}
+		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files}
 	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
@@ -403,6 +422,10 @@ func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 }
 
 func (s *Server) precheckAndRespond(w ResponseWriter, c *Call, m *method, acc headers.Accept) {
+	if e := s.authorize(c.principal, c.scopes, c.method, c.nameParam()); e != nil {
+		writeError(w, c.id, e)
+		return
+	}
 	if m.precheck != nil {
 		if e := m.precheck(c); e != nil {
 			writeError(w, c.id, e)
@@ -513,7 +536,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer sess.ReleaseGetStream()
-		return s.runGetStream(sess, sse.NewWriter(sw, nil))
+		return s.runGetStream(sess, sse.NewWriter(sw, nil), r.Audience)
 	})
 }
 

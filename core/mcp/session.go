@@ -139,8 +139,8 @@ func (s *Server) sweepLocked() {
 
 // runGetStream serves the standalone GET stream until the client leaves, the
 // session ends or the server closes.
-func (s *Server) runGetStream(sess *session.State, out *sse.Writer) error {
-	events, unsubscribe := s.hub.Subscribe()
+func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string) error {
+	events, unsubscribe := s.hub.Subscribe(audience)
 	defer unsubscribe()
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()

@@ -11,6 +11,13 @@ type Request struct {
 	Header    Header // case-insensitive lookup
 	Body      io.Reader
 	Principal string // authenticated caller, "" when the endpoint runs open
+	// Scopes are what the caller's credential grants (OAuth scopes or an
+	// API key's); nil when the endpoint runs open. Options.Authorize and
+	// handlers (Call.Scopes) read them.
+	Scopes []string
+	// Audience selects the Hub events this request's notification streams
+	// see: those published for it and those for everyone ([Event]).
+	Audience string
 }
 
 // Header looks up a request header case-insensitively; "" means absent.

@@ -19,6 +19,14 @@ import (
 // blobServe says how serveBlob answers a GET or HEAD of one object.
 type blobServe struct {
 	key string
+	// store is where key is (the caller's view); nil: the whole store.
+	store storage.Backend
+	// version, when set, is the only ETag served: a link minted for one
+	// version of an object does not serve the next (404).
+	version string
+	// link: the request came with a download link, whose errors must not
+	// name the key.
+	link bool
 	// filename overrides the Content-Disposition filename.
 	filename string
 	// alwaysDisposition sends Content-Disposition even without a stored
@@ -27,6 +35,14 @@ type blobServe struct {
 	// consume runs once the object is known to exist and bytes are about to
 	// be sent (GET 200/206); an error refuses (404 for a used single-use link).
 	consume func() error
+}
+
+// backend is the store bs reads from.
+func (bs blobServe) backend(s *Server) storage.Backend {
+	if bs.store != nil {
+		return bs.store
+	}
+	return s.opts.Backend
 }
 
 // etagMatch reports whether an If-None-Match list names etag (weak
@@ -75,7 +91,14 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 // caller should try again.
 func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attempt int) (retry bool) {
 	h := &ctx.Response.Header
-	info, err := s.opts.Backend.Stat(context.Background(), bs.key)
+	info, err := bs.backend(s).Stat(context.Background(), bs.key)
+	if err == nil && bs.version != "" && info.ETag != bs.version {
+		err = storage.ErrNotFound // replaced since the link was minted
+	}
+	if err != nil && bs.link {
+		s.linkStorageError(ctx, "stat", bs.key, err)
+		return false
+	}
 	if err != nil {
 		s.apiStorageError(ctx, "stat", bs.key, err)
 		return false
@@ -102,7 +125,7 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 			return false
 		}
 	}
-	return s.sendBlobBody(ctx, bs.key, info, attempt, off, n, status)
+	return s.sendBlobBody(ctx, bs, info, attempt, off, n, status)
 }
 
 // setBlobMetaHeaders sets the headers every answer about a blob carries,
@@ -171,7 +194,7 @@ func blobRange(ctx *fasthttp.RequestCtx, info storage.Info) (off, n int64, statu
 // sendBlobBody opens the blob's bytes and streams them out. When the blob
 // was replaced since info was read it resets the response and asks for a
 // retry, or after the third attempt answers 503.
-func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, key string, info storage.Info, attempt int, off, n int64, status int) (retry bool) {
+func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, bs blobServe, info storage.Info, attempt int, off, n int64, status int) (retry bool) {
 	var rng *storage.Range
 	if status == http.StatusPartialContent || n != info.Size {
 		rng = &storage.Range{Offset: off, Length: n}
@@ -179,7 +202,8 @@ func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, key string, info storage
 	// Bound to the response, not the handler: S3 bodies stream after
 	// the handler returns.
 	octx, cancel := context.WithCancel(context.Background())
-	rc, oinfo, err := s.opts.Backend.Open(octx, key, rng)
+	key := bs.key
+	rc, oinfo, err := bs.backend(s).Open(octx, key, rng)
 	if err != nil {
 		cancel()
 		s.apiStorageError(ctx, "open", key, err)

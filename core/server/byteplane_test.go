@@ -435,7 +435,7 @@ func TestControlAPI(t *testing.T) {
 		t.Run(be.name, func(t *testing.T) {
 			t.Parallel()
 			c := newBPClient(t, Options{Backend: be.new(t)})
-			events, unsub := c.srv.MCP().Hub().Subscribe()
+			events, unsub := c.srv.MCP().Hub().Subscribe("")
 			defer unsub()
 			data := randomBytes(300_000)
 			sum := sha256.Sum256(data)

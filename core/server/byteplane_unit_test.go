@@ -4,6 +4,7 @@ import (
 	"context"
 	"mime"
 	"sync/atomic"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,10 +86,19 @@ func TestServeBlobReplacedMidway(t *testing.T) {
 	be := &changingBackend{Backend: byteplaneBackends()[0].new(t)}
 	c := newBPClient(t, Options{Backend: be})
 	c.put("x", []byte("current"), nil)
-	once := c.link("x", `,"singleUse":true`)
-	be.stale.Store(1) // one replace: served on the retry, the link consumed once
-	if r := c.do("GET", once, nil, nil); r.status != 200 || string(r.body) != "current" || r.header.Get("ETag") == `"stale"` {
+	be.stale.Store(1) // one replace: served on the retry
+	if r := c.do("GET", "/v1/blobs/x", nil, nil); r.status != 200 || string(r.body) != "current" || r.header.Get("ETag") == `"stale"` {
 		t.Fatalf("GET after one replace: %d %q %v", r.status, r.body, r.header)
+	}
+	// A link is for the version it was minted for: a replaced blob is gone
+	// for it (and the single-use link is not consumed by the refusal).
+	once := c.link("x", `,"singleUse":true`)
+	be.stale.Store(1)
+	if r := c.do("GET", once, nil, nil); r.status != 404 || strings.Contains(string(r.body), `"x"`) {
+		t.Fatalf("link GET while replaced: %d %q", r.status, r.body)
+	}
+	if r := c.do("GET", once, nil, nil); r.status != 200 || string(r.body) != "current" {
+		t.Fatalf("link GET of its own version: %d %q", r.status, r.body)
 	}
 	be.stale.Store(10) // keeps changing: 503, no bytes
 	if r := c.do("GET", "/v1/blobs/x", nil, nil); r.status != 503 || r.header.Get("Retry-After") == "" {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -51,6 +52,7 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 type controlEndpoint struct {
 	run   func()
 	admit func() bool
+	scope string // what the caller's credential must grant
 }
 
 // controlRoute checks Host and Origin, authenticates and routes a /v1
@@ -60,12 +62,20 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 		apiError(ctx, http.StatusForbidden, "forbidden", why)
 		return controlEndpoint{}, false
 	}
-	principal, ok := s.authenticate(ctx)
+	id, ok := s.identify(ctx, false)
 	if !ok {
-		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-		apiError(ctx, http.StatusUnauthorized, "unauthorized", "a valid bearer API key is required")
 		return controlEndpoint{}, false
 	}
+	ep, ok := s.routeControl(ctx, id)
+	if ok && !s.requireScope(ctx, id, ep.scope, false) {
+		return controlEndpoint{}, false
+	}
+	return ep, ok
+}
+
+// routeControl routes a /v1 request of id by path and method; on refusal
+// it answers and reports !ok.
+func (s *Server) routeControl(ctx *fasthttp.RequestCtx, id auth.Identity) (controlEndpoint, bool) {
 	raw := string(ctx.URI().PathOriginal())
 	if i := strings.IndexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
@@ -75,15 +85,17 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 	switch {
 	case raw == "/v1/blobs" || raw == "/v1/blobs/":
 		if method == http.MethodGet || method == http.MethodHead {
-			return controlEndpoint{run: func() { s.listBlobs(ctx) }}, true
+			return controlEndpoint{run: func() { s.listBlobs(ctx, id) }, scope: auth.ScopeRead}, true
 		}
 		allow = "GET, HEAD"
 	case strings.HasPrefix(raw, "/v1/blobs/"):
-		return s.blobRoute(ctx, raw, method, principal)
+		return s.blobRoute(ctx, raw, method, id)
 	case raw == "/v1/links" && method == http.MethodPost:
-		return controlEndpoint{run: func() { s.postLink(ctx, principal) }, admit: func() bool { return s.admitJSON(ctx) }}, true
+		return controlEndpoint{run: func() { s.postLink(ctx, id) }, admit: func() bool { return s.admitJSON(ctx) },
+			scope: auth.ScopeRead}, true
 	case raw == "/v1/uploads" && method == http.MethodPost:
-		return controlEndpoint{run: func() { s.postUpload(ctx, principal) }, admit: func() bool { return s.admitJSON(ctx) }}, true
+		return controlEndpoint{run: func() { s.postUpload(ctx, id) }, admit: func() bool { return s.admitJSON(ctx) },
+			scope: auth.ScopeWrite}, true
 	case raw == "/v1/links" || raw == "/v1/uploads":
 		allow = "POST"
 	default:
@@ -95,7 +107,7 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 }
 
 // blobRoute routes /v1/blobs/{key}.
-func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method, principal string) (controlEndpoint, bool) {
+func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth.Identity) (controlEndpoint, bool) {
 	key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
 	if err != nil {
 		apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
@@ -107,14 +119,15 @@ func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method, principal stri
 	}
 	switch method {
 	case http.MethodPut:
-		return controlEndpoint{run: func() { s.putBlob(ctx, key, principal) }, admit: func() bool {
+		return controlEndpoint{run: func() { s.putBlob(ctx, key, id) }, admit: func() bool {
 			_, _, ok := s.admitPut(ctx, key)
 			return ok
-		}}, true
+		}, scope: auth.ScopeWrite}, true
 	case http.MethodGet, http.MethodHead:
-		return controlEndpoint{run: func() { s.serveBlob(ctx, blobServe{key: key}) }}, true
+		return controlEndpoint{run: func() { s.serveBlob(ctx, blobServe{key: key, store: s.storeFor(id)}) },
+			scope: auth.ScopeRead}, true
 	case http.MethodDelete:
-		return controlEndpoint{run: func() { s.deleteBlob(ctx, key) }}, true
+		return controlEndpoint{run: func() { s.deleteBlob(ctx, key, id) }, scope: auth.ScopeWrite}, true
 	}
 	methodNotAllowed(ctx, "GET, HEAD, PUT, DELETE")
 	return controlEndpoint{}, false
@@ -262,24 +275,24 @@ func (s *Server) maxUpload() int64 {
 // putBlob streams the request body into storage. Nothing is visible until
 // the whole body arrived, its length matched and the optional digests
 // checked out; any failure aborts the write.
-func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key, principal string) {
+func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity) {
 	spec, want, ok := s.admitPut(ctx, key)
 	if !ok {
 		return
 	}
-	release, ok := s.takeUploadSlot(ctx, principal, false)
+	release, ok := s.takeUploadSlot(ctx, id.Principal, false)
 	if !ok {
 		return
 	}
 	defer release()
-	wctx := context.Background()
+	wctx, store := context.Background(), s.storeFor(id)
 	if spec.IfNotExists {
-		if _, err := s.opts.Backend.Stat(wctx, key); err == nil {
+		if _, err := store.Stat(wctx, key); err == nil {
 			s.refuseBody(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 			return
 		}
 	}
-	up, err := ingest.Begin(wctx, s.opts.Backend, spec)
+	up, err := ingest.Begin(wctx, store, spec)
 	if err != nil {
 		s.drainSmall(ctx)
 		s.apiStorageError(ctx, "create", key, err)
@@ -294,7 +307,7 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key, principal string) {
 		s.apiStorageError(ctx, "commit", key, err)
 		return
 	}
-	s.blobs.Changed(key)
+	s.blobs.Changed(s.tenancy.Raw(id, key))
 	writeJSON(ctx, http.StatusCreated, blobObject(info))
 }
 
@@ -438,16 +451,16 @@ func (s *Server) drainSmall(ctx *fasthttp.RequestCtx) {
 	ctx.SetConnectionClose()
 }
 
-func (s *Server) deleteBlob(ctx *fasthttp.RequestCtx, key string) {
-	if err := s.opts.Backend.Delete(context.Background(), key); err != nil {
+func (s *Server) deleteBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity) {
+	if err := s.storeFor(id).Delete(context.Background(), key); err != nil {
 		s.apiStorageError(ctx, "delete", key, err)
 		return
 	}
-	s.blobs.Changed(key)
+	s.blobs.Changed(s.tenancy.Raw(id, key))
 	ctx.SetStatusCode(http.StatusNoContent)
 }
 
-func (s *Server) listBlobs(ctx *fasthttp.RequestCtx) {
+func (s *Server) listBlobs(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	args := ctx.QueryArgs()
 	limit := 0
 	if v := args.Peek("limit"); len(v) > 0 {
@@ -458,7 +471,7 @@ func (s *Server) listBlobs(ctx *fasthttp.RequestCtx) {
 		}
 		limit = n
 	}
-	page, err := s.opts.Backend.List(context.Background(), string(args.Peek("prefix")), string(args.Peek("cursor")), limit)
+	page, err := s.storeFor(id).List(context.Background(), string(args.Peek("prefix")), string(args.Peek("cursor")), limit)
 	if err != nil {
 		s.apiStorageError(ctx, "list", string(args.Peek("prefix")), err)
 		return

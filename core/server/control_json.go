@@ -15,6 +15,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -176,7 +177,7 @@ func filenameField(ctx *fasthttp.RequestCtx, name string) bool {
 	return true
 }
 
-func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
+func (s *Server) postLink(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	var req struct {
 		Key        string          `json:"key"`
 		TTLSeconds json.RawMessage `json:"ttlSeconds"`
@@ -201,12 +202,13 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
 		return
 	}
-	if _, err := s.opts.Backend.Stat(context.Background(), req.Key); err != nil {
+	info, err := s.storeFor(id).Stat(context.Background(), req.Key)
+	if err != nil {
 		s.apiStorageError(ctx, "stat", req.Key, err)
 		return
 	}
-	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{
-		Principal: principal, Key: req.Key, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
+	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{Principal: id.Principal,
+		Key: s.tenancy.Raw(id, req.Key), Version: info.ETag, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)
 		return
@@ -214,7 +216,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, principal string) {
 	writeJSON(ctx, http.StatusCreated, map[string]string{"url": link.URL, "expiresAt": link.Expires.UTC().Format(time.RFC3339)})
 }
 
-func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
+func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	var req struct {
 		Key        string          `json:"key"`
 		MaxSize    json.RawMessage `json:"maxSize"`
@@ -246,7 +248,11 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, principal string) {
 	if !ok {
 		return
 	}
-	up, err := s.mintUpload(token.Upload{Principal: principal, Key: req.Key, MaxSize: maxSize, Accept: req.Accept, TTL: ttl})
+	u := token.Upload{Principal: id.Principal, Prefix: s.tenancy.RawPrefix(id), MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
+	if req.Key != "" {
+		u.Key, u.Prefix = s.tenancy.Raw(id, req.Key), ""
+	}
+	up, err := s.mintUpload(u)
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)
 		return

@@ -38,13 +38,16 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 		apiError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
 		return
 	}
+	if !s.linkCaller(ctx, c) {
+		return
+	}
 	if s.opts.DownloadRedirect && ctx.IsGet() { // a presigned GET does not answer HEAD: serve HEAD here
 		if p, ok := s.opts.Backend.(storage.Presigner); ok {
 			s.redirectDownload(ctx, p, c)
 			return
 		}
 	}
-	bs := blobServe{key: c.Object, filename: c.Filename, alwaysDisposition: true}
+	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true}
 	if c.SingleUse {
 		bs.consume = func() error { return s.claim(context.Background(), claimSetLinks, c.Nonce, c.Expires) }
 	}
@@ -53,8 +56,11 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner, c token.Claims) {
 	info, err := s.opts.Backend.Stat(context.Background(), c.Object)
+	if err == nil && c.Version != "" && info.ETag != c.Version {
+		err = storage.ErrNotFound
+	}
 	if err != nil {
-		s.apiStorageError(ctx, "stat", c.Object, err)
+		s.linkStorageError(ctx, "stat", c.Object, err)
 		return
 	}
 	if c.SingleUse {
@@ -87,4 +93,34 @@ func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
 	}
 	s.log.Error("server: recording a single-use link's redemption failed", "err", err)
 	apiError(ctx, http.StatusServiceUnavailable, "unavailable", "the link cannot be redeemed right now; try again")
+}
+
+// linkCaller checks the caller of a download link when links need the
+// minting principal's credential (Options.LinksNeedCredential): a request
+// without it, or with another principal's, is refused. On refusal it
+// answers and reports false.
+func (s *Server) linkCaller(ctx *fasthttp.RequestCtx, c token.Claims) bool {
+	if !s.opts.LinksNeedCredential || !s.auth.Enabled() {
+		return true
+	}
+	id, ok := s.identify(ctx, false)
+	if !ok {
+		return false
+	}
+	if id.Principal != c.Principal && !id.Admin() {
+		apiError(ctx, http.StatusForbidden, "forbidden", "the link belongs to another principal")
+		return false
+	}
+	return true
+}
+
+// linkStorageError answers a storage error of a download link. The link
+// hides its object's key, so the answer must too: a missing or replaced
+// object is a plain 404.
+func (s *Server) linkStorageError(ctx *fasthttp.RequestCtx, op, key string, err error) {
+	if errors.Is(err, storage.ErrNotFound) {
+		apiError(ctx, http.StatusNotFound, "not_found", "the linked blob was deleted or replaced")
+		return
+	}
+	s.apiStorageError(ctx, op, key, err)
 }

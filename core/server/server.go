@@ -3,9 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +17,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/tenancy"
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -55,11 +53,31 @@ type Options struct {
 	Listen string
 	// AuthKeysFile names a file of accepted API keys, stored hashed: one
 	// lower-case hex SHA-256 of a key per line, optionally followed by a
-	// space and a principal name; blank lines and '#' comments are
-	// ignored. Clients send "Authorization: Bearer <key>".
+	// principal name and "scopes=read,write,admin" (default read,write);
+	// blank lines and '#' comments are ignored (auth.Keys). Clients send
+	// "Authorization: Bearer <key>".
 	AuthKeysFile string
 	// AuthKeys adds hex SHA-256 key digests (same syntax as the file lines).
 	AuthKeys []string
+	// OAuth, when set, verifies OAuth 2.1 access tokens (package
+	// core/auth/oauth): the server is then a protected resource whose
+	// metadata names OAuthIssuer (SPEC.md §15).
+	OAuth auth.TokenVerifier
+	// OAuthIssuer is the authorization server's issuer URL, for the
+	// protected resource metadata.
+	OAuthIssuer string
+	// OAuthLogin, with OAuth, lets the upload page sign its user in at the
+	// authorization server (login.go); nil: URL-mode upload pages answer
+	// that sign-in is not configured.
+	OAuthLogin *LoginConfig
+	// Tenancy is "principal" (a namespace per principal; the default when
+	// API keys or OAuth are configured) or "shared" (one namespace for
+	// every caller; the default of an open loopback endpoint).
+	Tenancy string
+	// LinksNeedCredential makes download links also require the minting
+	// principal's credential (SEP-2532: fetched with the MCP session's
+	// authorization); default false: a link is its own capability.
+	LinksNeedCredential bool
 	// PublicURL is the base of every URL the server mints (download links,
 	// upload endpoints, the upload page), as clients reach it: behind a load
 	// balancer, its address. Default "http://" + Listen.
@@ -159,7 +177,8 @@ type Server struct {
 	mcp      *mcp.Server
 	blobs    *blobs.App
 	fs       *fasthttp.Server
-	keys     []authKey
+	auth     *auth.Authenticator
+	tenancy  tenancy.Policy
 	loopback bool
 	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
@@ -167,11 +186,6 @@ type Server struct {
 	uploads  uploadSlots     // uploads in progress (limits.go)
 	mu       sync.Mutex
 	serving  bool
-}
-
-type authKey struct {
-	digest    [sha256.Size]byte
-	principal string
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -222,7 +236,7 @@ func New(opts Options) (*Server, error) {
 	if s.claims, shared = claimsOf(opts.Backend); !shared {
 		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
 	}
-	if s.keys, err = loadKeys(opts.AuthKeysFile, opts.AuthKeys); err != nil {
+	if err := s.setUpAuth(); err != nil {
 		return nil, err
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
@@ -237,6 +251,7 @@ func New(opts Options) (*Server, error) {
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
+	mo.Authorize = s.authorizeMCP
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
@@ -277,11 +292,31 @@ func (s *Server) newFastHTTP() *fasthttp.Server {
 }
 
 func (s *Server) checkPosture() error {
-	if len(s.keys) > 0 {
+	if s.auth.Enabled() {
 		return nil
 	}
 	if !s.loopback {
-		return fmt.Errorf("server: refusing to serve %s without API keys (set AuthKeysFile) on a non-loopback address", s.opts.Listen)
+		return fmt.Errorf("server: refusing to serve %s without API keys or OAuth on a non-loopback address", s.opts.Listen)
+	}
+	return nil
+}
+
+// setUpAuth loads the API keys and settles the tenancy mode.
+func (s *Server) setUpAuth() error {
+	keys, err := auth.LoadKeys(s.opts.AuthKeysFile, s.opts.AuthKeys)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	s.auth = &auth.Authenticator{Keys: keys, OAuth: s.opts.OAuth, Issuer: s.opts.OAuthIssuer}
+	mode := s.opts.Tenancy
+	if mode == "" {
+		mode = "shared"
+		if s.auth.Enabled() {
+			mode = "principal"
+		}
+	}
+	if s.tenancy.Mode, err = tenancy.ParseMode(mode); err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
 	return nil
 }
@@ -298,7 +333,7 @@ func (s *Server) newMCP(mo mcp.Options) error {
 	s.mcp = mcp.NewServer(mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
-	bo.DownloadURL = s.opts.DownloadURL
+	bo.DownloadURL, bo.Tenancy = s.opts.DownloadURL, s.tenancy
 	if bo.MaxFileBytes <= 0 {
 		bo.MaxFileBytes = mo.MaxFileBytes
 	}
@@ -329,10 +364,10 @@ func (s *Server) ListenAndServe() error {
 // shutdown. The listener's own address must satisfy the same posture as
 // Options.Listen (loopback, or API keys configured).
 func (s *Server) Serve(ln net.Listener) error {
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && len(s.keys) == 0 {
-		return fmt.Errorf("server: refusing to serve %s without API keys on a non-loopback address", ln.Addr())
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !s.auth.Enabled() {
+		return fmt.Errorf("server: refusing to serve %s without API keys or OAuth on a non-loopback address", ln.Addr())
 	}
-	if len(s.keys) == 0 {
+	if !s.auth.Enabled() {
 		s.log.Warn("server: no API keys configured; the MCP endpoint is open to every local process", "addr", ln.Addr().String())
 	}
 	s.mu.Lock()
@@ -402,6 +437,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/mcp":
 		s.serveMCP(ctx)
+	case auth.MetadataPath, auth.MetadataPathMCP:
+		s.serveResourceMetadata(ctx) // identity.go
 	case "/healthz":
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("ok\n")
@@ -427,14 +464,17 @@ func jsonError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
 }
 
 func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
-	principal, ok := s.admitMCP(ctx)
+	id, ok := s.admitMCP(ctx)
 	if !ok {
 		return
 	}
+	principal := id.Principal
 	req := &mcp.Request{
 		Method:    string(ctx.Method()),
 		Header:    headerAdapter{&ctx.Request.Header},
 		Principal: principal,
+		Scopes:    id.Scopes,
+		Audience:  s.tenancy.Audience(id),
 	}
 	// The body streams (fasthttp reads ahead at most 8 KiB). core/mcp scans
 	// it: data-URI strings go to storage or a spool as they arrive, bounded
@@ -463,19 +503,13 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 }
 
 // admitMCP checks Host and Origin and authenticates a request to /mcp,
-// returning the principal; on refusal it answers and reports !ok.
-func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (string, bool) {
+// returning the caller; on refusal it answers and reports !ok.
+func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (auth.Identity, bool) {
 	if why := s.checkHostOrigin(ctx); why != "" {
 		jsonError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
-		return "", false
+		return auth.Identity{}, false
 	}
-	principal, ok := s.authenticate(ctx)
-	if !ok {
-		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-		jsonError(ctx, http.StatusUnauthorized, mcp.CodeTransport, "Unauthorized: a valid bearer API key is required")
-		return "", false
-	}
-	return principal, true
+	return s.identify(ctx, true)
 }
 
 // finishMCPBody deals with what is left of an MCP request body once the
@@ -548,25 +582,6 @@ func (s *Server) checkHostOrigin(ctx *fasthttp.RequestCtx) string {
 	return "Origin is not allowed"
 }
 
-func (s *Server) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
-	if len(s.keys) == 0 {
-		return "", true
-	}
-	auth := string(ctx.Request.Header.Peek("Authorization"))
-	scheme, key, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
-		return "", false
-	}
-	d := sha256.Sum256([]byte(strings.TrimSpace(key)))
-	found, principal := 0, ""
-	for _, k := range s.keys {
-		if subtle.ConstantTimeCompare(d[:], k.digest[:]) == 1 {
-			found, principal = 1, k.principal
-		}
-	}
-	return principal, found == 1
-}
-
 // errorHandler answers a request fasthttp could not read. The header was
 // not parsed (fasthttp resets it), so the path, and with it the surface,
 // is unknown: the answer is the HTTP JSON error body
@@ -593,41 +608,9 @@ func (s *Server) errorHandler(ctx *fasthttp.RequestCtx, err error) {
 	}
 }
 
-func loadKeys(path string, extra []string) ([]authKey, error) {
-	lines := append([]string(nil), extra...)
-	if path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("server: read auth keys: %w", err)
-		}
-		lines = append(lines, strings.Split(string(b), "\n")...)
-	}
-	var keys []authKey
-	for i, line := range lines {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		digest, principal, _ := strings.Cut(line, " ")
-		raw, err := hex.DecodeString(strings.ToLower(digest))
-		if err != nil || len(raw) != sha256.Size {
-			return nil, fmt.Errorf("server: auth key %d: want a hex SHA-256 digest", i+1)
-		}
-		k := authKey{principal: strings.TrimSpace(principal)}
-		copy(k.digest[:], raw)
-		if k.principal == "" {
-			k.principal = "key-" + strings.ToLower(digest[:8])
-		}
-		keys = append(keys, k)
-	}
-	return keys, nil
-}
-
-// HashKey returns the line to put in an auth keys file for key.
-func HashKey(key string) string {
-	d := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(d[:])
-}
+// HashKey returns the line to put in an auth keys file for key
+// (auth.KeyLine without principal or scopes).
+func HashKey(key string) string { return auth.KeyLine(key, "", nil) }
 
 func isLoopbackHost(h string) bool {
 	if strings.EqualFold(h, "localhost") {

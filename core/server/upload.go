@@ -128,15 +128,37 @@ func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, da
 	if len(claims.Data) > 0 {
 		_ = json.Unmarshal(claims.Data, &data)
 	}
-	if hasAuth := len(ctx.Request.Header.Peek("Authorization")) > 0; hasAuth || (data.Mode == "binary" && len(s.keys) > 0) {
-		principal, ok := s.authenticate(ctx)
-		if !ok || principal != claims.Principal {
-			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcpblob"`)
-			s.refuseBody(ctx, http.StatusUnauthorized, "unauthorized", "the upload link belongs to another principal")
-			return claims, data, false
+	return claims, data, s.uploadCaller(ctx, claims, data)
+}
+
+// uploadCaller checks who uses an upload endpoint, when authentication is
+// configured. A request with a bearer must be the token's principal's. A
+// binary-mode endpoint (SEP-1306) needs that bearer: the client sends its
+// MCP authorization. A URL-mode endpoint, which the upload page posts to,
+// needs the page's login when OAuth is configured (login.go); with API
+// keys only the link is its own credential, bound to its principal, as is
+// an endpoint minted through the control API for another party. On
+// refusal it answers and reports false.
+func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, data blobs.UploadTokenData) bool {
+	if !s.auth.Enabled() {
+		return true
+	}
+	hasBearer := len(ctx.Request.Header.Peek("Authorization")) > 0
+	switch {
+	case hasBearer || data.Mode == "binary":
+		id, ok := s.identify(ctx, false)
+		if ok && id.Principal != claims.Principal {
+			s.refuseBody(ctx, http.StatusForbidden, "forbidden", "the upload endpoint belongs to another principal")
+			return false
+		}
+		return ok
+	case data.Mode == "url" && s.auth.OAuth != nil:
+		if sub, ok := s.loginSubject(ctx); !ok || sub != claims.Principal {
+			s.refuseBody(ctx, http.StatusForbidden, "login_required", "sign in as the user the upload was requested for")
+			return false
 		}
 	}
-	return claims, data, true
+	return true
 }
 
 // reserveUpload takes the token's upload id before any byte is accepted, so
@@ -182,6 +204,7 @@ func (s *Server) completeUpload(ctx *fasthttp.RequestCtx, up *upload, infos []st
 	s.blobs.UploadDone(up.claims.Nonce, infos)
 	files := make([]blobJSON, len(infos))
 	for i, info := range infos {
+		info.Key = s.tenancy.Local(up.claims.Principal, info.Key)
 		files[i] = blobObject(info)
 	}
 	res := map[string]any{"uploadId": up.claims.Nonce, "status": "completed", "files": files}
@@ -299,7 +322,7 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 			mt += "; charset=" + strings.ToLower(cs)
 		}
 	}
-	up, err := ingest.Begin(context.Background(), u.srv.opts.Backend, ingest.Spec{
+	up, err := ingest.Begin(context.Background(), u.srv.opts.Backend, ingest.Spec{ // the token holds the store key
 		Key: token.UploadObjectKey(u.claims, filename), MediaType: mt, Filename: filename,
 		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true})
 	if err != nil {

@@ -134,7 +134,7 @@ func TestUploadEndpoint(t *testing.T) {
 			return m.URL
 		}(), "POST", ct, body, alice, 410, "expired"},
 		{"another principal", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20}).URL, "POST", ct, body,
-			map[string]string{"Authorization": "Bearer secret-b"}, 401, "unauthorized"},
+			map[string]string{"Authorization": "Bearer secret-b"}, 403, "forbidden"},
 		{"over maxSize", mint(token.Upload{Principal: "alice", MaxSize: 1000}).URL, "POST", ct, body, alice, 413, "too_large"},
 		{"over maxSize, chunked", mint(token.Upload{Principal: "alice", MaxSize: 1000}).URL, "PUT", "text/plain", nil, alice, 413, "too_large"},
 		{"type not accepted", mint(token.Upload{Principal: "alice", MaxSize: 1 << 20, Accept: []string{"image/*"}}).URL, "POST", ct, body, alice, 415, "type_not_accepted"},

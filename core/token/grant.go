@@ -26,13 +26,15 @@ type DownloadGrant struct {
 	Key       string        // the blob key
 	Filename  string        // Content-Disposition filename override, optional
 	SingleUse bool          // the link serves one successful response
+	Version   string        // the object's ETag: the link serves that version only ("" any)
 	TTL       time.Duration // default DefaultDownloadTTL
 }
 
 // Upload describes an upload endpoint ("<base>/u/<token>") to mint.
 type Upload struct {
 	Principal string        // who the stored object is attributed to
-	Key       string        // target key; "" lets the server pick UploadObjectKey
+	Key       string        // target key; "" lets the server pick UploadObjectKey under Prefix
+	Prefix    string        // store prefix of the key the server picks (a namespace), with Key ""
 	MaxSize   int64         // byte limit of the upload; required (> 0)
 	Accept    []string      // accepted media types ("image/*"); empty accepts all
 	TTL       time.Duration // default DefaultUploadTTL
@@ -62,7 +64,7 @@ func (kr *Keyring) MintDownload(base string, g DownloadGrant) (MintedURL, error)
 		return MintedURL{}, fmt.Errorf("token: mint download: a single-use link lives at most %s", MaxSingleUseTTL)
 	}
 	c := Claims{Purpose: PurposeDownload, Principal: g.Principal, Object: g.Key,
-		Filename: g.Filename, SingleUse: g.SingleUse, Expires: kr.now().Add(ttl).Truncate(time.Second)}
+		Filename: g.Filename, SingleUse: g.SingleUse, Version: g.Version, Expires: kr.now().Add(ttl).Truncate(time.Second)}
 	tok, err := kr.Seal(c) // sealed: the URL must not reveal the key or the principal
 	if err != nil {
 		return MintedURL{}, err
@@ -70,7 +72,7 @@ func (kr *Keyring) MintDownload(base string, g DownloadGrant) (MintedURL, error)
 	return MintedURL{URL: strings.TrimSuffix(base, "/") + "/d/" + tok, Token: tok, Expires: c.Expires}, nil
 }
 
-// MintUpload signs a PurposeUpload token for u and returns
+// MintUpload seals a PurposeUpload token for u and returns
 // base + "/u/" + token. The token's Nonce is a fresh upload id (32 lower-case
 // hex digits), also returned as UploadID; Object is u.Key ("" means the
 // server stores the upload under [UploadObjectKey]).
@@ -83,9 +85,9 @@ func (kr *Keyring) MintUpload(base string, u Upload) (MintedURL, error) {
 		ttl = DefaultUploadTTL
 	}
 	id := NewUploadID()
-	c := Claims{Purpose: PurposeUpload, Principal: u.Principal, Object: u.Key, MaxSize: u.MaxSize,
+	c := Claims{Purpose: PurposeUpload, Principal: u.Principal, Object: u.Key, Prefix: u.Prefix, MaxSize: u.MaxSize,
 		Accept: u.Accept, Nonce: id, Expires: kr.now().Add(ttl).Truncate(time.Second)}
-	tok, err := kr.Sign(c)
+	tok, err := kr.Seal(c) // sealed: the URL must not reveal the key or the principal (SPEC §6.2)
 	if err != nil {
 		return MintedURL{}, err
 	}
@@ -103,12 +105,17 @@ func NewUploadID() string {
 }
 
 // UploadObjectKey is the key an upload token stores under: c.Object when
-// set, else "uploads/<uploadId>/<filename>" with the filename reduced to its
+// set, else c.Prefix + "uploads/<uploadId>/<filename>" with the filename reduced to its
 // last path element ("file" when nothing usable is left).
 func UploadObjectKey(c Claims, filename string) string {
 	if c.Object != "" {
 		return c.Object
 	}
+	return c.Prefix + uploadName(c, filename)
+}
+
+// uploadName is the part of UploadObjectKey under the prefix.
+func uploadName(c Claims, filename string) string {
 	name := path.Base(strings.ReplaceAll(filename, "\\", "/"))
 	name = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {

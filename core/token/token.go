@@ -65,6 +65,8 @@ type Claims struct {
 	Data      []byte    `json:"d,omitempty"`   // opaque application data (e.g. MRTR state)
 	Filename  string    `json:"fn,omitempty"`  // download links: Content-Disposition filename override
 	SingleUse bool      `json:"one,omitempty"` // download links: serve once (the server records the redemption as a storage claim)
+	Version   string    `json:"ver,omitempty"` // download links: the object version (ETag) the link is for
+	Prefix    string    `json:"pfx,omitempty"` // upload endpoints without Object: the store prefix of the key the server picks
 }
 
 type wireClaims struct {

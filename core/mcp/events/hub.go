@@ -17,6 +17,10 @@ const (
 type Event struct {
 	Kind Kind
 	URI  string // for ResourceUpdated
+	// Audience addresses the event: "" is for every subscriber, any
+	// other value only for the subscribers of that audience (a tenant's
+	// namespace, say, whose URIs mean nothing to anyone else).
+	Audience string
 }
 
 // Hub fans change events out to open notification streams (2025-11-25 GET
@@ -27,14 +31,18 @@ type Event struct {
 // updated notifications (clients re-read). The zero value is ready to use.
 type Hub struct {
 	mu   sync.Mutex
-	subs map[chan Event]struct{}
+	subs map[chan Event]string // subscriber → its audience
 }
 
-// Publish sends e to every subscriber without blocking.
+// Publish sends e without blocking to every subscriber it is addressed to:
+// all of them when e.Audience is "", else those of that audience.
 func (h *Hub) Publish(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch := range h.subs {
+	for ch, aud := range h.subs {
+		if e.Audience != "" && e.Audience != aud {
+			continue
+		}
 		select {
 		case ch <- e:
 		default:
@@ -42,23 +50,23 @@ func (h *Hub) Publish(e Event) {
 	}
 }
 
-// PublishResourceChange announces that the resource uri was created,
-// replaced or deleted: resources/updated for its subscribers and
-// list_changed for everyone.
-func (h *Hub) PublishResourceChange(uri string) {
-	h.Publish(Event{Kind: ResourceUpdated, URI: uri})
-	h.Publish(Event{Kind: ResourceListChanged})
+// PublishResourceChange announces to audience that the resource uri was
+// created, replaced or deleted: resources/updated for its subscribers and
+// list_changed for everyone in the audience.
+func (h *Hub) PublishResourceChange(uri, audience string) {
+	h.Publish(Event{Kind: ResourceUpdated, URI: uri, Audience: audience})
+	h.Publish(Event{Kind: ResourceListChanged, Audience: audience})
 }
 
-// Subscribe returns a channel of events and a function that ends the
-// subscription.
-func (h *Hub) Subscribe() (<-chan Event, func()) {
+// Subscribe returns a channel of the events for audience (those published
+// for it and those for everyone) and a function that ends the subscription.
+func (h *Hub) Subscribe(audience string) (<-chan Event, func()) {
 	ch := make(chan Event, 64)
 	h.mu.Lock()
 	if h.subs == nil {
-		h.subs = map[chan Event]struct{}{}
+		h.subs = map[chan Event]string{}
 	}
-	h.subs[ch] = struct{}{}
+	h.subs[ch] = audience
 	h.mu.Unlock()
 	return ch, func() {
 		h.mu.Lock()

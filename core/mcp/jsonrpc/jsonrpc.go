@@ -37,6 +37,9 @@ type Error struct {
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
 	Status  int    `json:"-"`
+	// Header holds HTTP response headers a standalone error response
+	// carries (a WWW-Authenticate challenge, say); nil for none.
+	Header map[string]string `json:"-"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("mcp: jsonrpc error %d: %s", e.Code, e.Message) }
@@ -48,6 +51,18 @@ func NewError(code int, msg string, data any) *Error {
 
 // WithStatus returns a copy of e that carries the HTTP status status.
 func (e *Error) WithStatus(status int) *Error { c := *e; c.Status = status; return &c }
+
+// WithHeader returns a copy of e whose standalone response also carries
+// the HTTP header name: value.
+func (e *Error) WithHeader(name, value string) *Error {
+	c := *e
+	c.Header = make(map[string]string, len(e.Header)+1)
+	for k, v := range e.Header {
+		c.Header[k] = v
+	}
+	c.Header[name] = value
+	return &c
+}
 
 // InvalidParams is a -32602 error with a formatted message.
 func InvalidParams(format string, args ...any) *Error {

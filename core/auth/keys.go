@@ -1,0 +1,119 @@
+package auth
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// DefaultKeyScopes are the scopes of a key line that names none: what
+// every key could do before keys had scopes.
+var DefaultKeyScopes = []string{ScopeRead, ScopeWrite}
+
+// Keys is a set of API keys, stored as SHA-256 digests.
+//
+// A keys file has one key per line: "<hex SHA-256 of the key> [PRINCIPAL]
+// [scopes=read,write,admin]". The principal defaults to "key-" and the
+// digest's first 8 hex digits, the scopes to read,write. Blank lines and
+// '#' comments are ignored.
+type Keys struct {
+	keys []apiKey
+}
+
+type apiKey struct {
+	digest [sha256.Size]byte
+	id     Identity
+}
+
+// LoadKeys reads the keys file at path (none when path is "") and the
+// extra lines.
+func LoadKeys(path string, extra []string) (*Keys, error) {
+	lines := append([]string(nil), extra...)
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("auth: read API keys: %w", err)
+		}
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	ks := &Keys{}
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, err := parseKeyLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("auth: API key line %d: %w", i+1, err)
+		}
+		ks.keys = append(ks.keys, k)
+	}
+	return ks, nil
+}
+
+func parseKeyLine(line string) (apiKey, error) {
+	fields := strings.Fields(line)
+	raw, err := hex.DecodeString(strings.ToLower(fields[0]))
+	if err != nil || len(raw) != sha256.Size {
+		return apiKey{}, fmt.Errorf("want a hex SHA-256 digest first")
+	}
+	k := apiKey{id: Identity{Scopes: DefaultKeyScopes, Method: "key"}}
+	copy(k.digest[:], raw)
+	for _, f := range fields[1:] {
+		if list, ok := strings.CutPrefix(f, "scopes="); ok {
+			if k.id.Scopes, err = ParseKeyScopes(list); err != nil {
+				return apiKey{}, err
+			}
+			continue
+		}
+		if k.id.Principal != "" {
+			return apiKey{}, fmt.Errorf("unexpected %q after the principal", f)
+		}
+		k.id.Principal = f
+	}
+	if k.id.Principal == "" {
+		k.id.Principal = "key-" + strings.ToLower(fields[0][:8])
+	}
+	return k, nil
+}
+
+// Len is the number of keys.
+func (ks *Keys) Len() int {
+	if ks == nil {
+		return 0
+	}
+	return len(ks.keys)
+}
+
+// Lookup returns the identity of the API key secret, comparing digests in
+// constant time against every key.
+func (ks *Keys) Lookup(secret string) (Identity, bool) {
+	if ks == nil {
+		return Identity{}, false
+	}
+	d := sha256.Sum256([]byte(secret))
+	var found Identity
+	ok := false
+	for _, k := range ks.keys {
+		if subtle.ConstantTimeCompare(d[:], k.digest[:]) == 1 {
+			found, ok = k.id, true
+		}
+	}
+	return found, ok
+}
+
+// KeyLine returns the keys file line for the API key secret.
+func KeyLine(secret, principal string, scopes []string) string {
+	d := sha256.Sum256([]byte(secret))
+	line := hex.EncodeToString(d[:])
+	if principal != "" {
+		line += " " + principal
+	}
+	if len(scopes) > 0 {
+		line += " scopes=" + ShortScopes(scopes)
+	}
+	return line
+}
