@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"mime"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 

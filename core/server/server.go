@@ -17,10 +17,10 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
