@@ -42,6 +42,10 @@ var depRules = []depRule{
 		"core/token", thirdPartyExcept()},
 	{"core/client imports only std (transitively, third-party)",
 		"core/client", thirdPartyExcept()},
+	{"core/auth imports only std (transitively, third-party): the token library stays in core/auth/oauth",
+		"core/auth", thirdPartyExcept()},
+	{"core/auth/oauthtest imports only std (transitively, third-party): the test authorization server is its own module",
+		"core/auth/oauthtest", thirdPartyExcept()},
 	{"core/mcp/... imports nothing under storage/ (transitively): the protocol knows no blob",
 		"core/mcp/...", inModule("storage/...")},
 }
@@ -51,8 +55,8 @@ var importRules = []importRule{
 		below(fasthttp), []string{"core/server"}},
 	{"only storage/s3 imports minio-go",
 		below(minioGo), []string{"storage/s3"}},
-	{"only core/blobs, core/server, storage/... and cmd/... import storage/...",
-		inModule("storage/..."), []string{"core/blobs", "core/server", "storage/...", "cmd/..."}},
+	{"only core/blobs, core/server, core/tenancy, storage/... and cmd/... import storage/...",
+		inModule("storage/..."), []string{"core/blobs", "core/server", "core/tenancy", "storage/...", "cmd/..."}},
 	{"only cmd/... imports core/conformance",
 		inModule("core/conformance/..."), []string{"cmd/...", "core/conformance/..."}},
 }

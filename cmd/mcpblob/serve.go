@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/conformance"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
@@ -144,7 +145,7 @@ func newLogger(cfg Config) *slog.Logger {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	// Redacted at the root, so the storage backends' lines are too.
-	return slog.New(server.NewRedactHandler(h))
+	return slog.New(redact.NewHandler(h))
 }
 
 // streamModeName is the resources/stream mode in effect (for the start log).

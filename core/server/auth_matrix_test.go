@@ -3,10 +3,10 @@ package server
 import (
 	"bytes"
 	"cmp"
-	"slices"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"

@@ -256,13 +256,3 @@ func presignTTL(expires time.Time) time.Duration {
 	return min(max(d, time.Minute), 15*time.Minute)
 }
 
-// redactPath shortens the tokens in /d/, /u/ and /upload/ paths for logs:
-// a token is a credential and is never logged in full.
-func redactPath(p string) string {
-	for _, prefix := range []string{"/d/", "/u/", "/upload/"} {
-		if tok, ok := strings.CutPrefix(p, prefix); ok && len(tok) > 12 {
-			return prefix + tok[:8] + "…"
-		}
-	}
-	return p
-}

@@ -20,6 +20,8 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/connlimit"
+	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -200,7 +202,7 @@ func New(opts Options) (*Server, error) {
 	// Every line the server, core/mcp and the blob application log is
 	// redacted (redact.go): no key, token, presigned query or data URI
 	// payload reaches the log, whatever path it took.
-	opts.Logger = slog.New(NewRedactHandler(opts.Logger.Handler()))
+	opts.Logger = slog.New(redact.NewHandler(opts.Logger.Handler()))
 	if opts.Keyring == nil {
 		opts.Keyring = token.NewRandomKeyring() // shared by core/mcp, /d and /u
 	}
@@ -376,7 +378,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.log.Info("server: serving", "addr", ln.Addr().String())
 	go s.sweepClaims(s.mcp.Context())
 	if s.opts.MaxConnsPerIP > 0 {
-		ln = &ipLimitListener{Listener: ln, max: s.opts.MaxConnsPerIP, n: map[string]int{}}
+		ln = connlimit.New(ln, s.opts.MaxConnsPerIP)
 	}
 	return s.fs.Serve(ln)
 }
@@ -409,7 +411,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		defer func() {
 			// The body of a streamed response is still being written here:
 			// the duration is time to first byte.
-			s.log.Debug("server: request", "method", string(ctx.Method()), "path", redactPath(string(ctx.Path())),
+			s.log.Debug("server: request", "method", string(ctx.Method()), "path", redact.Path(string(ctx.Path())),
 				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
 		}()
 	}

@@ -1,4 +1,4 @@
-package server
+package redact
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // Log redaction (DESIGN.md "Tokens and security": never log data URIs,
 // tokens, keys or presigned queries, at any level). Every logger the
-// server uses goes through [NewRedactHandler], so a secret that reaches a
+// server uses goes through [NewHandler], so a secret that reaches a
 // log line by any path — fasthttp's own messages, an error that quotes a
 // URL, a header echoed in a diagnostic — is replaced before the line is
 // formatted. fasthttp is also told not to dump raw header buffers
@@ -42,10 +42,10 @@ var redactRules = []struct {
 	{regexp.MustCompile(`~?[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{22,}`), "[redacted-token]"},
 }
 
-// Redact returns s with bearer keys, API keys, token signatures (whole
+// String returns s with bearer keys, API keys, token signatures (whole
 // tokens), presigned queries and data URI payloads replaced by markers.
 // It is meant for log lines, not for anything that must round-trip.
-func Redact(s string) string {
+func String(s string) string {
 	if !strings.ContainsAny(s, ".:?_=") {
 		return s // no rule can match: the common case of short values
 	}
@@ -59,12 +59,12 @@ func Redact(s string) string {
 // before the wrapped handler sees it.
 type redactHandler struct{ h slog.Handler }
 
-// NewRedactHandler wraps h so that no record it handles carries a secret
+// NewHandler wraps h so that no record it handles carries a secret
 // (see [Redact]): the message, string values, errors, Stringers and other
 // values whose formatted text needs redaction (replaced by that text,
 // redacted), inside groups too. Values without secrets pass unchanged.
 // Wrapping an already redacting handler returns it as is.
-func NewRedactHandler(h slog.Handler) slog.Handler {
+func NewHandler(h slog.Handler) slog.Handler {
 	if _, ok := h.(*redactHandler); ok {
 		return h
 	}
@@ -76,7 +76,7 @@ func (r *redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return
 
 // Handle implements slog.Handler.
 func (r *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, Redact(rec.Message), rec.PC)
+	out := slog.NewRecord(rec.Time, rec.Level, String(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
 		return true
@@ -103,7 +103,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, Redact(v.String()))
+		return slog.String(a.Key, String(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		red := make([]any, len(g))
@@ -121,9 +121,20 @@ func redactAttr(a slog.Attr) slog.Attr {
 		default:
 			s = fmt.Sprintf("%+v", x)
 		}
-		if red := Redact(s); red != s {
+		if red := String(s); red != s {
 			return slog.String(a.Key, red)
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
+}
+
+// Path shortens the tokens in /d/, /u/ and /upload/ paths for logs: a
+// token is a credential and is never logged in full.
+func Path(p string) string {
+	for _, prefix := range []string{"/d/", "/u/", "/upload/"} {
+		if tok, ok := strings.CutPrefix(p, prefix); ok && len(tok) > 12 {
+			return prefix + tok[:8] + "…"
+		}
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package server
+package redact
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ const (
 )
 
 func TestRedact(t *testing.T) {
-	parallel(t)
+	t.Parallel()
 	secrets := map[string][]string{
 		"Authorization: Bearer " + redactKey:                                    {redactKey, "pGoenWDTy5"},
 		`"Authorization Bearer ` + redactKey + `\r\nHost: x"`:                   {redactKey},
@@ -36,18 +36,18 @@ func TestRedact(t *testing.T) {
 		"error when reading request headers: contents: \"Bearer%20" + redactKey: {redactKey},
 	}
 	for in, bad := range secrets {
-		got := Redact(in)
+		got := String(in)
 		for _, b := range bad {
 			if strings.Contains(got, b) {
-				t.Errorf("Redact(%q) = %q: still holds %q", in, got, b)
+				t.Errorf("String(%q) = %q: still holds %q", in, got, b)
 			}
 		}
 	}
 	for _, plain := range []string{"server: request", "docs/a.txt", "127.0.0.1:8080", "1.234ms",
 		`localfs: write "a/b.txt": write /data/.mcpblob/tmp/x: no space left on device`,
 		"blob:///docs/readme.txt", "image/png", "uploads/81d4dad89f73/photo.jpeg", "key=a_b.c"} {
-		if got := Redact(plain); got != plain {
-			t.Errorf("Redact(%q) = %q, want it unchanged", plain, got)
+		if got := String(plain); got != plain {
+			t.Errorf("String(%q) = %q, want it unchanged", plain, got)
 		}
 	}
 }
@@ -55,9 +55,9 @@ func TestRedact(t *testing.T) {
 // TestRedactHandler checks that the handler redacts the message, string,
 // error, Stringer and grouped values, and attributes added with With.
 func TestRedactHandler(t *testing.T) {
-	parallel(t)
+	t.Parallel()
 	var buf bytes.Buffer
-	log := slog.New(NewRedactHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	log := slog.New(NewHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	log = log.With("auth", "Bearer "+redactKey)
 	log.Debug("fasthttp: contents /u/"+redactTok,
 		"err", errors.New("get "+presigned+": refused"),
@@ -73,7 +73,7 @@ func TestRedactHandler(t *testing.T) {
 	if !strings.Contains(out, "req.n=3") || !strings.Contains(out, "fasthttp: contents /u/") {
 		t.Errorf("log lost what is not secret:\n%s", out)
 	}
-	if NewRedactHandler(log.Handler()) != log.Handler() {
+	if NewHandler(log.Handler()) != log.Handler() {
 		t.Error("wrapping a redacting handler again")
 	}
 }
@@ -81,3 +81,17 @@ func TestRedactHandler(t *testing.T) {
 type stringer string
 
 func (s stringer) String() string { return string(s) }
+
+func TestPath(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"/d/eyJraWQiOiJ0ZXN0Ii.abcdef": "/d/eyJraWQi…",
+		"/u/eyJraWQiOiJ0ZXN0Ii.abcdef": "/u/eyJraWQi…",
+		"/v1/blobs/a/b":                "/v1/blobs/a/b",
+		"/d/short":                     "/d/short",
+	} {
+		if got := Path(in); got != want {
+			t.Errorf("Path(%q) = %q", in, got)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// stubVerifier accepts exactly one token; it stands in for package oauth,
+// whose own tests (and core/server's, against a real authorization
+// server) cover verification.
+type stubVerifier struct{ good string }
+
+func (v stubVerifier) VerifyToken(_ context.Context, tok string) (Identity, error) {
+	if tok == v.good {
+		return Identity{Principal: "alice", Scopes: []string{ScopeRead}}, nil
+	}
+	return Identity{}, errors.New("oauth: invalid token: bad signature")
+}
+
+func testAuthenticator(t testing.TB) *Authenticator {
+	keys, err := LoadKeys("", []string{KeyLine("k-rw", "carol", nil), KeyLine("k-admin", "root", []string{ScopeAdmin}),
+		KeyLine("k-old", "", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Authenticator{Keys: keys, OAuth: stubVerifier{good: "a.b.c"}}
+}
+
+func TestAuthenticate(t *testing.T) {
+	a := testAuthenticator(t)
+	for header, want := range map[string]string{
+		"Bearer k-rw":      "carol [blobs:read blobs:write]",
+		"bearer  k-rw ":    "carol [blobs:read blobs:write]",
+		"Bearer k-admin":   "root [blobs:admin]",
+		"Bearer a.b.c":     "alice [blobs:read]",
+		"":                 "401",
+		"Bearer":           "401 invalid_request",
+		"Basic k-rw":       "401 invalid_request",
+		"Bearer x.y.z":     "401 invalid_token",
+		"Bearer not-a-key": "401 invalid_token",
+	} {
+		id, f := a.Authenticate(context.Background(), header)
+		got := id.Principal + " [" + strings.Join(id.Scopes, " ") + "]"
+		if f != nil {
+			got = strings.TrimSpace("401 " + f.Challenge.Error)
+		}
+		if got != want {
+			t.Errorf("Authenticate(%q) = %s, want %s", header, got, want)
+		}
+	}
+	if id, f := a.Authenticate(context.Background(), "Bearer k-old"); f != nil || !strings.HasPrefix(id.Principal, "key-") || !id.Has(ScopeWrite) || id.Admin() {
+		t.Errorf("a key line without principal or scopes: %+v %v", id, f)
+	}
+}
+
+func TestRequireAndChallenge(t *testing.T) {
+	id := Identity{Principal: "p", Scopes: []string{ScopeRead}}
+	if Require(id, ScopeRead) != nil || Require(Identity{Scopes: []string{ScopeAdmin}}, ScopeWrite) != nil {
+		t.Error("a granted scope was refused")
+	}
+	f := Require(id, ScopeWrite)
+	if f == nil || f.Status != 403 {
+		t.Fatalf("Require(read-only, write) = %+v", f)
+	}
+	f.Challenge.ResourceMetadata = "https://x/.well-known/oauth-protected-resource/mcp"
+	want := `Bearer error="insufficient_scope", error_description="the token lacks the blobs:write scope", scope="blobs:write", resource_metadata="https://x/.well-known/oauth-protected-resource/mcp"`
+	if got := f.Challenge.String(); got != want {
+		t.Errorf("challenge\n got %s\nwant %s", got, want)
+	}
+	if got := (Challenge{Description: "a \"quoted\"\r\n\\ thing"}).String(); got != `Bearer error_description="a quoted thing"` {
+		t.Errorf("unsafe description: %s", got)
+	}
+}
+
+func TestKeyLines(t *testing.T) {
+	for _, bad := range []string{"nothex alice", "abcd alice", KeyLine("k", "a", nil) + " b", KeyLine("k", "a", nil) + " scopes=read,delete"} {
+		if _, err := LoadKeys("", []string{bad}); err == nil {
+			t.Errorf("key line %q accepted", bad)
+		}
+	}
+	if s, err := ParseKeyScopes("write, blobs:read,read"); err != nil || strings.Join(s, " ") != "blobs:read blobs:write" {
+		t.Errorf("ParseKeyScopes = %v, %v", s, err)
+	}
+}
+
+// FuzzAuthenticate: no Authorization header crashes the parser or
+// authenticates without being one of the configured credentials.
+func FuzzAuthenticate(f *testing.F) {
+	for _, s := range []string{"", "Bearer k-rw", "Bearer a.b.c", "Basic x", "Bearer  ", "bearer\tk-rw", "Bearer k-rw\x00"} {
+		f.Add(s)
+	}
+	a := testAuthenticator(f)
+	f.Fuzz(func(t *testing.T, header string) {
+		id, fail := a.Authenticate(context.Background(), header)
+		if fail != nil {
+			if fail.Status != 401 || strings.ContainsAny(fail.Challenge.String(), "\r\n") {
+				t.Fatalf("%q: %+v", header, fail)
+			}
+			return
+		}
+		cred := strings.TrimSpace(header[strings.IndexByte(header, ' ')+1:])
+		if cred != "k-rw" && cred != "k-admin" && cred != "k-old" && cred != "a.b.c" {
+			t.Fatalf("%q authenticated as %+v", header, id)
+		}
+	})
+}
