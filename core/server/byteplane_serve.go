@@ -255,4 +255,3 @@ func presignTTL(expires time.Time) time.Duration {
 	d := time.Until(expires)
 	return min(max(d, time.Minute), 15*time.Minute)
 }
-

@@ -52,7 +52,6 @@ func TestContentDisposition(t *testing.T) {
 	}
 }
 
-
 // changingBackend reports a stale ETag from its first `stale` Stat calls, as
 // if the blob were replaced between Stat and Open.
 type changingBackend struct {

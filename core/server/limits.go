@@ -259,4 +259,3 @@ func (l *lazyBody) release() {
 	}
 	l.bufp = nil
 }
-
