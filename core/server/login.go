@@ -1,6 +1,48 @@
 package server
 
-import "github.com/valyala/fasthttp"
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/token"
+)
+
+// The upload page's sign-in (SPEC.md §6.2): a URL-mode elicitation sends
+// the user's browser to /upload/{token}, and whoever opens that link must
+// prove to be the user the upload was requested for, or a phishing link
+// would let a victim upload into the attacker's request (or the reverse).
+// With OAuth configured, the page signs its user in at the same
+// authorization server that issues the MCP access tokens (authorization
+// code with PKCE S256, RFC 8707 resource = the MCP endpoint, so the
+// existing verifier accepts the token), and keeps only who signed in, in a
+// sealed cookie:
+//
+//	GET /upload/{token}   no valid login: 302 to the AS (state cookie set);
+//	                      signed in as another principal: 403 page;
+//	                      signed in as the token's principal: the page.
+//	GET /oauth/callback   checks state, exchanges the code, verifies the
+//	                      access token, sets the login cookie, 303 back.
+//	POST /oauth/logout    clears the login cookie (same-origin only).
+//
+// The access token itself is dropped after verification: it never reaches
+// a cookie or a log. /u/{token} (uploadCaller) reads the same cookie. With
+// API keys only there is no AS to sign in at: the link stays its own
+// credential, bound to its principal and its single use.
 
 // LoginConfig is mcpblob's own OAuth client at the authorization server,
 // with which the upload page signs its user in (authorization code with
@@ -12,8 +54,334 @@ type LoginConfig struct {
 	AuthorizationEndpoint, TokenEndpoint string
 }
 
-// loginSubject returns the subject the upload page's login cookie names,
-// when it is valid.
+const (
+	loginCookie       = "mcpblob_login"       // sealed {purpose login, principal, expiry}
+	loginStateCookie  = "mcpblob_login_state" // sealed {state, PKCE verifier, return path, expiry}
+	purposeLogin      = "login"
+	purposeLoginState = "login-state"
+	callbackPath      = "/oauth/callback"
+	logoutPath        = "/oauth/logout"
+	loginStateTTL     = 10 * time.Minute
+	loginMaxTTL       = time.Hour
+	loginScope        = "openid " + auth.ScopeWrite
+	tokenTimeout      = 10 * time.Second
+	maxTokenResponse  = 64 << 10
+)
+
+// loginHTTP talks to the token endpoint: bounded in time, and a redirect
+// is an error (a token endpoint has no reason to redirect a POST carrying
+// a client secret elsewhere).
+var loginHTTP = &http.Client{
+	Timeout:       tokenTimeout,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// loginSubject returns the principal the upload page's login cookie names,
+// when the cookie is present, authentic and unexpired.
 func (s *Server) loginSubject(ctx *fasthttp.RequestCtx) (string, bool) {
-	return "", false
+	v := ctx.Request.Header.Cookie(loginCookie)
+	if len(v) == 0 {
+		return "", false
+	}
+	c, err := s.opts.Keyring.Verify(string(v), purposeLogin)
+	if err != nil || c.Principal == "" {
+		return "", false
+	}
+	return c.Principal, true
+}
+
+// uploadPageLogin decides whether the upload page for a valid token may be
+// served. It applies to URL-mode links when OAuth is configured; otherwise
+// the link is its own credential, as before. On refusal it has answered
+// (a redirect to the AS or an HTML page) and reports false.
+func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims token.Claims) bool {
+	var data blobs.UploadTokenData
+	if len(claims.Data) > 0 {
+		_ = json.Unmarshal(claims.Data, &data)
+	}
+	if s.auth.OAuth == nil || data.Mode != "url" {
+		return true
+	}
+	if s.opts.OAuthLogin == nil {
+		s.loginMessage(ctx, http.StatusServiceUnavailable, "Sign-in unavailable",
+			"Sign-in is not configured on this server, so this upload link cannot be used. Ask the server's operator.", "")
+		return false
+	}
+	sub, ok := s.loginSubject(ctx)
+	switch {
+	case !ok:
+		s.startLogin(ctx, "/upload/"+tok, ctx.QueryArgs().Has("signin"))
+		return false
+	case sub != claims.Principal:
+		// Who the upload is for stays unsaid: the link may have reached
+		// the wrong person.
+		s.loginMessage(ctx, http.StatusForbidden, "Signed in as another user",
+			"You are signed in as another user than the one this upload was requested for. Sign out, then sign in as that user.",
+			logoutPath+"?next="+url.QueryEscape("/upload/"+tok))
+		return false
+	}
+	return true
+}
+
+// startLogin sends the browser to the AS's authorization endpoint. The
+// state and the PKCE verifier travel in a sealed cookie bound to this
+// browser, so the callback needs no server-side session and works on any
+// node sharing the keyring. reauth asks the AS to authenticate anew (after
+// a sign-out, so its own session does not sign the same user back in).
+func (s *Server) startLogin(ctx *fasthttp.RequestCtx, returnPath string, reauth bool) {
+	lc := s.opts.OAuthLogin
+	state, verifier := rand.Text(), rand.Text()+rand.Text() // 130 and 260 bits; PKCE wants 43-128 chars
+	rec, err := s.opts.Keyring.Seal(token.Claims{Purpose: purposeLoginState, Nonce: state,
+		Object: returnPath, Data: []byte(verifier), Expires: time.Now().Add(loginStateTTL)})
+	u, perr := url.Parse(lc.AuthorizationEndpoint)
+	if err != nil || perr != nil {
+		s.log.Error("server: starting sign-in failed", "err", errors.Join(err, perr))
+		s.loginMessage(ctx, http.StatusInternalServerError, "Sign-in failed", "Sign-in cannot start right now. Try again later.", "")
+		return
+	}
+	sum := sha256.Sum256([]byte(verifier))
+	q := u.Query()
+	q.Set("response_type", "code")
+	q.Set("client_id", lc.ClientID)
+	q.Set("redirect_uri", s.callbackURL())
+	q.Set("scope", loginScope)
+	q.Set("state", state)
+	q.Set("code_challenge", base64.RawURLEncoding.EncodeToString(sum[:]))
+	q.Set("code_challenge_method", "S256")
+	q.Set("resource", auth.CanonicalResource(s.opts.PublicURL))
+	if reauth {
+		q.Set("prompt", "login")
+	}
+	u.RawQuery = q.Encode()
+	s.setCookie(ctx, loginStateCookie, rec, callbackPath, loginStateTTL)
+	noStore(ctx)
+	ctx.Response.Header.Set("Location", u.String())
+	ctx.SetStatusCode(http.StatusFound)
+}
+
+func (s *Server) callbackURL() string {
+	return strings.TrimSuffix(s.opts.PublicURL, "/") + callbackPath
+}
+
+// serveLoginCallback completes the sign-in: the AS sent the browser back
+// with a code (or an error) and the state startLogin sealed in a cookie.
+func (s *Server) serveLoginCallback(ctx *fasthttp.RequestCtx) {
+	if !ctx.IsGet() { // not even HEAD: it redeems the code
+		s.drainSmall(ctx)
+		methodNotAllowed(ctx, "GET")
+		return
+	}
+	if s.auth.OAuth == nil || s.opts.OAuthLogin == nil {
+		s.loginMessage(ctx, http.StatusNotFound, "Not found", "Sign-in is not configured on this server.", "")
+		return
+	}
+	rec, ok := s.loginState(ctx)
+	if !ok {
+		return
+	}
+	// The state is spent either way: a second use of the callback URL
+	// (back button, replay) finds no cookie.
+	s.setCookie(ctx, loginStateCookie, "", callbackPath, -1)
+	args := ctx.QueryArgs()
+	if e := args.Peek("error"); len(e) > 0 {
+		s.log.Info("server: the authorization server refused the sign-in", "error", printableCode(string(e)))
+		s.loginMessage(ctx, http.StatusForbidden, "Sign-in refused",
+			"The sign-in was not completed ("+printableCode(string(e))+"). Open the upload link again to retry.", "")
+		return
+	}
+	id, expires, err := s.redeemCode(string(args.Peek("code")), string(rec.Data))
+	if err != nil {
+		s.log.Warn("server: sign-in failed", "err", err)
+		s.loginMessage(ctx, http.StatusBadGateway, "Sign-in failed",
+			"The sign-in could not be completed. Open the upload link again to retry.", "")
+		return
+	}
+	cookie, err := s.opts.Keyring.Seal(token.Claims{Purpose: purposeLogin, Principal: id.Principal, Expires: expires})
+	if err != nil {
+		s.log.Error("server: sealing the login cookie failed", "err", err)
+		s.loginMessage(ctx, http.StatusInternalServerError, "Sign-in failed", "Try again later.", "")
+		return
+	}
+	s.log.Debug("server: upload page sign-in", "principal", id.Principal)
+	s.setCookie(ctx, loginCookie, cookie, "/", time.Until(expires))
+	noStore(ctx)
+	ctx.Response.Header.Set("Location", rec.Object)
+	ctx.SetStatusCode(http.StatusSeeOther)
+}
+
+// loginState checks the callback's state parameter against the state
+// cookie (CSRF defence: the code must come back to the browser that asked
+// for it) and returns the sealed record. On refusal it answers 400.
+func (s *Server) loginState(ctx *fasthttp.RequestCtx) (token.Claims, bool) {
+	rec, err := s.opts.Keyring.Verify(string(ctx.Request.Header.Cookie(loginStateCookie)), purposeLoginState)
+	state := ctx.QueryArgs().Peek("state")
+	if err != nil || len(state) == 0 || subtle.ConstantTimeCompare(state, []byte(rec.Nonce)) != 1 ||
+		!strings.HasPrefix(rec.Object, "/upload/") {
+		s.loginMessage(ctx, http.StatusBadRequest, "Sign-in expired",
+			"This sign-in does not match this browser or has expired. Open the upload link again.", "")
+		return token.Claims{}, false
+	}
+	return rec, true
+}
+
+// printableCode bounds an AS-supplied error code to a short token of
+// printable ASCII for the page and the log.
+func printableCode(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x21 || r > 0x7e {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// tokenResponse is the part of an RFC 6749 §5.1 answer the sign-in uses.
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Error       string `json:"error"`
+}
+
+// redeemCode exchanges code at the token endpoint and verifies the access
+// token like any bearer (issuer, audience, expiry, signature): the login
+// is worth what the token is. It returns the identity and when the login
+// ends: the token's expiry, at most loginMaxTTL from now. Errors never
+// quote the code or the token.
+func (s *Server) redeemCode(code, verifier string) (auth.Identity, time.Time, error) {
+	if code == "" {
+		return auth.Identity{}, time.Time{}, errors.New("the callback has no code")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
+	defer cancel()
+	tr, err := s.exchangeCode(ctx, code, verifier)
+	if err != nil {
+		return auth.Identity{}, time.Time{}, err
+	}
+	id, err := s.opts.OAuth.VerifyToken(ctx, tr.AccessToken)
+	if err != nil {
+		return auth.Identity{}, time.Time{}, fmt.Errorf("the access token was not accepted: %w", err)
+	}
+	if id.Principal == "" {
+		return auth.Identity{}, time.Time{}, errors.New("the access token names no principal")
+	}
+	now := time.Now()
+	expires := now.Add(loginMaxTTL)
+	if tr.ExpiresIn > 0 && tr.ExpiresIn < int64(loginMaxTTL/time.Second) {
+		expires = now.Add(time.Duration(tr.ExpiresIn) * time.Second)
+	}
+	if exp, ok := jwtExpiry(tr.AccessToken); ok && exp.Before(expires) {
+		expires = exp
+	}
+	if !expires.After(now) {
+		return auth.Identity{}, time.Time{}, errors.New("the access token has expired")
+	}
+	return id, expires, nil
+}
+
+// exchangeCode posts the authorization code grant (RFC 6749 §4.1.3) with
+// the PKCE verifier; a confidential client authenticates with HTTP Basic
+// (§2.3.1: id and secret form-encoded first).
+func (s *Server) exchangeCode(ctx context.Context, code, verifier string) (tokenResponse, error) {
+	lc := s.opts.OAuthLogin
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
+		"redirect_uri": {s.callbackURL()}, "client_id": {lc.ClientID}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, lc.TokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("token endpoint: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if lc.ClientSecret != "" {
+		req.SetBasicAuth(url.QueryEscape(lc.ClientID), url.QueryEscape(lc.ClientSecret))
+	}
+	resp, err := loginHTTP.Do(req)
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("token endpoint: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse+1))
+	var tr tokenResponse
+	switch {
+	case err != nil:
+		return tr, fmt.Errorf("token endpoint: reading the answer: %w", err)
+	case len(body) > maxTokenResponse:
+		return tr, fmt.Errorf("token endpoint: answer over %d bytes", maxTokenResponse)
+	case json.Unmarshal(body, &tr) != nil:
+		return tr, fmt.Errorf("token endpoint: %s, not JSON", resp.Status)
+	case resp.StatusCode != http.StatusOK || tr.AccessToken == "":
+		return tr, fmt.Errorf("token endpoint: %s %s", resp.Status, printableCode(tr.Error))
+	case !strings.EqualFold(tr.TokenType, "Bearer"):
+		return tr, fmt.Errorf("token endpoint: token type %q, want Bearer", printableCode(tr.TokenType))
+	}
+	return tr, nil
+}
+
+// jwtExpiry reads "exp" from a JWT's payload. Only for a token that has
+// just been verified: the payload is trusted because the signature was.
+func jwtExpiry(tok string) (time.Time, bool) {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var c struct {
+		Exp float64 `json:"exp"`
+	}
+	if err != nil || json.Unmarshal(payload, &c) != nil || c.Exp <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(c.Exp), 0), true
+}
+
+// serveLogout clears the login cookie. It takes POST only, from this
+// origin (Origin and Sec-Fetch-Site), so another site cannot sign the
+// user out behind their back; it answers a page whose link goes back to
+// the upload page with a fresh sign-in (no redirect: the form's CSP
+// form-action 'self' would refuse the hop to the AS).
+func (s *Server) serveLogout(ctx *fasthttp.RequestCtx) {
+	s.drainSmall(ctx)
+	if !ctx.IsPost() {
+		methodNotAllowed(ctx, "POST")
+		return
+	}
+	site := string(ctx.Request.Header.Peek("Sec-Fetch-Site"))
+	if why := s.checkHostOrigin(ctx); why != "" || (site != "" && site != "same-origin") {
+		s.loginMessage(ctx, http.StatusForbidden, "Sign-out refused", "Sign out from this site's own pages.", "")
+		return
+	}
+	s.setCookie(ctx, loginCookie, "", "/", -1)
+	d := loginPageData{Title: "Signed out", Message: "You are signed out."}
+	// Only back to an upload page of a genuine link: no open redirect.
+	if tok, ok := strings.CutPrefix(string(ctx.QueryArgs().Peek("next")), "/upload/"); ok {
+		if _, err := s.verifyUpload(tok); err == nil {
+			d.Retry, d.RetryText = "/upload/"+tok+"?signin=again", "Sign in as another user"
+		}
+	}
+	s.renderLoginPage(ctx, http.StatusOK, d)
+}
+
+// setCookie sets a host-only, HttpOnly, Secure, SameSite=Lax cookie;
+// ttl < 0 deletes it. Lax, not Strict: the callback and the return to the
+// page are top-level navigations that start at the AS, another site.
+// Browsers (and Go's cookie jar) treat http://localhost and 127.0.0.1 as
+// secure contexts, so Secure holds on loopback too.
+func (s *Server) setCookie(ctx *fasthttp.RequestCtx, name, value, path string, ttl time.Duration) {
+	c := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(c)
+	c.SetKey(name)
+	c.SetValue(value)
+	c.SetPath(path)
+	c.SetHTTPOnly(true)
+	c.SetSecure(true)
+	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	if ttl < 0 {
+		c.SetMaxAge(-1)
+	} else {
+		c.SetMaxAge(max(1, int(ttl/time.Second)))
+	}
+	ctx.Response.Header.SetCookie(c)
 }

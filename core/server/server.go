@@ -441,6 +441,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.serveMCP(ctx)
 	case auth.MetadataPath, auth.MetadataPathMCP:
 		s.serveResourceMetadata(ctx) // identity.go
+	case callbackPath:
+		s.serveLoginCallback(ctx) // login.go
+	case logoutPath:
+		s.serveLogout(ctx) // login.go
 	case "/healthz":
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("ok\n")
