@@ -37,7 +37,7 @@ func (r *runner) seedStore(ctx context.Context) error {
 			}
 		}
 	}
-	return nil
+	return r.putBaseline(ctx, "alice", hostile.BaseAlice, "text/plain", text[:100])
 }
 
 func (r *runner) putBaseline(ctx context.Context, principal, key, ctype string, data []byte) error {

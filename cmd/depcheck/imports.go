@@ -55,8 +55,8 @@ var importRules = []importRule{
 		below(fasthttp), []string{"core/server"}},
 	{"only storage/s3 imports minio-go",
 		below(minioGo), []string{"storage/s3"}},
-	{"only core/blobs, core/server, core/tenancy, storage/... and cmd/... import storage/...",
-		inModule("storage/..."), []string{"core/blobs", "core/server", "core/tenancy", "storage/...", "cmd/..."}},
+	{"only core/blobs, core/server/..., core/tenancy, storage/... and cmd/... import storage/...",
+		inModule("storage/..."), []string{"core/blobs", "core/server/...", "core/tenancy", "storage/...", "cmd/..."}},
 	{"only cmd/... imports core/conformance",
 		inModule("core/conformance/..."), []string{"cmd/...", "core/conformance/..."}},
 }

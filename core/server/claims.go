@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/token"
@@ -74,74 +73,10 @@ func (s *Server) sweepClaims(ctx context.Context) {
 
 // claimsOf returns the backend's claims, or, for a backend without them
 // (a third-party storage.Backend given through the Go API), claims kept in
-// this process: exact on one node only, and bounded (memClaims).
+// this process: exact on one node only, and bounded (storage.MemClaims).
 func claimsOf(b storage.Backend) (storage.Claimer, bool) {
 	if c, ok := b.(storage.Claimer); ok {
 		return c, true
 	}
-	return &memClaims{}, false
-}
-
-// memClaims is the in-process fallback. It holds at most maxMemClaims live
-// claims; when full it refuses new ones (a single-use link then answers 404,
-// an upload 503) rather than forgetting a used one.
-type memClaims struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
-}
-
-const maxMemClaims = 1 << 16
-
-// errClaimsFull means memClaims has no room for a new claim.
-var errClaimsFull = errors.New("server: too many one-time claims in memory")
-
-func (m *memClaims) Claim(_ context.Context, c storage.Claim) error {
-	p, err := c.Path()
-	if err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.seen == nil {
-		m.seen = map[string]time.Time{}
-	}
-	if _, ok := m.seen[p]; ok {
-		return storage.ErrExists
-	}
-	if len(m.seen) >= maxMemClaims {
-		m.dropExpiredLocked(time.Now())
-		if len(m.seen) >= maxMemClaims {
-			return errClaimsFull
-		}
-	}
-	m.seen[p] = c.Expires
-	return nil
-}
-
-func (m *memClaims) Release(_ context.Context, c storage.Claim) error {
-	p, err := c.Path()
-	if err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.seen, p)
-	return nil
-}
-
-func (m *memClaims) SweepClaims(_ context.Context, _ string, now time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.dropExpiredLocked(now), nil
-}
-
-func (m *memClaims) dropExpiredLocked(now time.Time) int {
-	n := 0
-	for p, exp := range m.seen {
-		if exp.Before(now) {
-			delete(m.seen, p)
-			n++
-		}
-	}
-	return n
+	return &storage.MemClaims{}, false
 }

@@ -120,29 +120,6 @@ func TestUploadLinkOnce(t *testing.T) {
 	}
 }
 
-// TestMemClaimsBound: the in-process fallback refuses new claims when full
-// instead of forgetting used ones, and expired claims make room.
-func TestMemClaimsBound(t *testing.T) {
-	parallel(t)
-	var m memClaims
-	ctx := context.Background()
-	exp := time.Now().Add(time.Hour)
-	for i := range maxMemClaims {
-		if err := m.Claim(ctx, storage.Claim{Set: "s", Name: fmt.Sprint(i), Expires: exp}); err != nil {
-			t.Fatalf("claim %d: %v", i, err)
-		}
-	}
-	if err := m.Claim(ctx, storage.Claim{Set: "s", Name: "more", Expires: exp}); err != errClaimsFull {
-		t.Fatalf("a full set took a new claim: %v", err)
-	}
-	if err := m.Claim(ctx, storage.Claim{Set: "s", Name: "7", Expires: exp}); err != storage.ErrExists {
-		t.Fatalf("a used claim was taken again: %v", err)
-	}
-	if n, _ := m.SweepClaims(ctx, "s", exp.Add(time.Second)); n != maxMemClaims {
-		t.Fatalf("sweep removed %d; want %d", n, maxMemClaims)
-	}
-}
-
 func putObject(t *testing.T, b storage.Backend, key string, data []byte) {
 	t.Helper()
 	w, err := b.Create(context.Background(), key, storage.CreateOptions{})

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 )
 
@@ -112,30 +111,6 @@ func TestPaceReader(t *testing.T) {
 			t.Fatalf("a client that sends nothing more: %v, want a timeout", err)
 		}
 	})
-}
-
-func TestLazyBody(t *testing.T) {
-	parallel(t)
-	data := randomBytes(3 << 20)
-	for _, tc := range []struct {
-		name  string
-		r     io.Reader
-		large bool
-	}{
-		{"fast", bytes.NewReader(data), true},
-		{"trickle", iotest.OneByteReader(bytes.NewReader(data[:100<<10])), false},
-		{"half", iotest.HalfReader(bytes.NewReader(data)), false}, // no read fills the buffer
-	} {
-		l := newLazyBody(tc.r)
-		got, err := io.ReadAll(iotest.OneByteReader(struct{ io.Reader }{l}))
-		if err != nil || !bytes.HasPrefix(data, got) || len(got) < 100<<10 {
-			t.Fatalf("%s: %v, %d bytes", tc.name, err, len(got))
-		}
-		if l.big != tc.large {
-			t.Errorf("%s: large buffer taken = %v", tc.name, l.big)
-		}
-		l.release()
-	}
 }
 
 // holdUpload starts a PUT whose body does not come, so it holds an upload

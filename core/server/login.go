@@ -1,15 +1,9 @@
 package server
 
 import (
-	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/auth/login"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -62,19 +57,7 @@ const (
 	callbackPath      = "/oauth/callback"
 	logoutPath        = "/oauth/logout"
 	loginStateTTL     = 10 * time.Minute
-	loginMaxTTL       = time.Hour
-	loginScope        = "openid " + auth.ScopeWrite
-	tokenTimeout      = 10 * time.Second
-	maxTokenResponse  = 64 << 10
 )
-
-// loginHTTP talks to the token endpoint: bounded in time, and a redirect
-// is an error (a token endpoint has no reason to redirect a POST carrying
-// a client secret elsewhere).
-var loginHTTP = &http.Client{
-	Timeout:       tokenTimeout,
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
 
 // loginSubject returns the principal the upload page's login cookie names,
 // when the cookie is present, authentic and unexpired.
@@ -129,34 +112,27 @@ func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims to
 // node sharing the keyring. reauth asks the AS to authenticate anew (after
 // a sign-out, so its own session does not sign the same user back in).
 func (s *Server) startLogin(ctx *fasthttp.RequestCtx, returnPath string, reauth bool) {
-	lc := s.opts.OAuthLogin
-	state, verifier := rand.Text(), rand.Text()+rand.Text() // 130 and 260 bits; PKCE wants 43-128 chars
+	state, verifier := login.NewState()
 	rec, err := s.opts.Keyring.Seal(token.Claims{Purpose: purposeLoginState, Nonce: state,
 		Object: returnPath, Data: []byte(verifier), Expires: time.Now().Add(loginStateTTL)})
-	u, perr := url.Parse(lc.AuthorizationEndpoint)
-	if err != nil || perr != nil {
-		s.log.Error("server: starting sign-in failed", "err", errors.Join(err, perr))
+	u, uerr := s.loginClient().AuthorizationURL(state, verifier, reauth)
+	if err != nil || uerr != nil {
+		s.log.Error("server: starting sign-in failed", "err", errors.Join(err, uerr))
 		s.loginMessage(ctx, http.StatusInternalServerError, "Sign-in failed", "Sign-in cannot start right now. Try again later.", "")
 		return
 	}
-	sum := sha256.Sum256([]byte(verifier))
-	q := u.Query()
-	q.Set("response_type", "code")
-	q.Set("client_id", lc.ClientID)
-	q.Set("redirect_uri", s.callbackURL())
-	q.Set("scope", loginScope)
-	q.Set("state", state)
-	q.Set("code_challenge", base64.RawURLEncoding.EncodeToString(sum[:]))
-	q.Set("code_challenge_method", "S256")
-	q.Set("resource", auth.CanonicalResource(s.opts.PublicURL))
-	if reauth {
-		q.Set("prompt", "login")
-	}
-	u.RawQuery = q.Encode()
 	s.setCookie(ctx, loginStateCookie, rec, callbackPath, loginStateTTL)
 	noStore(ctx)
-	ctx.Response.Header.Set("Location", u.String())
+	ctx.Response.Header.Set("Location", u)
 	ctx.SetStatusCode(http.StatusFound)
+}
+
+// loginClient is the sign-in's OAuth client.
+func (s *Server) loginClient() login.Client {
+	lc := s.opts.OAuthLogin
+	return login.Client{ClientID: lc.ClientID, ClientSecret: lc.ClientSecret, AuthorizationEndpoint: lc.AuthorizationEndpoint,
+		TokenEndpoint: lc.TokenEndpoint, RedirectURI: s.callbackURL(), Resource: auth.CanonicalResource(s.opts.PublicURL),
+		Verifier: s.opts.OAuth}
 }
 
 func (s *Server) callbackURL() string {
@@ -184,12 +160,12 @@ func (s *Server) serveLoginCallback(ctx *fasthttp.RequestCtx) {
 	s.setCookie(ctx, loginStateCookie, "", callbackPath, -1)
 	args := ctx.QueryArgs()
 	if e := args.Peek("error"); len(e) > 0 {
-		s.log.Info("server: the authorization server refused the sign-in", "error", printableCode(string(e)))
+		s.log.Info("server: the authorization server refused the sign-in", "error", login.Printable(string(e)))
 		s.loginMessage(ctx, http.StatusForbidden, "Sign-in refused",
-			"The sign-in was not completed ("+printableCode(string(e))+"). Open the upload link again to retry.", "")
+			"The sign-in was not completed ("+login.Printable(string(e))+"). Open the upload link again to retry.", "")
 		return
 	}
-	id, expires, err := s.redeemCode(string(args.Peek("code")), string(rec.Data))
+	id, expires, err := s.loginClient().Redeem(string(args.Peek("code")), string(rec.Data))
 	if err != nil {
 		s.log.Warn("server: sign-in failed", "err", err)
 		s.loginMessage(ctx, http.StatusBadGateway, "Sign-in failed",
@@ -222,119 +198,6 @@ func (s *Server) loginState(ctx *fasthttp.RequestCtx) (token.Claims, bool) {
 		return token.Claims{}, false
 	}
 	return rec, true
-}
-
-// printableCode bounds an AS-supplied error code to a short token of
-// printable ASCII for the page and the log.
-func printableCode(s string) string {
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x21 || r > 0x7e {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
-// tokenResponse is the part of an RFC 6749 §5.1 answer the sign-in uses.
-type tokenResponse struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-	ExpiresIn   int64  `json:"expires_in"`
-	Error       string `json:"error"`
-}
-
-// redeemCode exchanges code at the token endpoint and verifies the access
-// token like any bearer (issuer, audience, expiry, signature): the login
-// is worth what the token is. It returns the identity and when the login
-// ends: the token's expiry, at most loginMaxTTL from now. Errors never
-// quote the code or the token.
-func (s *Server) redeemCode(code, verifier string) (auth.Identity, time.Time, error) {
-	if code == "" {
-		return auth.Identity{}, time.Time{}, errors.New("the callback has no code")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
-	defer cancel()
-	tr, err := s.exchangeCode(ctx, code, verifier)
-	if err != nil {
-		return auth.Identity{}, time.Time{}, err
-	}
-	id, err := s.opts.OAuth.VerifyToken(ctx, tr.AccessToken)
-	if err != nil {
-		return auth.Identity{}, time.Time{}, fmt.Errorf("the access token was not accepted: %w", err)
-	}
-	if id.Principal == "" {
-		return auth.Identity{}, time.Time{}, errors.New("the access token names no principal")
-	}
-	now := time.Now()
-	expires := now.Add(loginMaxTTL)
-	if tr.ExpiresIn > 0 && tr.ExpiresIn < int64(loginMaxTTL/time.Second) {
-		expires = now.Add(time.Duration(tr.ExpiresIn) * time.Second)
-	}
-	if exp, ok := jwtExpiry(tr.AccessToken); ok && exp.Before(expires) {
-		expires = exp
-	}
-	if !expires.After(now) {
-		return auth.Identity{}, time.Time{}, errors.New("the access token has expired")
-	}
-	return id, expires, nil
-}
-
-// exchangeCode posts the authorization code grant (RFC 6749 §4.1.3) with
-// the PKCE verifier; a confidential client authenticates with HTTP Basic
-// (§2.3.1: id and secret form-encoded first).
-func (s *Server) exchangeCode(ctx context.Context, code, verifier string) (tokenResponse, error) {
-	lc := s.opts.OAuthLogin
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
-		"redirect_uri": {s.callbackURL()}, "client_id": {lc.ClientID}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, lc.TokenEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return tokenResponse{}, fmt.Errorf("token endpoint: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if lc.ClientSecret != "" {
-		req.SetBasicAuth(url.QueryEscape(lc.ClientID), url.QueryEscape(lc.ClientSecret))
-	}
-	resp, err := loginHTTP.Do(req)
-	if err != nil {
-		return tokenResponse{}, fmt.Errorf("token endpoint: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponse+1))
-	var tr tokenResponse
-	switch {
-	case err != nil:
-		return tr, fmt.Errorf("token endpoint: reading the answer: %w", err)
-	case len(body) > maxTokenResponse:
-		return tr, fmt.Errorf("token endpoint: answer over %d bytes", maxTokenResponse)
-	case json.Unmarshal(body, &tr) != nil:
-		return tr, fmt.Errorf("token endpoint: %s, not JSON", resp.Status)
-	case resp.StatusCode != http.StatusOK || tr.AccessToken == "":
-		return tr, fmt.Errorf("token endpoint: %s %s", resp.Status, printableCode(tr.Error))
-	case !strings.EqualFold(tr.TokenType, "Bearer"):
-		return tr, fmt.Errorf("token endpoint: token type %q, want Bearer", printableCode(tr.TokenType))
-	}
-	return tr, nil
-}
-
-// jwtExpiry reads "exp" from a JWT's payload. Only for a token that has
-// just been verified: the payload is trusted because the signature was.
-func jwtExpiry(tok string) (time.Time, bool) {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return time.Time{}, false
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	var c struct {
-		Exp float64 `json:"exp"`
-	}
-	if err != nil || json.Unmarshal(payload, &c) != nil || c.Exp <= 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(int64(c.Exp), 0), true
 }
 
 // serveLogout clears the login cookie. It takes POST only, from this

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/auth/login"
 	"github.com/mcpblob/mcpblob/core/auth/oauth"
 	"github.com/mcpblob/mcpblob/core/auth/oauthtest"
 	"github.com/mcpblob/mcpblob/core/blobs"
@@ -230,7 +231,7 @@ func (e *loginEnv) signIn(t *testing.T, b *browser, tok, user string) *url.URL {
 		t.Fatalf("callback: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
 	c := wantCookie(t, resp, loginCookie, "/")
-	if c.MaxAge <= 0 || c.MaxAge > int(loginMaxTTL/time.Second) || strings.Contains(c.Value, user) {
+	if c.MaxAge <= 0 || c.MaxAge > int(login.MaxTTL/time.Second) || strings.Contains(c.Value, user) {
 		t.Errorf("login cookie %+v", c)
 	}
 	if st := findCookie(resp, loginStateCookie); st == nil || st.MaxAge >= 0 {

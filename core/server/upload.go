@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/lazybody"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -444,8 +445,8 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 	// mime/multipart reads through its own 4 KiB bufio.Reader; under it a
 	// buffer that grows to 1 MiB once the body arrives fast keeps socket
 	// reads large without a trickling body holding 1 MiB.
-	lb := newLazyBody(&u.read)
-	defer lb.release()
+	lb := lazybody.New(&u.read)
+	defer lb.Release()
 	mr := multipart.NewReader(lb, params["boundary"])
 	files, parts := 0, 0
 	for {

@@ -89,6 +89,9 @@ const (
 	BaseText = "hard/base/text.txt"
 	BaseBin  = "hard/base/blob.bin"
 	BaseSize = 1000
+	// BaseAlice is a baseline object only alice stores: with tenancy
+	// (where every principal gets the baseline) bob has no key of that name.
+	BaseAlice = "hard/base/alice.txt"
 )
 
 // setupFailed is the batch of a class that could not prepare its inputs

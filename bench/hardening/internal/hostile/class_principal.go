@@ -21,8 +21,8 @@ func principalAbuse(ctx context.Context, e *Env) []Batch {
 		tenancy = WantReject
 	}
 	v1 := []Case{
-		noStore(rawCase("bob reads alice's blob", tenancy, http.MethodGet, "/v1/blobs/"+BaseText, "bob", nil)),
-		jsonCaseAs("bob mints a link to alice's blob", tenancy, "bob", "/v1/links", map[string]any{"key": BaseText}),
+		noStore(rawCase("bob reads alice's blob", tenancy, http.MethodGet, "/v1/blobs/"+BaseAlice, "bob", nil)),
+		jsonCaseAs("bob mints a link to alice's blob", tenancy, "bob", "/v1/links", map[string]any{"key": BaseAlice}),
 		bobDeletes(tenancy),
 	}
 	u := []Case{uploadAs("alice's endpoint used with bob's key", WantReject, "bob"), uploadAs("alice's endpoint used with alice's key", WantAccept, "alice")}
