@@ -40,19 +40,11 @@ func newInventory(tenancy bool) *inventory {
 // ns is the namespace principal's objects live in; its value is also the
 // principal whose key lists it.
 func (inv *inventory) ns(principal string) string {
-	switch {
-	case inv.tenancy && principal == "":
-		return sharedNS
-	case inv.tenancy:
+	if inv.tenancy && principal != "" {
 		return principal
 	}
 	return "alice"
 }
-
-// sharedNS is, with tenancy, the namespace of objects stored by tokens
-// without a principal (forged ones): no key of the harness lists it, so
-// checkStore passes it over.
-const sharedNS = "(shared)"
 
 // expect records what key should hold. A baseline object keeps its
 // expectation unless the harness itself stores it again (o.baseline): an
@@ -149,9 +141,7 @@ func (r *runner) checkStore(ctx context.Context) storeReport {
 	r.inv.mu.Lock()
 	spaces := make([]string, 0, len(r.inv.want))
 	for ns := range r.inv.want {
-		if ns != sharedNS {
-			spaces = append(spaces, ns)
-		}
+		spaces = append(spaces, ns)
 	}
 	r.inv.mu.Unlock()
 	for _, ns := range spaces {

@@ -102,14 +102,20 @@ func (e *Env) forged(purpose string) []mutation {
 		return m
 	}
 	n := next()
-	return []mutation{
+	// A token without a principal stores in the shared root namespace,
+	// which no key of the harness lists under tenancy (the server never
+	// mints one there: with keys every token names its principal).
+	var noPrincipal []mutation
+	if !e.tenancy {
+		noPrincipal = append(noPrincipal, sign("no principal", token.Claims{Object: fmt.Sprintf("hard/forged-%d", n)}, true))
+	}
+	return append([]mutation{
 		sign("object .mcpblob/token-keys", token.Claims{Principal: "alice", Object: ".mcpblob/token-keys"}, false),
 		sign("object ../escape", token.Claims{Principal: "alice", Object: fmt.Sprintf("../escape-%d", n)}, false),
 		sign("object .mcpblob/claims/…", token.Claims{Principal: "alice", Object: fmt.Sprintf(".mcpblob/claims/links/x%d", n)}, false),
 		sign("object an alias of a baseline blob", token.Claims{Principal: "alice", Object: "hard/base/./text.txt"}, false),
 		sign("expired", token.Claims{Principal: "alice", Object: BaseText, Expires: time.Now().Add(-time.Minute)}, false),
-		sign("no principal", token.Claims{Object: fmt.Sprintf("hard/forged-%d", n)}, true),
-	}
+	}, noPrincipal...)
 }
 
 // tokenAbuse forges and tampers with /d links, /u endpoints, the upload
