@@ -37,8 +37,17 @@ func (s *syncBuffer) String() string {
 func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer) {
 	t.Helper()
 	addr := freePort(t)
+	return "http://" + addr, startServerAt(t, addr, append([]string{"--data", dataDir}, extra...)...)
+}
+
+// startServerAt runs `mcpblob serve --listen addr` with args until it is
+// ready and returns its log; the process is stopped by its PID (SIGINT,
+// then SIGKILL) at cleanup. A test that must know the address before the
+// server starts (an authorization server's resource URL) calls it directly.
+func startServerAt(t *testing.T, addr string, args ...string) *syncBuffer {
+	t.Helper()
 	logs := &syncBuffer{}
-	cmd := exec.Command(mcpblobBin, append([]string{"serve", "--listen", addr, "--data", dataDir}, extra...)...)
+	cmd := exec.Command(mcpblobBin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -57,12 +66,12 @@ func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *
 			t.Logf("server log (tail):\n%s", tail(logs.String(), 40))
 		}
 	})
-	base := "http://" + addr
+	hc := &http.Client{Timeout: 2 * time.Second}
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
+		if resp, err := hc.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base, logs
+			if resp.StatusCode == http.StatusOK {
+				return logs
 			}
 		}
 		select {
@@ -72,7 +81,7 @@ func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *
 		}
 	}
 	t.Fatalf("mcpblob serve not ready after 15s:\n%s", logs.String())
-	return "", nil
+	return nil
 }
 
 // writeBigFile writes size bytes (1 MiB blocks that all differ) and returns

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,7 +51,7 @@ func TestOAuthTypeScriptSDKs(t *testing.T) {
 		Resources: []string{resource},
 		Clients:   []string{oauthClientID + "=" + oauthRedirect},
 	})
-	logs := startOAuthServer(t, addr, "--data", t.TempDir(), "--oauth-issuer", as.Issuer)
+	logs := startServerAt(t, addr, "--data", t.TempDir(), "--oauth-issuer", as.Issuer)
 
 	// The callback is never served: the script takes the code from the AS's
 	// redirect to it, as a browser would hand it to a loopback listener.
@@ -292,50 +291,6 @@ func showRequests(reqs []oauthRequest) string {
 		fmt.Fprintf(&b, "\n  #%d %s %s bearer=%v %s → %d", i, q.Method, q.URL, q.Bearer, q.RPC, q.Status)
 	}
 	return b.String()
-}
-
-// startOAuthServer runs `mcpblob serve --listen addr` with args; the
-// process is stopped by its PID (SIGINT, then SIGKILL) at cleanup.
-// startServerLogged picks its own port, but the authorization server must
-// know the resource URL before mcpblob starts.
-func startOAuthServer(t *testing.T, addr string, args ...string) *syncBuffer {
-	t.Helper()
-	logs := &syncBuffer{}
-	cmd := exec.Command(mcpblobBin, append([]string{"serve", "--listen", addr}, args...)...)
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("server log (tail):\n%s", tail(logs.String(), 40))
-		}
-	})
-	hc := &http.Client{Timeout: 2 * time.Second}
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-		if resp, err := hc.Get("http://" + addr + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return logs
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("mcpblob serve exited early:\n%s", logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mcpblob serve not ready after 15s:\n%s", logs.String())
-	return nil
 }
 
 type rpcError struct {
