@@ -142,10 +142,7 @@ func (st *uploadState) pickMode(caps json.RawMessage, mode string) string {
 // browser or a client and must not show the key or the principal.
 func (a *App) mintUpload(c *mcp.Call, st *uploadState) (string, error) {
 	data, _ := json.Marshal(UploadTokenData{Field: "file", Mode: st.Mode})
-	object, prefix := "", a.opts.Tenancy.RawPrefix(identity(c))
-	if st.Key != "" {
-		object, prefix = a.raw(c, st.Key), ""
-	}
+	object, prefix := a.opts.Tenancy.UploadTarget(identity(c), st.Key)
 	return a.keyring.Seal(token.Claims{
 		Purpose:   token.PurposeUpload,
 		Principal: c.Principal(),

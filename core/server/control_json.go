@@ -248,10 +248,8 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	if !ok {
 		return
 	}
-	u := token.Upload{Principal: id.Principal, Prefix: s.tenancy.RawPrefix(id), MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
-	if req.Key != "" {
-		u.Key, u.Prefix = s.tenancy.Raw(id, req.Key), ""
-	}
+	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
+	u.Key, u.Prefix = s.tenancy.UploadTarget(id, req.Key)
 	up, err := s.mintUpload(u)
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)

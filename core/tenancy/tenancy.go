@@ -59,10 +59,7 @@ func (p Policy) Store(b storage.Backend, id auth.Identity) storage.Backend {
 
 // Raw is the store key of id's key.
 func (p Policy) Raw(id auth.Identity, key string) string {
-	if p.confined(id) {
-		return namespace.Join(namespace.Name(id.Principal), key)
-	}
-	return key
+	return p.RawPrefix(id) + key
 }
 
 // RawPrefix is the store prefix of id's keys ("" when id sees the raw store).
@@ -71,6 +68,17 @@ func (p Policy) RawPrefix(id auth.Identity) string {
 		return namespace.Join(namespace.Name(id.Principal), "")
 	}
 	return ""
+}
+
+// UploadTarget is what an upload endpoint minted for id stores under: the
+// store key of id's key, or, when key is "" (the server picks the key when
+// the file arrives), the store prefix of id's keys (token.Upload's Key and
+// Prefix).
+func (p Policy) UploadTarget(id auth.Identity, key string) (object, prefix string) {
+	if key != "" {
+		return p.Raw(id, key), ""
+	}
+	return "", p.RawPrefix(id)
 }
 
 // Audience is the event audience of id's notification streams.
