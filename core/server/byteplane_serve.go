@@ -37,6 +37,16 @@ type blobServe struct {
 	consume func() error
 }
 
+// blobStorageError answers a storage error of serving bs: in a download
+// link's terms (no key) when bs came with one.
+func (s *Server) blobStorageError(ctx *fasthttp.RequestCtx, bs blobServe, op string, err error) {
+	if bs.link {
+		s.linkStorageError(ctx, op, bs.key, err)
+		return
+	}
+	s.apiStorageError(ctx, op, bs.key, err)
+}
+
 // backend is the store bs reads from.
 func (bs blobServe) backend(s *Server) storage.Backend {
 	if bs.store != nil {
@@ -92,15 +102,8 @@ func (s *Server) serveBlob(ctx *fasthttp.RequestCtx, bs blobServe) {
 func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attempt int) (retry bool) {
 	h := &ctx.Response.Header
 	info, err := bs.backend(s).Stat(context.Background(), bs.key)
-	if err == nil && bs.version != "" && info.ETag != bs.version {
-		err = storage.ErrNotFound // replaced since the link was minted
-	}
-	if err != nil && bs.link {
-		s.linkStorageError(ctx, "stat", bs.key, err)
-		return false
-	}
-	if err != nil {
-		s.apiStorageError(ctx, "stat", bs.key, err)
+	if err = linkedVersion(info, bs.version, err); err != nil {
+		s.blobStorageError(ctx, bs, "stat", err)
 		return false
 	}
 	setBlobMetaHeaders(h, info)
@@ -202,11 +205,10 @@ func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, bs blobServe, info stora
 	// Bound to the response, not the handler: S3 bodies stream after
 	// the handler returns.
 	octx, cancel := context.WithCancel(context.Background())
-	key := bs.key
-	rc, oinfo, err := bs.backend(s).Open(octx, key, rng)
+	rc, oinfo, err := bs.backend(s).Open(octx, bs.key, rng)
 	if err != nil {
 		cancel()
-		s.apiStorageError(ctx, "open", key, err)
+		s.blobStorageError(ctx, bs, "open", err)
 		return false
 	}
 	if oinfo.ETag != info.ETag {

@@ -56,10 +56,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner, c token.Claims) {
 	info, err := s.opts.Backend.Stat(context.Background(), c.Object)
-	if err == nil && c.Version != "" && info.ETag != c.Version {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
+	if err = linkedVersion(info, c.Version, err); err != nil {
 		s.linkStorageError(ctx, "stat", c.Object, err)
 		return
 	}
@@ -112,6 +109,16 @@ func (s *Server) linkCaller(ctx *fasthttp.RequestCtx, c token.Claims) bool {
 		return false
 	}
 	return true
+}
+
+// linkedVersion is err, or ErrNotFound when a link minted for version (an
+// ETag; "" for any) finds info, another version: the blob was replaced
+// since, and a link is for the version it was minted for.
+func linkedVersion(info storage.Info, version string, err error) error {
+	if err == nil && version != "" && info.ETag != version {
+		return storage.ErrNotFound
+	}
+	return err
 }
 
 // linkStorageError answers a storage error of a download link. The link
