@@ -16,7 +16,7 @@ func (v stubVerifier) VerifyToken(_ context.Context, tok string) (Identity, erro
 	if tok == v.good {
 		return Identity{Principal: "alice", Scopes: []string{ScopeRead}}, nil
 	}
-	return Identity{}, errors.New("oauth: invalid token: bad signature")
+	return Identity{}, errors.New("invalid token: bad signature")
 }
 
 func testAuthenticator(t testing.TB) *Authenticator {

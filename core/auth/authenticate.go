@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// TokenVerifier verifies an OAuth access token (package oauth, adapted by
-// the caller) and returns its identity, or an error whose text is a short
-// reason safe to log and to show in error_description.
+// TokenVerifier verifies an OAuth access token (package oauth) and
+// returns its identity, or an error whose text is a short reason safe to
+// log and to show in error_description ("invalid token: expired").
 type TokenVerifier interface {
 	VerifyToken(ctx context.Context, token string) (Identity, error)
 }
@@ -83,13 +83,10 @@ func unauthorized(code, desc string) *Failure {
 	return &Failure{Status: 401, Challenge: Challenge{Error: code, Description: desc}}
 }
 
-// reason shortens a verifier's error to its last phrase ("oauth: invalid
-// token: expired" → "invalid token: expired").
+// reason is a verifier's error as an error_description: its text (a
+// TokenVerifier's errors are written for clients), bounded.
 func reason(err error) string {
 	msg := err.Error()
-	if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "oauth") {
-		msg = rest
-	}
 	if len(msg) > 120 {
 		msg = msg[:120]
 	}

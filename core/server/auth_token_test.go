@@ -99,6 +99,9 @@ func TestOAuthTokens(t *testing.T) {
 	for name, authz := range bad {
 		checkUnauthorized(t, name, o, o.post(authz, "/mcp"))
 	}
+	if ch := o.post(bad["expired"], "/mcp").header.Get("WWW-Authenticate"); !strings.Contains(ch, `error="invalid_token", error_description="invalid token: expired"`) {
+		t.Errorf("expired token's challenge: %q", ch)
+	}
 	if r := o.post("", "/mcp?access_token="+good); r.status != http.StatusUnauthorized {
 		t.Errorf("token in the query string: %d %s", r.status, r.body)
 	}
