@@ -203,9 +203,10 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	if bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	info, err := a.view(c).Stat(c.Context(), key)
+	store := a.view(c)
+	info, err := store.Stat(c.Context(), key)
 	if err == nil {
-		err = a.view(c).Delete(c.Context(), key)
+		err = store.Delete(c.Context(), key)
 	}
 	if err != nil {
 		if r := keyError(key, err); r != nil {

@@ -18,6 +18,7 @@ func TestHub(t *testing.T) {
 		}
 	}
 	stopB()
+	// A subscriber that falls behind loses events; Publish never blocks.
 	for range 100 {
 		h.Publish(Event{Kind: PromptListChanged})
 	}
