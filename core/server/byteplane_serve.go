@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -37,11 +38,12 @@ type blobServe struct {
 	consume func() error
 }
 
-// blobStorageError answers a storage error of serving bs: in a download
-// link's terms (no key) when bs came with one.
+// blobStorageError answers a storage error of serving bs. A download link
+// hides its object's key, so the answer must too: a missing or replaced
+// object is a plain 404.
 func (s *Server) blobStorageError(ctx *fasthttp.RequestCtx, bs blobServe, op string, err error) {
-	if bs.link {
-		s.linkStorageError(ctx, op, bs.key, err)
+	if bs.link && errors.Is(err, storage.ErrNotFound) {
+		apiError(ctx, http.StatusNotFound, "not_found", "the linked blob was deleted or replaced")
 		return
 	}
 	s.apiStorageError(ctx, op, bs.key, err)

@@ -57,7 +57,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner, c token.Claims) {
 	info, err := s.opts.Backend.Stat(context.Background(), c.Object)
 	if err = linkedVersion(info, c.Version, err); err != nil {
-		s.linkStorageError(ctx, "stat", c.Object, err)
+		s.blobStorageError(ctx, blobServe{key: c.Object, link: true}, "stat", err)
 		return
 	}
 	if c.SingleUse {
@@ -119,15 +119,4 @@ func linkedVersion(info storage.Info, version string, err error) error {
 		return storage.ErrNotFound
 	}
 	return err
-}
-
-// linkStorageError answers a storage error of a download link. The link
-// hides its object's key, so the answer must too: a missing or replaced
-// object is a plain 404.
-func (s *Server) linkStorageError(ctx *fasthttp.RequestCtx, op, key string, err error) {
-	if errors.Is(err, storage.ErrNotFound) {
-		apiError(ctx, http.StatusNotFound, "not_found", "the linked blob was deleted or replaced")
-		return
-	}
-	s.apiStorageError(ctx, op, key, err)
 }
