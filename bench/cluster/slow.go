@@ -47,7 +47,7 @@ func startSlowUploads(ctx context.Context, cl *cluster, victim *node) func() []*
 			base = victim.url()
 		}
 		wg.Go(func() {
-			body := &trickle{data: data, every: slowTime / (slowSize / slowChunk)}
+			body := &trickle{data: data, chunk: slowChunk, over: slowTime}
 			req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/v1/blobs/"+u.key, body)
 			if err != nil {
 				u.err = err
@@ -69,22 +69,27 @@ func startSlowUploads(ctx context.Context, cl *cluster, victim *node) func() []*
 	return func() []*slowUpload { wg.Wait(); return ups }
 }
 
-// trickle hands out data one slowChunk at a time, pausing before each but
-// the first.
+// trickle hands out data at an even pace: at most chunk bytes per Read,
+// each returned no earlier than its share of over (the time for the whole
+// of data) since the first Read, whatever the size of the reader's
+// buffer.
 type trickle struct {
 	data  []byte
 	off   int
-	every time.Duration
+	chunk int
+	over  time.Duration
+	start time.Time
 }
 
 func (t *trickle) Read(p []byte) (int, error) {
 	if t.off >= len(t.data) {
 		return 0, io.EOF
 	}
-	if t.off > 0 {
-		time.Sleep(t.every)
+	if t.start.IsZero() {
+		t.start = time.Now()
 	}
-	n := copy(p[:min(len(p), slowChunk)], t.data[t.off:])
+	n := copy(p[:min(len(p), t.chunk)], t.data[t.off:])
 	t.off += n
+	time.Sleep(time.Until(t.start.Add(time.Duration(float64(t.over) * float64(t.off) / float64(len(t.data))))))
 	return n, nil
 }
