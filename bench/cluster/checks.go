@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
@@ -98,8 +99,9 @@ func (cl *cluster) put(ctx context.Context, base, key string, data []byte) error
 	return err
 }
 
-// crossNode runs the session, link and upload checks, each minting or
-// opening on node 1 and using the result on the other nodes.
+// crossNode runs the session, link, upload and elicitation checks, each
+// minting or opening on node 1 (or nginx) and using the result on the
+// other nodes.
 func crossNode(ctx context.Context, cl *cluster, rep *report) {
 	n1, n2, n3 := cl.nodes[0], cl.nodes[1], cl.nodes[2]
 	large := content(largeSize)
@@ -112,6 +114,8 @@ func crossNode(ctx context.Context, cl *cluster, rep *report) {
 	sessions(ctx, cl, rep, n1, n2, n3)
 	links(ctx, cl, rep, large, n1, n2, n3)
 	uploads(ctx, cl, rep, n1, n2, n3)
+	mrtrUpload(ctx, cl, rep, n1, n2, n3)
+	formElicitation(ctx, cl, rep)
 }
 
 func sessions(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
@@ -137,27 +141,52 @@ func sessions(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
 	status, err := mcpStatus(ctx, cl.mcp(n2.url(), forged), "tools/list")
 	rep.add(g, "tampered session id refused on mcpblob2", err == nil && status == http.StatusNotFound, fmt.Sprintf("http %d (want 404), err %v", status, err))
 
-	// DELETE ends a session on the node that gets it. The others keep
-	// accepting its id until it expires: revocation is per process.
-	c2 := cl.mcp(n1.url(), "")
-	if err := c2.Init(ctx, nil); err != nil {
+	endSession(ctx, cl, rep, n1, n2, n3)
+}
+
+// endSession: a session ended with DELETE /mcp on mcpblob1 is refused with
+// 404 on every node (SPEC.md §2.1: a terminated session answers 404). The
+// session is used on all three nodes first, so each holds it in memory
+// when it ends.
+func endSession(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
+	const g = "sessions"
+	all := []*node{n1, n2, n3}
+	c := cl.mcp(n1.url(), "")
+	if err := c.Init(ctx, nil); err != nil {
 		rep.fail(g, "second session on mcpblob1", err.Error())
+		rep.sum("session end exact across 3 nodes", false, "no session: "+err.Error())
 		return
 	}
-	status, _, err = cl.call(ctx, http.MethodDelete, n1.url()+"/mcp", nil, "Mcp-Session-Id", c2.Session, "MCP-Protocol-Version", mcpc.Protocol)
-	rep.add(g, "DELETE session on mcpblob1", err == nil && status == http.StatusOK, fmt.Sprintf("http %d, err %v", status, err))
-	st1, err1 := mcpStatus(ctx, cl.mcp(n1.url(), c2.Session), "tools/list")
-	rep.add(g, "deleted session refused on mcpblob1", err1 == nil && st1 == http.StatusNotFound, fmt.Sprintf("http %d (want 404), err %v", st1, err1))
-	st2, err2 := mcpStatus(ctx, cl.mcp(n2.url(), c2.Session), "tools/list")
-	switch {
-	case err2 != nil:
-		rep.fail(g, "deleted session on mcpblob2", err2.Error())
-	case st2 == http.StatusNotFound:
-		rep.add(g, "deleted session refused on mcpblob2", true, "http 404")
-	default:
-		rep.note(g, "deleted session on mcpblob2",
-			fmt.Sprintf("http %d: still accepted. Session revocation (DELETE /mcp) is kept per process (core/mcp session.go `revoked`); behind nginx the DELETE and later requests hash to the same node, so only a failover or a direct request sees it", st2))
+	var used []string
+	for _, n := range all {
+		st, err := mcpStatus(ctx, cl.mcp(n.url(), c.Session), "tools/list")
+		used = append(used, fmt.Sprintf("%s %d", n.name, st))
+		if err != nil || st != http.StatusOK {
+			rep.fail(g, "second session used on every node before its end", fmt.Sprintf("%s: http %d, err %v", n.name, st, err))
+			rep.sum("session end exact across 3 nodes", false, "the session did not work on every node before the DELETE")
+			return
+		}
 	}
+	rep.add(g, "second session used on every node before its end", true, "tools/list: http "+strings.Join(used, ", "))
+	status, b, err := cl.call(ctx, http.MethodDelete, n1.url()+"/mcp", nil, "Mcp-Session-Id", c.Session, "MCP-Protocol-Version", mcpc.Protocol)
+	rep.add(g, "DELETE /mcp on mcpblob1", err == nil && status/100 == 2, fmt.Sprintf("http %d, err %v %s", status, err, errText(status, b)))
+	refused := 0
+	var figures []string
+	for _, n := range all {
+		st, err := mcpStatus(ctx, cl.mcp(n.url(), c.Session), "tools/list")
+		ok := err == nil && st == http.StatusNotFound
+		if ok {
+			refused++
+		}
+		figures = append(figures, fmt.Sprintf("%s %d", n.name, st))
+		where := "on " + n.name
+		if n == n1 {
+			where += " (the node that got the DELETE)"
+		}
+		rep.add(g, "ended session refused "+where, ok, fmt.Sprintf("tools/list: http %d (want 404), err %v", st, err))
+	}
+	rep.sum("session end exact across 3 nodes", refused == len(all),
+		fmt.Sprintf("DELETE /mcp on mcpblob1; then tools/list with the ended session's id: http %s (want 404 on all %d)", strings.Join(figures, ", "), len(all)))
 }
 
 // mcpStatus sends one request on c's session and returns the HTTP status.
@@ -208,17 +237,79 @@ func links(ctx context.Context, cl *cluster, rep *report, large []byte, n1, n2, 
 	s2, _, err2 := cl.call(ctx, http.MethodGet, once.URL, nil)
 	rep.add(g, "single-use link used twice through nginx", err1 == nil && err2 == nil && s1 == http.StatusOK && s2 == http.StatusNotFound,
 		fmt.Sprintf("http %d then %d (want 200 then 404)", s1, s2))
-	// Directly on two nodes: the redemption is a claim in the shared store,
-	// so the second node refuses it too (docs/byte-plane.md, "Single use").
-	var twice link
-	if err := cl.mint(ctx, n1.url(), "/v1/links", map[string]any{"key": smallKey, "singleUse": true}, &twice); err != nil {
+	singleUse(ctx, cl, rep, n1, n2, n3)
+}
+
+// singleUse: a single-use link minted on mcpblob1 is redeemed on one node
+// and refused (404) on the two others, in sequence and when the three race
+// for it. The redemption is a claim in the shared store, created only if
+// absent (docs/byte-plane.md, "Single use").
+func singleUse(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
+	const g = "links"
+	const races = 5
+	want := sum(content(smallSize))
+	mint := func() (string, error) {
+		var l link
+		err := cl.mint(ctx, n1.url(), "/v1/links", map[string]any{"key": smallKey, "singleUse": true}, &l)
+		return l.URL, err
+	}
+	u, err := mint()
+	if err != nil {
 		rep.fail(g, "single-use link on mcpblob1", err.Error())
+		rep.sum("single-use exact across 3 nodes", false, err.Error())
 		return
 	}
-	s1, _, err1 = cl.call(ctx, http.MethodGet, on(twice.URL, cl.lb, n2), nil)
-	s2, _, err2 = cl.call(ctx, http.MethodGet, on(twice.URL, cl.lb, n3), nil)
-	rep.add(g, "single-use link on mcpblob2 then mcpblob3 directly", err1 == nil && err2 == nil && s1 == http.StatusOK && s2 == http.StatusNotFound,
-		fmt.Sprintf("http %d then %d (want 200 then 404: one claim in the shared store)", s1, s2))
+	seqOK := true
+	var seq []string
+	for i, n := range []*node{n2, n1, n3} {
+		status, b, err := cl.call(ctx, http.MethodGet, on(u, cl.lb, n), nil)
+		wantStatus := http.StatusNotFound
+		if i == 0 {
+			wantStatus = http.StatusOK
+		}
+		ok := err == nil && status == wantStatus && (i > 0 || sum(b) == want)
+		seqOK = seqOK && ok
+		seq = append(seq, fmt.Sprintf("%s %d", n.name, status))
+		if err != nil {
+			seq = append(seq, err.Error())
+		}
+	}
+	rep.add(g, "single-use link: redeemed on mcpblob2, then refused on mcpblob1 and mcpblob3", seqOK,
+		fmt.Sprintf("http %s (want 200 with the blob's sha256, then 404, 404)", strings.Join(seq, ", ")))
+
+	// Races: the three nodes get the same fresh link at once.
+	exact := 0
+	var tally []string
+	for range races {
+		u, err := mint()
+		if err != nil {
+			rep.fail(g, "single-use link on mcpblob1", err.Error())
+			break
+		}
+		statuses := make([]int, nodeCount)
+		var wg sync.WaitGroup
+		for i, n := range []*node{n1, n2, n3} {
+			wg.Go(func() { statuses[i], _, _ = cl.call(ctx, http.MethodGet, on(u, cl.lb, n), nil) })
+		}
+		wg.Wait()
+		won, lost := 0, 0
+		for _, st := range statuses {
+			switch st {
+			case http.StatusOK:
+				won++
+			case http.StatusNotFound:
+				lost++
+			}
+		}
+		if won == 1 && lost == nodeCount-1 {
+			exact++
+		}
+		tally = append(tally, fmt.Sprint(statuses))
+	}
+	rep.add(g, fmt.Sprintf("single-use link: %d races of the three nodes", races), exact == races,
+		fmt.Sprintf("%d of %d with exactly one 200 and two 404 (http per node 1,2,3: %s)", exact, races, strings.Join(tally, " ")))
+	rep.sum("single-use exact across 3 nodes", seqOK && exact == races,
+		fmt.Sprintf("redeemed on mcpblob2 then refused on mcpblob1 and mcpblob3: %v; %d of %d three-node races had exactly one winner", seqOK, exact, races))
 }
 
 type upload struct {

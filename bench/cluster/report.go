@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +17,23 @@ type result struct {
 
 // report collects what the run found; markdown renders it.
 type report struct {
+	profile string
 	setup   []string
+	summary []result // the figures the summary table leads with (group unused)
 	results []result
 	load    []string // the load section's lines, already markdown
 	elapsed time.Duration
+}
+
+// sum records one line of the summary table: a property, its figure and
+// whether it holds. The checks that establish it are rows of the checks
+// table too, so a failing line never passes the run by itself.
+func (r *report) sum(name string, ok bool, figure string) {
+	status := "pass"
+	if !ok {
+		status = "FAIL"
+	}
+	r.summary = append(r.summary, result{"", name, status, figure})
 }
 
 func (r *report) add(group, name string, ok bool, detail string) {
@@ -42,7 +56,7 @@ func (r *report) note(group, name, detail string) {
 }
 
 func (r *report) passed() bool {
-	for _, res := range r.results {
+	for _, res := range slices.Concat(r.summary, r.results) {
 		if res.status == "FAIL" {
 			return false
 		}
@@ -58,8 +72,15 @@ func (r *report) markdown() string {
 	}
 	fmt.Fprintf(&b, "# P7 cluster check: %s\n\n", verdict)
 	fmt.Fprintf(&b, "DESIGN.md P7: 3 nodes + nginx + MinIO (4 drives), loopback: 0 errors; links and sessions work across nodes; a node killed mid-load loses no committed data.\n\n")
-	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Run took %.1f s (`cd bench && go run ./cluster`).\n\n",
-		sysinfo.CPUModel(), sysinfo.Cores(), runtime.Version(), r.elapsed.Seconds())
+	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Run took %.1f s, build included (`cd bench && go run ./cluster -profile %s`).\n\n",
+		sysinfo.CPUModel(), sysinfo.Cores(), runtime.Version(), r.elapsed.Seconds(), r.profile)
+	if len(r.summary) > 0 {
+		b.WriteString("## Summary\n\n| property | result | figures |\n| --- | --- | --- |\n")
+		for _, res := range r.summary {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", res.name, res.status, strings.ReplaceAll(res.detail, "|", "\\|"))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Setup\n\n")
 	for _, s := range r.setup {
 		b.WriteString("- " + s + "\n")

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+)
+
+// modernVersion is the protocol of MRTR (SPEC.md §1.3, §6.3): no session,
+// capabilities in every request's _meta, input gathered by retries.
+const modernVersion = "2026-07-28"
+
+// toolParams are the params of a 2026-07-28 tools/call, members in the order
+// a client sends them: the retry's requestState before its inputResponses
+// (the server bounds the answer by the state's limits as it arrives).
+type toolParams struct {
+	Meta           map[string]any `json:"_meta"`
+	Name           string         `json:"name"`
+	Arguments      map[string]any `json:"arguments"`
+	RequestState   string         `json:"requestState,omitempty"`
+	InputResponses map[string]any `json:"inputResponses,omitempty"`
+}
+
+// elicitParams is what the checks read of an elicitation/create request.
+type elicitParams struct {
+	Mode            string `json:"mode"`
+	RequestedSchema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	} `json:"requestedSchema"`
+	UploadEndpoints map[string]struct {
+		URL      string `json:"url"`
+		Method   string `json:"method"`
+		UploadID string `json:"uploadId"`
+	} `json:"uploadEndpoints"`
+}
+
+// toolResult is what the checks read of a tools/call result.
+type toolResult struct {
+	ResultType string `json:"resultType"`
+	IsError    bool   `json:"isError"`
+	Content    []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent struct {
+		Key    string `json:"key"`
+		Size   int64  `json:"size"`
+		SHA256 string `json:"sha256"`
+	} `json:"structuredContent"`
+	InputRequests map[string]struct {
+		Method string       `json:"method"`
+		Params elicitParams `json:"params"`
+	} `json:"inputRequests"`
+	RequestState string `json:"requestState"`
+}
+
+// text is the result's first text block (an isError's reason).
+func (r toolResult) text() string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	return r.Content[0].Text
+}
+
+// modernCall sends one 2026-07-28 tools/call to base with the headers
+// SEP-2243 asks for and decodes its result.
+func (cl *cluster) modernCall(ctx context.Context, base string, id int, caps map[string]any, p toolParams) (int, toolResult, error) {
+	var res toolResult
+	p.Meta = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    modernVersion,
+		"io.modelcontextprotocol/clientCapabilities": caps,
+		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "mcpblob-cluster", "version": "1"},
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p})
+	if err != nil {
+		return 0, res, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", bytes.NewReader(body))
+	if err != nil {
+		return 0, res, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", p.Name)
+	// request_upload's key carries "x-mcp-header":"Blob-Key" in its input
+	// schema: the client mirrors it in Mcp-Param-Blob-Key (SEP-2243; the
+	// checks' keys are plain ASCII, sent as they are).
+	if key, ok := p.Arguments["key"].(string); ok {
+		req.Header.Set("Mcp-Param-Blob-Key", key)
+	}
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return 0, res, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, res, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, res, fmt.Errorf("http %d: %s", resp.StatusCode, clip(b))
+	}
+	msg, err := mcpc.Message(resp.Header.Get("Content-Type"), b)
+	if err != nil {
+		return resp.StatusCode, res, err
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *mcpc.RPCError  `json:"error"`
+	}
+	if err := json.Unmarshal(msg, &env); err != nil {
+		return resp.StatusCode, res, fmt.Errorf("bad answer %s: %w", clip(msg), err)
+	}
+	if env.Error != nil {
+		return resp.StatusCode, res, env.Error
+	}
+	return resp.StatusCode, res, json.Unmarshal(env.Result, &res)
+}
+
+// mrtrUpload: a 2026-07-28 request_upload in binary mode (SEP-1306) whose
+// rounds land on three nodes: the call on mcpblob1 answers input_required
+// with an upload endpoint and a requestState, the file goes to that
+// endpoint on mcpblob2, and the retry carrying the requestState and the
+// accept answer completes on mcpblob3. Every node verifies the state and
+// the endpoint's token with the shared token key and finds the upload in
+// the shared store; the blob then reads back whole on mcpblob1.
+func mrtrUpload(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
+	const g = "elicitation"
+	const key = "cluster/check/mrtr-binary"
+	caps := map[string]any{"elicitation": map[string]any{"binary": map[string]any{}}}
+	args := map[string]any{"key": key, "message": "cluster check: upload a file"}
+	ok := false
+	defer func() {
+		rep.sum("MRTR request_upload across 3 nodes", ok, "round 1 on mcpblob1, upload on mcpblob2, retry with requestState on mcpblob3, blob read back on mcpblob1 (rows under elicitation)")
+	}()
+
+	status, first, err := cl.modernCall(ctx, n1.url(), 1, caps, toolParams{Name: "request_upload", Arguments: args})
+	ir, has := first.InputRequests["upload"]
+	ep, hasEP := ir.Params.UploadEndpoints["file"]
+	if err != nil || first.ResultType != "input_required" || first.RequestState == "" || !has || ir.Method != "elicitation/create" ||
+		ir.Params.Mode != "binary" || !hasEP || !strings.HasPrefix(ep.URL, cl.lb+"/u/") {
+		rep.fail(g, "MRTR round 1: request_upload on mcpblob1", fmt.Sprintf("http %d, err %v, resultType %q, inputRequests %+v, requestState of %d bytes",
+			status, err, first.ResultType, first.InputRequests, len(first.RequestState)))
+		return
+	}
+	rep.add(g, "MRTR round 1: request_upload on mcpblob1", true,
+		fmt.Sprintf("input_required: binary elicitation, %s endpoint on --public-url (uploadId %s), requestState of %d bytes",
+			ep.Method, ep.UploadID, len(first.RequestState)))
+
+	data := content(2 << 20)
+	copy(data, "mrtr across three nodes")
+	body, ctype := formFile(data)
+	status, b, err := cl.call(ctx, ep.Method, on(ep.URL, cl.lb, n2), body, "Content-Type", ctype)
+	if err != nil || status != http.StatusCreated {
+		rep.fail(g, "MRTR upload: the endpoint on mcpblob2", fmt.Sprintf("%s: http %d, err %v %s", ep.Method, status, err, errText(status, b)))
+		return
+	}
+	rep.add(g, "MRTR upload: the endpoint on mcpblob2", true, fmt.Sprintf("multipart %s of %d bytes: http %d", ep.Method, len(data), status))
+
+	answer := map[string]any{"upload": map[string]any{"action": "accept", "content": map[string]any{
+		"file": map[string]any{"name": "check.bin", "size": len(data), "mimeType": "application/octet-stream", "uploadId": ep.UploadID}}}}
+	status, res, err := cl.modernCall(ctx, n3.url(), 2, caps, toolParams{Name: "request_upload", Arguments: args,
+		RequestState: first.RequestState, InputResponses: answer})
+	retried := err == nil && res.ResultType == "complete" && !res.IsError && res.StructuredContent.Key == key &&
+		res.StructuredContent.Size == int64(len(data)) && res.StructuredContent.SHA256 == sum(data)
+	rep.add(g, "MRTR round 2: retry with requestState on mcpblob3", retried,
+		fmt.Sprintf("http %d, err %v, resultType %q, isError %v %s; blob %s, %d bytes, sha256 %s (want %s)", status, err, res.ResultType, res.IsError,
+			clip([]byte(res.text())), res.StructuredContent.Key, res.StructuredContent.Size, short(res.StructuredContent.SHA256), short(sum(data))))
+	if !retried {
+		return
+	}
+	status, got, err := cl.call(ctx, http.MethodGet, n1.url()+"/v1/blobs/"+key, nil)
+	ok = err == nil && status == http.StatusOK && sum(got) == sum(data)
+	rep.add(g, "MRTR blob read back on mcpblob1", ok, fmt.Sprintf("http %d, %d bytes, sha256 %s, err %v", status, len(got), short(sum(got)), err))
+}
+
+// formElicitation: a 2025-11-25 session through nginx whose tools/call
+// (request_upload, form mode) gets elicitation/create on its SSE stream;
+// the client answers with a POST through nginx, which hashes it on the
+// session id to the node holding the call; the call then returns the
+// stored blob. The blob reads back on every node.
+func formElicitation(ctx context.Context, cl *cluster, rep *report) {
+	const g = "elicitation"
+	const key = "cluster/check/form-elicited"
+	ok := false
+	defer func() {
+		rep.sum("2025-11-25 form elicitation through nginx", ok, "elicitation/create on the call's stream, answer POSTed, blob stored and read on 3 nodes (rows under elicitation)")
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	from := time.Now()
+	c := cl.mcp(cl.lb, "")
+	if err := c.Init(ctx, map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}); err != nil {
+		rep.fail(g, "form elicitation: initialize through nginx", err.Error())
+		return
+	}
+	resp, err := c.Post(ctx, "tools/call", map[string]any{"name": "request_upload", "arguments": map[string]any{"key": key}})
+	if err != nil {
+		rep.fail(g, "form elicitation: tools/call request_upload through nginx", err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		rep.fail(g, "form elicitation: tools/call request_upload through nginx", fmt.Sprintf("http %d %q, want an SSE stream: %s", resp.StatusCode, resp.Header.Get("Content-Type"), clip(b)))
+		return
+	}
+	events := &sseReader{br: bufio.NewReader(resp.Body)}
+	req, err := events.next()
+	var p elicitParams
+	if err == nil {
+		err = json.Unmarshal(req.Params, &p)
+	}
+	field := p.RequestedSchema.Properties["file"]
+	_, isFile := field["x-mcp-file"]
+	if err != nil || req.Method != "elicitation/create" || req.ID == nil || (p.Mode != "" && p.Mode != "form") || !isFile {
+		rep.fail(g, "form elicitation: elicitation/create on the call's stream", fmt.Sprintf("err %v, method %q, id %s, mode %q, file field %v", err, req.Method, req.ID, p.Mode, field))
+		return
+	}
+	rep.add(g, "form elicitation: elicitation/create on the call's stream", true,
+		fmt.Sprintf("request id %s, mode form, field \"file\" with x-mcp-file", req.ID))
+
+	data := content(200 << 10)
+	copy(data, "form elicitation through nginx")
+	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
+		"action": "accept", "content": map[string]any{"file": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(data)}}})
+	ans, err := c.PostBody(ctx, bytes.NewReader(reply), int64(len(reply)))
+	if err != nil {
+		rep.fail(g, "form elicitation: answer POSTed through nginx", err.Error())
+		return
+	}
+	ab, _ := io.ReadAll(ans.Body)
+	ans.Body.Close()
+	if ans.StatusCode != http.StatusAccepted {
+		rep.fail(g, "form elicitation: answer POSTed through nginx", fmt.Sprintf("http %d (want 202): %s", ans.StatusCode, clip(ab)))
+		return
+	}
+	var final sseMessage
+	for {
+		if final, err = events.next(); err != nil || final.Method == "" {
+			break
+		}
+	}
+	var res toolResult
+	if err == nil && final.Error != nil {
+		err = final.Error
+	}
+	if err == nil {
+		err = json.Unmarshal(final.Result, &res)
+	}
+	stored := err == nil && !res.IsError && res.StructuredContent.Key == key && res.StructuredContent.SHA256 == sum(data)
+	io.Copy(io.Discard, resp.Body)         // to the stream's end, so nginx logs it
+	route, one := cl.sessionRoute(from, 4) // initialize, notifications/initialized, tools/call, the answer
+	rep.add(g, "form elicitation: answer POSTed (202), result on the call's stream", stored && one,
+		fmt.Sprintf("err %v, isError %v %s; blob %s, %d bytes, sha256 %s (want %s); nginx: %s",
+			err, res.IsError, clip([]byte(res.text())), res.StructuredContent.Key, res.StructuredContent.Size,
+			short(res.StructuredContent.SHA256), short(sum(data)), route))
+	if !stored {
+		return
+	}
+	ok = true
+	var read []string
+	for _, n := range cl.nodes {
+		status, got, err := cl.call(ctx, http.MethodGet, n.url()+"/v1/blobs/"+key, nil)
+		ok = ok && err == nil && status == http.StatusOK && sum(got) == sum(data)
+		read = append(read, fmt.Sprintf("%s http %d sha256 %s", n.name, status, short(sum(got))))
+	}
+	rep.add(g, "form-elicited blob read on every node", ok, strings.Join(read, "; "))
+}
+
+// sessionRoute describes where nginx sent the /mcp requests since from
+// (the form check runs alone, so these are its session's): initialize has
+// no session id yet (round robin), every later request is hashed on it.
+// one is false when those later requests went to more than one node.
+// It waits up to a second for want requests to be logged (nginx logs a
+// stream when its last byte is sent).
+func (cl *cluster) sessionRoute(from time.Time, want int) (desc string, one bool) {
+	var names []string
+	for deadline := time.Now().Add(time.Second); len(names) < want && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		entries, _ := readAccessLog(cl.accessLog, from, time.Now())
+		names = names[:0]
+		for _, e := range entries {
+			if e.uri == "/mcp" {
+				names = append(names, cl.name(e.last()))
+			}
+		}
+	}
+	if len(names) < 2 {
+		return fmt.Sprintf("%d /mcp requests in nginx's log", len(names)), false
+	}
+	later := slices.Compact(slices.Sorted(slices.Values(names[1:])))
+	return fmt.Sprintf("initialize on %s, then %d requests on %s", names[0], len(names)-1, strings.Join(later, " and ")), len(later) == 1
+}
+
+// sseMessage is one JSON-RPC message of an SSE stream.
+type sseMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *mcpc.RPCError  `json:"error"`
+}
+
+// sseReader reads the JSON-RPC messages of an SSE body one at a time
+// (notifications included), skipping priming events (empty data), ids,
+// retry fields and comments.
+type sseReader struct{ br *bufio.Reader }
+
+func (s *sseReader) next() (sseMessage, error) {
+	var data []byte
+	for {
+		line, err := s.br.ReadBytes('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return sseMessage{}, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0:
+			if len(bytes.TrimSpace(data)) == 0 {
+				data = data[:0]
+				continue
+			}
+			var m sseMessage
+			err := json.Unmarshal(data, &m)
+			return m, err
+		case bytes.HasPrefix(line, []byte("data:")):
+			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+	}
+}
