@@ -83,6 +83,8 @@ func routeName(e entry) string {
 		return "PUT /v1/blobs/… (slow upload across the kill)"
 	case e.method == http.MethodPut && strings.HasPrefix(e.uri, "/v1/blobs/"):
 		return "PUT /v1/blobs/… (upload)"
+	case e.method == http.MethodGet && strings.HasPrefix(e.uri, "/v1/blobs/cluster/"):
+		return "GET /v1/blobs/… (reads across the drive wipe)"
 	case e.uri == "/v1/uploads":
 		return "POST /v1/uploads (mint endpoint)"
 	case strings.HasPrefix(e.uri, "/u/"):

@@ -24,6 +24,14 @@ import (
 // nodeCount is fixed by deploy/nginx.conf, which names three nodes.
 const nodeCount = 3
 
+// Every node runs with these (cmd/mcpblob --shutdown-delay, --grace-period):
+// on SIGTERM /readyz answers 503 for shutdownDelay, then the listener closes
+// and requests in flight get gracePeriod to finish.
+const (
+	shutdownDelay = 2 * time.Second
+	gracePeriod   = 20 * time.Second
+)
+
 // node is one mcpblob process.
 type node struct {
 	name string // mcpblob1…
@@ -57,6 +65,7 @@ type cluster struct {
 	work      string
 	minio     *proc.Proc
 	minioAddr string
+	drives    []string // MinIO's four drive folders
 	nginx     *proc.Proc
 	nginxBin  string
 	lb        string // http://127.0.0.1:port of nginx
@@ -113,7 +122,8 @@ func startCluster(ctx context.Context, c config, work string) (*cluster, error) 
 			bin:  bin,
 			args: []string{"serve", "--listen", addr,
 				"--s3-endpoint", "http://" + cl.minioAddr, "--s3-bucket", "mcpblob",
-				"--public-url", cl.lb, "--token-keys", keys, "--auth-keys", authKeys},
+				"--public-url", cl.lb, "--token-keys", keys, "--auth-keys", authKeys,
+				"--shutdown-delay", shutdownDelay.String(), "--grace-period", gracePeriod.String()},
 			env: []string{"MCPBLOB_S3_ACCESS_KEY=" + user, "MCPBLOB_S3_SECRET_KEY=" + secret},
 		})
 	}
@@ -148,6 +158,7 @@ func (cl *cluster) startMinIO(bin, user, secret string) error {
 			return err
 		}
 		args = append(args, d)
+		cl.drives = append(cl.drives, d)
 	}
 	// MINIO_CI_CD: the four drives share the root disk, which MinIO
 	// refuses for a multi-drive set otherwise.
@@ -317,7 +328,8 @@ func (cl *cluster) describe() []string {
 		fmt.Sprintf("MinIO %s on %s: one erasure set of 4 drives (directories under one temp folder)", sysinfo.ModuleVersion(cl.minio.Cmd.Path, "github.com/minio/minio"), cl.minioAddr),
 	}
 	for _, n := range cl.nodes {
-		out = append(out, fmt.Sprintf("%s on %s (pid %d): S3 store, shared token key and API key file, --public-url %s", n.name, n.addr, n.proc.PID(), cl.lb))
+		out = append(out, fmt.Sprintf("%s on %s (pid %d): S3 store, shared token key and API key file, --public-url %s, --shutdown-delay %s, --grace-period %s",
+			n.name, n.addr, n.proc.PID(), cl.lb, shutdownDelay, gracePeriod))
 	}
 	out = append(out, fmt.Sprintf("nginx %s on %s: deploy/nginx.conf with the node names, port and log path rewritten", nginxVersion(cl.nginxBin), strings.TrimPrefix(cl.lb, "http://")))
 	return out

@@ -37,6 +37,7 @@ type loadRun struct {
 	summary            *k6.Summary
 	logPath            string // k6's log: TRY and ACK lines
 	slow               []*slowUpload
+	wipe               *wipeRun
 }
 
 // slowViaNginx counts the slow uploads through nginx, and those that failed.
@@ -57,7 +58,11 @@ func (r *loadRun) slowViaNginx() (total, failed int) {
 // failed request against the kill and every acknowledged upload against the
 // store (through nginx, and through the killed node once restarted).
 func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
-	r, err := runLoad(ctx, c, cl)
+	objs, err := seedDriveObjects(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("storing the objects read across the drive wipe: %w", err)
+	}
+	r, err := runLoad(ctx, c, cl, objs)
 	if err != nil {
 		return err
 	}
@@ -73,6 +78,7 @@ func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 		fmt.Sprintf("k6: %d of %d requests failed, slow uploads through nginx: %d of %d; nginx: %d in flight on %s when it died, %d sent to it after, %d elsewhere",
 			k6Failed, int(r.summary.Value("http_reqs", "count")), slowFailed, slowTotal,
 			len(t.inflight), r.victim.name, len(t.late), len(t.other)))
+	r.wipe.report(rep, r)
 	d, err := checkData(ctx, cl, r, rep)
 	if err != nil {
 		return err
@@ -81,8 +87,10 @@ func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 	return nil
 }
 
-// runLoad runs k6 and kills the session's node killAfter into the load.
-func runLoad(ctx context.Context, c config, cl *cluster) (*loadRun, error) {
+// runLoad runs k6, kills the session's node killAfter into the load and
+// wipes a MinIO drive a third of the remaining load later, reading objs
+// from then on.
+func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (*loadRun, error) {
 	r := &loadRun{logPath: filepath.Join(cl.work, "k6.log")}
 	summaryPath := filepath.Join(cl.work, "k6-summary.json")
 	api, err := proc.FreeAddr() // k6's REST API: not the default port another k6 may hold
@@ -139,7 +147,9 @@ func runLoad(ctx context.Context, c config, cl *cluster) (*loadRun, error) {
 	r.goneAt = time.Now()
 	logf("SIGKILL %s (pid %d) %.1fs into the load (k6 setup took %.1fs); reaped %.0f ms later",
 		r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.loadAt.Sub(r.start).Seconds(), ms(r.goneAt.Sub(r.killedAt)))
+	stopWipe := startWipe(ctx, cl, objs, r.loadAt.Add(c.killAfter+(c.duration-c.killAfter)/3), r.victim)
 	r.k6err = <-done
+	r.wipe = stopWipe()
 	r.slow = waitSlow()
 	r.end = time.Now()
 	if r.summary, err = k6.Read(summaryPath); err != nil {
@@ -251,6 +261,7 @@ func tally(cl *cluster, r *loadRun) (*tallied, error) {
 type dataCheck struct {
 	tried, acked, readBack int
 	unacked, unackedOK     int      // committed although the client got no answer
+	lostOnRestart          int      // acknowledged, not read back whole on the restarted node
 	warnings               []string // k6 log lines besides TRY and ACK
 }
 
@@ -306,12 +317,28 @@ func checkData(ctx context.Context, cl *cluster, r *loadRun, rep *report) (*data
 		fmt.Sprintf("%d objects listed: %d acknowledged (%d acknowledged missing from the list), %d committed without an answer reaching the client (%d intact)%s%s",
 			len(committed), len(committed)-len(unacked)-len(strangers), missing, len(unacked), d.unackedOK, listed(bad), listed(strangers)))
 
+	// Objects the store lists that are not a whole upload: acknowledged ones
+	// listed but not read back whole, others not intact, keys nobody sent.
+	partial := (len(acks) - missing - d.readBack) + (len(unacked) - d.unackedOK) + len(strangers)
+	rep.sum("partial objects in the store", partial == 0 && len(acks) > 0,
+		fmt.Sprintf("%d of %d objects listed under the load's prefixes after the SIGKILL and the drive wipe", partial, len(committed)))
+
 	restartAt := time.Now()
+	lost := max(len(acks)-d.readBack, missing)
+	defer func() {
+		rep.sum("acknowledged uploads lost", lost == 0 && len(acks) > 0,
+			fmt.Sprintf("%d of %d uploads answered 201 (k6 and the uploads streaming across the kill): not listed %d, not read back whole through nginx %d, on the restarted %s %d",
+				lost, len(acks), missing, len(acks)-d.readBack, r.victim.name, d.lostOnRestart))
+	}()
 	if err := r.victim.start(); err != nil {
 		rep.fail(g, "restart "+r.victim.name, err.Error())
+		d.lostOnRestart = len(acks)
+		lost = len(acks)
 		return d, nil
 	}
 	n, bad := cl.verify(ctx, r.victim.url(), acks)
+	d.lostOnRestart = len(acks) - n
+	lost = max(lost, d.lostOnRestart)
 	rep.add(g, "acknowledged uploads read back on the restarted "+r.victim.name, len(bad) == 0,
 		fmt.Sprintf("%d of %d; the node was ready %.1fs after its restart (pid %d)%s", n, len(acks), time.Since(restartAt).Seconds(), r.victim.proc.PID(), listed(bad)))
 	return d, nil
