@@ -126,9 +126,16 @@ bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
 
 ## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
-## deploy/nginx.conf; sessions, links and uploads across nodes; a node SIGKILLed under k6 load (~30 s).
+## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node
+## SIGKILLed and a MinIO drive wiped under k6 load; SIGTERM during a 64 MiB upload (~35 s).
+## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~25 s; for make test).
+## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
+.PHONY: cluster-check
 cluster: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
+	cd bench && $(GO) run ./cluster -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+
+cluster-check: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./cluster -profile test -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
 
 ## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
 ## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).

@@ -1,27 +1,41 @@
 // Command cluster is the loopback check of DESIGN.md target P7 behind
-// `make cluster`: three mcpblob nodes on one MinIO with four drives (one
-// erasure set), nginx in front configured from deploy/nginx.conf, all on
-// 127.0.0.1 and free ports. It checks, and reports in markdown:
+// `make cluster` (and, shorter, `make cluster-check` in `make test`): three
+// mcpblob nodes on one MinIO with four drives (one erasure set), nginx in
+// front configured from deploy/nginx.conf, all on 127.0.0.1 and free ports.
+// It checks, and reports in markdown:
 //
 //   - sessions across nodes: a 2025-11-25 session opened on node 1 is used
-//     on nodes 2 and 3 directly and through nginx;
+//     on nodes 2 and 3 directly and through nginx; a session ended with
+//     DELETE /mcp on node 1 is refused (404) on all three nodes;
 //   - links and upload endpoints across nodes: minted by the control API on
-//     node 1, used on nodes 2 and 3;
+//     node 1, used on nodes 2 and 3; a single-use link is redeemed once,
+//     whichever node gets it, also when three nodes race for it;
+//   - elicitation across nodes: a 2026-07-28 request_upload whose MRTR
+//     rounds land on three nodes (round 1 on node 1, the binary upload on
+//     node 2, the retry with requestState on node 3), and a 2025-11-25 form
+//     elicitation round trip through nginx;
 //   - a node killed under load: bounded k6 load through nginx (MCP reads and
 //     tools/list on one session, uploads by PUT and by upload endpoint,
 //     ranged link downloads), one node SIGKILLed mid-load. Every upload that
 //     got a success answer must read back with its sha256 (through nginx and
 //     through the restarted node); every failed request must be one that was
 //     in flight on the killed node (nginx's access log names the node each
-//     request went to).
+//     request went to);
+//   - a MinIO drive wiped under that load: objects stored before keep
+//     reading back whole, through nginx and on the surviving nodes;
+//   - a graceful shutdown: SIGTERM to a node while a 64 MiB upload streams
+//     into it; /readyz answers 503 during --shutdown-delay, the upload
+//     finishes within --grace-period and reads back whole.
 //
 // From bench/:
 //
 //	go run ./cluster                       # tools from ../.tools/bin, nginx from PATH
+//	go run ./cluster -profile test         # the make test profile: shorter load
 //	go run ./cluster -out /tmp/P7.md -k6 ../.tools/bin/k6 -minio ../.tools/bin/minio
 //
 // It stops everything it started (by PID; Pdeathsig kills the rest if it
-// dies) and exits non-zero when a check fails. About a minute on 2 cores.
+// dies) and exits non-zero when a check fails. About 40 s on 2 cores
+// (-profile test: about 30 s).
 package main
 
 import (
@@ -37,8 +51,17 @@ import (
 
 type config struct {
 	repo, k6, minio, nginx, out string
+	profile                     string
 	duration, killAfter         time.Duration
+	bound                       time.Duration // the whole run, build included
 	keep                        bool
+}
+
+// profiles: the load's length, when the node is killed, and the bound on
+// the whole run. "test" is what make test runs (cluster-check).
+var profiles = map[string]struct{ duration, killAfter, bound time.Duration }{
+	"full": {20 * time.Second, 8 * time.Second, 110 * time.Second},
+	"test": {12 * time.Second, 5 * time.Second, 80 * time.Second},
 }
 
 func main() {
@@ -66,14 +89,26 @@ func run(ctx context.Context, args []string) (bool, error) {
 	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` (default REPO/.tools/bin/minio)")
 	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
-	fs.DurationVar(&c.duration, "duration", 20*time.Second, "k6 load `time` (at most 30s)")
-	fs.DurationVar(&c.killAfter, "kill-after", 8*time.Second, "SIGKILL a node this long after the load starts")
+	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
+	fs.DurationVar(&c.duration, "duration", 0, "k6 load `time` (at most 30s; default the profile's: 20s, test 12s)")
+	fs.DurationVar(&c.killAfter, "kill-after", 0, "SIGKILL a node this long after the load starts (default the profile's: 8s, test 5s)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
 	if err := fs.Parse(args); err != nil {
 		return false, err
 	}
-	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter >= c.duration {
-		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after < -duration")
+	p, ok := profiles[c.profile]
+	if !ok {
+		return false, fmt.Errorf("unknown -profile %q (full or test)", c.profile)
+	}
+	if c.duration == 0 {
+		c.duration = p.duration
+	}
+	if c.killAfter == 0 {
+		c.killAfter = p.killAfter
+	}
+	c.bound = p.bound
+	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter+3*time.Second > c.duration {
+		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after ≤ -duration - 3s (the drive is wiped after the kill)")
 	}
 	root, err := filepath.Abs(c.repo)
 	if err != nil {
@@ -96,7 +131,7 @@ func run(ctx context.Context, args []string) (bool, error) {
 	}
 
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, 110*time.Second) // the whole run stays under 2 minutes
+	ctx, cancel := context.WithTimeout(ctx, c.bound)
 	defer cancel()
 	work, err := os.MkdirTemp("", "mcpblob-cluster-")
 	if err != nil {
@@ -108,7 +143,7 @@ func run(ctx context.Context, args []string) (bool, error) {
 		defer os.RemoveAll(work)
 	}
 
-	rep := &report{}
+	rep := &report{profile: c.profile}
 	cl, err := startCluster(ctx, c, work)
 	defer cl.stop() // also after a failed start: stops what did start
 	if err != nil {
@@ -121,9 +156,16 @@ func run(ctx context.Context, args []string) (bool, error) {
 	crossNode(ctx, cl, rep)
 	logf("cross-node checks took %.1fs", time.Since(t).Seconds())
 	if ctx.Err() == nil {
+		t = time.Now()
 		if err := underLoad(ctx, c, cl, rep); err != nil {
 			rep.fail("load", "node killed under load", err.Error())
 		}
+		logf("load, kill and drive wipe took %.1fs", time.Since(t).Seconds())
+	}
+	if ctx.Err() == nil {
+		t = time.Now()
+		gracefulShutdown(ctx, cl, rep)
+		logf("SIGTERM during an upload took %.1fs", time.Since(t).Seconds())
 	}
 	if ctx.Err() != nil {
 		rep.fail("time", "whole run bounded", "stopped: "+ctx.Err().Error())
