@@ -127,8 +127,8 @@ bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
 
 ## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
 ## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node
-## SIGKILLed and a MinIO drive wiped under k6 load; SIGTERM during a 64 MiB upload (~35 s).
-## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~25 s; for make test).
+## SIGKILLed and a MinIO drive wiped under k6 load; SIGTERM during a 64 MiB upload (~40 s).
+## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~30 s; for make test).
 ## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
 .PHONY: cluster-check
 cluster: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
