@@ -143,8 +143,12 @@ func mrtrUpload(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node)
 	caps := map[string]any{"elicitation": map[string]any{"binary": map[string]any{}}}
 	args := map[string]any{"key": key, "message": "cluster check: upload a file"}
 	ok := false
+	var steps []string // the summary's figures, one per round that happened
 	defer func() {
-		rep.sum("MRTR request_upload across 3 nodes", ok, "round 1 on mcpblob1, upload on mcpblob2, retry with requestState on mcpblob3, blob read back on mcpblob1 (rows under elicitation)")
+		if !ok {
+			steps = append(steps, "failed (rows under elicitation)")
+		}
+		rep.sum("MRTR request_upload across 3 nodes", ok, strings.Join(steps, "; "))
 	}()
 
 	status, first, err := cl.modernCall(ctx, n1.url(), 1, caps, toolParams{Name: "request_upload", Arguments: args})
@@ -156,6 +160,7 @@ func mrtrUpload(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node)
 			status, err, first.ResultType, first.InputRequests, len(first.RequestState)))
 		return
 	}
+	steps = append(steps, "round 1 on mcpblob1: input_required")
 	rep.add(g, "MRTR round 1: request_upload on mcpblob1", true,
 		fmt.Sprintf("input_required: binary elicitation, %s endpoint on --public-url (uploadId %s), requestState of %d bytes",
 			ep.Method, ep.UploadID, len(first.RequestState)))
@@ -168,6 +173,7 @@ func mrtrUpload(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node)
 		rep.fail(g, "MRTR upload: the endpoint on mcpblob2", fmt.Sprintf("%s: http %d, err %v %s", ep.Method, status, err, errText(status, b)))
 		return
 	}
+	steps = append(steps, fmt.Sprintf("upload of %d MiB on mcpblob2: %d", len(data)>>20, status))
 	rep.add(g, "MRTR upload: the endpoint on mcpblob2", true, fmt.Sprintf("multipart %s of %d bytes: http %d", ep.Method, len(data), status))
 
 	answer := map[string]any{"upload": map[string]any{"action": "accept", "content": map[string]any{
@@ -182,8 +188,10 @@ func mrtrUpload(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node)
 	if !retried {
 		return
 	}
+	steps = append(steps, "retry with requestState on mcpblob3: complete")
 	status, got, err := cl.call(ctx, http.MethodGet, n1.url()+"/v1/blobs/"+key, nil)
 	ok = err == nil && status == http.StatusOK && sum(got) == sum(data)
+	steps = append(steps, fmt.Sprintf("read back on mcpblob1: http %d, sha256 %s (want %s)", status, short(sum(got)), short(sum(data))))
 	rep.add(g, "MRTR blob read back on mcpblob1", ok, fmt.Sprintf("http %d, %d bytes, sha256 %s, err %v", status, len(got), short(sum(got)), err))
 }
 
@@ -196,9 +204,8 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 	const g = "elicitation"
 	const key = "cluster/check/form-elicited"
 	ok := false
-	defer func() {
-		rep.sum("2025-11-25 form elicitation through nginx", ok, "elicitation/create on the call's stream, answer POSTed, blob stored and read on 3 nodes (rows under elicitation)")
-	}()
+	figures := "failed (rows under elicitation)"
+	defer func() { rep.sum("2025-11-25 form elicitation through nginx", ok, figures) }()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	from := time.Now()
@@ -279,6 +286,9 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 		read = append(read, fmt.Sprintf("%s http %d sha256 %s", n.name, status, short(sum(got))))
 	}
 	rep.add(g, "form-elicited blob read on every node", ok, strings.Join(read, "; "))
+	if ok {
+		figures = fmt.Sprintf("elicitation/create on the call's SSE stream, answer (%d KiB data URI) 202, result with the sha256; %s; read back on all 3 nodes", len(data)>>10, route)
+	}
 }
 
 // sessionRoute describes where nginx sent the /mcp requests since from
