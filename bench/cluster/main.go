@@ -175,6 +175,7 @@ func run(ctx context.Context, args []string) (bool, error) {
 			rep.note("logs", n.name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
 		}
 	}
+	rep.unmeasured()
 	rep.elapsed = time.Since(start)
 
 	md := rep.markdown()

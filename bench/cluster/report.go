@@ -25,6 +25,23 @@ type report struct {
 	elapsed time.Duration
 }
 
+// summaryOrder is every line of the summary, in order.
+var summaryOrder = []string{
+	"acknowledged uploads lost", "partial objects in the store", "single-use exact across 3 nodes",
+	"session end exact across 3 nodes", "reads surviving a wiped drive",
+	"MRTR request_upload across 3 nodes", "2025-11-25 form elicitation through nginx", "SIGTERM during a 64 MiB upload",
+}
+
+// unmeasured adds a failing summary line for each property no check
+// established (the run stopped before it, or a setup step failed).
+func (r *report) unmeasured() {
+	for _, name := range summaryOrder {
+		if !slices.ContainsFunc(r.summary, func(res result) bool { return res.name == name }) {
+			r.sum(name, false, "not measured: the run stopped before this check (see the rows below)")
+		}
+	}
+}
+
 // sum records one line of the summary table: a property, its figure and
 // whether it holds. The checks that establish it are rows of the checks
 // table too, so a failing line never passes the run by itself.
@@ -76,7 +93,13 @@ func (r *report) markdown() string {
 		sysinfo.CPUModel(), sysinfo.Cores(), runtime.Version(), r.elapsed.Seconds(), r.profile)
 	if len(r.summary) > 0 {
 		b.WriteString("## Summary\n\n| property | result | figures |\n| --- | --- | --- |\n")
-		for _, res := range r.summary {
+		rank := func(res result) int {
+			if i := slices.Index(summaryOrder, res.name); i >= 0 {
+				return i
+			}
+			return len(summaryOrder)
+		}
+		for _, res := range slices.SortedStableFunc(slices.Values(r.summary), func(a, b result) int { return rank(a) - rank(b) }) {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", res.name, res.status, strings.ReplaceAll(res.detail, "|", "\\|"))
 		}
 		b.WriteString("\n")
