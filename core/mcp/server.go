@@ -131,6 +131,7 @@ type Server struct {
 	sessions map[string]*session.State
 	revoked  session.Revoked
 	created  int
+	active   activeStreams // SSE streams in progress (note.go)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -203,6 +204,9 @@ func (s *Server) Close() error {
 
 // ServeHTTP handles one request to the MCP endpoint.
 func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
+	if r.Note != nil {
+		w = notedWriter{w, r.Note}
+	}
 	switch r.Method {
 	case http.MethodPost:
 		s.handlePost(r, w)
@@ -218,6 +222,7 @@ func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
 
 // writeError sends a standalone JSON error response.
 func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
+	noteError(w)
 	w.SetStatus(e.HTTPStatus())
 	for k, v := range e.Header {
 		w.SetHeader(k, v)
@@ -262,7 +267,11 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		writeError(w, id, perr)
 		return
 	}
-	if s.isModern(r, msg, kind) {
+	modern := s.isModern(r, msg, kind)
+	if kind == jsonrpc.KindRequest {
+		s.noteRequest(r, msg, modern)
+	}
+	if modern {
 		s.serveModern(r, w, msg, kind, acc)
 		return
 	}
@@ -414,7 +423,8 @@ func (s *Server) authorize(principal string, scopes []string, method, name strin
 // newCall is the call a request starts.
 func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
-		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files}
+		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files,
+		note: r.Note, values: r.Context}
 	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}

@@ -142,6 +142,7 @@ func (s *Server) sweepLocked() {
 func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string) error {
 	events, unsubscribe := s.hub.Subscribe(audience)
 	defer unsubscribe()
+	defer s.active.track(false)()
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	if err := out.Comment(); err != nil {
