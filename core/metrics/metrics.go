@@ -28,14 +28,6 @@ const (
 	StreamUpload   = "upload"   // upload bodies being stored
 )
 
-// Outcomes of mcpblob_storage_operations_total.
-const (
-	OutcomeOK       = "ok"
-	OutcomeNotFound = "not_found"
-	OutcomeExists   = "exists"
-	OutcomeError    = "error"
-)
-
 // Build describes the binary for mcpblob_build_info.
 type Build struct {
 	Version, Go                        string
@@ -168,7 +160,7 @@ func (s *Set) Upload(surface, outcome string) {
 }
 
 // Storage counts one storage operation of backend that took d and ended
-// with outcome (OutcomeOK, OutcomeNotFound, OutcomeExists, OutcomeError).
+// with outcome (ok, not_found, exists, error, aborted).
 func (s *Set) Storage(backend, op, outcome string, d time.Duration) {
 	k := storageKey{backend, op, outcome}
 	v, ok := s.storage.Load(k)
@@ -207,8 +199,28 @@ func (s *Set) WritePrometheus(w io.Writer) {
 
 func init() { vm.ExposeMetadata(true) }
 
-// activeGauge counts streams in progress.
-type activeGauge struct{ n atomic.Int64 }
+// activeGauge counts streams in progress: those Open counts plus what
+// a source reports.
+type activeGauge struct {
+	n   atomic.Int64
+	src atomic.Pointer[func() float64]
+}
 
-func (g *activeGauge) add(d int64)    { g.n.Add(d) }
-func (g *activeGauge) value() float64 { return float64(g.n.Load()) }
+func (g *activeGauge) add(d int64) { g.n.Add(d) }
+
+func (g *activeGauge) value() float64 {
+	v := float64(g.n.Load())
+	if f := g.src.Load(); f != nil {
+		v += (*f)()
+	}
+	return v
+}
+
+// StreamSource adds f's count, read at every scrape, to the streams of
+// kind in progress (for streams counted where they live, such as SSE
+// streams in core/mcp).
+func (s *Set) StreamSource(kind string, f func() float64) {
+	if g := s.active[kind]; g != nil {
+		g.src.Store(&f)
+	}
+}

@@ -12,9 +12,10 @@ import (
 
 // Observer receives one call per operation: op is stat, get, put, delete,
 // list, presign, claim, claimed, release or sweep; outcome is ok,
-// not_found, exists or error. A put is observed when its write commits or
-// aborts, so its duration is the whole write.
-type Observer func(op, outcome string, d time.Duration)
+// not_found, exists, error or, for a put given up by its caller (a
+// refused or failed upload), aborted. A put is observed when its write
+// commits or aborts, so its duration is the whole write.
+type Observer func(ctx context.Context, op, outcome string, d time.Duration)
 
 // Outcomes an Observer receives.
 const (
@@ -22,6 +23,7 @@ const (
 	NotFound = "not_found"
 	Exists   = "exists"
 	Failed   = "error"
+	Aborted  = "aborted"
 )
 
 // Outcome classifies a storage error: a missing object and a lost
@@ -65,8 +67,8 @@ func Wrap(b storage.Backend, obs Observer) storage.Backend {
 	return base
 }
 
-func observe(obs Observer, op string, start time.Time, err error) {
-	obs(op, Outcome(err), time.Since(start))
+func observe(ctx context.Context, obs Observer, op string, start time.Time, err error) {
+	obs(ctx, op, Outcome(err), time.Since(start))
 }
 
 type backend struct {
@@ -77,7 +79,7 @@ type backend struct {
 func (w *backend) Stat(ctx context.Context, key string) (storage.Info, error) {
 	start := time.Now()
 	info, err := w.b.Stat(ctx, key)
-	observe(w.obs, "stat", start, err)
+	observe(ctx, w.obs, "stat", start, err)
 	return info, err
 }
 
@@ -85,7 +87,7 @@ func (w *backend) Stat(ctx context.Context, key string) (storage.Info, error) {
 func (w *backend) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
 	start := time.Now()
 	rc, info, err := w.b.Open(ctx, key, rng)
-	observe(w.obs, "get", start, err)
+	observe(ctx, w.obs, "get", start, err)
 	return rc, info, err
 }
 
@@ -93,23 +95,23 @@ func (w *backend) Create(ctx context.Context, key string, opts storage.CreateOpt
 	start := time.Now()
 	wr, err := w.b.Create(ctx, key, opts)
 	if err != nil {
-		observe(w.obs, "put", start, err)
+		observe(ctx, w.obs, "put", start, err)
 		return nil, err
 	}
-	return &writer{Writer: wr, obs: w.obs, start: start}, nil
+	return &writer{Writer: wr, obs: w.obs, start: start, ctx: ctx}, nil
 }
 
 func (w *backend) Delete(ctx context.Context, key string) error {
 	start := time.Now()
 	err := w.b.Delete(ctx, key)
-	observe(w.obs, "delete", start, err)
+	observe(ctx, w.obs, "delete", start, err)
 	return err
 }
 
 func (w *backend) List(ctx context.Context, prefix, cursor string, limit int) (storage.Page, error) {
 	start := time.Now()
 	p, err := w.b.List(ctx, prefix, cursor, limit)
-	observe(w.obs, "list", start, err)
+	observe(ctx, w.obs, "list", start, err)
 	return p, err
 }
 
@@ -123,6 +125,7 @@ type writer struct {
 	storage.Writer
 	obs   Observer
 	start time.Time
+	ctx   context.Context // Create's, for the observer
 	done  bool
 }
 
@@ -134,17 +137,17 @@ func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 
 func (w *writer) Abort(ctx context.Context) error {
 	err := w.Writer.Abort(ctx)
-	w.finish(errAborted)
+	if !w.done {
+		w.done = true
+		w.obs(w.ctx, "put", Aborted, time.Since(w.start))
+	}
 	return err
 }
-
-// errAborted counts an abandoned write as a failed put.
-var errAborted = errors.New("observed: write aborted")
 
 func (w *writer) finish(err error) {
 	if !w.done {
 		w.done = true
-		observe(w.obs, "put", w.start, err)
+		observe(w.ctx, w.obs, "put", w.start, err)
 	}
 }
 
@@ -156,14 +159,14 @@ type presigner struct {
 func (w presigner) PresignGet(ctx context.Context, key string, ttl time.Duration, opts storage.PresignOptions) (*url.URL, error) {
 	start := time.Now()
 	u, err := w.p.PresignGet(ctx, key, ttl, opts)
-	observe(w.obs, "presign", start, err)
+	observe(ctx, w.obs, "presign", start, err)
 	return u, err
 }
 
 func (w presigner) PresignPut(ctx context.Context, key string, ttl time.Duration, opts storage.PresignOptions) (*url.URL, error) {
 	start := time.Now()
 	u, err := w.p.PresignPut(ctx, key, ttl, opts)
-	observe(w.obs, "presign", start, err)
+	observe(ctx, w.obs, "presign", start, err)
 	return u, err
 }
 
@@ -175,20 +178,20 @@ type claimer struct {
 func (w claimer) Claim(ctx context.Context, c storage.Claim) error {
 	start := time.Now()
 	err := w.c.Claim(ctx, c)
-	observe(w.obs, "claim", start, err)
+	observe(ctx, w.obs, "claim", start, err)
 	return err
 }
 
 func (w claimer) Release(ctx context.Context, c storage.Claim) error {
 	start := time.Now()
 	err := w.c.Release(ctx, c)
-	observe(w.obs, "release", start, err)
+	observe(ctx, w.obs, "release", start, err)
 	return err
 }
 
 func (w claimer) SweepClaims(ctx context.Context, set string, now time.Time) (int, error) {
 	start := time.Now()
 	n, err := w.c.SweepClaims(ctx, set, now)
-	observe(w.obs, "sweep", start, err)
+	observe(ctx, w.obs, "sweep", start, err)
 	return n, err
 }
