@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/metrics"
+	"github.com/mcpblob/mcpblob/core/server/redact"
 )
 
 // Tracker opens and ends Records. Safe for concurrent use.
@@ -42,6 +43,7 @@ type Record struct {
 	Principal string // the authenticated caller, once known
 	MCP       mcp.Note
 	Received  int64 // request body bytes read through a counted reader
+	path      string
 	start     time.Time
 	ctx       context.Context
 }
@@ -55,7 +57,7 @@ func (t *Tracker) Begin(method, path, requestID string) *Record {
 	if !validID(requestID) {
 		requestID = t.prefix + "-" + strconv.FormatUint(t.seq.Add(1), 36)
 	}
-	return &Record{ID: requestID, Route: Route(path), Method: method, start: time.Now()}
+	return &Record{ID: requestID, Route: Route(path), Method: method, path: path, start: time.Now()}
 }
 
 func validID(id string) bool {
@@ -114,13 +116,29 @@ func (t *Tracker) End(r *Record, status int, sent, received int64) {
 	if surface, ok := r.uploadSurface(); ok {
 		m.Upload(surface, uploadOutcome(status, r.MCP.Outcome))
 	}
-	if t.accessLog {
-		t.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-			slog.String("request_id", r.ID), slog.String("route", r.Route), slog.String("method", r.Method),
-			slog.Int("status", status), slog.Int64("bytes_out", sent), slog.Int64("bytes_in", max(received, 0)),
-			slog.Duration("duration", d), slog.String("principal", r.Principal),
-			slog.String("mcp_method", r.MCP.Method), slog.String("tool", r.MCP.Tool))
+	t.logRequest(r, status, sent, received, d)
+}
+
+// logRequest writes the access-log line: at info with the access log on,
+// else at debug; at debug it also names the path, with its tokens
+// redacted.
+func (t *Tracker) logRequest(r *Record, status int, sent, received int64, d time.Duration) {
+	debug := t.log.Enabled(context.Background(), slog.LevelDebug)
+	if !t.accessLog && !debug {
+		return
 	}
+	level := slog.LevelDebug
+	if t.accessLog {
+		level = slog.LevelInfo
+	}
+	attrs := []slog.Attr{slog.String("request_id", r.ID), slog.String("route", r.Route), slog.String("method", r.Method),
+		slog.Int("status", status), slog.Int64("bytes_out", sent), slog.Int64("bytes_in", max(received, 0)),
+		slog.Duration("duration", d), slog.String("principal", r.Principal),
+		slog.String("mcp_method", r.MCP.Method), slog.String("tool", r.MCP.Tool)}
+	if debug {
+		attrs = append(attrs, slog.String("path", redact.Path(r.path)))
+	}
+	t.log.LogAttrs(context.Background(), level, "request", attrs...)
 }
 
 // Download counts rc as a download stream in progress until it closes.
