@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -62,11 +61,12 @@ func (s *Server) noteRequest(r *Request, msg *jsonrpc.Message, modern bool) {
 	if s.offered(msg.Method) != nil || msg.Method == "initialize" {
 		n.Method = msg.Method
 	}
-	if msg.Method == "tools/call" {
-		var name string
-		if json.Unmarshal(msg.ParamFields["name"], &name) == nil && s.toolMap[name] != nil {
-			n.Tool = name
-		}
+}
+
+// noteTool records the tool a tools/call found (the server's own name).
+func noteTool(c *Call, t *tool) {
+	if c.note != nil {
+		c.note.Tool = t.Name
 	}
 }
 

@@ -14,19 +14,16 @@ import (
 	"github.com/mcpblob/mcpblob/storage/observed"
 )
 
-type recordKey struct{}
-
 // BeginRequest opens the Record of the request at path; handlers find it
 // with Of, storage calls given ctx find its id under IDKey.
 func (t *Tracker) BeginRequest(ctx *fasthttp.RequestCtx, path string) {
 	rec := t.Begin(string(ctx.Method()), path, string(ctx.Request.Header.Peek(HeaderRequestID)))
-	ctx.SetUserValue(recordKey{}, rec)
-	ctx.SetUserValue(IDKey, rec.ID)
+	ctx.SetUserValue(IDKey, rec)
 }
 
 // Of is the request's Record (a detached one outside BeginRequest).
 func Of(ctx *fasthttp.RequestCtx) *Record {
-	if rec, ok := ctx.UserValue(recordKey{}).(*Record); ok {
+	if rec, ok := ctx.UserValue(IDKey).(*Record); ok {
 		return rec
 	}
 	return &Record{}

@@ -45,7 +45,6 @@ type Record struct {
 	Received  int64 // request body bytes read through a counted reader
 	path      string
 	start     time.Time
-	ctx       context.Context
 }
 
 // HeaderRequestID is the request id header, read and written.
@@ -76,17 +75,28 @@ func validID(id string) bool {
 // idKey is the context key of the request id.
 type idKey struct{}
 
-// IDKey is the key under which contexts carry the request id (also as a
-// fasthttp user value, which its RequestCtx.Value reads).
+// IDKey is the key under which contexts carry the request's Record, and
+// with it the request id (also as a fasthttp user value, which its
+// RequestCtx.Value reads).
 var IDKey any = idKey{}
 
 // Context is a context carrying only the request id, for work that
-// outlives the request (MCP calls, storage calls).
-func (r *Record) Context() context.Context {
-	if r.ctx == nil {
-		r.ctx = context.WithValue(context.Background(), IDKey, r.ID)
+// outlives the request (MCP calls, storage calls): never done, no
+// deadline.
+func (r *Record) Context() context.Context { return recordContext{r} }
+
+// recordContext is a Record as a context's values, without an allocation.
+type recordContext struct{ r *Record }
+
+func (recordContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (recordContext) Done() <-chan struct{}       { return nil }
+func (recordContext) Err() error                  { return nil }
+
+func (c recordContext) Value(key any) any {
+	if key == IDKey {
+		return c.r
 	}
-	return r.ctx
+	return nil
 }
 
 // RequestID is the request id ctx carries, or "".
@@ -94,8 +104,10 @@ func RequestID(ctx context.Context) string {
 	if ctx == nil {
 		return ""
 	}
-	id, _ := ctx.Value(IDKey).(string)
-	return id
+	if r, ok := ctx.Value(IDKey).(*Record); ok {
+		return r.ID
+	}
+	return ""
 }
 
 // End closes the Record: status is the response's, sent the response
