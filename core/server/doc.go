@@ -18,7 +18,7 @@
 //
 // The byte plane (docs/byte-plane.md) is here too: signed download links
 // GET|HEAD /d/{token} (download.go) with single ranges, validators and
-// single-use redemption recorded as a storage claim (claims.go); the control API /v1 (control.go,
+// single-use redemption recorded as a storage claim (package onetime); the control API /v1 (control.go,
 // docs/control-api.md) with streaming PUTs; and the sendfile path
 // (byteplane_body.go): local files go to fasthttp as a BodyWriterTo that
 // hands bufio.Writer.ReadFrom an *io.LimitedReader over the *os.File, so

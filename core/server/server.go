@@ -21,6 +21,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/connlimit"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -184,8 +185,8 @@ type Server struct {
 	loopback bool
 	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
-	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
-	uploads  uploadSlots     // uploads in progress (limits.go)
+	facts    *onetime.Facts // one-time facts: links redeemed, upload ids taken
+	uploads  uploadSlots    // uploads in progress (limits.go)
 	mu       sync.Mutex
 	serving  bool
 }
@@ -234,10 +235,7 @@ func New(opts Options) (*Server, error) {
 	limitDefaults(&opts)
 	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost,
 		uploads: uploadSlots{max: opts.MaxUploads, perMax: opts.MaxUploadsPerPrincipal}}
-	var shared bool
-	if s.claims, shared = claimsOf(opts.Backend); !shared {
-		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
-	}
+	s.facts = onetime.New(opts.Backend, s.log)
 	if err := s.setUpAuth(); err != nil {
 		return nil, err
 	}
@@ -376,7 +374,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.serving = true
 	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
-	go s.sweepClaims(s.mcp.Context())
+	go s.facts.Sweep(s.mcp.Context())
 	if s.opts.MaxConnsPerIP > 0 {
 		ln = connlimit.New(ln, s.opts.MaxConnsPerIP)
 	}

@@ -1,0 +1,96 @@
+package onetime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// The sets of facts, and how they age.
+const (
+	Links   = "links"   // single-use download links redeemed, by nonce
+	Uploads = "uploads" // upload ids taken, by upload id
+	// SweepEvery is the interval between sweeps of expired facts.
+	SweepEvery = 10 * time.Minute
+	// Grace keeps a fact a little past its token's expiry, so clock skew
+	// between nodes cannot reopen a link in its last seconds.
+	Grace = 5 * time.Minute
+)
+
+// sets are the sets a sweep covers.
+var sets = []string{Links, Uploads}
+
+// ErrClaimed means the fact was already recorded: the link was used, the
+// upload id taken.
+var ErrClaimed = errors.New("onetime: already claimed")
+
+// Facts records one-time facts in a store. Safe for concurrent use.
+type Facts struct {
+	claims storage.Claimer
+	log    *slog.Logger
+}
+
+// New returns the facts kept in b's claims or, for a backend without them,
+// in this process (storage.MemClaims: exact on one node only, and bounded),
+// which it logs as a warning. log must not be nil.
+func New(b storage.Backend, log *slog.Logger) *Facts {
+	f := &Facts{log: log}
+	if c, ok := b.(storage.Claimer); ok {
+		f.claims = c
+	} else {
+		f.claims = &storage.MemClaims{}
+		log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
+	}
+	return f
+}
+
+// Claim records set/name for a token that expires at exp (zero: the
+// default download link lifetime from now); ErrClaimed when it was already
+// recorded, another error when the store failed.
+func (f *Facts) Claim(ctx context.Context, set, name string, exp time.Time) error {
+	err := f.claims.Claim(ctx, claimOf(set, name, exp))
+	if errors.Is(err, storage.ErrExists) {
+		return ErrClaimed
+	}
+	return err
+}
+
+// Release gives a reservation back (its upload stored nothing); a failure
+// is logged.
+func (f *Facts) Release(set, name string, exp time.Time) {
+	if err := f.claims.Release(context.Background(), claimOf(set, name, exp)); err != nil {
+		f.log.Error("server: releasing a claim failed", "set", set, "err", err)
+	}
+}
+
+func claimOf(set, name string, exp time.Time) storage.Claim {
+	if exp.IsZero() {
+		exp = time.Now().Add(token.DefaultDownloadTTL)
+	}
+	return storage.Claim{Set: set, Name: name, Expires: exp.Add(Grace)}
+}
+
+// Sweep removes the expired facts of every set, then again every
+// SweepEvery, until ctx ends.
+func (f *Facts) Sweep(ctx context.Context) {
+	t := time.NewTicker(SweepEvery)
+	defer t.Stop()
+	for {
+		for _, set := range sets {
+			if n, err := f.claims.SweepClaims(ctx, set, time.Now()); err != nil && ctx.Err() == nil {
+				f.log.Error("server: sweeping expired claims failed", "set", set, "err", err)
+			} else if n > 0 {
+				f.log.Debug("server: swept expired claims", "set", set, "removed", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
