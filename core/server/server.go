@@ -164,8 +164,8 @@ type Options struct {
 	// the backend presigns (S3); default false: /d streams the bytes itself.
 	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
-	// the fields above override its Backend, Keyring, Logger, Name, Version,
-	// Instructions and MaxBodyBytes.
+	// the fields above override its Keyring, Logger, Name, Version,
+	// Instructions and MaxBodyBytes; Authorize and SessionEnds are the server's.
 	MCP mcp.Options
 	// Blobs carries further tuning of the blob application (stream mode,
 	// text size rule, page size, link lifetime, upload accept list); the
@@ -251,7 +251,7 @@ func New(opts Options) (*Server, error) {
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
-	mo.Authorize = s.authorizeMCP
+	mo.Authorize, mo.SessionEnds = s.authorizeMCP, s.facts.SessionEnds()
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}

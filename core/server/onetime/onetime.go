@@ -2,10 +2,13 @@ package onetime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -14,6 +17,8 @@ import (
 const (
 	Links   = "links"   // single-use download links redeemed, by nonce
 	Uploads = "uploads" // upload ids taken, by upload id
+	// Sessions holds ended 2025-11-25 sessions, by a digest of the id.
+	Sessions = "sessions"
 	// SweepEvery is the interval between sweeps of expired facts.
 	SweepEvery = 10 * time.Minute
 	// Grace keeps a fact a little past its token's expiry, so clock skew
@@ -22,15 +27,16 @@ const (
 )
 
 // sets are the sets a sweep covers.
-var sets = []string{Links, Uploads}
+var sets = []string{Links, Uploads, Sessions}
 
 // ErrClaimed means the fact was already recorded: the link was used, the
-// upload id taken.
+// upload id taken, the session ended.
 var ErrClaimed = errors.New("onetime: already claimed")
 
 // Facts records one-time facts in a store. Safe for concurrent use.
 type Facts struct {
 	claims storage.Claimer
+	shared bool // claims are the store's, not this process's
 	log    *slog.Logger
 }
 
@@ -40,10 +46,10 @@ type Facts struct {
 func New(b storage.Backend, log *slog.Logger) *Facts {
 	f := &Facts{log: log}
 	if c, ok := b.(storage.Claimer); ok {
-		f.claims = c
+		f.claims, f.shared = c, true
 	} else {
 		f.claims = &storage.MemClaims{}
-		log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
+		log.Warn("server: the storage backend keeps no claims; single-use links, upload endpoints and ended sessions are exact on this node only")
 	}
 	return f
 }
@@ -93,4 +99,42 @@ func (f *Facts) Sweep(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// SessionEnds returns the record of ended 2025-11-25 sessions kept in the
+// store's claims, for mcp.Options.SessionEnds; nil when the claims are kept
+// in this process, where core/mcp's own revocations already do that job.
+func (f *Facts) SessionEnds() mcp.SessionEnds {
+	if !f.shared {
+		return nil
+	}
+	return sessionEnds{f}
+}
+
+// sessionEnds records an ended session as a claim in Sessions named by a
+// digest of its id, expiring with the session (plus Grace).
+type sessionEnds struct{ f *Facts }
+
+// EndSession claims the session's end; mcp.ErrSessionEnded when it was
+// already claimed.
+func (e sessionEnds) EndSession(ctx context.Context, id string, expires time.Time) error {
+	err := e.f.Claim(ctx, Sessions, SessionName(id), expires)
+	if errors.Is(err, ErrClaimed) {
+		return mcp.ErrSessionEnded
+	}
+	return err
+}
+
+// SessionEnded asks the store whether the session's end is claimed (a stat
+// of a file, a HEAD on S3).
+func (e sessionEnds) SessionEnded(ctx context.Context, id string, expires time.Time) (bool, error) {
+	return e.f.claims.Claimed(ctx, claimOf(Sessions, SessionName(id), expires))
+}
+
+// SessionName is the name of session id's claim in Sessions: the hex of the
+// first 16 bytes of its SHA-256. The id is a credential and never reaches
+// the store.
+func SessionName(id string) string {
+	d := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(d[:16])
 }
