@@ -276,7 +276,7 @@ func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
 // message there; a call the client cancelled gets none.
 func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Context, cancel context.CancelFunc) {
 	defer c.release()
-	defer s.active.track(c.method == "subscriptions/listen")()
+	defer s.active.Track(c.method == "subscriptions/listen")()
 	c.ctx, c.out = ctx, out
 	if c.sess != nil {
 		c.sess.Track(c.id, cancel)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -78,6 +79,13 @@ type Options struct {
 	SpoolDir string
 	// SessionTTL is how long a 2025-11-25 session id stays valid. Default 24h.
 	SessionTTL time.Duration
+	// SessionEnds, when set, is the record of ended 2025-11-25 sessions
+	// shared by every Server using it (the nodes of a cluster): DELETE
+	// records the end there, and each request of a session asks it, so a
+	// session ended on one node is refused by every other at its next
+	// request. nil: an ended session is refused by this Server only; the
+	// others accept its id until it expires.
+	SessionEnds SessionEnds
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
@@ -131,7 +139,7 @@ type Server struct {
 	sessions map[string]*session.State
 	revoked  session.Revoked
 	created  int
-	active   activeStreams // SSE streams in progress (note.go)
+	active   observe.Streams // SSE streams in progress (note.go)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -492,9 +500,9 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 		}
 		return nil, e
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		return nil, &idError{err: jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)}
+	sess, e := s.lookupSession(sid, r.Principal)
+	if e != nil {
+		return nil, &idError{err: e}
 	}
 	if hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion)); hv != "" && !legacyVersions[hv] {
 		return nil, &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
@@ -522,9 +530,9 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
+	sess, e := s.lookupSession(sid, r.Principal)
+	if e != nil {
+		writeError(w, nil, e)
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
@@ -557,11 +565,13 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
+	c, e := s.verifySession(sid, r.Principal)
+	if e == nil {
+		e = s.endSession(sid, c.Expires)
+	}
+	if e != nil {
+		writeError(w, nil, e)
 		return
 	}
-	s.endSession(sess)
 	w.SetStatus(http.StatusOK)
 }

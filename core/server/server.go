@@ -24,6 +24,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/admin"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/connlimit"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/tenancy"
@@ -176,8 +177,8 @@ type Options struct {
 	// the backend presigns (S3); default false: /d streams the bytes itself.
 	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
-	// the fields above override its Backend, Keyring, Logger, Name, Version,
-	// Instructions and MaxBodyBytes.
+	// the fields above override its Keyring, Logger, Name, Version,
+	// Instructions and MaxBodyBytes; Authorize and SessionEnds are the server's.
 	MCP mcp.Options
 	// Blobs carries further tuning of the blob application (stream mode,
 	// text size rule, page size, link lifetime, upload accept list); the
@@ -197,7 +198,7 @@ type Server struct {
 	loopback bool
 	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
-	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
+	facts    *onetime.Facts // one-time facts: links redeemed, upload ids taken, sessions ended
 	tel      *telemetry.Tracker
 	admin    *admin.Server
 	uploads  uploadSlots // uploads in progress (limits.go)
@@ -250,10 +251,7 @@ func New(opts Options) (*Server, error) {
 	tel := setUpTelemetry(&opts) // observe.go
 	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost, tel: tel,
 		uploads: uploadSlots{Max: opts.MaxUploads, PerMax: opts.MaxUploadsPerPrincipal}}
-	var shared bool
-	if s.claims, shared = claimsOf(opts.Backend); !shared {
-		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
-	}
+	s.facts = onetime.New(opts.Backend, s.log)
 	if err := s.setUpAuth(); err != nil {
 		return nil, err
 	}
@@ -269,7 +267,7 @@ func New(opts Options) (*Server, error) {
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
-	mo.Authorize = s.authorizeMCP
+	mo.Authorize, mo.SessionEnds = s.authorizeMCP, s.facts.SessionEnds()
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
@@ -396,7 +394,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err := s.startAdmin(); err != nil {
 		return err
 	}
-	go s.sweepClaims(s.mcp.Context())
+	go s.facts.Sweep(s.mcp.Context())
 	if s.opts.MaxConnsPerIP > 0 {
 		ln = connlimit.New(ln, s.opts.MaxConnsPerIP)
 	}

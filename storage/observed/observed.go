@@ -40,6 +40,11 @@ func Outcome(err error) string {
 	return Failed
 }
 
+var (
+	_ storage.Presigner = presigner{}
+	_ storage.Claimer   = claimer{}
+)
+
 // Wrap returns b reporting to obs, implementing Presigner and Claimer
 // exactly when b does.
 func Wrap(b storage.Backend, obs Observer) storage.Backend {
@@ -180,6 +185,13 @@ func (w claimer) Claim(ctx context.Context, c storage.Claim) error {
 	err := w.c.Claim(ctx, c)
 	observe(ctx, w.obs, "claim", start, err)
 	return err
+}
+
+func (w claimer) Claimed(ctx context.Context, c storage.Claim) (bool, error) {
+	start := time.Now()
+	ok, err := w.c.Claimed(ctx, c)
+	observe(ctx, w.obs, "claimed", start, err)
+	return ok, err
 }
 
 func (w claimer) Release(ctx context.Context, c storage.Claim) error {

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/auth"
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/metrics"
 )
 
@@ -108,7 +108,7 @@ func uploadOutcome(status int, mcpOutcome string) string {
 	switch {
 	case status >= 500:
 		return "error"
-	case status >= 400 || mcpOutcome == mcp.OutcomeToolError || mcpOutcome == mcp.OutcomeError:
+	case status >= 400 || mcpOutcome == observe.OutcomeToolError || mcpOutcome == observe.OutcomeError:
 		return "rejected"
 	}
 	return "ok"
