@@ -9,7 +9,8 @@ import (
 )
 
 // Claims are one-time facts that every node sharing a store must agree on
-// exactly: a single-use link was redeemed, an upload id was taken. A claim
+// exactly: a single-use link was redeemed, an upload id was taken, a
+// session was ended. A claim
 // is created only if absent (exactly one of many concurrent writers wins,
 // on one node or many) and lives until its expiry, after which a sweep may
 // remove it. Claims are bookkeeping under ReservedDir, never objects: List
@@ -17,6 +18,10 @@ import (
 type Claimer interface {
 	// Claim records c; it fails with ErrExists when c is already recorded.
 	Claim(ctx context.Context, c Claim) error
+	// Claimed reports whether c is recorded (an expired claim counts until
+	// a sweep removes it). It asks the store every time, so a claim another
+	// node made a moment ago is seen.
+	Claimed(ctx context.Context, c Claim) (bool, error)
 	// Release removes c (a reservation given back because its work failed);
 	// a missing claim is not an error.
 	Release(ctx context.Context, c Claim) error

@@ -47,6 +47,18 @@ func (m *MemClaims) Claim(_ context.Context, c Claim) error {
 	return nil
 }
 
+// Claimed reports whether c is recorded.
+func (m *MemClaims) Claimed(_ context.Context, c Claim) (bool, error) {
+	p, err := c.Path()
+	if err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.seen[p]
+	return ok, nil
+}
+
 // Release forgets c.
 func (m *MemClaims) Release(_ context.Context, c Claim) error {
 	p, err := c.Path()

@@ -29,3 +29,37 @@ func TestMemClaimsBound(t *testing.T) {
 		t.Fatalf("sweep removed %d; want %d", n, MaxMemClaims)
 	}
 }
+
+// TestMemClaimsClaimed: Claimed sees a claim from Claim until Release or a
+// sweep past its expiry.
+func TestMemClaimsClaimed(t *testing.T) {
+	t.Parallel()
+	var m MemClaims
+	ctx := context.Background()
+	c := Claim{Set: "s", Name: "n", Expires: time.Now().Add(time.Hour)}
+	claimed := func(when string, want bool) {
+		t.Helper()
+		if got, err := m.Claimed(ctx, c); err != nil || got != want {
+			t.Fatalf("Claimed %s = %v, %v; want %v", when, got, err, want)
+		}
+	}
+	claimed("before Claim", false)
+	if err := m.Claim(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	claimed("after Claim", true)
+	if err := m.Release(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	claimed("after Release", false)
+	if err := m.Claim(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.SweepClaims(ctx, "s", c.Expires.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	claimed("after the sweep", false)
+	if _, err := m.Claimed(ctx, Claim{Set: "s/x", Name: "n", Expires: c.Expires}); err == nil {
+		t.Error("Claimed of a bad claim succeeded")
+	}
+}

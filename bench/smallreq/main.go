@@ -52,6 +52,15 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	table := render(*base, *count, bins[0].label, bins[1].label, runs)
+	root, err := output("", "git", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	cost, err := telemetryCost(root, *count)
+	if err != nil {
+		return err
+	}
+	table += cost
 	fmt.Fprint(stdout, table)
 	if *markdown != "" {
 		return mdsection.Rewrite(*markdown, "smallreq", table)

@@ -14,14 +14,18 @@ type sample struct {
 }
 
 // parse reads "BenchmarkSmallRequest/<case>-N  iters  X ns/op ... Y B/op  Z allocs/op" lines.
-func parse(out string) ([]sample, error) {
+func parse(out string) ([]sample, error) { return parseWith(out, "BenchmarkSmallRequest/") }
+
+// parseWith reads the benchmark lines whose name starts with prefix; a
+// sample's name is the rest, without the -GOMAXPROCS suffix.
+func parseWith(out, prefix string) ([]sample, error) {
 	var got []sample
 	for line := range strings.Lines(out) {
 		f := strings.Fields(line)
-		if len(f) < 4 || !strings.HasPrefix(f[0], "BenchmarkSmallRequest/") {
+		if len(f) < 4 || !strings.HasPrefix(f[0], prefix) {
 			continue
 		}
-		name := strings.TrimPrefix(f[0], "BenchmarkSmallRequest/")
+		name := strings.TrimPrefix(f[0], prefix)
 		if i := strings.LastIndexByte(name, '-'); i > 0 {
 			name = name[:i]
 		}
@@ -43,7 +47,7 @@ func parse(out string) ([]sample, error) {
 		got = append(got, s)
 	}
 	if len(got) == 0 {
-		return nil, fmt.Errorf("no BenchmarkSmallRequest lines in:\n%s", out)
+		return nil, fmt.Errorf("no %s lines in:\n%s", prefix, out)
 	}
 	return got, nil
 }

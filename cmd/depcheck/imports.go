@@ -7,10 +7,11 @@ import (
 )
 
 const (
-	fasthttp = "github.com/valyala/fasthttp"
-	minioGo  = "github.com/minio/minio-go" // any major version: minio-go/v7 is below it
-	cpuid    = "github.com/klauspost/cpuid/v2"
-	emmansun = "github.com/emmansun/base64"
+	fasthttp        = "github.com/valyala/fasthttp"
+	minioGo         = "github.com/minio/minio-go" // any major version: minio-go/v7 is below it
+	cpuid           = "github.com/klauspost/cpuid/v2"
+	victoriaMetrics = "github.com/VictoriaMetrics/metrics"
+	emmansun        = "github.com/emmansun/base64"
 )
 
 // A depRule forbids packages anywhere in the dependencies (Deps: the
@@ -44,6 +45,8 @@ var depRules = []depRule{
 		"core/client", thirdPartyExcept()},
 	{"core/auth imports only std (transitively, third-party): the token library stays in core/auth/oauth",
 		"core/auth", thirdPartyExcept()},
+	{"core/metrics imports only std and VictoriaMetrics/metrics (transitively, third-party)",
+		"core/metrics", thirdPartyExcept(victoriaMetrics)},
 	{"core/auth/oauthtest imports only std (transitively, third-party): the test authorization server is its own module",
 		"core/auth/oauthtest", thirdPartyExcept()},
 	{"core/mcp/... imports nothing under storage/ (transitively): the protocol knows no blob",
@@ -51,8 +54,8 @@ var depRules = []depRule{
 }
 
 var importRules = []importRule{
-	{"only core/server imports fasthttp",
-		below(fasthttp), []string{"core/server"}},
+	{"only core/server/... imports fasthttp",
+		below(fasthttp), []string{"core/server/..."}},
 	{"only storage/s3 imports minio-go",
 		below(minioGo), []string{"storage/s3"}},
 	{"only core/blobs, core/server/..., core/tenancy, storage/... and cmd/... import storage/...",

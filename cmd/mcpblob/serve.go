@@ -67,6 +67,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Version:             versionString(),
 		ShutdownDelay:       cfg.ShutdownDelay,
 		GracePeriod:         cfg.GracePeriod,
+		AccessLog:           cfg.AccessLog,
+		AdminListen:         cfg.AdminListen,
 		MaxUploadBytes:      cfg.MaxUpload,
 		DownloadRedirect:    cfg.DownloadRedirect,
 		Blobs:               blobs.Options{StreamMode: cfg.StreamMode},

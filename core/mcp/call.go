@@ -63,6 +63,8 @@ type Call struct {
 	inputLoaded bool
 	responses   map[string]json.RawMessage
 	inputErr    error
+	note        *Note           // the request's, or nil (note.go)
+	values      context.Context // the request's Context, or nil (note.go)
 }
 
 // Context is the call's context: cancelled when the client cancels or

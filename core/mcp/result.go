@@ -50,6 +50,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	noteResult(c, v)
 	switch v := v.(type) {
 	case *contents.Body:
 		return &result{body: v}, nil
@@ -178,7 +179,7 @@ func (s *Server) respond(w ResponseWriter, c *Call, m *method, acc headers.Accep
 // answer). The call's context lives until the body has been written: a
 // storage reader may be bound to it.
 func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
-	ctx, cancel := context.WithCancel(s.baseCtx)
+	ctx, cancel := s.callContext(c)
 	c.ctx = ctx
 	res, err := s.invoke(c, m)
 	if err != nil {
@@ -236,7 +237,7 @@ func (s *Server) respondSSE(w ResponseWriter, c *Call, m *method) {
 	setSSEHeaders(w)
 	c.files.Keep() // the call outlives handlePost: runStream releases them
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		ctx, cancel := context.WithCancel(s.baseCtx)
+		ctx, cancel := s.callContext(c)
 		defer cancel()
 		out := sse.NewWriter(sw, cancel)
 		s.runStream(c, m, out, ctx, cancel)
@@ -261,7 +262,7 @@ func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
 		rel := rs.Attach(sse.NewWriter(sw, nil), 0, true)
 		once.Do(func() {
 			go func() {
-				ctx, cancel := context.WithCancel(s.baseCtx)
+				ctx, cancel := s.callContext(c)
 				defer cancel()
 				s.runStream(c, m, rs, ctx, cancel)
 			}()
@@ -275,6 +276,7 @@ func (s *Server) respondResumable(w ResponseWriter, c *Call, m *method) {
 // message there; a call the client cancelled gets none.
 func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Context, cancel context.CancelFunc) {
 	defer c.release()
+	defer s.active.Track(c.method == "subscriptions/listen")()
 	c.ctx, c.out = ctx, out
 	if c.sess != nil {
 		c.sess.Track(c.id, cancel)

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"strings"
 	"sync"
 
@@ -67,7 +68,7 @@ func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
 	if t.FileSink != nil {
 		route.Open = func(h codec.DataURIHeader) (scan.Sink, error) {
 			f := &File{Header: h}
-			sink, ok, err := t.FileSink(FileTarget{Ctx: rt.s.baseCtx, Argument: arg, MediaType: f.MediaType(),
+			sink, ok, err := t.FileSink(FileTarget{Ctx: observe.WithValues(rt.s.baseCtx, rt.r.Context), Argument: arg, MediaType: f.MediaType(),
 				Spec: spec, Args: seen.Args, Principal: rt.r.Principal, Scopes: rt.r.Scopes})
 			if err != nil || !ok {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -78,6 +79,13 @@ type Options struct {
 	SpoolDir string
 	// SessionTTL is how long a 2025-11-25 session id stays valid. Default 24h.
 	SessionTTL time.Duration
+	// SessionEnds, when set, is the record of ended 2025-11-25 sessions
+	// shared by every Server using it (the nodes of a cluster): DELETE
+	// records the end there, and each request of a session asks it, so a
+	// session ended on one node is refused by every other at its next
+	// request. nil: an ended session is refused by this Server only; the
+	// others accept its id until it expires.
+	SessionEnds SessionEnds
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
@@ -131,6 +139,7 @@ type Server struct {
 	sessions map[string]*session.State
 	revoked  session.Revoked
 	created  int
+	active   observe.Streams // SSE streams in progress (note.go)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -203,6 +212,9 @@ func (s *Server) Close() error {
 
 // ServeHTTP handles one request to the MCP endpoint.
 func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
+	if r.Note != nil {
+		w = notedWriter{w, r.Note}
+	}
 	switch r.Method {
 	case http.MethodPost:
 		s.handlePost(r, w)
@@ -218,6 +230,7 @@ func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
 
 // writeError sends a standalone JSON error response.
 func writeError(w ResponseWriter, id json.RawMessage, e *Error) {
+	noteError(w)
 	w.SetStatus(e.HTTPStatus())
 	for k, v := range e.Header {
 		w.SetHeader(k, v)
@@ -262,7 +275,11 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 		writeError(w, id, perr)
 		return
 	}
-	if s.isModern(r, msg, kind) {
+	modern := s.isModern(r, msg, kind)
+	if kind == jsonrpc.KindRequest {
+		s.noteRequest(r, msg, modern)
+	}
+	if modern {
 		s.serveModern(r, w, msg, kind, acc)
 		return
 	}
@@ -414,7 +431,8 @@ func (s *Server) authorize(principal string, scopes []string, method, name strin
 // newCall is the call a request starts.
 func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
-		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files}
+		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files,
+		note: r.Note, values: r.Context}
 	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
@@ -482,9 +500,9 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 		}
 		return nil, e
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		return nil, &idError{err: jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)}
+	sess, e := s.lookupSession(sid, r.Principal)
+	if e != nil {
+		return nil, &idError{err: e}
 	}
 	if hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion)); hv != "" && !legacyVersions[hv] {
 		return nil, &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Unsupported protocol version: "+hv, Object{
@@ -512,9 +530,9 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
+	sess, e := s.lookupSession(sid, r.Principal)
+	if e != nil {
+		writeError(w, nil, e)
 		return
 	}
 	if lei := strings.TrimSpace(r.Header.Get("Last-Event-ID")); lei != "" {
@@ -547,11 +565,13 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	sess := s.lookupSession(sid, r.Principal)
-	if sess == nil {
-		writeError(w, nil, jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound))
+	c, e := s.verifySession(sid, r.Principal)
+	if e == nil {
+		e = s.endSession(sid, c.Expires)
+	}
+	if e != nil {
+		writeError(w, nil, e)
 		return
 	}
-	s.endSession(sess)
 	w.SetStatus(http.StatusOK)
 }

@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -19,7 +21,10 @@ import (
 // in the id); what a rebuilt session loses is node-local: the log level,
 // resource subscriptions, the GET stream and pending server-to-client
 // requests (load balancers hash on Mcp-Session-Id to keep those on one node).
-// A DELETE revokes the id on the node that receives it only.
+// A DELETE revokes the id on the node that receives it and, with
+// Options.SessionEnds, in the record every node shares: each request of a
+// session then asks that record, so another node refuses the id at its very
+// next request (the local revocations are a cache of ended ids only).
 
 // maxCapsInSession bounds the client capabilities copied into a session id.
 const maxCapsInSession = 512
@@ -40,7 +45,7 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 	if !legacyVersions[ver] {
 		ver = Version20251125
 	}
-	exp := time.Now().Add(s.opts.SessionTTL)
+	exp := time.Now().Add(s.opts.SessionTTL).Truncate(time.Second) // as the signed id carries it
 	caps := p.Capabilities
 	if len(caps) == 0 || caps[0] != '{' {
 		caps = nil
@@ -83,47 +88,144 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 	w.SetBody(jsonrpc.Envelope(msg.ID, b))
 }
 
-// lookupSession validates sid for principal and returns its state.
-func (s *Server) lookupSession(sid, principal string) *session.State {
+// SessionEnds records ended 2025-11-25 sessions where every node sharing
+// it sees them ([Options.SessionEnds]). A session id is a credential: an
+// implementation must store a digest of it, never the id itself, and must
+// not log it. expires is the session's expiry, in whole seconds and the
+// same on every node; the end matters until then. Implementations must be
+// safe for concurrent use.
+type SessionEnds interface {
+	// EndSession records that session id ended; ErrSessionEnded when its
+	// end was already recorded (an earlier DELETE, on any node).
+	EndSession(ctx context.Context, id string, expires time.Time) error
+	// SessionEnded reports whether the end of session id is recorded,
+	// asking the shared record every time: no cache of "not ended".
+	SessionEnded(ctx context.Context, id string, expires time.Time) (bool, error)
+}
+
+// ErrSessionEnded is what [SessionEnds.EndSession] returns when the
+// session's end was already recorded.
+var ErrSessionEnded = errors.New("mcp: session already ended")
+
+// sessionNotFound answers an unknown, expired, foreign or ended session
+// (SPEC.md §2.1: the client then initializes a new one).
+func sessionNotFound() *Error {
+	return jsonrpc.NewError(CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)
+}
+
+// sessionStoreFailed answers a request whose session could not be checked
+// against, or ended in, Options.SessionEnds: neither a 404 nor a success.
+func (s *Server) sessionStoreFailed(op string, err error) *Error {
+	s.log.Error("mcp: the shared record of ended sessions failed", "op", op, "err", err)
+	return jsonrpc.NewError(CodeInternalError, "Service unavailable: the session cannot be checked right now; try again", nil).
+		WithStatus(http.StatusServiceUnavailable)
+}
+
+// lookupSession validates sid for principal and returns its state, or the
+// error to answer: 404 for a session that is not (or no longer) valid, 503
+// when Options.SessionEnds could not be asked. s.mu is not held while
+// SessionEnds is asked, and the question outlives Close (a request served
+// during a graceful shutdown still gets its answer).
+func (s *Server) lookupSession(sid, principal string) (*session.State, *Error) {
+	c, e := s.verifySession(sid, principal)
+	if e != nil {
+		return nil, e
+	}
+	sess := s.localSession(sid, c)
+	if sess == nil {
+		return nil, sessionNotFound()
+	}
+	if s.opts.SessionEnds == nil {
+		return sess, nil
+	}
+	ended, err := s.opts.SessionEnds.SessionEnded(context.Background(), sid, c.Expires)
+	switch {
+	case err != nil:
+		return nil, s.sessionStoreFailed("check", err)
+	case ended: // on another node: end it here too
+		s.revokeSession(sid, c.Expires)
+		return nil, sessionNotFound()
+	}
+	return sess, nil
+}
+
+// verifySession checks sid's signature, expiry and principal.
+func (s *Server) verifySession(sid, principal string) (token.Claims, *Error) {
+	// The principal is inside the signed id: compare it on every request.
+	c, err := s.keyring.Verify(sid, token.PurposeSession)
+	if err != nil || c.Principal != principal || !legacyVersions[c.Object] {
+		return c, sessionNotFound()
+	}
+	return c, nil
+}
+
+// localSession returns the state of the verified session sid, rebuilding
+// it from the id's claims c when this node has none; nil when it was
+// revoked here.
+func (s *Server) localSession(sid string, c token.Claims) *session.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.revoked.Has(sid) {
 		return nil
 	}
-	if sess := s.sessions[sid]; sess != nil {
-		if time.Now().After(sess.Expires) {
-			return nil
+	sess := s.sessions[sid]
+	if sess == nil {
+		var caps json.RawMessage
+		if len(c.Data) > 0 && json.Valid(c.Data) {
+			caps = c.Data
 		}
-		// The principal is inside the signed id: compare it again.
-		if c, err := s.keyring.Verify(sid, token.PurposeSession); err != nil || c.Principal != principal {
-			return nil
-		}
-		sess.Touch()
-		return sess
-	}
-	c, err := s.keyring.Verify(sid, token.PurposeSession)
-	if err != nil || c.Principal != principal || !legacyVersions[c.Object] {
+		sess = session.New(sid, c.Object, caps, c.Expires)
+		s.sessions[sid] = sess
+	} else if time.Now().After(sess.Expires) {
 		return nil
 	}
-	var caps json.RawMessage
-	if len(c.Data) > 0 && json.Valid(c.Data) {
-		caps = c.Data
-	}
-	sess := session.New(sid, c.Object, caps, c.Expires)
-	s.sessions[sid] = sess
+	sess.Touch()
 	return sess
 }
 
-// endSession revokes a session (DELETE) and ends its streams.
-func (s *Server) endSession(sess *session.State) {
+// endSession ends session sid (DELETE): it records the end through
+// Options.SessionEnds, when set, so every node refuses the id, and revokes
+// it here whatever the record said. nil means the end is recorded by this
+// call; 404 when the session had already ended (here, or elsewhere by the
+// record); 503 when the record failed.
+func (s *Server) endSession(sid string, exp time.Time) *Error {
+	if s.opts.SessionEnds == nil {
+		if !s.revokeSession(sid, exp) {
+			return sessionNotFound()
+		}
+		return nil
+	}
+	// The record decides, not the local revocation: a DELETE retried after
+	// a failed record (revoked here, not yet in the record) records it now.
+	err := s.opts.SessionEnds.EndSession(context.Background(), sid, exp)
+	s.revokeSession(sid, exp)
+	switch {
+	case errors.Is(err, ErrSessionEnded):
+		return sessionNotFound()
+	case err != nil:
+		return s.sessionStoreFailed("end", err)
+	}
+	return nil
+}
+
+// revokeSession drops session sid's state here, ends its streams and
+// remembers the id as ended until exp; false when it already was.
+func (s *Server) revokeSession(sid string, exp time.Time) bool {
 	s.mu.Lock()
-	delete(s.sessions, sess.ID)
-	forgot := s.revoked.Add(sess.ID, sess.Expires, time.Now())
+	sess := s.sessions[sid]
+	delete(s.sessions, sid)
+	fresh, forgot := !s.revoked.Has(sid), 0
+	if fresh {
+		forgot = s.revoked.Add(sid, exp, time.Now())
+	}
 	s.mu.Unlock()
 	if forgot > 0 {
 		s.log.Warn("mcp: too many ended sessions to remember; the soonest-expiring ids were forgotten", "forgot", forgot, "limit", session.MaxRevoked)
 	}
-	sess.Close()
+	if sess != nil {
+		sess.Close()
+	}
+	return fresh
 }
 
 // sweepLocked drops sessions idle for an hour and expired revocations.
@@ -142,6 +244,7 @@ func (s *Server) sweepLocked() {
 func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string) error {
 	events, unsubscribe := s.hub.Subscribe(audience)
 	defer unsubscribe()
+	defer s.active.Track(false)()
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	if err := out.Comment(); err != nil {

@@ -9,7 +9,6 @@ package mcp
 // supports tasks (today the conformance fixtures).
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -73,7 +72,7 @@ func (c *Call) RunAsTask(work func(tc *Call) (*ToolResult, error)) (*ToolResult,
 		return work(c)
 	}
 	s := c.srv
-	ctx, cancel := context.WithCancel(s.baseCtx)
+	ctx, cancel := s.callContext(c)
 	t := tasks.New(c.principal, cancel)
 	s.tasks.Add(t)
 	tc := *c

@@ -44,6 +44,7 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 		return jsonrpc.InvalidParams("Unknown tool: %s", name)
 	}
 	c.tool = t
+	noteTool(c, t)
 	raw, ok := c.params["arguments"]
 	if ok && string(raw) != "null" && (len(raw) == 0 || raw[0] != '{') {
 		return jsonrpc.InvalidParams("Invalid params: arguments must be an object")

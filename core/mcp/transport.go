@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"io"
 )
 
@@ -18,6 +19,13 @@ type Request struct {
 	// Audience selects the Hub events this request's notification streams
 	// see: those published for it and those for everyone ([Event]).
 	Audience string
+	// Context, when set, carries values (the request id) to the storage
+	// calls the request makes; calls still end with the server, not with
+	// it.
+	Context context.Context
+	// Note, when set, receives the request's JSON-RPC method, tool, era
+	// and outcome (for metrics and access logs).
+	Note *Note
 }
 
 // Header looks up a request header case-insensitively; "" means absent.

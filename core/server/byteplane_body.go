@@ -9,12 +9,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/sendfile"
 )
 
 // SendBody implements mcp.BodySender (resources/stream direct mode).
 func (r *responseAdapter) SendBody(rc io.ReadCloser, size int64) {
-	sendReader(r.ctx, rc, size, r.timeout)
+	sendReader(r.ctx, r.tel.Download(rc), size, r.timeout)
 }
 
 // sendReader makes rc (size bytes) the response body and closes it once sent
@@ -27,7 +28,7 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 		ctx.Response.SetBodyStream(sendfile.NewBody(f, n, rc, ctx.Conn(), timeout), int(size))
 		return
 	}
-	ctx.Response.SetBodyStream(&bodyStream{conn: ctx.Conn(), timeout: timeout, write: func(w mcp.StreamWriter) error {
+	ctx.Response.SetBodyStream(bodystream.New(func(w mcp.StreamWriter) error {
 		defer rc.Close()
 		bp := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(bp)
@@ -36,7 +37,7 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 			err = io.ErrUnexpectedEOF
 		}
 		return err
-	}}, int(size))
+	}, ctx.Conn(), timeout), int(size))
 }
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}

@@ -227,7 +227,7 @@ func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, bs blobServe, info stora
 		return false
 	}
 	ctx.SetStatusCode(status)
-	sendReader(ctx, &cancelReadCloser{ReadCloser: rc, cancel: cancel}, n, s.opts.WriteTimeout)
+	sendReader(ctx, s.tel.Download(&cancelReadCloser{ReadCloser: rc, cancel: cancel}), n, s.opts.WriteTimeout)
 	return false
 }
 

@@ -1,15 +1,17 @@
 // Package server is mcpblob's HTTP front: the only package that imports
 // fasthttp. It serves the MCP endpoint (/mcp, POST/GET/DELETE, both protocol
-// eras, implemented transport-agnostically by core/mcp) and the operations
-// endpoints /healthz and /readyz, and owns everything HTTP-shaped around
-// them: DNS-rebinding protection (Host and Origin checked before any body is
-// parsed), bearer API keys, request size and header limits, timeouts with
-// per-chunk write deadlines (so multi-gigabyte responses and long SSE streams
-// survive while slow readers do not hold connections forever), limits
-// against slow and many clients (limits.go: connection caps, upload slots
-// in all and per principal, a minimum rate for request bodies, buffers
-// taken when bytes arrive), log redaction (redact.go), and graceful
-// shutdown (readiness off, drain delay, then a bounded grace period).
+// eras, implemented transport-agnostically by core/mcp, whose ended
+// 2025-11-25 sessions it records in the shared store through package onetime)
+// and the operations endpoints /healthz and /readyz, and owns everything
+// HTTP-shaped around them: DNS-rebinding protection (Host and Origin checked
+// before any body is parsed), bearer API keys, request size and header
+// limits, timeouts with per-chunk write deadlines (so multi-gigabyte
+// responses and long SSE streams survive while slow readers do not hold
+// connections forever), limits against slow and many clients (limits.go:
+// connection caps, upload slots in all and per principal, a minimum rate for
+// request bodies, buffers taken when bytes arrive), log redaction
+// (redact.go), and graceful shutdown (readiness off, drain delay, then a
+// bounded grace period).
 //
 // Large responses stream: core/mcp hands over a writer and, for JSON, the
 // exact length, and the adapter gives fasthttp a body stream that implements
@@ -18,7 +20,7 @@
 //
 // The byte plane (docs/byte-plane.md) is here too: signed download links
 // GET|HEAD /d/{token} (download.go) with single ranges, validators and
-// single-use redemption recorded as a storage claim (claims.go); the control API /v1 (control.go,
+// single-use redemption recorded as a storage claim (package onetime); the control API /v1 (control.go,
 // docs/control-api.md) with streaming PUTs; and the sendfile path
 // (byteplane_body.go): local files go to fasthttp as a BodyWriterTo that
 // hands bufio.Writer.ReadFrom an *io.LimitedReader over the *os.File, so

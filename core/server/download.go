@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -49,7 +50,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 	}
 	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true}
 	if c.SingleUse {
-		bs.consume = func() error { return s.claim(context.Background(), claimSetLinks, c.Nonce, c.Expires) }
+		bs.consume = func() error { return s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires) }
 	}
 	s.serveBlob(ctx, bs)
 }
@@ -61,7 +62,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		return
 	}
 	if c.SingleUse {
-		if err := s.claim(context.Background(), claimSetLinks, c.Nonce, c.Expires); err != nil {
+		if err := s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires); err != nil {
 			s.refuseRedeemed(ctx, err)
 			return
 		}
@@ -84,7 +85,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 // refuseRedeemed answers a single-use link whose redemption failed: 404
 // when it was already used, a server error when the store failed.
 func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
-	if errors.Is(err, errClaimed) {
+	if errors.Is(err, onetime.ErrClaimed) {
 		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 		return
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
@@ -34,6 +35,7 @@ func (s *Server) identify(ctx *fasthttp.RequestCtx, rpc bool) (auth.Identity, bo
 		s.refuseAuth(ctx, f, rpc)
 		return auth.Identity{}, false
 	}
+	telemetry.Of(ctx).Principal = id.Principal
 	return id, true
 }
 

@@ -2,17 +2,16 @@ package server
 
 import (
 	"bytes"
-	"errors"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/pace"
 )
 
 // Limits against slow or many clients (docs/security.md "Limits"): a cap on
@@ -61,49 +60,11 @@ func limitDefaults(opts *Options) {
 	}
 }
 
-// uploadSlots counts uploads in progress, in all and per principal.
-type uploadSlots struct {
-	max, perMax int
-	mu          sync.Mutex
-	n           int
-	per         map[string]int
-}
-
-// acquire takes a slot for principal. It returns the release function, or
-// the HTTP status of the refusal: 503 when every slot is taken, 429 when
-// the principal's are.
-func (u *uploadSlots) acquire(principal string) (release func(), status int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	switch {
-	case u.n >= u.max:
-		return nil, http.StatusServiceUnavailable
-	case u.per[principal] >= u.perMax:
-		return nil, http.StatusTooManyRequests
-	}
-	if u.per == nil {
-		u.per = map[string]int{}
-	}
-	u.n++
-	u.per[principal]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			u.mu.Lock()
-			defer u.mu.Unlock()
-			u.n--
-			if u.per[principal]--; u.per[principal] == 0 {
-				delete(u.per, principal)
-			}
-		})
-	}, 0
-}
-
 // takeUploadSlot takes an upload slot for principal or answers the refusal
 // (JSON-RPC shaped on /mcp, the control API's error elsewhere) with
 // Retry-After, reading a small body or closing the connection.
 func (s *Server) takeUploadSlot(ctx *fasthttp.RequestCtx, principal string, rpc bool) (release func(), ok bool) {
-	release, status := s.uploads.acquire(principal)
+	release, status := s.uploads.Acquire(principal)
 	if release != nil {
 		return release, true
 	}
@@ -125,31 +86,6 @@ func (s *Server) takeUploadSlot(ctx *fasthttp.RequestCtx, principal string, rpc 
 	return nil, false
 }
 
-// paceReader reads a request body under the minimum-rate rule. The client
-// has a budget of time the server waits for its bytes: Grace at the start,
-// plus 1/MinRate second for every byte that arrives, banked up to
-// ReadTimeout. Only time spent waiting in Read is charged (the server's
-// own pauses, such as a slow store, are not); each Read's deadline is the
-// budget left, so a body that averages less than MinRate is cut off with a
-// timeout soon after its budget is gone, while one that keeps the average
-// may pause for as long as it has banked.
-type paceReader struct {
-	r       io.Reader
-	conn    net.Conn
-	perByte time.Duration // 1/MinRate; 0: no rate rule, only ReadTimeout per read
-	bank    time.Duration // most budget that can be banked (ReadTimeout)
-	budget  time.Duration
-	expired bool // a Read timed out
-	eof     bool // the body was read to its end
-}
-
-// bodyError is a failure reading a request body: the client went away,
-// stalled or sent a malformed body. paceReader marks every body error so.
-type bodyError struct{ err error }
-
-func (e *bodyError) Error() string { return "server: request body: " + e.err.Error() }
-func (e *bodyError) Unwrap() error { return e.err }
-
 // requestBody returns the request body stream (bodies stream: the server
 // runs with StreamRequestBody).
 func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
@@ -161,43 +97,12 @@ func (s *Server) requestBody(ctx *fasthttp.RequestCtx) io.Reader {
 
 // paced returns the request body stream under the rate rule.
 func (s *Server) paced(ctx *fasthttp.RequestCtx) *paceReader {
-	p := &paceReader{r: s.requestBody(ctx), conn: ctx.Conn(), bank: s.opts.ReadTimeout, budget: s.opts.BodyGrace}
-	if s.opts.BodyMinRate > 0 {
-		p.perByte = time.Second / time.Duration(s.opts.BodyMinRate)
-		if p.perByte == 0 {
-			p.perByte = 1 // over 1 GB/s: a nanosecond a byte
-		}
-	} else {
-		p.budget = s.opts.ReadTimeout
-	}
-	return p
+	return pace.NewReader(s.requestBody(ctx), ctx.Conn(), s.opts.BodyMinRate, s.opts.BodyGrace, s.opts.ReadTimeout,
+		&telemetry.Of(ctx).Received)
 }
 
-func (p *paceReader) Read(b []byte) (int, error) {
-	if p.conn != nil {
-		_ = p.conn.SetReadDeadline(time.Now().Add(max(p.budget, time.Millisecond)))
-	}
-	start := time.Now()
-	n, err := p.r.Read(b)
-	switch {
-	case p.perByte == 0:
-		p.budget = p.bank
-	case p.budget < p.bank:
-		p.budget = min(p.budget-time.Since(start)+time.Duration(n)*p.perByte, p.bank)
-	default: // a grace longer than the bank: spend it first
-		p.budget -= time.Since(start)
-	}
-	var ne net.Error
-	switch {
-	case err == nil:
-		return n, nil
-	case err == io.EOF:
-		p.eof = true
-		return n, err
-	case errors.As(err, &ne) && ne.Timeout():
-		p.expired = true
-	}
-	// The client's failure (gone, too slow, bad chunked framing), told
-	// apart from storage's where both meet in one copy.
-	return n, &bodyError{err}
-}
+type (
+	paceReader  = pace.Reader
+	bodyError   = pace.BodyError
+	uploadSlots = pace.Slots
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/auth/login"
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -54,8 +55,8 @@ const (
 	loginStateCookie  = "mcpblob_login_state" // sealed {state, PKCE verifier, return path, expiry}
 	purposeLogin      = "login"
 	purposeLoginState = "login-state"
-	callbackPath      = "/oauth/callback"
-	logoutPath        = "/oauth/logout"
+	callbackPath      = telemetry.PathOAuthCallback
+	logoutPath        = telemetry.PathOAuthLogout
 	loginStateTTL     = 10 * time.Minute
 )
 

@@ -20,8 +20,13 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/metrics"
+	"github.com/mcpblob/mcpblob/core/server/admin"
+	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/connlimit"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/redact"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -131,6 +136,15 @@ type Options struct {
 	// GracePeriod bounds the wait for in-flight requests in Shutdown when
 	// its context has no earlier deadline. Default 30s.
 	GracePeriod time.Duration
+	// Metrics receives the server's metrics; nil: a set of its own.
+	Metrics *metrics.Set
+	// AccessLog logs every request at info (request id, route, status,
+	// bytes, duration, principal, MCP method and tool).
+	AccessLog bool
+	// AdminListen, when set, is the address of a second listener serving
+	// /metrics and /debug/pprof/ (package admin); the main listener then
+	// serves neither. Without it an open loopback node serves /metrics.
+	AdminListen string
 	// MaxUploadBytes bounds a control-API PUT body and the maxSize of
 	// minted upload endpoints. Default 5 GiB.
 	MaxUploadBytes int64
@@ -163,8 +177,8 @@ type Options struct {
 	// the backend presigns (S3); default false: /d streams the bytes itself.
 	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
-	// the fields above override its Backend, Keyring, Logger, Name, Version,
-	// Instructions and MaxBodyBytes.
+	// the fields above override its Keyring, Logger, Name, Version,
+	// Instructions and MaxBodyBytes; Authorize and SessionEnds are the server's.
 	MCP mcp.Options
 	// Blobs carries further tuning of the blob application (stream mode,
 	// text size rule, page size, link lifetime, upload accept list); the
@@ -184,8 +198,10 @@ type Server struct {
 	loopback bool
 	dlHost   string // DownloadURL's host name, "" without a download origin
 	ready    atomic.Bool
-	claims   storage.Claimer // one-time facts: links redeemed, upload ids taken (claims.go)
-	uploads  uploadSlots     // uploads in progress (limits.go)
+	facts    *onetime.Facts // one-time facts: links redeemed, upload ids taken, sessions ended
+	tel      *telemetry.Tracker
+	admin    *admin.Server
+	uploads  uploadSlots // uploads in progress (limits.go)
 	mu       sync.Mutex
 	serving  bool
 }
@@ -232,12 +248,10 @@ func New(opts Options) (*Server, error) {
 		opts.GracePeriod = DefaultGracePeriod
 	}
 	limitDefaults(&opts)
-	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost,
-		uploads: uploadSlots{max: opts.MaxUploads, perMax: opts.MaxUploadsPerPrincipal}}
-	var shared bool
-	if s.claims, shared = claimsOf(opts.Backend); !shared {
-		s.log.Warn("server: the storage backend keeps no claims; single-use links and upload endpoints are exact on this node only")
-	}
+	tel := setUpTelemetry(&opts) // observe.go
+	s := &Server{opts: opts, log: opts.Logger, dlHost: dlHost, tel: tel,
+		uploads: uploadSlots{Max: opts.MaxUploads, PerMax: opts.MaxUploadsPerPrincipal}}
+	s.facts = onetime.New(opts.Backend, s.log)
 	if err := s.setUpAuth(); err != nil {
 		return nil, err
 	}
@@ -253,11 +267,12 @@ func New(opts Options) (*Server, error) {
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
-	mo.Authorize = s.authorizeMCP
+	mo.Authorize, mo.SessionEnds = s.authorizeMCP, s.facts.SessionEnds()
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}
 	s.fs = s.newFastHTTP()
+	s.countStreams()
 	s.ready.Store(true)
 	return s, nil
 }
@@ -376,7 +391,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.serving = true
 	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
-	go s.sweepClaims(s.mcp.Context())
+	if err := s.startAdmin(); err != nil {
+		return err
+	}
+	go s.facts.Sweep(s.mcp.Context())
 	if s.opts.MaxConnsPerIP > 0 {
 		ln = connlimit.New(ln, s.opts.MaxConnsPerIP)
 	}
@@ -402,23 +420,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		defer cancel()
 	}
 	s.mcp.Close()
-	return s.fs.ShutdownWithContext(ctx)
+	err := s.fs.ShutdownWithContext(ctx)
+	if a := s.adminServer(); a != nil {
+		_ = a.Close(ctx)
+	}
+	return err
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	if s.log.Enabled(context.Background(), slog.LevelDebug) {
-		start := time.Now()
-		defer func() {
-			// The body of a streamed response is still being written here:
-			// the duration is time to first byte.
-			s.log.Debug("server: request", "method", string(ctx.Method()), "path", redact.Path(string(ctx.Path())),
-				"status", ctx.Response.StatusCode(), "ttfb", time.Since(start), "remote", ctx.RemoteAddr().String())
-		}()
-	}
+	path := string(ctx.Path())
+	s.tel.BeginRequest(ctx, path)
+	defer s.tel.EndRequest(ctx)
 	// Every answer, whatever sets or resets it: no browser may sniff a type
 	// (stored bytes above all; blobs.SafetyHeaders).
 	defer ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
-	path := string(ctx.Path())
 	if s.misdirected(ctx, path) {
 		return
 	}
@@ -445,6 +460,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.serveLoginCallback(ctx) // login.go
 	case logoutPath:
 		s.serveLogout(ctx) // login.go
+	case "/metrics":
+		s.serveMetrics(ctx) // observe.go
 	case "/healthz":
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBodyString("ok\n")
@@ -457,10 +474,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString("shutting down\n")
 		}
 	default:
-		ctx.SetStatusCode(http.StatusNotFound)
-		ctx.SetContentType("text/plain; charset=utf-8")
-		ctx.SetBodyString("not found\n")
+		notFound(ctx)
 	}
+}
+
+func notFound(ctx *fasthttp.RequestCtx) {
+	ctx.SetStatusCode(http.StatusNotFound)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString("not found\n")
 }
 
 func jsonError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
@@ -482,6 +503,8 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 		Scopes:    id.Scopes,
 		Audience:  s.tenancy.Audience(id),
 	}
+	rec := telemetry.Of(ctx)
+	req.Note, req.Context = &rec.MCP, rec.Context()
 	// The body streams (fasthttp reads ahead at most 8 KiB). core/mcp scans
 	// it: data-URI strings go to storage or a spool as they arrive, bounded
 	// by their x-mcp-file maxSize (default 1 GiB); the rest is held up to
@@ -502,7 +525,7 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 	} else if b := ctx.Request.Body(); len(b) > 0 {
 		req.Body = bytes.NewReader(b)
 	}
-	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout})
+	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
 	if body != nil {
 		s.finishMCPBody(ctx, body)
 	}
@@ -525,7 +548,7 @@ func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (auth.Identity, bool) {
 // connection closes (its rest must not be taken for the next request).
 func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *paceReader) {
 	switch {
-	case body.expired:
+	case body.Expired:
 		ctx.Response.Reset()
 		jsonError(ctx, http.StatusRequestTimeout, mcp.CodeTransport, "Request Timeout: the request body arrived slower than the minimum rate")
 		ctx.SetConnectionClose()
@@ -534,12 +557,12 @@ func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *paceReader) {
 		// the 413 instead of a connection reset; beyond that, hang up.
 		_, _ = io.CopyN(io.Discard, body, drainLimit)
 		ctx.SetConnectionClose()
-	case !body.eof && ctx.Request.Header.ContentLength() != 0:
+	case !body.EOF && ctx.Request.Header.ContentLength() != 0:
 		// A refusal midway (nesting too deep, a bad member): read a
 		// bounded rest under the rate rule, so a pipelined request after
 		// it is answered and the client is not reset before it reads the
 		// answer; a longer rest closes the connection.
-		if n, _ := io.CopyN(io.Discard, body, refusedDrain); n == refusedDrain || !body.eof {
+		if n, _ := io.CopyN(io.Discard, body, refusedDrain); n == refusedDrain || !body.EOF {
 			ctx.SetConnectionClose()
 		}
 	}
@@ -656,6 +679,7 @@ func (a headerAdapter) Get(name string) string { return string(a.h.Peek(name)) }
 type responseAdapter struct {
 	ctx     *fasthttp.RequestCtx
 	timeout time.Duration
+	tel     *telemetry.Tracker
 }
 
 func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
@@ -663,100 +687,11 @@ func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.
 func (r *responseAdapter) SetBody(b []byte)             { r.ctx.SetBody(b) }
 
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
-	bs := &bodyStream{write: write, conn: r.ctx.Conn(), timeout: r.timeout}
+	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
 	r.ctx.Response.SetBodyStream(bs, int(size))
-}
-
-// bodyStream feeds a core/mcp body writer to fasthttp. fasthttp calls
-// WriteTo (it implements BodyWriterTo), so no goroutine or pipe sits between
-// the writer and the connection. Read is a fallback through a pipe. write
-// runs exactly once: Close runs it against a failing writer when fasthttp
-// drops the body unsent, so the writer's cleanup (closing storage readers)
-// always happens.
-type bodyStream struct {
-	write   func(mcp.StreamWriter) error
-	conn    net.Conn
-	timeout time.Duration
-	once    sync.Once
-	pr      *io.PipeReader
-}
-
-// SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
-func (b *bodyStream) SupportsBodyWriteTo() bool { return true }
-
-func (b *bodyStream) WriteTo(w io.Writer) (int64, error) {
-	dw := &deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
-	var err error
-	ran := false
-	b.once.Do(func() {
-		ran = true
-		err = b.write(dw)
-		if b.conn != nil {
-			_ = b.conn.SetWriteDeadline(time.Time{})
-		}
-	})
-	if !ran {
-		return 0, errors.New("server: body already written")
-	}
-	return dw.n, err
-}
-
-func (b *bodyStream) Read(p []byte) (int, error) {
-	b.once.Do(func() {
-		pr, pw := io.Pipe()
-		b.pr = pr
-		go func() { pw.CloseWithError(b.write(&deadlineWriter{w: pw})) }()
-	})
-	if b.pr == nil {
-		return 0, io.EOF
-	}
-	return b.pr.Read(p)
-}
-
-var errDropped = errors.New("server: response dropped before its body was sent")
-
-func (b *bodyStream) Close() error {
-	b.once.Do(func() { _ = b.write(&deadlineWriter{w: failingWriter{}}) })
-	if b.pr != nil {
-		b.pr.Close()
-	}
-	return nil
-}
-
-type failingWriter struct{}
-
-func (failingWriter) Write([]byte) (int, error) { return 0, errDropped }
-
-// deadlineWriter extends the connection's write deadline before every write,
-// so a stalled client fails within timeout while a long transfer that keeps
-// moving never does.
-type deadlineWriter struct {
-	w       io.Writer
-	conn    net.Conn
-	timeout time.Duration
-	n       int64
-}
-
-func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if d.conn != nil && d.timeout > 0 {
-		_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
-	}
-	n, err := d.w.Write(p)
-	d.n += int64(n)
-	return n, err
-}
-
-func (d *deadlineWriter) Flush() error {
-	if f, ok := d.w.(interface{ Flush() error }); ok {
-		if d.conn != nil && d.timeout > 0 {
-			_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
-		}
-		return f.Flush()
-	}
-	return nil
 }
 
 // printfLogger adapts slog to fasthttp's Printf logger (its lines pass the

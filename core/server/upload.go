@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/server/lazybody"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -72,7 +73,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 		infos, uerr = up.multipart()
 	}
 	if uerr != nil {
-		s.unclaim(claimSetUploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
+		s.facts.Release(onetime.Uploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
 		s.failUpload(ctx, claims.Nonce, uerr, up.body)
 		return
 	}
@@ -167,11 +168,11 @@ func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, dat
 // one node or many; the others are refused with 409. On refusal it answers
 // and reports false.
 func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bool {
-	err := s.claim(context.Background(), claimSetUploads, claims.Nonce, claims.Expires)
+	err := s.facts.Claim(context.Background(), onetime.Uploads, claims.Nonce, claims.Expires)
 	switch {
 	case err == nil:
 		return true
-	case errors.Is(err, errClaimed):
+	case errors.Is(err, onetime.ErrClaimed):
 		s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
 	default:
 		s.log.Error("server: reserving an upload id failed", "uploadId", claims.Nonce, "err", err)

@@ -37,6 +37,21 @@ func (s *Store) Claim(ctx context.Context, c storage.Claim) error {
 	return f.Close()
 }
 
+// Claimed stats the claim's file.
+func (s *Store) Claimed(ctx context.Context, c storage.Claim) (bool, error) {
+	p, err := s.claimPath(ctx, c)
+	if err == nil {
+		_, err = s.root.Stat(p)
+		if isNotExist(err) {
+			return false, nil
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("localfs: claimed: %w", err)
+	}
+	return true, nil
+}
+
 // Release removes the claim's file.
 func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 	p, err := s.claimPath(ctx, c)

@@ -3,6 +3,7 @@ package s3
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"time"
@@ -28,6 +29,21 @@ func (s *Store) Claim(ctx context.Context, c storage.Claim) error {
 		return fmt.Errorf("s3: claim %s/%s: %w", c.Set, c.Name, mapError(err))
 	}
 	return nil
+}
+
+// Claimed asks for the claim's object with a HEAD (StatObject).
+func (s *Store) Claimed(ctx context.Context, c storage.Claim) (bool, error) {
+	key, err := claimKey(c)
+	if err == nil {
+		_, err = s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+		if err = mapError(err); errors.Is(err, storage.ErrNotFound) {
+			return false, nil
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("s3: claimed %s/%s: %w", c.Set, c.Name, err)
+	}
+	return true, nil
 }
 
 // Release deletes the claim's object (S3 deletes missing keys silently).

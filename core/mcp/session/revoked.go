@@ -12,8 +12,11 @@ const MaxRevoked = 1 << 17
 
 // Revoked remembers ended (DELETEd) session ids until they expire, compactly:
 // a digest of the id, not the id. When full after dropping the expired ones,
-// it forgets the eighth that expires soonest (those ids become usable again
-// by the principal they belong to until they expire; the server logs it).
+// it forgets the eighth that expires soonest (the server logs it). Without
+// a shared record of ended sessions (mcp.Options.SessionEnds) a forgotten
+// id becomes usable again by its principal until it expires; with one, the
+// record, asked on every request, still refuses it, and Revoked is only a
+// cache that spares asking again.
 // Not safe for concurrent use: the server holds its lock.
 type Revoked struct {
 	m map[[16]byte]int64 // digest → expiry, Unix seconds

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetricsAfterKnownSequence runs `mcpblob serve` as `make run` does (an
+// open loopback node), makes a known sequence of requests on every plane
+// and checks /metrics counts exactly those, and that the access log has a
+// line per request with its request id.
+func TestMetricsAfterKnownSequence(t *testing.T) {
+	addr := freePort(t)
+	logs := startServerAt(t, addr, "--data", t.TempDir(), "--log-format", "json")
+	c := &seqClient{t: t, base: "http://" + addr, bodyLen: map[string]int{}}
+
+	c.do("PUT", "/v1/blobs/m.txt", "hello metrics", map[string]string{"Content-Type": "text/plain", "X-Request-Id": "seq-put-1"})
+	c.do("GET", "/v1/blobs/m.txt", "", nil)
+	missing := c.do("GET", "/v1/blobs/nope", "", nil)
+	c.mcp("tools/list", `{}`, "")
+	c.mcp("resources/read", `{"uri":"blob:///m.txt"}`, "blob:///m.txt")
+	upload := `{"name":"upload_file","arguments":{"key":"u.bin","file":"data:application/octet-stream;base64,AAECAw=="}}`
+	c.mcp("tools/call", upload, "upload_file", "Mcp-Param-Blob-Key", "u.bin")
+	c.mcp("no/such-method", `{}`, "")
+	c.legacyInitialize()
+	link := c.do("POST", "/v1/links", `{"key":"m.txt"}`, map[string]string{"Content-Type": "application/json"})
+	var l struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(link.body, &l); err != nil || l.URL == "" {
+		t.Fatalf("POST /v1/links: %s", link.body)
+	}
+	c.do("GET", strings.TrimPrefix(l.URL, c.base), "", nil)
+
+	m := c.scrape(func(m map[string]float64) bool { return m[`mcpblob_active_streams{kind="download"}`] == 0 })
+	want := map[string]float64{
+		`mcpblob_http_requests_total{route="v1-blob",method="PUT",code="201"}`:              1,
+		`mcpblob_http_requests_total{route="v1-blob",method="GET",code="200"}`:              1,
+		`mcpblob_http_requests_total{route="v1-blob",method="GET",code="404"}`:              1,
+		`mcpblob_http_requests_total{route="mcp",method="POST",code="200"}`:                 4,
+		`mcpblob_http_requests_total{route="mcp",method="POST",code="404"}`:                 1,
+		`mcpblob_http_requests_total{route="v1-links",method="POST",code="201"}`:            1,
+		`mcpblob_http_requests_total{route="download",method="GET",code="200"}`:             1,
+		`mcpblob_http_request_duration_seconds_count{route="v1-blob"}`:                      3,
+		`mcpblob_mcp_requests_total{method="tools/list",era="2026-07-28",outcome="ok"}`:     1,
+		`mcpblob_mcp_requests_total{method="resources/read",era="2026-07-28",outcome="ok"}`: 1,
+		`mcpblob_mcp_requests_total{method="tools/call",era="2026-07-28",outcome="ok"}`:     1,
+		`mcpblob_mcp_requests_total{method="other",era="2026-07-28",outcome="error"}`:       1,
+		`mcpblob_mcp_requests_total{method="initialize",era="2025-11-25",outcome="ok"}`:     1,
+		`mcpblob_bytes_sent_total{plane="download"}`:                                        float64(13 + len(missing.body) + 13),
+		`mcpblob_bytes_sent_total{plane="mcp-read"}`:                                        float64(c.mcpSent),
+		`mcpblob_bytes_received_total{plane="upload"}`:                                      float64(13 + c.bodyLen["tools/call"]),
+		`mcpblob_uploads_total{surface="control",outcome="ok"}`:                             1,
+		`mcpblob_uploads_total{surface="mcp",outcome="ok"}`:                                 1,
+		`mcpblob_storage_operations_total{backend="localfs",op="put",outcome="ok"}`:         2,
+		`mcpblob_storage_operation_duration_seconds_count{backend="localfs",op="put"}`:      2,
+		`mcpblob_sessions_active`:                 1,
+		`mcpblob_active_streams{kind="sse"}`:      0,
+		`mcpblob_active_streams{kind="listen"}`:   0,
+		`mcpblob_active_streams{kind="upload"}`:   0,
+		`mcpblob_active_streams{kind="download"}`: 0,
+	}
+	for series, v := range want {
+		if got, ok := m[series]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", series, got, ok, v)
+		}
+	}
+	if m[`mcpblob_storage_operations_total{backend="localfs",op="stat",outcome="not_found"}`] < 1 {
+		t.Errorf("the missing blob's stat was not counted as not_found")
+	}
+	build := fmt.Sprintf(`mcpblob_build_info{version="devel",go=%q,`, runtime.Version())
+	if !hasPrefixKey(m, build) {
+		t.Errorf("no series starting %s", build)
+	}
+	for _, family := range []string{"go_goroutines", "go_memstats_alloc_bytes", "process_resident_memory_bytes", "process_cpu_seconds_total"} {
+		if _, ok := m[family]; !ok {
+			t.Errorf("collector family %s missing", family)
+		}
+	}
+	checkAccessLog(t, logs.String(), l.URL)
+}
+
+// checkAccessLog: one JSON line per request; the client's request id is
+// kept; no token of a /d link is logged.
+func checkAccessLog(t *testing.T, logs, link string) {
+	t.Helper()
+	var put map[string]any
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) != nil || line["msg"] != "request" {
+			continue
+		}
+		n++
+		if line["request_id"] == "seq-put-1" {
+			put = line
+		}
+	}
+	if n < 11 {
+		t.Errorf("%d access-log lines, want at least the 11 requests made", n)
+	}
+	if put == nil || put["route"] != "v1-blob" || put["status"] != float64(201) || put["bytes_in"] != float64(13) {
+		t.Errorf("access log line of the PUT: %v", put)
+	}
+	token := link[strings.LastIndex(link, "/")+1:]
+	if strings.Contains(logs, token) {
+		t.Errorf("a download link's token reached the log")
+	}
+}
+
+// TestAdminListener: with --admin-listen, /metrics and /debug/pprof/ are on
+// the admin address only.
+func TestAdminListener(t *testing.T) {
+	addr, admin := freePort(t), freePort(t)
+	startServerAt(t, addr, "--data", t.TempDir(), "--admin-listen", admin)
+	for _, tc := range []struct {
+		url  string
+		want int
+	}{
+		{"http://" + addr + "/metrics", http.StatusNotFound},
+		{"http://" + addr + "/debug/pprof/", http.StatusNotFound},
+		{"http://" + admin + "/metrics", http.StatusOK},
+		{"http://" + admin + "/debug/pprof/", http.StatusOK},
+		{"http://" + admin + "/debug/pprof/goroutine?debug=1", http.StatusOK},
+	} {
+		resp, err := http.Get(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s: %d, want %d", tc.url, resp.StatusCode, tc.want)
+		}
+		if strings.HasSuffix(tc.url, "/metrics") && tc.want == http.StatusOK && !strings.Contains(string(body), "mcpblob_build_info") {
+			t.Errorf("admin /metrics has no mcpblob_build_info")
+		}
+	}
+}
+
+type seqClient struct {
+	t       *testing.T
+	base    string
+	mcpSent int // bytes of /mcp answers received
+	id      int
+	bodyLen map[string]int // request body length by MCP method
+}
+
+type seqResp struct {
+	status int
+	body   []byte
+}
+
+func (c *seqClient) do(method, path, body string, hdr map[string]string) seqResp {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if id := hdr["X-Request-Id"]; id != "" && resp.Header.Get("X-Request-Id") != id {
+		c.t.Errorf("X-Request-Id %q came back as %q", id, resp.Header.Get("X-Request-Id"))
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		c.t.Errorf("%s %s: no X-Request-Id in the response", method, path)
+	}
+	if path == "/mcp" {
+		c.mcpSent += len(b)
+	}
+	return seqResp{resp.StatusCode, b}
+}
+
+// mcpBody is a 2026-07-28 request body of params with _meta first.
+func (c *seqClient) mcpBody(params string) string {
+	meta := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	if params == `{}` {
+		return meta + "}"
+	}
+	return meta + "," + strings.TrimPrefix(params, "{")
+}
+
+func (c *seqClient) mcp(method, params, name string, extra ...string) {
+	c.t.Helper()
+	c.id++
+	p := c.mcpBody(params)
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(c.id) + `,"method":"` + method + `","params":` + p + `}`
+	c.bodyLen[method] = len(body)
+	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+	if name != "" {
+		hdr["Mcp-Name"] = name
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		hdr[extra[i]] = extra[i+1]
+	}
+	if r := c.do("POST", "/mcp", body, hdr); r.status != http.StatusOK && method != "no/such-method" {
+		c.t.Errorf("%s: %d %s", method, r.status, r.body)
+	}
+}
+
+func (c *seqClient) legacyInitialize() {
+	c.t.Helper()
+	body := `{"jsonrpc":"2.0","id":100,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"seq","version":"1"}}}`
+	r := c.do("POST", "/mcp", body, map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+	if r.status != http.StatusOK {
+		c.t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+}
+
+// scrape reads /metrics until ready holds (at most 5 s) and returns each
+// series' value by its name and labels.
+func (c *seqClient) scrape(ready func(map[string]float64) bool) map[string]float64 {
+	c.t.Helper()
+	var m map[string]float64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(c.base + "/metrics")
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		m = parseExposition(resp.Body)
+		resp.Body.Close()
+		if ready(m) || time.Now().After(deadline) {
+			return m
+		}
+	}
+}
+
+func parseExposition(r io.Reader) map[string]float64 {
+	m := map[string]float64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			m[line[:i]] = v
+		}
+	}
+	return m
+}
+
+func hasPrefixKey(m map[string]float64, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
+)
+
+// Note is what the endpoint reports about a request (package observe).
+type Note = observe.Note
+
+// Eras of Note.Era.
+const (
+	EraSession   = Version20251125
+	EraStateless = VersionModern
+)
+
+// notedWriter carries a request's Note to writeError, which marks it.
+type notedWriter struct {
+	ResponseWriter
+	note *Note
+}
+
+// noteError marks w's note, if any, with a JSON-RPC error.
+func noteError(w ResponseWriter) {
+	if nw, ok := w.(notedWriter); ok && nw.note.Method != "" {
+		nw.note.Outcome = observe.OutcomeError
+	}
+}
+
+// noteRequest records a JSON-RPC request's method and era on its note:
+// only methods the server offers, so the values stay bounded.
+func (s *Server) noteRequest(r *Request, msg *jsonrpc.Message, modern bool) {
+	n := r.Note
+	if n == nil {
+		return
+	}
+	n.Era, n.Method, n.Outcome = EraSession, "other", observe.OutcomeOK
+	if modern {
+		n.Era = EraStateless
+	}
+	if s.offered(msg.Method) != nil || msg.Method == "initialize" {
+		n.Method = msg.Method
+	}
+}
+
+// noteTool records the tool a tools/call found; noteResult marks a tool's
+// isError result.
+func noteTool(c *Call, t *tool) {
+	if c.note != nil {
+		c.note.Tool = t.Name
+	}
+}
+
+func noteResult(c *Call, v any) {
+	if tr, ok := v.(*ToolResult); ok && tr.IsError && c.note != nil {
+		c.note.Outcome = observe.OutcomeToolError
+	}
+}
+
+// callContext is the context a call's work runs under: the server's, with
+// the request's values.
+func (s *Server) callContext(c *Call) (context.Context, context.CancelFunc) {
+	return context.WithCancel(observe.WithValues(s.baseCtx, c.values))
+}
+
+// ActiveStreams reports the SSE streams in progress (observe.Streams).
+func (s *Server) ActiveStreams() (sse, listen int64) { return s.active.Load() }
+
+// Sessions reports the 2025-11-25 sessions this node holds in memory.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}

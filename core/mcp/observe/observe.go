@@ -1,0 +1,66 @@
+// Package observe holds what the MCP endpoint tells its transport for
+// metrics and access logs: a request's Note, the count of SSE streams in
+// progress, and the context that carries a request's values under the
+// server's lifetime.
+package observe
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Note is what the MCP endpoint reports back about one HTTP request: the
+// JSON-RPC method (a method the server offers, or "other"), the tool a
+// tools/call found, the protocol era ("2025-11-25" for session-era
+// messages of every version, "2026-07-28"), and the outcome: "ok",
+// "tool_error" (a tool's isError result), "error" (a JSON-RPC error) or ""
+// when the request was not a JSON-RPC request (a notification, a response,
+// GET or DELETE). An SSE answer counts as "ok" once its stream starts.
+type Note struct {
+	Method, Tool, Era, Outcome string
+}
+
+// Outcomes of Note.Outcome.
+const (
+	OutcomeOK        = "ok"
+	OutcomeToolError = "tool_error"
+	OutcomeError     = "error"
+)
+
+// Streams counts the SSE streams in progress.
+type Streams struct{ sse, listen atomic.Int64 }
+
+// Track counts one stream until the returned func is called.
+func (a *Streams) Track(listen bool) func() {
+	n := &a.sse
+	if listen {
+		n = &a.listen
+	}
+	n.Add(1)
+	return func() { n.Add(-1) }
+}
+
+// Load reports the streams in progress: SSE answers and 2025-11-25 GET
+// streams, and 2026-07-28 subscriptions/listen streams.
+func (a *Streams) Load() (sse, listen int64) { return a.sse.Load(), a.listen.Load() }
+
+// WithValues returns base with the values of values (nil: base itself):
+// work under it ends with base, not with values.
+func WithValues(base, values context.Context) context.Context {
+	if values == nil {
+		return base
+	}
+	return merged{base, values}
+}
+
+type merged struct {
+	context.Context
+	values context.Context
+}
+
+func (c merged) Value(key any) any {
+	if v := c.values.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
+}

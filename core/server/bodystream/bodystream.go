@@ -1,0 +1,106 @@
+package bodystream
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+)
+
+// New returns the Stream running write once, over conn with a write
+// deadline of timeout renewed before every write.
+func New(write func(mcp.StreamWriter) error, conn net.Conn, timeout time.Duration) *Stream {
+	return &Stream{write: write, conn: conn, timeout: timeout}
+}
+
+// Stream feeds a core/mcp body writer to fasthttp. fasthttp calls
+// WriteTo (it implements BodyWriterTo), so no goroutine or pipe sits between
+// the writer and the connection. Read is a fallback through a pipe. write
+// runs exactly once: Close runs it against a failing writer when fasthttp
+// drops the body unsent, so the writer's cleanup (closing storage readers)
+// always happens.
+type Stream struct {
+	write   func(mcp.StreamWriter) error
+	conn    net.Conn
+	timeout time.Duration
+	once    sync.Once
+	pr      *io.PipeReader
+}
+
+// SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
+func (b *Stream) SupportsBodyWriteTo() bool { return true }
+
+func (b *Stream) WriteTo(w io.Writer) (int64, error) {
+	dw := &deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
+	var err error
+	ran := false
+	b.once.Do(func() {
+		ran = true
+		err = b.write(dw)
+		if b.conn != nil {
+			_ = b.conn.SetWriteDeadline(time.Time{})
+		}
+	})
+	if !ran {
+		return 0, errors.New("server: body already written")
+	}
+	return dw.n, err
+}
+
+func (b *Stream) Read(p []byte) (int, error) {
+	b.once.Do(func() {
+		pr, pw := io.Pipe()
+		b.pr = pr
+		go func() { pw.CloseWithError(b.write(&deadlineWriter{w: pw})) }()
+	})
+	if b.pr == nil {
+		return 0, io.EOF
+	}
+	return b.pr.Read(p)
+}
+
+var errDropped = errors.New("server: response dropped before its body was sent")
+
+func (b *Stream) Close() error {
+	b.once.Do(func() { _ = b.write(&deadlineWriter{w: failingWriter{}}) })
+	if b.pr != nil {
+		b.pr.Close()
+	}
+	return nil
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDropped }
+
+// deadlineWriter extends the connection's write deadline before every write,
+// so a stalled client fails within timeout while a long transfer that keeps
+// moving never does.
+type deadlineWriter struct {
+	w       io.Writer
+	conn    net.Conn
+	timeout time.Duration
+	n       int64
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	if d.conn != nil && d.timeout > 0 {
+		_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+	}
+	n, err := d.w.Write(p)
+	d.n += int64(n)
+	return n, err
+}
+
+func (d *deadlineWriter) Flush() error {
+	if f, ok := d.w.(interface{ Flush() error }); ok {
+		if d.conn != nil && d.timeout > 0 {
+			_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+		}
+		return f.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/asm"
+	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/metrics"
+	"github.com/mcpblob/mcpblob/core/server/admin"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
+)
+
+// Every request opens a telemetry Record (request id, route, caller, MCP
+// method) that handle ends: metrics and the access-log line. Storage
+// operations are observed below the blob application, so every path's
+// count and latency show.
+
+// setUpTelemetry creates the metric set (unless opts brought one) and
+// wraps the backend so its operations are measured.
+func setUpTelemetry(opts *Options) *telemetry.Tracker {
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New(metrics.Build{Version: opts.Version, Go: runtime.Version(),
+			CodecEncode: codec.Tier(), CodecDecode: codec.Tier(), JSONScan: asm.JSONScanTier()})
+	}
+	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger)
+	return telemetry.New(opts.Metrics, opts.Logger, opts.AccessLog)
+}
+
+// countStreams adds the streams core/mcp and the upload slots count.
+func (s *Server) countStreams() {
+	m := s.tel.Metrics()
+	m.StreamSource(metrics.StreamSSE, func() float64 { sse, _ := s.mcp.ActiveStreams(); return float64(sse) })
+	m.StreamSource(metrics.StreamListen, func() float64 { _, l := s.mcp.ActiveStreams(); return float64(l) })
+	m.StreamSource(metrics.StreamUpload, s.uploads.InProgress)
+	m.Gauge("mcpblob_sessions_active", func() float64 { return float64(s.mcp.Sessions()) })
+}
+
+// serveMetrics answers /metrics on the main listener of an open loopback
+// node without an admin listener; elsewhere /metrics is not found.
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
+	if !s.loopback || s.auth.Enabled() || s.opts.AdminListen != "" {
+		notFound(ctx)
+		return
+	}
+	s.tel.ServeMetrics(ctx)
+}
+
+// startAdmin starts the admin listener, when configured.
+func (s *Server) startAdmin() error {
+	if s.opts.AdminListen == "" {
+		return nil
+	}
+	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(), s.log)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	s.mu.Lock()
+	s.admin = a
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Server) adminServer() *admin.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admin
+}
+
+// AdminAddr is the admin listener's address, nil when there is none.
+func (s *Server) AdminAddr() net.Addr {
+	if a := s.adminServer(); a != nil {
+		return a.Addr()
+	}
+	return nil
+}

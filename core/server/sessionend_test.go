@@ -1,0 +1,97 @@
+package server
+
+import (
+	"crypto/rand"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpblob/mcpblob/core/server/onetime"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
+	"github.com/mcpblob/mcpblob/storage/s3"
+	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+)
+
+// TestSessionEndAcrossNodes: two servers with one keyring on one store (two
+// nodes of a cluster; on S3 each with its own client) — a 2025-11-25
+// session DELETEd on A is refused by B at its very next request, though B
+// served the session a moment before, and a second DELETE, on B, finds it
+// ended. The end is a claim in the store named by a digest, never the id.
+func TestSessionEndAcrossNodes(t *testing.T) {
+	parallel(t)
+	t.Run("localfs", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		st, err := localfs.Open(dir, localfs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		sid := checkSessionEndAcrossNodes(t, st, st) // one store: a directory takes one process's lock
+		names, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(storage.ClaimsDir), onetime.Sessions))
+		if err != nil || len(names) != 1 {
+			t.Fatalf("session claims: %v, %v; want one", names, err)
+		}
+		name := names[0].Name()
+		if strings.Contains(name, sid) || !regexp.MustCompile(`^\d{12}-[0-9a-f]{32}$`).MatchString(name) ||
+			!strings.HasSuffix(name, onetime.SessionName(sid)) {
+			t.Errorf("claim file %q; want <expiry>-<digest of the session id>", name)
+		}
+	})
+	t.Run("s3", func(t *testing.T) {
+		t.Parallel()
+		srv := miniotest.Shared(t)
+		bucket := "se" + strings.ToLower(rand.Text()[:12])
+		open := func() storage.Backend {
+			b, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint,
+				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Bucket: bucket, CreateBucket: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b
+		}
+		checkSessionEndAcrossNodes(t, open(), open())
+	})
+}
+
+// checkSessionEndAcrossNodes runs the cluster of TestSessionEndAcrossNodes
+// on stores a and b and returns the session id it ended.
+func checkSessionEndAcrossNodes(t *testing.T, a, b storage.Backend) string {
+	baseA, _ := startTestServer(t, Options{Backend: a})
+	baseB, _ := startTestServer(t, Options{Backend: b})
+	onA := newMCPClient(t, baseA, legacyVersion, "{}")
+	onB := *onA
+	onB.url = baseB + "/mcp"
+	ping := func(c *mcpClient, when string, want int) {
+		t.Helper()
+		if r := c.call("ping", ""); r.status != want {
+			t.Fatalf("ping %s: %d %.300s; want %d", when, r.status, r.body, want)
+		}
+	}
+	del := func(c *mcpClient, when string, want int) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodDelete, c.url, nil)
+		req.Header.Set("Mcp-Session-Id", c.sid)
+		req.Header.Set("MCP-Protocol-Version", legacyVersion)
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("DELETE %s: %d; want %d", when, resp.StatusCode, want)
+		}
+	}
+	ping(&onB, "on B before the DELETE", http.StatusOK)
+	ping(onA, "on A before the DELETE", http.StatusOK)
+	del(onA, "on A", http.StatusOK)
+	ping(&onB, "on B after the DELETE on A", http.StatusNotFound)
+	ping(onA, "on A after its DELETE", http.StatusNotFound)
+	del(&onB, "again, on B", http.StatusNotFound)
+	return onA.sid
+}

@@ -1,0 +1,77 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/metrics"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/observed"
+)
+
+// BeginRequest opens the Record of the request at path; handlers find it
+// with Of, storage calls given ctx find its id under IDKey.
+func (t *Tracker) BeginRequest(ctx *fasthttp.RequestCtx, path string) {
+	rec := t.Begin(string(ctx.Method()), path, string(ctx.Request.Header.Peek(HeaderRequestID)))
+	ctx.SetUserValue(IDKey, rec)
+}
+
+// Of is the request's Record (a detached one outside BeginRequest).
+func Of(ctx *fasthttp.RequestCtx) *Record {
+	if rec, ok := ctx.UserValue(IDKey).(*Record); ok {
+		return rec
+	}
+	return &Record{}
+}
+
+// EndRequest returns the request id in the response and ends the Record.
+func (t *Tracker) EndRequest(ctx *fasthttp.RequestCtx) {
+	rec := Of(ctx)
+	ctx.Response.Header.Set(HeaderRequestID, rec.ID)
+	var sent int64
+	switch {
+	case ctx.IsHead():
+	case ctx.Response.IsBodyStream():
+		sent = int64(ctx.Response.Header.ContentLength()) // -1: unknown
+	default:
+		sent = int64(len(ctx.Response.Body()))
+	}
+	t.End(rec, ctx.Response.StatusCode(), sent, int64(ctx.Request.Header.ContentLength()))
+}
+
+// ContentType is the Prometheus text exposition format's media type.
+const ContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// ServeMetrics answers with the metrics in the Prometheus text format.
+func (t *Tracker) ServeMetrics(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType(ContentType)
+	t.metrics.WritePrometheus(ctx)
+}
+
+// ObserveBackend wraps b so each storage operation is counted and timed
+// in m under b's backend name; a failed one is logged with the request id
+// its context carries.
+func ObserveBackend(b storage.Backend, m *metrics.Set, log *slog.Logger) storage.Backend {
+	name := BackendName(b)
+	return observed.Wrap(b, func(ctx context.Context, op, outcome string, d time.Duration) {
+		m.Storage(name, op, outcome, d)
+		if outcome == observed.Failed {
+			log.Warn("server: storage operation failed", "backend", name, "op", op, "request_id", RequestID(ctx))
+		}
+	})
+}
+
+// BackendName is the backend label: the package of b's type ("localfs",
+// "s3"), a bounded value.
+func BackendName(b storage.Backend) string {
+	name := strings.TrimPrefix(fmt.Sprintf("%T", b), "*")
+	if pkg, _, ok := strings.Cut(name, "."); ok {
+		return pkg
+	}
+	return name
+}

@@ -1,0 +1,209 @@
+package observed
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// Observer receives one call per operation: op is stat, get, put, delete,
+// list, presign, claim, claimed, release or sweep; outcome is ok,
+// not_found, exists, error or, for a put given up by its caller (a
+// refused or failed upload), aborted. A put is observed when its write
+// commits or aborts, so its duration is the whole write.
+type Observer func(ctx context.Context, op, outcome string, d time.Duration)
+
+// Outcomes an Observer receives.
+const (
+	OK       = "ok"
+	NotFound = "not_found"
+	Exists   = "exists"
+	Failed   = "error"
+	Aborted  = "aborted"
+)
+
+// Outcome classifies a storage error: a missing object and a lost
+// create-if-absent race are answers, not faults.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return OK
+	case errors.Is(err, storage.ErrNotFound):
+		return NotFound
+	case errors.Is(err, storage.ErrExists):
+		return Exists
+	}
+	return Failed
+}
+
+var (
+	_ storage.Presigner = presigner{}
+	_ storage.Claimer   = claimer{}
+)
+
+// Wrap returns b reporting to obs, implementing Presigner and Claimer
+// exactly when b does.
+func Wrap(b storage.Backend, obs Observer) storage.Backend {
+	base := &backend{b: b, obs: obs}
+	p, presigns := b.(storage.Presigner)
+	c, claims := b.(storage.Claimer)
+	switch {
+	case presigns && claims:
+		return struct {
+			*backend
+			presigner
+			claimer
+		}{base, presigner{p, obs}, claimer{c, obs}}
+	case presigns:
+		return struct {
+			*backend
+			presigner
+		}{base, presigner{p, obs}}
+	case claims:
+		return struct {
+			*backend
+			claimer
+		}{base, claimer{c, obs}}
+	}
+	return base
+}
+
+func observe(ctx context.Context, obs Observer, op string, start time.Time, err error) {
+	obs(ctx, op, Outcome(err), time.Since(start))
+}
+
+type backend struct {
+	b   storage.Backend
+	obs Observer
+}
+
+func (w *backend) Stat(ctx context.Context, key string) (storage.Info, error) {
+	start := time.Now()
+	info, err := w.b.Stat(ctx, key)
+	observe(ctx, w.obs, "stat", start, err)
+	return info, err
+}
+
+// Open observes the time to open (the first byte's wait), not the read.
+func (w *backend) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
+	start := time.Now()
+	rc, info, err := w.b.Open(ctx, key, rng)
+	observe(ctx, w.obs, "get", start, err)
+	return rc, info, err
+}
+
+func (w *backend) Create(ctx context.Context, key string, opts storage.CreateOptions) (storage.Writer, error) {
+	start := time.Now()
+	wr, err := w.b.Create(ctx, key, opts)
+	if err != nil {
+		observe(ctx, w.obs, "put", start, err)
+		return nil, err
+	}
+	return &writer{Writer: wr, obs: w.obs, start: start, ctx: ctx}, nil
+}
+
+func (w *backend) Delete(ctx context.Context, key string) error {
+	start := time.Now()
+	err := w.b.Delete(ctx, key)
+	observe(ctx, w.obs, "delete", start, err)
+	return err
+}
+
+func (w *backend) List(ctx context.Context, prefix, cursor string, limit int) (storage.Page, error) {
+	start := time.Now()
+	p, err := w.b.List(ctx, prefix, cursor, limit)
+	observe(ctx, w.obs, "list", start, err)
+	return p, err
+}
+
+func (w *backend) Close() error { return w.b.Close() }
+
+// Unwrap returns the wrapped backend.
+func (w *backend) Unwrap() storage.Backend { return w.b }
+
+// writer observes a put once, when it commits or aborts.
+type writer struct {
+	storage.Writer
+	obs   Observer
+	start time.Time
+	ctx   context.Context // Create's, for the observer
+	done  bool
+}
+
+func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
+	info, err := w.Writer.Commit(ctx)
+	w.finish(err)
+	return info, err
+}
+
+func (w *writer) Abort(ctx context.Context) error {
+	err := w.Writer.Abort(ctx)
+	if !w.done {
+		w.done = true
+		w.obs(w.ctx, "put", Aborted, time.Since(w.start))
+	}
+	return err
+}
+
+func (w *writer) finish(err error) {
+	if !w.done {
+		w.done = true
+		observe(w.ctx, w.obs, "put", w.start, err)
+	}
+}
+
+type presigner struct {
+	p   storage.Presigner
+	obs Observer
+}
+
+func (w presigner) PresignGet(ctx context.Context, key string, ttl time.Duration, opts storage.PresignOptions) (*url.URL, error) {
+	start := time.Now()
+	u, err := w.p.PresignGet(ctx, key, ttl, opts)
+	observe(ctx, w.obs, "presign", start, err)
+	return u, err
+}
+
+func (w presigner) PresignPut(ctx context.Context, key string, ttl time.Duration, opts storage.PresignOptions) (*url.URL, error) {
+	start := time.Now()
+	u, err := w.p.PresignPut(ctx, key, ttl, opts)
+	observe(ctx, w.obs, "presign", start, err)
+	return u, err
+}
+
+type claimer struct {
+	c   storage.Claimer
+	obs Observer
+}
+
+func (w claimer) Claim(ctx context.Context, c storage.Claim) error {
+	start := time.Now()
+	err := w.c.Claim(ctx, c)
+	observe(ctx, w.obs, "claim", start, err)
+	return err
+}
+
+func (w claimer) Claimed(ctx context.Context, c storage.Claim) (bool, error) {
+	start := time.Now()
+	ok, err := w.c.Claimed(ctx, c)
+	observe(ctx, w.obs, "claimed", start, err)
+	return ok, err
+}
+
+func (w claimer) Release(ctx context.Context, c storage.Claim) error {
+	start := time.Now()
+	err := w.c.Release(ctx, c)
+	observe(ctx, w.obs, "release", start, err)
+	return err
+}
+
+func (w claimer) SweepClaims(ctx context.Context, set string, now time.Time) (int, error) {
+	start := time.Now()
+	n, err := w.c.SweepClaims(ctx, set, now)
+	observe(ctx, w.obs, "sweep", start, err)
+	return n, err
+}
