@@ -47,7 +47,7 @@ build:
 
 ## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke,
 ## hardening smoke.
-test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke
+test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check
 	@echo "make test: all legs passed"
 
 check: depcheck
