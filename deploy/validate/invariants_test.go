@@ -707,8 +707,11 @@ func (b *bundle) checkDisruptionBudget() error {
 	}
 	p := b.pdbs[0]
 	ok, err := b.selects(p.Spec.Selector)
-	if err != nil || !ok {
-		return fmt.Errorf("PDB %q does not select the Deployment's pods %v (%v)", p.Name, b.deploy.Spec.Template.Labels, err)
+	if err != nil {
+		return fmt.Errorf("PDB %q: %w", p.Name, err)
+	}
+	if !ok {
+		return fmt.Errorf("PDB %q does not select the Deployment's pods %v", p.Name, b.deploy.Spec.Template.Labels)
 	}
 	minReplicas := int32(1)
 	if len(b.hpas) == 1 && b.hpas[0].Spec.MinReplicas != nil {
@@ -1052,6 +1055,7 @@ func TestInvariantsReject(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want an error containing %q, have %v", c.want, err)
 			}
+			t.Logf("rejected: %v", err)
 		})
 	}
 }

@@ -239,6 +239,7 @@ func TestManifestsStrictRejects(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want an error containing %q, have %v", c.want, err)
 			}
+			t.Logf("rejected: %v", err)
 		})
 	}
 	t.Run("misspelt kustomization field", func(t *testing.T) {
