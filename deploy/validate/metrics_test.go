@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
@@ -148,7 +149,7 @@ func checkPromQL(expr string, scrape bool) (promQLUse, error) {
 			}
 			for _, m := range n.LabelMatchers {
 				switch {
-				case m.Name == labels.MetricName:
+				case m.Name == model.MetricNameLabel:
 				case m.Name == "job":
 					use.jobs = append(use.jobs, m)
 				case slices.Contains(targetLabels, m.Name), m.Name == "le" && bucket:
