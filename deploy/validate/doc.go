@@ -8,7 +8,7 @@
 //     is rendered with kustomize's own engine (krusty, what `kubectl apply
 //     -k` runs), and the rendered objects are decoded strictly again and
 //     checked against each other, against deploy/Dockerfile's entrypoint and
-//     against the flags of cmd/mcpblob/config.go (kube_test.go lists the
+//     against the flags of cmd/mcpblob/config.go (invariants_test.go lists the
 //     invariants).
 //   - deploy/compose.yaml: loaded by the Compose specification's Go loader
 //     with schema validation and consistency checks on, with the variables
