@@ -33,7 +33,7 @@ PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
         generate gen-check bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
-        slowstorm tools tools-node tools-apt tools-apt-test clean
+        slowstorm deploy-check tools tools-node tools-apt tools-apt-test clean
 
 help:
 	@echo "make run | test | check | bench | bench-codec | bench-smallreq | bench-compare | cluster | loadtest | hardening | slowstorm | fuzz | tools | clean"
@@ -162,6 +162,13 @@ hardening-smoke:
 ## a failed honest slow upload or a connection outliving the rate rule. SLOWSTORM_FLAGS to change.
 slowstorm:
 	cd bench && $(GO) run ./slowstorm $(SLOWSTORM_FLAGS)
+
+## deploy-check: the deploy/ files without a cluster or Docker (deploy/validate, its own module):
+## Kubernetes manifests decoded strictly and rendered by kustomize, their cross-file invariants,
+## compose.yaml through compose-go, prometheus.yml, alert rules and the Grafana dashboard's PromQL,
+## nginx -t and haproxy -c (needs nginx and haproxy: make tools-apt-test).
+deploy-check:
+	cd deploy/validate && $(GO) test -count=1 ./...
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
