@@ -46,8 +46,8 @@ build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
 ## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke,
-## hardening smoke.
-test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check
+## hardening smoke, the loopback cluster check, the deploy files' validation.
+test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check deploy-check
 	@echo "make test: all legs passed"
 
 check: depcheck
@@ -59,6 +59,7 @@ check: depcheck
 	cd bench && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 	cd cmd/mcpblob/testdata/gosdk && $(GO) vet ./...
 	cd cmd/mcpblob/testdata/embed && $(GO) vet ./...
+	cd deploy/validate && $(GO) vet ./...
 
 # Dependency and size rules from DESIGN.md, checked on the real import graph
 # and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).

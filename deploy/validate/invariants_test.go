@@ -30,13 +30,6 @@ import (
 // serverContainer is the name of mcpblob's container in the Deployment.
 const serverContainer = "mcpblob"
 
-// pendingFlags are flags the manifests use that are being added to
-// cmd/mcpblob/config.go in parallel; the settings check accepts them while
-// they are missing there, and says so. Drop an entry once its flag exists.
-var pendingFlags = map[string]string{
-	"admin-listen": "the admin listener (issue 14)",
-}
-
 // bundle is the rendered kustomization with what it is checked against.
 type bundle struct {
 	kust       *types.Kustomization
@@ -46,7 +39,6 @@ type bundle struct {
 	entrypoint []string                  // deploy/Dockerfile's ENTRYPOINT
 	settings   map[string]bool           // MCPBLOB_* variables cmd/mcpblob/config.go reads
 	secretEnv  map[string]bool           // the ones it reads from the environment only: secrets
-	pending    []string                  // pendingFlags still missing from config.go
 
 	deploy     *appsv1.Deployment
 	configMaps map[string]*corev1.ConfigMap
@@ -94,12 +86,6 @@ func loadBundle(t *testing.T) *bundle {
 	}
 	if b.settings, b.secretEnv, err = mcpblobSettings(filepath.Join(repo, "cmd", "mcpblob", "config.go")); err != nil {
 		t.Fatal(err)
-	}
-	for flag, why := range pendingFlags {
-		if !b.settings[envName(flag)] {
-			b.pending = append(b.pending, fmt.Sprintf("--%s is not in cmd/mcpblob/config.go yet (%s): accepted as pending", flag, why))
-			b.settings[envName(flag)] = true
-		}
 	}
 	for _, o := range b.objs {
 		switch v := o.obj.(type) {
@@ -359,9 +345,6 @@ var invariants = []invariant{
 
 func TestInvariants(t *testing.T) {
 	b := loadBundle(t)
-	for _, p := range b.pending {
-		t.Log(p)
-	}
 	for _, inv := range invariants {
 		t.Run(inv.name, func(t *testing.T) {
 			if err := inv.check(b); err != nil {

@@ -36,7 +36,9 @@ var families = map[string]family{
 	"mcpblob_uploads_total": {labels: []string{"surface", "outcome"}, values: map[string][]string{
 		"surface": {"mcp", "upload-endpoint", "control"}, "outcome": {"ok", "rejected", "error"}}},
 	"mcpblob_storage_operations_total": {labels: []string{"backend", "op", "outcome"}, values: map[string][]string{
-		"outcome": {"ok", "not_found", "exists", "error"}}},
+		"op":      {"stat", "get", "put", "delete", "list", "presign", "claim", "claimed", "release", "sweep"},
+		"backend": {"localfs", "s3"},
+		"outcome": {"ok", "not_found", "exists", "aborted", "error"}}},
 	"mcpblob_storage_operation_duration_seconds": {labels: []string{"backend", "op"}, histogram: true},
 	"mcpblob_sessions_active":                    {},
 	"mcpblob_build_info":                         {labels: []string{"version", "go", "codec_encode", "codec_decode", "json_scan"}},
