@@ -9,12 +9,15 @@ go 1.26.0
 require github.com/mcpblob/mcpblob v0.0.0
 
 require (
+	github.com/VictoriaMetrics/metrics v1.44.0 // indirect
 	github.com/emmansun/base64 v0.9.0 // indirect
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasthttp v1.74.0 // indirect
+	github.com/valyala/fastrand v1.1.0 // indirect
+	github.com/valyala/histogram v1.2.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
 
