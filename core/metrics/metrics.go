@@ -121,13 +121,20 @@ func HTTPMethod(m string) string {
 // MCP counts one JSON-RPC request; method must already be bounded (a
 // method the server offers, or "other").
 func (s *Set) MCP(method, era, outcome string) {
-	k := mcpKey{method, era, outcome}
-	v, ok := s.mcp.Load(k)
-	if !ok {
-		v, _ = s.mcp.LoadOrStore(k, s.set.GetOrCreateCounter(fmt.Sprintf(`mcpblob_mcp_requests_total{method=%s,era=%s,outcome=%s}`,
-			quote(method), quote(era), quote(outcome))))
+	counter(s, &s.mcp, mcpKey{method, era, outcome}, func() string {
+		return fmt.Sprintf(`mcpblob_mcp_requests_total{method=%s,era=%s,outcome=%s}`, quote(method), quote(era), quote(outcome))
+	}).Inc()
+}
+
+// counter is m's counter for key, registered as the series name() on its
+// first use. (Generic, so key becomes an interface, and escapes, only on
+// that first use.)
+func counter[K comparable](s *Set, m *sync.Map, key K, name func() string) *vm.Counter {
+	if v, ok := m.Load(key); ok {
+		return v.(*vm.Counter)
 	}
-	v.(*vm.Counter).Inc()
+	v, _ := m.LoadOrStore(key, s.set.GetOrCreateCounter(name()))
+	return v.(*vm.Counter)
 }
 
 // Sent adds n bytes sent on plane (an unknown plane counts as control).
@@ -150,25 +157,17 @@ func add(m map[string]*vm.Counter, plane string, n int64) {
 // Upload counts one finished upload on surface ("mcp", "upload-endpoint",
 // "control") with outcome ("ok", "rejected", "error").
 func (s *Set) Upload(surface, outcome string) {
-	k := [2]string{surface, outcome}
-	v, ok := s.uploads.Load(k)
-	if !ok {
-		v, _ = s.uploads.LoadOrStore(k, s.set.GetOrCreateCounter(fmt.Sprintf(`mcpblob_uploads_total{surface=%s,outcome=%s}`,
-			quote(surface), quote(outcome))))
-	}
-	v.(*vm.Counter).Inc()
+	counter(s, &s.uploads, [2]string{surface, outcome}, func() string {
+		return fmt.Sprintf(`mcpblob_uploads_total{surface=%s,outcome=%s}`, quote(surface), quote(outcome))
+	}).Inc()
 }
 
 // Storage counts one storage operation of backend that took d and ended
 // with outcome (ok, not_found, exists, error, aborted).
 func (s *Set) Storage(backend, op, outcome string, d time.Duration) {
-	k := storageKey{backend, op, outcome}
-	v, ok := s.storage.Load(k)
-	if !ok {
-		v, _ = s.storage.LoadOrStore(k, s.set.GetOrCreateCounter(fmt.Sprintf(`mcpblob_storage_operations_total{backend=%s,op=%s,outcome=%s}`,
-			quote(backend), quote(op), quote(outcome))))
-	}
-	v.(*vm.Counter).Inc()
+	counter(s, &s.storage, storageKey{backend, op, outcome}, func() string {
+		return fmt.Sprintf(`mcpblob_storage_operations_total{backend=%s,op=%s,outcome=%s}`, quote(backend), quote(op), quote(outcome))
+	}).Inc()
 	dk := [2]string{backend, op}
 	h, ok := s.storageD.Load(dk)
 	if !ok {

@@ -65,3 +65,12 @@ func BenchmarkRequest(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkStorage is the metrics cost of one storage operation.
+func BenchmarkStorage(b *testing.B) {
+	s := New(Build{})
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Storage("localfs", "stat", "ok", time.Microsecond)
+	}
+}

@@ -88,8 +88,13 @@ func TestPaceReader(t *testing.T) {
 		client, server := loopbackPair(t)
 		data := randomBytes(128 << 10)
 		go func() {
-			client.Write(bytes.Repeat([]byte("y"), 0))
-			_, _ = io.Copy(client, &steadyBody{data: data, rate: 128 << 10})
+			// 8 KiB every 62.5 ms: 128 KiB/s, twice the rate.
+			for off := 0; off < len(data); off += 8 << 10 {
+				if _, err := client.Write(data[off : off+8<<10]); err != nil {
+					return
+				}
+				time.Sleep(time.Second / 16)
+			}
 			client.(*net.TCPConn).CloseWrite()
 		}()
 		got, err := io.ReadAll(newPace(server))
@@ -120,26 +125,4 @@ func randomBytes(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
 	return b
-}
-
-// steadyBody yields data at rate bytes per second.
-type steadyBody struct {
-	data []byte
-	rate int
-	sent int
-	t0   time.Time
-}
-
-func (s *steadyBody) Read(p []byte) (int, error) {
-	if s.sent == len(s.data) {
-		return 0, io.EOF
-	}
-	if s.t0.IsZero() {
-		s.t0 = time.Now()
-	}
-	due := s.t0.Add(time.Duration(float64(s.sent) / float64(s.rate) * float64(time.Second)))
-	time.Sleep(time.Until(due))
-	n := copy(p[:min(len(p), 8<<10)], s.data[s.sent:])
-	s.sent += n
-	return n, nil
 }
