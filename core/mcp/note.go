@@ -22,6 +22,15 @@ type notedWriter struct {
 	note *Note
 }
 
+// transportWriter is the transport's own writer under a notedWriter, for
+// its optional extensions (BodySender: the sendfile path).
+func transportWriter(w ResponseWriter) ResponseWriter {
+	if nw, ok := w.(notedWriter); ok {
+		return nw.ResponseWriter
+	}
+	return w
+}
+
 // noteError marks w's note, if any, with a JSON-RPC error.
 func noteError(w ResponseWriter) {
 	if nw, ok := w.(notedWriter); ok && nw.note.Method != "" {

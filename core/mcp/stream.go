@@ -139,7 +139,7 @@ func writeStreamAnswer(w ResponseWriter, a *StreamAnswer, done func()) {
 		return
 	}
 	body := &cancelCloser{ReadCloser: a.Body, cancel: done}
-	if bs, ok := w.(BodySender); ok {
+	if bs, ok := transportWriter(w).(BodySender); ok {
 		bs.SendBody(body, a.Size)
 		return
 	}
