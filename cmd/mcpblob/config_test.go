@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -90,30 +89,7 @@ func TestIsLoopback(t *testing.T) {
 
 func TestAPIKeyLineMatchesServerHash(t *testing.T) {
 	// The key printed on stdout must hash to the line printed for --auth-keys.
-	capture := func(f **os.File) (func() string, error) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		old := *f
-		*f = w
-		return func() string {
-			w.Close()
-			*f = old
-			b, _ := io.ReadAll(r)
-			return string(b)
-		}, nil
-	}
-	stdout, err := capture(&os.Stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := capture(&os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := runAPIKey(context.Background(), []string{"alice"}, nil)
-	errOut, out := stderr(), stdout()
+	code, out, errOut := captureRun(t, "apikey", "alice")
 	key := strings.TrimSpace(out)
 	if code != exitOK || !strings.HasPrefix(key, "mcpb_") || len(key) < 40 {
 		t.Fatalf("apikey printed %q (exit %d)", key, code)
@@ -127,16 +103,7 @@ func TestAPIKeyLineMatchesServerHash(t *testing.T) {
 	if runAPIKey(context.Background(), []string{"--scopes", "read,delete", "alice"}, nil) != exitUsage {
 		t.Error("an unknown scope was accepted")
 	}
-	stderr, err = capture(&os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err = capture(&os.Stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code = runAPIKey(context.Background(), []string{"--scopes", "read", "carol"}, nil)
-	errOut, out = stderr(), stdout()
+	code, out, errOut = captureRun(t, "apikey", "--scopes", "read", "carol")
 	if want := server.HashKey(strings.TrimSpace(out)) + " carol scopes=read"; code != exitOK || !strings.Contains(errOut, "\n"+want+"\n") {
 		t.Errorf("read-only key line %q not in %q (exit %d)", want, errOut, code)
 	}
