@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,23 +136,14 @@ func allowList(names []string) ([]jose.SignatureAlgorithm, error) {
 	var out []jose.SignatureAlgorithm
 	for _, n := range names {
 		alg := jose.SignatureAlgorithm(n)
-		if !allowed(asymmetric, alg) {
+		if !slices.Contains(asymmetric, alg) {
 			return nil, fmt.Errorf("oauth: config: algorithm %q is not an allowed asymmetric JWS algorithm", n)
 		}
-		if !allowed(out, alg) {
+		if !slices.Contains(out, alg) {
 			out = append(out, alg)
 		}
 	}
 	return out, nil
-}
-
-func allowed(list []jose.SignatureAlgorithm, alg jose.SignatureAlgorithm) bool {
-	for _, a := range list {
-		if a == alg {
-			return true
-		}
-	}
-	return false
 }
 
 // parseIssuer checks the issuer identifier (RFC 8414 §2).

@@ -102,7 +102,7 @@ func usableKey(raw json.RawMessage, algs []jose.SignatureAlgorithm) (key, bool) 
 		return key{}, false
 	}
 	k := key{kid: jwk.KeyID, alg: jose.SignatureAlgorithm(jwk.Algorithm), pub: jwk.Key}
-	if k.alg != "" && (!allowed(algs, k.alg) || !fits(k.alg, k.pub)) {
+	if k.alg != "" && (!slices.Contains(algs, k.alg) || !fits(k.alg, k.pub)) {
 		return key{}, false
 	}
 	if k.alg == "" && !slices.ContainsFunc(algs, func(a jose.SignatureAlgorithm) bool { return fits(a, k.pub) }) {
