@@ -3,6 +3,8 @@ package auth
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,23 @@ func TestKeyLines(t *testing.T) {
 	}
 	if s, err := ParseKeyScopes("write, blobs:read,read"); err != nil || strings.Join(s, " ") != "blobs:read blobs:write" {
 		t.Errorf("ParseKeyScopes = %v, %v", s, err)
+	}
+}
+
+// TestLoadKeysNamesTheLine: an error points at the bad line of the file,
+// whatever extra keys come before it.
+func TestLoadKeysNamesTheLine(t *testing.T) {
+	good := KeyLine("k-1", "", nil)
+	path := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(path, []byte("# keys\n"+good+"\nnot-a-digest\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadKeys(path, []string{good, good})
+	if err == nil || !strings.Contains(err.Error(), path+" line 3:") {
+		t.Errorf("LoadKeys: %v, want it to name %s line 3", err, path)
+	}
+	if _, err := LoadKeys("", []string{good, "bad"}); err == nil || !strings.Contains(err.Error(), "API key 2:") {
+		t.Errorf("LoadKeys of extra keys: %v, want it to name API key 2", err)
 	}
 }
 

@@ -31,15 +31,25 @@ type apiKey struct {
 // LoadKeys reads the keys file at path (none when path is "") and the
 // extra lines.
 func LoadKeys(path string, extra []string) (*Keys, error) {
-	lines := append([]string(nil), extra...)
+	ks := &Keys{}
+	if err := ks.add("API key", extra); err != nil {
+		return nil, err
+	}
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("auth: read API keys: %w", err)
 		}
-		lines = append(lines, strings.Split(string(b), "\n")...)
+		if err := ks.add(path+" line", strings.Split(string(b), "\n")); err != nil {
+			return nil, err
+		}
 	}
-	ks := &Keys{}
+	return ks, nil
+}
+
+// add parses lines, skipping blank ones and comments; an error names the
+// line as source and its 1-based number among lines.
+func (ks *Keys) add(source string, lines []string) error {
 	for i, line := range lines {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -47,11 +57,11 @@ func LoadKeys(path string, extra []string) (*Keys, error) {
 		}
 		k, err := parseKeyLine(line)
 		if err != nil {
-			return nil, fmt.Errorf("auth: API key line %d: %w", i+1, err)
+			return fmt.Errorf("auth: %s %d: %w", source, i+1, err)
 		}
 		ks.keys = append(ks.keys, k)
 	}
-	return ks, nil
+	return nil
 }
 
 func parseKeyLine(line string) (apiKey, error) {
