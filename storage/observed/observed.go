@@ -136,23 +136,21 @@ type writer struct {
 
 func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 	info, err := w.Writer.Commit(ctx)
-	w.finish(err)
+	w.finish(Outcome(err))
 	return info, err
 }
 
 func (w *writer) Abort(ctx context.Context) error {
 	err := w.Writer.Abort(ctx)
-	if !w.done {
-		w.done = true
-		w.obs(w.ctx, "put", Aborted, time.Since(w.start))
-	}
+	w.finish(Aborted)
 	return err
 }
 
-func (w *writer) finish(err error) {
+// finish observes the put with outcome, unless it was observed already.
+func (w *writer) finish(outcome string) {
 	if !w.done {
 		w.done = true
-		observe(w.ctx, w.obs, "put", w.start, err)
+		w.obs(w.ctx, "put", outcome, time.Since(w.start))
 	}
 }
 
