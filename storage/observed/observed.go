@@ -122,9 +122,6 @@ func (w *backend) List(ctx context.Context, prefix, cursor string, limit int) (s
 
 func (w *backend) Close() error { return w.b.Close() }
 
-// Unwrap returns the wrapped backend.
-func (w *backend) Unwrap() storage.Backend { return w.b }
-
 // writer observes a put once, when it commits or aborts.
 type writer struct {
 	storage.Writer
