@@ -50,7 +50,7 @@ const maxClaimName = 128
 // claims list in expiry order and a sweep stops at the first live one.
 func (c Claim) Path() (string, error) {
 	if !claimToken(c.Set) || !claimToken(c.Name) {
-		return "", fmt.Errorf("%w: claim set %q or name %q is not 1-%d of [A-Za-z0-9_-]", ErrInvalidKey, truncateKey(c.Set), truncateKey(c.Name), maxClaimName)
+		return "", fmt.Errorf("%w: claim set %q or name %q is not 1-%d of [A-Za-z0-9_-]", ErrInvalidKey, TruncateKey(c.Set), TruncateKey(c.Name), maxClaimName)
 	}
 	if c.Expires.IsZero() || c.Expires.Unix() < 0 {
 		return "", fmt.Errorf("storage: claim %s/%s has no expiry", c.Set, c.Name)

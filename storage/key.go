@@ -40,7 +40,7 @@ func (e *KeyError) Error() string {
 	if e.Key == "" {
 		return "storage: invalid key: " + e.Reason
 	}
-	return fmt.Sprintf("storage: invalid key %q: %s", truncateKey(e.Key), e.Reason)
+	return fmt.Sprintf("storage: invalid key %q: %s", TruncateKey(e.Key), e.Reason)
 }
 
 // Unwrap returns ErrInvalidKey and the cause.
@@ -117,10 +117,7 @@ func keyProblem(key string) string {
 
 // TruncateKey shortens key for a message: at most 64 bytes, then "…" (the
 // cut may split a UTF-8 sequence; quote the result).
-func TruncateKey(key string) string { return truncateKey(key) }
-
-// truncateKey keeps error messages short for over-long keys.
-func truncateKey(key string) string {
+func TruncateKey(key string) string {
 	const max = 64
 	if len(key) <= max {
 		return key
@@ -177,9 +174,9 @@ type PathConflictError struct {
 
 func (e *PathConflictError) Error() string {
 	if strings.HasSuffix(e.Conflict, "/") {
-		return fmt.Sprintf("%v: %q: objects exist under %q", ErrPathConflict, truncateKey(e.Key), truncateKey(e.Conflict))
+		return fmt.Sprintf("%v: %q: objects exist under %q", ErrPathConflict, TruncateKey(e.Key), TruncateKey(e.Conflict))
 	}
-	return fmt.Sprintf("%v: %q: the object %q is a parent of it", ErrPathConflict, truncateKey(e.Key), truncateKey(e.Conflict))
+	return fmt.Sprintf("%v: %q: the object %q is a parent of it", ErrPathConflict, TruncateKey(e.Key), TruncateKey(e.Conflict))
 }
 
 // Unwrap returns ErrPathConflict.

@@ -509,11 +509,14 @@ func notFound(err error) error {
 }
 
 // conflict maps the errors of a path that is a file where a directory is
-// needed, or the reverse, to storage.ErrPathConflict.
+// needed, or the reverse, to storage.ErrPathConflict. An error it mapped
+// already (place's, given to keyConflict) is returned as it is.
 func conflict(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, storage.ErrPathConflict), errors.Is(err, storage.ErrInvalidKey):
+		return err
 	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.EEXIST), errors.Is(err, syscall.ENOTEMPTY):
 		return fmt.Errorf("%w: a file and a folder would share a path: %w", storage.ErrPathConflict, err)

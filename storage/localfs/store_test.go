@@ -70,6 +70,16 @@ func TestFileFolderConflict(t *testing.T) {
 	}
 }
 
+// TestConflictOnce: conflict returns an error it mapped already as it is,
+// so keyConflict, given the error of place, does not wrap it a second time.
+func TestConflictOnce(t *testing.T) {
+	for _, errno := range []error{syscall.ENOTDIR, syscall.EEXIST, syscall.ENAMETOOLONG} {
+		if once := conflict(errno); conflict(once) != once {
+			t.Errorf("conflict(%v) maps %q again: %q", errno, once, conflict(once))
+		}
+	}
+}
+
 // TestLongSegment: a segment over 255 bytes is refused by the key rules,
 // before the file system's ENAMETOOLONG (whose message names host paths).
 func TestLongSegment(t *testing.T) {

@@ -122,9 +122,6 @@ func (w *backend) List(ctx context.Context, prefix, cursor string, limit int) (s
 
 func (w *backend) Close() error { return w.b.Close() }
 
-// Unwrap returns the wrapped backend.
-func (w *backend) Unwrap() storage.Backend { return w.b }
-
 // writer observes a put once, when it commits or aborts.
 type writer struct {
 	storage.Writer
@@ -136,23 +133,21 @@ type writer struct {
 
 func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 	info, err := w.Writer.Commit(ctx)
-	w.finish(err)
+	w.finish(Outcome(err))
 	return info, err
 }
 
 func (w *writer) Abort(ctx context.Context) error {
 	err := w.Writer.Abort(ctx)
-	if !w.done {
-		w.done = true
-		w.obs(w.ctx, "put", Aborted, time.Since(w.start))
-	}
+	w.finish(Aborted)
 	return err
 }
 
-func (w *writer) finish(err error) {
+// finish observes the put with outcome, unless it was observed already.
+func (w *writer) finish(outcome string) {
 	if !w.done {
 		w.done = true
-		observe(w.ctx, w.obs, "put", w.start, err)
+		w.obs(w.ctx, "put", outcome, time.Since(w.start))
 	}
 }
 
