@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 )
@@ -38,7 +39,7 @@ func (m *MemClaims) Claim(_ context.Context, c Claim) error {
 		return ErrExists
 	}
 	if len(m.seen) >= MaxMemClaims {
-		m.dropExpiredLocked(time.Now())
+		m.dropExpiredLocked(time.Now(), "")
 		if len(m.seen) >= MaxMemClaims {
 			return ErrClaimsFull
 		}
@@ -71,17 +72,19 @@ func (m *MemClaims) Release(_ context.Context, c Claim) error {
 	return nil
 }
 
-// SweepClaims forgets the claims expired at now.
-func (m *MemClaims) SweepClaims(_ context.Context, _ string, now time.Time) (int, error) {
+// SweepClaims forgets the claims of set expired at now.
+func (m *MemClaims) SweepClaims(_ context.Context, set string, now time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.dropExpiredLocked(now), nil
+	return m.dropExpiredLocked(now, set+"/"), nil
 }
 
-func (m *MemClaims) dropExpiredLocked(now time.Time) int {
+// dropExpiredLocked forgets the claims expired at now whose path starts
+// with prefix ("": of every set).
+func (m *MemClaims) dropExpiredLocked(now time.Time, prefix string) int {
 	n := 0
 	for p, exp := range m.seen {
-		if exp.Before(now) {
+		if exp.Before(now) && strings.HasPrefix(p, prefix) {
 			delete(m.seen, p)
 			n++
 		}

@@ -63,3 +63,23 @@ func TestMemClaimsClaimed(t *testing.T) {
 		t.Error("Claimed of a bad claim succeeded")
 	}
 }
+
+// TestMemClaimsSweepOneSet: a sweep removes the expired claims of its set
+// only, as the Claimer interface says.
+func TestMemClaimsSweepOneSet(t *testing.T) {
+	t.Parallel()
+	var m MemClaims
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	for _, set := range []string{"links", "uploads"} {
+		if err := m.Claim(ctx, Claim{Set: set, Name: "n", Expires: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := m.SweepClaims(ctx, "links", exp.Add(time.Second)); n != 1 {
+		t.Fatalf("sweep of links removed %d; want 1", n)
+	}
+	if ok, _ := m.Claimed(ctx, Claim{Set: "uploads", Name: "n", Expires: exp}); !ok {
+		t.Error("a sweep of links removed a claim of uploads")
+	}
+}
