@@ -66,11 +66,7 @@ func loadBundle(t *testing.T) *bundle {
 	if b.objs, err = render(kubeDir); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(kubeDir, exampleSecrets))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext, err := decodeManifests(exampleSecrets, data)
+	ext, err := readManifests(exampleSecrets)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,6 +113,16 @@ func decodeManifests(name string, data []byte) ([]object, error) {
 	}
 }
 
+// readManifests decodes the YAML file name of deploy/kubernetes with
+// decodeManifests.
+func readManifests(name string) ([]object, error) {
+	data, err := os.ReadFile(filepath.Join(kubeDir, name))
+	if err != nil {
+		return nil, err
+	}
+	return decodeManifests(name, data)
+}
+
 // strictYAML decodes one YAML document into v as the API server's strict
 // field validation does: a key twice, or a field v's type does not have,
 // fails. Field names match case-sensitively (sigs.k8s.io/json), unlike
@@ -203,11 +213,7 @@ func TestManifestsStrict(t *testing.T) {
 			}
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(kubeDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs, err := decodeManifests(f, data)
+		objs, err := readManifests(f)
 		if err != nil {
 			t.Error(err)
 			continue
@@ -303,11 +309,7 @@ func TestKustomizeBuild(t *testing.T) {
 	}
 	want := 0
 	for _, f := range k.Resources {
-		data, err := os.ReadFile(filepath.Join(kubeDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed, err := decodeManifests(f, data)
+		listed, err := readManifests(f)
 		if err != nil {
 			t.Fatal(err)
 		}
