@@ -242,10 +242,7 @@ func TestManifestsStrictRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			broken := replaceOnce(t, string(deployment), c.old, c.new)
 			_, err := decodeManifests("deployment.yaml", []byte(broken))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("want an error containing %q, have %v", c.want, err)
-			}
-			t.Logf("rejected: %v", err)
+			wantRejected(t, err, c.want)
 		})
 	}
 	t.Run("misspelt kustomization field", func(t *testing.T) {
@@ -258,9 +255,8 @@ func TestManifestsStrictRejects(t *testing.T) {
 		if err := os.WriteFile(k, []byte(replaceOnce(t, string(data), "resources:", "resource:")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readKustomization(dir); err == nil || !strings.Contains(err.Error(), "unknown field") {
-			t.Fatalf("want an unknown field error, have %v", err)
-		}
+		_, err = readKustomization(dir)
+		wantRejected(t, err, "unknown field")
 	})
 }
 
@@ -271,6 +267,16 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 		t.Fatalf("%q occurs %d times, want once", old, n)
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// wantRejected fails the test unless err contains want, and logs the
+// rejection: the end of every negative test here.
+func wantRejected(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want an error containing %q, have %v", want, err)
+	}
+	t.Logf("rejected: %v", err)
 }
 
 // copyDir copies the regular files of dir into a new temporary folder.
