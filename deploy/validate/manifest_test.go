@@ -113,6 +113,16 @@ func decodeManifests(name string, data []byte) ([]object, error) {
 	}
 }
 
+// readManifests decodes the YAML file name of deploy/kubernetes with
+// decodeManifests.
+func readManifests(name string) ([]object, error) {
+	data, err := os.ReadFile(filepath.Join(kubeDir, name))
+	if err != nil {
+		return nil, err
+	}
+	return decodeManifests(name, data)
+}
+
 // strictYAML decodes one YAML document into v as the API server's strict
 // field validation does: a key twice, or a field v's type does not have,
 // fails. Field names match case-sensitively (sigs.k8s.io/json), unlike
@@ -203,11 +213,7 @@ func TestManifestsStrict(t *testing.T) {
 			}
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(kubeDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs, err := decodeManifests(f, data)
+		objs, err := readManifests(f)
 		if err != nil {
 			t.Error(err)
 			continue
@@ -236,10 +242,7 @@ func TestManifestsStrictRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			broken := replaceOnce(t, string(deployment), c.old, c.new)
 			_, err := decodeManifests("deployment.yaml", []byte(broken))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("want an error containing %q, have %v", c.want, err)
-			}
-			t.Logf("rejected: %v", err)
+			wantRejected(t, err, c.want)
 		})
 	}
 	t.Run("misspelt kustomization field", func(t *testing.T) {
@@ -252,9 +255,8 @@ func TestManifestsStrictRejects(t *testing.T) {
 		if err := os.WriteFile(k, []byte(replaceOnce(t, string(data), "resources:", "resource:")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readKustomization(dir); err == nil || !strings.Contains(err.Error(), "unknown field") {
-			t.Fatalf("want an unknown field error, have %v", err)
-		}
+		_, err = readKustomization(dir)
+		wantRejected(t, err, "unknown field")
 	})
 }
 
@@ -265,6 +267,16 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 		t.Fatalf("%q occurs %d times, want once", old, n)
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// wantRejected fails the test unless err contains want, and logs the
+// rejection: the end of every negative test here.
+func wantRejected(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want an error containing %q, have %v", want, err)
+	}
+	t.Logf("rejected: %v", err)
 }
 
 // copyDir copies the regular files of dir into a new temporary folder.
@@ -303,11 +315,7 @@ func TestKustomizeBuild(t *testing.T) {
 	}
 	want := 0
 	for _, f := range k.Resources {
-		data, err := os.ReadFile(filepath.Join(kubeDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed, err := decodeManifests(f, data)
+		listed, err := readManifests(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,6 +32,16 @@ func localNodes(conf string, want int) (string, error) {
 	return nodeAddr.ReplaceAllString(conf, "127.0.0.1:8080"), nil
 }
 
+// proxies are the load balancer configurations under deploy/, each with
+// its check and the Debian package of its binary.
+var proxies = map[string]struct {
+	conf, pkg string
+	check     func(bin, dir, conf string) error
+}{
+	"nginx":   {"nginx.conf", "nginx-light", nginxCheck},
+	"haproxy": {"haproxy.cfg", "haproxy", haproxyCheck},
+}
+
 // proxyTool finds a proxy binary on PATH or in /usr/sbin (Debian's place,
 // often not on a user's PATH).
 func proxyTool(t *testing.T, name string) string {
@@ -42,7 +52,7 @@ func proxyTool(t *testing.T, name string) string {
 	if p := filepath.Join("/usr/sbin", name); fileExists(p) {
 		return p
 	}
-	t.Fatalf("%s not found: `make tools-apt-test` installs it (Debian package %s)", name, map[string]string{"nginx": "nginx-light", "haproxy": "haproxy"}[name])
+	t.Fatalf("%s not found: `make tools-apt-test` installs it (Debian package %s)", name, proxies[name].pkg)
 	return ""
 }
 
@@ -54,19 +64,19 @@ func fileExists(p string) bool {
 // nginxCheck runs `nginx -t` on site, an http-context file such as
 // deploy/nginx.conf, included from a main context that keeps the pid,
 // logs and temporary files in dir.
-func nginxCheck(nginx, dir, site string) (string, error) {
+func nginxCheck(nginx, dir, site string) error {
 	site, err := localNodes(site, 9)
 	if err != nil {
-		return "", err
+		return err
 	}
 	accessLog := regexp.MustCompile(`(?m)^(\s*access_log\s+)\S+`)
 	if len(accessLog.FindAllString(site, -1)) != 1 {
-		return "", fmt.Errorf("want one access_log line to move into %s", dir)
+		return fmt.Errorf("want one access_log line to move into %s", dir)
 	}
 	site = accessLog.ReplaceAllString(site, "${1}"+filepath.Join(dir, "access.log"))
 	sitePath := filepath.Join(dir, "site.conf")
 	if err := os.WriteFile(sitePath, []byte(site), 0o644); err != nil {
-		return "", err
+		return err
 	}
 	var main strings.Builder
 	fmt.Fprintf(&main, "pid %s;\n", filepath.Join(dir, "nginx.pid"))
@@ -78,61 +88,62 @@ func nginxCheck(nginx, dir, site string) (string, error) {
 	fmt.Fprintf(&main, "  include %s;\n}\n", sitePath)
 	mainPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(mainPath, []byte(main.String()), 0o644); err != nil {
-		return "", err
+		return err
 	}
 	out, err := exec.Command(nginx, "-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", mainPath, "-t").CombinedOutput()
 	if err == nil && strings.Contains(string(out), "[warn]") {
-		err = errors.New("nginx -t printed warnings")
+		err = errors.New("printed warnings")
 	}
-	return string(out), err
+	if err != nil {
+		return fmt.Errorf("nginx -t: %w\n%s", err, out)
+	}
+	return nil
 }
 
 // haproxyCheck runs `haproxy -c -dW` (warnings fail) on a copy of conf.
-func haproxyCheck(haproxy, dir, conf string) (string, error) {
+func haproxyCheck(haproxy, dir, conf string) error {
 	conf, err := localNodes(conf, 9)
 	if err != nil {
-		return "", err
+		return err
 	}
 	path := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		return "", err
+		return err
 	}
-	out, err := exec.Command(haproxy, "-c", "-dW", "-f", path).CombinedOutput()
-	return string(out), err
+	if out, err := exec.Command(haproxy, "-c", "-dW", "-f", path).CombinedOutput(); err != nil {
+		return fmt.Errorf("haproxy -c: %w\n%s", err, out)
+	}
+	return nil
 }
 
-func TestNginxConf(t *testing.T) {
-	nginx := proxyTool(t, "nginx")
-	conf, err := os.ReadFile(filepath.Join(deployDir, "nginx.conf"))
-	if err != nil {
-		t.Fatal(err)
+// proxyConfs reads every proxy's configuration, by proxy name.
+func proxyConfs(t *testing.T) map[string]string {
+	t.Helper()
+	confs := map[string]string{}
+	for name, p := range proxies {
+		data, err := os.ReadFile(filepath.Join(deployDir, p.conf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		confs[name] = string(data)
 	}
-	if out, err := nginxCheck(nginx, t.TempDir(), string(conf)); err != nil {
-		t.Fatalf("nginx -t: %v\n%s", err, out)
-	}
+	return confs
 }
 
-func TestHAProxyCfg(t *testing.T) {
-	haproxy := proxyTool(t, "haproxy")
-	conf, err := os.ReadFile(filepath.Join(deployDir, "haproxy.cfg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := haproxyCheck(haproxy, t.TempDir(), string(conf)); err != nil {
-		t.Fatalf("haproxy -c: %v\n%s", err, out)
+// TestProxyConfigs runs each proxy's own check on its configuration.
+func TestProxyConfigs(t *testing.T) {
+	for name, conf := range proxyConfs(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := proxies[name].check(proxyTool(t, name), t.TempDir(), conf); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
 // TestProxyConfigsReject feeds both checks broken copies.
 func TestProxyConfigsReject(t *testing.T) {
-	nginxConf, err := os.ReadFile(filepath.Join(deployDir, "nginx.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	haproxyConf, err := os.ReadFile(filepath.Join(deployDir, "haproxy.cfg"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	confs := proxyConfs(t)
 	for _, c := range []struct {
 		name, proxy, old, new, want string
 	}{
@@ -147,18 +158,8 @@ func TestProxyConfigsReject(t *testing.T) {
 		{"haproxy warning", "haproxy", "    timeout connect 2s\n", "", "zero-warning"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var out string
-			var err error
-			switch c.proxy {
-			case "nginx":
-				out, err = nginxCheck(proxyTool(t, "nginx"), t.TempDir(), replaceOnce(t, string(nginxConf), c.old, c.new))
-			case "haproxy":
-				out, err = haproxyCheck(proxyTool(t, "haproxy"), t.TempDir(), replaceOnce(t, string(haproxyConf), c.old, c.new))
-			}
-			if err == nil || !strings.Contains(out+err.Error(), c.want) {
-				t.Fatalf("want a failure naming %q, have %v\n%s", c.want, err, out)
-			}
-			t.Logf("rejected: %v: %s", err, strings.TrimSpace(out))
+			broken := replaceOnce(t, confs[c.proxy], c.old, c.new)
+			wantRejected(t, proxies[c.proxy].check(proxyTool(t, c.proxy), t.TempDir(), broken), c.want)
 		})
 	}
 }
