@@ -30,7 +30,8 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 	if err != nil {
 		return nil, err
 	}
-	info, err := a.view(c).Stat(c.Context(), key)
+	view := a.view(c)
+	info, err := view.Stat(c.Context(), key)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrInvalidKey) {
 			return nil, c.NotFound(uri)
@@ -50,7 +51,8 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 		}
 		return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
 	case StreamRedirect:
-		u, err := a.backend.(storage.Presigner).PresignGet(c.Context(), a.raw(c, info.Key), a.opts.LinkTTL, storage.PresignOptions{
+		// The view presigns whenever the backend does (namespace.View).
+		u, err := view.(storage.Presigner).PresignGet(c.Context(), info.Key, a.opts.LinkTTL, storage.PresignOptions{
 			ContentType: mediaType(info), ContentDisposition: ContentDisposition("attachment", DownloadName(info))})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)

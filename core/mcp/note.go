@@ -16,7 +16,7 @@ const (
 	EraStateless = VersionModern
 )
 
-// notedWriter carries a request's Note to writeError, which marks it.
+// notedWriter carries a noted request's Note to writeError, which marks it.
 type notedWriter struct {
 	ResponseWriter
 	note *Note
@@ -33,17 +33,19 @@ func transportWriter(w ResponseWriter) ResponseWriter {
 
 // noteError marks w's note, if any, with a JSON-RPC error.
 func noteError(w ResponseWriter) {
-	if nw, ok := w.(notedWriter); ok && nw.note.Method != "" {
+	if nw, ok := w.(notedWriter); ok {
 		nw.note.Outcome = observe.OutcomeError
 	}
 }
 
 // noteRequest records a JSON-RPC request's method and era on its note:
-// only methods the server offers, so the values stay bounded.
-func (s *Server) noteRequest(r *Request, msg *jsonrpc.Message, modern bool) {
+// only methods the server offers, so the values stay bounded. It returns
+// w carrying the note, so an error answer marks it (noteError); the other
+// messages and requests (GET, DELETE) are never marked.
+func (s *Server) noteRequest(r *Request, w ResponseWriter, msg *jsonrpc.Message, modern bool) ResponseWriter {
 	n := r.Note
 	if n == nil {
-		return
+		return w
 	}
 	n.Era, n.Method, n.Outcome = EraSession, "other", observe.OutcomeOK
 	if modern {
@@ -52,6 +54,7 @@ func (s *Server) noteRequest(r *Request, msg *jsonrpc.Message, modern bool) {
 	if s.offered(msg.Method) != nil || msg.Method == "initialize" {
 		n.Method = msg.Method
 	}
+	return notedWriter{w, n}
 }
 
 // noteTool records the tool a tools/call found; noteResult marks a tool's

@@ -212,9 +212,6 @@ func (s *Server) Close() error {
 
 // ServeHTTP handles one request to the MCP endpoint.
 func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
-	if r.Note != nil {
-		w = notedWriter{w, r.Note}
-	}
 	switch r.Method {
 	case http.MethodPost:
 		s.handlePost(r, w)
@@ -277,7 +274,7 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 	}
 	modern := s.isModern(r, msg, kind)
 	if kind == jsonrpc.KindRequest {
-		s.noteRequest(r, msg, modern)
+		w = s.noteRequest(r, w, msg, modern)
 	}
 	if modern {
 		s.serveModern(r, w, msg, kind, acc)

@@ -129,7 +129,7 @@ func TestSessionEndSharedAcrossNodes(t *testing.T) {
 		b.ServeHTTP(&Request{Method: http.MethodGet, Header: h}, rec)
 		getDone <- rec
 	}()
-	waitFor(t, "B's GET stream to open", func() bool { return b.sessionCount() == 1 && b.hasGetStream(onB.sid) })
+	waitFor(t, "B's GET stream to open", func() bool { return b.Sessions() == 1 && b.hasGetStream(onB.sid) })
 
 	wantStatus(t, "DELETE on A", onA.deleteSession(), http.StatusOK, 0)
 	wantStatus(t, "ping on B after the DELETE on A", onB.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
@@ -209,12 +209,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-}
-
-func (s *Server) sessionCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sessions)
 }
 
 // hasGetStream reports whether session sid's GET stream is claimed here.

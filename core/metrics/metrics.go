@@ -91,16 +91,14 @@ func (s *Set) Gauge(name string, f func() float64) { s.set.GetOrCreateGauge(name
 // Request counts one HTTP request of route answered with code after d.
 func (s *Set) Request(route, method string, code int, d time.Duration) {
 	k := httpKey{route, HTTPMethod(method), code}
-	v, ok := s.http.Load(k)
-	if !ok {
-		v, _ = s.http.LoadOrStore(k, &httpSeries{
+	hs := series(&s.http, k, func() *httpSeries {
+		return &httpSeries{
 			count: s.set.GetOrCreateCounter(fmt.Sprintf(`mcpblob_http_requests_total{route=%s,method=%s,code="%d"}`,
 				quote(k.route), quote(k.method), code)),
 			duration: s.set.GetOrCreatePrometheusHistogramExt(`mcpblob_http_request_duration_seconds{route=`+quote(route)+`}`,
 				durationBuckets),
-		})
-	}
-	hs := v.(*httpSeries)
+		}
+	})
 	hs.count.Inc()
 	hs.duration.Update(d.Seconds())
 }
@@ -127,14 +125,20 @@ func (s *Set) MCP(method, era, outcome string) {
 }
 
 // counter is m's counter for key, registered as the series name() on its
-// first use. (Generic, so key becomes an interface, and escapes, only on
-// that first use.)
+// first use.
 func counter[K comparable](s *Set, m *sync.Map, key K, name func() string) *vm.Counter {
+	return series(m, key, func() *vm.Counter { return s.set.GetOrCreateCounter(name()) })
+}
+
+// series is m's series for key, made by create on its first use.
+// (Generic, so key becomes an interface, and escapes, only on that first
+// use.)
+func series[K comparable, V any](m *sync.Map, key K, create func() V) V {
 	if v, ok := m.Load(key); ok {
-		return v.(*vm.Counter)
+		return v.(V)
 	}
-	v, _ := m.LoadOrStore(key, s.set.GetOrCreateCounter(name()))
-	return v.(*vm.Counter)
+	v, _ := m.LoadOrStore(key, create())
+	return v.(V)
 }
 
 // Sent adds n bytes sent on plane (an unknown plane counts as control).
@@ -168,13 +172,10 @@ func (s *Set) Storage(backend, op, outcome string, d time.Duration) {
 	counter(s, &s.storage, storageKey{backend, op, outcome}, func() string {
 		return fmt.Sprintf(`mcpblob_storage_operations_total{backend=%s,op=%s,outcome=%s}`, quote(backend), quote(op), quote(outcome))
 	}).Inc()
-	dk := [2]string{backend, op}
-	h, ok := s.storageD.Load(dk)
-	if !ok {
-		h, _ = s.storageD.LoadOrStore(dk, s.set.GetOrCreatePrometheusHistogramExt(fmt.Sprintf(
-			`mcpblob_storage_operation_duration_seconds{backend=%s,op=%s}`, quote(backend), quote(op)), durationBuckets))
-	}
-	h.(*vm.PrometheusHistogram).Update(d.Seconds())
+	series(&s.storageD, [2]string{backend, op}, func() *vm.PrometheusHistogram {
+		return s.set.GetOrCreatePrometheusHistogramExt(fmt.Sprintf(
+			`mcpblob_storage_operation_duration_seconds{backend=%s,op=%s}`, quote(backend), quote(op)), durationBuckets)
+	}).Update(d.Seconds())
 }
 
 // Open marks a stream of kind as started; the returned func marks it
