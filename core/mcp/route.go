@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"strings"
 	"sync"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 

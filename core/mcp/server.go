@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
