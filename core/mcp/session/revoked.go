@@ -58,9 +58,6 @@ func (r *Revoked) Sweep(now time.Time) {
 	}
 }
 
-// Len is the number of remembered revocations.
-func (r *Revoked) Len() int { return len(r.m) }
-
 func (r *Revoked) forgetSoonest(n int) int {
 	exps := make([]int64, 0, len(r.m))
 	for _, exp := range r.m {
