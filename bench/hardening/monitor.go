@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // monitor samples the server's RSS (/proc/PID/status, every 50 ms) and
@@ -41,7 +43,7 @@ func newMonitor(t *target, c config) *monitor {
 // phase makes later samples count for label; it takes one RSS sample at
 // once, so even a phase shorter than the sampling period has one.
 func (m *monitor) phase(label string) {
-	v := rss(m.t.pid())
+	v := sysinfo.RSS(m.t.pid())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.label = label
@@ -87,7 +89,7 @@ func (m *monitor) sampleRSS(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		v := rss(m.t.pid())
+		v := sysinfo.RSS(m.t.pid())
 		m.mu.Lock()
 		if s := m.current(); v > s.peakRSS {
 			s.peakRSS = v
