@@ -47,11 +47,8 @@ func (m *monitor) phase(label string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.label = label
-	if m.stats[label] == nil {
-		m.stats[label] = &phaseStats{}
-		m.labels = append(m.labels, label)
-	}
-	m.stats[label].peakRSS = max(m.stats[label].peakRSS, v)
+	s := m.current()
+	s.peakRSS = max(s.peakRSS, v)
 }
 
 // get returns a copy of label's stats.
@@ -64,6 +61,7 @@ func (m *monitor) get(label string) phaseStats {
 	return phaseStats{}
 }
 
+// current is the running phase's stats, created on first use; m.mu is held.
 func (m *monitor) current() *phaseStats {
 	if m.stats[m.label] == nil {
 		m.stats[m.label] = &phaseStats{}
