@@ -49,23 +49,8 @@ func gracefulShutdown(ctx context.Context, cl *cluster, rep *report) {
 	answered := make(chan answer, 1)
 	start := time.Now()
 	go func() {
-		body := &trickle{data: data, chunk: termChunk, over: termTime}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPut, n.url()+"/v1/blobs/"+key, body)
-		if err != nil {
-			answered <- answer{err: err, at: time.Now()}
-			return
-		}
-		req.ContentLength = termSize
-		req.Header.Set("Content-Type", "application/octet-stream")
-		req.Header.Set("x-mcp-sha256", want)
-		resp, err := cl.http.Do(req)
-		if err != nil {
-			answered <- answer{err: err, at: time.Now()}
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		answered <- answer{status: resp.StatusCode, body: b, at: time.Now()}
+		status, b, err := cl.putTrickled(ctx, n.url(), key, data, want, termChunk, termTime)
+		answered <- answer{status: status, body: b, err: err, at: time.Now()}
 	}()
 
 	select {
