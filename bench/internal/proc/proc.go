@@ -46,8 +46,20 @@ func (p *Proc) Exited() bool {
 func Start(name, readyURL, bin string, args []string, env ...string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return StartCmd(name, readyURL, cmd)
+}
+
+// StartCmd is Start for a command the caller has set up: its environment,
+// and its output, which Logs keeps only where cmd.Stdout or cmd.Stderr is
+// nil.
+func StartCmd(name, readyURL string, cmd *exec.Cmd) (*Proc, error) {
 	p := &Proc{Name: name, Cmd: cmd, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = &p.logs, &p.logs
+	if cmd.Stdout == nil {
+		cmd.Stdout = &p.logs
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = &p.logs
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("proc: start %s: %w", name, err)
@@ -60,7 +72,7 @@ func Start(name, readyURL, bin string, args []string, env ...string) (*Proc, err
 		}
 		select {
 		case <-p.done:
-			return nil, fmt.Errorf("proc: %s exited early:\n%s", name, p.Logs())
+			return nil, fmt.Errorf("proc: %s exited early (%s):\n%s", name, cmd.ProcessState, p.Logs())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
