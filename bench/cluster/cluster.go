@@ -143,28 +143,12 @@ func startCluster(ctx context.Context, c config, work string) (*cluster, error) 
 }
 
 func (cl *cluster) startMinIO(bin, user, secret string) error {
-	api, err := proc.FreeAddr()
-	if err != nil {
-		return err
-	}
-	console, err := proc.FreeAddr()
-	if err != nil {
-		return err
-	}
-	args := []string{"server", "--quiet", "--address", api, "--console-address", console}
 	for i := range 4 {
-		d := filepath.Join(cl.work, "minio", fmt.Sprintf("drive%d", i+1))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-		args = append(args, d)
-		cl.drives = append(cl.drives, d)
+		cl.drives = append(cl.drives, filepath.Join(cl.work, "minio", fmt.Sprintf("drive%d", i+1)))
 	}
 	// MINIO_CI_CD: the four drives share the root disk, which MinIO
 	// refuses for a multi-drive set otherwise.
-	p, err := proc.Start("minio", "http://"+api+"/minio/health/ready", bin, args,
-		"MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+secret,
-		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CI_CD=on")
+	p, api, err := proc.StartMinIO(bin, user, secret, cl.drives, "MINIO_CI_CD=on")
 	if err != nil {
 		return err
 	}

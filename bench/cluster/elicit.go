@@ -105,29 +105,13 @@ func (cl *cluster) modernCall(ctx context.Context, base string, id int, caps map
 	if err != nil {
 		return 0, res, err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, res, err
-	}
 	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
 		return resp.StatusCode, res, fmt.Errorf("http %d: %s", resp.StatusCode, clip(b))
 	}
-	msg, err := mcpc.Message(resp.Header.Get("Content-Type"), b)
-	if err != nil {
-		return resp.StatusCode, res, err
-	}
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *mcpc.RPCError  `json:"error"`
-	}
-	if err := json.Unmarshal(msg, &env); err != nil {
-		return resp.StatusCode, res, fmt.Errorf("bad answer %s: %w", clip(msg), err)
-	}
-	if env.Error != nil {
-		return resp.StatusCode, res, env.Error
-	}
-	return resp.StatusCode, res, json.Unmarshal(env.Result, &res)
+	err = mcpc.Decode(resp, &res)
+	return resp.StatusCode, res, err
 }
 
 // mrtrUpload: a 2026-07-28 request_upload in binary mode (SEP-1306) whose

@@ -49,23 +49,8 @@ func gracefulShutdown(ctx context.Context, cl *cluster, rep *report) {
 	answered := make(chan answer, 1)
 	start := time.Now()
 	go func() {
-		body := &trickle{data: data, chunk: termChunk, over: termTime}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPut, n.url()+"/v1/blobs/"+key, body)
-		if err != nil {
-			answered <- answer{err: err, at: time.Now()}
-			return
-		}
-		req.ContentLength = termSize
-		req.Header.Set("Content-Type", "application/octet-stream")
-		req.Header.Set("x-mcp-sha256", want)
-		resp, err := cl.http.Do(req)
-		if err != nil {
-			answered <- answer{err: err, at: time.Now()}
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		answered <- answer{status: resp.StatusCode, body: b, at: time.Now()}
+		status, b, err := cl.putTrickled(ctx, n.url(), key, data, want, termChunk, termTime)
+		answered <- answer{status: status, body: b, err: err, at: time.Now()}
 	}()
 
 	select {
@@ -117,38 +102,8 @@ poll:
 	}
 	exitAt := time.Now()
 
-	// /readyz: 503 from the signal (allowing the first probe to race it)
-	// until the listener closed, never 200 after a 503, and the listener
-	// closed no earlier than the shutdown delay.
-	first503, last503, refusedAt, back200 := -1*time.Second, time.Duration(0), time.Duration(-1), false
-	n503, n200, nErr := 0, 0, 0
-	for _, s := range samples {
-		switch {
-		case s.status == http.StatusServiceUnavailable:
-			n503++
-			if first503 < 0 {
-				first503 = s.at
-			}
-			last503 = s.at
-		case s.status == http.StatusOK:
-			n200++
-			back200 = back200 || first503 >= 0
-		default:
-			nErr++
-			if refusedAt < 0 {
-				refusedAt = s.at
-			}
-		}
-	}
-	readyOK := n503 > 0 && first503 <= 500*time.Millisecond && !back200 && last503 >= shutdownDelay-300*time.Millisecond &&
-		(refusedAt < 0 || refusedAt >= shutdownDelay-100*time.Millisecond)
-	refused := "never (the upload ended first)"
-	if refusedAt >= 0 {
-		refused = fmt.Sprintf("from %.1f s on (listener closed)", refusedAt.Seconds())
-	}
-	rep.add(g, "/readyz during the shutdown delay", readyOK,
-		fmt.Sprintf("%d probes after the SIGTERM: 503 ×%d from %.2f s to %.2f s, 200 ×%d (none after a 503: %v), no answer ×%d %s; --shutdown-delay %s",
-			len(samples), n503, first503.Seconds(), last503.Seconds(), n200, !back200, nErr, refused, shutdownDelay))
+	readyOK, readyDetail, last503 := readyzVerdict(samples)
+	rep.add(g, "/readyz during the shutdown delay", readyOK, readyDetail)
 
 	took := a.at.Sub(termAt)
 	upOK := a.err == nil && a.status == http.StatusCreated && took > shutdownDelay && took < gracePeriod
@@ -173,6 +128,43 @@ poll:
 	ok = readyOK && upOK && exitOK && readOK
 	summary = fmt.Sprintf("/readyz 503 for %.1f s; upload answered %d %.1f s after the signal (delay %s, grace %s); sha256 read back: %v; exit: %s",
 		last503.Seconds(), a.status, took.Seconds(), shutdownDelay, gracePeriod, readOK, state)
+}
+
+// readyzVerdict judges the /readyz samples taken after the SIGTERM: 503
+// from the signal (allowing the first probe to race it) until the listener
+// closed, never 200 after a 503, and the listener closed no earlier than
+// the shutdown delay. It returns the verdict, the row's detail and when
+// the last 503 came.
+func readyzVerdict(samples []readyzSample) (ok bool, detail string, last503 time.Duration) {
+	first503, refusedAt, back200 := -1*time.Second, time.Duration(-1), false
+	n503, n200, nErr := 0, 0, 0
+	for _, s := range samples {
+		switch {
+		case s.status == http.StatusServiceUnavailable:
+			n503++
+			if first503 < 0 {
+				first503 = s.at
+			}
+			last503 = s.at
+		case s.status == http.StatusOK:
+			n200++
+			back200 = back200 || first503 >= 0
+		default:
+			nErr++
+			if refusedAt < 0 {
+				refusedAt = s.at
+			}
+		}
+	}
+	ok = n503 > 0 && first503 <= 500*time.Millisecond && !back200 && last503 >= shutdownDelay-300*time.Millisecond &&
+		(refusedAt < 0 || refusedAt >= shutdownDelay-100*time.Millisecond)
+	refused := "never (the upload ended first)"
+	if refusedAt >= 0 {
+		refused = fmt.Sprintf("from %.1f s on (listener closed)", refusedAt.Seconds())
+	}
+	detail = fmt.Sprintf("%d probes after the SIGTERM: 503 ×%d from %.2f s to %.2f s, 200 ×%d (none after a 503: %v), no answer ×%d %s; --shutdown-delay %s",
+		len(samples), n503, first503.Seconds(), last503.Seconds(), n200, !back200, nErr, refused, shutdownDelay)
+	return ok, detail, last503
 }
 
 // tail is the last n lines of s.

@@ -46,27 +46,30 @@ func startSlowUploads(ctx context.Context, cl *cluster, victim *node) func() []*
 		if u.via != "nginx" {
 			base = victim.url()
 		}
-		wg.Go(func() {
-			body := &trickle{data: data, chunk: slowChunk, over: slowTime}
-			req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/v1/blobs/"+u.key, body)
-			if err != nil {
-				u.err = err
-				return
-			}
-			req.ContentLength = slowSize
-			req.Header.Set("Content-Type", "application/octet-stream")
-			req.Header.Set("x-mcp-sha256", u.sha)
-			resp, err := cl.http.Do(req)
-			if err != nil {
-				u.err = err
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			u.status = resp.StatusCode
-		})
+		wg.Go(func() { u.status, _, u.err = cl.putTrickled(ctx, base, u.key, data, u.sha, slowChunk, slowTime) })
 	}
 	return func() []*slowUpload { wg.Wait(); return ups }
+}
+
+// putTrickled PUTs data under key through base at an even pace (see
+// trickle: chunk bytes at a time, all of it over `over`) with its sha256
+// and returns the answer's status and body; err is a request that got no
+// answer.
+func (cl *cluster) putTrickled(ctx context.Context, base, key string, data []byte, sha string, chunk int, over time.Duration) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/v1/blobs/"+key, &trickle{data: data, chunk: chunk, over: over})
+	if err != nil {
+		return 0, nil, err
+	}
+	req.ContentLength = int64(len(data))
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("x-mcp-sha256", sha)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, nil
 }
 
 // trickle hands out data at an even pace: at most chunk bytes per Read,

@@ -27,18 +27,8 @@ func startMinIO(ctx context.Context, bin, work, files string) (*proc.Proc, *mini
 	if _, err := os.Stat(bin); err != nil {
 		return nil, nil, fmt.Errorf("MinIO missing (%s): run `make tools`", bin)
 	}
-	api, err := proc.FreeAddr()
-	if err != nil {
-		return nil, nil, err
-	}
-	console, err := proc.FreeAddr()
-	if err != nil {
-		return nil, nil, err
-	}
 	user, secret := "mcpblob-bench", rand.Text()
-	p, err := proc.Start("minio", "http://"+api+"/minio/health/ready", bin,
-		[]string{"server", "--quiet", "--address", api, "--console-address", console, filepath.Join(work, "minio")},
-		"MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off")
+	p, api, err := proc.StartMinIO(bin, user, secret, []string{filepath.Join(work, "minio")})
 	if err != nil {
 		return nil, nil, err
 	}

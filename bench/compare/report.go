@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"os"
 	"os/exec"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
 	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"github.com/mcpblob/mcpblob/bench/internal/probe"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )

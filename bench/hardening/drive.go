@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -41,23 +40,9 @@ func driveLocal(ctx context.Context, c config, bin, work string, sec *secrets, f
 
 // driveS3 runs every class (no storms) against mcpblob on a fresh MinIO.
 func driveS3(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report) error {
-	api, err := proc.FreeAddr()
-	if err != nil {
-		return err
-	}
-	console, err := proc.FreeAddr()
-	if err != nil {
-		return err
-	}
-	disk := filepath.Join(work, "minio")
-	if err := os.MkdirAll(disk, 0o755); err != nil {
-		return err
-	}
 	user, secret := "hardening", rand.Text()
 	sec.Add("S3 secret key", secret)
-	m, err := proc.Start("minio", "http://"+api+"/minio/health/ready", c.minio,
-		[]string{"server", "--quiet", "--address", api, "--console-address", console, disk},
-		"MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off")
+	m, api, err := proc.StartMinIO(c.minio, user, secret, []string{filepath.Join(work, "minio")})
 	if err != nil {
 		return err
 	}

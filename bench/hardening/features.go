@@ -11,7 +11,6 @@ import (
 type features struct {
 	tenancy     bool // --tenancy: each principal has its own namespace (DESIGN.md)
 	downloadURL bool // --download-url: a separate origin for /d links
-	flags       []string
 }
 
 func detectFeatures(bin string) features {
@@ -22,9 +21,7 @@ func detectFeatures(bin string) features {
 		if !strings.HasPrefix(line, "-") {
 			continue
 		}
-		name := strings.TrimLeft(strings.Fields(line)[0], "-")
-		f.flags = append(f.flags, name)
-		switch name {
+		switch strings.TrimLeft(strings.Fields(line)[0], "-") {
 		case "tenancy":
 			f.tenancy = true
 		case "download-url":

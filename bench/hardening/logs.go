@@ -42,21 +42,25 @@ func panics(segment []byte) []string {
 	var out []string
 	last := -1
 	for _, m := range panicLine.FindAllIndex(segment, -1) {
-		start := bytes.LastIndexByte(segment[:m[0]], '\n') + 1
+		start, end := lineAt(segment, m[0])
 		if start == last {
 			continue // one entry per line
 		}
 		last = start
-		end := bytes.IndexByte(segment[m[0]:], '\n')
-		if end < 0 {
-			end = len(segment)
-		} else {
-			end += m[0]
-		}
 		out = append(out, wire.Clip(strings.TrimSpace(string(segment[start:end])), 200))
 		if len(out) == 5 {
 			break
 		}
 	}
 	return out
+}
+
+// lineAt returns the bounds of the line of text that holds offset i
+// (without its newline).
+func lineAt(text []byte, i int) (start, end int) {
+	start = bytes.LastIndexByte(text[:i], '\n') + 1
+	if end = bytes.IndexByte(text[i:], '\n'); end < 0 {
+		return start, len(text)
+	}
+	return start, i + end
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // monitor samples the server's RSS (/proc/PID/status, every 50 ms) and
@@ -41,15 +43,12 @@ func newMonitor(t *target, c config) *monitor {
 // phase makes later samples count for label; it takes one RSS sample at
 // once, so even a phase shorter than the sampling period has one.
 func (m *monitor) phase(label string) {
-	v := rss(m.t.pid())
+	v := sysinfo.RSS(m.t.pid())
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.label = label
-	if m.stats[label] == nil {
-		m.stats[label] = &phaseStats{}
-		m.labels = append(m.labels, label)
-	}
-	m.stats[label].peakRSS = max(m.stats[label].peakRSS, v)
+	s := m.current()
+	s.peakRSS = max(s.peakRSS, v)
 }
 
 // get returns a copy of label's stats.
@@ -62,6 +61,7 @@ func (m *monitor) get(label string) phaseStats {
 	return phaseStats{}
 }
 
+// current is the running phase's stats, created on first use; m.mu is held.
 func (m *monitor) current() *phaseStats {
 	if m.stats[m.label] == nil {
 		m.stats[m.label] = &phaseStats{}
@@ -87,7 +87,7 @@ func (m *monitor) sampleRSS(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		v := rss(m.t.pid())
+		v := sysinfo.RSS(m.t.pid())
 		m.mu.Lock()
 		if s := m.current(); v > s.peakRSS {
 			s.peakRSS = v

@@ -119,17 +119,11 @@ func (s *secrets) scan(text []byte) []hit {
 		if !ok || !bytes.HasPrefix(text[i:], []byte(s.vals[j])) {
 			continue
 		}
-		start := bytes.LastIndexByte(text[:i], '\n') + 1
+		start, end := lineAt(text, i)
 		if start == lastLine {
 			continue
 		}
 		lastLine = start
-		end := bytes.IndexByte(text[i:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += i
-		}
 		line := strings.ReplaceAll(string(text[start:end]), s.vals[j], "<"+s.kinds[j]+">")
 		hits = append(hits, hit{s.kinds[j], wire.Clip(line, 240)})
 	}

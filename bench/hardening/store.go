@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,6 +62,13 @@ func (inv *inventory) expect(principal, key string, o object) {
 		return
 	}
 	inv.want[ns][key] = o
+}
+
+// spaces are the namespaces the inventory holds objects for.
+func (inv *inventory) spaces() []string {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return slices.Collect(maps.Keys(inv.want))
 }
 
 func (inv *inventory) Forget(principal, key string) {
@@ -138,12 +147,7 @@ type storeReport struct {
 // is reported once: the inventory is then aligned with the store.
 func (r *runner) checkStore(ctx context.Context) storeReport {
 	var rep storeReport
-	r.inv.mu.Lock()
-	spaces := make([]string, 0, len(r.inv.want))
-	for ns := range r.inv.want {
-		spaces = append(spaces, ns)
-	}
-	r.inv.mu.Unlock()
+	spaces := r.inv.spaces()
 	for _, ns := range spaces {
 		got, err := r.listAll(ctx, ns)
 		if err != nil {
@@ -209,17 +213,14 @@ func (r *runner) explainMissing(ctx context.Context, ns string, rep *storeReport
 // bytes with what the harness stored.
 func (r *runner) checkBaselineBytes(ctx context.Context, ns string, rep *storeReport) {
 	r.inv.mu.Lock()
-	var keys []string
+	baseline := map[string]object{}
 	for k, o := range r.inv.want[ns] {
 		if o.baseline {
-			keys = append(keys, k)
+			baseline[k] = o
 		}
 	}
 	r.inv.mu.Unlock()
-	for _, k := range keys {
-		r.inv.mu.Lock()
-		o := r.inv.want[ns][k]
-		r.inv.mu.Unlock()
+	for k, o := range baseline {
 		if sum, n, err := r.readSHA(ctx, ns, k); err != nil || sum != o.sha || n != o.size {
 			rep.lost = append(rep.lost, fmt.Sprintf("baseline object %q reads back wrong (%d bytes, sha256 %.12s…, %v)", k, n, sum, err))
 		}
@@ -245,13 +246,7 @@ func (r *runner) readSHA(ctx context.Context, principal, key string) (string, in
 // with its listed sha256: a mismatch is a half-written object.
 func (r *runner) verifyAll(ctx context.Context, limit int) []string {
 	var bad []string
-	r.inv.mu.Lock()
-	spaces := make([]string, 0, len(r.inv.want))
-	for ns := range r.inv.want {
-		spaces = append(spaces, ns)
-	}
-	r.inv.mu.Unlock()
-	for _, ns := range spaces {
+	for _, ns := range r.inv.spaces() {
 		got, err := r.listAll(ctx, ns)
 		if err != nil {
 			return append(bad, err.Error())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // runStorms runs the slow-body storm, then the connection storm, each as
@@ -172,7 +173,7 @@ func (t stormTally) describe() string {
 // a server keeps after the connections are gone).
 func (r *runner) settledRSS() string {
 	time.Sleep(2 * time.Second)
-	return mib(rss(r.t.pid()))
+	return mib(sysinfo.RSS(r.t.pid()))
 }
 
 // connectionStorm: a third of the connections stay idle, a third send

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
 )
 
 // target is the mcpblob process under test: how to start it (again, after
@@ -23,10 +21,8 @@ type target struct {
 	addr    string // 127.0.0.1:port
 	logPath string
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	done   chan struct{}
-	starts int
+	mu sync.Mutex
+	p  *proc.Proc // the current process; nil before it started or after a failed start
 }
 
 func (t *target) base() string { return "http://" + t.addr }
@@ -37,33 +33,18 @@ func (t *target) start() error {
 	if err != nil {
 		return err
 	}
+	defer f.Close() // the process writes to its own copy of the descriptor
 	cmd := exec.Command(t.bin, t.args...)
 	cmd.Env = append(cleanEnviron(), t.env...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return fmt.Errorf("start mcpblob: %w", err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); f.Close(); close(done) }()
+	p, err := proc.StartCmd("mcpblob", t.base()+"/readyz", cmd)
 	t.mu.Lock()
-	t.cmd, t.done = cmd, done
-	t.starts++
+	t.p = p
 	t.mu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if t.ready() {
-			return nil
-		}
-		select {
-		case <-done:
-			return fmt.Errorf("mcpblob exited at start (%s); log: %s", cmd.ProcessState, t.logPath)
-		case <-time.After(50 * time.Millisecond):
-		}
+	if err != nil {
+		return fmt.Errorf("%w (log: %s)", err, t.logPath)
 	}
-	t.stop()
-	return fmt.Errorf("mcpblob not ready after 30s; log: %s", t.logPath)
+	return nil
 }
 
 // cleanEnviron is the environment without MCPBLOB_ variables, so the
@@ -78,84 +59,36 @@ func cleanEnviron() []string {
 	return env
 }
 
-func (t *target) ready() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.base()+"/readyz", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+// current is the current process (nil before it started).
+func (t *target) current() *proc.Proc {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.p
 }
 
 // alive reports whether the current process is running.
 func (t *target) alive() bool {
-	t.mu.Lock()
-	done := t.done
-	t.mu.Unlock()
-	select {
-	case <-done:
-		return false
-	default:
-		return true
-	}
+	p := t.current()
+	return p != nil && !p.Exited()
 }
 
 // pid is the current process's id (0 before the first start).
 func (t *target) pid() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cmd == nil || t.cmd.Process == nil {
-		return 0
+	if p := t.current(); p != nil {
+		return p.PID()
 	}
-	return t.cmd.Process.Pid
+	return 0
 }
 
 // exitState describes how the last process ended.
 func (t *target) exitState() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cmd == nil || t.cmd.ProcessState == nil {
+	p := t.current()
+	if p == nil || !p.Exited() {
 		return "running"
 	}
-	return t.cmd.ProcessState.String()
+	return p.Cmd.ProcessState.String()
 }
 
 // stop sends SIGTERM to the process it started (by PID), waits up to 10 s,
 // then kills it.
-func (t *target) stop() {
-	t.mu.Lock()
-	cmd, done := t.cmd, t.done
-	t.mu.Unlock()
-	if cmd == nil || !t.alive() {
-		return
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
-	}
-}
-
-// rss reads VmRSS of the process from /proc, in bytes (0 when gone).
-func rss(pid int) int64 {
-	if pid == 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func (t *target) stop() { t.current().Stop() }

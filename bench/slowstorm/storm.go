@@ -8,13 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // kinds are the upload surfaces the storm trickles into, in the order
@@ -123,7 +124,7 @@ func storm(ctx context.Context, o options, srv *server) (*result, error) {
 	quiet := make(chan struct{})
 	time.AfterFunc(10*time.Second, func() { close(quiet) })
 	r.quiet, _ = pollHealth(srv.base, quiet)
-	r.baseRSS = rss(srv.p.PID())
+	r.baseRSS = sysinfo.RSS(srv.p.PID())
 	stop := make(chan struct{})
 	var bg sync.WaitGroup
 	bg.Go(func() { r.peakRSS = peakRSS(srv.p.PID(), stop) })
@@ -136,7 +137,7 @@ func storm(ctx context.Context, o options, srv *server) (*result, error) {
 	close(stop)
 	bg.Wait()
 	time.Sleep(5 * time.Second) // the closes settle
-	r.settledRSS = rss(srv.p.PID())
+	r.settledRSS = sysinfo.RSS(srv.p.PID())
 	return r, nil
 }
 
@@ -163,18 +164,6 @@ func (t *target) run(ctx context.Context, o options) []conn {
 	return all
 }
 
-// rss is the resident set size of process pid in bytes.
-func rss(pid int) int64 {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
 func peakRSS(pid int, stop <-chan struct{}) int64 {
 	var peak int64
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -184,7 +173,7 @@ func peakRSS(pid int, stop <-chan struct{}) int64 {
 		case <-stop:
 			return peak
 		case <-tick.C:
-			peak = max(peak, rss(pid))
+			peak = max(peak, sysinfo.RSS(pid))
 		}
 	}
 }

@@ -16,13 +16,10 @@ type binary struct {
 	dir   string // core/server in the tree it was built from
 }
 
-// build compiles the test binary at base (in a temporary worktree) and from
-// the working tree; cleanup removes the worktree.
-func build(base string) ([]binary, func(), error) {
-	root, err := output("", "git", "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, func() {}, err
-	}
+// build compiles the test binary at base (in a temporary worktree of the
+// repository at root) and from the working tree; cleanup removes the
+// worktree.
+func build(root, base string) ([]binary, func(), error) {
 	tmp, err := os.MkdirTemp("", "smallreq-")
 	if err != nil {
 		return nil, func() {}, err

@@ -35,7 +35,11 @@ func run(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	bins, cleanup, err := build(*base)
+	root, err := output("", "git", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	bins, cleanup, err := build(root, *base)
 	defer cleanup()
 	if err != nil {
 		return err
@@ -52,10 +56,6 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	table := render(*base, *count, bins[0].label, bins[1].label, runs)
-	root, err := output("", "git", "rev-parse", "--show-toplevel")
-	if err != nil {
-		return err
-	}
 	cost, err := telemetryCost(root, *count)
 	if err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	stdb64 "encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"io"
 	"os"
 	"runtime"
@@ -27,6 +26,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/mcpblob/mcpblob/asm"
+	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
@@ -129,8 +129,10 @@ func Measure(runs int, minTime time.Duration, log io.Writer) (Results, error) {
 // Render is the markdown table of r.
 func (r Results) Render() string { return render(r.MBps, r.Runs, r.MinTime) }
 
-// RewriteSection replaces the codec section of the markdown file with table.
-func RewriteSection(file, table string) error { return rewriteSection(file, table) }
+// RewriteSection replaces the codec section of the markdown file with
+// table, or appends the section when the file has none (creating the file
+// when missing).
+func RewriteSection(file, table string) error { return mdsection.Rewrite(file, "codec", table) }
 
 // Median is the median of v.
 func Median(v []float64) float64 { return median(v) }
@@ -257,8 +259,3 @@ func goamd64() string {
 	}
 	return "v1 (default)"
 }
-
-// rewriteSection replaces the text between the markers in file with table,
-// or appends the markers and the table when the file has none. It creates
-// the file when missing.
-func rewriteSection(file, table string) error { return mdsection.Rewrite(file, "codec", table) }

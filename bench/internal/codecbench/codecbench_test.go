@@ -17,7 +17,7 @@ func TestRewriteSection(t *testing.T) {
 		if err := os.WriteFile(file, []byte(s.before), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := rewriteSection(file, s.table); err != nil {
+		if err := RewriteSection(file, s.table); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(file)
@@ -26,7 +26,7 @@ func TestRewriteSection(t *testing.T) {
 		}
 	}
 	os.WriteFile(file, []byte("<!-- codec:begin -->\nno end"), 0o644)
-	if rewriteSection(file, "x") == nil {
+	if RewriteSection(file, "x") == nil {
 		t.Error("no error for a lone begin marker")
 	}
 }

@@ -71,7 +71,7 @@ func (c *Client) Init(ctx context.Context, clientCaps map[string]any) error {
 		return err
 	}
 	c.Session = resp.Header.Get("Mcp-Session-Id")
-	if err := decodeResult(resp, &res); err != nil {
+	if err := Decode(resp, &res); err != nil {
 		return fmt.Errorf("mcpc: initialize: %w", err)
 	}
 	c.Caps = res.Capabilities
@@ -127,7 +127,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	if err != nil {
 		return err
 	}
-	if err := decodeResult(resp, out); err != nil {
+	if err := Decode(resp, out); err != nil {
 		return fmt.Errorf("mcpc: %s: %w", method, err)
 	}
 	return nil
@@ -141,8 +141,10 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message) }
 
-// decodeResult reads a JSON or SSE response holding one JSON-RPC answer.
-func decodeResult(resp *http.Response, out any) error {
+// Decode reads a JSON or SSE response (200 or 202) holding one JSON-RPC
+// answer, closes its body and decodes the result into out (which may be
+// nil); a JSON-RPC error is an *RPCError.
+func Decode(resp *http.Response, out any) error {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {

@@ -46,8 +46,20 @@ func (p *Proc) Exited() bool {
 func Start(name, readyURL, bin string, args []string, env ...string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return StartCmd(name, readyURL, cmd)
+}
+
+// StartCmd is Start for a command the caller has set up: its environment,
+// and its output, which Logs keeps only where cmd.Stdout or cmd.Stderr is
+// nil.
+func StartCmd(name, readyURL string, cmd *exec.Cmd) (*Proc, error) {
 	p := &Proc{Name: name, Cmd: cmd, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = &p.logs, &p.logs
+	if cmd.Stdout == nil {
+		cmd.Stdout = &p.logs
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = &p.logs
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("proc: start %s: %w", name, err)
@@ -60,7 +72,7 @@ func Start(name, readyURL, bin string, args []string, env ...string) (*Proc, err
 		}
 		select {
 		case <-p.done:
-			return nil, fmt.Errorf("proc: %s exited early:\n%s", name, p.Logs())
+			return nil, fmt.Errorf("proc: %s exited early (%s):\n%s", name, cmd.ProcessState, p.Logs())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -100,6 +112,31 @@ func (p *Proc) Stop() {
 		p.Cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// StartMinIO starts the MinIO server bin on free loopback ports with root
+// credentials user and secret, serving drives (folders it creates), its
+// console and update checks off; env adds to its environment. It returns
+// the process and the S3 API's host:port once /minio/health/ready
+// answers.
+func StartMinIO(bin, user, secret string, drives []string, env ...string) (*Proc, string, error) {
+	api, err := FreeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	console, err := FreeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, d := range drives {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, "", err
+		}
+	}
+	args := append([]string{"server", "--quiet", "--address", api, "--console-address", console}, drives...)
+	env = append([]string{"MINIO_ROOT_USER=" + user, "MINIO_ROOT_PASSWORD=" + secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off"}, env...)
+	p, err := Start("minio", "http://"+api+"/minio/health/ready", bin, args, env...)
+	return p, api, err
 }
 
 // FreeAddr returns a free loopback host:port.

@@ -74,6 +74,13 @@ func ReadMem(pid int) (Mem, error) {
 	return Mem{RSS: rss, HWM: hwm}, nil
 }
 
+// RSS is VmRSS of pid in bytes, 0 when it cannot be read (the process is
+// gone).
+func RSS(pid int) int64 {
+	m, _ := ReadMem(pid)
+	return m.RSS
+}
+
 // ResetPeak resets VmHWM of pid to its current RSS (writing 5 to
 // /proc/PID/clear_refs, Linux ≥ 4.0). It reports whether that worked; when
 // it did not, the caller falls back to sampling VmRSS.

@@ -164,9 +164,8 @@ func (e *Env) dataURI(mediaType string) string {
 
 // keyOf returns the "key" members anywhere in an answer.
 func keyOf(a *wire.Answer) []string {
-	msg, err := mcpc.Message(a.ContentType(), a.Body)
 	var v any
-	if err != nil || json.Unmarshal(msg, &v) != nil {
+	if json.Unmarshal(msgOf(a), &v) != nil {
 		return nil
 	}
 	var keys []string

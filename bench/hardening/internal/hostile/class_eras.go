@@ -88,7 +88,7 @@ func eraAbuse(ctx context.Context, e *Env) []Batch {
 		mod = append(mod, Case{Name: v.label, Want: v.want, WellFormed: true, Stores: v.tool == "upload_file", Send: v.send})
 	}
 	noName := readCase(Modern, "resources/read without Mcp-Name", WantReject, "resources/read", "blob:///"+BaseText)
-	noName.Send = dropHeader(noName.Send, "Mcp-Name")
+	noName.Send = withHeader(noName.Send, "Mcp-Name", "")
 	mod = append(mod, noName,
 		noStore(rawCase("GET /mcp in 2026-07-28", WantReject, http.MethodGet, "/mcp", "alice", nil, "MCP-Protocol-Version: "+ModernVersion, "Accept: text/event-stream")),
 		modernCase("resources/read with another Mcp-Name", WantReject, false, "resources/read", "blob:///"+BaseBin,
@@ -99,20 +99,13 @@ func eraAbuse(ctx context.Context, e *Env) []Batch {
 	return []Batch{{"era header rules", Modern, mod}, {"era header rules", Legacy, legacyEraCases()}, {"era header rules", Stream, streamCapCases()}}
 }
 
-// dropHeader makes send go without header name.
-func dropHeader(send func(context.Context, *Env) *wire.Answer, name string) func(context.Context, *Env) *wire.Answer {
-	return func(ctx context.Context, e *Env) *wire.Answer { return withHeader(ctx, e, send, name, "") }
-}
-
 // legacyEraCases: the session and transport rules of 2025-11-25.
 func legacyEraCases() []Case {
 	list := func(*Env) []byte { return RPC("tools/list", map[string]any{}) }
 	mk := func(label string, w Want, body func(*Env) []byte, name, value string) Case {
 		c := legacyCase(label, w, false, false, body)
 		if name != "" {
-			c.Send = func(send func(context.Context, *Env) *wire.Answer) func(context.Context, *Env) *wire.Answer {
-				return func(ctx context.Context, e *Env) *wire.Answer { return withHeader(ctx, e, send, name, value) }
-			}(c.Send)
+			c.Send = withHeader(c.Send, name, value)
 		}
 		return c
 	}

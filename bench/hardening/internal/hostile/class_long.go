@@ -153,7 +153,7 @@ func filenameCase(era Surface, name string) Case {
 		return map[string]any{"key": key, "filename": name, "file": e.dataURI("text/plain")}
 	})
 	c.Check = func(ctx context.Context, e *Env, a *wire.Answer) string {
-		got := e.api(ctx, http.MethodGet, "/v1/blobs?prefix="+escapeAll(key), nil)
+		got := e.api(ctx, "alice", http.MethodGet, "/v1/blobs?prefix="+escapeAll(key), nil)
 		if strings.Contains(string(got.Body), `\r`) || strings.Contains(string(got.Body), `\n`) || strings.Contains(string(got.Body), `\u0000`) {
 			return "the stored filename keeps the control characters: " + got.String()
 		}

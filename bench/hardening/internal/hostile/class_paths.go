@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -153,12 +152,7 @@ func mustUnescape(s string) string {
 
 // jsonCase POSTs v as JSON to a /v1 path as alice.
 func jsonCase(name string, w Want, path string, v any) Case {
-	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
-		body, _ := json.Marshal(v)
-		req := e.Request(ctx, http.MethodPost, path, "alice", body)
-		req.Header.Set("Content-Type", "application/json")
-		return req
-	})
+	return jsonCaseAs(name, w, "alice", path, v)
 }
 
 // mcpKeyCases: the key in each blob tool and in resources/read.

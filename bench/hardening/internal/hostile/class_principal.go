@@ -38,6 +38,7 @@ func principalAbuse(ctx context.Context, e *Env) []Batch {
 	return []Batch{{"wrong principal", V1, v1}, {"wrong principal", U, u}, {"wrong principal", Legacy, leg}, {"wrong principal", Modern, mod}}
 }
 
+// jsonCaseAs POSTs v as JSON to a /v1 path as principal.
 func jsonCaseAs(name string, w Want, principal, path string, v any) Case {
 	return httpCase(name, w, false, func(ctx context.Context, e *Env) *http.Request {
 		body, _ := json.Marshal(v)

@@ -141,10 +141,7 @@ func tokenAbuse(ctx context.Context, e *Env) []Batch {
 	}
 	for _, m := range e.mutations(sid, e.flips) {
 		c := legacyCase("Mcp-Session-Id "+m.label, wantFor(m), false, false, func(*Env) []byte { return RPC("tools/list", map[string]any{}) })
-		send := c.Send
-		c.Send = func(ctx context.Context, e *Env) *wire.Answer {
-			return withHeader(ctx, e, send, "Mcp-Session-Id", m.tok)
-		}
+		c.Send = withHeader(c.Send, "Mcp-Session-Id", m.tok)
 		leg = append(leg, c)
 	}
 	d = append(d, crossPurpose(up, sid)...)
@@ -162,9 +159,12 @@ func wantFor(m mutation) Want {
 	return WantReject
 }
 
-// withHeader runs send with header name replaced by value.
-func withHeader(ctx context.Context, e *Env, send func(context.Context, *Env) *wire.Answer, name, value string) *wire.Answer {
-	return send(context.WithValue(ctx, headerOverride{}, [2]string{name, value}), e)
+// withHeader makes send go with header name replaced by value ("":
+// removed).
+func withHeader(send func(context.Context, *Env) *wire.Answer, name, value string) func(context.Context, *Env) *wire.Answer {
+	return func(ctx context.Context, e *Env) *wire.Answer {
+		return send(context.WithValue(ctx, headerOverride{}, [2]string{name, value}), e)
+	}
 }
 
 // headerOverride is a context key: legacyReq and modernReq apply it

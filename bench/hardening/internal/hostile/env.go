@@ -95,14 +95,14 @@ func (e *Env) Request(ctx context.Context, method, path, principal string, body 
 	return req
 }
 
-// api sends a control-API request with alice's key and JSON body v (nil:
+// api sends a control-API request as principal with JSON body v (nil:
 // none), returning the answer.
-func (e *Env) api(ctx context.Context, method, path string, v any) *wire.Answer {
+func (e *Env) api(ctx context.Context, principal, method, path string, v any) *wire.Answer {
 	var body []byte
 	if v != nil {
 		body, _ = json.Marshal(v)
 	}
-	req := e.Request(ctx, method, path, "alice", body)
+	req := e.Request(ctx, method, path, principal, body)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -112,7 +112,7 @@ func (e *Env) api(ctx context.Context, method, path string, v any) *wire.Answer 
 // mintLink mints a /d link for key through POST /v1/links and registers
 // its sealed box as a secret; "" when the server refuses.
 func (e *Env) mintLink(ctx context.Context, key string, singleUse bool) string {
-	a := e.api(ctx, http.MethodPost, "/v1/links", map[string]any{"key": key, "singleUse": singleUse, "ttlSeconds": 600})
+	a := e.api(ctx, "alice", http.MethodPost, "/v1/links", map[string]any{"key": key, "singleUse": singleUse, "ttlSeconds": 600})
 	var r struct{ URL string }
 	if a.Status != http.StatusCreated || json.Unmarshal(a.Body, &r) != nil || r.URL == "" {
 		return ""
@@ -124,10 +124,7 @@ func (e *Env) mintLink(ctx context.Context, key string, singleUse bool) string {
 // MintUpload mints an upload endpoint (POST /v1/uploads with spec, as
 // principal) and registers its signature; "" when refused.
 func (e *Env) MintUpload(ctx context.Context, principal string, spec map[string]any) string {
-	body, _ := json.Marshal(spec)
-	req := e.Request(ctx, http.MethodPost, "/v1/uploads", principal, body)
-	req.Header.Set("Content-Type", "application/json")
-	a := wire.Do(e.HTTP, req)
+	a := e.api(ctx, principal, http.MethodPost, "/v1/uploads", spec)
 	var r struct{ URL string }
 	if a.Status != http.StatusCreated || json.Unmarshal(a.Body, &r) != nil || r.URL == "" {
 		return ""
