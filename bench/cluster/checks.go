@@ -226,8 +226,8 @@ func links(ctx context.Context, cl *cluster, rep *report, large []byte, n1, n2, 
 	rep.add(g, "mcpblob1's link: GET through nginx", err == nil && status == http.StatusOK && sum(b) == want,
 		fmt.Sprintf("http %d, %d bytes, err %v", status, len(b), err))
 
-	// Single use through nginx: /d/ is hashed on the path, so a second GET
-	// reaches the node that remembers the first.
+	// Single use through nginx: the redemption is a claim in the shared
+	// store, so a second GET is refused whichever node it reaches.
 	var once link
 	if err := cl.mint(ctx, n1.url(), "/v1/links", map[string]any{"key": smallKey, "singleUse": true}, &once); err != nil {
 		rep.fail(g, "single-use link on mcpblob1", err.Error())
