@@ -127,10 +127,18 @@ func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, da
 		}
 		return claims, data, false
 	}
+	data = uploadData(claims)
+	return claims, data, s.uploadCaller(ctx, claims, data)
+}
+
+// uploadData is the Data an upload token carries (request_upload's mode
+// and field); zero for a token without it.
+func uploadData(claims token.Claims) blobs.UploadTokenData {
+	var data blobs.UploadTokenData
 	if len(claims.Data) > 0 {
 		_ = json.Unmarshal(claims.Data, &data)
 	}
-	return claims, data, s.uploadCaller(ctx, claims, data)
+	return data
 }
 
 // uploadCaller checks who uses an upload endpoint, when authentication is
