@@ -137,7 +137,6 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 // 304 included.
 func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	h.Set("Cache-Control", "no-store")
-	h.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	h.Set("Accept-Ranges", "bytes")
 	// SEP-2532: a downloadUrl answers with the headers of a direct
 	// resources/stream answer, MCP-Resource-Uri included.

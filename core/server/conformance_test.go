@@ -82,20 +82,28 @@ func runNodeScript(t *testing.T, path string, args ...string) {
 	if node == "" || firstExisting(filepath.Join(nodeDir, "node_modules/@modelcontextprotocol/sdk/package.json")) == "" {
 		t.Fatal("Node 22 or @modelcontextprotocol/sdk is missing from .tools/node: run `make tools`")
 	}
+	runTool(t, nodeDir, 2*time.Minute, node, append([]string{copyNodeScript(t, nodeDir, path)}, args...)...)
+}
+
+// copyNodeScript copies the testdata script at path into nodeDir, where
+// its bare imports resolve, for the rest of the test, and returns the
+// copy's name.
+func copyNodeScript(t *testing.T, nodeDir, path string) string {
+	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.CreateTemp(nodeDir, "interop-*.mjs")
+	script, err := os.CreateTemp(nodeDir, strings.TrimSuffix(filepath.Base(path), ".mjs")+"-*.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(script.Name())
+	t.Cleanup(func() { os.Remove(script.Name()) })
 	if _, err := script.Write(src); err != nil {
 		t.Fatal(err)
 	}
 	if err := script.Close(); err != nil {
 		t.Fatal(err)
 	}
-	runTool(t, nodeDir, 2*time.Minute, node, append([]string{script.Name()}, args...)...)
+	return script.Name()
 }

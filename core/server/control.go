@@ -113,8 +113,7 @@ func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth
 		apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
 		return controlEndpoint{}, false
 	}
-	if err := storage.ValidateKey(key); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+	if !keyField(ctx, key) {
 		return controlEndpoint{}, false
 	}
 	switch method {

@@ -142,19 +142,25 @@ func fieldNames(v any) []string {
 	return names
 }
 
-// ttlField reads ttlSeconds: absent, null or 0 is def; else whole seconds
-// in [1, maxLinkTTL]. On a bad value it answers 400 naming the field and
-// the range, and reports false.
-func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) (time.Duration, bool) {
+// intField reads the integer member name of a JSON request: absent, null
+// or 0 is def; else an integer in [1, most]. On a bad value it answers 400
+// naming the field and the range, and reports false.
+func intField(ctx *fasthttp.RequestCtx, name string, raw json.RawMessage, def, most int64) (int64, bool) {
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "0" {
 		return def, true
 	}
-	n, ok := scan.Integer(raw, 1, int64(maxLinkTTL/time.Second))
+	n, ok := scan.Integer(raw, 1, most)
 	if !ok {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("ttlSeconds must be an integer in [1, %d]", int64(maxLinkTTL/time.Second)))
-		return 0, false
+		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("%s must be an integer in [1, %d]", name, most))
 	}
-	return time.Duration(n) * time.Second, true
+	return n, ok
+}
+
+// ttlField reads ttlSeconds (intField): def when not given, else whole
+// seconds in [1, maxLinkTTL].
+func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) (time.Duration, bool) {
+	n, ok := intField(ctx, "ttlSeconds", raw, int64(def/time.Second), int64(maxLinkTTL/time.Second))
+	return time.Duration(n) * time.Second, ok
 }
 
 // keyField checks a key of a JSON request, answering 400 invalid_key with
@@ -229,14 +235,9 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	if req.Key != "" && !keyField(ctx, req.Key) {
 		return
 	}
-	maxSize := s.maxUpload() // absent, null or 0
-	if len(req.MaxSize) > 0 && string(req.MaxSize) != "null" && string(req.MaxSize) != "0" {
-		n, ok := scan.Integer(req.MaxSize, 1, s.maxUpload())
-		if !ok {
-			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("maxSize must be an integer in [1, %d]", s.maxUpload()))
-			return
-		}
-		maxSize = n
+	maxSize, ok := intField(ctx, "maxSize", req.MaxSize, s.maxUpload(), s.maxUpload())
+	if !ok {
+		return
 	}
 	for _, a := range req.Accept {
 		if !validMediaRange(a) {

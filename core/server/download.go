@@ -78,7 +78,6 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
 	ctx.Redirect(u.String(), http.StatusFound)
 }
 

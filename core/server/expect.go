@@ -51,9 +51,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 		ctx.SetConnectionClose()
 		return false
 	}
-	ctx.SetStatusCode(http.StatusNotFound)
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString("not found\n")
+	notFound(ctx)
 	return false
 }
 

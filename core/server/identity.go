@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/storage"
 )
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/pace"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
 
 // Limits against slow or many clients (docs/security.md "Limits"): a cap on

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/auth/login"
-	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -79,11 +77,7 @@ func (s *Server) loginSubject(ctx *fasthttp.RequestCtx) (string, bool) {
 // the link is its own credential, as before. On refusal it has answered
 // (a redirect to the AS or an HTML page) and reports false.
 func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims token.Claims) bool {
-	var data blobs.UploadTokenData
-	if len(claims.Data) > 0 {
-		_ = json.Unmarshal(claims.Data, &data)
-	}
-	if s.auth.OAuth == nil || data.Mode != "url" {
+	if s.auth.OAuth == nil || uploadData(claims).Mode != "url" {
 		return true
 	}
 	if s.opts.OAuthLogin == nil {

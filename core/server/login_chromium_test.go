@@ -38,7 +38,7 @@ func TestLoginChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(t.ArtifactDir(), "login-upload-page.png") // kept with go test -artifacts -outputdir DIR
-	res := runChromiumScript(t, node, nodeDir, "testdata/login/login-test.mjs",
+	res := runChromiumScript(t, node, nodeDir, 2*time.Minute, "testdata/login/login-test.mjs",
 		e.base+"/upload/"+tok, file, shot, filepath.Join(out, "profile"), "alice", "alice-pw")
 	var r struct {
 		LoginPage       string
@@ -83,25 +83,13 @@ func TestLoginChromium(t *testing.T) {
 }
 
 // runChromiumScript runs a playwright-core script from testdata (copied
-// into nodeDir, where its bare imports resolve) and returns its stdout.
-func runChromiumScript(t *testing.T, node, nodeDir, path string, args ...string) []byte {
+// into nodeDir, where its bare imports resolve) for at most timeout and
+// returns its stdout.
+func runChromiumScript(t *testing.T, node, nodeDir string, timeout time.Duration, path string, args ...string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.CreateTemp(nodeDir, "login-test-*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script.Name())
-	if _, err := script.Write(src); err != nil {
-		t.Fatal(err)
-	}
-	script.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{script.Name()}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{copyNodeScript(t, nodeDir, path)}, args...)...)
 	cmd.Dir = nodeDir
 	res, err := cmd.Output()
 	if err != nil {

@@ -272,20 +272,6 @@ func mustParse(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// stored lists the keys under prefix in the raw store.
-func (e *loginEnv) stored(t *testing.T, prefix string) []string {
-	t.Helper()
-	page, err := e.st.List(context.Background(), prefix, "", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, it := range page.Items {
-		keys = append(keys, it.Key)
-	}
-	return keys
-}
-
 // wantSecurityHeaders checks the headers every HTML answer carries.
 func wantSecurityHeaders(t *testing.T, what string, resp *http.Response) {
 	t.Helper()
@@ -316,7 +302,7 @@ func TestLoginUploadFlow(t *testing.T) {
 			if resp, body = b.upload(e.base, tok, "notes.txt"); resp.StatusCode != http.StatusCreated {
 				t.Fatalf("upload: %d %s", resp.StatusCode, body)
 			}
-			if keys := e.stored(t, ""); len(keys) != 1 || !strings.HasPrefix(keys[0], ".ns/alice/") || !strings.HasSuffix(keys[0], "/notes.txt") {
+			if keys := storedUnder(t, e.st, ""); len(keys) != 1 || !strings.HasPrefix(keys[0], ".ns/alice/") || !strings.HasSuffix(keys[0], "/notes.txt") {
 				t.Fatalf("alice's namespace holds %q", keys)
 			}
 			// The login outlives one link: another of alice's opens at once.
@@ -382,7 +368,7 @@ func TestLoginOtherUser(t *testing.T) {
 	if resp, body := b.upload(e.base, tok, "evil.txt"); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "login_required") {
 		t.Fatalf("bob's upload: %d %s", resp.StatusCode, body)
 	}
-	if keys := e.stored(t, ".ns/"); len(keys) != 0 {
+	if keys := storedUnder(t, e.st, ".ns/"); len(keys) != 0 {
 		t.Fatalf("stored %q", keys)
 	}
 	logout := e.base + logoutPath + "?next=" + url.QueryEscape("/upload/"+tok)

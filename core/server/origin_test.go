@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -21,26 +20,13 @@ func startOriginServer(t *testing.T, opts Options) (c *bpClient, dl string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	opts.Listen = ln.Addr().String()
-	dl = "http://localhost:" + itoa(port)
+	dl = "http://localhost:" + itoa(ln.Addr().(*net.TCPAddr).Port)
 	opts.DownloadURL = dl + "/"
 	if opts.Backend == nil {
 		opts.Backend = newLocalStore(t)
 	}
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		<-done
-	})
-	return &bpClient{t: t, base: "http://" + ln.Addr().String(), srv: s, hc: &http.Client{Timeout: time.Minute,
+	base, s := startTestServerOn(t, opts, ln)
+	return &bpClient{t: t, base: base, srv: s, hc: &http.Client{Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, dl
 }
 

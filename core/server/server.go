@@ -260,7 +260,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: listen address %q: %w", opts.Listen, err)
 	}
 	s.loopback = isLoopbackHost(host)
-	if err := s.checkPosture(); err != nil {
+	if err := s.checkPosture(opts.Listen, s.loopback); err != nil {
 		return nil, err
 	}
 	mo := opts.MCP
@@ -308,12 +308,11 @@ func (s *Server) newFastHTTP() *fasthttp.Server {
 	}
 }
 
-func (s *Server) checkPosture() error {
-	if s.auth.Enabled() {
-		return nil
-	}
-	if !s.loopback {
-		return fmt.Errorf("server: refusing to serve %s without API keys or OAuth on a non-loopback address", s.opts.Listen)
+// checkPosture refuses to serve addr, not a loopback address, without
+// authentication.
+func (s *Server) checkPosture(addr string, loopback bool) error {
+	if !loopback && !s.auth.Enabled() {
+		return fmt.Errorf("server: refusing to serve %s without API keys or OAuth on a non-loopback address", addr)
 	}
 	return nil
 }
@@ -381,8 +380,10 @@ func (s *Server) ListenAndServe() error {
 // shutdown. The listener's own address must satisfy the same posture as
 // Options.Listen (loopback, or API keys configured).
 func (s *Server) Serve(ln net.Listener) error {
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !s.auth.Enabled() {
-		return fmt.Errorf("server: refusing to serve %s without API keys or OAuth on a non-loopback address", ln.Addr())
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
+		if err := s.checkPosture(tcp.String(), tcp.IP.IsLoopback()); err != nil {
+			return err
+		}
 	}
 	if !s.auth.Enabled() {
 		s.log.Warn("server: no API keys configured; the MCP endpoint is open to every local process", "addr", ln.Addr().String())

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
@@ -312,16 +311,6 @@ func stormServer(t *testing.T, shape stormShape) (*bpClient, *stormTarget, strin
 		t.Fatalf("before the storm: %v", p)
 	}
 	return c, st, dir, honestKey
-}
-
-func newLocalStoreAt(t *testing.T, dir string) storage.Backend {
-	t.Helper()
-	st, err := localfs.Open(dir, localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // TestSlowBodyStorm: 300 trickling connections (120 chunked upload_file

@@ -127,10 +127,18 @@ func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, da
 		}
 		return claims, data, false
 	}
+	data = uploadData(claims)
+	return claims, data, s.uploadCaller(ctx, claims, data)
+}
+
+// uploadData is the Data an upload token carries (request_upload's mode
+// and field); zero for a token without it.
+func uploadData(claims token.Claims) blobs.UploadTokenData {
+	var data blobs.UploadTokenData
 	if len(claims.Data) > 0 {
 		_ = json.Unmarshal(claims.Data, &data)
 	}
-	return claims, data, s.uploadCaller(ctx, claims, data)
+	return data
 }
 
 // uploadCaller checks who uses an upload endpoint, when authentication is
@@ -253,6 +261,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// abortAll discards the parts stored but not committed; after commit
+// there are none.
 func (u *upload) abortAll() {
 	for _, up := range u.open {
 		up.Abort()
@@ -362,6 +372,7 @@ func (u *upload) commit() ([]storage.Info, *uploadError) {
 }
 
 func (u *upload) put() ([]storage.Info, *uploadError) {
+	defer u.abortAll()
 	u.read = countingReader{r: u.body, up: u}
 	filename := ""
 	if cd := string(u.ctx.Request.Header.Peek("Content-Disposition")); cd != "" {
@@ -374,7 +385,6 @@ func (u *upload) put() ([]storage.Info, *uploadError) {
 		r = &exactReader{r: r, n: int64(cl)}
 	}
 	if e := u.part(r, filename, string(u.ctx.Request.Header.ContentType())); e != nil {
-		u.abortAll()
 		return nil, e
 	}
 	return u.commit()
@@ -442,6 +452,7 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 		return nil, &uploadError{http.StatusUnsupportedMediaType, "unsupported_media_type",
 			"POST needs a multipart/form-data body with a \"file\" part; PUT takes a raw body", err}
 	}
+	defer u.abortAll()
 	u.read = countingReader{r: u.body, up: u}
 	// mime/multipart reads through its own 4 KiB bufio.Reader; under it a
 	// buffer that grows to 1 MiB once the body arrives fast keeps socket
@@ -456,33 +467,27 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 			break
 		}
 		if err != nil {
-			u.abortAll()
 			return nil, u.uploadErrorOf(&multipartError{err})
 		}
 		parts++
 		if e := checkPart(p, parts); e != nil {
-			u.abortAll()
 			return nil, e
 		}
 		if p.FormName() != "file" {
 			// Other form fields are read and ignored (bounded).
 			if _, err := io.CopyN(io.Discard, p, 64<<10+1); err != nil && err != io.EOF {
-				u.abortAll()
 				return nil, u.uploadErrorOf(&multipartError{err})
 			}
 			continue
 		}
 		files++
 		if files > 1 && !u.data.Multiple {
-			u.abortAll()
 			return nil, &uploadError{http.StatusBadRequest, "one_file", "this upload link takes one file", nil}
 		}
 		if files > 1 && u.claims.Object != "" {
-			u.abortAll()
 			return nil, &uploadError{http.StatusBadRequest, "one_file", "this upload link names one key and takes one file", nil}
 		}
 		if e := u.part(p, p.FileName(), p.Header.Get("Content-Type")); e != nil {
-			u.abortAll()
 			return nil, e
 		}
 	}

@@ -22,9 +22,16 @@ import (
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
+// newLocalStore opens a local store in a temporary folder.
 func newLocalStore(t *testing.T) *localfs.Store {
 	t.Helper()
-	st, err := localfs.Open(t.TempDir(), localfs.Options{})
+	return newLocalStoreAt(t, t.TempDir())
+}
+
+// newLocalStoreAt opens a local store in dir, closed when the test ends.
+func newLocalStoreAt(t *testing.T, dir string) *localfs.Store {
+	t.Helper()
+	st, err := localfs.Open(dir, localfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +39,16 @@ func newLocalStore(t *testing.T) *localfs.Store {
 	return st
 }
 
+// listAll lists every key in st.
 func listAll(t *testing.T, st storage.Backend) []string {
 	t.Helper()
-	page, err := st.List(context.Background(), "", "", 1000)
+	return storedUnder(t, st, "")
+}
+
+// storedUnder lists the keys under prefix (at most 1000).
+func storedUnder(t *testing.T, be storage.Backend, prefix string) []string {
+	t.Helper()
+	page, err := be.List(context.Background(), prefix, "", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,20 +74,6 @@ func FuzzUploadMultipart(f *testing.F) {
 	})
 }
 
-// storedUnder lists the keys under prefix.
-func storedUnder(t *testing.T, be storage.Backend, prefix string) []string {
-	t.Helper()
-	page, err := be.List(context.Background(), prefix, "", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, it := range page.Items {
-		keys = append(keys, it.Key)
-	}
-	return keys
-}
-
 // checkStored compares what an accepted upload stored with the "file" parts
 // mime/multipart finds in body.
 func checkStored(t *testing.T, be storage.Backend, body []byte, stored []string) {

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,30 +116,9 @@ func TestUploadPageChromium(t *testing.T) {
 	f.Close()
 	want := hex.EncodeToString(h.Sum(nil))
 
-	src, err := os.ReadFile("testdata/uploadpage/page-test.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.CreateTemp(nodeDir, "page-test-*.mjs") // bare imports resolve from .tools/node
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script.Name())
-	script.Write(src)
-	script.Close()
 	shot := filepath.Join(t.ArtifactDir(), "upload-page.png") // kept with go test -artifacts -outputdir DIR
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script.Name(), base+"/upload/"+tok, file, shot, filepath.Join(out, "profile"))
-	cmd.Dir = nodeDir
-	res, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("page test: %v\n%s\n%s", err, res, stderr)
-	}
+	res := runChromiumScript(t, node, nodeDir, 2*time.Minute, "testdata/uploadpage/page-test.mjs",
+		base+"/upload/"+tok, file, shot, filepath.Join(out, "profile"))
 	var r struct {
 		Done     bool
 		Status   string

@@ -1,12 +1,10 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,34 +142,13 @@ func startBeacon(t *testing.T) (string, *atomic.Int64) {
 
 // runStoredXSS runs testdata/browser/stored-xss.mjs on cases.
 func runStoredXSS(t *testing.T, node, nodeDir, beacon string, cases []xssCase) []xssResult {
-	src, err := os.ReadFile("testdata/browser/stored-xss.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.CreateTemp(nodeDir, "stored-xss-*.mjs") // bare imports resolve from .tools/node
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(script.Name())
-	script.Write(src)
-	script.Close()
 	dir := t.TempDir()
 	spec, _ := json.Marshal(cases)
 	if err := os.WriteFile(filepath.Join(dir, "cases.json"), spec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script.Name(), filepath.Join(dir, "cases.json"), beacon, filepath.Join(dir, "profile"))
-	cmd.Dir = nodeDir
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("stored-xss.mjs: %v\n%s\n%s", err, out, stderr)
-	}
+	out := runChromiumScript(t, node, nodeDir, 3*time.Minute, "testdata/browser/stored-xss.mjs",
+		filepath.Join(dir, "cases.json"), beacon, filepath.Join(dir, "profile"))
 	var results []xssResult
 	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(cases) {
 		t.Fatalf("stored-xss.mjs printed %d results for %d cases: %v: %s", len(results), len(cases), err, out)

@@ -13,11 +13,8 @@ import (
 	"time"
 )
 
-// Listener bounds the connections from one client address: the
-// next one gets 429 with Retry-After and is closed before fasthttp sees
-// it. (fasthttp's own MaxConnsPerIP is not used: its connection wrapper
-// races with the idle-connection sweep of a graceful shutdown, hides the
-// *net.TCPConn that sendfile needs, and counts IPv4 only.)
+// Listener is a net.Listener that bounds the connections from one client
+// address (see the package documentation).
 type Listener struct {
 	net.Listener
 	max int

@@ -60,7 +60,7 @@ func String(s string) string {
 type redactHandler struct{ h slog.Handler }
 
 // NewHandler wraps h so that no record it handles carries a secret
-// (see [Redact]): the message, string values, errors, Stringers and other
+// (see [String]): the message, string values, errors, Stringers and other
 // values whose formatted text needs redaction (replaced by that text,
 // redacted), inside groups too. Values without secrets pass unchanged.
 // Wrapping an already redacting handler returns it as is.
