@@ -21,7 +21,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
 )
 
@@ -38,11 +37,10 @@ func later(ctx context.Context, cfg *config, work string, bins map[string]string
 		byName[s.name] = s
 	}
 	// P3
-	p3 := &laterResult{id: "P3", title: "resources/stream direct, 1 GiB", target: "≥ 0.9× nginx sendfile; RSS flat"}
 	if !feat.ResourceStream {
-		p3.unavailable = fmt.Sprintf("not available yet (issue %d): the server does not declare capabilities.resources.stream", probe.IssueResourceStream)
+		rep.p3 = &p3Result{unavailable: fmt.Sprintf("not available yet (issue %d): the server does not declare capabilities.resources.stream", probe.IssueResourceStream)}
 	} else if time.Since(start) < cfg.budget {
-		p3.table = runP3(ctx, cfg, work, bins, byName)
+		rep.p3 = runP3(ctx, cfg, work, bins, byName)
 	}
 	// P4
 	p4 := &laterResult{id: "P4", title: "tools/call upload_file with a 256 MiB data URI", target: "≥ 30× go-sdk and mcp-go; RSS growth ≤ 32 MiB"}
@@ -58,74 +56,7 @@ func later(ctx context.Context, cfg *config, work string, bins map[string]string
 	} else if time.Since(start) < cfg.budget {
 		p5.table = runP5(ctx, cfg, work, byName)
 	}
-	rep.later = []*laterResult{p3, p4, p5}
-}
-
-// runP3 seeds a 1 GiB blob (restarting mcpblob on the same address) and
-// compares resources/stream with nginx sendfile of the same bytes.
-func runP3(ctx context.Context, cfg *config, work string, bins map[string]string, by map[string]*system) *table {
-	size := int64(1 << 30)
-	if cfg.quick {
-		size = 256 << 20
-	}
-	key := "bench-stream"
-	mb := by["mcpblob"]
-	logf("P3 resources/stream %d MiB", size>>20)
-	if _, err := seed.File(filepath.Join(work, "files", key), size); err != nil {
-		return errTable("P3", size, err)
-	}
-	addr := strings.TrimPrefix(mb.base, "http://")
-	mb.proc.Stop()
-	data := filepath.Join(work, "data")
-	if _, err := seed.Store(data, seed.Blob{Key: key, Size: size}); err != nil {
-		return errTable("P3", size, err)
-	}
-	p, err := proc.Start("mcpblob", mb.base+"/readyz", bins["mcpblob"], []string{"serve", "--data", data, "--listen", addr})
-	if err != nil {
-		return errTable("P3", size, err)
-	}
-	mb.proc = p
-	mb.mcp = mcpc.New(mb.base + "/mcp")
-	if err := mb.mcp.Init(ctx, map[string]any{"resourceStreaming": map[string]any{"maxStreamSize": size}}); err != nil {
-		return errTable("P3", size, err)
-	}
-	streamer := &system{name: "mcpblob", proc: p, base: mb.base, baseline: mb.baseline, mcp: mb.mcp}
-	list := []*system{streamer}
-	if ng := by["nginx"]; ng != nil {
-		list = append(list, ng)
-	}
-	if mi := by["MinIO"]; mi != nil {
-		if err := mi.minio.put(ctx, key, filepath.Join(work, "files", key)); err != nil {
-			logf("P3: MinIO upload: %v", err)
-		} else {
-			list = append(list, mi)
-		}
-	}
-	settleDisk()
-	buf := make([]byte, 256<<10)
-	samples := make([][]sample, len(list))
-	for r := range 5 {
-		for i := range list {
-			si := (i + r) % len(list)
-			s := list[si]
-			w := watchPeak(s.pid())
-			t0 := time.Now()
-			var err error
-			var ttfb time.Duration
-			if s.mcp != nil {
-				ttfb, err = streamOnce(ctx, s.mcp, key, size, buf)
-			} else {
-				_, ttfb, err = s.fetch(ctx, key, size, buf)
-			}
-			el := time.Since(t0)
-			smp := sample{peak: w.end(), ttfb: ttfb, err: err}
-			if err == nil {
-				smp.mbps = float64(size) / el.Seconds() / 1e6
-			}
-			samples[si] = append(samples[si], smp)
-		}
-	}
-	return summarize("P3", "resources/stream", size, list, samples)
+	rep.later = []*laterResult{p4, p5}
 }
 
 // streamOnce runs resources/stream and reads the bytes in whichever mode
@@ -186,18 +117,15 @@ func runP4(ctx context.Context, cfg *config, by map[string]*system) *table {
 			list = append(list, s)
 		}
 	}
-	// mcpblob's three runs come first, then one run per peer (each takes
-	// ~16 s and GiBs of RSS). Not alternated: an mcpblob upload right after
-	// a go-sdk run ran 2–3× slower in every trial on the 2-core VM, the
-	// idle peer using no CPU meanwhile (likely the page cache waiting for
-	// memory the VM gets back from the host).
+	// mcpblob's three runs come first, then three per peer (each takes
+	// ~20 s and GiBs of RSS); run i of each pairs with mcpblob's run i. Not
+	// alternated: an mcpblob upload right after a go-sdk run ran 2–3×
+	// slower in every trial on the 2-core VM, the idle peer using no CPU
+	// meanwhile (likely the page cache waiting for memory the VM gets back
+	// from the host).
 	var order []int
-	for si, s := range list {
-		n := 3
-		if s.slow {
-			n = 1
-		}
-		for range n {
+	for si := range list {
+		for range 3 {
 			order = append(order, si)
 		}
 	}
@@ -338,7 +266,3 @@ func timedWrite(id string, s *system, size int64, run func() error) sample {
 // so no run pays for the writeback of an earlier one's bytes, the seeding's
 // included.
 func settleDisk() { syscall.Sync() }
-
-func errTable(id string, size int64, err error) *table {
-	return &table{id: id, size: size, cells: []cell{{system: "mcpblob", errs: []string{err.Error()}}}}
-}

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/k6"
@@ -37,20 +36,142 @@ type p6Result struct {
 }
 
 const (
-	p6P99       = 10.0 // ms, DESIGN.md P6
-	p6Duration  = 5    // seconds per run
-	p6Trials    = 3    // runs per step; the majority decides
-	p6MinTarget = 200
+	p6P99       = 10.0 // ms, issue 15 P6
+	p6Duration  = 5    // seconds per ladder run
+	p6MinTarget = 800
 	p6MaxTarget = 12800
-	p6Bisect    = 3 // bisection steps after the doubling ladder
+	p6Bisect    = 2 // bisection steps after the doubling ladder
+	// p6LadderTime is about what the ladder takes (two systems, ~6 steps
+	// each of a 5 s run plus k6's start): it runs only when that is left.
+	p6LadderTime = 2 * time.Minute
 )
 
-// p6 climbs a doubling ladder of arrival rates (then bisects the bracket)
-// for mcpblob and go-sdk in alternation; a step passes when k6's thresholds
-// (p99 < 10 ms, 0 failed requests, all checks) hold and k6 kept up (≤ 1 %
-// dropped iterations, ≥ 95 % of the asked rate achieved).
-func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start time.Time) {
-	script := filepath.Join(cfg.repo, "loadtest", "mixed.js")
+// k6Load is what one k6 run sends to one system: the script and the
+// scenario whose request durations the p99 is taken over.
+type k6Load struct {
+	script, scenario string
+}
+
+// p6Load is the P6 load for s: the mixed MCP load, or GETs of the same
+// 4 KiB file for nginx.
+func p6Load(cfg *config, s *system) k6Load {
+	if s.plain {
+		return k6Load{filepath.Join(cfg.repo, "loadtest", "static-get.js"), "static"}
+	}
+	return k6Load{filepath.Join(cfg.repo, "loadtest", "mixed.js"), "mixed"}
+}
+
+// k6Trial runs one constant-arrival-rate k6 run of seconds at rate against
+// s and reads the server's CPU time around it.
+func k6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag string) (k6step, error) {
+	load := p6Load(cfg, s)
+	dir := filepath.Join(cfg.repo, "loadtest", "results")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return k6step{}, err
+	}
+	out := filepath.Join(dir, fmt.Sprintf("p6-%s-%s-%d.json", s.name, tag, rate))
+	env := map[string]string{
+		"BASE_URL": s.base, "KEY": readSizes[0].key(), "SIZE": fmt.Sprint(readSizes[0].n),
+		"RATE": fmt.Sprint(rate), "DURATION": fmt.Sprintf("%ds", seconds),
+		"VUS": fmt.Sprint(max(20, rate/50)), "MAX_VUS": fmt.Sprint(max(100, rate/5)),
+		"P99_MS": fmt.Sprint(p6P99),
+	}
+	cpu0, cerr := sysinfo.ProcCPU(s.pid())
+	sum, _, passed, err := k6.Run(ctx, cfg.k6, load.script, out, env, time.Duration(seconds+30)*time.Second)
+	cpu1, cerr1 := sysinfo.ProcCPU(s.pid())
+	if err != nil {
+		return k6step{}, err
+	}
+	st := k6step{
+		target:   rate,
+		achieved: sum.Value("http_reqs", "rate"),
+		p99:      sum.Value("http_req_duration{scenario:"+load.scenario+"}", "p(99)"),
+		failed:   sum.Value("http_req_failed", "rate"),
+		dropped:  sum.Value("dropped_iterations", "count"),
+		count:    sum.Value("http_reqs", "count"),
+		ok:       passed,
+	}
+	if cerr == nil && cerr1 == nil && st.count > 0 {
+		st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
+	}
+	if st.count > 0 {
+		st.k6cpu = float64(sum.CPU) / float64(time.Microsecond) / st.count
+	}
+	asked := float64(rate * seconds)
+	switch {
+	case !passed:
+		st.why = fmt.Sprint(sum.FailedThresholds())
+	case st.dropped > 0.01*asked:
+		st.ok, st.why = false, fmt.Sprintf("%.0f dropped iterations (k6 could not keep up)", st.dropped)
+	case st.achieved < 0.95*float64(rate):
+		st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
+	}
+	logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, k6 CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.k6cpu, st.ok, st.why)
+	return st, nil
+}
+
+// p6FixedRate is P6's counted measurement: each system at the same fixed
+// rate, runs alternating between the systems.
+type p6FixedRate struct {
+	rate, seconds int
+	systems       []string
+	runs          map[string][]k6step
+	errs          []string
+}
+
+const (
+	p6Rate         = 1800 // req/s, inside issue 15's 1,500–2,000
+	p6FixedSeconds = 8
+	p6FixedRuns    = 3
+)
+
+// p6Fixed runs mcpblob, go-sdk and nginx at p6Rate in turns (each round
+// starting one system further along) and records every run.
+func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
+	res := &p6FixedRate{rate: p6Rate, seconds: p6FixedSeconds, runs: map[string][]k6step{}}
+	rounds := p6FixedRuns
+	if cfg.quick {
+		rounds, res.seconds = 1, 4
+	}
+	var list []*system
+	for _, s := range systems {
+		if s.name == "mcpblob" || s.name == "go-sdk" || s.name == "nginx" {
+			list = append(list, s)
+			res.systems = append(res.systems, s.name)
+		}
+	}
+	logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
+	for r := range rounds {
+		for i := range list {
+			s := list[(i+r)%len(list)]
+			if ctx.Err() != nil {
+				return res
+			}
+			st, err := k6Trial(ctx, cfg, s, res.rate, res.seconds, fmt.Sprintf("fixed%d", r+1))
+			if err != nil {
+				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, trunc(err.Error(), 200)))
+				continue
+			}
+			res.runs[s.name] = append(res.runs[s.name], st)
+		}
+	}
+	return res
+}
+
+// cpuRuns is a system's server CPU per request by run.
+func (f *p6FixedRate) cpuRuns(name string) []float64 {
+	var out []float64
+	for _, st := range f.runs[name] {
+		out = append(out, st.cpu)
+	}
+	return out
+}
+
+// p6Ladder climbs a doubling ladder of arrival rates (then bisects the
+// bracket) for mcpblob and go-sdk in alternation, one run per step: the
+// highest rate each sustains with p99 < 10 ms on these shared cores, as
+// information beside the fixed-rate CPU figures.
+func p6Ladder(ctx context.Context, cfg *config, systems []*system, deadline time.Time) []*p6Result {
 	var targets []*system
 	for _, s := range systems {
 		if s.name == "mcpblob" || s.name == "go-sdk" {
@@ -61,79 +182,15 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 	for i, s := range targets {
 		res[i] = &p6Result{system: s.name}
 	}
-	trial := func(i, rate, n int) (k6step, bool) {
-		s := targets[i]
-		out := filepath.Join(cfg.repo, "loadtest", "results", fmt.Sprintf("p6-%s-%d-%d.json", s.name, rate, n))
-		env := map[string]string{
-			"BASE_URL": s.base, "KEY": readSizes[0].key(), "SIZE": fmt.Sprint(readSizes[0].n),
-			"RATE": fmt.Sprint(rate), "DURATION": fmt.Sprintf("%ds", p6Duration),
-			"VUS": fmt.Sprint(max(20, rate/50)), "MAX_VUS": fmt.Sprint(max(100, rate/5)),
-			"P99_MS": fmt.Sprint(p6P99),
-		}
-		cpu0, cerr := sysinfo.ProcCPU(s.pid())
-		sum, _, passed, err := k6.Run(ctx, cfg.k6, script, out, env, time.Duration(p6Duration+30)*time.Second)
-		cpu1, cerr1 := sysinfo.ProcCPU(s.pid())
+	step := func(i, rate int) {
+		st, err := k6Trial(ctx, cfg, targets[i], rate, p6Duration, "ladder")
 		if err != nil {
 			res[i].err = err.Error()
-			logf("  P6 %s @%d/s: %v", s.name, rate, err)
-			return k6step{}, false
+			return
 		}
-		st := k6step{
-			target:   rate,
-			achieved: sum.Value("http_reqs", "rate"),
-			p99:      sum.Value("http_req_duration{scenario:mixed}", "p(99)"),
-			failed:   sum.Value("http_req_failed", "rate"),
-			dropped:  sum.Value("dropped_iterations", "count"),
-			count:    sum.Value("http_reqs", "count"),
-			ok:       passed,
-		}
-		if cerr == nil && cerr1 == nil && st.count > 0 {
-			st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
-		}
-		if st.count > 0 {
-			st.k6cpu = float64(sum.CPU) / float64(time.Microsecond) / st.count
-		}
-		asked := float64(rate * p6Duration)
-		switch {
-		case !passed:
-			st.why = fmt.Sprint(sum.FailedThresholds())
-		case st.dropped > 0.01*asked:
-			st.ok, st.why = false, fmt.Sprintf("%.0f dropped iterations (k6 could not keep up)", st.dropped)
-		case st.achieved < 0.95*float64(rate):
-			st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
-		}
-		logf("  P6 %s @%d/s trial %d: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, k6 CPU %.0f µs/req, ok %v %s", s.name, rate, n+1, st.achieved, st.p99, st.failed, st.cpu, st.k6cpu, st.ok, st.why)
-		return st, true
-	}
-	// step decides one rate by majority of up to p6Trials runs (a lone GC
-	// pause or k6 hiccup on 2 shared cores does not decide a step); it
-	// reports the median trial.
-	step := func(i, rate int) {
-		var trials []k6step
-		pass := 0
-		for n := range p6Trials {
-			st, ok := trial(i, rate, n)
-			if !ok {
-				return
-			}
-			trials = append(trials, st)
-			if st.ok {
-				pass++
-			}
-			if pass*2 > p6Trials || (len(trials)-pass)*2 > p6Trials {
-				break
-			}
-		}
-		slices.SortFunc(trials, func(a, b k6step) int { return cmp.Compare(a.p99, b.p99) })
-		st := trials[len(trials)/2]
-		st.ok = pass*2 > p6Trials
-		st.trials, st.passes = len(trials), pass
-		if !st.ok && st.why == "" {
-			for _, t := range trials {
-				if !t.ok {
-					st.why = t.why
-				}
-			}
+		st.trials, st.passes = 1, 0
+		if st.ok {
+			st.passes = 1
 		}
 		res[i].steps = append(res[i].steps, st)
 		if st.ok && (res[i].best == nil || st.target > res[i].best.target) {
@@ -141,12 +198,9 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 			res[i].best = &cp
 		}
 	}
-	logf("P6 k6 mixed small requests (mcpblob vs go-sdk)")
-	// lo: highest passing rate so far; hi: lowest failing rate (0: none yet).
+	logf("P6 req/s ladder (information)")
 	lo, hi := make([]int, len(targets)), make([]int, len(targets))
-	over := func(i int) bool {
-		return res[i].err != "" || ctx.Err() != nil || time.Since(start) > cfg.budget
-	}
+	over := func(i int) bool { return res[i].err != "" || ctx.Err() != nil || time.Now().After(deadline) }
 	last := func(i int) bool { n := len(res[i].steps); return n > 0 && res[i].steps[n-1].ok }
 	for rate := p6MinTarget; rate <= p6MaxTarget; rate *= 2 {
 		for i := range targets {
@@ -161,8 +215,6 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 			}
 		}
 	}
-	// Bisection between the last passing and the first failing rate, the
-	// systems still taking turns, until the bracket is within 12.5 %.
 	for range p6Bisect {
 		for i := range targets {
 			if hi[i] == 0 || lo[i] == 0 || over(i) || hi[i]-lo[i] <= lo[i]/8 {
@@ -177,5 +229,5 @@ func p6(ctx context.Context, cfg *config, systems []*system, rep *report, start 
 			}
 		}
 	}
-	rep.p6 = res
+	return res
 }

@@ -84,3 +84,55 @@ func writeChart(dir, name, svg string) error {
 	}
 	return os.WriteFile(filepath.Join(dir, name), []byte(svg), 0o644)
 }
+
+// ratioRow is one run of one pair in a target chart: its ratio divided by
+// the wanted ratio (1 is the target line).
+type ratioRow struct {
+	label string
+	value float64 // ratio ÷ want; ≤ 0: no figure
+	text  string
+	met   bool
+}
+
+// ratioChart renders rows as horizontal bars against a vertical target
+// line at 1; bars past 2× the target are clipped (their text says the
+// figure).
+func ratioChart(title string, rows []ratioRow) string {
+	const (
+		width  = 820
+		left   = 260
+		right  = 190
+		top    = 44
+		rowH   = 26
+		barH   = 18
+		bottom = 26
+		clip   = 2.0
+	)
+	height := top + rowH*len(rows) + bottom
+	plot := float64(width - left - right)
+	x := func(v float64) float64 { return float64(left) + plot*math.Min(v, clip)/clip }
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
+	fmt.Fprintf(&s, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
+	fmt.Fprintf(&s, `<text x="12" y="24" font-size="14" font-weight="bold" fill="#222">%s</text>`+"\n", html.EscapeString(title))
+	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
+	for i, r := range rows {
+		y := top + i*rowH
+		fill := "#e0662b" // missed
+		if r.met {
+			fill = "#4f8a4b"
+		}
+		w := 0.0
+		if r.value > 0 {
+			w = math.Max(1, x(r.value)-float64(left))
+		}
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, y+barH-4, html.EscapeString(r.label))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, fill)
+		fmt.Fprintf(&s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, y+barH-4, html.EscapeString(r.text))
+	}
+	lx := x(1)
+	fmt.Fprintf(&s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#222" stroke-dasharray="4 3"/>`+"\n", lx, top-8, lx, height-bottom+4)
+	fmt.Fprintf(&s, `<text x="%.1f" y="%d" text-anchor="middle" fill="#222">target</text>`+"\n", lx, height-6)
+	s.WriteString("</svg>\n")
+	return s.String()
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// residency is the share of a file's pages held in the page cache, read
+// with mincore(2) on a read-only mapping of the whole file (the mapping
+// itself reads nothing from the disk).
+func residency(path string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() == 0 {
+		return 1, nil
+	}
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return 0, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	defer unix.Munmap(mem)
+	page := os.Getpagesize()
+	vec := make([]byte, (len(mem)+page-1)/page)
+	if err := mincore(mem, vec); err != nil {
+		return 0, fmt.Errorf("mincore %s: %w", path, err)
+	}
+	resident := 0
+	for _, v := range vec {
+		resident += int(v & 1)
+	}
+	return float64(resident) / float64(len(vec)), nil
+}
+
+// warmFile reads path to the end through the page cache, so its pages
+// are resident before a timed run.
+func warmFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, make([]byte, 1<<20))
+	return err
+}
+
+// dropFile evicts path's clean pages from the page cache (fadvise
+// DONTNEED, after sync(2) so no page is still dirty), the state the local
+// store's writer leaves a blob in.
+func dropFile(path string) error {
+	settleDisk()
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+}
+
+// mincore fills vec with one byte per page of mem, bit 0 set when the page
+// is resident (x/sys/unix has no wrapper for it on Linux).
+func mincore(mem, vec []byte) error {
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
