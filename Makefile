@@ -121,10 +121,14 @@ SMALLREQ_BASE ?= 10002a2
 bench-smallreq:
 	cd bench && $(GO) run ./smallreq -base $(SMALLREQ_BASE) -markdown RESULTS.md
 
-## bench-compare: mcpblob vs go-sdk, mcp-go, nginx sendfile, MinIO GET and raw TCP on loopback,
-## k6 P6 run, codec; rewrites bench/RESULTS.md and bench/charts/*.svg (< 15 min on 2 cores).
+## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
+## its reference (nginx sendfile, go-sdk, mcp-go, MinIO, raw disk, raw TCP) over ≥ 3 runs, each with
+## ratio min/median/max, verdict, chart and generated miss lines; P6 is server CPU per request at
+## 1,800 req/s (k6) against nginx and go-sdk. Rewrites bench/RESULTS.md and bench/charts/*.svg
+## (P1–P6 ≤ ~13 min on 2 cores). QUICK=1: one or two runs per pair, small objects (~2 min): a
+## harness check, not a result.
 bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(if $(filter 1,$(QUICK)),-quick)
 
 ## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
 ## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node

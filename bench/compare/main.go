@@ -1,23 +1,29 @@
 // Command compare is the side-by-side benchmark behind `make bench-compare`.
 // It builds and starts every system on loopback — mcpblob, the go-sdk and
 // mcp-go peer servers (bench/peers), nginx serving the same bytes with
-// sendfile, and a raw loopback TCP ceiling — runs the same workloads against
-// each in alternation, and rewrites RESULTS.md and the SVG charts beside it.
+// sendfile, MinIO, and a raw loopback TCP ceiling — runs the same workloads
+// against each in alternation, and rewrites RESULTS.md and the SVG charts
+// beside it.
 //
 //	cd bench && go run ./compare -out RESULTS.md -charts charts -k6 ../.tools/bin/k6
 //
-// Workloads (targets in DESIGN.md): P1 the codec (internal/codecbench), P2
-// resources/read at 4 KiB, 1 MiB, 64 MiB and 256 MiB, P6 the k6 mixed
-// small-request load against mcpblob and go-sdk. P3 (resources/stream), P4
-// (tools/call with a data URI) and P5 (multipart upload) run only once the
-// server has the feature (probed at start); until then the report says
-// "not available yet" and names the issue.
+// Every target (issue 15) becomes a pair.Target: mcpblob against a
+// reference, run i of both sides measured side by side, at least three
+// runs, so the report gives each ratio's min, median and max; plus bounds
+// (RSS growth, p99, errors). One renderer writes them all (render.go): the
+// targets table, a chart per target and the miss lines, which each
+// workload computes from its figures (targets.go, p3.go). P1 is the codec
+// (internal/codecbench), P2 resources/read at 4 KiB to 256 MiB, P3
+// resources/stream against nginx with the page-cache residency of both
+// copies (p3.go, residency.go), P4 and P5 uploads (later.go), P6 server CPU
+// per request at a fixed rate against nginx and go-sdk (p6.go). P3–P5 run
+// only once the server has the feature (probed at start).
 //
-// Throughput is the median over runs of raw blob bytes per second (10^6
-// B/s; MCP systems move 4/3 as many bytes on the wire, as base64). Peak RSS
-// is the serving process's VmHWM during a run (reset before each run
-// through /proc/PID/clear_refs, sampled VmRSS as a fallback); growth is the
-// peak minus its resident size when idle after start.
+// Throughput is raw blob bytes per second (10^6 B/s; MCP systems move 4/3
+// as many bytes on the wire, as base64). Peak RSS is the serving process's
+// VmHWM during a run (reset before each run through /proc/PID/clear_refs,
+// sampled VmRSS as a fallback); growth is the peak minus its resident size
+// when idle after start.
 package main
 
 import (

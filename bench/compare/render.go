@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func measuredText(t *pair.Target) string {
 		if !b.Met() {
 			mark = " ✗"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %s (≤ %s)%s", b.Label, human(b.Value), b.Unit, human(b.Limit), mark))
+		parts = append(parts, fmt.Sprintf("%s %s %s (≤ %s)%s", b.Label, figure(b.Value), b.Unit, figure(b.Limit), mark))
 	}
 	if len(t.Errors) > 0 {
 		parts = append(parts, fmt.Sprintf("%d errors: %s", len(t.Errors), trunc(t.Errors[0], 100)))
@@ -108,7 +109,7 @@ func missLines(t *pair.Target) []string {
 	}
 	for _, b := range t.Bounds {
 		if !b.Met() {
-			out = append(out, fmt.Sprintf("%s: %s %s %s > %s %s.", t.ID, b.Label, human(b.Value), b.Unit, human(b.Limit), b.Unit))
+			out = append(out, fmt.Sprintf("%s: %s %s %s > %s %s.", t.ID, b.Label, figure(b.Value), b.Unit, figure(b.Limit), b.Unit))
 		}
 	}
 	for _, e := range t.Errors {
@@ -121,8 +122,7 @@ func missLines(t *pair.Target) []string {
 // mcpblob's figure would have to be at the reference's median, and what
 // it was.
 func pairGap(p pair.Runs, want string) string {
-	lo, med, hi, ok := p.Spread()
-	if !ok {
+	if _, _, _, ok := p.Spread(); !ok {
 		return fmt.Sprintf("%s: no run measured both sides.", p.Label)
 	}
 	_, om, _, _ := pair.Stats(positive(p.Ours))
@@ -131,8 +131,8 @@ func pairGap(p pair.Runs, want string) string {
 	if p.Lower && !p.Max {
 		need = rm / p.Want
 	}
-	return fmt.Sprintf("%s = %.2f× (%.2f–%.2f× over %d runs), want %s: at %s's median of %s %s that needs mcpblob at %s %s, it measured %s.",
-		p.Label, med, lo, hi, len(positive(p.Ratios())), want, p.RefName, human(rm), p.Unit, human(need), p.Unit, human(om))
+	return fmt.Sprintf("%s = %s, want %s: at %s's median of %s %s that needs mcpblob at %s %s, it measured %s.",
+		p.Label, ratioText(p), want, p.RefName, human(rm), p.Unit, human(need), p.Unit, human(om))
 }
 
 // renderTargets writes the targets table and the miss lines.
@@ -209,4 +209,13 @@ func ratioText(p pair.Runs) string {
 		return fmt.Sprintf("%.2f× (1 run)", med)
 	}
 	return fmt.Sprintf("%.2f× (%.2f–%.2f×, %d runs)", med, lo, hi, n)
+}
+
+// figure is a bound's value: whole numbers without decimals ("0 requests",
+// "32 MiB"), others with 3 significant digits.
+func figure(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return human(v)
 }
