@@ -118,21 +118,38 @@ func missLines(t *pair.Target) []string {
 	return out
 }
 
-// pairGap states a missed pair as figures: the ratio and spread, what
-// mcpblob's figure would have to be at the reference's median, and what
-// it was.
+// pairGap states a missed pair as figures: the ratio and its spread, and
+// in the median run what mcpblob's figure would have had to be beside the
+// reference's, and what it was.
 func pairGap(p pair.Runs, want string) string {
-	if _, _, _, ok := p.Spread(); !ok {
+	run, ok := medianRun(p)
+	if !ok {
 		return fmt.Sprintf("%s: no run measured both sides.", p.Label)
 	}
-	_, om, _, _ := pair.Stats(positive(p.Ours))
-	_, rm, _, _ := pair.Stats(positive(p.Ref))
-	need := p.Want * rm
+	ours, ref := p.Ours[run], p.Ref[run]
+	need := p.Want * ref
 	if p.Lower && !p.Max {
-		need = rm / p.Want
+		need = ref / p.Want
 	}
-	return fmt.Sprintf("%s = %s, want %s: at %s's median of %s %s that needs mcpblob at %s %s, it measured %s.",
-		p.Label, ratioText(p), want, p.RefName, human(rm), p.Unit, human(need), p.Unit, human(om))
+	return fmt.Sprintf("%s = %s, want %s: in the median run (run %d) %s measured %s %s, so mcpblob needed %s %s; it measured %s.",
+		p.Label, ratioText(p), want, run+1, p.RefName, human(ref), p.Unit, human(need), p.Unit, human(ours))
+}
+
+// medianRun is the index of the run whose ratio is the median (the lower
+// of the two middle ones for an even count); ok is false when no run has
+// both figures.
+func medianRun(p pair.Runs) (int, bool) {
+	var idx []int
+	for i, x := range p.Ratios() {
+		if x > 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return 0, false
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(p.Ratio(a), p.Ratio(b)) })
+	return idx[(len(idx)-1)/2], true
 }
 
 // renderTargets writes the targets table and the miss lines.

@@ -16,7 +16,7 @@ func TestMissLinesGeneratedForEveryMiss(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("got %d lines, want 2 (the missed ratio and the bound): %q", len(lines), lines)
 	}
-	if !strings.Contains(lines[0], "needs mcpblob at 80.0 MB/s") || !strings.Contains(lines[0], "it measured 60.0") {
+	if !strings.Contains(lines[0], "(run 2) ref measured 100 MB/s, so mcpblob needed 80.0 MB/s; it measured 60.0") {
 		t.Errorf("ratio line does not state the needed and measured figures: %s", lines[0])
 	}
 	if !strings.Contains(lines[1], "200 MiB > 128 MiB") {
