@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
+
+// fadviseDontNeed is POSIX_FADV_DONTNEED on Linux.
+const fadviseDontNeed = 4
 
 // residency is the share of a file's pages held in the page cache, read
 // with mincore(2) on a read-only mapping of the whole file (the mapping
@@ -25,11 +27,11 @@ func residency(path string) (float64, error) {
 	if fi.Size() == 0 {
 		return 1, nil
 	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	mem, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return 0, fmt.Errorf("mmap %s: %w", path, err)
 	}
-	defer unix.Munmap(mem)
+	defer syscall.Munmap(mem)
 	page := os.Getpagesize()
 	vec := make([]byte, (len(mem)+page-1)/page)
 	if err := mincore(mem, vec); err != nil {
@@ -64,13 +66,16 @@ func dropFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	if _, _, errno := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadviseDontNeed, 0, 0); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // mincore fills vec with one byte per page of mem, bit 0 set when the page
-// is resident (x/sys/unix has no wrapper for it on Linux).
+// is resident (neither syscall nor x/sys/unix wraps it on Linux).
 func mincore(mem, vec []byte) error {
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
+	_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
 	if errno != 0 {
 		return errno
 	}

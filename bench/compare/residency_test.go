@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
+
+const tmpfsMagic = 0x01021994
 
 func TestResidencyFollowsWarmAndDrop(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
@@ -28,7 +31,11 @@ func TestResidencyFollowsWarmAndDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err == nil && fs.Type == tmpfsMagic {
+		t.Skip("tmpfs keeps its pages whatever fadvise says")
+	}
 	if cold > 0.5 {
-		t.Skipf("fadvise DONTNEED left %.2f cached: this file system keeps its pages (tmpfs?)", cold)
+		t.Fatalf("after dropFile %.2f of the file is still cached, want (almost) none", cold)
 	}
 }
