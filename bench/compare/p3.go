@@ -319,7 +319,7 @@ func (res *p3Result) finding() string {
 		switch {
 		case gap > 0.5 && f.ratio() < 0.9 && med >= 0.9:
 			parts = append(parts, fmt.Sprintf("So the as-found fall below 0.9× comes from the page cache, not from the transfer path: left as found, mcpblob reads its copy from the disk while nginx's is in memory (%.0f points apart). The counted runs therefore start with both copies cached.", 100*gap))
-		case gap > 0.5:
+		case gap > 0.2:
 			parts = append(parts, fmt.Sprintf("The copies started %.0f points apart in the cache; as found the pair gave %.2f× against the warm median %.2f×.", 100*gap, f.ratio(), med))
 		default:
 			parts = append(parts, fmt.Sprintf("The copies started in a similar cache state (%.0f points apart), so this run cannot show a cache effect; the as-found and warm ratios (%.2f× and %.2f×) differ by the VM's noise.", 100*gap, f.ratio(), med))
