@@ -48,6 +48,13 @@ type Options struct {
 	// PartSize is the size of upload parts, and of the one buffer each
 	// Writer holds. Default 16 MiB; at least 5 MiB and at most 5 GiB.
 	PartSize uint64
+	// StagedCommit selects the upload path of services without object
+	// tagging: an object larger than a part is streamed to a staging key
+	// and copied server side to its key at Commit, which makes the service
+	// write every byte twice. By default the parts go straight to the key
+	// and the SHA-256 is written as object tags after the upload completes
+	// (see the package documentation).
+	StagedCommit bool
 	// CreateBucket creates the bucket at Open when it does not exist.
 	CreateBucket bool
 	// StaleAfter is the age after which Open removes staged objects and
@@ -93,6 +100,8 @@ type Store struct {
 	partSize int64
 	pageSize int
 	log      *slog.Logger
+	// stagedCommit: see Options.StagedCommit.
+	stagedCommit bool
 	// signParts signs each part with its SHA-256, which the server checks.
 	// Over HTTPS, TLS already protects the bytes and parts go unsigned
 	// (UNSIGNED-PAYLOAD, as minio-go does), saving a hash pass on both ends.
@@ -165,6 +174,8 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 		partSize: int64(opts.PartSize),
 		pageSize: opts.PageSize,
 		log:      opts.Logger,
+
+		stagedCommit: opts.StagedCommit,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -246,6 +257,7 @@ func (s *Store) removeStale(ctx context.Context, age time.Duration) {
 			}
 		}
 	}
+	removed += s.removeStaleRecords(ctx, cutoff)
 	if removed > 0 {
 		s.log.Info("s3: removed stale uploads", "bucket", s.bucket, "count", removed, "olderThan", age)
 	}
@@ -268,14 +280,23 @@ func (s *Store) stat(ctx context.Context, key string) (storage.Info, error) {
 	if err := checkKey(ctx, key); err != nil {
 		return storage.Info{}, err
 	}
-	oi, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+	var info storage.Info
+	err := retryReplaced(func() error {
+		oi, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+		if err != nil {
+			return mapError(err)
+		}
+		info, err = s.fullInfo(ctx, key, oi)
+		return err
+	})
 	if err != nil {
-		return storage.Info{}, mapError(err)
+		return storage.Info{}, err
 	}
-	return infoOf(key, oi), nil
+	return info, nil
 }
 
-// Open returns the body of one GET of key (ranged when rng is set).
+// Open returns the body of one GET of key (ranged when rng is set); an
+// object whose SHA-256 is in its tags costs one more request to read them.
 func (s *Store) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
 	rc, info, err := s.open(ctx, key, rng)
 	if err != nil {
@@ -305,16 +326,30 @@ func (s *Store) open(ctx context.Context, key string, rng *storage.Range) (io.Re
 			return nil, storage.Info{}, err
 		}
 	}
-	body, oi, hdr, err := s.core.GetObject(ctx, s.bucket, key, opts)
-	if err != nil {
-		err = mapError(err)
-		if errors.Is(err, storage.ErrInvalidRange) {
-			// S3 answers 416 for every range of an empty object too.
-			return s.openEmpty(ctx, key, rng)
+	var (
+		body io.ReadCloser
+		info storage.Info
+		hdr  http.Header
+	)
+	err := retryReplaced(func() error {
+		var oi minio.ObjectInfo
+		var err error
+		body, oi, hdr, err = s.core.GetObject(ctx, s.bucket, key, opts)
+		if err != nil {
+			return mapError(err)
 		}
+		if info, err = s.fullInfo(ctx, key, oi); err != nil {
+			body.Close()
+		}
+		return err
+	})
+	if errors.Is(err, storage.ErrInvalidRange) {
+		// S3 answers 416 for every range of an empty object too.
+		return s.openEmpty(ctx, key, rng)
+	}
+	if err != nil {
 		return nil, storage.Info{}, err
 	}
-	info := infoOf(key, oi)
 	if cr := hdr.Get("Content-Range"); cr != "" {
 		// "bytes first-last/total"
 		total, err := strconv.ParseInt(cr[strings.LastIndexByte(cr, '/')+1:], 10, 64)
@@ -340,14 +375,28 @@ func (s *Store) openEmpty(ctx context.Context, key string, rng *storage.Range) (
 	return http.NoBody, info, nil
 }
 
-// Delete removes key. S3 deletes missing keys silently, so Delete checks
-// existence first.
+// Delete removes key, and its SHA-256 record if it has one. S3 deletes
+// missing keys silently, so Delete checks existence first.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if _, err := s.stat(ctx, key); err != nil {
+	if err := s.delete(ctx, key); err != nil {
 		return fmt.Errorf("s3: delete %q: %w", key, err)
 	}
+	return nil
+}
+
+func (s *Store) delete(ctx context.Context, key string) error {
+	if err := checkKey(ctx, key); err != nil {
+		return err
+	}
+	upload, err := s.uploadOf(ctx, key)
+	if err != nil {
+		return err
+	}
 	if err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{}); err != nil {
-		return fmt.Errorf("s3: delete %q: %w", key, mapError(err))
+		return mapError(err)
+	}
+	if upload != "" {
+		s.removeRecord(ctx, upload)
 	}
 	return nil
 }
@@ -414,19 +463,27 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	return page, nil
 }
 
-// listedInfo returns the Info of a listed object, from the metadata in the
-// listing when the service sent it (MinIO does), else from a HEAD.
+// listedInfo returns the Info of a listed object, from the metadata and
+// tags in the listing when the service sent them (MinIO does), else from a
+// HEAD (and the object's SHA-256 record).
 func (s *Store) listedInfo(ctx context.Context, obj minio.ObjectInfo) (storage.Info, error) {
 	md := obj.UserMetadata
 	ct, ok := md["content-type"]
 	if !ok {
 		return s.stat(ctx, obj.Key)
 	}
+	sha := md["X-Amz-Meta-"+metaSHA256]
+	if upload, recorded := md["X-Amz-Meta-"+metaSHA256Record]; recorded {
+		var err error
+		if sha, err = s.listedSHA256(ctx, obj, upload); err != nil {
+			return storage.Info{}, err
+		}
+	}
 	info := storage.Info{
 		Key:       obj.Key,
 		Size:      obj.Size,
 		MediaType: ct,
-		SHA256:    md["X-Amz-Meta-"+metaSHA256],
+		SHA256:    sha,
 		Filename:  decodeFilename(md["X-Amz-Meta-"+metaFilename]),
 		ETag:      quote(obj.ETag),
 		ModTime:   obj.LastModified,
@@ -486,7 +543,8 @@ func checkPresign(ctx context.Context, key string, ttl time.Duration) error {
 	return nil
 }
 
-// infoOf converts the ObjectInfo of a HEAD or GET.
+// infoOf converts the ObjectInfo of a HEAD or GET; see fullInfo for
+// objects whose SHA-256 is in their tags.
 func infoOf(key string, oi minio.ObjectInfo) storage.Info {
 	info := storage.Info{
 		Key:       key,
