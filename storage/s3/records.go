@@ -149,26 +149,39 @@ func (s *Store) tagSHA256(ctx context.Context, key, upload, sha string) {
 
 // removeStaleRecords removes records older than cutoff whose object is
 // gone: left by crashed writers, by writers racing on a key, or by objects
-// deleted by other tools. It checks up to sweepBatch records (a HEAD of the
-// key each), from a random place, so that the Opens of a bucket with many
-// large objects share the work. It returns how many records it removed;
-// failures are logged.
+// replaced or deleted by other tools. It checks up to sweepBatch records (a
+// HEAD of the key each), from a random place on, so that the Opens of a
+// bucket with many large objects share the work. It returns how many
+// records it removed; failures are logged.
 func (s *Store) removeStaleRecords(ctx context.Context, cutoff time.Time) int {
+	start := recordPrefix + rand.Text()
+	budget := sweepBatch
+	removed, more := s.sweepRecords(ctx, start, "", cutoff, &budget)
+	if more {
+		wrapped, _ := s.sweepRecords(ctx, "", start, cutoff, &budget)
+		removed += wrapped
+	}
+	return removed
+}
+
+// sweepRecords checks the records after after (from the first when
+// empty) up to stop (to the last when empty), while budget lasts. more
+// reports that the listing ended with budget left, without error.
+func (s *Store) sweepRecords(ctx context.Context, after, stop string, cutoff time.Time, budget *int) (removed int, more bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := minio.ListObjectsOptions{Prefix: recordPrefix, StartAfter: recordPrefix + rand.Text(), Recursive: true, WithMetadata: true}
-	removed, checked := 0, 0
+	opts := minio.ListObjectsOptions{Prefix: recordPrefix, StartAfter: after, Recursive: true, WithMetadata: true}
 	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
-		if obj.Err != nil {
+		switch {
+		case obj.Err != nil:
 			s.log.Warn("s3: listing SHA-256 records failed", "bucket", s.bucket, "err", obj.Err)
-			break
-		}
-		if !obj.LastModified.Before(cutoff) {
+			return removed, false
+		case stop != "" && obj.Key > stop || *budget == 0:
+			return removed, false
+		case !obj.LastModified.Before(cutoff):
 			continue
 		}
-		if checked++; checked > sweepBatch {
-			break
-		}
+		*budget--
 		stale, err := s.recordStale(ctx, obj)
 		if err != nil {
 			s.log.Warn("s3: checking a SHA-256 record failed", "bucket", s.bucket, "record", obj.Key, "err", err)
@@ -179,7 +192,7 @@ func (s *Store) removeStaleRecords(ctx context.Context, cutoff time.Time) int {
 			removed++
 		}
 	}
-	return removed
+	return removed, *budget > 0
 }
 
 // recordStale reports whether a listed record's key holds another object
