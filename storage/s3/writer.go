@@ -49,9 +49,10 @@ type writer struct {
 	opts   storage.CreateOptions
 
 	mu       sync.Mutex
-	buf      []byte // bytes not yet sent; never more than a part
-	spare    []byte // a part-sized buffer free for the next fill
-	h        hash.Hash
+	buf      []byte    // bytes not yet sent; never more than a part
+	spare    []byte    // a part-sized buffer free for the next fill
+	h        hash.Hash // the object's SHA-256
+	ph       hash.Hash // SHA-256 of the part in buf, to sign it; from the second part on
 	n        int64
 	target   string // the key the multipart upload writes: key, or a staging key
 	token    string // the upload's random token, in its metadata and tags
@@ -103,6 +104,9 @@ func (w *writer) Write(p []byte) (int, error) {
 		w.grow(k)
 		w.buf = append(w.buf, p[:k]...)
 		w.h.Write(p[:k])
+		if w.ph != nil {
+			w.ph.Write(p[:k])
+		}
 		w.n += int64(k)
 		written += k
 		p = p[k:]
@@ -136,7 +140,7 @@ func (w *writer) sendPart() error {
 		}
 	}
 	w.sent++
-	num, data := w.sent, w.buf
+	num, data, sum := w.sent, w.buf, w.partSum()
 	if w.spare == nil {
 		w.spare = *s.bufs.Get().(*[]byte)
 	}
@@ -144,7 +148,7 @@ func (w *writer) sendPart() error {
 	ch := make(chan partResult, 1)
 	w.inflight = ch
 	go func() {
-		part, err := w.putPart(w.ctx, num, data)
+		part, err := w.putPart(w.ctx, num, data, sum)
 		ch <- partResult{part, data, err}
 	}()
 	return nil
@@ -195,14 +199,30 @@ func (w *writer) wait() error {
 	return nil
 }
 
-// putPart uploads data as part num of the multipart upload.
-func (w *writer) putPart(ctx context.Context, num int, data []byte) (minio.CompletePart, error) {
-	s := w.s
-	opts := minio.PutObjectPartOptions{DisableContentSha256: true}
-	if s.signParts {
-		sum := sha256.Sum256(data)
-		opts.Sha256Hex = hex.EncodeToString(sum[:])
+// partSum returns the hex SHA-256 of the full part in buf, which signs its
+// upload ("" when parts go unsigned), and starts the next part's. Write
+// hashes parts as it fills them, so that uploads start without a hash pass;
+// the first part's SHA-256 is the object's so far, small objects are
+// hashed once.
+func (w *writer) partSum() string {
+	if !w.s.signParts {
+		return ""
 	}
+	var sum []byte
+	if w.ph == nil {
+		sum, w.ph = w.h.Sum(nil), sha256.New()
+	} else {
+		sum = w.ph.Sum(nil)
+		w.ph.Reset()
+	}
+	return hex.EncodeToString(sum)
+}
+
+// putPart uploads data as part num of the multipart upload, signed with
+// its SHA-256 sum unless sum is "".
+func (w *writer) putPart(ctx context.Context, num int, data []byte, sum string) (minio.CompletePart, error) {
+	s := w.s
+	opts := minio.PutObjectPartOptions{DisableContentSha256: true, Sha256Hex: sum}
 	part, err := s.core.PutObjectPart(ctx, s.bucket, w.target, w.uploadID, num, bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return minio.CompletePart{}, mapError(err)
@@ -365,7 +385,7 @@ func (w *writer) sendLastPart(ctx context.Context) error {
 		return err
 	}
 	w.sent++
-	part, err := w.putPart(ctx, w.sent, w.buf)
+	part, err := w.putPart(ctx, w.sent, w.buf, w.partSum())
 	if err != nil {
 		return err
 	}
