@@ -100,7 +100,9 @@
 // with StartAfter set to the cursor's key and asks for metadata and tags in
 // the listing (a MinIO extension); on services that ignore that, it falls
 // back to a HEAD per listed object (and one of the record of an object
-// streamed in parts).
+// streamed in parts). When the listing reaches the Store's own objects
+// under .mcpblob/, List continues past them with one request instead of
+// paging through them.
 //
 // Presigned URLs are computed offline (Options.Region is always set, so
 // minio-go never looks up the bucket's location) by a second client that

@@ -425,8 +425,6 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	if limit <= 0 {
 		limit = s.pageSize
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	opts := minio.ListObjectsOptions{
 		Prefix:       prefix,
 		StartAfter:   after,
@@ -435,24 +433,15 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 		MaxKeys:      min(limit+1, 1000),
 	}
 	var items []storage.Info
-	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
-		if obj.Err != nil {
-			return storage.Page{}, mapError(obj.Err)
-		}
-		if storage.ValidateKey(obj.Key) != nil {
-			continue // staged uploads, or keys written by other tools
-		}
-		info, err := s.listedInfo(ctx, obj)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
+	for {
+		var reserved bool
+		if items, reserved, err = s.listFrom(ctx, opts, limit, items); err != nil {
 			return storage.Page{}, err
 		}
-		items = append(items, info)
-		if len(items) > limit {
+		if !reserved {
 			break
 		}
+		opts.StartAfter = reservedEnd
 	}
 	var page storage.Page
 	if len(items) > limit {
@@ -461,6 +450,43 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	}
 	page.Items = items
 	return page, nil
+}
+
+// reservedEnd sorts after the Store's own objects under storage.ReservedDir
+// (their names are ASCII) and before any valid key after them.
+const reservedEnd = storage.ReservedDir + "/\x7f"
+
+// listFrom appends the objects opts lists to items until there are more
+// than limit or the listing ends. When it meets the Store's own objects
+// (SHA-256 records, claims, staged uploads), it stops and reports it, so
+// that the caller lists on past them in one request rather than page
+// through them.
+func (s *Store) listFrom(ctx context.Context, opts minio.ListObjectsOptions, limit int, items []storage.Info) ([]storage.Info, bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
+		if obj.Err != nil {
+			return items, false, mapError(obj.Err)
+		}
+		if strings.HasPrefix(obj.Key, storage.ReservedDir+"/") && opts.StartAfter < reservedEnd {
+			return items, true, nil
+		}
+		if storage.ValidateKey(obj.Key) != nil {
+			continue // keys written by other tools
+		}
+		info, err := s.listedInfo(ctx, obj)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return items, false, err
+		}
+		items = append(items, info)
+		if len(items) > limit {
+			break
+		}
+	}
+	return items, false, nil
 }
 
 // listedInfo returns the Info of a listed object, from the metadata and

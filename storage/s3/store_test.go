@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -333,5 +335,48 @@ func TestSinglePutIsVerified(t *testing.T) {
 	}
 	if _, err := s.Stat(ctx, "k"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Stat after the rejected PUT: %v", err)
+	}
+}
+
+// TestListSkipsReservedDir: List steps over the Store's own objects (here
+// SHA-256 records) in one request, even with listing pages smaller than
+// their number.
+func TestListSkipsReservedDir(t *testing.T) {
+	var rt countingTransport
+	s := newStore(t, Options{Transport: &rt})
+	ctx := t.Context()
+	const records = 40
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range work {
+				if err := s.putRecord(ctx, "gone", fmt.Sprintf("R%05d", i), "0"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for i := range records {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, key := range []string{"-before", "after"} {
+		if _, err := writeAll(ctx, s, key, []byte(key), storage.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur := ""
+	for _, want := range []string{"-before", "after"} {
+		before := rt.requests.Load()
+		page, err := s.List(ctx, "", cur, 1)
+		if err != nil || len(page.Items) != 1 || page.Items[0].Key != want {
+			t.Fatalf("List = %+v, %v; want %s", page, err, want)
+		}
+		if n := rt.requests.Load() - before; n != 2 {
+			t.Errorf("List of %s made %d requests, want 2 (one up to the reserved objects, one past them)", want, n)
+		}
+		cur = page.NextCursor
 	}
 }
