@@ -48,17 +48,19 @@ type Options struct {
 	// PartSize is the size of upload parts, and of the one buffer each
 	// Writer holds. Default 16 MiB; at least 5 MiB and at most 5 GiB.
 	PartSize uint64
-	// StagedCommit selects the upload path of services without object
-	// tagging: an object larger than a part is streamed to a staging key
-	// and copied server side to its key at Commit, which makes the service
-	// write every byte twice. By default the parts go straight to the key
-	// and the SHA-256 is written as object tags after the upload completes
+	// StagedCommit streams an object larger than a part to a staging key
+	// and copies it server side to its key at Commit, with its SHA-256 in
+	// its metadata like a small object's; the service then writes every
+	// byte twice. Use it when other programs read the bucket and need
+	// x-amz-meta-sha256 on every object. By default the parts go straight
+	// to the key and the SHA-256 to a record the object's metadata names
 	// (see the package documentation).
 	StagedCommit bool
 	// CreateBucket creates the bucket at Open when it does not exist.
 	CreateBucket bool
-	// StaleAfter is the age after which Open removes staged objects and
-	// incomplete multipart uploads left by crashed writers. Default 24h; a
+	// StaleAfter is the age after which Open removes staged objects,
+	// incomplete multipart uploads and SHA-256 records left by crashed
+	// writers (records, also when their object is gone). Default 24h; a
 	// negative value disables the clean-up.
 	StaleAfter time.Duration
 	// PageSize is the List page size used when the caller passes a limit
@@ -296,7 +298,8 @@ func (s *Store) stat(ctx context.Context, key string) (storage.Info, error) {
 }
 
 // Open returns the body of one GET of key (ranged when rng is set); an
-// object whose SHA-256 is in its tags costs one more request to read them.
+// object whose SHA-256 is in a record costs one more request, a HEAD of
+// the record.
 func (s *Store) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
 	rc, info, err := s.open(ctx, key, rng)
 	if err != nil {
@@ -570,7 +573,7 @@ func checkPresign(ctx context.Context, key string, ttl time.Duration) error {
 }
 
 // infoOf converts the ObjectInfo of a HEAD or GET; see fullInfo for
-// objects whose SHA-256 is in their tags.
+// objects whose SHA-256 is in a record.
 func infoOf(key string, oi minio.ObjectInfo) storage.Info {
 	info := storage.Info{
 		Key:       key,

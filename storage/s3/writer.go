@@ -55,7 +55,7 @@ type writer struct {
 	ph       hash.Hash // SHA-256 of the part in buf, to sign it; from the second part on
 	n        int64
 	target   string // the key the multipart upload writes: key, or a staging key
-	token    string // the upload's random token, in its metadata and tags
+	token    string // the upload's random token: names its SHA-256 record, or its staging key
 	uploadID string // multipart upload of target, until completed
 	sent     int    // parts handed to uploads
 	parts    []minio.CompletePart
