@@ -10,11 +10,16 @@ import (
 )
 
 // TestLargeMemory streams 1 GiB of unknown size to MinIO with the default
-// part size and bounds the heap growth. Built without -race; run it with
+// part size, straight to the key and with Options.StagedCommit, and bounds
+// the heap growth. Built without -race; run it with
 // `go test -run 'Large|Memory|Crash' ./storage/...`.
 func TestLargeMemory(t *testing.T) {
-	storagetest.Suite{
-		New:       func(t *testing.T) storage.Backend { return newStore(t, Options{}) },
-		LargeSize: 1 << 30,
-	}.RunLarge(t)
+	for _, staged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "staged"}[staged], func(t *testing.T) {
+			storagetest.Suite{
+				New:       func(t *testing.T) storage.Backend { return newStore(t, Options{StagedCommit: staged}) },
+				LargeSize: 1 << 30,
+			}.RunLarge(t)
+		})
+	}
 }

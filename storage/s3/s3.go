@@ -48,10 +48,19 @@ type Options struct {
 	// PartSize is the size of upload parts, and of the one buffer each
 	// Writer holds. Default 16 MiB; at least 5 MiB and at most 5 GiB.
 	PartSize uint64
+	// StagedCommit streams an object larger than a part to a staging key
+	// and copies it server side to its key at Commit, with its SHA-256 in
+	// its metadata like a small object's; the service then writes every
+	// byte twice. Use it when other programs read the bucket and need
+	// x-amz-meta-sha256 on every object. By default the parts go straight
+	// to the key and the SHA-256 to a record the object's metadata names
+	// (see the package documentation).
+	StagedCommit bool
 	// CreateBucket creates the bucket at Open when it does not exist.
 	CreateBucket bool
-	// StaleAfter is the age after which Open removes staged objects and
-	// incomplete multipart uploads left by crashed writers. Default 24h; a
+	// StaleAfter is the age after which Open removes staged objects,
+	// incomplete multipart uploads and SHA-256 records left by crashed
+	// writers (records, also when their object is gone). Default 24h; a
 	// negative value disables the clean-up.
 	StaleAfter time.Duration
 	// PageSize is the List page size used when the caller passes a limit
@@ -93,6 +102,8 @@ type Store struct {
 	partSize int64
 	pageSize int
 	log      *slog.Logger
+	// stagedCommit: see Options.StagedCommit.
+	stagedCommit bool
 	// signParts signs each part with its SHA-256, which the server checks.
 	// Over HTTPS, TLS already protects the bytes and parts go unsigned
 	// (UNSIGNED-PAYLOAD, as minio-go does), saving a hash pass on both ends.
@@ -165,6 +176,8 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 		partSize: int64(opts.PartSize),
 		pageSize: opts.PageSize,
 		log:      opts.Logger,
+
+		stagedCommit: opts.StagedCommit,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -246,6 +259,7 @@ func (s *Store) removeStale(ctx context.Context, age time.Duration) {
 			}
 		}
 	}
+	removed += s.removeStaleRecords(ctx, cutoff)
 	if removed > 0 {
 		s.log.Info("s3: removed stale uploads", "bucket", s.bucket, "count", removed, "olderThan", age)
 	}
@@ -268,14 +282,24 @@ func (s *Store) stat(ctx context.Context, key string) (storage.Info, error) {
 	if err := checkKey(ctx, key); err != nil {
 		return storage.Info{}, err
 	}
-	oi, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+	var info storage.Info
+	err := retryReplaced(func() error {
+		oi, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+		if err != nil {
+			return mapError(err)
+		}
+		info, err = s.fullInfo(ctx, key, oi)
+		return err
+	})
 	if err != nil {
-		return storage.Info{}, mapError(err)
+		return storage.Info{}, err
 	}
-	return infoOf(key, oi), nil
+	return info, nil
 }
 
-// Open returns the body of one GET of key (ranged when rng is set).
+// Open returns the body of one GET of key (ranged when rng is set); an
+// object whose SHA-256 is in a record costs one more request, a HEAD of
+// the record.
 func (s *Store) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
 	rc, info, err := s.open(ctx, key, rng)
 	if err != nil {
@@ -305,16 +329,30 @@ func (s *Store) open(ctx context.Context, key string, rng *storage.Range) (io.Re
 			return nil, storage.Info{}, err
 		}
 	}
-	body, oi, hdr, err := s.core.GetObject(ctx, s.bucket, key, opts)
-	if err != nil {
-		err = mapError(err)
-		if errors.Is(err, storage.ErrInvalidRange) {
-			// S3 answers 416 for every range of an empty object too.
-			return s.openEmpty(ctx, key, rng)
+	var (
+		body io.ReadCloser
+		info storage.Info
+		hdr  http.Header
+	)
+	err := retryReplaced(func() error {
+		var oi minio.ObjectInfo
+		var err error
+		body, oi, hdr, err = s.core.GetObject(ctx, s.bucket, key, opts)
+		if err != nil {
+			return mapError(err)
 		}
+		if info, err = s.fullInfo(ctx, key, oi); err != nil {
+			body.Close()
+		}
+		return err
+	})
+	if errors.Is(err, storage.ErrInvalidRange) {
+		// S3 answers 416 for every range of an empty object too.
+		return s.openEmpty(ctx, key, rng)
+	}
+	if err != nil {
 		return nil, storage.Info{}, err
 	}
-	info := infoOf(key, oi)
 	if cr := hdr.Get("Content-Range"); cr != "" {
 		// "bytes first-last/total"
 		total, err := strconv.ParseInt(cr[strings.LastIndexByte(cr, '/')+1:], 10, 64)
@@ -340,14 +378,28 @@ func (s *Store) openEmpty(ctx context.Context, key string, rng *storage.Range) (
 	return http.NoBody, info, nil
 }
 
-// Delete removes key. S3 deletes missing keys silently, so Delete checks
-// existence first.
+// Delete removes key, and its SHA-256 record if it has one. S3 deletes
+// missing keys silently, so Delete checks existence first.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	if _, err := s.stat(ctx, key); err != nil {
+	if err := s.delete(ctx, key); err != nil {
 		return fmt.Errorf("s3: delete %q: %w", key, err)
 	}
+	return nil
+}
+
+func (s *Store) delete(ctx context.Context, key string) error {
+	if err := checkKey(ctx, key); err != nil {
+		return err
+	}
+	upload, err := s.uploadOf(ctx, key)
+	if err != nil {
+		return err
+	}
 	if err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{}); err != nil {
-		return fmt.Errorf("s3: delete %q: %w", key, mapError(err))
+		return mapError(err)
+	}
+	if upload != "" {
+		s.removeRecord(ctx, upload)
 	}
 	return nil
 }
@@ -376,8 +428,6 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	if limit <= 0 {
 		limit = s.pageSize
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	opts := minio.ListObjectsOptions{
 		Prefix:       prefix,
 		StartAfter:   after,
@@ -386,24 +436,15 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 		MaxKeys:      min(limit+1, 1000),
 	}
 	var items []storage.Info
-	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
-		if obj.Err != nil {
-			return storage.Page{}, mapError(obj.Err)
-		}
-		if storage.ValidateKey(obj.Key) != nil {
-			continue // staged uploads, or keys written by other tools
-		}
-		info, err := s.listedInfo(ctx, obj)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
+	for {
+		var reserved bool
+		if items, reserved, err = s.listFrom(ctx, opts, limit, items); err != nil {
 			return storage.Page{}, err
 		}
-		items = append(items, info)
-		if len(items) > limit {
+		if !reserved {
 			break
 		}
+		opts.StartAfter = reservedEnd
 	}
 	var page storage.Page
 	if len(items) > limit {
@@ -414,19 +455,64 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	return page, nil
 }
 
-// listedInfo returns the Info of a listed object, from the metadata in the
-// listing when the service sent it (MinIO does), else from a HEAD.
+// reservedEnd sorts after the Store's own objects under storage.ReservedDir
+// (their names are ASCII) and before any valid key after them.
+const reservedEnd = storage.ReservedDir + "/\x7f"
+
+// listFrom appends the objects opts lists to items until there are more
+// than limit or the listing ends. When it meets the Store's own objects
+// (SHA-256 records, claims, staged uploads), it stops and reports it, so
+// that the caller lists on past them in one request rather than page
+// through them.
+func (s *Store) listFrom(ctx context.Context, opts minio.ListObjectsOptions, limit int, items []storage.Info) ([]storage.Info, bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
+		if obj.Err != nil {
+			return items, false, mapError(obj.Err)
+		}
+		if strings.HasPrefix(obj.Key, storage.ReservedDir+"/") && opts.StartAfter < reservedEnd {
+			return items, true, nil
+		}
+		if storage.ValidateKey(obj.Key) != nil {
+			continue // keys written by other tools
+		}
+		info, err := s.listedInfo(ctx, obj)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return items, false, err
+		}
+		items = append(items, info)
+		if len(items) > limit {
+			break
+		}
+	}
+	return items, false, nil
+}
+
+// listedInfo returns the Info of a listed object, from the metadata and
+// tags in the listing when the service sent them (MinIO does), else from a
+// HEAD (and the object's SHA-256 record).
 func (s *Store) listedInfo(ctx context.Context, obj minio.ObjectInfo) (storage.Info, error) {
 	md := obj.UserMetadata
 	ct, ok := md["content-type"]
 	if !ok {
 		return s.stat(ctx, obj.Key)
 	}
+	sha := md["X-Amz-Meta-"+metaSHA256]
+	if upload, recorded := md["X-Amz-Meta-"+metaSHA256Record]; recorded {
+		var err error
+		if sha, err = s.listedSHA256(ctx, obj, upload); err != nil {
+			return storage.Info{}, err
+		}
+	}
 	info := storage.Info{
 		Key:       obj.Key,
 		Size:      obj.Size,
 		MediaType: ct,
-		SHA256:    md["X-Amz-Meta-"+metaSHA256],
+		SHA256:    sha,
 		Filename:  decodeFilename(md["X-Amz-Meta-"+metaFilename]),
 		ETag:      quote(obj.ETag),
 		ModTime:   obj.LastModified,
@@ -486,7 +572,8 @@ func checkPresign(ctx context.Context, key string, ttl time.Duration) error {
 	return nil
 }
 
-// infoOf converts the ObjectInfo of a HEAD or GET.
+// infoOf converts the ObjectInfo of a HEAD or GET; see fullInfo for
+// objects whose SHA-256 is in a record.
 func infoOf(key string, oi minio.ObjectInfo) storage.Info {
 	info := storage.Info{
 		Key:       key,

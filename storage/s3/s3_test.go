@@ -19,7 +19,7 @@ const testPartSize = 5 << 20 // S3's minimum
 var buckets atomic.Int64
 
 // newStore opens a Store on a new bucket of the shared MinIO server.
-func newStore(t *testing.T, opts Options) *Store {
+func newStore(t testing.TB, opts Options) *Store {
 	t.Helper()
 	srv := miniotest.Shared(t)
 	opts.Endpoint = "http://" + srv.Endpoint

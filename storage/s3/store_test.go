@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +21,8 @@ import (
 )
 
 // leftovers lists what uploads left in the bucket: objects under the
-// reserved prefix and incomplete multipart uploads.
+// reserved prefix but the SHA-256 records of existing objects, and
+// incomplete multipart uploads.
 func leftovers(t *testing.T, s *Store) []string {
 	t.Helper()
 	var out []string
@@ -27,6 +30,15 @@ func leftovers(t *testing.T, s *Store) []string {
 	for obj := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: storage.ReservedDir + "/", Recursive: true}) {
 		if obj.Err != nil {
 			t.Fatal(obj.Err)
+		}
+		if strings.HasPrefix(obj.Key, recordPrefix) {
+			stale, err := s.recordStale(ctx, obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !stale {
+				continue
+			}
 		}
 		out = append(out, "object "+obj.Key)
 	}
@@ -208,29 +220,35 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestListUsesListingMetadata: against MinIO, List needs no HEAD per object.
+// TestListUsesListingMetadata: against MinIO, List needs no HEAD per
+// object, also for objects streamed in parts (their tags are listed).
 func TestListUsesListingMetadata(t *testing.T) {
 	var rt countingTransport
-	s := newStore(t, Options{Transport: &rt})
+	s := newStore(t, Options{Transport: &rt, PartSize: testPartSize})
 	ctx := t.Context()
-	for _, key := range []string{"a", "b/c", "d"} {
-		w, _ := s.Create(ctx, key, storage.CreateOptions{MediaType: "text/x-" + key[:1], Filename: "ä " + key})
-		w.Write([]byte(key))
-		if _, err := w.Commit(ctx); err != nil {
+	sums := map[string]string{}
+	for _, key := range []string{"a", "b/c", "d", "e"} {
+		data := []byte(key)
+		if key == "e" {
+			data = storagetest.Bytes(1, 0, testPartSize+1)
+		}
+		info, err := writeAll(ctx, s, key, data, storage.CreateOptions{MediaType: "text/x-" + key[:1], Filename: "ä " + key})
+		if err != nil {
 			t.Fatal(err)
 		}
+		sums[key] = info.SHA256
 	}
 	before := rt.heads.Load()
 	page, err := s.List(ctx, "", "", 0)
-	if err != nil || len(page.Items) != 3 {
+	if err != nil || len(page.Items) != len(sums) {
 		t.Fatalf("List = %+v, %v", page, err)
 	}
 	if heads := rt.heads.Load() - before; heads != 0 {
 		t.Errorf("List made %d HEAD requests, want 0", heads)
 	}
 	for _, info := range page.Items {
-		if info.Filename != "ä "+info.Key || info.MediaType != "text/x-"+info.Key[:1] || info.SHA256 == "" {
-			t.Errorf("listed %+v", info)
+		if info.Filename != "ä "+info.Key || info.MediaType != "text/x-"+info.Key[:1] || info.SHA256 != sums[info.Key] {
+			t.Errorf("listed %+v, want SHA256 %s", info, sums[info.Key])
 		}
 	}
 }
@@ -317,5 +335,48 @@ func TestSinglePutIsVerified(t *testing.T) {
 	}
 	if _, err := s.Stat(ctx, "k"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Stat after the rejected PUT: %v", err)
+	}
+}
+
+// TestListSkipsReservedDir: List steps over the Store's own objects (here
+// SHA-256 records) in one request, even with listing pages smaller than
+// their number.
+func TestListSkipsReservedDir(t *testing.T) {
+	var rt countingTransport
+	s := newStore(t, Options{Transport: &rt})
+	ctx := t.Context()
+	const records = 40
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range work {
+				if err := s.putRecord(ctx, "gone", fmt.Sprintf("R%05d", i), "0"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for i := range records {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, key := range []string{"-before", "after"} {
+		if _, err := writeAll(ctx, s, key, []byte(key), storage.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur := ""
+	for _, want := range []string{"-before", "after"} {
+		before := rt.requests.Load()
+		page, err := s.List(ctx, "", cur, 1)
+		if err != nil || len(page.Items) != 1 || page.Items[0].Key != want {
+			t.Fatalf("List = %+v, %v; want %s", page, err, want)
+		}
+		if n := rt.requests.Load() - before; n != 2 {
+			t.Errorf("List of %s made %d requests, want 2 (one up to the reserved objects, one past them)", want, n)
+		}
+		cur = page.NextCursor
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"sync"
@@ -48,16 +49,18 @@ type writer struct {
 	opts   storage.CreateOptions
 
 	mu       sync.Mutex
-	buf      []byte // bytes not yet sent; never more than a part
-	spare    []byte // a part-sized buffer free for the next fill
-	h        hash.Hash
+	buf      []byte    // bytes not yet sent; never more than a part
+	spare    []byte    // a part-sized buffer free for the next fill
+	h        hash.Hash // the object's SHA-256
+	ph       hash.Hash // SHA-256 of the part in buf, to sign it; from the second part on
 	n        int64
-	staging  string // staging key, once the first part is sent
-	uploadID string // multipart upload of staging, until completed
+	target   string // the key the multipart upload writes: key, or a staging key
+	token    string // the upload's random token: names its SHA-256 record, or its staging key
+	uploadID string // multipart upload of target, until completed
 	sent     int    // parts handed to uploads
 	parts    []minio.CompletePart
 	inflight chan partResult // the background upload of the last part sent
-	staged   bool            // staging holds a completed object to delete
+	staged   bool            // target is a staged object to delete
 	err      error           // sticky failure of Write
 	done     bool            // Commit or Abort called
 }
@@ -101,6 +104,9 @@ func (w *writer) Write(p []byte) (int, error) {
 		w.grow(k)
 		w.buf = append(w.buf, p[:k]...)
 		w.h.Write(p[:k])
+		if w.ph != nil {
+			w.ph.Write(p[:k])
+		}
 		w.n += int64(k)
 		written += k
 		p = p[k:]
@@ -122,22 +128,19 @@ func (w *writer) grow(k int) {
 
 // sendPart hands the full buffer to a background upload (after the previous
 // one has finished) and continues with a free buffer. The first call starts
-// the multipart upload of a staging key.
+// the multipart upload.
 func (w *writer) sendPart() error {
 	if err := w.wait(); err != nil {
 		return err
 	}
 	s := w.s
 	if w.uploadID == "" {
-		w.staging = stagingPrefix + rand.Text()
-		id, err := s.core.NewMultipartUpload(w.ctx, s.bucket, w.staging, minio.PutObjectOptions{})
-		if err != nil {
-			return mapError(err)
+		if err := w.startUpload(); err != nil {
+			return err
 		}
-		w.uploadID = id
 	}
 	w.sent++
-	num, data := w.sent, w.buf
+	num, data, sum := w.sent, w.buf, w.partSum()
 	if w.spare == nil {
 		w.spare = *s.bufs.Get().(*[]byte)
 	}
@@ -145,10 +148,38 @@ func (w *writer) sendPart() error {
 	ch := make(chan partResult, 1)
 	w.inflight = ch
 	go func() {
-		part, err := w.putPart(w.ctx, num, data)
+		part, err := w.putPart(w.ctx, num, data, sum)
 		ch <- partResult{part, data, err}
 	}()
 	return nil
+}
+
+// startUpload starts the multipart upload: of the key itself, whose
+// metadata names the upload's SHA-256 record, or with Options.StagedCommit
+// of a staging key.
+func (w *writer) startUpload() error {
+	s := w.s
+	w.token = rand.Text()
+	w.target = w.key
+	opts := w.objectOptions(map[string]string{metaSHA256Record: w.token})
+	if s.stagedCommit {
+		w.target, opts = stagingPrefix+w.token, minio.PutObjectOptions{}
+	}
+	id, err := s.core.NewMultipartUpload(w.ctx, s.bucket, w.target, opts)
+	if err != nil {
+		return mapError(err)
+	}
+	w.uploadID = id
+	return nil
+}
+
+// objectOptions returns the options that write the object with its media
+// type, filename and meta.
+func (w *writer) objectOptions(meta map[string]string) minio.PutObjectOptions {
+	if w.opts.Filename != "" {
+		meta[metaFilename] = encodeFilename(w.opts.Filename)
+	}
+	return minio.PutObjectOptions{ContentType: w.opts.MediaType, UserMetadata: meta, DisableContentSha256: true}
 }
 
 // wait collects the background upload, if one is running.
@@ -168,15 +199,31 @@ func (w *writer) wait() error {
 	return nil
 }
 
-// putPart uploads data as part num of the staging upload.
-func (w *writer) putPart(ctx context.Context, num int, data []byte) (minio.CompletePart, error) {
-	s := w.s
-	opts := minio.PutObjectPartOptions{DisableContentSha256: true}
-	if s.signParts {
-		sum := sha256.Sum256(data)
-		opts.Sha256Hex = hex.EncodeToString(sum[:])
+// partSum returns the hex SHA-256 of the full part in buf, which signs its
+// upload ("" when parts go unsigned), and starts the next part's. Write
+// hashes parts as it fills them, so that uploads start without a hash pass;
+// the first part's SHA-256 is the object's so far, small objects are
+// hashed once.
+func (w *writer) partSum() string {
+	if !w.s.signParts {
+		return ""
 	}
-	part, err := s.core.PutObjectPart(ctx, s.bucket, w.staging, w.uploadID, num, bytes.NewReader(data), int64(len(data)), opts)
+	var sum []byte
+	if w.ph == nil {
+		sum, w.ph = w.h.Sum(nil), sha256.New()
+	} else {
+		sum = w.ph.Sum(nil)
+		w.ph.Reset()
+	}
+	return hex.EncodeToString(sum)
+}
+
+// putPart uploads data as part num of the multipart upload, signed with
+// its SHA-256 sum unless sum is "".
+func (w *writer) putPart(ctx context.Context, num int, data []byte, sum string) (minio.CompletePart, error) {
+	s := w.s
+	opts := minio.PutObjectPartOptions{DisableContentSha256: true, Sha256Hex: sum}
+	part, err := s.core.PutObjectPart(ctx, s.bucket, w.target, w.uploadID, num, bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return minio.CompletePart{}, mapError(err)
 	}
@@ -213,14 +260,14 @@ func (w *writer) discard() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), cleanupTimeout)
 	defer cancel()
 	if w.uploadID != "" {
-		if err := s.core.AbortMultipartUpload(ctx, s.bucket, w.staging, w.uploadID); err != nil {
-			s.log.Warn("s3: aborting an upload failed", "bucket", s.bucket, "key", w.staging, "err", err)
+		if err := s.core.AbortMultipartUpload(ctx, s.bucket, w.target, w.uploadID); err != nil {
+			s.log.Warn("s3: aborting an upload failed", "bucket", s.bucket, "key", w.target, "err", err)
 		}
 		w.uploadID = ""
 	}
 	if w.staged {
-		if err := s.client.RemoveObject(ctx, s.bucket, w.staging, minio.RemoveObjectOptions{}); err != nil {
-			s.log.Warn("s3: removing a staged upload failed", "bucket", s.bucket, "key", w.staging, "err", err)
+		if err := s.client.RemoveObject(ctx, s.bucket, w.target, minio.RemoveObjectOptions{}); err != nil {
+			s.log.Warn("s3: removing a staged upload failed", "bucket", s.bucket, "key", w.target, "err", err)
 		}
 		w.staged = false
 	}
@@ -285,11 +332,7 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 		return storage.Info{}, err
 	}
 	sha := hex.EncodeToString(w.h.Sum(nil))
-	meta := map[string]string{metaSHA256: sha}
-	if w.opts.Filename != "" {
-		meta[metaFilename] = encodeFilename(w.opts.Filename)
-	}
-	opts := minio.PutObjectOptions{ContentType: w.opts.MediaType, UserMetadata: meta, DisableContentSha256: true}
+	opts := w.objectOptions(map[string]string{metaSHA256: sha})
 	// The precondition alone, for the completion of a multipart upload.
 	var cond minio.PutObjectOptions
 	if w.opts.IfNotExists {
@@ -298,31 +341,31 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 	}
 
 	var etag string
-	if w.uploadID == "" {
+	var err error
+	switch {
+	case w.uploadID == "":
 		// One part: a single PUT signed with the object's SHA-256.
 		up, err := s.core.PutObject(ctx, s.bucket, w.key, bytes.NewReader(w.buf), w.n, "", sha, opts)
 		if err != nil {
 			return storage.Info{}, mapError(err)
 		}
 		etag = up.ETag
-	} else {
-		if err := w.wait(); err != nil {
+	case s.stagedCommit:
+		if err := w.sendLastPart(ctx); err != nil {
 			return storage.Info{}, err
 		}
-		w.sent++
-		part, err := w.putPart(ctx, w.sent, w.buf)
-		if err != nil {
+		if _, _, err := w.complete(ctx, minio.PutObjectOptions{}); err != nil {
 			return storage.Info{}, err
 		}
-		w.parts = append(w.parts, part)
-		if _, err := s.core.CompleteMultipartUpload(ctx, s.bucket, w.staging, w.uploadID, w.parts, minio.PutObjectOptions{}); err != nil {
-			return storage.Info{}, mapError(err)
-		}
-		w.uploadID, w.staged = "", true
+		w.staged = true
 		if etag, err = w.copyStaged(ctx, opts, cond); err != nil {
 			return storage.Info{}, err
 		}
 		// discard (deferred by Commit) deletes the staged object.
+	default:
+		if etag, err = w.completeRecorded(ctx, sha, cond); err != nil {
+			return storage.Info{}, err
+		}
 	}
 	return storage.Info{
 		Key:       w.key,
@@ -335,6 +378,70 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 	}, nil
 }
 
+// sendLastPart uploads the part Write kept, once the part before it is
+// uploaded.
+func (w *writer) sendLastPart(ctx context.Context) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	w.sent++
+	part, err := w.putPart(ctx, w.sent, w.buf, w.partSum())
+	if err != nil {
+		return err
+	}
+	w.parts = append(w.parts, part)
+	return nil
+}
+
+// complete completes the multipart upload of target with the options cond.
+// refused reports a failure the server answered with a client error (4xx):
+// the upload did not complete.
+func (w *writer) complete(ctx context.Context, cond minio.PutObjectOptions) (etag string, refused bool, err error) {
+	up, err := w.s.core.CompleteMultipartUpload(ctx, w.s.bucket, w.target, w.uploadID, w.parts, cond)
+	if err != nil {
+		var answer minio.ErrorResponse
+		refused := errors.As(err, &answer) && answer.StatusCode >= 400 && answer.StatusCode < 500
+		return "", refused, mapError(err)
+	}
+	w.uploadID = ""
+	return up.ETag, false, nil
+}
+
+// completeRecorded records the SHA-256, completes the upload of the key,
+// tags the object for listings and removes the record of the object it
+// replaced. Once the upload is complete, the tags and the clean-up are
+// done even if ctx ends.
+func (w *writer) completeRecorded(ctx context.Context, sha string, cond minio.PutObjectOptions) (string, error) {
+	s := w.s
+	previous, err := s.uploadOf(ctx, w.key)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return "", err
+	}
+	if err := w.sendLastPart(ctx); err != nil {
+		return "", err
+	}
+	if err := s.putRecord(ctx, w.key, w.token, sha); err != nil {
+		return "", err
+	}
+	etag, refused, err := w.complete(ctx, cond)
+	finishCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err != nil {
+		if refused {
+			// 412 for IfNotExists, say: no object refers to the record.
+			// After other failures the upload may have completed all the
+			// same; Open's sweep removes the record if it did not.
+			s.removeRecord(finishCtx, w.token)
+		}
+		return "", err
+	}
+	s.tagSHA256(finishCtx, w.key, w.token, sha)
+	if previous != "" {
+		s.removeRecord(finishCtx, previous)
+	}
+	return etag, nil
+}
+
 // copyStaged copies the staged object, server side, into a multipart upload
 // of the key that carries the final metadata, and completes it.
 func (w *writer) copyStaged(ctx context.Context, opts, cond minio.PutObjectOptions) (string, error) {
@@ -345,7 +452,7 @@ func (w *writer) copyStaged(ctx context.Context, opts, cond minio.PutObjectOptio
 	}
 	var parts []minio.CompletePart
 	for off := int64(0); off < w.n; off += copyPartSize {
-		part, err := s.core.CopyObjectPart(ctx, s.bucket, w.staging, s.bucket, w.key, id,
+		part, err := s.core.CopyObjectPart(ctx, s.bucket, w.target, s.bucket, w.key, id,
 			len(parts)+1, off, min(copyPartSize, w.n-off), nil)
 		if err != nil {
 			w.abortUpload(ctx, w.key, id)
