@@ -8,11 +8,13 @@ package main
 // /v1/blobs pages, local store against MinIO.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -57,11 +59,12 @@ type p10Walk struct {
 
 func runP10(ctx context.Context, cfg *config, work string, bins map[string]string, rig *s3Rig, t *pair.Target) {
 	n := 100_000
-	walkCap, reps := 60*time.Second, 9
+	walkCap, reps := 20*time.Second, 9
 	if cfg.quick {
-		n, walkCap, reps = 10_000, 20*time.Second, 5
+		n, walkCap, reps = 10_000, 10*time.Second, 5
 	}
 	t.Title = fmt.Sprintf("paging %d blobs, %d per page", n, p10Page)
+	t.Goal = fmt.Sprintf("a page from %d ≤ 2× a page from 100 (first and middle pages, both stores); local walk ≤ 2× the MinIO walk", n)
 	data := filepath.Join(work, "p10data")
 	logf("P10 creating %d + %d blobs on the local store and on MinIO (at once)", n, p10Page)
 	var localTime, minioTime time.Duration
@@ -122,7 +125,7 @@ func timed(f func() error) (time.Duration, error) {
 }
 
 // p10SeedLocal writes the two folders straight into a local store (before
-// its server starts), 16 writers at once: the store's create path, with
+// its server starts), 64 writers at once (the time goes to fsyncs): the store's create path, with
 // its fsyncs, without HTTP.
 func p10SeedLocal(dir string, n int) error {
 	st, err := localfs.Open(dir, localfs.Options{})
@@ -130,7 +133,7 @@ func p10SeedLocal(dir string, n int) error {
 		return err
 	}
 	defer st.Close()
-	return p10Parallel(16, n, func(key string) error {
+	return p10Parallel(64, n, func(key string) error {
 		ctx := context.Background()
 		body := p10Content(key)
 		w, err := st.Create(ctx, key, storage.CreateOptions{MediaType: "text/plain", Size: int64(len(body))})
@@ -142,19 +145,6 @@ func p10SeedLocal(dir string, n int) error {
 			return err
 		}
 		_, err = w.Commit(ctx)
-		return err
-	})
-}
-
-// p10SeedMinIO PUTs the two folders into the rig's bucket with minio-go, 32
-// at once, with the metadata mcpblob's S3 store writes (Content-Type and
-// the SHA-256 as x-amz-meta-sha256), so its listing reads them as its own.
-func p10SeedMinIO(ctx context.Context, rig *s3Rig, n int) error {
-	return p10Parallel(32, n, func(key string) error {
-		body := p10Content(key)
-		sum := sha256.Sum256(body)
-		_, err := rig.client.PutObject(ctx, rig.bucket, key, strings.NewReader(string(body)), int64(len(body)),
-			minio.PutObjectOptions{ContentType: "text/plain", UserMetadata: map[string]string{"sha256": hex.EncodeToString(sum[:])}})
 		return err
 	})
 }
@@ -289,8 +279,8 @@ type p10Case struct {
 	label   string // "GET /v1/blobs, first page"
 	surface string // "GET /v1/blobs" or "list_blobs"
 	prefix  string
-	deep   bool
-	tool   bool // list_blobs instead of GET /v1/blobs
+	deep    bool
+	tool    bool // list_blobs instead of GET /v1/blobs
 }
 
 func p10Cases() []p10Case {
@@ -339,7 +329,7 @@ func p10Time(ctx context.Context, s *p10Store, c p10Case, reps int) (float64, er
 
 func p10Report(t *pair.Target, n int, stores []*p10Store, walks [][]p10Walk, pages map[string][]float64, localTime, minioTime time.Duration) {
 	var d strings.Builder
-	fmt.Fprintf(&d, "Creating %d + %d blobs, both stores at once: local store (16 writers through the store, fsync each) %.1f s (%.0f/s); MinIO (32 minio-go PUTs at once, mcpblob's metadata) %.1f s (%.0f/s).\n\n",
+	fmt.Fprintf(&d, "Creating %d + %d blobs, both stores at once: local store (64 writers through the store, fsync each) %.1f s (%.0f/s); MinIO (one snowball tar upload that MinIO extracts, mcpblob's metadata) %.1f s (%.0f/s).\n\n",
 		n, p10Page, localTime.Seconds(), float64(n+p10Page)/localTime.Seconds(), minioTime.Seconds(), float64(n+p10Page)/minioTime.Seconds())
 	d.WriteString("| store | page | ms per page (median of each run) |\n|---|---|---|\n")
 	for _, s := range stores {
@@ -405,4 +395,31 @@ func p10PageWhy(p pair.Runs, s *p10Store, n int) string {
 		return msg + ": the local store reads and sorts the whole folder for every page; an ordered index seeked to the cursor would make a page cost what it returns."
 	}
 	return msg + ": MinIO lists a one-drive folder by walking its entries from the marker; a page from the S3 backend then pays for the listing with metadata, which mcpblob cannot index itself."
+}
+
+// p10SeedMinIO uploads both folders to the rig's bucket as one tar that
+// MinIO extracts into objects (minio-go's snowball upload), each with the
+// metadata mcpblob's S3 store writes (Content-Type, the SHA-256 as
+// x-amz-meta-sha256), so its listing reads them as its own. Measured here:
+// 10,000 objects in 17 s, against 25 s for 32 PUTs at once.
+func p10SeedMinIO(ctx context.Context, rig *s3Rig, n int) error {
+	objs := make(chan minio.SnowballObject, 1024)
+	go func() {
+		defer close(objs)
+		add := func(key string) {
+			body := p10Content(key)
+			sum := sha256.Sum256(body)
+			h := http.Header{}
+			h.Set("Content-Type", "text/plain")
+			h.Set("X-Amz-Meta-Sha256", hex.EncodeToString(sum[:]))
+			objs <- minio.SnowballObject{Key: key, Size: int64(len(body)), Content: bytes.NewReader(body), Headers: h}
+		}
+		for i := range n {
+			add(p10Key(p10Big, i))
+		}
+		for i := range p10Page {
+			add(p10Key(p10Small, i))
+		}
+	}()
+	return rig.client.PutObjectsSnowball(ctx, rig.bucket, minio.SnowballOptions{InMemory: true}, objs)
 }

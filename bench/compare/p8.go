@@ -195,15 +195,6 @@ func (u cpuUse) cores(i int) float64 {
 	return u.cpu[i] / u.wall
 }
 
-// total is the cores all measured processes kept busy together.
-func (u cpuUse) total() float64 {
-	var t float64
-	for i := range u.cpu {
-		t += u.cores(i)
-	}
-	return t
-}
-
 func inMiB(b int64) float64 { return float64(b) / (1 << 20) }
 
 // growthMiB is the RSS growth of a peak over an idle size, in MiB.
