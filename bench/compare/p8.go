@@ -44,7 +44,7 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 	}
 	p8 := &pair.Target{ID: "P8", Title: "concurrent 64 MiB reads", Goal: "aggregate ≥ 0.8× one client; RSS growth ≤ 128 MiB; 0 errors"}
 	if !over(p8) {
-		runP8(ctx, cfg, work, bins, systems, p8)
+		timeTarget(p8, func() { runP8(ctx, cfg, work, bins, systems, p8, start) })
 	}
 	p9 := &pair.Target{ID: "P9", Title: "the S3 path, 1 GiB", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
 	p10 := &pair.Target{ID: "P10", Title: "paging 100,000 blobs, 100 per page", Goal: "a page from 100,000 ≤ 2× a page from 100 (first and deep pages, both stores); local walk ≤ 2× the MinIO walk"}
@@ -52,6 +52,7 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 		p10.NotRun = p9.NotRun
 		return []*pair.Target{p8, p9, p10}
 	}
+	t0 := time.Now()
 	rig, err := startS3Rig(ctx, bins, work)
 	if err != nil {
 		p9.Errors = append(p9.Errors, err.Error())
@@ -59,11 +60,32 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 		return []*pair.Target{p8, p9, p10}
 	}
 	defer rig.stop()
-	runP9(ctx, cfg, work, rig, p9)
+	logf("MinIO and mcpblob on S3 started in %.1f s", time.Since(t0).Seconds())
+	timeTarget(p9, func() { runP9(ctx, cfg, rig, p9, start) })
 	if !over(p10) {
-		runP10(ctx, cfg, work, bins, rig, p10)
+		timeTarget(p10, func() { runP10(ctx, cfg, work, bins, rig, p10, start) })
 	}
 	return []*pair.Target{p8, p9, p10}
+}
+
+// timeTarget runs a target and notes how long it took, its setup included.
+func timeTarget(t *pair.Target, run func()) {
+	t0 := time.Now()
+	run()
+	el := time.Since(t0).Seconds()
+	logf("%s took %.0f s", t.ID, el)
+	t.Detail += fmt.Sprintf("\n%s took %.0f s, setup included.\n", t.ID, el)
+}
+
+// anotherRun reports whether run r (from 0) may start: the first always
+// does, a later one only within the time budget; a run left out is noted
+// in the target's detail.
+func anotherRun(cfg *config, start time.Time, r int, t *pair.Target) bool {
+	if r == 0 || time.Since(start) <= cfg.budget {
+		return true
+	}
+	t.Detail += fmt.Sprintf("\nStopped after %d of %d runs: the time budget (%v) was spent.\n", r, scaleRuns, cfg.budget)
+	return false
 }
 
 // scaleServer is an mcpblob started for one of these targets alone, so its
@@ -269,7 +291,7 @@ type p8Run struct {
 // runP8 seeds one blob per client straight into a local store, serves it
 // with its own mcpblob, and for resources/read and /d alternates one client
 // reading one blob with all clients reading their own blob at once.
-func runP8(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, t *pair.Target) {
+func runP8(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, t *pair.Target, start time.Time) {
 	plan := p8Sizes(cfg.quick)
 	t.Title = fmt.Sprintf("%d concurrent %d MiB reads", plan.clients, plan.size>>20)
 	data := filepath.Join(work, "p8data")
@@ -294,6 +316,9 @@ func runP8(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	runs := make([][]p8Run, len(surfaces))
 	for r := range scaleRuns {
+		if !anotherRun(cfg, start, r, t) {
+			break
+		}
 		for k := range surfaces {
 			si := (k + r) % len(surfaces)
 			logf("P8 run %d: %s", r+1, surfaces[si].name)
@@ -573,7 +598,7 @@ func p8Report(t *pair.Target, plan p8Plan, surfaces []p8Surface, runs [][]p8Run,
 	default:
 		fmt.Fprintf(&d, "\ngo-sdk (information): not measured: %s\n", peer.note)
 	}
-	t.Detail = d.String()
+	t.Detail = d.String() + t.Detail
 }
 
 // p8Why explains an aggregate below 0.8× one client from the run's CPU

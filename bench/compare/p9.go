@@ -91,7 +91,7 @@ type p9Sample struct {
 	err     error
 }
 
-func runP9(ctx context.Context, cfg *config, work string, rig *s3Rig, t *pair.Target) {
+func runP9(ctx context.Context, cfg *config, rig *s3Rig, t *pair.Target, start time.Time) {
 	size := int64(1 << 30)
 	if cfg.quick {
 		size = 256 << 20
@@ -110,6 +110,9 @@ func runP9(ctx context.Context, cfg *config, work string, rig *s3Rig, t *pair.Ta
 	// Uploads (ops 0–2), then reads (3–5) of the object PUT /v1/blobs
 	// wrote, each group rotating its order from run to run.
 	for r := range scaleRuns {
+		if !anotherRun(cfg, start, r, t) {
+			break
+		}
 		for _, group := range [][]int{{0, 1, 2}, {3, 4, 5}} {
 			for k := range group {
 				oi := group[(k+r)%len(group)]
@@ -372,7 +375,7 @@ func p9Report(t *pair.Target, size int64, ops []p9Op, samples [][]p9Sample, srv 
 		t.Why = append(t.Why, fmt.Sprintf("each uploaded byte reached MinIO's drive %.2f times (MinIO's own PUT: %.2f×): the S3 store stages the upload under .mcpblob/tmp/ and copies it server side at commit (a second pass, see the \"copy\"/put counts in the table); writing the final key in one pass (metadata known up front, or a multipart upload of the final key) would close it.",
 			b.Value, maxWritten(samples[2])))
 	}
-	t.Detail = d.String()
+	t.Detail = d.String() + t.Detail
 }
 
 func growthCell(op p9Op, s p9Sample) string {
@@ -438,7 +441,7 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 // whether the peak climbed from run to run (memory kept between requests)
 // or stood at the same height (what one request holds).
 func p9MemoryWhy(worst float64, ops []p9Op, samples [][]p9Sample) string {
-	perRun := make([]float64, scaleRuns)
+	perRun := make([]float64, len(samples[0]))
 	worstOp := ""
 	for oi, op := range ops {
 		if !op.mcpblb {
