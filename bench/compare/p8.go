@@ -177,15 +177,17 @@ func (s *scaleServer) mcpClient(ctx context.Context) (*mcpc.Client, error) {
 	return c, c.Init(ctx, nil)
 }
 
-// cpuSpan measures the CPU time processes use over a span of wall time.
+// cpuSpan measures the CPU time processes use over a span of wall time,
+// and how busy the whole machine was meanwhile.
 type cpuSpan struct {
-	pids []int
-	t0   []time.Duration
-	wall time.Time
+	pids    []int
+	t0      []time.Duration
+	wall    time.Time
+	machine machineTicks
 }
 
 func startCPU(pids ...int) *cpuSpan {
-	c := &cpuSpan{pids: pids, wall: time.Now()}
+	c := &cpuSpan{pids: pids, wall: time.Now(), machine: readMachineTicks()}
 	for _, p := range pids {
 		t, _ := sysinfo.ProcCPU(p)
 		c.t0 = append(c.t0, t)
@@ -193,11 +195,13 @@ func startCPU(pids ...int) *cpuSpan {
 	return c
 }
 
-// cpuUse is what a cpuSpan measured: the wall time and each process's CPU
-// seconds, in the order of the pids given.
+// cpuUse is what a cpuSpan measured: the wall time, each process's CPU
+// seconds (in the order of the pids given), and the machine's busy and
+// iowait time in cores.
 type cpuUse struct {
-	wall float64
-	cpu  []float64
+	wall         float64
+	cpu          []float64
+	busy, iowait float64 // whole machine, cores on average
 }
 
 func (c *cpuSpan) end() cpuUse {
@@ -206,7 +210,46 @@ func (c *cpuSpan) end() cpuUse {
 		t, _ := sysinfo.ProcCPU(p)
 		u.cpu = append(u.cpu, (t - c.t0[i]).Seconds())
 	}
+	m := readMachineTicks()
+	if u.wall > 0 {
+		u.busy = float64(m.busy-c.machine.busy) / 100 / u.wall
+		u.iowait = float64(m.iowait-c.machine.iowait) / 100 / u.wall
+	}
 	return u
+}
+
+// others is the cores that processes not measured kept busy.
+func (u cpuUse) others() float64 {
+	o := u.busy
+	for i := range u.cpu {
+		o -= u.cores(i)
+	}
+	return max(0, o)
+}
+
+// machineTicks are the "cpu" line of /proc/stat summed into busy time
+// (everything but idle and iowait) and iowait, in USER_HZ ticks (100/s).
+type machineTicks struct{ busy, iowait int64 }
+
+func readMachineTicks() machineTicks {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineTicks{}
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	var m machineTicks
+	for i, f := range strings.Fields(line)[1:] {
+		var v int64
+		fmt.Sscan(f, &v)
+		switch i {
+		case 3: // idle
+		case 4:
+			m.iowait = v
+		default:
+			m.busy += v
+		}
+	}
+	return m
 }
 
 // cores is how many cores process i kept busy on average.
@@ -487,8 +530,8 @@ func p8Once(ctx context.Context, srv *scaleServer, s p8Surface, plan p8Plan, sin
 	if !singleFirst {
 		single()
 	}
-	logf("  %s: one client %.0f MB/s, %d clients %.0f MB/s, RSS +%.0f MiB, server %.2f cores, harness %.2f cores, %d errors",
-		s.name, run.single, plan.clients, run.aggregate, run.growth, run.cpu.cores(0), run.cpu.cores(1), run.errs)
+	logf("  %s: one client %.0f MB/s, %d clients %.0f MB/s, RSS +%.0f MiB, cores: server %.2f, harness %.2f, others %.2f, iowait %.2f; %d errors",
+		s.name, run.single, plan.clients, run.aggregate, run.growth, run.cpu.cores(0), run.cpu.cores(1), run.cpu.others(), run.cpu.iowait, run.errs)
 	return run
 }
 
@@ -566,7 +609,7 @@ func p8Report(t *pair.Target, plan p8Plan, surfaces []p8Surface, runs [][]p8Run,
 	var d strings.Builder
 	fmt.Fprintf(&d, "Seeding %d blobs of %d MiB (distinct bytes) through the local store, 4 writers: %.1f s (%.0f MB/s). mcpblob idle RSS %.0f MiB.\n\n",
 		plan.clients, plan.size>>20, seedTime.Seconds(), mbps(int64(plan.clients)*plan.size, seedTime), inMiB(srv.idle))
-	d.WriteString("| surface | run | one client MB/s | all clients MB/s | ratio | RSS growth MiB | server cores | harness cores | errors |\n|---|---|---|---|---|---|---|---|---|\n")
+	d.WriteString("| surface | run | one client MB/s | all clients MB/s | ratio | RSS growth MiB | cores: server / harness / other processes | iowait cores | errors |\n|---|---|---|---|---|---|---|---|---|\n")
 	for si, s := range surfaces {
 		p := pair.Runs{Label: fmt.Sprintf("%s, %d clients ÷ one client", s.name, plan.clients), Unit: "MB/s", RefName: "one client", Want: 0.8}
 		var growth, errs []float64
@@ -575,7 +618,8 @@ func p8Report(t *pair.Target, plan p8Plan, surfaces []p8Surface, runs [][]p8Run,
 			p.Ref = append(p.Ref, run.single)
 			growth = append(growth, run.growth)
 			errs = append(errs, float64(run.errs))
-			fmt.Fprintf(&d, "| %s | %d | %.0f | %.0f | %.2f× | %.0f | %.2f | %.2f | %d |\n", s.name, r+1, run.single, run.aggregate, p.Ratio(r), run.growth, run.cpu.cores(0), run.cpu.cores(1), run.errs)
+			fmt.Fprintf(&d, "| %s | %d | %.0f | %.0f | %.2f× | %.0f | %.2f / %.2f / %.2f | %.2f | %d |\n", s.name, r+1, run.single, run.aggregate, p.Ratio(r), run.growth,
+				run.cpu.cores(0), run.cpu.cores(1), run.cpu.others(), run.cpu.iowait, run.errs)
 			if run.firstErr != nil {
 				t.Errors = append(t.Errors, fmt.Sprintf("%s run %d: %d errors, first: %v", s.name, r+1, run.errs, run.firstErr))
 			}
@@ -605,20 +649,28 @@ func p8Report(t *pair.Target, plan p8Plan, surfaces []p8Surface, runs [][]p8Run,
 // figures: with the two cores busy the box, not the server, is the limit.
 func p8Why(name string, plan p8Plan, p pair.Runs, runs []p8Run) string {
 	_, med, _, _ := p.Spread()
-	var srvCores, harnessCores, wall float64
+	var srvCores, harnessCores, others, iowait, wall float64
 	for _, r := range runs {
-		srvCores += r.cpu.cores(0) / float64(len(runs))
-		harnessCores += r.cpu.cores(1) / float64(len(runs))
-		wall += r.cpu.wall / float64(len(runs))
+		k := float64(len(runs))
+		srvCores += r.cpu.cores(0) / k
+		harnessCores += r.cpu.cores(1) / k
+		others += r.cpu.others() / k
+		iowait += r.cpu.iowait / k
+		wall += r.cpu.wall / k
 	}
 	cpuPerGB := 0.0
 	if wall > 0 {
 		cpuPerGB = srvCores * wall / (float64(plan.clients) * float64(plan.size) / 1e9)
 	}
-	msg := fmt.Sprintf("%s: %d clients reached %.2f× one client; during the concurrent run (%.1f s) mcpblob used %.2f cores and the harness's readers %.2f, %.2f s of server CPU per GB served",
-		name, plan.clients, med, wall, srvCores, harnessCores, cpuPerGB)
-	if srvCores+harnessCores >= 1.7 {
-		return msg + "; the 2 cores were saturated, shared by server and clients, so the aggregate is bounded by CPU per byte: closing it needs less server CPU per byte (fewer copies between store, encoder and socket) or clients on other cores."
+	msg := fmt.Sprintf("%s: %d clients reached %.2f× one client; during the concurrent run (%.1f s) mcpblob used %.2f cores, the harness's readers %.2f, other processes on the machine %.2f, iowait %.2f cores; %.2f s of server CPU per GB served",
+		name, plan.clients, med, wall, srvCores, harnessCores, others, iowait, cpuPerGB)
+	switch {
+	case srvCores+harnessCores+others >= 1.7 && others >= 0.5:
+		return msg + "; the 2 cores were saturated and other processes took a share of them, so this run understates mcpblob: rerun on a quiet machine before reading it as mcpblob's limit."
+	case srvCores+harnessCores >= 1.7:
+		return msg + "; the 2 cores were saturated by server and clients, so the aggregate is bounded by CPU per byte: closing it needs less server CPU per byte (fewer copies between store, encoder and socket) or clients on other cores."
+	case iowait >= 0.3:
+		return msg + "; the cores were not saturated and the machine waited on the disk: the blobs no longer all fit in the page cache, so the streams read from the drive in small interleaved pieces; larger reads per stream (or read-ahead hints on the store's files) would close it."
 	}
-	return msg + "; the cores were not saturated, so time went to waiting (disk reads of blobs evicted from the page cache, scheduling of many streams): closing it needs larger reads per stream or read-ahead on the store."
+	return msg + "; neither CPU nor the disk was saturated, so the streams waited on each other (scheduling of many streams, small writes per stream): larger writes per stream would close it."
 }

@@ -344,7 +344,7 @@ func p9Report(t *pair.Target, size int64, ops []p9Op, samples [][]p9Sample, srv 
 	var growth, written []float64
 	var d strings.Builder
 	fmt.Fprintf(&d, "mcpblob idle RSS %.0f MiB. \"MinIO wrote\" is MinIO's write_bytes (/proc/PID/io) over the run ÷ %d MiB: 1.0 means each byte reached the drive once. Storage operations are mcpblob's (/metrics on --admin-listen) during the run.\n\n", inMiB(srv.idle), size>>20)
-	d.WriteString("| operation | run | MB/s | mcpblob RSS growth MiB | MinIO wrote | mcpblob storage ops | cores: mcpblob / MinIO / harness | error |\n|---|---|---|---|---|---|---|---|\n")
+	d.WriteString("| operation | run | MB/s | mcpblob RSS growth MiB | MinIO wrote | mcpblob storage ops | cores: mcpblob / MinIO / harness / other processes | error |\n|---|---|---|---|---|---|---|---|\n")
 	for oi, op := range ops {
 		for r, s := range samples[oi] {
 			if op.mcpblb {
@@ -362,8 +362,8 @@ func p9Report(t *pair.Target, size int64, ops []p9Op, samples [][]p9Sample, srv 
 			if op.write {
 				wrote = fmt.Sprintf("%.2f×", s.written)
 			}
-			fmt.Fprintf(&d, "| %s | %d | %.0f | %s | %s | %s | %.2f / %.2f / %.2f | %s |\n", op.name, r+1, s.mbps, growthCell(op, s), wrote, opsText(s.ops),
-				s.cpu.cores(0), s.cpu.cores(1), s.cpu.cores(2), errText)
+			fmt.Fprintf(&d, "| %s | %d | %.0f | %s | %s | %s | %.2f / %.2f / %.2f / %.2f | %s |\n", op.name, r+1, s.mbps, growthCell(op, s), wrote, opsText(s.ops),
+				s.cpu.cores(0), s.cpu.cores(1), s.cpu.cores(2), s.cpu.others(), errText)
 		}
 	}
 	worstBound(t, "mcpblob RSS growth", "MiB", 64, growth)
@@ -422,8 +422,15 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 		}
 		return v
 	}
-	msg := fmt.Sprintf("%s reached %.2f×: in its runs mcpblob used %.2f cores, MinIO %.2f and the harness %.2f; in %s's runs MinIO used %.2f and the harness %.2f",
-		p.Label, med, avg(ours, 0), avg(ours, 1), avg(ours, 2), p.RefName, avg(ref, 1), avg(ref, 2))
+	others := func(s []p9Sample) float64 {
+		var v float64
+		for _, x := range s {
+			v += x.cpu.others() / float64(len(s))
+		}
+		return v
+	}
+	msg := fmt.Sprintf("%s reached %.2f×: in its runs mcpblob used %.2f cores, MinIO %.2f, the harness %.2f and other processes %.2f; in %s's runs MinIO used %.2f, the harness %.2f and other processes %.2f",
+		p.Label, med, avg(ours, 0), avg(ours, 1), avg(ours, 2), others(ours), p.RefName, avg(ref, 1), avg(ref, 2), others(ref))
 	if op.write {
 		var w float64
 		for _, x := range ours {
