@@ -1,0 +1,485 @@
+package main
+
+// P10: listing. A folder of 100,000 blobs and one of 100, on the local
+// store and on MinIO through mcpblob's S3 backend: a page of 100 from the
+// large folder (the first page, and one from the middle of the listing)
+// against the page of 100 from the small folder, through list_blobs and
+// GET /v1/blobs; and the whole walk of the large folder through GET
+// /v1/blobs pages, local store against MinIO.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
+)
+
+const (
+	p10Big   = "p10/big/"
+	p10Small = "p10/small/"
+	p10Page  = 100
+)
+
+func p10Key(folder string, i int) string { return fmt.Sprintf("%sk%06d", folder, i) }
+
+// p10Content is blob i's few bytes, distinct per blob.
+func p10Content(key string) []byte { return []byte("p10 " + key + "\n") }
+
+// p10Store is one store under test, served by an mcpblob.
+type p10Store struct {
+	name string
+	srv  *scaleServer
+	mcp  *mcpc.Client
+	deep string // cursor of the page in the middle of the large folder
+	rig  *s3Rig // set for MinIO: its own listing is timed too
+}
+
+// p10Walk is one timed walk of the large folder.
+type p10Walk struct {
+	seconds   float64 // whole walk (estimated from the pages done when cut)
+	pages     int     // pages actually fetched
+	estimated bool
+	err       error
+}
+
+func runP10(ctx context.Context, cfg *config, work string, bins map[string]string, rig *s3Rig, t *pair.Target, start time.Time) {
+	n := 100_000
+	walkCap, reps := 8*time.Second, 5
+	if cfg.quick {
+		n, walkCap = 10_000, 5*time.Second
+	}
+	t.Title = fmt.Sprintf("paging %d blobs, %d per page", n, p10Page)
+	t.Goal = fmt.Sprintf("a page from %d ≤ 2× a page from 100 (first and middle pages, both stores); local walk ≤ 2× the MinIO walk", n)
+	data := filepath.Join(work, "p10data")
+	logf("P10 creating %d + %d blobs on the local store and on MinIO (at once)", n, p10Page)
+	var localTime, minioTime time.Duration
+	var localErr, minioErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { localTime, localErr = timed(func() error { return p10SeedLocal(data, n) }) })
+	wg.Go(func() { minioTime, minioErr = timed(func() error { return p10SeedMinIO(ctx, rig, n) }) })
+	wg.Wait()
+	for _, err := range []error{localErr, minioErr} {
+		if err != nil {
+			t.Errors = append(t.Errors, "seeding: "+err.Error())
+		}
+	}
+	if len(t.Errors) > 0 {
+		return
+	}
+	logf("  seeded: local store %.1f s, MinIO %.1f s", localTime.Seconds(), minioTime.Seconds())
+	local, err := startScaleServer(ctx, bins["mcpblob"], []string{"--data", data})
+	if err != nil {
+		t.Errors = append(t.Errors, err.Error())
+		return
+	}
+	defer local.proc.Stop()
+	stores := []*p10Store{{name: "local store", srv: local}, {name: "MinIO (S3 backend)", srv: rig.srv, rig: rig}}
+	for _, s := range stores {
+		if s.mcp, err = s.srv.mcpClient(ctx); err != nil {
+			t.Errors = append(t.Errors, err.Error())
+			return
+		}
+	}
+	walks := make([][]p10Walk, len(stores))
+	pages := map[string][]float64{}
+	for r := range scaleRuns {
+		if !anotherRun(cfg, start, r, t) {
+			break
+		}
+		for k := range stores {
+			si := (k + r) % len(stores)
+			w := p10WalkOnce(ctx, stores[si], n, walkCap)
+			logf("  P10 walk %s: %.1f s (%d pages, estimated %v) %v", stores[si].name, w.seconds, w.pages, w.estimated, w.err)
+			walks[si] = append(walks[si], w)
+		}
+		for k := range stores {
+			s := stores[(k+r)%len(stores)]
+			for _, c := range p10Cases(s) {
+				ms, err := p10Time(ctx, s, c, reps)
+				if err != nil {
+					t.Errors = append(t.Errors, fmt.Sprintf("%s %s: %v", s.name, c.label, err))
+				}
+				pages[s.name+"|"+c.label] = append(pages[s.name+"|"+c.label], ms)
+			}
+		}
+	}
+	p10Report(t, n, stores, walks, pages, localTime, minioTime)
+}
+
+func timed(f func() error) (time.Duration, error) {
+	t0 := time.Now()
+	err := f()
+	return time.Since(t0), err
+}
+
+// p10SeedLocal writes the two folders straight into a local store (before
+// its server starts), 64 writers at once (the time goes to fsyncs): the store's create path, with
+// its fsyncs, without HTTP.
+func p10SeedLocal(dir string, n int) error {
+	st, err := localfs.Open(dir, localfs.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return p10Parallel(64, n, func(key string) error {
+		ctx := context.Background()
+		body := p10Content(key)
+		w, err := st.Create(ctx, key, storage.CreateOptions{MediaType: "text/plain", Size: int64(len(body))})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(body); err != nil {
+			w.Abort(ctx)
+			return err
+		}
+		_, err = w.Commit(ctx)
+		return err
+	})
+}
+
+// p10Parallel calls put for every key of both folders with workers at once
+// and returns the first error.
+func p10Parallel(workers, n int, put func(key string) error) error {
+	keys := make(chan string, 1024)
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := range keys {
+				if failed.Load() != nil {
+					continue
+				}
+				if err := put(k); err != nil {
+					failed.CompareAndSwap(nil, &err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		keys <- p10Key(p10Big, i)
+	}
+	for i := range p10Page {
+		keys <- p10Key(p10Small, i)
+	}
+	close(keys)
+	wg.Wait()
+	if e := failed.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// p10ListAnswer is a page from either surface.
+type p10ListAnswer struct {
+	Items      []struct{ Key string } `json:"items"`
+	NextCursor string                 `json:"nextCursor"`
+}
+
+// controlPage fetches one page through GET /v1/blobs.
+func controlPage(ctx context.Context, s *p10Store, prefix, cursor string) (p10ListAnswer, error) {
+	q := url.Values{"prefix": {prefix}, "limit": {fmt.Sprint(p10Page)}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var a p10ListAnswer
+	err := s.srv.control(ctx, "GET", "/v1/blobs?"+q.Encode(), nil, &a)
+	return a, err
+}
+
+// toolPage fetches one page through tools/call list_blobs.
+func toolPage(ctx context.Context, s *p10Store, prefix, cursor string) (p10ListAnswer, error) {
+	args := map[string]any{"prefix": prefix, "limit": p10Page}
+	if cursor != "" {
+		args["cursor"] = cursor
+	}
+	var res struct {
+		IsError           bool `json:"isError"`
+		StructuredContent struct {
+			Blobs      []struct{ Key string } `json:"blobs"`
+			NextCursor string                 `json:"nextCursor"`
+		} `json:"structuredContent"`
+	}
+	if err := s.mcp.Call(ctx, "tools/call", map[string]any{"name": "list_blobs", "arguments": args}, &res); err != nil {
+		return p10ListAnswer{}, err
+	}
+	if res.IsError {
+		return p10ListAnswer{}, fmt.Errorf("list_blobs answered isError")
+	}
+	a := p10ListAnswer{NextCursor: res.StructuredContent.NextCursor}
+	for _, b := range res.StructuredContent.Blobs {
+		a.Items = append(a.Items, struct{ Key string }{b.Key})
+	}
+	return a, nil
+}
+
+// p10WalkOnce walks the large folder through GET /v1/blobs pages, checking
+// every key arrives once and in order; the first walk of a store keeps the
+// cursor of the middle page. A walk longer than limit stops there and its
+// time is extrapolated from the pages done (pages cost the same wherever
+// the cursor is, or the deep-page pairs would show otherwise).
+func p10WalkOnce(ctx context.Context, s *p10Store, n int, limit time.Duration) p10Walk {
+	total := (n + p10Page - 1) / p10Page
+	t0 := time.Now()
+	var w p10Walk
+	cursor, seen := "", 0
+	for {
+		a, err := controlPage(ctx, s, p10Big, cursor)
+		if err != nil {
+			w.err = err
+			return w
+		}
+		for j, it := range a.Items {
+			if want := p10Key(p10Big, seen+j); it.Key != want {
+				w.err = fmt.Errorf("walk: item %d is %q, want %q", seen+j, it.Key, want)
+				return w
+			}
+		}
+		seen += len(a.Items)
+		w.pages++
+		if w.pages == total/2 && s.deep == "" {
+			s.deep = a.NextCursor
+		}
+		if a.NextCursor == "" {
+			break
+		}
+		cursor = a.NextCursor
+		if time.Since(t0) > limit {
+			w.estimated = true
+			break
+		}
+	}
+	w.seconds = time.Since(t0).Seconds()
+	if w.estimated {
+		w.seconds *= float64(total) / float64(w.pages)
+	} else if seen != n {
+		w.err = fmt.Errorf("walk: %d keys, want %d", seen, n)
+	}
+	if s.deep == "" {
+		// The walk never reached the middle: resume after the middle key,
+		// as the stores' cursors (base64url of the last key) encode it.
+		s.deep = base64.RawURLEncoding.EncodeToString([]byte(p10Key(p10Big, total/2*p10Page-1)))
+	}
+	return w
+}
+
+// p10Case is one page to time.
+type p10Case struct {
+	label   string // "GET /v1/blobs, first page"
+	surface string // "GET /v1/blobs" or "list_blobs"
+	prefix  string
+	deep    bool
+	tool    bool // list_blobs instead of GET /v1/blobs
+	raw     bool // MinIO's own ListObjectsV2 (with metadata) from the harness
+}
+
+// p10Cases are the pages timed on s: both surfaces, and on MinIO its own
+// listing, which tells what of a page's time is the S3 LIST.
+func p10Cases(s *p10Store) []p10Case {
+	var cs []p10Case
+	if s.rig != nil {
+		cs = append(cs,
+			p10Case{label: "MinIO ListObjectsV2, folder of 100", surface: "MinIO ListObjectsV2", prefix: p10Small, raw: true},
+			p10Case{label: "MinIO ListObjectsV2, first page", surface: "MinIO ListObjectsV2", prefix: p10Big, raw: true})
+	}
+	for _, tool := range []bool{false, true} {
+		surface := "GET /v1/blobs"
+		if tool {
+			surface = "list_blobs"
+		}
+		cs = append(cs,
+			p10Case{label: surface + ", folder of 100", surface: surface, prefix: p10Small, tool: tool},
+			p10Case{label: surface + ", first page", surface: surface, prefix: p10Big, tool: tool},
+			p10Case{label: surface + ", middle page", surface: surface, prefix: p10Big, deep: true, tool: tool})
+	}
+	return cs
+}
+
+// p10Time is the median time of reps fetches of the case's page, in ms,
+// each checked to hold a full page.
+func p10Time(ctx context.Context, s *p10Store, c p10Case, reps int) (float64, error) {
+	cursor := ""
+	if c.deep {
+		cursor = s.deep
+	}
+	var ms []float64
+	for range reps {
+		t0 := time.Now()
+		var a p10ListAnswer
+		var err error
+		switch {
+		case c.raw:
+			a, err = minioPage(ctx, s.rig, c.prefix)
+		case c.tool:
+			a, err = toolPage(ctx, s, c.prefix, cursor)
+		default:
+			a, err = controlPage(ctx, s, c.prefix, cursor)
+		}
+		el := time.Since(t0)
+		if err != nil {
+			return 0, err
+		}
+		if len(a.Items) != p10Page {
+			return 0, fmt.Errorf("page of %d items, want %d", len(a.Items), p10Page)
+		}
+		ms = append(ms, float64(el.Microseconds())/1000)
+	}
+	return median(ms), nil
+}
+
+func p10Report(t *pair.Target, n int, stores []*p10Store, walks [][]p10Walk, pages map[string][]float64, localTime, minioTime time.Duration) {
+	var d strings.Builder
+	fmt.Fprintf(&d, "Creating %d + %d blobs, both stores at once: local store (64 writers through the store, fsync each) %.1f s (%.0f/s); MinIO (4 snowball tar uploads at once that MinIO extracts, mcpblob's metadata) %.1f s (%.0f/s).\n\n",
+		n, p10Page, localTime.Seconds(), float64(n+p10Page)/localTime.Seconds(), minioTime.Seconds(), float64(n+p10Page)/minioTime.Seconds())
+	d.WriteString("| store | page | ms per page (median of each run) |\n|---|---|---|\n")
+	for _, s := range stores {
+		for _, c := range p10Cases(s) {
+			fmt.Fprintf(&d, "| %s | %s | %s |\n", s.name, c.label, msList(pages[s.name+"|"+c.label]))
+		}
+		for _, c := range p10Cases(s) {
+			if c.prefix == p10Small || c.raw {
+				continue
+			}
+			ref := c.surface + ", folder of 100"
+			p := pair.Runs{Label: fmt.Sprintf("%s, %s of %d ÷ page of 100", s.name, c.label, n), Unit: "ms/page", RefName: "folder of 100",
+				Ours: pages[s.name+"|"+c.label], Ref: pages[s.name+"|"+ref], Want: 2, Max: true, Lower: true}
+			t.Pairs = append(t.Pairs, p)
+			if !p.Met() {
+				t.Why = append(t.Why, p10PageWhy(p, s, n, pages))
+			}
+		}
+	}
+	walk := pair.Runs{Label: fmt.Sprintf("walk of %d, local store ÷ MinIO", n), Unit: "s", RefName: "MinIO (S3 backend)", Want: 2, Max: true, Lower: true}
+	d.WriteString("\n| walk through GET /v1/blobs | run | seconds | pages fetched |\n|---|---|---|---|\n")
+	for si, s := range stores {
+		for r, w := range walks[si] {
+			note := ""
+			if w.estimated {
+				note = " (cut at the time cap; extrapolated)"
+			}
+			fmt.Fprintf(&d, "| %s | %d | %.1f%s | %d |\n", s.name, r+1, w.seconds, note, w.pages)
+			if w.err != nil {
+				t.Errors = append(t.Errors, fmt.Sprintf("walk %s run %d: %v", s.name, r+1, w.err))
+			}
+			if si == 0 {
+				walk.Ours = append(walk.Ours, w.seconds)
+			} else {
+				walk.Ref = append(walk.Ref, w.seconds)
+			}
+		}
+	}
+	t.Pairs = append(t.Pairs, walk)
+	if !walk.Met() {
+		_, med, _, _ := walk.Spread()
+		t.Why = append(t.Why, fmt.Sprintf("the local walk took %.1f× MinIO's (%.1f s against %.1f s median): each page costs the local store work that grows with the folder (see its deep and first page figures); an index of keys in order, read from the cursor on, would close it.",
+			med, median(walk.Ours), median(walk.Ref)))
+	}
+	t.Detail = d.String() + t.Detail
+}
+
+func msList(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// p10PageWhy explains a page of the large folder costing over 2× the small
+// folder's; on MinIO it compares with MinIO's own LIST of the same pages.
+func p10PageWhy(p pair.Runs, s *p10Store, n int, pages map[string][]float64) string {
+	_, med, _, _ := p.Spread()
+	perKey := (median(p.Ours) - median(p.Ref)) / float64(n) * 1e3
+	msg := fmt.Sprintf("%s: %.1f× the small folder's page (%.2f ms against %.2f ms), %.1f µs more per blob in the folder", p.Label, med, median(p.Ours), median(p.Ref), perKey)
+	if s.rig == nil {
+		return msg + ": the local store's page cost grows with the folder (first and middle pages alike, so it reads the whole folder for every page); an ordered index read from the cursor on would make a page cost what it returns."
+	}
+	big, small := median(pages[s.name+"|MinIO ListObjectsV2, first page"]), median(pages[s.name+"|MinIO ListObjectsV2, folder of 100"])
+	if big <= 0 || small <= 0 {
+		return msg + "."
+	}
+	own := fmt.Sprintf(": MinIO's own ListObjectsV2 of the first 100 (with metadata, from the harness) takes %.2f ms in the large folder against %.2f ms in the small one (%.1f×)", big, small, big/small)
+	if big/small > 2 {
+		return msg + own + ", so the growth is MinIO's listing on one drive, not mcpblob's (which adds about " + fmt.Sprintf("%.0f", max(0, median(p.Ours)-big)) + " ms per page on top); only a key index kept beside the bucket would avoid it."
+	}
+	return msg + own + ", so the growth is in mcpblob's S3 listing path (its LIST per page and the HEADs where metadata is missing), which would need fixing there."
+}
+
+// minioPage lists the first 100 keys under prefix with MinIO's own
+// ListObjectsV2 (with metadata, as the S3 store asks), from the harness.
+func minioPage(ctx context.Context, rig *s3Rig, prefix string) (p10ListAnswer, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var a p10ListAnswer
+	opts := minio.ListObjectsOptions{Prefix: prefix, Recursive: true, WithMetadata: true, MaxKeys: p10Page}
+	for obj := range rig.client.ListObjectsIter(ctx, rig.bucket, opts) {
+		if obj.Err != nil {
+			return a, obj.Err
+		}
+		a.Items = append(a.Items, struct{ Key string }{obj.Key})
+		if len(a.Items) == p10Page {
+			break
+		}
+	}
+	return a, nil
+}
+
+// p10SeedMinIO uploads both folders to the rig's bucket as one tar that
+// MinIO extracts into objects (minio-go's snowball upload), each with the
+// metadata mcpblob's S3 store writes (Content-Type, the SHA-256 as
+// x-amz-meta-sha256), so its listing reads them as its own. Measured here:
+// 10,000 objects in 16–17 s (one tar or four at once: MinIO's extraction
+// is the limit), against 25 s for 32 PUTs at once.
+func p10SeedMinIO(ctx context.Context, rig *s3Rig, n int) error {
+	const streams = 4
+	errs := make(chan error, streams)
+	for part := range streams {
+		go func() { errs <- p10Snowball(ctx, rig, n, part, streams) }()
+	}
+	var first error
+	for range streams {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// p10Snowball uploads every streams-th key of both folders, from part on,
+// as one snowball tar.
+func p10Snowball(ctx context.Context, rig *s3Rig, n, part, streams int) error {
+	objs := make(chan minio.SnowballObject, 1024)
+	go func() {
+		defer close(objs)
+		add := func(key string) {
+			body := p10Content(key)
+			sum := sha256.Sum256(body)
+			h := http.Header{}
+			h.Set("Content-Type", "text/plain")
+			h.Set("X-Amz-Meta-Sha256", hex.EncodeToString(sum[:]))
+			objs <- minio.SnowballObject{Key: key, Size: int64(len(body)), Content: bytes.NewReader(body), Headers: h}
+		}
+		for i := part; i < n; i += streams {
+			add(p10Key(p10Big, i))
+		}
+		for i := part; i < p10Page; i += streams {
+			add(p10Key(p10Small, i))
+		}
+	}()
+	return rig.client.PutObjectsSnowball(ctx, rig.bucket, minio.SnowballOptions{InMemory: true}, objs)
+}
