@@ -52,6 +52,7 @@ type config struct {
 	skipCodec, skipK6     bool
 	worktree              bool
 	budget                time.Duration
+	scaleBudget           time.Duration
 }
 
 func main() {
@@ -90,6 +91,7 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.skipK6, "skip-k6", false, "skip the P6 k6 comparison")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
+	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -218,8 +220,11 @@ func run(ctx context.Context, args []string) error {
 		rep.p6 = p6Ladder(ctx, &cfg, systems, start.Add(cfg.budget))
 	}
 
-	// P8–P10 append their targets to rep.targets here (bench/compare/p8.go,
-	// p9.go, p10.go); the report renders every target the same way.
+	// P8–P10 (p8.go, p9.go, p10.go) under their own budget, since P10's
+	// seeding alone takes minutes; the report renders every target the same way.
+	scale := cfg
+	scale.budget = cfg.scaleBudget
+	rep.targets = append(rep.targets, scaleTargets(ctx, &scale, work, bins, systems, time.Now())...)
 
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)
