@@ -125,9 +125,12 @@ type Server struct {
 	tools     []*tool
 	toolMap   map[string]*tool
 	toolsJSON func() ([]byte, error) // tools/list's "tools" array, encoded once
-	resources []staticResource
-	templates []*template
-	prompts   []*Prompt
+	// toolsResult is the whole tools/list result of the 2025 eras (no
+	// member added per call), encoded once.
+	toolsResult func() ([]byte, error)
+	resources   []staticResource
+	templates   []*template
+	prompts     []*Prompt
 
 	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
 	tasks  *tasks.Store // nil unless a tool supports tasks
@@ -157,6 +160,7 @@ func NewServer(opts Options) *Server {
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
+	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
 	return s
 }
 
