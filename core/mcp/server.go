@@ -138,10 +138,7 @@ type Server struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	mu       sync.Mutex
-	sessions map[string]*session.State
-	revoked  session.Revoked
-	created  int
+	sessions session.Table
 	active   observe.Streams // SSE streams in progress (note.go)
 }
 
@@ -150,12 +147,11 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	opts = opts.withDefaults()
 	s := &Server{
-		opts:     opts,
-		keyring:  opts.Keyring,
-		log:      opts.Logger,
-		hub:      opts.Hub,
-		toolMap:  map[string]*tool{},
-		sessions: map[string]*session.State{},
+		opts:    opts,
+		keyring: opts.Keyring,
+		log:     opts.Logger,
+		hub:     opts.Hub,
+		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.registerMethods()

@@ -213,9 +213,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // hasGetStream reports whether session sid's GET stream is claimed here.
 func (s *Server) hasGetStream(sid string) bool {
-	s.mu.Lock()
-	sess := s.sessions[sid]
-	s.mu.Unlock()
+	sess := s.sessions.Lookup(sid)
 	if sess == nil || !sess.ClaimGetStream() {
 		return sess != nil
 	}
