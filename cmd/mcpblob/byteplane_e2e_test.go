@@ -34,6 +34,19 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitFor returns the log once ok holds for it, or as it is after a few
+// flush intervals: the server batches its info lines (logFlushInterval).
+func (s *syncBuffer) waitFor(ok func(log string) bool) string {
+	deadline := time.Now().Add(20 * logFlushInterval)
+	for {
+		log := s.String()
+		if ok(log) || time.Now().After(deadline) {
+			return log
+		}
+		time.Sleep(logFlushInterval / 4)
+	}
+}
+
 // startServerLogged is startServer with the server's log readable by the test.
 func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *syncBuffer) {
 	t.Helper()
@@ -196,9 +209,11 @@ func TestPutGet2GiB(t *testing.T) {
 	if _, err := os.Stat(dst2 + ".part"); err == nil {
 		t.Error("the .part file is still there after a finished get")
 	}
-	if !slices.ContainsFunc(strings.Split(logs.String(), "\n"), func(l string) bool {
+	ranged := func(l string) bool {
 		return strings.Contains(l, "status=206") && strings.Contains(l, "path=/v1/blobs/big/two.bin")
-	}) {
+	}
+	log := logs.waitFor(func(log string) bool { return slices.ContainsFunc(strings.Split(log, "\n"), ranged) })
+	if !slices.ContainsFunc(strings.Split(log, "\n"), ranged) {
 		t.Errorf("the server saw no ranged GET (status 206) for the resumed download")
 	}
 }

@@ -95,7 +95,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.Int64Var(&c.MaxUpload, "max-upload", 5<<30, "largest control-API PUT body and upload endpoint in bytes")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&c.AccessLog, "access-log", true, "log every request at info: request id, route, status, bytes, duration, principal, MCP method and tool")
+	fs.BoolVar(&c.AccessLog, "access-log", true, "log every request at info: request id, route, status, bytes, duration, principal, MCP method and tool (log lines are batched: written within 100 ms, warnings and errors at once, all at exit)")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "address of the admin listener serving /metrics and /debug/pprof/ (the main listener then serves neither)")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")

@@ -85,7 +85,7 @@ func TestMetricsAfterKnownSequence(t *testing.T) {
 			t.Errorf("collector family %s missing", family)
 		}
 	}
-	checkAccessLog(t, logs.String(), l.URL)
+	checkAccessLog(t, logs.waitFor(func(log string) bool { return strings.Count(log, `"msg":"request"`) >= 11 }), l.URL)
 }
 
 // checkAccessLog: one JSON line per request; the client's request id is

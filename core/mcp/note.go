@@ -82,7 +82,5 @@ func (s *Server) ActiveStreams() (sse, listen int64) { return s.active.Load() }
 
 // Sessions reports the 2025-11-25 sessions this node holds in memory.
 func (s *Server) Sessions() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sessions)
+	return s.sessions.Len()
 }

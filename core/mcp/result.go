@@ -71,6 +71,11 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 func (s *Server) encodeResult(c *Call, m *method, v any) ([]byte, error) {
 	var pre *encodedResult
 	switch e := v.(type) {
+	case encodedWhole:
+		if !c.modern { // nothing to add: the bytes are the result
+			return e, nil
+		}
+		return nil, errors.New("mcp: a whole encoded result in the 2026-07-28 era")
 	case encodedResult:
 		v, pre = e.rest, &e
 	case *StreamAnswer:
@@ -103,6 +108,10 @@ func (s *Server) addModernFields(c *Call, m *method, o Object) {
 		s.addCacheHints(o)
 	}
 }
+
+// encodedWhole is a complete result object encoded once, for a 2025-era
+// call that adds nothing to it (tools/list); it is shared, never changed.
+type encodedWhole []byte
 
 // encodedResult is a result with one large, unchanging member encoded
 // once (tools/list's tools); rest holds the other members, to which invoke

@@ -125,9 +125,12 @@ type Server struct {
 	tools     []*tool
 	toolMap   map[string]*tool
 	toolsJSON func() ([]byte, error) // tools/list's "tools" array, encoded once
-	resources []staticResource
-	templates []*template
-	prompts   []*Prompt
+	// toolsResult is the whole tools/list result of the 2025 eras (no
+	// member added per call), encoded once.
+	toolsResult func() ([]byte, error)
+	resources   []staticResource
+	templates   []*template
+	prompts     []*Prompt
 
 	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
 	tasks  *tasks.Store // nil unless a tool supports tasks
@@ -135,10 +138,7 @@ type Server struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	mu       sync.Mutex
-	sessions map[string]*session.State
-	revoked  session.Revoked
-	created  int
+	sessions session.Table
 	active   observe.Streams // SSE streams in progress (note.go)
 }
 
@@ -147,16 +147,16 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	opts = opts.withDefaults()
 	s := &Server{
-		opts:     opts,
-		keyring:  opts.Keyring,
-		log:      opts.Logger,
-		hub:      opts.Hub,
-		toolMap:  map[string]*tool{},
-		sessions: map[string]*session.State{},
+		opts:    opts,
+		keyring: opts.Keyring,
+		log:     opts.Logger,
+		hub:     opts.Hub,
+		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
+	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
 	return s
 }
 

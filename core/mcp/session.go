@@ -62,13 +62,8 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 		return
 	}
 	sess := session.New(sid, ver, caps, exp)
-	s.mu.Lock()
-	s.sessions[sid] = sess
-	s.created++
-	if s.created%256 == 0 {
-		s.sweepLocked()
-	}
-	s.mu.Unlock()
+	sess.Principal = r.Principal
+	s.sessions.Add(sess)
 
 	res := Object{
 		"protocolVersion": ver,
@@ -127,23 +122,25 @@ func (s *Server) sessionStoreFailed(op string, err error) *Error {
 // SessionEnds is asked, and the question outlives Close (a request served
 // during a graceful shutdown still gets its answer).
 func (s *Server) lookupSession(sid, principal string) (*session.State, *Error) {
-	c, e := s.verifySession(sid, principal)
-	if e != nil {
-		return nil, e
-	}
-	sess := s.localSession(sid, c)
+	sess := s.sessions.Known(sid, principal) // a verified id: no HMAC again
 	if sess == nil {
-		return nil, sessionNotFound()
+		c, e := s.verifySession(sid, principal)
+		if e != nil {
+			return nil, e
+		}
+		if sess = s.localSession(sid, c); sess == nil {
+			return nil, sessionNotFound()
+		}
 	}
 	if s.opts.SessionEnds == nil {
 		return sess, nil
 	}
-	ended, err := s.opts.SessionEnds.SessionEnded(context.Background(), sid, c.Expires)
+	ended, err := s.opts.SessionEnds.SessionEnded(context.Background(), sid, sess.Expires)
 	switch {
 	case err != nil:
 		return nil, s.sessionStoreFailed("check", err)
 	case ended: // on another node: end it here too
-		s.revokeSession(sid, c.Expires)
+		s.revokeSession(sid, sess.Expires)
 		return nil, sessionNotFound()
 	}
 	return sess, nil
@@ -163,24 +160,15 @@ func (s *Server) verifySession(sid, principal string) (token.Claims, *Error) {
 // it from the id's claims c when this node has none; nil when it was
 // revoked here.
 func (s *Server) localSession(sid string, c token.Claims) *session.State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.revoked.Has(sid) {
-		return nil
-	}
-	sess := s.sessions[sid]
-	if sess == nil {
+	return s.sessions.Get(sid, func() *session.State {
 		var caps json.RawMessage
 		if len(c.Data) > 0 && json.Valid(c.Data) {
 			caps = c.Data
 		}
-		sess = session.New(sid, c.Object, caps, c.Expires)
-		s.sessions[sid] = sess
-	} else if time.Now().After(sess.Expires) {
-		return nil
-	}
-	sess.Touch()
-	return sess
+		sess := session.New(sid, c.Object, caps, c.Expires)
+		sess.Principal = c.Principal
+		return sess
+	})
 }
 
 // endSession ends session sid (DELETE): it records the end through
@@ -211,14 +199,7 @@ func (s *Server) endSession(sid string, exp time.Time) *Error {
 // revokeSession drops session sid's state here, ends its streams and
 // remembers the id as ended until exp; false when it already was.
 func (s *Server) revokeSession(sid string, exp time.Time) bool {
-	s.mu.Lock()
-	sess := s.sessions[sid]
-	delete(s.sessions, sid)
-	fresh, forgot := !s.revoked.Has(sid), 0
-	if fresh {
-		forgot = s.revoked.Add(sid, exp, time.Now())
-	}
-	s.mu.Unlock()
+	sess, fresh, forgot := s.sessions.Revoke(sid, exp)
 	if forgot > 0 {
 		s.log.Warn("mcp: too many ended sessions to remember; the soonest-expiring ids were forgotten", "forgot", forgot, "limit", session.MaxRevoked)
 	}
@@ -226,17 +207,6 @@ func (s *Server) revokeSession(sid string, exp time.Time) bool {
 		sess.Close()
 	}
 	return fresh
-}
-
-// sweepLocked drops sessions idle for an hour and expired revocations.
-func (s *Server) sweepLocked() {
-	now := time.Now()
-	for id, sess := range s.sessions {
-		if sess.Idle(now) || now.After(sess.Expires) {
-			delete(s.sessions, id)
-		}
-	}
-	s.revoked.Sweep(now)
 }
 
 // runGetStream serves the standalone GET stream until the client leaves, the

@@ -213,12 +213,27 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // hasGetStream reports whether session sid's GET stream is claimed here.
 func (s *Server) hasGetStream(sid string) bool {
-	s.mu.Lock()
-	sess := s.sessions[sid]
-	s.mu.Unlock()
+	sess := s.sessions.Lookup(sid)
 	if sess == nil || !sess.ClaimGetStream() {
 		return sess != nil
 	}
 	sess.ReleaseGetStream()
 	return false
+}
+
+// TestKnownSessionChecksPrincipalAndExpiry: a session this node holds is
+// served without verifying its signed id again (verifiedSession), yet
+// another principal's request with that id, or one after the id expired,
+// is still refused as the full check refuses it.
+func TestKnownSessionChecksPrincipalAndExpiry(t *testing.T) {
+	s := NewServer(Options{SessionTTL: 2 * time.Second})
+	t.Cleanup(func() { s.Close() })
+	alice := newLegacyClientAs(t, s, "alice")
+	wantStatus(t, "alice's ping", alice.request("ping", "", `{}`), http.StatusOK, 0)
+	bob := *alice
+	bob.principal = "bob"
+	wantStatus(t, "bob with alice's session id", bob.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
+	wantStatus(t, "alice again", alice.request("ping", "", `{}`), http.StatusOK, 0)
+	time.Sleep(3 * time.Second) // the id carries whole seconds
+	wantStatus(t, "alice after expiry", alice.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -25,11 +26,29 @@ func (s *Server) toolsList(c *Call) (any, error) {
 	// Tools are added only while the server is built: the list is encoded
 	// on first use rather than on every tools/list (reflection over the
 	// schemas was the largest cost of a small request).
+	if !c.modern {
+		res, err := s.toolsResult()
+		if err != nil {
+			return nil, fmt.Errorf("mcp: encode tools: %w", err)
+		}
+		return encodedWhole(res), nil
+	}
 	raw, err := s.toolsJSON()
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode tools: %w", err)
 	}
 	return encodedResult{name: "tools", value: raw}, nil
+}
+
+// encodeToolsResult encodes the tools/list result of the 2025 eras, as
+// encodedResult.encode would build it on each call.
+func (s *Server) encodeToolsResult() ([]byte, error) {
+	raw, err := s.toolsJSON()
+	if err != nil {
+		return nil, err
+	}
+	b, err := (&encodedResult{name: "tools", value: raw}).encode(Object{})
+	return slices.Clip(b), err // shared: an append must copy
 }
 
 // toolsPrecheck resolves the tool and, in 2026-07-28, validates Mcp-Param

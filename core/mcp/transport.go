@@ -72,7 +72,8 @@ func equalFold(a, b string) bool {
 type ResponseWriter interface {
 	SetStatus(code int)
 	SetHeader(name, value string)
-	// SetBody sends b as the complete body.
+	// SetBody sends b as the complete body. The writer may keep b until
+	// the response is sent (no copy): the caller must not change b after.
 	SetBody(b []byte)
 	// SetBodyStream sends a body produced by write. size >= 0 is the exact
 	// length (sent as Content-Length); size < 0 means unknown (chunked).

@@ -685,7 +685,7 @@ type responseAdapter struct {
 
 func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
 func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.Set(name, value) }
-func (r *responseAdapter) SetBody(b []byte)             { r.ctx.SetBody(b) }
+func (r *responseAdapter) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) } // b is the writer's now: no copy
 
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
 	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)

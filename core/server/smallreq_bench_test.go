@@ -35,6 +35,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 	}{
 		{"read4KiB/2025-11-25", "resources/read", "", `{"uri":"blob:///bench/4k.bin"}`, true, nil},
 		{"read4KiB/2026-07-28", "resources/read", "blob:///bench/4k.bin", `{"uri":"blob:///bench/4k.bin",` + modern + `}`, false, nil},
+		{"tools_list/2025-11-25", "tools/list", "", `{}`, true, nil},
 		{"stat_blob/2025-11-25", "tools/call", "", `{"name":"stat_blob","arguments":{"key":"bench/4k.bin"}}`, true, nil},
 		{"stat_blob/2026-07-28", "tools/call", "stat_blob", `{"name":"stat_blob","arguments":{"key":"bench/4k.bin"},` + modern + `}`, false,
 			[][2]string{{"Mcp-Param-Blob-Key", "bench/4k.bin"}}},

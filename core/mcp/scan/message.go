@@ -207,6 +207,26 @@ type scanner struct {
 	// small is reused for every string held in memory (each is copied out
 	// before the next is read).
 	small bytes.Buffer
+	// sr and held read the string being scanned; strings are read one at
+	// a time, to their end, so one of each serves them all (a pair per
+	// string was a fifth of a small request's allocations).
+	sr   stringReader
+	held io.LimitedReader
+}
+
+// nextString starts reading the string whose opening quote was consumed.
+func (rs *scanner) nextString() *stringReader {
+	rs.sr = stringReader{b: &rs.b}
+	return &rs.sr
+}
+
+// hold reads up to spoolThreshold+1 bytes of the string sr reads into
+// rs.small.
+func (rs *scanner) hold(sr *stringReader) error {
+	rs.small.Reset()
+	rs.held = io.LimitedReader{R: sr, N: spoolThreshold + 1}
+	_, err := rs.small.ReadFrom(&rs.held)
+	return err
 }
 
 func (rs *scanner) locate(m *Message) {
@@ -580,12 +600,10 @@ func (rs *scanner) endLiteral(path string, start int, next byte) error {
 
 // smallString reads a string that must stay small (object keys).
 func (rs *scanner) smallString() (string, error) {
-	sr := &stringReader{b: &rs.b}
 	// bytes.Buffer reads in place (io.ReaderFrom); io.Copy into a
 	// strings.Builder would allocate a 32 KiB copy buffer per key.
 	sb := &rs.small
-	sb.Reset()
-	if _, err := sb.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
+	if err := rs.hold(rs.nextString()); err != nil {
 		return "", err
 	}
 	if sb.Len() > spoolThreshold {
@@ -596,7 +614,7 @@ func (rs *scanner) smallString() (string, error) {
 
 // str reads a string value at path.
 func (rs *scanner) str(path string) error {
-	sr := &stringReader{b: &rs.b}
+	sr := rs.nextString()
 	var (
 		route  Route
 		routed bool
@@ -614,8 +632,7 @@ func (rs *scanner) str(path string) error {
 	}
 	// Hold up to spoolThreshold bytes; a longer string is diverted.
 	held := &rs.small
-	held.Reset()
-	if _, err := held.ReadFrom(io.LimitReader(sr, spoolThreshold+1)); err != nil {
+	if err := rs.hold(sr); err != nil {
 		return err
 	}
 	if held.Len() <= spoolThreshold {

@@ -17,13 +17,15 @@ import (
 const idleAfter = time.Hour
 
 // State is the node-local state of one session. ID, Version, Caps and
-// Expires are set by [New] and never change; the rest is behind methods
-// that take the session's lock.
+// Expires are set by [New] and never change, Principal is set before the
+// state is shared and never changes; the rest is behind methods that take
+// the session's lock.
 type State struct {
-	ID      string
-	Version string
-	Caps    json.RawMessage // client capabilities object
-	Expires time.Time
+	ID        string
+	Version   string
+	Caps      json.RawMessage // client capabilities object
+	Expires   time.Time
+	Principal string // the principal the signed session id is bound to
 	// Streams are the session's resumable SSE streams (SEP-1699).
 	Streams sse.Streams
 

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"sync"
+	"time"
+)
+
+// Table is one node's 2025-11-25 sessions: the states it holds and the
+// ids it knows ended. Safe for concurrent use; the zero Table is empty.
+type Table struct {
+	mu      sync.Mutex
+	states  map[string]*State
+	revoked Revoked
+	created int
+}
+
+// Add holds sess, a session this node just minted; every 256th addition
+// drops idle and expired states.
+func (t *Table) Add(sess *State) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.states == nil {
+		t.states = map[string]*State{}
+	}
+	t.states[sess.ID] = sess
+	t.created++
+	if t.created%256 == 0 {
+		t.sweepLocked()
+	}
+}
+
+// Known is the state held for id when it is bound to principal,
+// unexpired and not revoked, touched; nil sends the caller to the full
+// check of the signed id. A state is held only for an id whose signature
+// was checked (minted here, or rebuilt by Get after a check), so as long
+// as the keys do not change, Known needs no signature check: expiry and
+// principal are checked here as the full check checks them.
+func (t *Table) Known(id, principal string) *State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sess := t.states[id]
+	if sess == nil || sess.Principal != principal || t.revoked.Has(id) || time.Now().After(sess.Expires) {
+		return nil
+	}
+	sess.Touch()
+	return sess
+}
+
+// Get returns the state of the verified session id, touched, built by
+// rebuild when none is held; nil when id was revoked here or its held
+// state expired.
+func (t *Table) Get(id string, rebuild func() *State) *State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.revoked.Has(id) {
+		return nil
+	}
+	sess := t.states[id]
+	if sess == nil {
+		sess = rebuild()
+		if t.states == nil {
+			t.states = map[string]*State{}
+		}
+		t.states[id] = sess
+	} else if time.Now().After(sess.Expires) {
+		return nil
+	}
+	sess.Touch()
+	return sess
+}
+
+// Lookup is the state held for id, or nil, without touching it.
+func (t *Table) Lookup(id string) *State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.states[id]
+}
+
+// Revoke drops id's state and remembers id as ended until exp. It returns
+// the dropped state (nil when none was held), whether id was not already
+// revoked, and how many remembered ids were forgotten to make room.
+func (t *Table) Revoke(id string, exp time.Time) (sess *State, fresh bool, forgot int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sess = t.states[id]
+	delete(t.states, id)
+	if fresh = !t.revoked.Has(id); fresh {
+		forgot = t.revoked.Add(id, exp, time.Now())
+	}
+	return sess, fresh, forgot
+}
+
+// Len is the number of states held.
+func (t *Table) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.states)
+}
+
+// sweepLocked drops sessions idle for an hour and expired revocations.
+func (t *Table) sweepLocked() {
+	now := time.Now()
+	for id, sess := range t.states {
+		if sess.Idle(now) || now.After(sess.Expires) {
+			delete(t.states, id)
+		}
+	}
+	t.revoked.Sweep(now)
+}

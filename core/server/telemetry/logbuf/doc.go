@@ -1,0 +1,13 @@
+// Package logbuf batches log lines into few writes. The access log writes
+// one line per request; on the small-request load (DESIGN.md P6) one
+// write(2) per line was a measurable share of the server's CPU per request.
+// A Writer keeps whole lines in a bounded buffer and writes them out when
+// the buffer would overflow, when a short interval has passed since the
+// first line buffered, on Flush (clean shutdown), and, through Handler,
+// right after any record at warn level or above, so errors are never
+// delayed.
+//
+// What a crash (not a clean shutdown) can lose is the last interval's
+// info lines; every line is written whole, never split across writes
+// unless it alone exceeds the buffer.
+package logbuf
