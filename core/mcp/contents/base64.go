@@ -1,0 +1,119 @@
+package contents
+
+import (
+	"io"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/core/codec"
+)
+
+// aheadMin is the smallest body encoded ahead on a second goroutine:
+// below it the goroutine and the second buffer cost more than the overlap
+// wins.
+const aheadMin = 8 << 20
+
+// sendBuffer is the socket send buffer a stream encoding ahead asks for
+// (through an optional SetWriteBuffer method of its writer): with the
+// encoder never waiting on the socket, a deeper queue keeps the client fed
+// across scheduling gaps.
+const sendBuffer = 4 << 20
+
+// writeBase64 streams n bytes of r to w as standard padded base64, within
+// the process's memory budget: a stream running alone (or nearly) encodes
+// the next chunk on a second goroutine while the caller writes the last
+// one, from mapped windows of a local file; crowded streams encode inline
+// into buffers that shrink as streams are added.
+func writeBase64(w io.Writer, r io.Reader, n int64) error {
+	ahead, leave := streams.join()
+	defer leave()
+	src := newSource(r, n)
+	defer src.close()
+	if ahead && n >= aheadMin {
+		if s, ok := w.(interface{ SetWriteBuffer(bytes int) error }); ok {
+			_ = s.SetWriteBuffer(sendBuffer)
+		}
+		return encodeAhead(w, src, n, planFor(streams.share(), n, src.mappable(), true))
+	}
+	return encodeInline(w, src, n)
+}
+
+// encodeInline encodes and writes chunk after chunk, sizing each from the
+// stream's current share, so a stream shrinks its buffers as others join.
+// The base64 buffer goes back to its pool after every write.
+func encodeInline(w io.Writer, src source, left int64) error {
+	for left > 0 {
+		p := planFor(streams.share(), left, src.mappable(), false)
+		bp := getOut(p.out)
+		k, err := src.encode(p, *bp, left)
+		if k > 0 && err == nil {
+			_, err = w.Write((*bp)[:codec.StdEncoding.EncodedLen(k)])
+		}
+		putOut(bp)
+		if err != nil {
+			return err
+		}
+		left -= int64(k)
+	}
+	return nil
+}
+
+// encodeAhead runs the encoder on its own goroutine, p.depth buffers
+// ahead, while this one writes: the encoding of chunk k+1 overlaps the
+// write(2) of chunk k. The encoder stops when a write fails, and it has
+// finished with src before encodeAhead returns.
+func encodeAhead(w io.Writer, src source, left int64, p plan) error {
+	type chunk struct {
+		buf *[]byte
+		n   int
+	}
+	full := make(chan chunk, p.depth)
+	free := make(chan *[]byte, p.depth)
+	for range p.depth {
+		free <- getOut(p.out)
+	}
+	quit := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(quit) })
+	var encErr error
+	go func() {
+		defer close(full)
+		for left > 0 {
+			var bp *[]byte
+			select {
+			case <-quit:
+				return
+			case bp = <-free:
+			}
+			k, err := src.encode(p, *bp, left)
+			if err != nil {
+				encErr = err
+				free <- bp
+				return
+			}
+			left -= int64(k)
+			full <- chunk{bp, codec.StdEncoding.EncodedLen(k)}
+		}
+	}()
+	defer func() {
+		stop()
+		for c := range full { // the encoder is done with src once full closes
+			putOut(c.buf)
+		}
+	}()
+	var werr error
+	for c := range full {
+		if werr == nil {
+			if _, err := w.Write((*c.buf)[:c.n]); err != nil {
+				werr = err
+				stop()
+			}
+		}
+		free <- c.buf
+	}
+	for range p.depth {
+		putOut(<-free)
+	}
+	if werr != nil {
+		return werr
+	}
+	return encErr
+}
