@@ -32,23 +32,27 @@ func writeBase64(w io.Writer, r io.Reader, n int64) error {
 		if s, ok := w.(interface{ SetWriteBuffer(bytes int) error }); ok {
 			_ = s.SetWriteBuffer(sendBuffer)
 		}
-		return encodeAhead(w, src, n, planFor(streams.share(), n, src.mappable(), true))
+		p := streams.reserve(n, src.mappable(), true)
+		defer streams.release(p)
+		return encodeAhead(w, src, n, p)
 	}
 	return encodeInline(w, src, n)
 }
 
-// encodeInline encodes and writes chunk after chunk, sizing each from the
-// stream's current share, so a stream shrinks its buffers as others join.
-// The base64 buffer goes back to its pool after every write.
+// encodeInline encodes and writes chunk after chunk, reserving a plan from
+// the budget for each, so a stream shrinks its buffers as others join. The
+// base64 buffer goes back to its pool, and the plan to the budget, after
+// every write.
 func encodeInline(w io.Writer, src source, left int64) error {
 	for left > 0 {
-		p := planFor(streams.share(), left, src.mappable(), false)
+		p := streams.reserve(left, src.mappable(), false)
 		bp := getOut(p.out)
 		k, err := src.encode(p, *bp, left)
 		if k > 0 && err == nil {
 			_, err = w.Write((*bp)[:codec.StdEncoding.EncodedLen(k)])
 		}
 		putOut(bp)
+		streams.release(p)
 		if err != nil {
 			return err
 		}

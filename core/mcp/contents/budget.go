@@ -71,10 +71,15 @@ func planFor(share, left int64, mappable, ahead bool) plan {
 	return p
 }
 
-// budget counts the streams encoding at once and gives each its share.
+// budget counts the streams encoding at once and the memory their plans
+// hold. A plan is reserved before its buffers are taken and released after
+// its last write, so memory held by streams stalled on slow sockets counts
+// against the others: the total stays within limit, plus the smallest plan
+// for each stream past it (smallest plans are never refused).
 type budget struct {
 	limit  int64
-	active atomic.Int64
+	active atomic.Int64 // streams between join and leave
+	used   atomic.Int64 // bytes of the plans reserved now
 }
 
 // streams is the process's budget: streams on every connection and every
@@ -89,10 +94,27 @@ func (b *budget) join() (ahead bool, leave func()) {
 	return n <= int64(max(1, runtime.GOMAXPROCS(0)/2)), func() { b.active.Add(-1) }
 }
 
-// share is one stream's part of the budget now.
+// share is one stream's fair part of the budget now.
 func (b *budget) share() int64 {
 	return clamp(b.limit/max(1, b.active.Load()), minShare, maxShare)
 }
+
+// reserve returns the largest plan within the stream's share (see planFor)
+// that the budget still has room for, halving it until it fits; the
+// smallest plan is always granted. Release it with release.
+func (b *budget) reserve(left int64, mappable, ahead bool) plan {
+	for share := b.share(); ; share /= 2 {
+		p := planFor(share, left, mappable, ahead)
+		m := int64(p.memory())
+		if b.used.Add(m) <= b.limit || p.out == minOut {
+			return p
+		}
+		b.used.Add(-m)
+	}
+}
+
+// release gives back what reserve took for p.
+func (b *budget) release(p plan) { b.used.Add(-int64(p.memory())) }
 
 // Buffers come from one pool per power-of-two size, raw and base64 apart,
 // so a stream that shrinks or grows its plan reuses what others returned.

@@ -93,7 +93,9 @@ func encodeRead(p plan, dst []byte, left int64, read func([]byte) (int, error)) 
 }
 
 // fileSource encodes a regular file from its offset off: from a mapped
-// window when the plan has one (and mapping works), else through pread.
+// window when the plan has one (and mapping works), else through pread. A
+// mapping never outgrows the current plan's window: when a plan shrinks
+// below what is still mapped, the rest of the window is read instead.
 type fileSource struct {
 	f      *os.File
 	off    int64  // file offset of the first byte neither mapped nor read
@@ -105,6 +107,10 @@ type fileSource struct {
 func (s *fileSource) mappable() bool { return s.canMap }
 
 func (s *fileSource) encode(p plan, dst []byte, left int64) (int, error) {
+	if len(s.data) > p.window { // the plan no longer covers what is mapped
+		s.off -= int64(len(s.data))
+		s.close()
+	}
 	if len(s.data) == 0 && s.canMap && p.window > 0 {
 		s.close()
 		if err := s.mapNext(min(int64(p.window), left)); err != nil {
