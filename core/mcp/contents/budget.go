@@ -11,9 +11,9 @@ import (
 // share: buffers, and file windows mapped for encoding. Each stream's share
 // is MemoryBudget divided by the streams encoding at once, between
 // minShare and maxShare, so the total stays near MemoryBudget however many
-// streams run; only past MemoryBudget/minShare streams (8,192) does the
+// streams run; only past MemoryBudget/minShare streams (4,096) does the
 // floor of minShare per stream take over.
-const MemoryBudget = 64 << 20
+const MemoryBudget = 32 << 20
 
 // Share limits: one lone stream gets maxShare (a 3 MiB mapped window and
 // two 1 MiB base64 buffers); minShare holds the smallest buffers (3 KiB raw
