@@ -7,52 +7,57 @@ import (
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
-// aheadMin is the smallest body encoded ahead on a second goroutine:
-// below it the goroutine and the second buffer cost more than the overlap
-// wins.
-const aheadMin = 8 << 20
+// largeBody is the smallest body that asks for a larger socket send
+// buffer, and that may be encoded ahead on a second goroutine: below it the
+// goroutine and the second buffer cost more than the overlap wins.
+const largeBody = 8 << 20
 
-// sendBuffer is the socket send buffer a stream encoding ahead asks for
-// (through an optional SetWriteBuffer method of its writer): with the
-// encoder never waiting on the socket, a deeper queue keeps the client fed
-// across scheduling gaps.
+// sendBuffer is the socket send buffer a large body asks for while its
+// stream runs nearly alone (through an optional SetWriteBuffer method of its
+// writer): a deeper queue keeps the client fed across scheduling gaps.
 const sendBuffer = 4 << 20
 
 // writeBase64 streams n bytes of r to w as standard padded base64, within
-// the process's memory budget: a stream running alone (or nearly) encodes
-// the next chunk on a second goroutine while the caller writes the last
-// one, from mapped windows of a local file; crowded streams encode inline
-// into buffers that shrink as streams are added.
-func writeBase64(w io.Writer, r io.Reader, n int64) error {
-	ahead, leave := streams.join()
+// the process's memory budget (see budget.write).
+func writeBase64(w io.Writer, r io.Reader, n int64) error { return streams.write(w, r, n) }
+
+// write streams n bytes of r to w as standard padded base64, from mapped
+// windows when r is a local file. A large body in a stream running nearly
+// alone asks for a larger send buffer, and where a core is spare is encoded
+// ahead on a second goroutine while the caller writes; other streams encode
+// inline into buffers that shrink as streams are added.
+func (b *budget) write(w io.Writer, r io.Reader, n int64) error {
+	alone, ahead, leave := b.join()
 	defer leave()
 	src := newSource(r, n)
 	defer src.close()
-	if ahead && n >= aheadMin {
+	if alone && n >= largeBody {
 		if s, ok := w.(interface{ SetWriteBuffer(bytes int) error }); ok {
 			_ = s.SetWriteBuffer(sendBuffer)
 		}
-		p := streams.reserve(n, src.mappable(), true)
-		defer streams.release(p)
+	}
+	if ahead && n >= largeBody {
+		p := b.reserve(n, src.mappable(), true)
+		defer b.release(p)
 		return encodeAhead(w, src, n, p)
 	}
-	return encodeInline(w, src, n)
+	return b.encodeInline(w, src, n)
 }
 
 // encodeInline encodes and writes chunk after chunk, reserving a plan from
 // the budget for each, so a stream shrinks its buffers as others join. The
 // base64 buffer goes back to its pool, and the plan to the budget, after
 // every write.
-func encodeInline(w io.Writer, src source, left int64) error {
+func (b *budget) encodeInline(w io.Writer, src source, left int64) error {
 	for left > 0 {
-		p := streams.reserve(left, src.mappable(), false)
+		p := b.reserve(left, src.mappable(), false)
 		bp := getOut(p.out)
 		k, err := src.encode(p, *bp, left)
 		if k > 0 && err == nil {
 			_, err = w.Write((*bp)[:codec.StdEncoding.EncodedLen(k)])
 		}
 		putOut(bp)
-		streams.release(p)
+		b.release(p)
 		if err != nil {
 			return err
 		}

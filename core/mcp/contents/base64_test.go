@@ -38,6 +38,18 @@ func randomFile(t testing.TB, skip, n int) (*os.File, []byte) {
 	return f, all[skip:]
 }
 
+// aheadBudget lets every stream encode ahead, whatever the cores: the
+// tests' way to run encodeAhead (the process budget allows it from four
+// cores).
+func aheadBudget() *budget { return &budget{limit: MemoryBudget, aheadMax: 1 << 20} }
+
+// writers are the two ways to stream: the process budget (inline on two
+// cores) and one that encodes every large body ahead.
+var writers = map[string]func(io.Writer, io.Reader, int64) error{
+	"process": writeBase64,
+	"ahead":   aheadBudget().write,
+}
+
 // wrapped hides a reader behind Unwrap, as telemetry and cancel wrappers do.
 type wrapped struct{ io.ReadCloser }
 
@@ -50,25 +62,27 @@ func (w wrapped) Unwrap() io.ReadCloser { return w.ReadCloser }
 func TestWriteBase64Sources(t *testing.T) {
 	t.Parallel()
 	sizes := []int{0, 1, 2, 3, 4, 3<<10 - 1, 3 << 10, 3<<10 + 1, maxOut/4*3 - 1, maxOut/4*3 + 1,
-		minWindow - 1, minWindow, minWindow + 1, maxWindow + 5, aheadMin - 1, aheadMin + 2*maxWindow + 7}
+		minWindow - 1, minWindow, minWindow + 1, maxWindow + 5, largeBody - 1, largeBody + 2*maxWindow + 7}
 	for _, n := range sizes {
 		for _, skip := range []int{0, 4097} {
 			f, want := randomFile(t, skip, n)
 			wantB64 := base64.StdEncoding.EncodeToString(want)
-			for name, r := range map[string]io.Reader{
-				"reader":  iotest.HalfReader(bytes.NewReader(want)),
-				"file":    f,
-				"wrapped": wrapped{f},
+			for name, r := range map[string]func() io.Reader{
+				"reader":  func() io.Reader { return iotest.HalfReader(bytes.NewReader(want)) },
+				"file":    func() io.Reader { return f },
+				"wrapped": func() io.Reader { return wrapped{f} },
 			} {
-				if _, err := f.Seek(int64(skip), io.SeekStart); err != nil {
-					t.Fatal(err)
-				}
-				var out bytes.Buffer
-				if err := writeBase64(&out, r, int64(n)); err != nil {
-					t.Fatalf("n=%d skip=%d %s: %v", n, skip, name, err)
-				}
-				if out.String() != wantB64 {
-					t.Fatalf("n=%d skip=%d %s: base64 differs (%d bytes, want %d)", n, skip, name, out.Len(), len(wantB64))
+				for wname, write := range writers {
+					if _, err := f.Seek(int64(skip), io.SeekStart); err != nil {
+						t.Fatal(err)
+					}
+					var out bytes.Buffer
+					if err := write(&out, r(), int64(n)); err != nil {
+						t.Fatalf("n=%d skip=%d %s %s: %v", n, skip, name, wname, err)
+					}
+					if out.String() != wantB64 {
+						t.Fatalf("n=%d skip=%d %s %s: base64 differs (%d bytes, want %d)", n, skip, name, wname, out.Len(), len(wantB64))
+					}
 				}
 			}
 		}
@@ -79,11 +93,16 @@ func TestWriteBase64Sources(t *testing.T) {
 // ErrShortBody, whichever source serves it.
 func TestWriteBase64Short(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{3, minWindow + 10, aheadMin + 10} {
+	for _, n := range []int{3, minWindow + 10, largeBody + 10} {
 		f, data := randomFile(t, 0, n)
-		for name, r := range map[string]io.Reader{"reader": bytes.NewReader(data), "file": f} {
-			if err := writeBase64(io.Discard, r, int64(n)+1); !errors.Is(err, ErrShortBody) {
-				t.Errorf("n=%d %s: %v, want ErrShortBody", n, name, err)
+		for wname, write := range writers {
+			for name, r := range map[string]io.Reader{"reader": bytes.NewReader(data), "file": f} {
+				if _, err := r.(io.Seeker).Seek(0, io.SeekStart); err != nil {
+					t.Fatal(err)
+				}
+				if err := write(io.Discard, r, int64(n)+1); !errors.Is(err, ErrShortBody) {
+					t.Errorf("n=%d %s %s: %v, want ErrShortBody", n, name, wname, err)
+				}
 			}
 		}
 	}
@@ -114,17 +133,18 @@ func TestWriteBase64FileShrinks(t *testing.T) {
 	if !mapSupported {
 		t.Skip("files are not mapped on this platform")
 	}
-	for _, n := range []int{2 * maxWindow, aheadMin + 2*maxWindow} {
-		f, _ := randomFile(t, 0, n)
-		path := f.Name()
-		w, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = writeBase64(&truncating{f: w}, f, int64(n))
-		w.Close()
-		if !errors.Is(err, ErrFileChanged) {
-			t.Errorf("n=%d: %v, want ErrFileChanged", n, err)
+	for wname, write := range writers {
+		for _, n := range []int{2 * maxWindow, largeBody + 2*maxWindow} {
+			f, _ := randomFile(t, 0, n)
+			w, err := os.OpenFile(f.Name(), os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = write(&truncating{f: w}, f, int64(n))
+			w.Close()
+			if !errors.Is(err, ErrFileChanged) {
+				t.Errorf("n=%d %s: %v, want ErrFileChanged", n, wname, err)
+			}
 		}
 	}
 }
@@ -146,14 +166,14 @@ func (w *failAfter) Write(p []byte) (int, error) {
 // goroutine stops and the writer's error comes back.
 func TestEncodeAheadStopsOnWriteError(t *testing.T) {
 	t.Parallel()
-	n := aheadMin + 4*maxWindow
+	n := largeBody + 4*maxWindow
 	f, _ := randomFile(t, 0, n)
 	before := runtime.NumGoroutine()
 	for _, after := range []int{0, 1, 3} {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeBase64(&failAfter{n: after}, f, int64(n)); !errors.Is(err, errWrite) {
+		if err := aheadBudget().write(&failAfter{n: after}, f, int64(n)); !errors.Is(err, errWrite) {
 			t.Fatalf("after %d writes: %v, want errWrite", after, err)
 		}
 	}

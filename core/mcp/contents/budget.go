@@ -80,21 +80,28 @@ func planFor(share, left int64, mappable, ahead bool) plan {
 // against the others: the total stays within limit, plus the smallest plan
 // for each stream past it (smallest plans are never refused).
 type budget struct {
-	limit  int64
-	active atomic.Int64 // streams between join and leave
-	used   atomic.Int64 // bytes of the plans reserved now
+	limit int64
+	// aheadMax is how many streams may encode ahead at once (see join).
+	aheadMax int64
+	active   atomic.Int64 // streams between join and leave
+	used     atomic.Int64 // bytes of the plans reserved now
 }
 
 // streams is the process's budget: streams on every connection and every
-// server in the process draw from it.
-var streams = &budget{limit: MemoryBudget}
+// server in the process draw from it. Streams encode ahead only where a
+// core is likely to be spare for the encoder, one per four cores: on two
+// cores the client (on loopback) or the kernel's network work takes the
+// other one, and encoding ahead measured slower there whenever anything
+// else ran (and at best 8% faster on an idle machine).
+var streams = &budget{limit: MemoryBudget, aheadMax: int64(runtime.GOMAXPROCS(0) / 4)}
 
-// join counts a stream in; the returned func counts it out. ahead reports
-// whether the stream should encode ahead: only while few enough streams run
-// that a core is left for it (at most GOMAXPROCS/2, at least one).
-func (b *budget) join() (ahead bool, leave func()) {
+// join counts a stream in; the returned func counts it out. alone reports
+// that the stream shares the process with few others (at most
+// GOMAXPROCS/2, at least one), ahead that it may encode ahead (at most
+// aheadMax streams).
+func (b *budget) join() (alone, ahead bool, leave func()) {
 	n := b.active.Add(1)
-	return n <= int64(max(1, runtime.GOMAXPROCS(0)/2)), func() { b.active.Add(-1) }
+	return n <= int64(max(1, runtime.GOMAXPROCS(0)/2)), n <= b.aheadMax, func() { b.active.Add(-1) }
 }
 
 // share is one stream's fair part of the budget now.
