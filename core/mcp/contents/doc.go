@@ -25,11 +25,10 @@
 // encode inline in chunks of at most 256 KiB of base64, which stay in L2
 // between the encode and the write. A body of 8 MiB or more in a stream
 // running nearly alone (at most GOMAXPROCS/2 streams) asks its writer, when
-// that has a SetWriteBuffer method (a socket), for a 4 MiB send buffer; and
-// where a core is likely spare (one stream per four cores) it is encoded
-// ahead on a second goroutine, two 1 MiB buffers deep, so encoding overlaps
-// the write(2) of the previous chunk. On two cores encoding ahead does not
-// pay: the client or the kernel's loopback work holds the other core.
+// that has a SetWriteBuffer method (a socket), for a 4 MiB send buffer, and
+// is encoded ahead on a second goroutine, two 1 MiB buffers deep, so
+// encoding overlaps the write(2) of the previous chunk (budget.go has the
+// measurements, and the cost when the machine is busy).
 //
 // It imports the standard library, core/codec and core/mcp/scan (for JSON
 // escaping) only. Package mcp imports it (it builds a Body in
