@@ -127,20 +127,21 @@ func (b *budget) reserve(left int64, mappable, ahead bool) plan {
 // release gives back what reserve took for p.
 func (b *budget) release(p plan) { b.used.Add(-int64(p.memory())) }
 
-// Buffers come from one pool per power-of-two size, raw and base64 apart,
-// so a stream that shrinks or grows its plan reuses what others returned.
-// poolClasses indexes pools by bits.Len of the base64 size: up to maxOut.
+// poolClasses is how many buffer pools there are: they are indexed by
+// bits.Len of the base64 size, up to maxOut.
 const poolClasses = 22
 
+// Buffers come from one pool per power-of-two size, raw and base64 apart,
+// so a stream that shrinks or grows its plan reuses what others returned.
 var (
 	outPools [poolClasses]sync.Pool
 	rawPools [poolClasses]sync.Pool
 )
 
-// getBuf returns a buffer of n bytes from pools, n being a size class
-// (out, or raw = out/4*3, with out a power of two).
-func getBuf(pools *[poolClasses]sync.Pool, class, n int) *[]byte {
-	if b, ok := pools[bits.Len(uint(class))].Get().(*[]byte); ok && len(*b) == n {
+// getBuf returns a buffer of n bytes from the pool of the plan whose
+// base64 buffer is out bytes (n is out, or out/4*3 for raw buffers).
+func getBuf(pools *[poolClasses]sync.Pool, out, n int) *[]byte {
+	if b, ok := pools[bits.Len(uint(out))].Get().(*[]byte); ok && len(*b) == n {
 		return b
 	}
 	b := make([]byte, n)
