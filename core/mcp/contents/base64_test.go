@@ -19,10 +19,7 @@ import (
 func randomFile(t testing.TB, skip, n int) (*os.File, []byte) {
 	t.Helper()
 	all := make([]byte, skip+n)
-	r := rand.New(rand.NewPCG(uint64(skip), uint64(n)))
-	for i := range all {
-		all[i] = byte(r.Uint32())
-	}
+	_, _ = rand.NewChaCha8([32]byte{byte(skip), byte(n), byte(n >> 8), byte(n >> 16)}).Read(all)
 	path := filepath.Join(t.TempDir(), "blob")
 	if err := os.WriteFile(path, all, 0o600); err != nil {
 		t.Fatal(err)
@@ -65,6 +62,9 @@ func TestWriteBase64Sources(t *testing.T) {
 		minWindow - 1, minWindow, minWindow + 1, maxWindow + 5, largeBody - 1, largeBody + 2*maxWindow + 7}
 	for _, n := range sizes {
 		for _, skip := range []int{0, 4097} {
+			if skip == 0 && n > maxWindow {
+				continue // large bodies once, from an unaligned offset
+			}
 			f, want := randomFile(t, skip, n)
 			wantB64 := base64.StdEncoding.EncodeToString(want)
 			for name, r := range map[string]func() io.Reader{
