@@ -59,7 +59,7 @@ func (w wrapped) Unwrap() io.ReadCloser { return w.ReadCloser }
 func TestWriteBase64Sources(t *testing.T) {
 	t.Parallel()
 	sizes := []int{0, 1, 2, 3, 4, 3<<10 - 1, 3 << 10, 3<<10 + 1, maxOut/4*3 - 1, maxOut/4*3 + 1,
-		minWindow - 1, minWindow, minWindow + 1, maxWindow + 5, largeBody - 1, largeBody + 2*maxWindow + 7}
+		minWindow - 1, minWindow, minWindow + 1, mapMinBody - 1, mapMinBody, maxWindow + 5, largeBody - 1, largeBody + 2*maxWindow + 7}
 	for _, n := range sizes {
 		for _, skip := range []int{0, 4097} {
 			if skip == 0 && n > maxWindow {
@@ -93,7 +93,7 @@ func TestWriteBase64Sources(t *testing.T) {
 // ErrShortBody, whichever source serves it.
 func TestWriteBase64Short(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{3, minWindow + 10, largeBody + 10} {
+	for _, n := range []int{3, mapMinBody + 10, largeBody + 10} {
 		f, data := randomFile(t, 0, n)
 		for wname, write := range writers {
 			for name, r := range map[string]io.Reader{"reader": bytes.NewReader(data), "file": f} {
