@@ -17,18 +17,18 @@
 // against the rest: the total stays within the budget, plus at most the
 // smallest plan (7 KiB) per stream once the budget is spent.
 //
-// Speed comes from three things (source.go, base64.go). A local file (an
-// *os.File, possibly behind Unwrap() io.ReadCloser wrappers) is encoded
-// straight from mapped windows of up to 3 MiB, with no copy into a buffer; a
-// file that shrinks under its mapping faults, and the fault becomes
-// [ErrFileChanged] rather than a crash (debug.SetPanicOnFault). Streams
-// encode inline in chunks of at most 256 KiB of base64, which stay in L2
-// between the encode and the write. A body of 8 MiB or more in a stream
-// running nearly alone (at most GOMAXPROCS/2 streams) asks its writer, when
-// that has a SetWriteBuffer method (a socket), for a 4 MiB send buffer, and
-// is encoded ahead on a second goroutine, two 1 MiB buffers deep, so
-// encoding overlaps the write(2) of the previous chunk (budget.go has the
-// measurements, and the cost when the machine is busy).
+// Speed (source.go, base64.go). A local file (an *os.File, possibly behind
+// Unwrap() io.ReadCloser wrappers) of 2 MiB or more is encoded straight from
+// mapped windows of up to 3 MiB, with no copy into a buffer; a file that
+// shrinks under its mapping faults, and the fault becomes [ErrFileChanged]
+// rather than a crash (debug.SetPanicOnFault). Streams encode inline in
+// chunks of at most 256 KiB of base64, which stay in L2 between the encode
+// and the write. A body of 8 MiB or more in a stream running nearly alone
+// (at most GOMAXPROCS/2 streams) asks its writer, when that has a
+// SetWriteBuffer method (a socket), for a 4 MiB send buffer, and is encoded
+// ahead on a second goroutine, two 1 MiB buffers deep, so encoding overlaps
+// the write(2) of the previous chunk (budget.go has the measurements, and
+// the cost when the machine is busy).
 //
 // It imports the standard library, core/codec and core/mcp/scan (for JSON
 // escaping) only. Package mcp imports it (it builds a Body in
