@@ -6,21 +6,16 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// Chunk sizes of the streaming writers. rawChunk is a multiple of 3 so every
-// chunk but the last encodes to base64 without padding.
-const (
-	rawChunk  = 192 << 10
-	b64Chunk  = rawChunk / 3 * 4
-	textChunk = 32 << 10
-)
+// textChunk is how many raw bytes the text writer escapes at a time; its
+// output buffer holds the worst case, 6 bytes out per byte in.
+const textChunk = 32 << 10
 
 var (
-	rawPool = sync.Pool{New: func() any { b := make([]byte, rawChunk); return &b }}
-	b64Pool = sync.Pool{New: func() any { b := make([]byte, b64Chunk); return &b }}
+	textInPool  = sync.Pool{New: func() any { b := make([]byte, textChunk); return &b }}
+	textOutPool = sync.Pool{New: func() any { b := make([]byte, 0, textChunk*6); return &b }}
 )
 
 // Body is a ReadResourceResult whose contents stream from a reader:
@@ -91,29 +86,17 @@ func copyChunks(r io.Reader, n int64, in []byte, emit func([]byte) error) error 
 	return nil
 }
 
-// writeBase64 streams n bytes of r to w as standard padded base64.
-func writeBase64(w io.Writer, r io.Reader, n int64) error {
-	inp := rawPool.Get().(*[]byte)
-	outp := b64Pool.Get().(*[]byte)
-	defer rawPool.Put(inp)
-	defer b64Pool.Put(outp)
-	out := *outp
-	return copyChunks(r, n, *inp, func(in []byte) error {
-		e := codec.StdEncoding.EncodedLen(len(in))
-		codec.StdEncoding.Encode(out[:e], in)
-		_, err := w.Write(out[:e])
-		return err
-	})
-}
-
 // writeEscaped streams n bytes of r to w as the inside of a JSON string.
 // Only ASCII bytes are escaped, so chunk boundaries inside a UTF-8 sequence
 // are harmless.
 func writeEscaped(w io.Writer, r io.Reader, n int64) error {
-	out := make([]byte, 0, textChunk*6)
-	return copyChunks(r, n, make([]byte, textChunk), func(in []byte) error {
-		out = scan.AppendEscaped(out[:0], in)
-		_, err := w.Write(out)
+	inp := textInPool.Get().(*[]byte)
+	outp := textOutPool.Get().(*[]byte)
+	defer textInPool.Put(inp)
+	defer textOutPool.Put(outp)
+	return copyChunks(r, n, *inp, func(in []byte) error {
+		*outp = scan.AppendEscaped((*outp)[:0], in)
+		_, err := w.Write(*outp)
 		return err
 	})
 }

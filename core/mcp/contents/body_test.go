@@ -76,7 +76,7 @@ func TestScanText(t *testing.T) {
 func TestWriteBase64(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 3, 4, rawChunk - 1, rawChunk, rawChunk + 1, 3*rawChunk + 2} {
+	for _, n := range []int{0, 1, 2, 3, 4, maxOut/4*3 - 1, maxOut / 4 * 3, maxOut/4*3 + 1, 3*maxOut + 2} {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = byte(r.Uint32())

@@ -95,6 +95,16 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// SetWriteBuffer asks for a socket send buffer of bytes (SO_SNDBUF), when
+// the connection is a socket that takes one: a body writer streaming a large
+// body alone uses it to queue more ahead of the client.
+func (d *deadlineWriter) SetWriteBuffer(bytes int) error {
+	if s, ok := d.conn.(interface{ SetWriteBuffer(int) error }); ok {
+		return s.SetWriteBuffer(bytes)
+	}
+	return nil
+}
+
 func (d *deadlineWriter) Flush() error {
 	if f, ok := d.w.(interface{ Flush() error }); ok {
 		if d.conn != nil && d.timeout > 0 {

@@ -2,5 +2,7 @@
 // response body: fasthttp calls its WriteTo, so no goroutine or pipe sits
 // between the writer and the connection, every write renews the
 // connection's deadline, and the writer runs exactly once, even for a
-// response dropped unsent (so its cleanup always happens).
+// response dropped unsent (so its cleanup always happens). The writer it
+// hands out also offers SetWriteBuffer (SO_SNDBUF on the connection), which
+// a body writer streaming a large body alone uses to queue more ahead.
 package bodystream
