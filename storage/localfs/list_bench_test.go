@@ -1,0 +1,42 @@
+package localfs
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkListPage lists pages of 100 from the folder "f/" holding n
+// objects, each iteration the next page (wrapping at the end), so that the
+// big folder is read at every depth and not only from its start.
+func BenchmarkListPage(b *testing.B) {
+	for _, n := range []int{100, 100_000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			if err := seed(dir, "f/", n); err != nil {
+				b.Fatal(err)
+			}
+			s, err := Open(dir, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			// The first page after Open reads the folder into the index:
+			// reported on its own, outside the per-page figure.
+			start := time.Now()
+			if _, err := s.List(b.Context(), "f/", "", 100); err != nil {
+				b.Fatal(err)
+			}
+			firstPage := time.Since(start)
+			cur := ""
+			for i := 0; b.Loop(); i++ {
+				page, err := s.List(b.Context(), "f/", cur, 100)
+				if err != nil || len(page.Items) == 0 {
+					b.Fatalf("List: %d items, %v", len(page.Items), err)
+				}
+				cur = page.NextCursor
+			}
+			b.ReportMetric(float64(firstPage.Microseconds())/1000, "first-page-ms")
+		})
+	}
+}
