@@ -190,17 +190,17 @@ func (s *Store) readEntries(dir string) ([]entry, error) {
 	if dir != "" {
 		name = dir[:len(dir)-1]
 	}
-	des, err := s.readDir(name)
+	f, err := s.root.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]entry, 0, len(des))
-	for _, de := range des {
-		switch {
-		case dir == "" && de.Name() == storage.ReservedDir:
-		case de.IsDir(), de.Type().IsRegular():
-			entries = append(entries, entry{name: de.Name(), dir: de.IsDir()})
-		}
+	defer f.Close()
+	entries, err := readDirEntries(f)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		entries = slices.DeleteFunc(entries, func(e entry) bool { return e.name == storage.ReservedDir })
 	}
 	return entries, nil
 }
