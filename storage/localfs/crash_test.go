@@ -261,6 +261,16 @@ func TestCrashDuringCommit(t *testing.T) {
 			if err == nil {
 				rc.Close()
 			}
+			// The list index, rebuilt from the files, agrees with Open.
+			page, lerr := s.List(ctx, "", "", 0)
+			switch {
+			case lerr != nil:
+				t.Fatal(lerr)
+			case err == nil && (len(page.Items) != 1 || page.Items[0] != info):
+				t.Errorf("List = %+v, want only %+v", page.Items, info)
+			case err != nil && len(page.Items) != 0:
+				t.Errorf("List = %+v, want nothing", page.Items)
+			}
 			// Recovery left exactly one matching record, or none.
 			m, err := s.readSidecar("k")
 			if err != nil {

@@ -71,4 +71,20 @@
 // the prefix names and skipping subtrees that lie wholly before the cursor.
 // Cursors are the base64url form of the last key returned. Files that do not
 // form a valid key, or have no matching metadata, are not listed.
+//
+// The first page that reads a directory keeps its entries in memory, sorted
+// (the list index), so that later pages find their start by binary search
+// instead of reading and sorting the whole directory again: a page of 100
+// costs about the same in a folder of 100,000 objects as in a folder of 100.
+// The index is rebuilt from the files after every Open, so a crash can never
+// leave it disagreeing with them, and this Store's commits and deletes keep
+// it up to date (the folder has no other writer while the Store holds it;
+// files placed in the folder by hand meanwhile are listed after the next
+// Open). It holds at most [Options.ListIndexSize] entries (default
+// 1,000,000), each about 32 bytes plus its name (40 bytes measured with
+// 8-byte names: 4 MB for 100,000 keys): reading a directory evicts the least
+// recently read ones beyond that, and a larger directory is read from the
+// disk at every page. Reading a directory into the index holds up commits
+// and deletes for as long as the read takes (about 60 ms of CPU for 100,000
+// entries, read with getdents64 on Linux).
 package localfs

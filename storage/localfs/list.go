@@ -1,11 +1,8 @@
 package localfs
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -65,65 +62,80 @@ type lister struct {
 func (l *lister) full() bool { return len(l.items) >= l.limit }
 
 // walk visits the directory whose keys start with dir ("" or "a/b/") in key
-// order.
+// order, from the first entry that can hold a key after the cursor.
 func (l *lister) walk(dir string) error {
-	if err := l.ctx.Err(); err != nil {
-		return err
-	}
-	name := "."
-	if dir != "" {
-		name = dir[:len(dir)-1]
-	}
-	entries, err := l.s.readDir(name)
-	if err != nil {
-		if isNotExist(err) {
-			return nil // no such prefix, or pruned meanwhile
+	from, ok := l.start(dir)
+	for ok && !l.full() {
+		if err := l.ctx.Err(); err != nil {
+			return err
 		}
-		return err
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return cmp.Compare(sortName(a), sortName(b)) })
-	for _, e := range entries {
-		if l.full() {
+		// A few more than needed: some entries may not be objects.
+		batch, err := l.s.index.page(dir, from, l.limit-len(l.items)+8, l.s.readEntries)
+		if err != nil {
+			if isNotExist(err) {
+				return nil // no such prefix, or pruned meanwhile
+			}
+			return err
+		}
+		for _, e := range batch {
+			if l.full() || !strings.HasPrefix(dir+e.sortName(), l.prefix) {
+				// Sorted: every later entry is past the prefix too (or the page is full).
+				return nil
+			}
+			if err := l.visit(dir, e); err != nil {
+				return err
+			}
+		}
+		if len(batch) == 0 {
 			return nil
 		}
-		key := dir + e.Name()
-		switch {
-		case dir == "" && e.Name() == storage.ReservedDir:
-		case e.IsDir():
-			sub := key + "/"
-			if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
-				continue
-			}
-			// Every key below sub is above sub; skip the subtree when all of
-			// it sorts before the cursor.
-			if l.after > sub && !strings.HasPrefix(l.after, sub) {
-				continue
-			}
-			if err := l.walk(sub); err != nil {
-				return err
-			}
-		case e.Type().IsRegular():
-			if !strings.HasPrefix(key, l.prefix) || key <= l.after || storage.ValidateKey(key) != nil {
-				continue
-			}
-			info, err := l.s.lookup(key)
-			if err != nil {
-				if isNotFound(err) {
-					continue // foreign file, or deleted meanwhile
-				}
-				return err
-			}
-			l.items = append(l.items, info)
-		}
+		from = batch[len(batch)-1].sortName() + "\x00" // just after it
 	}
 	return nil
 }
 
-// sortName orders directory entries by the keys they hold: a directory "a"
-// holds keys "a/...", so it sorts as "a/" (after "a.txt", before "a0").
-func sortName(e fs.DirEntry) string {
-	if e.IsDir() {
-		return e.Name() + "/"
+// start returns the sort name of dir's first entry that can hold a key
+// starting with the prefix and after the cursor; ok is false when none can.
+func (l *lister) start(dir string) (from string, ok bool) {
+	if len(l.prefix) > len(dir) {
+		from = l.prefix[len(dir):] // the walk starts in the prefix's deepest directory
 	}
-	return e.Name()
+	if !strings.HasPrefix(l.after, dir) {
+		return from, l.after < dir
+	}
+	// The cursor is in dir: start at the entry that holds it.
+	rel := l.after[len(dir):]
+	if i := strings.IndexByte(rel, '/'); i >= 0 {
+		rel = rel[:i+1]
+	}
+	return max(from, rel), true
+}
+
+// visit adds the object e (of dir) to the page, or walks the folder e.
+func (l *lister) visit(dir string, e entry) error {
+	key := dir + e.name
+	if e.dir {
+		sub := key + "/"
+		if !strings.HasPrefix(sub, l.prefix) && !strings.HasPrefix(l.prefix, sub) {
+			return nil
+		}
+		// Every key below sub is above sub; skip the subtree when all of it
+		// sorts before the cursor.
+		if l.after > sub && !strings.HasPrefix(l.after, sub) {
+			return nil
+		}
+		return l.walk(sub)
+	}
+	if !strings.HasPrefix(key, l.prefix) || key <= l.after || storage.ValidateKey(key) != nil {
+		return nil
+	}
+	info, err := l.s.lookup(key)
+	if err != nil {
+		if isNotFound(err) {
+			return nil // foreign file, or deleted meanwhile
+		}
+		return err
+	}
+	l.items = append(l.items, info)
+	return nil
 }

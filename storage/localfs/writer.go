@@ -281,6 +281,7 @@ func (w *writer) publish(rec *record) (storage.Info, error) {
 		return storage.Info{}, s.keyConflict(key, err)
 	}
 	w.tmp = ""
+	s.index.added(key)
 	crashPoint("commit: data renamed")
 	if err := s.syncDir(path.Dir(key)); err != nil {
 		// The new version is visible; only its durability is in doubt, and
