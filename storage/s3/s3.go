@@ -438,8 +438,8 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	for {
 		q.maxKeys = min(limit-len(items), 1000)
 		result, err := s.listObjectsV2(ctx, q)
-		if err != nil && q.token != "" && ctx.Err() == nil {
-			q.token = "" // rejected or expired: list again after the key
+		if q.token != "" && ctx.Err() == nil && (err != nil || !resumesAfter(result, q.startAfter)) {
+			q.token = "" // rejected, expired or forged: list again after the key
 			continue
 		}
 		if err != nil {
@@ -464,6 +464,15 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 			}
 		}
 	}
+}
+
+// resumesAfter reports whether a listing continued with a token starts
+// after the key it should continue from. The token is the service's and
+// opaque, but it reaches the Store through a client: MinIO answers a token
+// naming another place with a listing from there. One that skips ahead
+// passes, but only skips objects a cursor naming a later key would skip.
+func resumesAfter(result minio.ListBucketV2Result, key string) bool {
+	return len(result.Contents) == 0 || result.Contents[0].Key > key
 }
 
 // reservedEnd sorts after the Store's own objects under storage.ReservedDir
