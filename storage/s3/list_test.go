@@ -204,7 +204,8 @@ func listedKeys(page storage.Page) []string {
 
 // BenchmarkListPage times a page of 100 from the middle of a folder of 100
 // and of one of 20,000 keys (next to each other in one bucket), through a
-// cursor from the previous page as a client pages.
+// cursor from the previous page as a client pages; "keyonly" strips the
+// token from the cursor, as List listed before (StartAfter).
 func BenchmarkListPage(b *testing.B) {
 	s := newStore(b, Options{})
 	start := time.Now()
@@ -212,16 +213,27 @@ func BenchmarkListPage(b *testing.B) {
 	seed(b, s, "large/", 20000)
 	b.Logf("seeded 20,100 objects in %v", time.Since(start))
 	for _, folder := range []string{"small/", "large/"} {
-		b.Run(strings.TrimSuffix(folder, "/"), func(b *testing.B) {
-			ctx := b.Context()
-			cur := ""
-			for b.Loop() {
-				page, err := s.List(ctx, folder, cur, 100)
-				if err != nil || len(page.Items) == 0 {
-					b.Fatal(page, err)
-				}
-				cur = page.NextCursor
+		for _, keyOnly := range []bool{false, true} {
+			name := strings.TrimSuffix(folder, "/")
+			if keyOnly {
+				name += "-keyonly"
 			}
-		})
+			b.Run(name, func(b *testing.B) { benchmarkPages(b, s, folder, keyOnly) })
+		}
+	}
+}
+
+func benchmarkPages(b *testing.B, s *Store, folder string, keyOnly bool) {
+	ctx := b.Context()
+	cur := ""
+	for b.Loop() {
+		page, err := s.List(ctx, folder, cur, 100)
+		if err != nil || len(page.Items) == 0 {
+			b.Fatal(page, err)
+		}
+		cur = page.NextCursor
+		if key, _, _ := decodeListCursor(cur); keyOnly && cur != "" {
+			cur = cursor.Encode(key)
+		}
 	}
 }
