@@ -97,12 +97,18 @@
 // that starts past the end gives storage.ErrInvalidRange. Stat is a HEAD.
 // Delete checks that the object exists first (S3 deletes silently), so it
 // is two requests (three with a record to delete). List uses ListObjectsV2
-// with StartAfter set to the cursor's key and asks for metadata and tags in
-// the listing (a MinIO extension); on services that ignore that, it falls
-// back to a HEAD per listed object (and one of the record of an object
-// streamed in parts). When the listing reaches the Store's own objects
-// under .mcpblob/, List continues past them with one request instead of
-// paging through them.
+// and asks for metadata and tags in the listing (metadata=true, a MinIO
+// extension); on services that ignore that, it falls back to a HEAD per
+// listed object (and one of the record of an object streamed in parts).
+// A cursor holds the page's last key and the service's continuation token,
+// so the next page continues the service's listing (MinIO otherwise walks
+// the bucket again for every page: a page of 100 from 100,000 keys took
+// up to 600 ms). When the service rejects the token (expired, forged, from
+// another service) or the cursor holds a key alone, List starts after the
+// key (StartAfter). The last page has no cursor, but a cursor may lead to
+// an empty page when only objects List skips follow. When the listing
+// reaches the Store's own objects under .mcpblob/, List continues past
+// them with one request instead of paging through them.
 //
 // Presigned URLs are computed offline (Options.Region is always set, so
 // minio-go never looks up the bucket's location) by a second client that

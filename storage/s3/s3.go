@@ -95,8 +95,10 @@ const (
 
 // Store is an S3 bucket holding objects. It is safe for concurrent use.
 type Store struct {
-	client   *minio.Client
-	core     *minio.Core
+	client *minio.Client
+	core   *minio.Core
+	// lister sends the listing requests minio-go cannot (listquery.go).
+	lister   *http.Client
 	public   *minio.Client // presigns against PublicEndpoint
 	bucket   string
 	partSize int64
@@ -183,6 +185,9 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.signParts = client.EndpointURL().Scheme != "https"
+	if s.lister, err = newLister(opts.Transport, !s.signParts); err != nil {
+		return nil, err
+	}
 	s.bufs.New = func() any { b := make([]byte, 0, s.partSize); return &b }
 	if err := s.ensureBucket(ctx, opts.Region, opts.CreateBucket); err != nil {
 		return nil, err
@@ -415,7 +420,7 @@ func (s *Store) List(ctx context.Context, prefix, cur string, limit int) (storag
 }
 
 func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storage.Page, error) {
-	after, err := cursor.Decode(cur)
+	after, token, err := decodeListCursor(cur)
 	if err != nil {
 		return storage.Page{}, err
 	}
@@ -428,50 +433,60 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 	if limit <= 0 {
 		limit = s.pageSize
 	}
-	opts := minio.ListObjectsOptions{
-		Prefix:       prefix,
-		StartAfter:   after,
-		Recursive:    true,
-		WithMetadata: true,
-		MaxKeys:      min(limit+1, 1000),
-	}
+	q := listQuery{prefix: prefix, startAfter: after, token: token}
 	var items []storage.Info
 	for {
+		q.maxKeys = min(limit-len(items), 1000)
+		result, err := s.listObjectsV2(ctx, q)
+		if q.token != "" && ctx.Err() == nil && (err != nil || !resumesAfter(result, q.startAfter)) {
+			q.token = "" // rejected, expired or forged: list again after the key
+			continue
+		}
+		if err != nil {
+			return storage.Page{}, mapError(err)
+		}
 		var reserved bool
-		if items, reserved, err = s.listFrom(ctx, opts, limit, items); err != nil {
+		if items, reserved, err = s.appendListed(ctx, result.Contents, q.startAfter, items); err != nil {
 			return storage.Page{}, err
 		}
-		if !reserved {
-			break
+		switch {
+		case reserved:
+			q.startAfter, q.token = reservedEnd, ""
+		case !result.IsTruncated:
+			return storage.Page{Items: items}, nil
+		case len(items) == limit:
+			next := encodeListCursor(items[limit-1].Key, result.NextContinuationToken)
+			return storage.Page{Items: items, NextCursor: next}, nil
+		default:
+			q.token = result.NextContinuationToken
+			if n := len(result.Contents); n > 0 {
+				q.startAfter = result.Contents[n-1].Key
+			}
 		}
-		opts.StartAfter = reservedEnd
 	}
-	var page storage.Page
-	if len(items) > limit {
-		items = items[:limit]
-		page.NextCursor = cursor.Encode(items[limit-1].Key)
-	}
-	page.Items = items
-	return page, nil
+}
+
+// resumesAfter reports whether a listing continued with a token starts
+// after the key it should continue from. The token is the service's and
+// opaque, but it reaches the Store through a client: MinIO answers a token
+// naming another place with a listing from there. One that skips ahead
+// passes, but only skips objects a cursor naming a later key would skip.
+func resumesAfter(result minio.ListBucketV2Result, key string) bool {
+	return len(result.Contents) == 0 || result.Contents[0].Key > key
 }
 
 // reservedEnd sorts after the Store's own objects under storage.ReservedDir
 // (their names are ASCII) and before any valid key after them.
 const reservedEnd = storage.ReservedDir + "/\x7f"
 
-// listFrom appends the objects opts lists to items until there are more
-// than limit or the listing ends. When it meets the Store's own objects
-// (SHA-256 records, claims, staged uploads), it stops and reports it, so
+// appendListed appends the Info of the listed objects to items. When it
+// meets the Store's own objects (SHA-256 records, claims, staged uploads)
+// in a listing that started before their end, it stops and reports it, so
 // that the caller lists on past them in one request rather than page
 // through them.
-func (s *Store) listFrom(ctx context.Context, opts minio.ListObjectsOptions, limit int, items []storage.Info) ([]storage.Info, bool, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
-		if obj.Err != nil {
-			return items, false, mapError(obj.Err)
-		}
-		if strings.HasPrefix(obj.Key, storage.ReservedDir+"/") && opts.StartAfter < reservedEnd {
+func (s *Store) appendListed(ctx context.Context, listed []minio.ObjectInfo, startAfter string, items []storage.Info) ([]storage.Info, bool, error) {
+	for _, obj := range listed {
+		if strings.HasPrefix(obj.Key, storage.ReservedDir+"/") && startAfter < reservedEnd {
 			return items, true, nil
 		}
 		if storage.ValidateKey(obj.Key) != nil {
@@ -485,9 +500,6 @@ func (s *Store) listFrom(ctx context.Context, opts minio.ListObjectsOptions, lim
 			return items, false, err
 		}
 		items = append(items, info)
-		if len(items) > limit {
-			break
-		}
 	}
 	return items, false, nil
 }
