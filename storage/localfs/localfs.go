@@ -63,6 +63,8 @@ type Store struct {
 	log      *slog.Logger
 	pageSize int
 	index    *index
+	// claimDirs holds the claim sets' folders open (see Claimed).
+	claimDirs claimDirs
 	// keyMu serialises commits and deletes of keys hashing to the same slot.
 	keyMu [64]sync.Mutex
 }
@@ -191,6 +193,7 @@ func (s *Store) reconcile(key string) error {
 // Close releases the folder. Writers still open fail afterwards.
 func (s *Store) Close() error {
 	var errs []error
+	s.claimDirs.close()
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
 	}
