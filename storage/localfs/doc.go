@@ -95,7 +95,7 @@
 //
 // A read opens the data file and checks it against the parsed sidecar,
 // which a cache keeps in memory: at most [Options.MetaCacheSize] entries
-// (default 65,536, about 350 bytes each plus the key). A cached sidecar
+// (default 65,536, at most 250 bytes each plus the key). A cached sidecar
 // is used only when one of its records matches the data file just opened
 // (else the sidecar is read again), and every sidecar replacement or removal
 // by this Store drops the entry, so the cache never shows a version the

@@ -60,7 +60,8 @@ func (c *metaCache) put(key string, gen uint64, m *sidecar) {
 			break
 		}
 	}
-	c.entries[key] = m
+	// The JSON decoder leaves room for 4 records; keep only what is used.
+	c.entries[key] = &sidecar{Versions: append([]record(nil), m.Versions...)}
 }
 
 // changed drops key's entry; call it after replacing or removing key's
