@@ -34,22 +34,81 @@ func (s *Store) Claim(ctx context.Context, c storage.Claim) error {
 	case err != nil:
 		return fmt.Errorf("localfs: claim %s/%s: %w", c.Set, c.Name, err)
 	}
+	s.holdClaimDir(c.Set, path.Dir(p))
 	return f.Close()
 }
 
-// Claimed stats the claim's file.
+// Claimed stats the claim's file: one fstatat in the set's held folder, or
+// nothing at all while the set's folder is known not to exist.
 func (s *Store) Claimed(ctx context.Context, c storage.Claim) (bool, error) {
 	p, err := s.claimPath(ctx, c)
-	if err == nil {
-		_, err = s.root.Stat(p)
-		if isNotExist(err) {
-			return false, nil
-		}
-	}
 	if err != nil {
 		return false, fmt.Errorf("localfs: claimed: %w", err)
 	}
+	dir, known := s.claimDir(c.Set, path.Dir(p))
+	switch {
+	case known && dir == nil:
+		return false, nil
+	case known:
+		ok, err := claimExists(dir, path.Base(p))
+		if err != nil {
+			return false, fmt.Errorf("localfs: claimed: %w", err)
+		}
+		return ok, nil
+	}
+	_, err = s.root.Stat(p)
+	if isNotExist(err) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("localfs: claimed: %w", err)
+	}
 	return true, nil
+}
+
+// claimDir returns the held folder of set (dir, below the root), opening
+// it on first use; known is false when the set is not held (then the
+// caller goes through the os.Root), and dir is nil when known absent.
+func (s *Store) claimDir(set, dir string) (*os.File, bool) {
+	if !holdClaimDirs {
+		return nil, false
+	}
+	if f, known := s.claimDirs.get(set); known {
+		return f, true
+	}
+	f, err := s.root.Open(dir)
+	switch {
+	case isNotExist(err):
+		f = nil
+	case err != nil:
+		return nil, false
+	}
+	if !s.claimDirs.keep(set, f) {
+		if f != nil {
+			f.Close()
+		}
+		return s.claimDirs.get(set)
+	}
+	return f, true
+}
+
+// holdClaimDir holds set's folder dir, which Claim has just created, in
+// place of a record of its absence. When the folder cannot be opened the
+// set is forgotten, so that Claimed goes through the os.Root again.
+func (s *Store) holdClaimDir(set, dir string) {
+	if !holdClaimDirs {
+		return
+	}
+	if f, known := s.claimDirs.get(set); known && f != nil {
+		return
+	}
+	f, err := s.root.Open(dir)
+	if err != nil {
+		s.claimDirs.forget(set)
+		return
+	}
+	if !s.claimDirs.created(set, f) {
+		f.Close()
+	}
 }
 
 // Release removes the claim's file.

@@ -4,7 +4,10 @@
 // # Layout
 //
 // Every access goes through an [os.Root], so no key or symlink can
-// reach outside the folder. Inside it:
+// reach outside the folder; on Linux, reads open data files with one
+// openat2 call that refuses to leave the folder or follow any symlink
+// (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS), falling back to the os.Root
+// where openat2 is missing. Inside it:
 //
 //	<key>                   the object's bytes, exactly as written
 //	.mcpblob/meta/<key>     its metadata (JSON), see below
@@ -87,4 +90,17 @@
 // disk at every page. Reading a directory into the index holds up commits
 // and deletes for as long as the read takes (about 60 ms of CPU for 100,000
 // entries, read with getdents64 on Linux).
+//
+// # Per-read cost
+//
+// A read opens the data file and checks it against the parsed sidecar,
+// which a cache keeps in memory: at most [Options.MetaCacheSize] entries
+// (default 65,536, at most 250 bytes each plus the key). A cached sidecar
+// is used only when one of its records matches the data file just opened
+// (else the sidecar is read again), and every sidecar replacement or removal
+// by this Store drops the entry, so the cache never shows a version the
+// disk does not describe. Claimed keeps each claim set's folder open (at
+// most 64 sets) and remembers a set whose folder does not exist yet until
+// Claim creates it; this relies on the Store being the folder's only
+// writer.
 package localfs

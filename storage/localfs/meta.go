@@ -29,9 +29,25 @@ type record struct {
 	Filename  string `json:"filename,omitempty"`
 }
 
+// version identifies a regular data file: its size and modification time
+// in Unix nanoseconds.
+type version struct{ size, mtime int64 }
+
+func versionOf(fi fs.FileInfo) version {
+	return version{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}
+
+// errNotRegular reports a name that is not a regular file (so no object).
+var errNotRegular = errors.New("not a regular file")
+
 // matches reports whether r describes the data file fi.
 func (r *record) matches(fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() && fi.Size() == r.Size && fi.ModTime().UnixNano() == r.MTime
+	return fi.Mode().IsRegular() && r.describes(versionOf(fi))
+}
+
+// describes reports whether r describes the regular data file version v.
+func (r *record) describes(v version) bool {
+	return v.size == r.Size && v.mtime == r.MTime
 }
 
 // sameVersion reports whether r and o identify the same data file version.
@@ -62,6 +78,36 @@ func (m *sidecar) match(fi fs.FileInfo) *record {
 		}
 	}
 	return nil
+}
+
+// describing returns the record describing the regular data file version
+// v, or nil.
+func (m *sidecar) describing(v version) *record {
+	if m == nil {
+		return nil
+	}
+	for i := range m.Versions {
+		if m.Versions[i].describes(v) {
+			return &m.Versions[i]
+		}
+	}
+	return nil
+}
+
+// recordFor returns key's sidecar record describing the data file version
+// v, or nil: from the cache when a cached record matches, else from the
+// sidecar file (then cached).
+func (s *Store) recordFor(key string, v version) (*record, error) {
+	if r := s.meta.get(key).describing(v); r != nil {
+		return r, nil
+	}
+	gen := s.meta.generation(key)
+	m, err := s.readSidecar(key)
+	if err != nil {
+		return nil, err
+	}
+	s.meta.put(key, gen, m)
+	return m.describing(v), nil
 }
 
 // readSidecar returns the sidecar of key, or nil when there is none. A
