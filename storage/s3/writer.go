@@ -114,14 +114,25 @@ func (w *writer) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// grow makes room for k more bytes in buf, doubling up to one part, so that
-// small objects cost small buffers.
+// growInPlaceMax is the largest buffer grow allocates by doubling; past it
+// the bytes move to a pooled part buffer, so a large upload does not leave
+// a trail of half-part buffers for the collector (8+4+2+… MiB).
+const growInPlaceMax = 1 << 20
+
+// grow makes room for k more bytes in buf, doubling up to growInPlaceMax so
+// that small objects cost small buffers, then switching to a part buffer
+// from the Store's pool.
 func (w *writer) grow(k int) {
 	if cap(w.buf)-len(w.buf) >= k {
 		return
 	}
 	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), int(w.s.partSize))
-	buf := make([]byte, len(w.buf), c)
+	var buf []byte
+	if c > growInPlaceMax {
+		buf = (*w.s.bufs.Get().(*[]byte))[:len(w.buf)]
+	} else {
+		buf = make([]byte, len(w.buf), c)
+	}
 	copy(buf, w.buf)
 	w.buf = buf
 }
