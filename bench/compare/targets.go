@@ -247,7 +247,7 @@ func (r *report) p6Closing(p pair.Runs) string {
 		msg += fmt.Sprintf(" k6 itself spent %.0f µs per request on the same cores, so at this rate the machine is %.0f %% busy with the load generator alone.", k6, 100*k6*float64(r.p6fixed.rate)/1e6/float64(max(1, r.cores)))
 	}
 	if p.RefName == "nginx" {
-		msg += " nginx serves the file with one stat, open and sendfile and a fixed header; mcpblob adds the MCP session lookup, JSON-RPC parsing, base64 and a JSON envelope, and half the mixed load is tools/list. What would close it: profile the request path (`make bench-smallreq`, CPU profile of the server under this load), then cut per-request allocations and syscalls (cache the encoded tools/list answer, reuse read buffers, avoid per-request goroutines)."
+		msg += " nginx serves the file with one stat, open and sendfile and a fixed header; mcpblob adds the MCP session lookup, JSON-RPC parsing, base64 and a JSON envelope, and half the mixed load is tools/list. What would close it: profile the request path (`make bench-smallreq`, CPU profile of the server under this load), then cut per-request allocations and syscalls (reuse read buffers, avoid per-request goroutines; the tools/list result is already encoded once, not per request)."
 	}
 	return msg
 }
