@@ -40,10 +40,7 @@ func barChart(title, unit string, bars []bar) string {
 	height := top + rowH*len(bars) + bottom
 	plot := float64(width - left - right)
 	var s strings.Builder
-	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="13">`+"\n", width, height, width, height)
-	fmt.Fprintf(&s, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
-	fmt.Fprintf(&s, `<text x="12" y="24" font-size="15" font-weight="bold" fill="#222">%s</text>`+"\n", html.EscapeString(title))
-	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
+	chartHead(&s, title, 13, width, height, left, top, bottom)
 	for i, b := range bars {
 		y := top + i*rowH
 		w := 0.0
@@ -54,16 +51,32 @@ func barChart(title, unit string, bars []bar) string {
 		if b.mark {
 			fill = "#e0662b"
 		}
-		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, y+barH-5, html.EscapeString(b.label))
-		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, fill)
 		text := b.text
 		if text == "" {
 			text = fmt.Sprintf("%s %s", human(b.value), unit)
 		}
-		fmt.Fprintf(&s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, y+barH-5, html.EscapeString(text))
+		chartRow(&s, b.label, text, fill, left, y, barH, y+barH-5, w)
 	}
 	s.WriteString("</svg>\n")
 	return s.String()
+}
+
+// chartHead opens a chart's SVG document: white background, the title (2
+// points above the chart's font size) and the axis at x = left.
+func chartHead(s *strings.Builder, title string, fontSize, width, height, left, top, bottom int) {
+	fmt.Fprintf(s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="%d">`+"\n", width, height, width, height, fontSize)
+	fmt.Fprintf(s, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
+	fmt.Fprintf(s, `<text x="12" y="24" font-size="%d" font-weight="bold" fill="#222">%s</text>`+"\n", fontSize+2, html.EscapeString(title))
+	fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
+}
+
+// chartRow draws one bar of width w at row y: its label right-aligned
+// before the axis, the bar, and text after the bar, both texts on the
+// baseline textY.
+func chartRow(s *strings.Builder, label, text, fill string, left, y, barH, textY int, w float64) {
+	fmt.Fprintf(s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, textY, html.EscapeString(label))
+	fmt.Fprintf(s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, fill)
+	fmt.Fprintf(s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, textY, html.EscapeString(text))
 }
 
 // human formats a value with 3 significant digits.
@@ -112,10 +125,7 @@ func ratioChart(title string, rows []ratioRow) string {
 	plot := float64(width - left - right)
 	x := func(v float64) float64 { return float64(left) + plot*math.Min(v, clip)/clip }
 	var s strings.Builder
-	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
-	fmt.Fprintf(&s, `<rect width="100%%" height="100%%" fill="#ffffff"/>`+"\n")
-	fmt.Fprintf(&s, `<text x="12" y="24" font-size="14" font-weight="bold" fill="#222">%s</text>`+"\n", html.EscapeString(title))
-	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
+	chartHead(&s, title, 12, width, height, left, top, bottom)
 	for i, r := range rows {
 		y := top + i*rowH
 		fill := "#e0662b" // missed
@@ -126,9 +136,7 @@ func ratioChart(title string, rows []ratioRow) string {
 		if r.value > 0 {
 			w = math.Max(1, x(r.value)-float64(left))
 		}
-		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, y+barH-4, html.EscapeString(r.label))
-		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, y, w, barH, fill)
-		fmt.Fprintf(&s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, y+barH-4, html.EscapeString(r.text))
+		chartRow(&s, r.label, r.text, fill, left, y, barH, y+barH-4, w)
 	}
 	lx := x(1)
 	fmt.Fprintf(&s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#222" stroke-dasharray="4 3"/>`+"\n", lx, top-8, lx, height-bottom+4)
