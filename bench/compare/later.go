@@ -256,7 +256,7 @@ func timedWrite(id string, s *system, size int64, run func() error) sample {
 	el := time.Since(t0)
 	smp := sample{peak: w.end(), err: err}
 	if err == nil {
-		smp.mbps = float64(size) / el.Seconds() / 1e6
+		smp.mbps = mbps(size, el)
 	}
 	logf("  %s %s: %.0f MB/s %v", id, s.name, smp.mbps, err)
 	return smp

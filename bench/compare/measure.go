@@ -100,9 +100,17 @@ func readRun(ctx context.Context, s *system, key string, size int64, minTime tim
 	el := time.Since(start)
 	smp.peak = w.end()
 	if smp.err == nil {
-		smp.mbps = float64(size) * float64(n) / el.Seconds() / 1e6
+		smp.mbps = mbps(size*n, el)
 	}
 	return smp
+}
+
+// mbps is bytes moved in d, in MB/s (10^6 bytes); 0 when d is not positive.
+func mbps(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / d.Seconds() / 1e6
 }
 
 func median(v []float64) float64 {

@@ -171,7 +171,7 @@ func p3Once(ctx context.Context, s *system, key string, size int64, buf []byte) 
 	smp := sample{peak: w.end(), ttfb: ttfb, err: err}
 	cpu1, _ := sysinfo.ProcCPU(s.pid())
 	if err == nil {
-		smp.mbps = float64(size) / el.Seconds() / 1e6
+		smp.mbps = mbps(size, el)
 	}
 	return smp, cpu1 - cpu0
 }

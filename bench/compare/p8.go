@@ -265,13 +265,6 @@ func inMiB(b int64) float64 { return float64(b) / (1 << 20) }
 // growthMiB is the RSS growth of a peak over an idle size, in MiB.
 func growthMiB(peak, idle int64) float64 { return inMiB(max(0, peak-idle)) }
 
-func mbps(bytes int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(bytes) / d.Seconds() / 1e6
-}
-
 // memAvailable is MemAvailable of /proc/meminfo in bytes (0: unknown).
 func memAvailable() int64 {
 	data, err := os.ReadFile("/proc/meminfo")
