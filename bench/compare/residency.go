@@ -6,10 +6,9 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
-)
 
-// fadviseDontNeed is POSIX_FADV_DONTNEED on Linux.
-const fadviseDontNeed = 4
+	"golang.org/x/sys/unix"
+)
 
 // residency is the share of a file's pages held in the page cache, read
 // with mincore(2) on a read-only mapping of the whole file (the mapping
@@ -66,10 +65,7 @@ func dropFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	if _, _, errno := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadviseDontNeed, 0, 0); errno != 0 {
-		return errno
-	}
-	return nil
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 }
 
 // mincore fills vec with one byte per page of mem, bit 0 set when the page
