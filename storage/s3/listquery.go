@@ -95,16 +95,3 @@ func decodeListedKeys(result *minio.ListBucketV2Result) error {
 	}
 	return nil
 }
-
-// newLister returns the HTTP client of listing requests: on transport, or
-// on a transport like minio-go's default one.
-func newLister(transport http.RoundTripper, secure bool) (*http.Client, error) {
-	if transport == nil {
-		t, err := minio.DefaultTransport(secure)
-		if err != nil {
-			return nil, err
-		}
-		transport = t
-	}
-	return &http.Client{Transport: transport}, nil
-}
