@@ -27,6 +27,11 @@ const listRequestTTL = 5 * time.Minute
 // with their metadata and tags.
 const maxListResponse = 64 << 20
 
+// listDrain bounds what is read of a listing response after its XML, so
+// that the transport keeps the connection: it closes one whose body is
+// closed before its end (a chunked body's last chunk, say).
+const listDrain = 4 << 10
+
 // listObjectsV2 sends one ListObjectsV2 request with metadata=true (MinIO
 // then lists each object's metadata and tags). minio-go offers no call
 // that takes both a continuation token and that parameter with a context
@@ -58,7 +63,10 @@ func (s *Store) listObjectsV2(ctx context.Context, q listQuery) (minio.ListBucke
 	if err != nil {
 		return minio.ListBucketV2Result{}, err
 	}
-	defer resp.Body.Close()
+	defer func() {
+		io.CopyN(io.Discard, resp.Body, listDrain)
+		resp.Body.Close()
+	}()
 	body := io.LimitReader(resp.Body, maxListResponse)
 	if resp.StatusCode != http.StatusOK {
 		return minio.ListBucketV2Result{}, listError(resp.StatusCode, body)
@@ -94,17 +102,4 @@ func decodeListedKeys(result *minio.ListBucketV2Result) error {
 		obj.LastModified = obj.LastModified.Truncate(time.Millisecond)
 	}
 	return nil
-}
-
-// newLister returns the HTTP client of listing requests: on transport, or
-// on a transport like minio-go's default one.
-func newLister(transport http.RoundTripper, secure bool) (*http.Client, error) {
-	if transport == nil {
-		t, err := minio.DefaultTransport(secure)
-		if err != nil {
-			return nil, err
-		}
-		transport = t
-	}
-	return &http.Client{Transport: transport}, nil
 }

@@ -160,19 +160,20 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 			&credentials.IAM{},
 		})
 	}
-	client, err := newClient(opts.Endpoint, &opts, creds)
+	client, transport, err := newClient(opts.Endpoint, &opts, creds)
 	if err != nil {
 		return nil, err
 	}
 	public := client
 	if opts.PublicEndpoint != "" {
-		if public, err = newClient(opts.PublicEndpoint, &opts, creds); err != nil {
+		if public, _, err = newClient(opts.PublicEndpoint, &opts, creds); err != nil {
 			return nil, fmt.Errorf("public endpoint: %w", err)
 		}
 	}
 	s := &Store{
 		client:   client,
 		core:     &minio.Core{Client: client},
+		lister:   &http.Client{Transport: transport},
 		public:   public,
 		bucket:   opts.Bucket,
 		partSize: int64(opts.PartSize),
@@ -185,9 +186,6 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.signParts = client.EndpointURL().Scheme != "https"
-	if s.lister, err = newLister(opts.Transport, !s.signParts); err != nil {
-		return nil, err
-	}
 	s.bufs.New = func() any { b := make([]byte, 0, s.partSize); return &b }
 	if err := s.ensureBucket(ctx, opts.Region, opts.CreateBucket); err != nil {
 		return nil, err
@@ -199,23 +197,34 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 // newClient returns a minio-go client for an endpoint given as host:port or
-// as an http(s) URL without a path.
-func newClient(endpoint string, opts *Options, creds *credentials.Credentials) (*minio.Client, error) {
+// as an http(s) URL without a path, and the transport it sends requests on:
+// opts.Transport, or minio-go's default made here so that the listing
+// requests (listquery.go) share the client's connections.
+func newClient(endpoint string, opts *Options, creds *credentials.Credentials) (*minio.Client, http.RoundTripper, error) {
 	host, secure := endpoint, opts.Secure
 	if strings.Contains(endpoint, "://") {
 		u, err := url.Parse(endpoint)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
-			return nil, fmt.Errorf("endpoint %q: want host:port or http(s)://host:port", endpoint)
+			return nil, nil, fmt.Errorf("endpoint %q: want host:port or http(s)://host:port", endpoint)
 		}
 		host, secure = u.Host, u.Scheme == "https"
 	}
 	if host == "" {
-		return nil, errors.New("no endpoint given")
+		return nil, nil, errors.New("no endpoint given")
 	}
-	return minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: opts.Region, Transport: opts.Transport})
+	transport := opts.Transport
+	if transport == nil {
+		t, err := minio.DefaultTransport(secure)
+		if err != nil {
+			return nil, nil, err
+		}
+		transport = t
+	}
+	client, err := minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: opts.Region, Transport: transport})
+	return client, transport, err
 }
 
 func (s *Store) ensureBucket(ctx context.Context, region string, create bool) error {
