@@ -240,21 +240,17 @@ func (s *Store) lookup(key string) (storage.Info, error) {
 			return storage.Info{}, err
 		}
 		r, err := s.recordFor(key, v)
-		if r != nil || err != nil {
-			return infoOf(r, key), err
+		if err != nil {
+			return storage.Info{}, err
+		}
+		if r != nil {
+			return r.info(key), nil
 		}
 		if stable, err := s.unchanged(key, v); stable || err != nil {
 			return storage.Info{}, err
 		}
 	}
 	return storage.Info{}, errUnsettled
-}
-
-func infoOf(r *record, key string) storage.Info {
-	if r == nil {
-		return storage.Info{}
-	}
-	return r.info(key)
 }
 
 // Open returns the object's bytes and Info: an *os.File when rng is nil,
