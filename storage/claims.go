@@ -55,7 +55,11 @@ func (c Claim) Path() (string, error) {
 	if c.Expires.IsZero() || c.Expires.Unix() < 0 {
 		return "", fmt.Errorf("storage: claim %s/%s has no expiry", c.Set, c.Name)
 	}
-	return c.Set + "/" + fmt.Sprintf("%012d", c.Expires.Unix()) + "-" + c.Name, nil
+	// As fmt's %012d, without its allocations: Claimed makes a Path per request.
+	const zeros = "000000000000"
+	var digits [20]byte
+	sec := strconv.AppendInt(digits[:0], c.Expires.Unix(), 10)
+	return c.Set + "/" + zeros[:max(len(zeros)-len(sec), 0)] + string(sec) + "-" + c.Name, nil
 }
 
 // ClaimExpired reports whether the claim file or object named base (the

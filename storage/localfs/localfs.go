@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -75,7 +74,7 @@ type Store struct {
 	// claimDirs holds the claim sets' folders open (see Claimed).
 	claimDirs claimDirs
 	// keyMu serialises commits and deletes of keys hashing to the same slot.
-	keyMu [64]sync.Mutex
+	keyMu [slots]sync.Mutex
 }
 
 var _ storage.Backend = (*Store)(nil)
@@ -241,21 +240,17 @@ func (s *Store) lookup(key string) (storage.Info, error) {
 			return storage.Info{}, err
 		}
 		r, err := s.recordFor(key, v)
-		if r != nil || err != nil {
-			return infoOf(r, key), err
+		if err != nil {
+			return storage.Info{}, err
+		}
+		if r != nil {
+			return r.info(key), nil
 		}
 		if stable, err := s.unchanged(key, v); stable || err != nil {
 			return storage.Info{}, err
 		}
 	}
 	return storage.Info{}, errUnsettled
-}
-
-func infoOf(r *record, key string) storage.Info {
-	if r == nil {
-		return storage.Info{}
-	}
-	return r.info(key)
 }
 
 // Open returns the object's bytes and Info: an *os.File when rng is nil,
@@ -386,9 +381,7 @@ func (s *Store) gone(dir string) bool {
 
 // keyLock returns the mutex that serialises commits and deletes of key.
 func (s *Store) keyLock(key string) *sync.Mutex {
-	h := fnv.New32a()
-	io.WriteString(h, key)
-	return &s.keyMu[h.Sum32()%uint32(len(s.keyMu))]
+	return &s.keyMu[slotOf(key)]
 }
 
 // writeJournal records in tmpDir that key is about to change, so that a

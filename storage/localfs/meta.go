@@ -40,11 +40,6 @@ func versionOf(fi fs.FileInfo) version {
 // errNotRegular reports a name that is not a regular file (so no object).
 var errNotRegular = errors.New("not a regular file")
 
-// matches reports whether r describes the data file fi.
-func (r *record) matches(fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() && r.describes(versionOf(fi))
-}
-
 // describes reports whether r describes the regular data file version v.
 func (r *record) describes(v version) bool {
 	return v.size == r.Size && v.mtime == r.MTime
@@ -67,17 +62,12 @@ func (r *record) info(key string) storage.Info {
 	}
 }
 
-// match returns the record describing fi, or nil.
+// match returns the record describing the data file fi, or nil.
 func (m *sidecar) match(fi fs.FileInfo) *record {
-	if m == nil {
+	if !fi.Mode().IsRegular() {
 		return nil
 	}
-	for i := range m.Versions {
-		if m.Versions[i].matches(fi) {
-			return &m.Versions[i]
-		}
-	}
-	return nil
+	return m.describing(versionOf(fi))
 }
 
 // describing returns the record describing the regular data file version

@@ -21,7 +21,7 @@ type metaCache struct {
 	entries map[string]*sidecar
 	// gens counts sidecar changes per key slot, so that a reader that read
 	// a sidecar before a change does not store it after the change.
-	gens [64]atomic.Uint64
+	gens [slots]atomic.Uint64
 }
 
 func newMetaCache(max int) *metaCache {
@@ -73,11 +73,15 @@ func (c *metaCache) changed(key string) {
 	delete(c.entries, key)
 }
 
-// slotOf hashes key (FNV-1a) onto one of 64 slots.
+// slots is how many slots keys hash onto: the per-key locks of a Store and
+// the change counts of its metadata cache.
+const slots = 64
+
+// slotOf hashes key (FNV-1a) onto one of the slots.
 func slotOf(key string) int {
 	h := uint32(2166136261)
 	for i := 0; i < len(key); i++ {
 		h = (h ^ uint32(key[i])) * 16777619
 	}
-	return int(h % 64)
+	return int(h % slots)
 }
