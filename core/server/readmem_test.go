@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/contents"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // TestConcurrentReadsMemoryBounded runs 256 resources/read streams of
@@ -96,11 +95,7 @@ func TestConcurrentReadsMemoryBounded(t *testing.T) {
 func seedBlobs(t *testing.T, n int, size int64) (storage.Backend, map[string][sha256.Size]byte) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := localfs.Open(t.TempDir(), localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStore(t)
 	sums := make(map[string][sha256.Size]byte, n)
 	for i := range n {
 		key := fmt.Sprintf("p8/blob-%d", i)

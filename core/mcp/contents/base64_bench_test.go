@@ -8,8 +8,9 @@ import (
 
 // BenchmarkWriteBase64 encodes a body to io.Discard, so it measures what
 // the server spends besides the socket: "file" is a local file (mapped
-// windows from 1 MiB up, pread below), "reader" any other reader (read into
-// a pooled buffer). The file is in the page cache after the first round.
+// windows from mapMinBody, 2 MiB, up; read into a buffer below), "reader"
+// any other reader (read into a pooled buffer). The file is in the page
+// cache after the first round.
 func BenchmarkWriteBase64(b *testing.B) {
 	for _, size := range []struct {
 		name string

@@ -112,12 +112,13 @@ func (b *budget) share() int64 {
 
 // reserve returns the largest plan within the stream's share (see planFor)
 // that the budget still has room for, halving it until it fits; the
-// smallest plan is always granted. Release it with release.
+// smallest plan (minOut buffers and no window) is always granted. Release
+// it with release.
 func (b *budget) reserve(left int64, mappable, ahead bool) plan {
 	for share := b.share(); ; share /= 2 {
 		p := planFor(share, left, mappable, ahead)
 		m := int64(p.memory())
-		if b.used.Add(m) <= b.limit || p.out == minOut {
+		if b.used.Add(m) <= b.limit || p.out == minOut && p.window == 0 {
 			return p
 		}
 		b.used.Add(-m)

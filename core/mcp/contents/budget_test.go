@@ -87,3 +87,29 @@ func TestStreamsStayWithinBudget(t *testing.T) {
 		t.Errorf("after the streams: %d bytes reserved, %d streams active; want 0, 0", u, a)
 	}
 }
+
+// TestReserveWhenSpent: once the budget is spent, reserve grants only the
+// smallest plan, even for the last few bytes of a mapped file, whose
+// buffers are already minOut but whose share would still allow a window.
+func TestReserveWhenSpent(t *testing.T) {
+	t.Parallel()
+	floor := plan{out: minOut, raw: minOut / 4 * 3, depth: 1}.memory()
+	b := &budget{limit: MemoryBudget, aheadMax: 1}
+	b.active.Store(1)
+	b.used.Store(MemoryBudget)
+	for _, left := range []int64{1, 1000, minOut / 4 * 3, 1 << 20, 1 << 30} {
+		for _, ahead := range []bool{false, true} {
+			p := b.reserve(left, true, ahead)
+			if p.window != 0 || p.out != minOut {
+				t.Errorf("left %d ahead %v: spent budget granted %+v (%d bytes), want the smallest plan", left, ahead, p, p.memory())
+			}
+			if !ahead && p.memory() != floor {
+				t.Errorf("left %d: smallest plan holds %d bytes, want %d", left, p.memory(), floor)
+			}
+			b.release(p)
+		}
+	}
+	if u := b.used.Load(); u != MemoryBudget {
+		t.Errorf("after releasing every plan: %d bytes reserved, want %d", u, MemoryBudget)
+	}
+}
