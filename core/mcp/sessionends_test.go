@@ -222,7 +222,7 @@ func (s *Server) hasGetStream(sid string) bool {
 }
 
 // TestKnownSessionChecksPrincipalAndExpiry: a session this node holds is
-// served without verifying its signed id again (verifiedSession), yet
+// served without verifying its signed id again (session.Table.Known), yet
 // another principal's request with that id, or one after the id expired,
 // is still refused as the full check refuses it.
 func TestKnownSessionChecksPrincipalAndExpiry(t *testing.T) {

@@ -17,7 +17,6 @@ type Writer struct {
 	limit    int
 	interval time.Duration
 	timer    *time.Timer // flushes interval after the first line buffered
-	armed    bool        // timer is pending
 	err      error       // the last write error, returned by Flush
 }
 
@@ -46,14 +45,13 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 		return len(p), err
 	}
+	if len(w.buf) == 0 { // the first line of a batch starts its interval
+		w.timer.Reset(w.interval)
+	}
 	if w.buf == nil {
 		w.buf = make([]byte, 0, w.limit)
 	}
 	w.buf = append(w.buf, p...)
-	if !w.armed {
-		w.armed = true
-		w.timer.Reset(w.interval)
-	}
 	return len(p), err
 }
 
@@ -73,7 +71,6 @@ func (w *Writer) Flush() error {
 func (w *Writer) timerFlush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.armed = false
 	if err := w.flushLocked(); err != nil {
 		w.err = err
 	}
