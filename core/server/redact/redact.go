@@ -76,12 +76,33 @@ func (r *redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return
 
 // Handle implements slog.Handler.
 func (r *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	if clean(rec) {
+		return r.h.Handle(ctx, rec) // the common access line: no copy
+	}
 	out := slog.NewRecord(rec.Time, rec.Level, String(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
 		return true
 	})
 	return r.h.Handle(ctx, out)
+}
+
+// clean reports whether rec would pass redaction unchanged: its message and
+// string values need no rule, and it holds only plain scalar values (an
+// error, Stringer, group or LogValuer takes the copying path).
+func clean(rec slog.Record) bool {
+	ok := String(rec.Message) == rec.Message
+	rec.Attrs(func(a slog.Attr) bool {
+		switch a.Value.Kind() {
+		case slog.KindString:
+			s := a.Value.String()
+			ok = String(s) == s
+		case slog.KindAny, slog.KindGroup, slog.KindLogValuer:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // WithAttrs implements slog.Handler.

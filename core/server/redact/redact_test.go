@@ -2,10 +2,12 @@ package redact
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 const (
@@ -94,4 +96,41 @@ func TestPath(t *testing.T) {
 			t.Errorf("Path(%q) = %q", in, got)
 		}
 	}
+}
+
+// recordingHandler keeps the last record it was given.
+type recordingHandler struct{ last slog.Record }
+
+func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.last = r
+	return nil
+}
+func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
+
+// An access line with only clean scalars passes through without a copy;
+// one string value with a secret, among many clean ones, is still redacted.
+func TestRedactHandlerPassesCleanRecordsThrough(t *testing.T) {
+	inner := &recordingHandler{}
+	h := NewHandler(inner)
+	line := func(principal string) slog.Record {
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+		r.AddAttrs(slog.String("request_id", "r-1"), slog.String("route", "/mcp"), slog.String("method", "POST"),
+			slog.Int("status", 200), slog.Int64("bytes_out", 5500), slog.Int64("bytes_in", 90),
+			slog.Duration("duration", time.Millisecond), slog.String("principal", principal),
+			slog.String("mcp_method", "resources/read"), slog.String("tool", ""))
+		return r
+	}
+	clean := line("anonymous")
+	if n := testing.AllocsPerRun(100, func() { _ = h.Handle(context.Background(), clean) }); n != 0 {
+		t.Errorf("a clean access line cost %v allocations, want 0 (passed through)", n)
+	}
+	_ = h.Handle(context.Background(), line("Bearer "+redactKey))
+	inner.last.Attrs(func(a slog.Attr) bool {
+		if strings.Contains(a.Value.String(), redactKey) {
+			t.Errorf("attr %s kept the key: %s", a.Key, a.Value)
+		}
+		return true
+	})
 }
