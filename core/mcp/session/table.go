@@ -34,12 +34,14 @@ func (t *Table) Add(sess *State) {
 // check of the signed id. A state is held only for an id whose signature
 // was checked (minted here, or rebuilt by Get after a check), so as long
 // as the keys do not change, Known needs no signature check: expiry and
-// principal are checked here as the full check checks them.
+// principal are checked here as the full check checks them. A held state
+// is never a revoked one (Revoke drops it, Get refuses to rebuild it), so
+// Known needs no digest of id either.
 func (t *Table) Known(id, principal string) *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sess := t.states[id]
-	if sess == nil || sess.Principal != principal || t.revoked.Has(id) || time.Now().After(sess.Expires) {
+	if sess == nil || sess.Principal != principal || time.Now().After(sess.Expires) {
 		return nil
 	}
 	sess.Touch()
