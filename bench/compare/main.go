@@ -133,6 +133,7 @@ func run(ctx context.Context, args []string) error {
 		{"mcpblob", src, "./cmd/mcpblob"},
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
 		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
+		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
 	} {
 		bins[b.name] = filepath.Join(work, b.name)
 		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
@@ -193,7 +194,7 @@ func run(ctx context.Context, args []string) error {
 			rep.budgetHit = true
 		} else {
 			k6ok = true
-			rep.p6fixed = p6Fixed(ctx, &cfg, systems)
+			rep.p6fixed = p6Fixed(ctx, &cfg, p6Systems(systems, bins["fasthttpfile"], files, rep))
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
@@ -125,7 +126,34 @@ const (
 	p6FixedRuns    = 3
 )
 
-// p6Fixed runs mcpblob, go-sdk and nginx at p6Rate in turns (each round
+// p6Floor is the name of P6's front-end floor: bench/peers/fasthttpfile,
+// a bare fasthttp server reading the same file per request.
+const p6Floor = "fasthttp floor"
+
+// p6Systems is what P6 measures: mcpblob, go-sdk, nginx and the fasthttp
+// floor, started here (from bin, serving files) because no other target
+// uses it; p6Fixed stops it. Without it P6 still runs, and the report says
+// why the floor is missing.
+func p6Systems(systems []*system, bin, files string, rep *report) []*system {
+	var list []*system
+	for _, s := range systems {
+		if s.name == "mcpblob" || s.name == "go-sdk" || s.name == "nginx" {
+			list = append(list, s)
+		}
+	}
+	addr, err := proc.FreeAddr()
+	if err == nil {
+		var p *proc.Proc
+		if p, err = proc.Start("fasthttpfile", "http://"+addr+"/readyz", bin, []string{"-dir", files, "-listen", addr}); err == nil {
+			return append(list, &system{name: p6Floor, note: "bench/peers/fasthttpfile: fasthttp alone, reading the file per request (P6 only)", proc: p, base: "http://" + addr, plain: true})
+		}
+	}
+	rep.p6FloorErr = err.Error()
+	logf("P6 floor: %v", err)
+	return list
+}
+
+// p6Fixed runs the P6 systems at p6Rate in turns (each round
 // starting one system further along) and records every run.
 func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 	res := &p6FixedRate{rate: p6Rate, seconds: p6FixedSeconds, runs: map[string][]k6step{}}
@@ -133,11 +161,11 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 	if cfg.quick {
 		rounds, res.seconds = 1, 4
 	}
-	var list []*system
-	for _, s := range systems {
-		if s.name == "mcpblob" || s.name == "go-sdk" || s.name == "nginx" {
-			list = append(list, s)
-			res.systems = append(res.systems, s.name)
+	list := systems
+	for _, s := range list {
+		res.systems = append(res.systems, s.name)
+		if s.name == p6Floor {
+			defer s.proc.Stop()
 		}
 	}
 	logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)

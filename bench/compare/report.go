@@ -74,6 +74,7 @@ type report struct {
 	features    probe.Features
 	systems     []*system
 	nginxErr    string
+	p6FloorErr  string
 	minioErr    string
 	integrity   []string
 	integrityOK []string

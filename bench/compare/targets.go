@@ -216,6 +216,9 @@ func (r *report) p6Target() *pair.Target {
 	t.Bounds = []pair.Bound{{Label: fmt.Sprintf("p99 at %d/s (median run)", f.rate), Value: median(p99s), Limit: p6P99, Unit: "ms"}, {Label: "failed requests", Value: failed, Limit: 0, Unit: "requests"}}
 	t.Errors = append(t.Errors, f.errs...)
 	for _, name := range f.systems {
+		if name == p6Floor {
+			continue // information: its runs set no verdict
+		}
 		for _, st := range f.runs[name] {
 			if st.achieved < 0.95*float64(f.rate) || st.dropped > 0.01*float64(f.rate*f.seconds) {
 				t.Errors = append(t.Errors, fmt.Sprintf("%s: k6 achieved %.0f/s of %d/s (%.0f dropped): not at the fixed rate", name, st.achieved, f.rate, st.dropped))
@@ -246,10 +249,26 @@ func (r *report) p6Closing(p pair.Runs) string {
 	if k6 := r.p6fixed.medianK6CPU("mcpblob"); k6 > 0 {
 		msg += fmt.Sprintf(" k6 itself spent %.0f µs per request on the same cores, so at this rate the machine is %.0f %% busy with the load generator alone.", k6, 100*k6*float64(r.p6fixed.rate)/1e6/float64(max(1, r.cores)))
 	}
+	msg += r.p6FloorLine(ours, allowed)
 	if p.RefName == "nginx" {
-		msg += " nginx serves the file with one stat, open and sendfile and a fixed header; mcpblob adds the MCP session lookup, JSON-RPC parsing, base64 and a JSON envelope, and half the mixed load is tools/list. What would close it: profile the request path (`make bench-smallreq`, CPU profile of the server under this load), then cut per-request allocations and syscalls (reuse read buffers, avoid per-request goroutines; the tools/list result is already encoded once, not per request)."
+		msg += " nginx serves the file with one open, fstat and sendfile and a fixed header."
 	}
 	return msg
+}
+
+// p6FloorLine sets mcpblob's CPU per request (ours) and the target's
+// allowance beside the fasthttp floor: what the fixed front end costs
+// before any MCP work, and so what is left for it.
+func (r *report) p6FloorLine(ours, allowed float64) string {
+	floor := median(r.p6fixed.cpuRuns(p6Floor))
+	if floor <= 0 {
+		return " (the fasthttp floor was not measured: " + r.p6FloorErr + ")"
+	}
+	msg := fmt.Sprintf(" The front end alone (%s: fasthttp reading the same file per request, no MCP) costs %.0f µs; mcpblob's MCP work on top of it (session, JSON-RPC, base64, envelope, log line, metrics; half the load is tools/list) is %.0f µs.", p6Floor, floor, ours-floor)
+	if floor >= allowed {
+		return msg + fmt.Sprintf(" The floor is already above the %.0f µs the target allows, so no server on the fixed front end (fasthttp on the Go runtime: netpoller hand-offs, sysmon, a read and a write per request) can meet it; what would close it is a different front end, which DESIGN.md fixes, or accepting the floor.", allowed)
+	}
+	return msg + fmt.Sprintf(" The target leaves %.0f µs for it: what would close it is cutting the MCP work by %.0f µs (profile with bench/profiles/p6-measure.sh: per-request allocations, the log line, the session check).", allowed-floor, ours-allowed)
 }
 
 // p6LatencyHint names what a p99 above the bound points at.
@@ -276,7 +295,7 @@ func p7Target() *pair.Target {
 func (r *report) renderDetailP6(b *strings.Builder) {
 	f := r.p6fixed
 	if f != nil {
-		fmt.Fprintf(b, "Fixed rate: %d req/s for %d s per run, the systems taking turns (mcpblob and go-sdk: loadtest/mixed.js; nginx: loadtest/static-get.js, GETs of the same 4 KiB file). Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests k6 made; k6's own CPU per request beside it.\n\n", f.rate, f.seconds)
+		fmt.Fprintf(b, "Fixed rate: %d req/s for %d s per run, the systems taking turns (mcpblob and go-sdk: loadtest/mixed.js; nginx: loadtest/static-get.js, GETs of the same 4 KiB file; the fasthttp floor, bench/peers/fasthttpfile, the same GETs served by fasthttp alone as mcpblob configures it, reading the file per request: what the fixed front end costs before any MCP work, information beside the verdict). Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests k6 made; k6's own CPU per request beside it.\n\n", f.rate, f.seconds)
 		b.WriteString("| system | runs | achieved req/s (median) | p99 per run (ms) | server CPU per request per run (µs) | median | k6 CPU per request (median) | failed requests |\n|---|--:|--:|---|---|--:|--:|--:|\n")
 		for _, name := range f.systems {
 			var p99, cpu []string

@@ -9,6 +9,7 @@
 #
 # Output under $WORK/LABEL (WORK default /tmp/p6/out); one summary line per
 # run is appended to $WORK/results.txt. Ports: PORT, APORT (admin, pprof).
+# SERVE_ARGS are added to `mcpblob serve` (for example --access-log=false).
 set -e
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 K6=${K6:-$REPO/.tools/bin/k6}
@@ -22,7 +23,7 @@ cpu_of() { awk '{print $14 + $15}' /proc/$1/stat; }
 # start_mcpblob BIN DIR: serve an empty store in DIR with a 4 KiB blob bench-4KiB.
 start_mcpblob() {
 	rm -rf "$2/data"; mkdir -p "$2/data"
-	"$1" serve --data "$2/data" --listen 127.0.0.1:$PORT --admin-listen 127.0.0.1:$APORT >"$2/server.log" 2>&1 &
+	"$1" serve --data "$2/data" --listen 127.0.0.1:$PORT --admin-listen 127.0.0.1:$APORT $SERVE_ARGS >"$2/server.log" 2>&1 &
 	PID=$!
 	for _ in $(seq 50); do curl -sf http://127.0.0.1:$PORT/readyz >/dev/null && break; sleep 0.1; done
 	head -c 4096 /dev/urandom >"$2/blob"
