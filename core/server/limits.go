@@ -15,7 +15,7 @@ import (
 )
 
 // Limits against slow or many clients (docs/security.md "Limits"): a cap on
-// connections (fasthttp's Concurrency and MaxConnsPerIP), a cap on uploads
+// connections (MaxConns and MaxConnsPerIP, package connlimit), a cap on uploads
 // in progress (uploadSlots), and a minimum transfer rate for request
 // bodies (paceReader). Buffers are taken when bytes arrive, not when a
 // request starts (the scanner's, the multipart reader's, ingest's chunks),

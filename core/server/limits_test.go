@@ -73,7 +73,7 @@ func TestUploadLimits(t *testing.T) {
 }
 
 // TestConnLimits: one connection over MaxConns is answered 503, one over
-// MaxConnsPerIP 429 with Retry-After, and closed; files still go out
+// MaxConnsPerIP 429, both with Retry-After and a JSON body, and closed; files still go out
 // through the per-address wrapper.
 func TestConnLimits(t *testing.T) {
 	parallel(t)
@@ -137,8 +137,12 @@ func healthConn(t *testing.T, addr string, status int) net.Conn {
 	if err != nil || resp.StatusCode != status {
 		t.Fatalf("GET /healthz: %v, want %d", err, status)
 	}
-	if status == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
-		t.Error("429 without Retry-After")
+	if status >= 400 {
+		body, _ := io.ReadAll(resp.Body)
+		if resp.Header.Get("Retry-After") == "" || resp.Header.Get("Content-Type") != "application/json" || !json.Valid(body) {
+			t.Errorf("%d: Retry-After %q, Content-Type %q, body %q: want a JSON error with Retry-After",
+				status, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), body)
+		}
 	}
 	return conn
 }

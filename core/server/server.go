@@ -148,8 +148,8 @@ type Options struct {
 	// MaxUploadBytes bounds a control-API PUT body and the maxSize of
 	// minted upload endpoints. Default 5 GiB.
 	MaxUploadBytes int64
-	// MaxConns bounds the connections served at once (fasthttp's
-	// Concurrency); one more is answered 503 and closed. Default 4096.
+	// MaxConns bounds the connections served at once; one more is
+	// answered 503 (JSON, Retry-After) and closed. Default 4096.
 	MaxConns int
 	// MaxConnsPerIP bounds the connections from one client address (IPv4
 	// or IPv6); one more is answered 429 with Retry-After and closed.
@@ -288,11 +288,14 @@ func (s *Server) newFastHTTP() *fasthttp.Server {
 		ReadBufferSize: opts.MaxHeaderBytes,
 		// Room for a small response (headers and a 4 KiB blob as base64)
 		// in one write: fasthttp's default of 4 KiB split it in two.
-		WriteBufferSize:              16 << 10,
-		MaxRequestBodySize:           int(opts.MaxBodyBytes),
-		ReadTimeout:                  opts.ReadTimeout,
-		IdleTimeout:                  opts.IdleTimeout,
-		Concurrency:                  opts.MaxConns, // MaxConnsPerIP: Serve wraps the listener
+		WriteBufferSize:    16 << 10,
+		MaxRequestBodySize: int(opts.MaxBodyBytes),
+		ReadTimeout:        opts.ReadTimeout,
+		IdleTimeout:        opts.IdleTimeout,
+		// Serve's listener wrapper (connlimit) holds MaxConns and
+		// MaxConnsPerIP and answers in JSON; fasthttp's own bound is only a
+		// backstop, above it for connections still closing.
+		Concurrency:                  2 * opts.MaxConns,
 		DisablePreParseMultipartForm: true,
 		StreamRequestBody:            true,
 		// Write buffers and response body buffers go back to their pools
@@ -396,8 +399,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		return err
 	}
 	go s.facts.Sweep(s.mcp.Context())
-	if s.opts.MaxConnsPerIP > 0 {
-		ln = connlimit.New(ln, s.opts.MaxConnsPerIP)
+	if s.opts.MaxConns > 0 || s.opts.MaxConnsPerIP > 0 {
+		ln = connlimit.New(ln, s.opts.MaxConnsPerIP, s.opts.MaxConns)
 	}
 	return s.fs.Serve(ln)
 }

@@ -1,8 +1,3 @@
-// Package connlimit bounds the connections from one client address: the
-// next one is answered 429 with Retry-After and closed before the HTTP
-// server sees it. (fasthttp's own MaxConnsPerIP is not used: its connection
-// wrapper races with the idle-connection sweep of a graceful shutdown,
-// hides the *net.TCPConn that sendfile needs, and counts IPv4 only.)
 package connlimit
 
 import (
@@ -13,21 +8,24 @@ import (
 	"time"
 )
 
-// Listener is a net.Listener that bounds the connections from one client
-// address (see the package documentation).
+// Listener is a net.Listener that bounds the connections served at once
+// and those from one client address (see the package documentation).
 type Listener struct {
 	net.Listener
-	max int
-	mu  sync.Mutex
-	n   map[string]int
+	max   int // per address; 0: no bound
+	total int // all addresses; 0: no bound
+	mu    sync.Mutex
+	n     map[string]int
+	open  int
 }
 
 // RetryAfter is the Retry-After, in seconds, of a refused connection.
 const RetryAfter = 1
 
-// New returns ln limited to max connections per client address.
-func New(ln net.Listener, max int) *Listener {
-	return &Listener{Listener: ln, max: max, n: map[string]int{}}
+// New returns ln limited to total connections at once and max per client
+// address; 0 leaves either unbounded.
+func New(ln net.Listener, max, total int) *Listener {
+	return &Listener{Listener: ln, max: max, total: total, n: map[string]int{}}
 }
 
 // Accept returns the next connection within the limit, refusing the
@@ -42,33 +40,52 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if h, _, err := net.SplitHostPort(ip); err == nil {
 			ip = h
 		}
-		l.mu.Lock()
-		ok := l.n[ip] < l.max
-		if ok {
-			l.n[ip]++
+		if r := l.admit(ip); r != nil {
+			refuseConn(c, r)
+			continue
 		}
-		l.mu.Unlock()
-		if ok {
-			return &conn{Conn: c, l: l, ip: ip}, nil
-		}
-		refuseConn(c)
+		return &conn{Conn: c, l: l, ip: ip}, nil
 	}
 }
 
-// refuseConn answers 429 on a connection over its address's limit and
-// closes it; the write is bounded, so a client that does not read cannot
-// hold the accept loop.
-func refuseConn(c net.Conn) {
-	const body = `{"error":{"code":"too_many_connections","message":"too many connections from this address; retry later"}}`
+// refusal is the answer to a connection over a bound.
+type refusal struct{ status, body string }
+
+var (
+	overTotal = &refusal{"503 Service Unavailable",
+		`{"error":{"code":"busy","message":"too many connections to this server; retry later"}}`}
+	overAddress = &refusal{"429 Too Many Requests",
+		`{"error":{"code":"too_many_connections","message":"too many connections from this address; retry later"}}`}
+)
+
+// admit counts a connection from ip in, or returns why it is refused.
+func (l *Listener) admit(ip string) *refusal {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.total > 0 && l.open >= l.total:
+		return overTotal
+	case l.max > 0 && l.n[ip] >= l.max:
+		return overAddress
+	}
+	l.open++
+	l.n[ip]++
+	return nil
+}
+
+// refuseConn answers c with r and closes it, giving a client that does not
+// read 100 ms.
+func refuseConn(c net.Conn, r *refusal) {
 	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	_, _ = io.WriteString(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: "+
-		strconv.Itoa(RetryAfter)+"\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	_, _ = io.WriteString(c, "HTTP/1.1 "+r.status+"\r\nContent-Type: application/json\r\nRetry-After: "+
+		strconv.Itoa(RetryAfter)+"\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(r.body))+"\r\n\r\n"+r.body)
 	_ = c.Close()
 }
 
 func (l *Listener) release(ip string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.open--
 	if l.n[ip]--; l.n[ip] <= 0 {
 		delete(l.n, ip)
 	}
@@ -95,4 +112,13 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 		return rf.ReadFrom(r)
 	}
 	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// SetWriteBuffer reaches (*net.TCPConn).SetWriteBuffer, which a lone large
+// stream uses to size its socket buffer (core/server/bodystream).
+func (c *conn) SetWriteBuffer(bytes int) error {
+	if s, ok := c.Conn.(interface{ SetWriteBuffer(int) error }); ok {
+		return s.SetWriteBuffer(bytes)
+	}
+	return nil
 }

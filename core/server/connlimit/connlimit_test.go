@@ -1,0 +1,82 @@
+package connlimit
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// Over the total bound a connection gets a JSON 503 and is closed; the one
+// admitted keeps what the server's fast paths look for (ReadFrom for
+// sendfile, SetWriteBuffer for socket sizing), and its place comes back
+// when it closes.
+func TestTotalBoundAndPassThrough(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := New(inner, 0, 1)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	first, err := net.Dial("tcp", inner.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	served := <-accepted
+	if _, ok := served.(io.ReaderFrom); !ok {
+		t.Error("an admitted connection lost ReadFrom (sendfile)")
+	}
+	if s, ok := served.(interface{ SetWriteBuffer(int) error }); !ok || s.SetWriteBuffer(1<<20) != nil {
+		t.Error("an admitted connection lost SetWriteBuffer")
+	}
+	expectRefusal(t, inner.Addr().String(), http.StatusServiceUnavailable, "busy")
+	served.Close()
+	second, err := net.Dial("tcp", inner.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	select {
+	case c := <-accepted:
+		c.Close()
+	case <-time.After(5 * time.Second):
+		t.Fatal("the place of a closed connection did not come back")
+	}
+}
+
+// expectRefusal dials addr and checks the refusal's status, Retry-After
+// and JSON error code.
+func expectRefusal(t *testing.T, addr string, status int, code string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != status || err != nil || body.Error.Code != code || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("refusal: %d %q (%v), Retry-After %q; want %d %q", resp.StatusCode, body.Error.Code, err, resp.Header.Get("Retry-After"), status, code)
+	}
+}
