@@ -1,7 +1,10 @@
 package s3
 
 import (
+	"net/http"
 	"runtime"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -40,5 +43,71 @@ func TestWarmUploadsReuseParts(t *testing.T) {
 	}
 	if n := s.parts.idle(); n == 0 || n > maxIdleParts {
 		t.Errorf("the Store keeps %d part buffers after the uploads, want 1 to %d", n, maxIdleParts)
+	}
+}
+
+func TestPartSizeFor(t *testing.T) {
+	const mib = 1 << 20
+	s := &Store{partSize: 8 * mib, partsPerStep: partsPerStep}
+	cases := []struct {
+		n    int
+		size int64
+		want int
+	}{
+		{1, 0, 8 * mib},
+		{2000, 0, 8 * mib},
+		{2001, 0, 16 * mib},
+		{4001, 0, 32 * mib},
+		{9999, 0, 128 * mib},
+		{1, 1 << 30, 8 * mib},
+		{1, 10000 * 8 * mib, 8 * mib},
+		{7, 10000*8*mib + 1, 9 * mib},
+		{1, 5 << 40, 525 * mib},
+	}
+	for _, c := range cases {
+		if got := s.partSizeFor(c.n, c.size); got != c.want {
+			t.Errorf("partSizeFor(%d, %d) = %d MiB, want %d MiB", c.n, c.size, got/mib, c.want/mib)
+		}
+	}
+	var total int64
+	for n := 1; n <= maxParts; n++ {
+		total += int64(s.partSizeFor(n, 0))
+	}
+	if total < 480<<30 {
+		t.Errorf("10,000 parts of unknown size hold %d GiB, want at least 480", total>>30)
+	}
+}
+
+// TestGrowingParts: an upload of unknown size doubles its part size every
+// Store.partsPerStep parts (lowered here to 2), and the object comes out
+// whole.
+func TestGrowingParts(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int64
+	rt := &hookTransport{before: func(r *http.Request) error {
+		if isPart(r) {
+			mu.Lock()
+			sizes = append(sizes, r.ContentLength)
+			mu.Unlock()
+		}
+		return nil
+	}}
+	s := newStore(t, Options{PartSize: testPartSize, Transport: rt})
+	s.partsPerStep = 2
+	data := storagetest.Bytes(5, 0, 2*testPartSize+2*2*testPartSize+100)
+	info, err := writeAll(t.Context(), s, "grown.bin", data, storage.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(sizes)
+	want := []int64{100, testPartSize, testPartSize, 2 * testPartSize, 2 * testPartSize}
+	if !slices.Equal(sizes, want) {
+		t.Errorf("part sizes %v, want %v", sizes, want)
+	}
+	if info.SHA256 != hexSum(data) || info.Size != int64(len(data)) {
+		t.Errorf("Commit = %d bytes, SHA-256 %s; want %d, %s", info.Size, info.SHA256, len(data), hexSum(data))
+	}
+	if n := s.parts.idle(); n > maxIdleParts {
+		t.Errorf("the Store keeps %d part buffers, want at most %d", n, maxIdleParts)
 	}
 }

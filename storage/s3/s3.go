@@ -45,7 +45,10 @@ type Options struct {
 	// store at another address than this process does.
 	PublicEndpoint string
 	// PartSize is the size of upload parts, and of the buffers each Writer
-	// fills and sends. Default 16 MiB; at least 5 MiB and at most 5 GiB.
+	// fills and sends (three per upload: two parts in flight and the next
+	// being filled). Default 8 MiB; at least 5 MiB and at most 5 GiB.
+	// Uploads too large for S3's 10,000 parts of this size take larger
+	// parts (see the package documentation).
 	PartSize uint64
 	// SignPayloads signs every part of a multipart upload with its SHA-256,
 	// which the service checks: each byte is then SHA-256'd twice here
@@ -81,7 +84,7 @@ type Options struct {
 
 const (
 	defaultRegion     = "us-east-1"
-	defaultPartSize   = 16 << 20
+	defaultPartSize   = 8 << 20
 	minPartSize       = 5 << 20 // S3's minimum for all parts but the last
 	maxPartSize       = 5 << 30
 	defaultStaleAfter = 24 * time.Hour
@@ -119,6 +122,8 @@ type Store struct {
 	// inFlight is how many parts a Writer uploads at once while it fills
 	// the next (partsInFlight; tests and benchmarks change it).
 	inFlight int
+	// partsPerStep: see partSizeFor (tests lower it).
+	partsPerStep int
 }
 
 var (
@@ -195,6 +200,7 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 	s.signParts = opts.SignPayloads
 	s.parts = newPartBuffers(int(s.partSize), maxIdleParts)
 	s.inFlight = partsInFlight
+	s.partsPerStep = partsPerStep
 	if err := s.ensureBucket(ctx, opts.Region, opts.CreateBucket); err != nil {
 		return nil, err
 	}

@@ -91,9 +91,9 @@ var writerVariants = []struct {
 	inFlight int
 }{
 	{name: "signed", opts: Options{SignPayloads: true}},
-	{name: "8MiB", opts: Options{PartSize: 8 << 20}},
-	{name: "2inflight", inFlight: 2},
-	{name: "8MiB-2inflight", opts: Options{PartSize: 8 << 20}, inFlight: 2},
+	{name: "16MiB", opts: Options{PartSize: 16 << 20}},
+	{name: "1inflight", inFlight: 1},
+	{name: "3inflight", inFlight: 3},
 	{name: "staged", opts: Options{StagedCommit: true}},
 }
 

@@ -116,12 +116,12 @@ func (w *writer) Write(p []byte) (int, error) {
 	}
 	written := 0
 	for len(p) > 0 {
-		if int64(len(w.buf)) == w.s.partSize {
+		if len(w.buf) == w.partCap() {
 			if err := w.sendPart(); err != nil {
 				return written, w.fail(err)
 			}
 		}
-		k := min(len(p), int(w.s.partSize)-len(w.buf))
+		k := min(len(p), w.partCap()-len(w.buf))
 		w.grow(k)
 		w.buf = append(w.buf, p[:k]...)
 		w.h.Write(p[:k])
@@ -149,10 +149,10 @@ func (w *writer) grow(k int) {
 	if cap(w.buf)-len(w.buf) >= k {
 		return
 	}
-	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), int(w.s.partSize))
+	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), w.partCap())
 	var buf []byte
 	if c > growInPlaceMax {
-		buf = w.s.parts.get()[:len(w.buf)]
+		buf = w.partBuffer()[:len(w.buf)]
 	} else {
 		buf = make([]byte, len(w.buf), c)
 	}
@@ -176,8 +176,9 @@ func (w *writer) sendPart() error {
 	}
 	w.sent++
 	num, data, check := w.sent, w.buf, w.partCheck()
-	if w.spare == nil {
-		w.spare = w.s.parts.get()
+	if w.spare == nil || cap(w.spare) != w.partCap() {
+		w.s.parts.put(w.spare)
+		w.spare = w.partBuffer()
 	}
 	w.buf, w.spare = w.spare[:0], nil
 	ch := make(chan partResult, 1)
@@ -187,6 +188,18 @@ func (w *writer) sendPart() error {
 		ch <- partResult{part, data, err}
 	}()
 	return nil
+}
+
+// partCap is the size of the part being filled (see Store.partSizeFor).
+func (w *writer) partCap() int { return w.s.partSizeFor(w.sent+1, w.opts.Size) }
+
+// partBuffer returns an empty buffer for the part being filled: from the
+// Store's free list when it has the Store's part size.
+func (w *writer) partBuffer() []byte {
+	if c := w.partCap(); int64(c) != w.s.partSize {
+		return make([]byte, 0, c)
+	}
+	return w.s.parts.get()
 }
 
 // startUpload starts the multipart upload: of the key itself, whose
@@ -226,7 +239,7 @@ func (w *writer) objectOptions(meta map[string]string) minio.PutObjectOptions {
 func (w *writer) waitOldest() error {
 	r := <-w.inflight[0]
 	w.inflight = w.inflight[1:]
-	if w.spare == nil && int64(cap(r.buf)) == w.s.partSize {
+	if w.spare == nil && cap(r.buf) == w.partCap() {
 		w.spare = r.buf[:0]
 	} else {
 		w.s.parts.put(r.buf)
