@@ -29,6 +29,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // s3Rig is MinIO (one drive) with a bucket that an mcpblob serves through
@@ -71,6 +72,28 @@ func startS3Rig(ctx context.Context, bins map[string]string, work string) (*s3Ri
 func (r *s3Rig) stop() {
 	r.srv.proc.Stop()
 	r.minio.Stop()
+}
+
+// runOnly runs one target alone (-only) and writes the report with it:
+// P9, on its own MinIO and mcpblob.
+func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
+	if cfg.only != "P9" {
+		return fmt.Errorf("-only %q: only P9 runs alone", cfg.only)
+	}
+	t := &pair.Target{ID: "P9", Title: "the S3 path", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
+	rig, err := startS3Rig(ctx, bins, work)
+	if err != nil {
+		return err
+	}
+	timeTarget(t, func() { runP9(ctx, cfg, rig, t, start) })
+	rig.stop()
+	rep.targets = append(rep.targets, t)
+	rep.elapsed = time.Since(start)
+	rep.steal = sysinfo.StealSince(rep.cpuStart)
+	if err := rep.write(cfg.out, true); err != nil {
+		return err
+	}
+	return rep.writeCharts(cfg.charts)
 }
 
 // p9Op is one timed operation moving size bytes.
