@@ -193,6 +193,12 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 			}
 			return nil
 		}},
+		// minio-go v7.4.1 over plain HTTP, given an io.ReaderAt of known
+		// size: 64 parts of 16 MiB, four uploading at once, each with a
+		// streaming SigV4 signature (a SHA-256 of every 64 KiB chunk, which
+		// MinIO checks); no CRC32C trailer, as the client does not enable
+		// TrailingHeaders. mcpblob's parts carry a CRC32C instead, and it
+		// hashes the object once with SHA-256 for its record.
 		{name: "MinIO PUT (minio-go)", write: true, run: func(ctx context.Context) error {
 			_, err := rig.client.PutObject(ctx, rig.bucket, "p9/minio-put", bytes.NewReader(raw), size,
 				minio.PutObjectOptions{ContentType: "application/octet-stream"})
