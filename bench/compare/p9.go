@@ -468,7 +468,7 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 		if w > 1.3 {
 			return msg + fmt.Sprintf("; MinIO wrote %.2f× the bytes, so the upload pays a second pass over the data (staging, then a server-side copy): writing the final object once would close most of the gap.", w)
 		}
-		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte (base64 decoding, SHA-256, request signing) on cores MinIO also needs: less CPU per byte, or hashing while MinIO waits on the disk, would close it."
+		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte on cores MinIO also needs (a profile of PUT /v1/blobs: the object's SHA-256 about half of it, copies into the part buffers and socket I/O most of the rest; upload_file adds the base64 decoding): less CPU per byte, such as decoding base64 straight into the part buffers, would close it."
 	}
 	return msg + "; a read through mcpblob is a second hop (MinIO → mcpblob → client, plus base64 for resources/read) on the same two cores: a larger read buffer from S3, or the redirect mode (--download-redirect) for /d, would close it."
 }
@@ -492,7 +492,7 @@ func p9MemoryWhy(worst float64, ops []p9Op, samples [][]p9Sample) string {
 	}
 	msg := fmt.Sprintf("mcpblob's RSS grew up to %.0f MiB on the S3 path (limit 64), worst during %s; by run: %s MiB", worst, worstOp, msList(perRun))
 	if perRun[0] > 0 && perRun[len(perRun)-1] > 1.3*perRun[0] {
-		return msg + ". It climbs from run to run, so memory stays held between requests (heap not returned to the OS, or buffers kept per upload): returning part buffers to a bounded pool, or freeing them at commit, would close it."
+		return msg + ". It climbs from run to run, so memory stays held between requests: the S3 store keeps three part buffers (24 MiB with 8 MiB parts) between uploads by design, and the Go heap's headroom (GOGC=100) over the request path's garbage is not returned to the OS at once; a GOMEMLIMIT, or fewer allocations per request, would close it."
 	}
-	return msg + ". It is the same in every run, so one request holds it: the S3 writer keeps two parts (16 MiB each by default) per upload plus the request's buffers; one part in flight, or smaller parts, would close it."
+	return msg + ". It is the same in every run, so one request holds it: the S3 writer holds three parts (8 MiB each by default: two in flight, one filling) per upload plus the request's buffers; smaller parts, or one part in flight (slower: see storage/s3 BenchmarkThroughput), would close it."
 }
