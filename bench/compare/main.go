@@ -51,6 +51,7 @@ type config struct {
 	quick                 bool
 	skipCodec, skipK6     bool
 	worktree              bool
+	only                  string // one target alone (runOnly)
 	budget                time.Duration
 	scaleBudget           time.Duration
 }
@@ -90,6 +91,7 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
 	fs.BoolVar(&cfg.skipK6, "skip-k6", false, "skip the P6 k6 comparison")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
+	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P9) and write only it")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
 	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
 	if err := fs.Parse(args); err != nil {
@@ -139,6 +141,9 @@ func run(ctx context.Context, args []string) error {
 		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
 			return err
 		}
+	}
+	if cfg.only != "" {
+		return runOnly(ctx, &cfg, work, bins, rep, start)
 	}
 
 	sizes := readSizes

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
+	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
 // s3Rig is MinIO (one drive) with a bucket that an mcpblob serves through
@@ -71,6 +72,28 @@ func startS3Rig(ctx context.Context, bins map[string]string, work string) (*s3Ri
 func (r *s3Rig) stop() {
 	r.srv.proc.Stop()
 	r.minio.Stop()
+}
+
+// runOnly runs one target alone (-only) and writes the report with it:
+// P9, on its own MinIO and mcpblob.
+func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
+	if cfg.only != "P9" {
+		return fmt.Errorf("-only %q: only P9 runs alone", cfg.only)
+	}
+	t := &pair.Target{ID: "P9", Title: "the S3 path", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
+	rig, err := startS3Rig(ctx, bins, work)
+	if err != nil {
+		return err
+	}
+	timeTarget(t, func() { runP9(ctx, cfg, rig, t, start) })
+	rig.stop()
+	rep.targets = append(rep.targets, t)
+	rep.elapsed = time.Since(start)
+	rep.steal = sysinfo.StealSince(rep.cpuStart)
+	if err := rep.write(cfg.out, true); err != nil {
+		return err
+	}
+	return rep.writeCharts(cfg.charts)
 }
 
 // p9Op is one timed operation moving size bytes.
@@ -170,6 +193,12 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 			}
 			return nil
 		}},
+		// minio-go v7.4.1 over plain HTTP, given an io.ReaderAt of known
+		// size: 64 parts of 16 MiB, four uploading at once, each with a
+		// streaming SigV4 signature (a SHA-256 of every 64 KiB chunk, which
+		// MinIO checks); no CRC32C trailer, as the client does not enable
+		// TrailingHeaders. mcpblob's parts carry a CRC32C instead, and it
+		// hashes the object once with SHA-256 for its record.
 		{name: "MinIO PUT (minio-go)", write: true, run: func(ctx context.Context) error {
 			_, err := rig.client.PutObject(ctx, rig.bucket, "p9/minio-put", bytes.NewReader(raw), size,
 				minio.PutObjectOptions{ContentType: "application/octet-stream"})
@@ -439,7 +468,7 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 		if w > 1.3 {
 			return msg + fmt.Sprintf("; MinIO wrote %.2f× the bytes, so the upload pays a second pass over the data (staging, then a server-side copy): writing the final object once would close most of the gap.", w)
 		}
-		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte (base64 decoding, SHA-256, request signing) on cores MinIO also needs: less CPU per byte, or hashing while MinIO waits on the disk, would close it."
+		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte on cores MinIO also needs (a profile of PUT /v1/blobs: the object's SHA-256 about half of it, copies into the part buffers and socket I/O most of the rest; upload_file adds the base64 decoding): less CPU per byte, such as decoding base64 straight into the part buffers, would close it."
 	}
 	return msg + "; a read through mcpblob is a second hop (MinIO → mcpblob → client, plus base64 for resources/read) on the same two cores: a larger read buffer from S3, or the redirect mode (--download-redirect) for /d, would close it."
 }
@@ -463,7 +492,7 @@ func p9MemoryWhy(worst float64, ops []p9Op, samples [][]p9Sample) string {
 	}
 	msg := fmt.Sprintf("mcpblob's RSS grew up to %.0f MiB on the S3 path (limit 64), worst during %s; by run: %s MiB", worst, worstOp, msList(perRun))
 	if perRun[0] > 0 && perRun[len(perRun)-1] > 1.3*perRun[0] {
-		return msg + ". It climbs from run to run, so memory stays held between requests (heap not returned to the OS, or buffers kept per upload): returning part buffers to a bounded pool, or freeing them at commit, would close it."
+		return msg + ". It climbs from run to run, so memory stays held between requests: the S3 store keeps three part buffers (24 MiB with 8 MiB parts) between uploads by design, and the Go heap's headroom (GOGC=100) over the request path's garbage is not returned to the OS at once; a GOMEMLIMIT, or fewer allocations per request, would close it."
 	}
-	return msg + ". It is the same in every run, so one request holds it: the S3 writer keeps two parts (16 MiB each by default) per upload plus the request's buffers; one part in flight, or smaller parts, would close it."
+	return msg + ". It is the same in every run, so one request holds it: the S3 writer holds three parts (8 MiB each by default: two in flight, one filling) per upload plus the request's buffers; smaller parts, or one part in flight (slower: see storage/s3 BenchmarkThroughput), would close it."
 }

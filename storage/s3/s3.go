@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -45,9 +44,19 @@ type Options struct {
 	// forms as Endpoint; default Endpoint. Use it when clients reach the
 	// store at another address than this process does.
 	PublicEndpoint string
-	// PartSize is the size of upload parts, and of the one buffer each
-	// Writer holds. Default 16 MiB; at least 5 MiB and at most 5 GiB.
+	// PartSize is the size of upload parts, and of the buffers each Writer
+	// fills and sends (three per upload: two parts in flight and the next
+	// being filled). Default 8 MiB; at least 5 MiB and at most 5 GiB.
+	// Uploads too large for S3's 10,000 parts of this size take larger
+	// parts (see the package documentation).
 	PartSize uint64
+	// SignPayloads signs every part of a multipart upload with its SHA-256,
+	// which the service checks: each byte is then SHA-256'd twice here
+	// (the part's and the object's) and once more by the service. By
+	// default parts go as UNSIGNED-PAYLOAD with a CRC32C checksum
+	// (x-amz-checksum-crc32c) that the service verifies, so bytes damaged in
+	// transit are still refused; see the package documentation.
+	SignPayloads bool
 	// StagedCommit streams an object larger than a part to a staging key
 	// and copies it server side to its key at Commit, with its SHA-256 in
 	// its metadata like a small object's; the service then writes every
@@ -75,7 +84,7 @@ type Options struct {
 
 const (
 	defaultRegion     = "us-east-1"
-	defaultPartSize   = 16 << 20
+	defaultPartSize   = 8 << 20
 	minPartSize       = 5 << 20 // S3's minimum for all parts but the last
 	maxPartSize       = 5 << 30
 	defaultStaleAfter = 24 * time.Hour
@@ -106,12 +115,15 @@ type Store struct {
 	log      *slog.Logger
 	// stagedCommit: see Options.StagedCommit.
 	stagedCommit bool
-	// signParts signs each part with its SHA-256, which the server checks.
-	// Over HTTPS, TLS already protects the bytes and parts go unsigned
-	// (UNSIGNED-PAYLOAD, as minio-go does), saving a hash pass on both ends.
+	// signParts: see Options.SignPayloads. Otherwise parts carry a CRC32C.
 	signParts bool
-	// bufs recycles part buffers between Writers.
-	bufs sync.Pool
+	// parts recycles part buffers between Writers.
+	parts *partBuffers
+	// inFlight is how many parts a Writer uploads at once while it fills
+	// the next (partsInFlight; tests and benchmarks change it).
+	inFlight int
+	// partsPerStep: see partSizeFor (tests lower it).
+	partsPerStep int
 }
 
 var (
@@ -185,8 +197,10 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.signParts = client.EndpointURL().Scheme != "https"
-	s.bufs.New = func() any { b := make([]byte, 0, s.partSize); return &b }
+	s.signParts = opts.SignPayloads
+	s.parts = newPartBuffers(int(s.partSize), maxIdleParts)
+	s.inFlight = partsInFlight
+	s.partsPerStep = partsPerStep
 	if err := s.ensureBucket(ctx, opts.Region, opts.CreateBucket); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,12 @@
 package s3
 
 import (
+	"bytes"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,32 +24,40 @@ import (
 const benchSize = 1 << 30
 
 // BenchmarkThroughput compares, on the shared MinIO server, the Store's
-// Writer with minio-go's own PutObject of the same bytes, and the Store's
-// Open with a plain net/http GET of a presigned URL. Run it with
+// Writer with minio-go's own PutObject of the same bytes (from memory, as
+// bench/compare's P9 gives them), and the Store's Open with a plain
+// net/http GET of a presigned URL. Run it with
 //
 //	go test -run '^$' -bench Throughput -benchtime 1x -count 3 ./storage/s3
 //
-// Besides MB/s it reports this process's CPU time per operation (user +
-// system), which the other processes on a busy machine disturb less than
-// the wall clock.
+// Besides MB/s it reports the CPU time per operation (user + system) of
+// this process (cpu-s/op) and of the MinIO server (minio-cpu-s/op), which
+// the other processes on a busy machine disturb less than the wall clock.
 func BenchmarkThroughput(b *testing.B) {
 	s := newStore(b, Options{})
-	staged := newStore(b, Options{Bucket: s.bucket, StagedCommit: true})
 	ctx := b.Context()
+	data := storagetest.Bytes(1, 0, benchSize)
 	run := func(name string, op func(b *testing.B)) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(benchSize)
-			cpu := processCPU()
+			cpu, server := processCPU(), minioCPU()
 			for b.Loop() {
 				op(b)
 			}
 			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e9, "cpu-s/op")
+			b.ReportMetric(float64(minioCPU()-server)/float64(b.N)/1e9, "minio-cpu-s/op")
 		})
 	}
-	run("write/store", func(b *testing.B) { writeStore(b, s, "store.bin") })
-	run("write/store-staged", func(b *testing.B) { writeStore(b, staged, "staged.bin") })
+	run("write/store", func(b *testing.B) { writeStore(b, s, "store.bin", data) })
+	for _, v := range writerVariants {
+		vs := newStore(b, Options{Bucket: s.bucket, PartSize: v.opts.PartSize, SignPayloads: v.opts.SignPayloads, StagedCommit: v.opts.StagedCommit})
+		if v.inFlight > 0 {
+			vs.inFlight = v.inFlight
+		}
+		run("write/store-"+v.name, func(b *testing.B) { writeStore(b, vs, v.name+".bin", data) })
+	}
 	run("write/minio-go", func(b *testing.B) {
-		_, err := s.client.PutObject(ctx, s.bucket, "minio-go.bin", storagetest.NewStream(1, benchSize), benchSize, minio.PutObjectOptions{})
+		_, err := s.client.PutObject(ctx, s.bucket, "minio-go.bin", bytes.NewReader(data), benchSize, minio.PutObjectOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,13 +84,27 @@ func BenchmarkThroughput(b *testing.B) {
 	})
 }
 
-func writeStore(b *testing.B, s *Store, key string) {
+// writerVariants are the Writer's other shapes BenchmarkThroughput times.
+var writerVariants = []struct {
+	name     string
+	opts     Options
+	inFlight int
+}{
+	{name: "signed", opts: Options{SignPayloads: true}},
+	{name: "16MiB", opts: Options{PartSize: 16 << 20}},
+	{name: "1inflight", inFlight: 1},
+	{name: "3inflight", inFlight: 3},
+	{name: "staged", opts: Options{StagedCommit: true}},
+}
+
+// writeStore writes data to key through the Store in 1 MiB writes.
+func writeStore(b *testing.B, s *Store, key string, data []byte) {
 	w, err := s.Create(b.Context(), key, storage.CreateOptions{MediaType: "application/octet-stream"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Abort(b.Context())
-	if _, err := io.CopyBuffer(w, storagetest.NewStream(1, benchSize), make([]byte, 1<<20)); err != nil {
+	if _, err := io.CopyBuffer(w, struct{ io.Reader }{bytes.NewReader(data)}, make([]byte, 1<<20)); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := w.Commit(b.Context()); err != nil {
@@ -102,4 +128,28 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// minioCPU returns the user + system CPU time of the MinIO servers this
+// process started (miniotest's), from /proc; 0 where there is no /proc.
+func minioCPU() time.Duration {
+	entries, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	var ticks int64
+	for _, e := range entries {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid … utime stime: fields 14 and 15.
+		comm, rest, ok := strings.Cut(string(stat), ") ")
+		fields := strings.Fields(rest)
+		if !ok || !strings.HasSuffix(comm, "(minio") || len(fields) < 13 || fields[1] != self {
+			continue
+		}
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		ticks += utime + stime
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ
 }

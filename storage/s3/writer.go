@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
+	"net/http"
 	"sync"
 	"time"
 
@@ -20,6 +24,21 @@ import (
 // cleanupTimeout bounds the requests that undo a failed or aborted upload;
 // they run even when the caller's context is done.
 const cleanupTimeout = time.Minute
+
+// The headers of a part's CRC32C and of the algorithm an upload's parts
+// are checked with.
+const (
+	headerChecksumCRC32C    = "X-Amz-Checksum-Crc32c"
+	headerChecksumAlgorithm = "X-Amz-Checksum-Algorithm"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crc32cBase64 is a CRC32C as S3 headers carry it: its four big-endian
+// bytes in base64.
+func crc32cBase64(c uint32) string {
+	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, c))
+}
 
 // Create starts a streaming write of key. ctx bounds the whole write:
 // cancelling it stops an upload in progress. See the package documentation
@@ -39,8 +58,9 @@ func (s *Store) Create(ctx context.Context, key string, opts storage.CreateOptio
 	return &writer{s: s, ctx: ctx, cancel: cancel, key: key, opts: opts, h: sha256.New()}, nil
 }
 
-// writer fills one part buffer while the previous part uploads in the
-// background: at most two buffers of Options.PartSize per Writer.
+// writer fills one part buffer while up to Store.inFlight earlier parts
+// upload in the background: at most inFlight+1 buffers of Options.PartSize
+// per Writer.
 type writer struct {
 	s      *Store
 	ctx    context.Context // Create's, cancelled by Abort and at the end
@@ -53,16 +73,17 @@ type writer struct {
 	spare    []byte    // a part-sized buffer free for the next fill
 	h        hash.Hash // the object's SHA-256
 	ph       hash.Hash // SHA-256 of the part in buf, to sign it; from the second part on
+	crc      uint32    // CRC32C of the part in buf, when parts are not signed
 	n        int64
 	target   string // the key the multipart upload writes: key, or a staging key
 	token    string // the upload's random token: names its SHA-256 record, or its staging key
 	uploadID string // multipart upload of target, until completed
 	sent     int    // parts handed to uploads
 	parts    []minio.CompletePart
-	inflight chan partResult // the background upload of the last part sent
-	staged   bool            // target is a staged object to delete
-	err      error           // sticky failure of Write
-	done     bool            // Commit or Abort called
+	inflight []chan partResult // background part uploads, oldest first
+	staged   bool              // target is a staged object to delete
+	err      error             // sticky failure of Write
+	done     bool              // Commit or Abort called
 }
 
 // partResult is the outcome of one background part upload.
@@ -95,16 +116,19 @@ func (w *writer) Write(p []byte) (int, error) {
 	}
 	written := 0
 	for len(p) > 0 {
-		if int64(len(w.buf)) == w.s.partSize {
+		if len(w.buf) == w.partCap() {
 			if err := w.sendPart(); err != nil {
 				return written, w.fail(err)
 			}
 		}
-		k := min(len(p), int(w.s.partSize)-len(w.buf))
+		k := min(len(p), w.partCap()-len(w.buf))
 		w.grow(k)
 		w.buf = append(w.buf, p[:k]...)
 		w.h.Write(p[:k])
-		if w.ph != nil {
+		switch {
+		case !w.s.signParts:
+			w.crc = crc32.Update(w.crc, castagnoli, p[:k])
+		case w.ph != nil:
 			w.ph.Write(p[:k])
 		}
 		w.n += int64(k)
@@ -115,21 +139,20 @@ func (w *writer) Write(p []byte) (int, error) {
 }
 
 // growInPlaceMax is the largest buffer grow allocates by doubling; past it
-// the bytes move to a pooled part buffer, so a large upload does not leave
+// the bytes move to a part buffer from the Store's free list, so a large upload does not leave
 // a trail of half-part buffers for the collector (8+4+2+… MiB).
 const growInPlaceMax = 1 << 20
 
 // grow makes room for k more bytes in buf, doubling up to growInPlaceMax so
-// that small objects cost small buffers, then switching to a part buffer
-// from the Store's pool.
+// that small objects cost small buffers, then switching to a part buffer.
 func (w *writer) grow(k int) {
 	if cap(w.buf)-len(w.buf) >= k {
 		return
 	}
-	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), int(w.s.partSize))
+	c := min(max(2*cap(w.buf), len(w.buf)+k, 64<<10), w.partCap())
 	var buf []byte
 	if c > growInPlaceMax {
-		buf = (*w.s.bufs.Get().(*[]byte))[:len(w.buf)]
+		buf = w.partBuffer()[:len(w.buf)]
 	} else {
 		buf = make([]byte, len(w.buf), c)
 	}
@@ -137,32 +160,46 @@ func (w *writer) grow(k int) {
 	w.buf = buf
 }
 
-// sendPart hands the full buffer to a background upload (after the previous
-// one has finished) and continues with a free buffer. The first call starts
-// the multipart upload.
+// sendPart hands the full buffer to a background upload (once fewer than
+// Store.inFlight are running) and continues with a free buffer. The first
+// call starts the multipart upload.
 func (w *writer) sendPart() error {
-	if err := w.wait(); err != nil {
-		return err
+	if len(w.inflight) >= w.s.inFlight {
+		if err := w.waitOldest(); err != nil {
+			return err
+		}
 	}
-	s := w.s
 	if w.uploadID == "" {
 		if err := w.startUpload(); err != nil {
 			return err
 		}
 	}
 	w.sent++
-	num, data, sum := w.sent, w.buf, w.partSum()
-	if w.spare == nil {
-		w.spare = *s.bufs.Get().(*[]byte)
+	num, data, check := w.sent, w.buf, w.partCheck()
+	if w.spare == nil || cap(w.spare) != w.partCap() {
+		w.s.parts.put(w.spare)
+		w.spare = w.partBuffer()
 	}
 	w.buf, w.spare = w.spare[:0], nil
 	ch := make(chan partResult, 1)
-	w.inflight = ch
+	w.inflight = append(w.inflight, ch)
 	go func() {
-		part, err := w.putPart(w.ctx, num, data, sum)
+		part, err := w.putPart(w.ctx, num, data, check)
 		ch <- partResult{part, data, err}
 	}()
 	return nil
+}
+
+// partCap is the size of the part being filled (see Store.partSizeFor).
+func (w *writer) partCap() int { return w.s.partSizeFor(w.sent+1, w.opts.Size) }
+
+// partBuffer returns an empty buffer for the part being filled: from the
+// Store's free list when it has the Store's part size.
+func (w *writer) partBuffer() []byte {
+	if c := w.partCap(); int64(c) != w.s.partSize {
+		return make([]byte, 0, c)
+	}
+	return w.s.parts.get()
 }
 
 // startUpload starts the multipart upload: of the key itself, whose
@@ -174,7 +211,11 @@ func (w *writer) startUpload() error {
 	w.target = w.key
 	opts := w.objectOptions(map[string]string{metaSHA256Record: w.token})
 	if s.stagedCommit {
-		w.target, opts = stagingPrefix+w.token, minio.PutObjectOptions{}
+		w.target, opts = stagingPrefix+w.token, minio.PutObjectOptions{UserMetadata: map[string]string{}}
+	}
+	if !s.signParts {
+		// Parts then carry a CRC32C, which S3 wants announced here.
+		opts.UserMetadata[headerChecksumAlgorithm] = "CRC32C"
 	}
 	id, err := s.core.NewMultipartUpload(w.ctx, s.bucket, w.target, opts)
 	if err != nil {
@@ -193,15 +234,15 @@ func (w *writer) objectOptions(meta map[string]string) minio.PutObjectOptions {
 	return minio.PutObjectOptions{ContentType: w.opts.MediaType, UserMetadata: meta, DisableContentSha256: true}
 }
 
-// wait collects the background upload, if one is running.
-func (w *writer) wait() error {
-	if w.inflight == nil {
-		return nil
-	}
-	r := <-w.inflight
-	w.inflight = nil
-	if int64(cap(r.buf)) == w.s.partSize {
-		w.spare = r.buf
+// waitOldest collects the oldest background upload; the caller checks
+// that one is running.
+func (w *writer) waitOldest() error {
+	r := <-w.inflight[0]
+	w.inflight = w.inflight[1:]
+	if w.spare == nil && cap(r.buf) == w.partCap() {
+		w.spare = r.buf[:0]
+	} else {
+		w.s.parts.put(r.buf)
 	}
 	if r.err != nil {
 		return r.err
@@ -210,14 +251,33 @@ func (w *writer) wait() error {
 	return nil
 }
 
-// partSum returns the hex SHA-256 of the full part in buf, which signs its
-// upload ("" when parts go unsigned), and starts the next part's. Write
-// hashes parts as it fills them, so that uploads start without a hash pass;
-// the first part's SHA-256 is the object's so far, small objects are
-// hashed once.
-func (w *writer) partSum() string {
+// wait collects every background upload and returns the first failure.
+func (w *writer) wait() error {
+	var first error
+	for len(w.inflight) > 0 {
+		if err := w.waitOldest(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// partChecksum is what guards a part's bytes in transit: the hex SHA-256
+// that signs it, or else its CRC32C.
+type partChecksum struct {
+	sha256 string
+	crc32c uint32
+}
+
+// partCheck returns the checksum of the full part in buf and starts the
+// next part's. Write computes both as it fills parts, so that uploads start
+// without a pass over the bytes; the first part's SHA-256 is the object's
+// so far, small objects are hashed once.
+func (w *writer) partCheck() partChecksum {
 	if !w.s.signParts {
-		return ""
+		c := partChecksum{crc32c: w.crc}
+		w.crc = 0
+		return c
 	}
 	var sum []byte
 	if w.ph == nil {
@@ -226,29 +286,30 @@ func (w *writer) partSum() string {
 		sum = w.ph.Sum(nil)
 		w.ph.Reset()
 	}
-	return hex.EncodeToString(sum)
+	return partChecksum{sha256: hex.EncodeToString(sum)}
 }
 
-// putPart uploads data as part num of the multipart upload, signed with
-// its SHA-256 sum unless sum is "".
-func (w *writer) putPart(ctx context.Context, num int, data []byte, sum string) (minio.CompletePart, error) {
+// putPart uploads data as part num of the multipart upload: signed with
+// its SHA-256, or unsigned with its CRC32C, which the service verifies.
+func (w *writer) putPart(ctx context.Context, num int, data []byte, check partChecksum) (minio.CompletePart, error) {
 	s := w.s
-	opts := minio.PutObjectPartOptions{DisableContentSha256: true, Sha256Hex: sum}
+	opts := minio.PutObjectPartOptions{DisableContentSha256: true, Sha256Hex: check.sha256}
+	var crc string
+	if check.sha256 == "" {
+		crc = crc32cBase64(check.crc32c)
+		opts.CustomHeader = http.Header{headerChecksumCRC32C: {crc}}
+	}
 	part, err := s.core.PutObjectPart(ctx, s.bucket, w.target, w.uploadID, num, bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return minio.CompletePart{}, mapError(err)
 	}
-	return minio.CompletePart{PartNumber: part.PartNumber, ETag: part.ETag}, nil
+	return minio.CompletePart{PartNumber: part.PartNumber, ETag: part.ETag, ChecksumCRC32C: crc}, nil
 }
 
-// release returns the part-sized buffers to the Store's pool.
+// release returns the part-sized buffers to the Store's free list.
 func (w *writer) release() {
-	for _, b := range [][]byte{w.buf, w.spare} {
-		if int64(cap(b)) == w.s.partSize {
-			b = b[:0]
-			w.s.bufs.Put(&b)
-		}
-	}
+	w.s.parts.put(w.buf)
+	w.s.parts.put(w.spare)
 	w.buf, w.spare = nil, nil
 }
 
@@ -395,8 +456,10 @@ func (w *writer) sendLastPart(ctx context.Context) error {
 	if err := w.wait(); err != nil {
 		return err
 	}
+	w.s.parts.put(w.spare) // no more parts to fill
+	w.spare = nil
 	w.sent++
-	part, err := w.putPart(ctx, w.sent, w.buf, w.partSum())
+	part, err := w.putPart(ctx, w.sent, w.buf, w.partCheck())
 	if err != nil {
 		return err
 	}
