@@ -192,7 +192,7 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 	defer func() { rep.sum("2025-11-25 form elicitation through nginx", ok, figures) }()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	from := time.Now()
+	from := markLog(cl.accessLog)
 	c := cl.mcp(cl.lb, "")
 	if err := c.Init(ctx, map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}); err != nil {
 		rep.fail(g, "form elicitation: initialize through nginx", err.Error())
@@ -281,10 +281,10 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 // one is false when those later requests went to more than one node.
 // It waits up to a second for want requests to be logged (nginx logs a
 // stream when its last byte is sent).
-func (cl *cluster) sessionRoute(from time.Time, want int) (desc string, one bool) {
+func (cl *cluster) sessionRoute(from logMark, want int) (desc string, one bool) {
 	var names []string
 	for deadline := time.Now().Add(time.Second); len(names) < want && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		entries, _ := readAccessLog(cl.accessLog, from, time.Now())
+		entries, _ := readAccessLog(cl.accessLog, from, logToEnd)
 		names = names[:0]
 		for _, e := range entries {
 			if e.uri == "/mcp" {

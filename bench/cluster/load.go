@@ -30,6 +30,7 @@ const mcpRate, uploadRate, linkRate = 80, 6, 20
 // loadRun is what happened while k6 ran.
 type loadRun struct {
 	start, loadAt, end time.Time // k6 started, its setup done, k6 ended
+	startMark, endMark logMark   // nginx's access log at start and end
 	killedAt, goneAt   time.Time // SIGKILL sent, process reaped
 	victim             *node
 	why                string // why that node
@@ -112,7 +113,7 @@ func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	logf("k6: %s of load through nginx; SIGKILL of one node %s into it", c.duration, c.killAfter)
-	r.start = time.Now()
+	r.start, r.startMark = time.Now(), markLog(cl.accessLog)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (
 	go func() { done <- cmd.Wait() }()
 
 	// The load starts once setup() has minted its link.
-	r.loadAt, err = waitForLine(ctx, cl.accessLog, r.start, done, func(e entry) bool {
+	r.loadAt, err = waitForLine(ctx, cl.accessLog, r.startMark, done, func(e entry) bool {
 		return e.method == http.MethodPost && e.uri == "/v1/links"
 	})
 	if err != nil {
@@ -131,7 +132,7 @@ func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (
 	case err := <-done:
 		return nil, fmt.Errorf("k6 ended before the kill (%v):\n%s", err, out.String())
 	}
-	r.victim, r.why = sessionNode(cl, r.loadAt)
+	r.victim, r.why = sessionNode(cl, r.startMark)
 	r.victim.killedPID = r.victim.proc.PID()
 	waitSlow := startSlowUploads(ctx, cl, r.victim)
 	time.Sleep(slowLead)
@@ -151,18 +152,18 @@ func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (
 	r.k6err = <-done
 	r.wipe = stopWipe()
 	r.slow = waitSlow()
-	r.end = time.Now()
+	r.end, r.endMark = time.Now(), markLog(cl.accessLog)
 	if r.summary, err = k6.Read(summaryPath); err != nil {
 		return nil, fmt.Errorf("k6 (%v): %w\n%s", r.k6err, err, out.String())
 	}
 	return r, nil
 }
 
-// waitForLine polls nginx's access log until a request that ended after
-// from matches, and returns when it ended.
-func waitForLine(ctx context.Context, path string, from time.Time, done <-chan error, match func(entry) bool) (time.Time, error) {
+// waitForLine polls nginx's access log until a request logged after from
+// matches, and returns when it ended.
+func waitForLine(ctx context.Context, path string, from logMark, done <-chan error, match func(entry) bool) (time.Time, error) {
 	for {
-		entries, err := readAccessLog(path, from, time.Now())
+		entries, err := readAccessLog(path, from, logToEnd)
 		if err != nil {
 			return time.Time{}, err
 		}
@@ -183,8 +184,8 @@ func waitForLine(ctx context.Context, path string, from time.Time, done <-chan e
 
 // sessionNode is the node that answered the newest /mcp request of the
 // load in nginx's log: the node the load's session hashes to.
-func sessionNode(cl *cluster, from time.Time) (*node, string) {
-	entries, _ := readAccessLog(cl.accessLog, from, time.Now())
+func sessionNode(cl *cluster, from logMark) (*node, string) {
+	entries, _ := readAccessLog(cl.accessLog, from, logToEnd)
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := entries[i]; e.uri == "/mcp" {
 			if n := cl.nodeByAddr(e.last()); n != nil {
@@ -213,7 +214,7 @@ type routeStats struct {
 // tally sorts nginx's log lines of the load: per route, retries, and each
 // failure against the kill.
 func tally(cl *cluster, r *loadRun) (*tallied, error) {
-	entries, err := readAccessLog(cl.accessLog, r.start, r.end)
+	entries, err := readAccessLog(cl.accessLog, r.startMark, r.endMark)
 	if err != nil {
 		return nil, err
 	}
