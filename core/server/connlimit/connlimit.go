@@ -1,10 +1,12 @@
 package connlimit
 
 import (
+	"errors"
 	"io"
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -121,4 +123,13 @@ func (c *conn) SetWriteBuffer(bytes int) error {
 		return s.SetWriteBuffer(bytes)
 	}
 	return nil
+}
+
+// SyscallConn reaches the socket, which the sendfile path corks while a
+// body goes out (core/server/sendfile).
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if s, ok := c.Conn.(syscall.Conn); ok {
+		return s.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }

@@ -6,13 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // Over the total bound a connection gets a JSON 503 and is closed; the one
 // admitted keeps what the server's fast paths look for (ReadFrom for
-// sendfile, SetWriteBuffer for socket sizing), and its place comes back
+// sendfile, SetWriteBuffer for socket sizing, SyscallConn for the cork), and its place comes back
 // when it closes.
 func TestTotalBoundAndPassThrough(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
@@ -42,6 +43,11 @@ func TestTotalBoundAndPassThrough(t *testing.T) {
 	}
 	if s, ok := served.(interface{ SetWriteBuffer(int) error }); !ok || s.SetWriteBuffer(1<<20) != nil {
 		t.Error("an admitted connection lost SetWriteBuffer")
+	}
+	if s, ok := served.(syscall.Conn); !ok {
+		t.Error("an admitted connection lost SyscallConn (the sendfile path corks the socket)")
+	} else if _, err := s.SyscallConn(); err != nil {
+		t.Errorf("SyscallConn: %v", err)
 	}
 	expectRefusal(t, inner.Addr().String(), http.StatusServiceUnavailable, "busy")
 	served.Close()

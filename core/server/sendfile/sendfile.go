@@ -1,8 +1,3 @@
-// Package sendfile sends local files as HTTP bodies with sendfile(2): it
-// finds the *os.File behind a storage reader ([Local]) and wraps it in a
-// [Body] that fasthttp hands to the connection's ReadFrom, renewing the
-// write deadline per chunk so a stalled client fails within the timeout
-// and a long transfer that keeps moving never does.
 package sendfile
 
 import (
@@ -57,7 +52,8 @@ func Local(rc io.ReadCloser) (*os.File, int64, bool) {
 // connection: WriteTo flushes the headers, then hands the file to
 // bufio.Writer.ReadFrom, which with an empty buffer calls
 // (*net.TCPConn).ReadFrom, which uses sendfile for an *io.LimitedReader over
-// an *os.File. The deadline is renewed per Chunk.
+// an *os.File. The deadline is renewed per Chunk, and the socket is
+// corked for the whole body (cork_linux.go).
 type Body struct {
 	f       *os.File
 	n       int64
@@ -72,6 +68,9 @@ type Body struct {
 func (b *Body) SupportsBodyWriteTo() bool { return true }
 
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
+	if b.conn != nil {
+		defer cork(b.conn)()
+	}
 	if f, ok := w.(interface{ Flush() error }); ok {
 		if err := b.renew(); err != nil {
 			return 0, err

@@ -1,0 +1,7 @@
+// Package sendfile sends local files as HTTP bodies with sendfile(2): it
+// finds the *os.File behind a storage reader ([Local]) and wraps it in a
+// [Body] that fasthttp hands to the connection's ReadFrom, renewing the
+// write deadline per chunk so a stalled client fails within the timeout
+// and a long transfer that keeps moving never does, with the socket corked
+// so that the kernel sends whole segments.
+package sendfile
