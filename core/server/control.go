@@ -412,8 +412,14 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 		body = io.TeeReader(body, io.MultiWriter(hashes...))
 	}
 	if _, err := io.Copy(up, body); err != nil {
-		// The body was not read to its end.
-		ctx.SetConnectionClose()
+		var be *bodyError
+		if errors.As(err, &be) {
+			ctx.SetConnectionClose() // the client's side failed: nothing to wait for
+		} else {
+			// The store failed (disk full): read a bounded rest under the
+			// rate rule, so the client reads the answer instead of a reset.
+			finishBody(ctx, s.paced(ctx))
+		}
 		s.apiStorageError(ctx, "write", key, err)
 		return false
 	}

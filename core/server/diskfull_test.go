@@ -1,12 +1,15 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -267,5 +270,48 @@ func requestUploadForm(t *testing.T, m *mcpClient, uri string) toolOutcome {
 		case msg.Method == "" && string(msg.ID) == `"ru"`:
 			return outcomeOf(msg)
 		}
+	}
+}
+
+// A PUT the store cannot take (full after 64 KiB) is answered 507 and the
+// rest of its body, within drainLimit, is read: the client, still
+// sending, is not reset, and the same connection serves the next request.
+func TestDiskFullPutKeepsTheConnection(t *testing.T) {
+	parallel(t)
+	be := &faultBackend{Backend: newLocalStore(t), budget: 64 << 10}
+	c := newBPClient(t, Options{Backend: be})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(c.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	body := bytes.Repeat([]byte("x"), 4<<20)
+	sent := make(chan error, 1)
+	go func() {
+		_, err := fmt.Fprintf(conn, "PUT /v1/blobs/full/keep.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(body))
+		if err == nil {
+			_, err = conn.Write(body)
+		}
+		if err == nil {
+			_, err = io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		}
+		sent <- err
+	}()
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("reading the PUT's answer: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusInsufficientStorage {
+		t.Fatalf("PUT on a full store: %d, want 507", resp.StatusCode)
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("the client was cut off while sending the rest of its body: %v", err)
+	}
+	next, err := http.ReadResponse(br, nil)
+	if err != nil || next.StatusCode != http.StatusOK {
+		t.Fatalf("the next request on the same connection: %v %v", next, err)
 	}
 }
