@@ -74,13 +74,18 @@ func (r *s3Rig) stop() {
 	r.minio.Stop()
 }
 
+// newP9Target is P9 before it runs (runP9 puts the size in its title).
+func newP9Target() *pair.Target {
+	return &pair.Target{ID: "P9", Title: "the S3 path, 1 GiB", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
+}
+
 // runOnly runs one target alone (-only) and writes the report with it:
 // P9, on its own MinIO and mcpblob.
 func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
 	if cfg.only != "P9" {
 		return fmt.Errorf("-only %q: only P9 runs alone", cfg.only)
 	}
-	t := &pair.Target{ID: "P9", Title: "the S3 path", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
+	t := newP9Target()
 	rig, err := startS3Rig(ctx, bins, work)
 	if err != nil {
 		return err
