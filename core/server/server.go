@@ -399,10 +399,9 @@ func (s *Server) Serve(ln net.Listener) error {
 		return err
 	}
 	go s.facts.Sweep(s.mcp.Context())
-	if s.opts.MaxConns > 0 || s.opts.MaxConnsPerIP > 0 {
-		ln = connlimit.New(ln, s.opts.MaxConnsPerIP, s.opts.MaxConns)
-	}
-	return s.fs.Serve(ln)
+	// MaxConns always has a value (limitDefaults), so every connection is
+	// counted here.
+	return s.fs.Serve(connlimit.New(ln, s.opts.MaxConnsPerIP, s.opts.MaxConns))
 }
 
 // Shutdown stops the server gracefully: /readyz turns 503, the server keeps
