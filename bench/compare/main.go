@@ -199,7 +199,9 @@ func run(ctx context.Context, args []string) error {
 			rep.budgetHit = true
 		} else {
 			k6ok = true
-			rep.p6fixed = p6Fixed(ctx, &cfg, p6Systems(systems, bins["fasthttpfile"], files, rep))
+			p6sys, stopFloor := p6Systems(systems, bins["fasthttpfile"], files, rep)
+			rep.p6fixed = p6Fixed(ctx, &cfg, p6sys)
+			stopFloor()
 		}
 	}
 

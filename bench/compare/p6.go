@@ -132,10 +132,9 @@ const p6Floor = "fasthttp floor"
 
 // p6Systems is what P6 measures: mcpblob, go-sdk, nginx and the fasthttp
 // floor, started here (from bin, serving files) because no other target
-// uses it; p6Fixed stops it. Without it P6 still runs, and the report says
+// uses it; stop stops it. Without it P6 still runs, and the report says
 // why the floor is missing.
-func p6Systems(systems []*system, bin, files string, rep *report) []*system {
-	var list []*system
+func p6Systems(systems []*system, bin, files string, rep *report) (list []*system, stop func()) {
 	for _, s := range systems {
 		if s.name == "mcpblob" || s.name == "go-sdk" || s.name == "nginx" {
 			list = append(list, s)
@@ -145,12 +144,12 @@ func p6Systems(systems []*system, bin, files string, rep *report) []*system {
 	if err == nil {
 		var p *proc.Proc
 		if p, err = proc.Start("fasthttpfile", "http://"+addr+"/readyz", bin, []string{"-dir", files, "-listen", addr}); err == nil {
-			return append(list, &system{name: p6Floor, note: "bench/peers/fasthttpfile: fasthttp alone, reading the file per request (P6 only)", proc: p, base: "http://" + addr, plain: true})
+			return append(list, &system{name: p6Floor, note: "bench/peers/fasthttpfile: fasthttp alone, reading the file per request (P6 only)", proc: p, base: "http://" + addr, plain: true}), p.Stop
 		}
 	}
 	rep.p6FloorErr = err.Error()
 	logf("P6 floor: %v", err)
-	return list
+	return list, func() {}
 }
 
 // p6Fixed runs the P6 systems at p6Rate in turns (each round
@@ -161,17 +160,13 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 	if cfg.quick {
 		rounds, res.seconds = 1, 4
 	}
-	list := systems
-	for _, s := range list {
+	for _, s := range systems {
 		res.systems = append(res.systems, s.name)
-		if s.name == p6Floor {
-			defer s.proc.Stop()
-		}
 	}
 	logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
 	for r := range rounds {
-		for i := range list {
-			s := list[(i+r)%len(list)]
+		for i := range systems {
+			s := systems[(i+r)%len(systems)]
 			if ctx.Err() != nil {
 				return res
 			}
