@@ -139,8 +139,9 @@ func (w *writer) Write(p []byte) (int, error) {
 }
 
 // growInPlaceMax is the largest buffer grow allocates by doubling; past it
-// the bytes move to a part buffer from the Store's free list, so a large upload does not leave
-// a trail of half-part buffers for the collector (8+4+2+… MiB).
+// the bytes move to a part buffer from the Store's free list, so a large
+// upload does not leave a trail of half-part buffers for the collector
+// (2+4 MiB on the way to an 8 MiB part).
 const growInPlaceMax = 1 << 20
 
 // grow makes room for k more bytes in buf, doubling up to growInPlaceMax so
