@@ -69,6 +69,7 @@ func FuzzArgRules(f *testing.F) {
 		if !json.Valid([]byte(raw)) {
 			return
 		}
+		raw = strings.Trim(raw, " \t\r\n") // as the scanner hands members over
 		for _, r := range rules {
 			for name, p := range r.props {
 				if p.File != nil || p.check(nil, name, json.RawMessage(raw)) != "" || raw == "null" {
