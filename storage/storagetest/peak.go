@@ -39,10 +39,11 @@ func WatchPeak(every time.Duration, read func() int64) *Peak {
 	return p
 }
 
-// observe takes one sample.
+// observe takes one sample; a sampler and Stop's last sample may race, and
+// the larger value wins.
 func (p *Peak) observe() {
-	if v := p.read(); v > p.peak.Load() {
-		p.peak.Store(v)
+	v := p.read()
+	for old := p.peak.Load(); v > old && !p.peak.CompareAndSwap(old, v); old = p.peak.Load() {
 	}
 }
 
