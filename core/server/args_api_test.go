@@ -104,6 +104,9 @@ func TestArgsControlJSON(t *testing.T) {
 	for _, path := range []string{"/v1/links", "/v1/uploads"} {
 		wantAPIError(t, path+" unknown field", c.do("POST", path, strings.NewReader(`{"key":"k","bogus":1}`), nil),
 			400, "bad_request", `unknown field "bogus"`)
+		// null is not an empty object: /v1/uploads would mint an endpoint.
+		wantAPIError(t, path+" null", c.do("POST", path, strings.NewReader(` null`), nil),
+			400, "bad_request", "must be a JSON object")
 	}
 	wantAPIError(t, "/v1/links key twice", c.do("POST", "/v1/links", strings.NewReader(`{"key":"k","key":"j"}`), nil),
 		400, "bad_request", `"key"`, "more than once")

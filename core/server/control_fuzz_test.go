@@ -14,7 +14,7 @@ import (
 // which encoding/json decodes the same way; ttlSeconds it reads exactly.
 func FuzzControlJSON(f *testing.F) {
 	for _, s := range []string{`{"key":"k","ttlSeconds":900}`, `{"key":"k","key":"j"}`, `{"bogus":1}`, `{"key":1}`,
-		`{"ttlSeconds":9300000000}`, `{"ttlSeconds":6e1}`, `[1]`, `{"filename":"a\r\nb"}`, `{"\u006bey":"k","key":"j"}`, `{}`, `nul`} {
+		`{"ttlSeconds":9300000000}`, `{"ttlSeconds":6e1}`, `[1]`, `{"filename":"a\r\nb"}`, `{"\u006bey":"k","key":"j"}`, `{}`, `nul`, `null`, ` null `} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {

@@ -66,6 +66,10 @@ func jsonProblem(b []byte, v any) string {
 	if !json.Valid(b) {
 		return "malformed JSON"
 	}
+	if bytes.TrimLeft(b, " \t\r\n")[0] != '{' {
+		// encoding/json would take null for an empty object.
+		return "the body must be a JSON object"
+	}
 	keys := topLevelKeys(b)
 	for i, k := range keys {
 		if slices.Contains(keys[:i], k) {
