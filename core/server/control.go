@@ -397,7 +397,8 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 // wanted digests. On failure it answers the error and reports false; the
 // caller's deferred Abort discards the write.
 func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
-	var body io.Reader = s.paced(ctx)
+	paced := s.paced(ctx)
+	var body io.Reader = paced
 	var sh, mh hash.Hash
 	var hashes []io.Writer
 	if want.sha256 != nil {
@@ -417,8 +418,8 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 			ctx.SetConnectionClose() // the client's side failed: nothing to wait for
 		} else {
 			// The store failed (disk full): read a bounded rest under the
-			// rate rule, so the client reads the answer instead of a reset.
-			finishBody(ctx, s.paced(ctx))
+			// same rate rule, so the client reads the answer instead of a reset.
+			finishBody(ctx, paced)
 		}
 		s.apiStorageError(ctx, "write", key, err)
 		return false
