@@ -119,8 +119,8 @@ func (s *Server) sessionStoreFailed(op string, err error) *Error {
 // lookupSession validates sid for principal and returns its state, or the
 // error to answer: 404 for a session that is not (or no longer) valid, 503
 // when Options.SessionEnds could not be asked. The session table's lock is
-// not held while SessionEnds is asked, and the question outlives Close (a request served
-// during a graceful shutdown still gets its answer).
+// not held while SessionEnds is asked, and the question outlives Close (a
+// request served during a graceful shutdown still gets its answer).
 func (s *Server) lookupSession(sid, principal string) (*session.State, *Error) {
 	sess := s.sessions.Known(sid, principal) // a verified id: no HMAC again
 	if sess == nil {
