@@ -37,6 +37,8 @@ var depRules = []depRule{
 		"asm", thirdPartyExcept(cpuid)},
 	{"storage (root) imports only std (transitively, third-party)",
 		"storage", thirdPartyExcept()},
+	{"core/budget imports only std (transitively, third-party)",
+		"core/budget", thirdPartyExcept()},
 	{"core/codec imports only std, asm, emmansun/base64 (+ cpuid via asm) (transitively, third-party)",
 		"core/codec", thirdPartyExcept(cpuid, emmansun)},
 	{"core/token imports only std (transitively, third-party)",
