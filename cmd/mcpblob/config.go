@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
 )
 
 // Config is the effective configuration of `mcpblob serve`. Precedence: flag,
@@ -48,6 +50,10 @@ type Config struct {
 	MaxUploadsPerPrincipal int           // uploads in progress of one principal
 	BodyMinRate            int64         // bytes per second a body must average; 0: no rate rule
 	BodyGrace              time.Duration // slow start of the rate rule
+
+	// Protocol state per principal and per node (docs/security.md
+	// "Protocol state"); 0 on the command line is no bound.
+	ProtocolLimits mcp.Limits
 
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string
@@ -105,6 +111,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.IntVar(&c.MaxUploadsPerPrincipal, "max-uploads-per-principal", 32, "uploads in progress of one principal; one more is answered 429 with Retry-After")
 	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 4096, "bytes per second a request body must average after --body-grace (0: no rate rule)")
 	fs.DurationVar(&c.BodyGrace, "body-grace", 10*time.Second, "slow start of a request body before --body-min-rate applies")
+	protocolLimitFlags(fs, &c.ProtocolLimits)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp

@@ -82,6 +82,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		MaxUploadsPerPrincipal: cfg.MaxUploadsPerPrincipal,
 		BodyMinRate:            bodyMinRate(cfg.BodyMinRate),
 		BodyGrace:              cfg.BodyGrace,
+		MCP:                    mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
 	})
 	if err != nil {
 		return err

@@ -104,6 +104,9 @@ type Options struct {
 	// FileSink. A non-nil error is the answer, with its HTTP status and
 	// headers (403 with a WWW-Authenticate challenge, say).
 	Authorize func(principal string, scopes []string, method, name string) *Error
+	// Limits bound the protocol state one principal and the node can make
+	// this server hold (budgets.go).
+	Limits Limits
 }
 
 // Server is the MCP endpoint: one handler for both protocol eras.
@@ -140,6 +143,7 @@ type Server struct {
 
 	sessions session.Table
 	active   observe.Streams // SSE streams in progress (note.go)
+	budgets  budgets         // protocol state per principal and per node (budgets.go)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -154,6 +158,7 @@ func NewServer(opts Options) *Server {
 		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
+	s.budgets = s.newBudgets()
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
@@ -182,6 +187,7 @@ func (o Options) withDefaults() Options {
 	positive(&o.RequestStateTTL, DefaultRequestStateTTL)
 	positive(&o.KeepAlive, DefaultKeepAlive)
 	positive(&o.ClientTimeout, DefaultClientTimeout)
+	o.Limits = o.Limits.withDefaults()
 	return o
 }
 
