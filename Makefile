@@ -24,6 +24,10 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
 K6_VERSION          := v1.8.1
 STATICCHECK_VERSION := v0.8.2
+# SeaweedFS (Apache-2.0), the S3 of the tests: pinned in cmd/tools/weed/go.mod (the newest the
+# module proxy served on 2026-11-25), built from that module because SeaweedFS's own go.mod has a
+# replace directive, which `go install pkg@version` refuses.
+WEEDMOD := cmd/tools/weed
 
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
@@ -177,7 +181,7 @@ deploy-check:
 
 ## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -198,6 +202,9 @@ tools-apt:
 
 $(TOOLBIN)/minio:
 	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
+
+$(TOOLBIN)/weed: $(WEEDMOD)/go.mod $(WEEDMOD)/go.sum
+	cd $(WEEDMOD) && $(GO) build -o $(abspath $(TOOLBIN))/weed github.com/seaweedfs/seaweedfs/weed
 
 $(TOOLBIN)/k6:
 	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)
