@@ -62,7 +62,8 @@ func (s *Server) startAdmin() error {
 	if s.opts.AdminListen == "" {
 		return nil
 	}
-	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(), s.log)
+	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(),
+		admin.Options{Hosts: s.opts.AdminHosts, Token: s.opts.AdminToken}, s.log)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
