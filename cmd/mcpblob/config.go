@@ -41,7 +41,6 @@ type Config struct {
 	AccessLog           bool
 	AdminListen         string
 	AdminHosts          string // comma-separated Host names the admin listener answers besides localhost and addresses
-	AdminToken          string // bearer the admin listener requires; better from MCPBLOB_ADMIN_TOKEN than the flag
 	ShutdownDelay       time.Duration
 	GracePeriod         time.Duration
 
@@ -63,6 +62,10 @@ type Config struct {
 	// OAuthClientSecret is the upload page login client's secret, from env
 	// MCPBLOB_OAUTH_CLIENT_SECRET only (empty: a public client with PKCE).
 	OAuthClientSecret string
+	// AdminToken is the bearer every admin listener request must carry,
+	// from env MCPBLOB_ADMIN_TOKEN only (a flag would show in ps and in
+	// /debug/pprof/cmdline); empty: none.
+	AdminToken string
 	// TokenKeysData is the token keys file's text from env
 	// MCPBLOB_TOKEN_KEYS_DATA (never a flag); it wins over --token-keys.
 	TokenKeysData string
@@ -106,7 +109,6 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.BoolVar(&c.AccessLog, "access-log", true, "log every request at info: request id, route, status, bytes, duration, principal, MCP method and tool (log lines are batched: written within 100 ms, warnings and errors at once, all at exit)")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "address of the admin listener serving /metrics and /debug/pprof/ (the main listener then serves neither)")
 	fs.StringVar(&c.AdminHosts, "admin-hosts", "", "comma-separated Host names the admin listener answers besides localhost and IP addresses (any port); others get 403")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token every admin listener request must carry (16 to 512 characters, no spaces); set it in MCPBLOB_ADMIN_TOKEN rather than here, where ps shows it; without it a non-loopback --admin-listen is warned about at start")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")
 	fs.IntVar(&c.MaxConns, "max-conns", 4096, "connections served at once; one more is answered 503 and closed")
@@ -145,6 +147,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	c.S3SecretKey = getenv("MCPBLOB_S3_SECRET_KEY")
 	c.TokenKeysData = getenv("MCPBLOB_TOKEN_KEYS_DATA")
 	c.OAuthClientSecret = getenv("MCPBLOB_OAUTH_CLIENT_SECRET")
+	c.AdminToken = getenv("MCPBLOB_ADMIN_TOKEN")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Listen
 	}
@@ -217,7 +220,7 @@ func (c Config) Validate() error {
 func (c Config) validateAdmin() []error {
 	var errs []error
 	if c.AdminListen == "" && (c.AdminHosts != "" || c.AdminToken != "") {
-		errs = append(errs, errors.New("--admin-hosts and --admin-token need --admin-listen"))
+		errs = append(errs, errors.New("--admin-hosts and MCPBLOB_ADMIN_TOKEN need --admin-listen"))
 	}
 	if c.AdminListen != "" {
 		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
@@ -225,7 +228,7 @@ func (c Config) validateAdmin() []error {
 		}
 	}
 	if t := c.AdminToken; t != "" && (len(t) < 16 || len(t) > 512 || strings.IndexFunc(t, notTokenChar) >= 0) {
-		errs = append(errs, errors.New("--admin-token (MCPBLOB_ADMIN_TOKEN): want 16 to 512 printable characters without spaces"))
+		errs = append(errs, errors.New("MCPBLOB_ADMIN_TOKEN: want 16 to 512 printable characters without spaces"))
 	}
 	for _, h := range adminHosts(c.AdminHosts) {
 		if strings.ContainsAny(h, "/:@ []") {

@@ -109,9 +109,9 @@ func TestAPIKeyLineMatchesServerHash(t *testing.T) {
 	}
 }
 
-// TestLoadConfigAdmin: the admin token comes from the flag or, better,
-// MCPBLOB_ADMIN_TOKEN; a weak or misplaced one is refused without its
-// value in the error; --admin-hosts is a list of names.
+// TestLoadConfigAdmin: the admin token comes from MCPBLOB_ADMIN_TOKEN only
+// (no flag: ps would show it); a weak or misplaced one is refused without
+// its value in the error; --admin-hosts is a list of names.
 func TestLoadConfigAdmin(t *testing.T) {
 	const tok = "from-the-environment-0123"
 	c, err := loadConfig([]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", " a.internal,,b.internal "},
@@ -127,9 +127,10 @@ func TestLoadConfigAdmin(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"--admin-token", "short-token"}, nil, "need --admin-listen"},
+		{nil, map[string]string{"MCPBLOB_ADMIN_TOKEN": "short-token"}, "need --admin-listen"},
+		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-token", "from-a-flag-0123456789"}, nil, "not defined"},
 		{[]string{"--admin-hosts", "a.internal"}, nil, "need --admin-listen"},
-		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-token", "short-token"}, nil, "16 to 512"},
+		{[]string{"--admin-listen", "127.0.0.1:9091"}, map[string]string{"MCPBLOB_ADMIN_TOKEN": "short-token"}, "16 to 512"},
 		{[]string{"--admin-listen", "127.0.0.1:9091"}, map[string]string{"MCPBLOB_ADMIN_TOKEN": "has a space in it somewhere"}, "without spaces"},
 		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", "https://a.internal"}, nil, "not a host name"},
 		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", "a.internal:9090"}, nil, "not a host name"},

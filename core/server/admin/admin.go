@@ -59,7 +59,7 @@ func guard(h http.Handler, o Options) http.Handler {
 		}
 		if o.Token != "" && !bearerMatches(r.Header.Get("Authorization"), want) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpblob-admin"`)
-			refuse(w, http.StatusUnauthorized, "unauthorized", "the admin listener needs Authorization: Bearer <--admin-token>")
+			refuse(w, http.StatusUnauthorized, "unauthorized", "the admin listener needs Authorization: Bearer <MCPBLOB_ADMIN_TOKEN>")
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -144,7 +144,7 @@ func logStart(log *slog.Logger, addr net.Addr, o Options) {
 	if tcp, ok := addr.(*net.TCPAddr); o.Token == "" && (!ok || !tcp.IP.IsLoopback()) {
 		log.Warn("admin: SECURITY: the admin listener binds a non-loopback address without a token: "+
 			"anyone who reaches it reads /metrics and /debug/pprof/ (the command line included); "+
-			"set MCPBLOB_ADMIN_TOKEN (--admin-token) or bind it to 127.0.0.1",
+			"set MCPBLOB_ADMIN_TOKEN or bind it to 127.0.0.1",
 			"addr", addr.String())
 	}
 }
