@@ -20,7 +20,7 @@
 // [fasthttp.BodyWriterTo], so bytes go from storage to the socket without a
 // pipe or an extra copy; SSE events are flushed one by one.
 //
-// The byte plane (docs/byte-plane.md) is here too: signed download links
+// The byte plane (docs/byte-plane.md) is here too: sealed download links
 // GET|HEAD /d/{token} (download.go) with single ranges, validators and
 // single-use redemption recorded as a storage claim (package onetime),
 // each claim of the byte plane charged first to its token's principal
