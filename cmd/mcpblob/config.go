@@ -40,6 +40,7 @@ type Config struct {
 	LogLevel            string // debug | info | warn | error
 	AccessLog           bool
 	AdminListen         string
+	AdminHosts          string // comma-separated Host names the admin listener answers besides localhost and addresses
 	ShutdownDelay       time.Duration
 	GracePeriod         time.Duration
 
@@ -61,6 +62,10 @@ type Config struct {
 	// OAuthClientSecret is the upload page login client's secret, from env
 	// MCPBLOB_OAUTH_CLIENT_SECRET only (empty: a public client with PKCE).
 	OAuthClientSecret string
+	// AdminToken is the bearer every admin listener request must carry,
+	// from env MCPBLOB_ADMIN_TOKEN only (a flag would show in ps and in
+	// /debug/pprof/cmdline); empty: none.
+	AdminToken string
 	// TokenKeysData is the token keys file's text from env
 	// MCPBLOB_TOKEN_KEYS_DATA (never a flag); it wins over --token-keys.
 	TokenKeysData string
@@ -103,6 +108,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&c.AccessLog, "access-log", true, "log every request at info: request id, route, status, bytes, duration, principal, MCP method and tool (log lines are batched: written within 100 ms, warnings and errors at once, all at exit)")
 	fs.StringVar(&c.AdminListen, "admin-listen", "", "address of the admin listener serving /metrics and /debug/pprof/ (the main listener then serves neither)")
+	fs.StringVar(&c.AdminHosts, "admin-hosts", "", "comma-separated Host names the admin listener answers besides localhost and IP addresses (any port); others get 403")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown-delay", 0, "time between /readyz turning 503 and the listener closing")
 	fs.DurationVar(&c.GracePeriod, "grace-period", 30*time.Second, "time in-flight requests get to finish at shutdown")
 	fs.IntVar(&c.MaxConns, "max-conns", 4096, "connections served at once; one more is answered 503 and closed")
@@ -141,6 +147,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	c.S3SecretKey = getenv("MCPBLOB_S3_SECRET_KEY")
 	c.TokenKeysData = getenv("MCPBLOB_TOKEN_KEYS_DATA")
 	c.OAuthClientSecret = getenv("MCPBLOB_OAUTH_CLIENT_SECRET")
+	c.AdminToken = getenv("MCPBLOB_ADMIN_TOKEN")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Listen
 	}
@@ -204,7 +211,46 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--shutdown-delay and --grace-period must not be negative"))
 	}
 	errs = append(errs, c.validateLimits()...)
+	errs = append(errs, c.validateAdmin()...)
 	return errors.Join(errs...)
+}
+
+// validateAdmin checks the admin listener's settings. The token's value
+// never appears in an error.
+func (c Config) validateAdmin() []error {
+	var errs []error
+	if c.AdminListen == "" && (c.AdminHosts != "" || c.AdminToken != "") {
+		errs = append(errs, errors.New("--admin-hosts and MCPBLOB_ADMIN_TOKEN need --admin-listen"))
+	}
+	if c.AdminListen != "" {
+		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
+			errs = append(errs, fmt.Errorf("--admin-listen %q: %w", c.AdminListen, err))
+		}
+	}
+	if t := c.AdminToken; t != "" && (len(t) < 16 || len(t) > 512 || strings.IndexFunc(t, notTokenChar) >= 0) {
+		errs = append(errs, errors.New("MCPBLOB_ADMIN_TOKEN: want 16 to 512 printable characters without spaces"))
+	}
+	for _, h := range adminHosts(c.AdminHosts) {
+		if strings.ContainsAny(h, "/:@ []") {
+			errs = append(errs, fmt.Errorf("--admin-hosts: %q is not a host name (no port, scheme or path)", h))
+		}
+	}
+	return errs
+}
+
+// notTokenChar reports a character an admin token may not hold: a space
+// or a control character, which an Authorization header cannot carry.
+func notTokenChar(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// adminHosts splits --admin-hosts at commas, dropping blanks.
+func adminHosts(list string) []string {
+	var out []string
+	for h := range strings.SplitSeq(list, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // isLoopback reports whether a listen address binds only the loopback interface.

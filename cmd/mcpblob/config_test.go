@@ -108,3 +108,40 @@ func TestAPIKeyLineMatchesServerHash(t *testing.T) {
 		t.Errorf("read-only key line %q not in %q (exit %d)", want, errOut, code)
 	}
 }
+
+// TestLoadConfigAdmin: the admin token comes from MCPBLOB_ADMIN_TOKEN only
+// (no flag: ps would show it); a weak or misplaced one is refused without
+// its value in the error; --admin-hosts is a list of names.
+func TestLoadConfigAdmin(t *testing.T) {
+	const tok = "from-the-environment-0123"
+	c, err := loadConfig([]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", " a.internal,,b.internal "},
+		env(map[string]string{"MCPBLOB_ADMIN_TOKEN": tok}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts := adminHosts(c.AdminHosts); c.AdminToken != tok || len(hosts) != 2 || hosts[0] != "a.internal" || hosts[1] != "b.internal" {
+		t.Errorf("admin settings: token set %t, hosts %q", c.AdminToken == tok, hosts)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, map[string]string{"MCPBLOB_ADMIN_TOKEN": "short-token"}, "need --admin-listen"},
+		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-token", "from-a-flag-0123456789"}, nil, "not defined"},
+		{[]string{"--admin-hosts", "a.internal"}, nil, "need --admin-listen"},
+		{[]string{"--admin-listen", "127.0.0.1:9091"}, map[string]string{"MCPBLOB_ADMIN_TOKEN": "short-token"}, "16 to 512"},
+		{[]string{"--admin-listen", "127.0.0.1:9091"}, map[string]string{"MCPBLOB_ADMIN_TOKEN": "has a space in it somewhere"}, "without spaces"},
+		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", "https://a.internal"}, nil, "not a host name"},
+		{[]string{"--admin-listen", "127.0.0.1:9091", "--admin-hosts", "a.internal:9090"}, nil, "not a host name"},
+		{[]string{"--admin-listen", "nonsense"}, nil, "--admin-listen"},
+	} {
+		_, err := loadConfig(tc.args, env(tc.env), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("loadConfig(%q, %v) = %v, want error mentioning %q", tc.args, tc.env, err, tc.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "short-token") || strings.Contains(err.Error(), "a space in it")) {
+			t.Errorf("the error quotes the token: %v", err)
+		}
+	}
+}

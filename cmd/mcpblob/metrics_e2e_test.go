@@ -121,32 +121,90 @@ func checkAccessLog(t *testing.T, logs, link string) {
 }
 
 // TestAdminListener: with --admin-listen, /metrics and /debug/pprof/ are on
-// the admin address only.
+// the admin address only, and only for a Host that a DNS-rebinding page
+// cannot send (71946bf served the command line to Host attacker.example).
 func TestAdminListener(t *testing.T) {
 	addr, admin := freePort(t), freePort(t)
 	startServerAt(t, addr, "--data", t.TempDir(), "--admin-listen", admin)
+	port := admin[strings.LastIndexByte(admin, ':')+1:]
 	for _, tc := range []struct {
 		url  string
+		host string
 		want int
 	}{
-		{"http://" + addr + "/metrics", http.StatusNotFound},
-		{"http://" + addr + "/debug/pprof/", http.StatusNotFound},
-		{"http://" + admin + "/metrics", http.StatusOK},
-		{"http://" + admin + "/debug/pprof/", http.StatusOK},
-		{"http://" + admin + "/debug/pprof/goroutine?debug=1", http.StatusOK},
+		{"http://" + addr + "/metrics", "", http.StatusNotFound},
+		{"http://" + addr + "/debug/pprof/", "", http.StatusNotFound},
+		{"http://" + admin + "/metrics", "", http.StatusOK},
+		{"http://" + admin + "/debug/pprof/", "", http.StatusOK},
+		{"http://" + admin + "/debug/pprof/goroutine?debug=1", "", http.StatusOK},
+		{"http://" + admin + "/metrics", "localhost:" + port, http.StatusOK},
+		{"http://" + admin + "/debug/pprof/cmdline", "attacker.example:" + port, http.StatusForbidden},
+		{"http://" + admin + "/metrics", "attacker.example", http.StatusForbidden},
 	} {
-		resp, err := http.Get(tc.url)
+		req, err := http.NewRequest("GET", tc.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != tc.want {
-			t.Errorf("GET %s: %d, want %d", tc.url, resp.StatusCode, tc.want)
+			t.Errorf("GET %s (Host %q): %d, want %d", tc.url, tc.host, resp.StatusCode, tc.want)
 		}
 		if strings.HasSuffix(tc.url, "/metrics") && tc.want == http.StatusOK && !strings.Contains(string(body), "mcpblob_build_info") {
 			t.Errorf("admin /metrics has no mcpblob_build_info")
 		}
+	}
+}
+
+// TestAdminToken: with MCPBLOB_ADMIN_TOKEN every admin route needs the
+// bearer (401 and a challenge without it), --admin-hosts adds a Host
+// name, and the token never reaches the log.
+func TestAdminToken(t *testing.T) {
+	const tok = "e2e-admin-token-9b1f3c7d5a"
+	t.Setenv("MCPBLOB_ADMIN_TOKEN", tok)
+	addr, admin := freePort(t), freePort(t)
+	logs := startServerAt(t, addr, "--data", t.TempDir(), "--admin-listen", admin, "--admin-hosts", "metrics.internal, other.internal")
+	send := func(path, host, authz string) *http.Response {
+		req, _ := http.NewRequest("GET", "http://"+admin+path, nil)
+		if host != "" {
+			req.Host = host
+		}
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, path := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/cmdline"} {
+		for _, authz := range []string{"", "Bearer nope", "Basic " + tok} {
+			if r := send(path, "", authz); r.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("GET %s with %q: %d, WWW-Authenticate %q; want 401", path, authz, r.StatusCode, r.Header.Get("WWW-Authenticate"))
+			}
+		}
+		if r := send(path, "", "Bearer "+tok); r.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the token: %d", path, r.StatusCode)
+		}
+	}
+	if r := send("/metrics", "metrics.internal:9090", "Bearer "+tok); r.StatusCode != http.StatusOK {
+		t.Errorf("a Host of --admin-hosts: %d", r.StatusCode)
+	}
+	if r := send("/metrics", "attacker.example", "Bearer "+tok); r.StatusCode != http.StatusForbidden {
+		t.Errorf("Host attacker.example: %d, want 403", r.StatusCode)
+	}
+	if strings.Contains(logs.String(), tok) {
+		t.Errorf("the admin token reached the log")
 	}
 }
 

@@ -72,6 +72,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		GracePeriod:         cfg.GracePeriod,
 		AccessLog:           cfg.AccessLog,
 		AdminListen:         cfg.AdminListen,
+		AdminHosts:          adminHosts(cfg.AdminHosts),
+		AdminToken:          cfg.AdminToken,
 		MaxUploadBytes:      cfg.MaxUpload,
 		DownloadRedirect:    cfg.DownloadRedirect,
 		Blobs:               blobs.Options{StreamMode: cfg.StreamMode},

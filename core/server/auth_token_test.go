@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,11 +97,21 @@ func TestOAuthTokens(t *testing.T) {
 		"HS256 with the JWKS": "Bearer " + hs256WithPublicKey(t, o.as.Issuer, good),
 		"unknown kid":         "Bearer " + o.mint(t, "alice", "blobs:read", oauthtest.MintRequest{Kid: "no-such-key"}),
 	}
+	// RFC 7519 §2: exp, nbf and iat are JSON numbers; the same dates as
+	// strings of digits are malformed, however valid their values.
+	now := time.Now()
+	for name, v := range map[string]int64{"exp": now.Add(time.Hour).Unix(), "nbf": now.Add(-time.Minute).Unix(), "iat": now.Add(-time.Minute).Unix()} {
+		tok := o.mint(t, "alice", "blobs:read", oauthtest.MintRequest{Claims: map[string]any{name: strconv.FormatInt(v, 10)}})
+		bad[name+" as a string"] = "Bearer " + tok
+	}
 	for name, authz := range bad {
 		checkUnauthorized(t, name, o, o.post(authz, "/mcp"))
 	}
 	if ch := o.post(bad["expired"], "/mcp").header.Get("WWW-Authenticate"); !strings.Contains(ch, `error="invalid_token", error_description="invalid token: expired"`) {
 		t.Errorf("expired token's challenge: %q", ch)
+	}
+	if ch := o.post(bad["exp as a string"], "/mcp").header.Get("WWW-Authenticate"); !strings.Contains(ch, `error="invalid_token", error_description="invalid token: malformed exp claim"`) {
+		t.Errorf("string exp's challenge: %q", ch)
 	}
 	if r := o.post("", "/mcp?access_token="+good); r.status != http.StatusUnauthorized {
 		t.Errorf("token in the query string: %d %s", r.status, r.body)

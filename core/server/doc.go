@@ -10,17 +10,22 @@
 // connections forever), limits against slow and many clients (limits.go:
 // connection caps, upload slots in all and per principal, a minimum rate for
 // request bodies, buffers taken when bytes arrive), log redaction
-// (redact.go), and graceful shutdown (readiness off, drain delay, then a
-// bounded grace period).
+// (redact.go), metrics (observe.go: /metrics on an open loopback node,
+// behind the same Host and Origin check; the admin listener, package
+// admin, elsewhere), and graceful shutdown (readiness off, drain delay,
+// then a bounded grace period).
 //
 // Large responses stream: core/mcp hands over a writer and, for JSON, the
 // exact length, and the adapter gives fasthttp a body stream that implements
 // [fasthttp.BodyWriterTo], so bytes go from storage to the socket without a
 // pipe or an extra copy; SSE events are flushed one by one.
 //
-// The byte plane (docs/byte-plane.md) is here too: signed download links
+// The byte plane (docs/byte-plane.md) is here too: sealed download links
 // GET|HEAD /d/{token} (download.go) with single ranges, validators and
-// single-use redemption recorded as a storage claim (package onetime); the control API /v1 (control.go,
+// single-use redemption recorded as a storage claim (package onetime),
+// each claim of the byte plane charged first to its token's principal
+// against core/mcp's claims rate (claimrate.go: 429 beyond); the control
+// API /v1 (control.go,
 // docs/control-api.md) with streaming PUTs; and the sendfile path
 // (byteplane_body.go): local files go to fasthttp as a BodyWriterTo that
 // hands bufio.Writer.ReadFrom an *io.LimitedReader over the *os.File, so

@@ -50,7 +50,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 	}
 	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true}
 	if c.SingleUse {
-		bs.consume = func() error { return s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires) }
+		bs.consume = func() error { return s.redeemLink(c) }
 	}
 	s.serveBlob(ctx, bs)
 }
@@ -62,7 +62,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		return
 	}
 	if c.SingleUse {
-		if err := s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires); err != nil {
+		if err := s.redeemLink(c); err != nil {
 			s.refuseRedeemed(ctx, err)
 			return
 		}
@@ -82,8 +82,12 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 }
 
 // refuseRedeemed answers a single-use link whose redemption failed: 404
-// when it was already used, a server error when the store failed.
+// when it was already used, 429 when its principal's claims rate is used
+// up, a server error when the store failed.
 func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
+	if refuseClaimRate(ctx, err) {
+		return
+	}
 	if errors.Is(err, onetime.ErrClaimed) {
 		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 		return

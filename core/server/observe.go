@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"runtime"
 
 	"github.com/valyala/fasthttp"
@@ -40,10 +41,17 @@ func (s *Server) countStreams() {
 }
 
 // serveMetrics answers /metrics on the main listener of an open loopback
-// node without an admin listener; elsewhere /metrics is not found.
+// node without an admin listener; elsewhere /metrics is not found. It gets
+// the DNS-rebinding check of /mcp and /v1 (Host a localhost name, Origin,
+// if any, a localhost origin): a page whose name was rebound to 127.0.0.1
+// must not read the node's counters.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 	if !s.loopback || s.auth.Enabled() || s.opts.AdminListen != "" {
 		notFound(ctx)
+		return
+	}
+	if why := s.checkHostOrigin(ctx); why != "" {
+		apiError(ctx, http.StatusForbidden, "forbidden", why)
 		return
 	}
 	s.tel.ServeMetrics(ctx)
@@ -54,7 +62,8 @@ func (s *Server) startAdmin() error {
 	if s.opts.AdminListen == "" {
 		return nil
 	}
-	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(), s.log)
+	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(),
+		admin.Options{Hosts: s.opts.AdminHosts, Token: s.opts.AdminToken}, s.log)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}

@@ -145,6 +145,13 @@ type Options struct {
 	// /metrics and /debug/pprof/ (package admin); the main listener then
 	// serves neither. Without it an open loopback node serves /metrics.
 	AdminListen string
+	// AdminHosts are further Host names the admin listener answers (any
+	// port), beside localhost and IP address literals; others get 403.
+	AdminHosts []string
+	// AdminToken, when set, is the bearer every request to the admin
+	// listener must carry (401 without it). Without it a non-loopback
+	// AdminListen is logged at WARN at start.
+	AdminToken string
 	// MaxUploadBytes bounds a control-API PUT body and the maxSize of
 	// minted upload endpoints. Default 5 GiB.
 	MaxUploadBytes int64

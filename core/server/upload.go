@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/server/lazybody"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -173,13 +174,21 @@ func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, dat
 
 // reserveUpload takes the token's upload id before any byte is accepted, so
 // of concurrent or repeated uploads with one token exactly one proceeds, on
-// one node or many; the others are refused with 409. On refusal it answers
-// and reports false.
+// one node or many; the others are refused with 409. The claim is charged
+// to the token's principal first (claimrate.go): over the claims rate the
+// answer is 429 and the link stays usable. On refusal it answers and
+// reports false.
 func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bool {
-	err := s.facts.Claim(context.Background(), onetime.Uploads, claims.Nonce, claims.Expires)
+	err := s.chargeClaim(claims.Principal)
+	if err == nil {
+		err = s.facts.Claim(context.Background(), onetime.Uploads, claims.Nonce, claims.Expires)
+	}
 	switch {
 	case err == nil:
 		return true
+	case errors.As(err, new(*budget.Exceeded)):
+		s.drainSmall(ctx)
+		refuseClaimRate(ctx, err)
 	case errors.Is(err, onetime.ErrClaimed):
 		s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
 	default:

@@ -385,11 +385,15 @@ func (b *bundle) checkProbes() error {
 }
 
 // checkAdminPort: --admin-listen is set, on the container port named
-// "admin", which is not the public port.
+// "admin", which is not the public port; bound beyond loopback, it
+// requires a bearer: MCPBLOB_ADMIN_TOKEN from a Secret that must exist.
 func (b *bundle) checkAdminPort() error {
 	c := b.server()
 	admin, err := b.listenPort(c, "admin-listen")
 	if err != nil {
+		return err
+	}
+	if err := b.checkAdminToken(c); err != nil {
 		return err
 	}
 	public, err := b.listenPort(c, "listen")
@@ -406,6 +410,23 @@ func (b *bundle) checkAdminPort() error {
 		return fmt.Errorf("--admin-listen and --listen share port %d: pprof would be public", admin)
 	}
 	return nil
+}
+
+// checkAdminToken: an --admin-listen on a non-loopback address comes with
+// MCPBLOB_ADMIN_TOKEN from a required secretKeyRef (an optional one would
+// start a node without it when the Secret is missing).
+func (b *bundle) checkAdminToken(c *corev1.Container) error {
+	v, _, _ := b.setting(c, "admin-listen")
+	host, _, _ := net.SplitHostPort(v)
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	for _, e := range c.Env {
+		if e.Name == "MCPBLOB_ADMIN_TOKEN" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && !ptrTrue(e.ValueFrom.SecretKeyRef.Optional) {
+			return nil
+		}
+	}
+	return fmt.Errorf("--admin-listen %q binds beyond loopback without MCPBLOB_ADMIN_TOKEN from a required secretKeyRef: /debug/pprof/ would be open to the pod network", v)
 }
 
 // checkShutdown: the preStop sleep equals --shutdown-delay, and
@@ -986,6 +1007,16 @@ func TestInvariantsReject(t *testing.T) {
 		{"probes", "liveness on an undeclared port", func(b *bundle) { b.server().LivenessProbe.HTTPGet.Port = intstr.FromString("web") }, "not a declared container port"},
 		{"probes", "probe on the admin port", func(b *bundle) { b.server().ReadinessProbe.HTTPGet.Port = intstr.FromString("admin") }, "--listen's port"},
 		{"admin port", "admin port moved", func(b *bundle) { b.server().Ports[1].ContainerPort = 9091 }, "--admin-listen's port"},
+		{"admin port", "no admin token", func(b *bundle) {
+			b.server().Env = slices.DeleteFunc(b.server().Env, func(e corev1.EnvVar) bool { return e.Name == "MCPBLOB_ADMIN_TOKEN" })
+		}, "without MCPBLOB_ADMIN_TOKEN"},
+		{"admin port", "optional admin token", func(b *bundle) {
+			for _, e := range b.server().Env {
+				if e.Name == "MCPBLOB_ADMIN_TOKEN" {
+					e.ValueFrom.SecretKeyRef.Optional = new(true)
+				}
+			}
+		}, "without MCPBLOB_ADMIN_TOKEN"},
 		{"shutdown timing", "preStop shorter than the delay", func(b *bundle) { b.server().Lifecycle.PreStop.Sleep.Seconds = 3 }, "preStop sleeps"},
 		{"shutdown timing", "grace period raised", func(b *bundle) { b.configMaps["mcpblob-config"].Data["MCPBLOB_GRACE_PERIOD"] = "40s" }, "does not exceed"},
 		{"shutdown timing", "grace period too short", func(b *bundle) { b.deploy.Spec.Template.Spec.TerminationGracePeriodSeconds = new(int64(40)) }, "does not exceed"},

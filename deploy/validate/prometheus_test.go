@@ -63,6 +63,29 @@ type scrapeConfig struct {
 	} `yaml:"static_configs"`
 	RelabelConfigs       []relabelConfig `yaml:"relabel_configs"`
 	MetricRelabelConfigs []relabelConfig `yaml:"metric_relabel_configs"`
+	Authorization        *struct {
+		Type            string `yaml:"type"`
+		Credentials     string `yaml:"credentials"`
+		CredentialsFile string `yaml:"credentials_file"`
+	} `yaml:"authorization"`
+}
+
+// checkAuthorization checks a job's authorization block as Prometheus'
+// config.HTTPClientConfig does, and that the credential is a file, never
+// a value in prometheus.yml.
+func (sc scrapeConfig) checkAuthorization() error {
+	a := sc.Authorization
+	switch {
+	case a == nil:
+		return nil
+	case a.Type != "" && !strings.EqualFold(a.Type, "Bearer"):
+		return fmt.Errorf("authorization type %q: the admin listener takes Bearer", a.Type)
+	case a.Credentials != "":
+		return errors.New("authorization credentials inline: a secret belongs in a file (credentials_file)")
+	case a.CredentialsFile == "":
+		return errors.New("authorization without credentials_file")
+	}
+	return nil
 }
 
 type relabelConfig struct {
@@ -163,6 +186,9 @@ func loadPromConfig(dir string) (*promConfig, []rulefmt.RuleGroup, error) {
 		}
 		if len(sc.KubernetesSDConfigs) == 0 && len(sc.StaticConfigs) == 0 {
 			errs = append(errs, fmt.Errorf("%s: no targets (kubernetes_sd_configs or static_configs)", where))
+		}
+		if err := sc.checkAuthorization(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where, err))
 		}
 		for _, k := range sc.KubernetesSDConfigs {
 			if !slices.Contains(kubernetesRoles, k.Role) {
@@ -371,6 +397,9 @@ func checkScrapesPods(c *promConfig, b *bundle) error {
 			errs = append(errs, fmt.Errorf("job %s watches namespaces %v, the pods are in %q", sc.JobName, k.Namespaces.Names, b.deploy.Namespace))
 		}
 	}
+	if _, _, token := b.env(b.server(), "MCPBLOB_ADMIN_TOKEN"); token && sc.Authorization == nil {
+		errs = append(errs, fmt.Errorf("job %s sends no authorization, and the pods' admin port requires MCPBLOB_ADMIN_TOKEN", sc.JobName))
+	}
 	targets := podTargets(b)
 	if len(targets) == 0 || targets["admin"] == nil {
 		return errors.Join(append(errs, errors.New("the pods declare no admin port"))...)
@@ -407,6 +436,8 @@ func TestPrometheusRejects(t *testing.T) {
 		{"bad regex", "prometheus.yml", "regex: Succeeded|Failed", "regex: Succeeded|(Failed", "regex"},
 		{"unknown action", "prometheus.yml", "action: drop", "action: dorp", "dorp"},
 		{"target without port", "prometheus.yml", `"127.0.0.1:9091"`, `"127.0.0.1"`, "missing port"},
+		{"inline admin token", "prometheus.yml", "credentials_file: /etc/prometheus/secrets/mcpblob-admin/token", "credentials: s3cret", "inline"},
+		{"basic authorization", "prometheus.yml", "type: Bearer", "type: Basic", "takes Bearer"},
 		{"misspelt rule field", "alerts.yml", "for: 2m", "fro: 2m", "fro"},
 		{"bad rule expression", "alerts.yml", "> 0.01", "> > 0.01", "parse error"},
 		{"bad annotation template", "alerts.yml", "{{ $labels.instance }} has not", "{{ $labels.instance } has not", "template"},
@@ -438,6 +469,16 @@ func TestPrometheusRejects(t *testing.T) {
 			}
 		}
 		wantRejected(t, checkScrapesPods(c, b), "drops the pods' admin port")
+	})
+	t.Run("kubernetes job without the admin token", func(t *testing.T) {
+		c, _, err := loadPromConfig(promDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.ScrapeConfigs {
+			c.ScrapeConfigs[i].Authorization = nil
+		}
+		wantRejected(t, checkScrapesPods(c, loadBundle(t)), "sends no authorization")
 	})
 	t.Run("alert on a job that does not exist", func(t *testing.T) {
 		c, groups, err := loadPromConfig(promDir)

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -145,14 +146,16 @@ func str(m map[string]json.RawMessage, name string) (string, error) {
 }
 
 // date returns an optional NumericDate claim (RFC 7519 §2): a non-negative
-// JSON number of seconds, fractions allowed, at most year 9999.
+// JSON number of seconds, fractions allowed, at most year 9999. A string
+// is refused, digits or not: encoding/json would read "1795755174" into a
+// json.Number, and the RFC wants a number.
 func date(m map[string]json.RawMessage, name string) (time.Time, bool, error) {
 	raw, ok := m[name]
 	if !ok || string(raw) == "null" {
 		return time.Time{}, false, nil
 	}
 	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
+	if !isJSONNumber(raw) || json.Unmarshal(raw, &n) != nil {
 		return time.Time{}, false, invalid("malformed " + name + " claim")
 	}
 	f, err := n.Float64()
@@ -161,6 +164,13 @@ func date(m map[string]json.RawMessage, name string) (time.Time, bool, error) {
 	}
 	sec, frac := math.Modf(f)
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true, nil
+}
+
+// isJSONNumber reports whether raw, one JSON value, is a number: it
+// starts with a minus sign or a digit, as only numbers do.
+func isJSONNumber(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 // scopes returns the union of "scope" and "scp", sorted and deduplicated.

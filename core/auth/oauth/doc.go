@@ -57,7 +57,9 @@
 //
 // Claims: "iss" equals Config.Issuer; "aud" (string or array) contains
 // Config.Audience; "exp" is required and in the future; "nbf" and "iat",
-// if present, are not in the future; Config.Leeway applies to all three.
+// if present, are not in the future; Config.Leeway applies to all three,
+// and all three are JSON numbers (RFC 7519 §2: a string of digits is a
+// malformed claim).
 // The claim named by Config.TenantClaim must be a non-empty string and
 // becomes [Claims].Principal. Scopes come from "scope" (space-separated)
 // and "scp" (array or string).

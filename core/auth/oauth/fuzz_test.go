@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,11 @@ func FuzzVerify(f *testing.F) {
 		sign(f, keyEC256, "", false, with(c, "aud", "other"), nil),
 		sign(f, keyEd, "", false, with(c, "iss", "x"), map[string]any{"typ": "at+jwt"}),
 		sign(f, keyEvil, "", false, c, nil),
+		// NumericDates as strings (RFC 7519 wants numbers), correctly signed.
+		sign(f, keyRSA, "", false, with(c, "exp", strconv.FormatInt(epoch.Add(time.Hour).Unix(), 10)), nil),
+		sign(f, keyEC256, "", false, with(c, "nbf", strconv.FormatInt(epoch.Unix(), 10)), nil),
+		sign(f, keyEd, "", false, with(c, "iat", strconv.FormatInt(epoch.Unix(), 10)), nil),
+		sign(f, keyRSA, "", false, with(c, "exp", []any{epoch.Add(time.Hour).Unix()}), nil),
 		sign(f, keyEvil, "", true, c, nil),
 		hs256(c, "rsa-1", []byte("secret")),
 		"", ".", "..", "a.b.c", "a.b.c.d.e", "eyJhbGciOiJub25lIn0.e30.",

@@ -5,9 +5,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +155,17 @@ func TestVerifyClaims(t *testing.T) {
 		{name: "missing exp", token: signed(keyRSA, "", nil, "exp", nil), want: "missing expiry"},
 		{name: "exp string", token: signed(keyRSA, "", nil, "exp", "tomorrow"), want: "malformed exp claim"},
 		{name: "exp negative", token: signed(keyRSA, "", nil, "exp", -1), want: "malformed exp claim"},
+		// RFC 7519 §2: a NumericDate is a JSON number, never a string of digits.
+		{name: "exp numeric string", token: signed(keyRSA, "", nil, "exp", strconv.FormatInt(epoch.Add(time.Hour).Unix(), 10)), want: "malformed exp claim"},
+		{name: "exp padded numeric string", token: signed(keyRSA, "", nil, "exp", " 1795755174"), want: "malformed exp claim"},
+		{name: "exp true", token: signed(keyRSA, "", nil, "exp", true), want: "malformed exp claim"},
+		{name: "exp array", token: signed(keyRSA, "", nil, "exp", []int64{epoch.Add(time.Hour).Unix()}), want: "malformed exp claim"},
+		{name: "exp object", token: signed(keyRSA, "", nil, "exp", map[string]int64{"n": 1}), want: "malformed exp claim"},
+		{name: "nbf numeric string", token: signed(keyRSA, "", nil, "nbf", strconv.FormatInt(epoch.Add(-time.Minute).Unix(), 10)), want: "malformed nbf claim"},
+		{name: "iat numeric string", token: signed(keyRSA, "", nil, "iat", strconv.FormatInt(epoch.Add(-time.Minute).Unix(), 10)), want: "malformed iat claim"},
+		{name: "iat fractional string", token: signed(keyRSA, "", nil, "iat", "1777636740.5"), want: "malformed iat claim"},
+		{name: "nbf false", token: signed(keyRSA, "", nil, "nbf", false), want: "malformed nbf claim"},
+		{name: "exp with exponent", token: signed(keyRSA, "", nil, "exp", json.Number("1.7776392e9"))},
 		{name: "exp huge", token: signed(keyRSA, "", nil, "exp", 1e300), want: "malformed exp claim"},
 		{name: "exp fractional", token: signed(keyRSA, "", nil, "exp", float64(epoch.Unix())+3600.5)},
 		{name: "nbf future", token: signed(keyRSA, "", nil, "nbf", epoch.Add(time.Minute).Unix()), want: "not yet valid"},

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
+	"github.com/mcpblob/mcpblob/core/token"
+)
+
+// The byte plane's claims (a single-use link redeemed, an upload id taken)
+// are objects in the shared store that live until their token expires. Each
+// is charged, before it is written, to the principal the token was minted
+// for against the claims rate core/mcp keeps (mcp.Limits.ClaimsPerMinute,
+// shared with the claims of the MCP endpoint): over it the request is
+// refused 429 with Retry-After, nothing is written and the link stays
+// usable.
+
+// chargeClaim counts one claim principal is about to have written; a
+// *budget.Exceeded when the principal's minute is used up.
+func (s *Server) chargeClaim(principal string) error {
+	return s.mcp.Claims().Allow(principal)
+}
+
+// redeemLink records the redemption of single-use link c, charged to the
+// principal that minted it; onetime.ErrClaimed when it was used already.
+func (s *Server) redeemLink(c token.Claims) error {
+	if err := s.chargeClaim(c.Principal); err != nil {
+		return err
+	}
+	return s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires)
+}
+
+// refuseClaimRate answers a claim refused by the claims rate: 429 with
+// Retry-After (the seconds left in the principal's minute) and the error
+// too_many_claims. It reports whether err was such a refusal.
+func refuseClaimRate(ctx *fasthttp.RequestCtx, err error) bool {
+	var e *budget.Exceeded
+	if !errors.As(err, &e) {
+		return false
+	}
+	secs := max(int64((e.RetryAfter+time.Second-1)/time.Second), 1)
+	ctx.Response.Header.Set("Retry-After", strconv.FormatInt(secs, 10))
+	apiError(ctx, http.StatusTooManyRequests, "too_many_claims",
+		"too many single-use downloads and upload starts for this principal: at most "+
+			strconv.FormatInt(e.Max, 10)+" a minute; retry in "+strconv.FormatInt(secs, 10)+" s")
+	return true
+}
