@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -34,6 +35,22 @@ type config struct {
 	probeKeepAlive bool
 
 	s3Note string // why the S3 pass does not run, when it does not
+	only   string // comma-separated parts of the names of what to run ("" = all)
+}
+
+// runs reports whether the part named name (a class, "storms", "state
+// exhaustion", "state storm") is to run: -only empty, or one of its
+// comma-separated parts is in name.
+func (c config) runs(name string) bool {
+	if c.only == "" {
+		return true
+	}
+	for p := range strings.SplitSeq(c.only, ",") {
+		if p = strings.TrimSpace(p); p != "" && strings.Contains(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // profiles: full is `make hardening` (≤ ~3 minutes on 2 cores), smoke is
@@ -76,6 +93,7 @@ func parseConfig(args []string) (config, error) {
 	fs.Int64Var(&c.maxRSS, "max-rss", 512<<20, "fail when the server's RSS reaches this many `bytes` during a storm")
 	fs.DurationVar(&c.maxHealthz, "max-healthz", 100*time.Millisecond, "fail when a /healthz answer takes this long or longer")
 	fs.DurationVar(&c.healthzEvery, "healthz-every", 100*time.Millisecond, "time /healthz this often, throughout")
+	fs.StringVar(&c.only, "only", "", "run only the classes and passes whose names contain one of these comma-separated `parts` (\"smuggling,state exhaustion\"); a partial run")
 	fs.BoolVar(&c.probeKeepAlive, "probe-keepalive", false, "time /healthz on one kept-alive connection (default: a new connection per probe, as a health checker does)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
