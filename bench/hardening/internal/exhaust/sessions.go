@@ -1,0 +1,121 @@
+package exhaust
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+)
+
+// Sessions opens ten times the per-principal session limit of 2025-11-25
+// sessions, then pings each: the sessions still answering are what the
+// node holds for the principal.
+func Sessions(ctx context.Context, t *Target) *Phase {
+	n := int(10 * t.Limits.SessionsPerPrincipal)
+	p := newPhase(fmt.Sprintf("sessions: %d initialize", n))
+	sids := t.openSessions(ctx, p, n, t.Attacker, json.RawMessage(`{}`))
+	live := t.countLive(ctx, p, sids)
+	p.Bounds = append(p.Bounds, Bound{"2025-11-25 sessions the node still holds", int64(live), t.Limits.SessionsPerPrincipal, false})
+	p.note("%d sessions opened, %d still live after all were opened", len(sids), live)
+	return p
+}
+
+// openSessions sends n initializes with caps as key and returns the ids
+// of the sessions opened.
+func (t *Target) openSessions(ctx context.Context, p *Phase, n int, key string, caps json.RawMessage) []string {
+	var mu sync.Mutex
+	var sids []string
+	parallel(n, t.Workers, func() bool { return ctx.Err() != nil }, func(int) {
+		sid, a := t.initialize(ctx, key, caps)
+		v, why := wire.JudgeLimit(a)
+		if v == wire.Accepted && sid == "" {
+			p.fail("initialize", "a success without Mcp-Session-Id: "+a.String())
+			return
+		}
+		p.judged("initialize", v, why)
+		if sid != "" {
+			mu.Lock()
+			sids = append(sids, sid)
+			mu.Unlock()
+		}
+	})
+	return sids
+}
+
+// countLive pings every session: 200 with a result is live, 404 ended.
+func (t *Target) countLive(ctx context.Context, p *Phase, sids []string) int {
+	var mu sync.Mutex
+	n := 0
+	parallel(len(sids), t.Workers, func() bool { return ctx.Err() != nil }, func(i int) {
+		a := t.do(t.request(ctx, http.MethodPost, t.Attacker, sids[i], t.rpc("ping", map[string]any{})))
+		o, ok := wire.Outcome(a)
+		switch {
+		case a.Status == http.StatusOK && ok && o.Result != nil:
+			mu.Lock()
+			n++
+			mu.Unlock()
+		case a.Status == http.StatusNotFound:
+		default:
+			p.fail("ping", "a ping on a session is neither answered nor 404: "+a.String())
+		}
+	})
+	return n
+}
+
+// bigCaps are capabilities of about size bytes, members of 1,000-byte
+// strings (no single string near the 64 KiB a parameter string may have):
+// the bulk in experimental (which the server never reads) or inside
+// elicitation (which it does).
+func bigCaps(size int, inElicitation bool) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"form":{}`)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, `,"k%d":"%s"`, i, strings.Repeat("A", 1000))
+	}
+	b.WriteString("}")
+	if inElicitation {
+		return json.RawMessage(`{"elicitation":` + b.String() + `}`)
+	}
+	return json.RawMessage(`{"experimental":` + b.String() + `}`)
+}
+
+// capSize is the capabilities object of the big initializes: a body just
+// under the 4 MiB MCP message limit.
+const capSize = 3_700_000
+
+// Capabilities sends n initializes whose capabilities are ~3.7 MiB, half
+// with the bulk where the server reads. Each must be refused or kept small
+// (the node's RSS is the measure).
+func Capabilities(ctx context.Context, t *Target, n int) *Phase {
+	p := newPhase(fmt.Sprintf("capabilities: %d initialize of 3.7 MiB", n))
+	bodies := [2]json.RawMessage{bigCaps(capSize, false), bigCaps(capSize, true)}
+	opened := 0
+	var mu sync.Mutex
+	parallel(n, min(t.Workers, 4), func() bool { return ctx.Err() != nil }, func(i int) {
+		sid, a := t.initialize(ctx, t.Attacker, bodies[i%2])
+		v, why := judgeCaps(a)
+		p.judged("initialize with 3.7 MiB capabilities", v, why)
+		if sid != "" {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	})
+	p.note("%d of %d sessions opened", opened, n)
+	return p
+}
+
+// judgeCaps is JudgeLimit, and a -32602 error that names the capabilities
+// is clear too: that is the refusal --max-capability-bytes documents.
+func judgeCaps(a *wire.Answer) (wire.Verdict, string) {
+	v, why := wire.JudgeLimit(a)
+	if o, ok := wire.Outcome(a); v == wire.Unclear && ok && o.Error != nil && o.Error.Code == -32602 &&
+		strings.Contains(strings.ToLower(o.Error.Message), "capabilit") && a.Status < 500 {
+		return wire.Clear, ""
+	}
+	return v, why
+}
