@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -61,7 +61,9 @@ func driveState(ctx context.Context, c config, bin, work string, sec *secrets, f
 
 // exhaustionPass is the class: every phase at ten times the limits.
 func exhaustionPass(c config) statePass {
-	caps := func(ctx context.Context, t *exhaust.Target) *exhaust.Phase { return exhaust.Capabilities(ctx, t, c.capInits) }
+	caps := func(ctx context.Context, t *exhaust.Target) *exhaust.Phase {
+		return exhaust.Capabilities(ctx, t, c.capInits)
+	}
 	return statePass{name: "limits", limits: c.exhaustLimits, flags: c.exhaustFlags, maxRSS: c.exhaustRSS, phases: []statePhase{
 		{"one principal: sessions", exhaust.Sessions},
 		{"one principal: capabilities", caps},
@@ -109,15 +111,19 @@ func startStateTarget(ctx context.Context, c config, bin, work string, sec *secr
 	if err != nil {
 		return nil, nil, err
 	}
+	admin, err := proc.FreeAddr()
+	if err != nil {
+		return nil, nil, err
+	}
 	data := filepath.Join(work, p.name+"-data")
-	args := append(serveArgs(addr, sec), "--data", data)
+	args := append(serveArgs(addr, sec), "--data", data, "--admin-listen", admin)
 	how := "the default limits"
 	if p.flags {
 		args, how = append(args, p.limits.Flags()...), "the limits given as flags"
 	}
 	t := &target{name: p.name, bin: bin, addr: addr, logPath: filepath.Join(work, p.name+".log"), args: args}
-	rep.setup = append(rep.setup, fmt.Sprintf("%s: mcpblob on %s, local store %s, %s (%s); one principal (mallory: a blobs:read key, and a blobs:write key for request_upload) against a second (bob); log %s",
-		p.name, addr, data, how, p.limits, t.logPath))
+	rep.setup = append(rep.setup, fmt.Sprintf("%s: mcpblob on %s (admin listener %s), local store %s, %s (%s); one principal (mallory: a blobs:read key, and a blobs:write key for request_upload) against a second (bob); log %s",
+		p.name, addr, admin, data, how, p.limits, t.logPath))
 	if err := t.start(); err != nil {
 		return nil, nil, err
 	}
@@ -135,7 +141,7 @@ func startStateTarget(ctx context.Context, c config, bin, work string, sec *secr
 		return nil, nil, err
 	}
 	xt := &exhaust.Target{Addr: addr, Attacker: sec.apiKeys[attacker], Writer: sec.apiKeys[attackerWriter], Limits: p.limits,
-		Workers: 8, Hold: c.exhaustHold, Secret: sec.AddToken, Blob: attackerBlob, ClaimCount: func() int { return countClaims(data) }}
+		Workers: 8, Hold: c.exhaustHold, Secret: sec.AddToken, Blob: attackerBlob, ClaimCount: func() int { return countClaims(data) }, Admin: admin}
 	return r, xt, nil
 }
 
@@ -216,4 +222,3 @@ func countClaims(data string) int {
 	}
 	return n
 }
-

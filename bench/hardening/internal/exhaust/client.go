@@ -36,6 +36,9 @@ type Target struct {
 	Blob string
 	// ClaimCount counts the claims the store holds (-1: it cannot tell).
 	ClaimCount func() int
+	// Admin is the node's admin listener (its /metrics counts the sessions
+	// the node holds; only the attacker opens sessions on the node).
+	Admin string
 
 	http atomic.Pointer[http.Client]
 	ids  atomic.Int64
