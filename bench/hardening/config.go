@@ -40,6 +40,7 @@ type config struct {
 	stormStreams  int
 	maxP99        time.Duration // the second principal's p99 during the state storm
 	results       string        // write the state storm's figures into this RESULTS.md
+	resultsLabel  string        // the build's name in that table (default: its commit)
 
 	maxRSS         int64         // peak RSS allowed during storms, bytes
 	maxHealthz     time.Duration // slowest /healthz answer allowed
@@ -111,6 +112,7 @@ func parseConfig(args []string) (config, error) {
 	fs.IntVar(&c.stormStreams, "storm-streams", c.stormStreams, "notification streams of the state storm")
 	fs.DurationVar(&c.maxP99, "max-p99", 50*time.Millisecond, "fail when the second principal's p99 latency during the state storm reaches this")
 	fs.StringVar(&c.results, "results", "", "write the state storm's figures into the section \"statestorm\" of this markdown `file` (bench/RESULTS.md)")
+	fs.StringVar(&c.resultsLabel, "results-label", "", "the build's `name` in the -results table (default: the commit, + when the tree has changes)")
 	fs.Int64Var(&c.maxRSS, "max-rss", 512<<20, "fail when the server's RSS reaches this many `bytes` during a storm")
 	fs.DurationVar(&c.maxHealthz, "max-healthz", 100*time.Millisecond, "fail when a /healthz answer takes this long or longer")
 	fs.DurationVar(&c.healthzEvery, "healthz-every", 100*time.Millisecond, "time /healthz this often, throughout")

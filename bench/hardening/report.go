@@ -143,8 +143,8 @@ func (r *report) markdown(perGroup int) string {
 		tot.add(x)
 	}
 	writeRow(&b, "**all**", "", &tot)
-	fmt.Fprintf(&b, "\nThresholds: peak RSS < %s during storms; every /healthz answer < %s (probed every %s, %s).\n",
-		mib(r.cfg.maxRSS), r.cfg.maxHealthz, r.cfg.healthzEvery, probeKind(r.cfg))
+	fmt.Fprintf(&b, "\nThresholds: peak RSS < %s during storms and < %s during the state exhaustion class and the state storm; the second principal's p99 < %s during the state storm; every /healthz answer < %s (probed every %s, %s).\n",
+		mib(r.cfg.maxRSS), mib(r.cfg.exhaustRSS), r.cfg.maxP99, r.cfg.maxHealthz, r.cfg.healthzEvery, probeKind(r.cfg))
 	if len(r.fails) == 0 {
 		b.WriteString("\n**Result: pass** (no crash, no lost or half-written object, no secret in the logs, no 5xx, no unclear or wrong answer, thresholds held).\n")
 	} else {
