@@ -52,11 +52,25 @@ func stormRow(c config, ph *exhaust.Phase, peak int64, lat exhaust.Latencies) st
 	if len(missed) > 0 {
 		verdict = "**missed**: " + strings.Join(missed, "; ")
 	}
+	var held []string
+	for _, b := range ph.Bounds {
+		held = append(held, fmt.Sprintf("%d / %d", b.Held, b.Limit))
+	}
 	r := func(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
-	return fmt.Sprintf("| %s | %s | %d / %d | %s | %d | %s | %s | %s | %d / %d / %d / %d | %s |",
-		resultsLabel(c), time.Now().UTC().Format("2006-01-02 15:04"), c.stormSessions, c.stormStreams, mib(peak),
+	return fmt.Sprintf("| %s | %s | %s | %d / %d | %s | %s | %d | %s | %s | %s | %d / %d / %d / %d | %s |",
+		resultsLabel(c), time.Now().UTC().Format("2006-01-02 15:04"), loadAverage(), c.stormSessions, c.stormStreams, strings.Join(held, "; "), mib(peak),
 		len(lat.Samples), r(lat.Quantile(0.5)), r(lat.Quantile(0.99)), r(lat.Quantile(1)),
 		ph.Accepted, ph.Refused, ph.Unclear, ph.ServerErrors, verdict)
+}
+
+// loadAverage is the machine's load average over the last minute, as
+// /proc/loadavg gives it: other work on the CPUs shows in the latencies.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // resultsLabel names the build measured: -results-label, else the
@@ -76,8 +90,8 @@ func resultsLabel(c config) string {
 	return label
 }
 
-const stormHeader = "| build | date (UTC) | sessions / streams | peak RSS | second principal's requests | p50 | p99 | max | storm answers: accepted / refused / unclear / 5xx | target |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|\n"
+const stormHeader = "| build | date (UTC) | load (1 min, this machine) | sessions / streams sent | sessions held (peak) / limit; streams open / limit | peak RSS | second principal's requests | p50 | p99 | max | storm answers: accepted / refused / unclear / 5xx | target (RSS, p99) |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
 // writeStormResults writes row into the section "statestorm" of
 // c.results, replacing the row of the same build and keeping the others.

@@ -42,6 +42,7 @@ func (t *Target) sessionsBound(p *Phase, stop func() (float64, bool)) {
 func (t *Target) openSessions(ctx context.Context, p *Phase, n int, key string, caps json.RawMessage) []string {
 	var mu sync.Mutex
 	var sids []string
+	refused := map[string]int{}
 	parallel(n, t.Workers, func() bool { return ctx.Err() != nil }, func(int) {
 		sid, a := t.initialize(ctx, key, caps)
 		v, why := wire.JudgeLimit(a)
@@ -50,12 +51,17 @@ func (t *Target) openSessions(ctx context.Context, p *Phase, n int, key string, 
 			return
 		}
 		p.judged("initialize", v, why)
+		mu.Lock()
+		defer mu.Unlock()
 		if sid != "" {
-			mu.Lock()
 			sids = append(sids, sid)
-			mu.Unlock()
+		} else if o, ok := wire.Outcome(a); v == wire.Clear && ok && o.Error != nil {
+			refused[o.Error.Data.Limit]++
 		}
 	})
+	for limit, k := range refused {
+		p.note("%d initialize refused by the limit %s", k, limit)
+	}
 	return sids
 }
 

@@ -86,7 +86,7 @@ func Pending(ctx context.Context, t *Target) *Phase {
 	p := newPhase(fmt.Sprintf("pending: %d request_upload waiting on elicitation", n))
 	sids := t.openSessions(ctx, p, 8, t.Writer, json.RawMessage(`{"elicitation":{"form":{}}}`))
 	if len(sids) == 0 {
-		p.fail("initialize", "no session could be opened")
+		p.fail("initialize", "no session could be opened, so the phase could not be driven (see its notes for the limits that refused them)")
 		return p
 	}
 	var mu sync.Mutex

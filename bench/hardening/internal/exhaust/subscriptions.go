@@ -37,7 +37,7 @@ func Subscribe(ctx context.Context, t *Target) *Phase {
 	p := newPhase(fmt.Sprintf("subscriptions: %d resources/subscribe of 8 KiB over %d sessions", n, nsess))
 	sids := t.openSessions(ctx, p, nsess, t.Attacker, json.RawMessage(`{}`))
 	if len(sids) == 0 {
-		p.fail("initialize", "no session could be opened")
+		p.fail("initialize", "no session could be opened, so the phase could not be driven (see its notes for the limits that refused them)")
 		return p
 	}
 	var mu sync.Mutex
