@@ -10,10 +10,14 @@ import (
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
-// Smuggle is the row of the smuggling payloads: every route, refused while
-// the request line and headers are read, before any route's own error
-// shape applies (the HTTP JSON error body).
-var Smuggle = Surface{"HTTP smuggling", wire.ShapeAPI}
+// Smuggle is the row of the smuggling payloads on every route but /mcp,
+// and smuggleMCP the same row for /mcp, where a JSON-RPC error is the
+// route's own shape (the HTTP JSON error body of a refusal made before the
+// route was known is clear on both).
+var (
+	Smuggle    = Surface{"HTTP smuggling", wire.ShapeAPI}
+	smuggleMCP = Surface{"HTTP smuggling", wire.ShapeRPC}
+)
 
 // smuggleWait is how long a connection is watched after its first answer:
 // a server that frames by Transfer-Encoding answers the smuggled request
@@ -64,17 +68,21 @@ var smugglings = []smuggling{
 // §2.2; issue 23 item 4): each must be answered 400, the connection
 // closed, and the smuggled GET /healthz never answered.
 func smugglingAbuse(context.Context, *Env) []Batch {
-	var cs []Case
+	var mcp, cs []Case
 	for _, r := range smuggleRoutes {
 		for _, s := range smugglings {
-			cs = append(cs, Case{Name: s.label + " on " + r.method + " " + r.name, Want: WantEither, Stores: r.stores, CheckAlways: true,
+			to := &cs
+			if r.name == "/mcp" {
+				to = &mcp
+			}
+			*to = append(*to, Case{Name: s.label + " on " + r.method + " " + r.name, Want: WantEither, Stores: r.stores, CheckAlways: true,
 				Send: func(ctx context.Context, e *Env) *wire.Answer {
 					payload := s.payload(e, r.method, r.path(ctx, e))
 					return wire.SendWatch(ctx, e.addr, []byte(payload), r.method, e.caseLimit, smuggleWait)
 				}, Check: smuggledCheck})
 		}
 	}
-	return []Batch{{"HTTP smuggling", Smuggle, cs}}
+	return []Batch{{"HTTP smuggling", smuggleMCP, mcp}, {"HTTP smuggling", Smuggle, cs}}
 }
 
 // payload is the first request (a chunked body of one chunk, then its
