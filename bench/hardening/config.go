@@ -75,7 +75,7 @@ var profiles = map[string]config{
 		stormSessions: 2000, stormStreams: 200},
 	"smoke": {budget: 48 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
 		trickleEvery: 2 * time.Second, connStorm: 300, connHold: 3 * time.Second,
-		exhaustLimits: exhaust.Scaled, exhaustFlags: true, capInits: 16, exhaustRSS: 112 << 20, exhaustHold: 500 * time.Millisecond},
+		exhaustLimits: exhaust.Scaled, exhaustFlags: true, capInits: 16, exhaustRSS: 96 << 20, exhaustHold: 500 * time.Millisecond},
 }
 
 func parseConfig(args []string) (config, error) {

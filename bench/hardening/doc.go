@@ -49,12 +49,13 @@
 // headers that never end, kept-alive ones) with normal requests alongside.
 // At the end every object is read back and compared with its listing.
 //
-// Then the state exhaustion class (issue 23; package internal/exhaust), on
-// a fresh server of its own: one principal drives sessions, capabilities,
-// subscriptions of both eras, listen and GET streams, pending elicitation
-// rounds and claims to ten times the node's limits (the defaults in the
-// full profile; scaled-down limits given as flags in the smoke one), while
-// a second principal's requests must keep succeeding. Every answer must
+// Then the state exhaustion class (issue 23; package internal/exhaust),
+// each phase on a fresh server of its own: one principal drives sessions,
+// capabilities, subscriptions of both eras, listen and GET streams,
+// pending elicitation rounds and claims to ten times the node's limits
+// (the defaults in the full profile; scaled-down limits given as flags in
+// the smoke one; no claims rate but in the claims phase), while a second
+// principal's requests must keep succeeding. Every answer must
 // be a success or exactly the limit's refusal, what the node keeps must
 // stay within each limit (sessions read from its admin /metrics, claims
 // counted in its store), and its RSS under -exhaust-rss. In the full

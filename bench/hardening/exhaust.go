@@ -25,14 +25,18 @@ const exhaustClass = "state exhaustion"
 const attackerBlob = "exhaust/blob.txt"
 
 // statePhase is one row of a state pass: a label and what drives it.
+// Unless claims is set the phase's server runs with no claims rate, so
+// that records of begun sessions do not starve a phase about another
+// limit; a phase about claims keeps the rate of the pass's limits.
 type statePhase struct {
-	label string
-	run   func(ctx context.Context, t *exhaust.Target) *exhaust.Phase
+	label  string
+	claims bool
+	run    func(ctx context.Context, t *exhaust.Target) *exhaust.Phase
 }
 
-// statePass is a fresh mcpblob on a local store of its own, driven by one
-// principal (mallory) phase by phase while a second one (bob) keeps using
-// it; each phase is a row with the usual after-batch checks, the RSS
+// statePass is phases of one principal (mallory) against a fresh mcpblob
+// each, on a local store of its own, while a second principal (bob) keeps
+// using it; each phase is a row with the usual after-batch checks, the RSS
 // limit maxRSS, and (when maxP99 > 0) a bound on the bystander's p99.
 type statePass struct {
 	name   string
@@ -65,20 +69,42 @@ func exhaustionPass(c config) statePass {
 		return exhaust.Capabilities(ctx, t, c.capInits)
 	}
 	return statePass{name: "limits", limits: c.exhaustLimits, flags: c.exhaustFlags, maxRSS: c.exhaustRSS, phases: []statePhase{
-		{"one principal: sessions", exhaust.Sessions},
-		{"one principal: capabilities", caps},
-		{"one principal: resources/subscribe", exhaust.Subscribe},
-		{"one principal: subscriptions/listen", exhaust.Listen},
-		{"one principal: streams", exhaust.Streams},
-		{"one principal: pending rounds", exhaust.Pending},
-		{"one principal: claims", exhaust.Claims},
+		{"one principal: sessions", false, exhaust.Sessions},
+		{"one principal: capabilities", false, caps},
+		{"one principal: resources/subscribe", false, exhaust.Subscribe},
+		{"one principal: subscriptions/listen", false, exhaust.Listen},
+		{"one principal: streams", false, exhaust.Streams},
+		{"one principal: pending rounds", false, exhaust.Pending},
+		{"one principal: claims", true, exhaust.Claims},
 	}}
 }
 
-// runStatePass starts p's server, seeds it, runs its phases with the
-// monitor and the bystander, and stops it.
+// runStatePass runs p's phases, each on a fresh server of its own (so no
+// phase inherits another's state, RSS or claims window).
 func runStatePass(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report, p statePass) error {
-	r, xt, err := startStateTarget(ctx, c, bin, work, sec, feats, rep, p)
+	how := "the default limits"
+	if p.flags {
+		how = "the limits given as flags"
+	}
+	rep.setup = append(rep.setup, fmt.Sprintf("%s: a fresh mcpblob per phase (its own port, admin listener and local store in %s), %s (%s), "+
+		"the claims rate lifted (--max-claims-per-minute 0) but in the phases about claims; one principal (mallory: a blobs:read key, "+
+		"and a blobs:write key for request_upload) against a second (bob); logs %s",
+		p.name, filepath.Join(work, p.name+"-N-data"), how, p.limits, filepath.Join(work, p.name+"-N.log")))
+	for i, ph := range p.phases {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := runStatePhase(ctx, c, bin, work, sec, feats, rep, p, i, ph); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStatePhase starts a server for phase i, runs it with the monitor and
+// the bystander, and stops the server.
+func runStatePhase(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report, p statePass, i int, ph statePhase) error {
+	r, xt, err := startStateTarget(ctx, c, bin, work, sec, feats, rep, p, i, ph)
 	if err != nil {
 		return err
 	}
@@ -88,14 +114,7 @@ func runStatePass(ctx context.Context, c config, bin, work string, sec *secrets,
 	by := &exhaust.Bystander{Addr: r.t.addr, Key: sec.apiKeys["bob"], URI: "blob:///" + hostile.BaseText, Clients: 2, Pause: 20 * time.Millisecond}
 	by.Phase(r.t.name + " setup")
 	wg.Go(func() { by.Run(mctx) })
-	for _, ph := range p.phases {
-		if ctx.Err() != nil {
-			break
-		}
-		if err = r.runStatePhase(ctx, xt, by, p, ph); err != nil {
-			break
-		}
-	}
+	err = r.runPhase(ctx, xt, by, p, ph)
 	stop()
 	wg.Wait()
 	r.t.stop()
@@ -104,9 +123,9 @@ func runStatePass(ctx context.Context, c config, bin, work string, sec *secrets,
 	return err
 }
 
-// startStateTarget starts a fresh server for p and stores the baseline
-// objects and the attacker's blob.
-func startStateTarget(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report, p statePass) (*runner, *exhaust.Target, error) {
+// startStateTarget starts a fresh server for phase i of p and stores the
+// baseline objects and the attacker's blob.
+func startStateTarget(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report, p statePass, i int, ph statePhase) (*runner, *exhaust.Target, error) {
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, nil, err
@@ -115,15 +134,15 @@ func startStateTarget(ctx context.Context, c config, bin, work string, sec *secr
 	if err != nil {
 		return nil, nil, err
 	}
-	data := filepath.Join(work, p.name+"-data")
+	data := filepath.Join(work, fmt.Sprintf("%s-%d-data", p.name, i))
 	args := append(serveArgs(addr, sec), "--data", data, "--admin-listen", admin)
-	how := "the default limits"
 	if p.flags {
-		args, how = append(args, p.limits.Flags()...), "the limits given as flags"
+		args = append(args, p.limits.Flags()...)
 	}
-	t := &target{name: p.name, bin: bin, addr: addr, logPath: filepath.Join(work, p.name+".log"), args: args}
-	rep.setup = append(rep.setup, fmt.Sprintf("%s: mcpblob on %s (admin listener %s), local store %s, %s (%s); one principal (mallory: a blobs:read key, and a blobs:write key for request_upload) against a second (bob); log %s",
-		p.name, addr, admin, data, how, p.limits, t.logPath))
+	if !ph.claims {
+		args = append(args, "--max-claims-per-minute", "0") // the last flag given wins
+	}
+	t := &target{name: p.name, bin: bin, addr: addr, logPath: filepath.Join(work, fmt.Sprintf("%s-%d.log", p.name, i)), args: args}
 	if err := t.start(); err != nil {
 		return nil, nil, err
 	}
@@ -145,8 +164,8 @@ func startStateTarget(ctx context.Context, c config, bin, work string, sec *secr
 	return r, xt, nil
 }
 
-// runStatePhase runs one phase as a row and checks what it left.
-func (r *runner) runStatePhase(ctx context.Context, xt *exhaust.Target, by *exhaust.Bystander, p statePass, ph statePhase) error {
+// runPhase runs one phase as a row and checks what it left.
+func (r *runner) runPhase(ctx context.Context, xt *exhaust.Target, by *exhaust.Bystander, p statePass, ph statePhase) error {
 	row := r.rep.row(r.t.name, ph.label)
 	row.maxRSS = p.maxRSS
 	r.mon.phase(row.key())

@@ -26,7 +26,7 @@ func stormPass(c config, rep *report) statePass {
 		return exhaust.Storm(ctx, t, c.stormSessions, c.stormStreams)
 	}
 	return statePass{name: "storm", limits: exhaust.Defaults, maxRSS: c.exhaustRSS, maxP99: c.maxP99,
-		phases: []statePhase{{label, storm}},
+		phases: []statePhase{{label, true, storm}},
 		done: func(_ string, ph *exhaust.Phase, peak int64, lat exhaust.Latencies) {
 			rep.note("state storm (%d sessions, %d streams from one principal, held %s): peak RSS %s (limit %s); second principal: %s (p99 limit %s); the storm's requests: %d accepted, %d refused clearly, %d unclear, %d 5xx",
 				c.stormSessions, c.stormStreams, stormHold, mib(peak), mib(c.exhaustRSS), lat, c.maxP99, ph.Accepted, ph.Refused, ph.Unclear, ph.ServerErrors)

@@ -28,9 +28,11 @@ func Claims(ctx context.Context, t *Target) *Phase {
 	var dels, reds statuses
 	parallel(n, t.Workers, func() bool { return ctx.Err() != nil }, func(i int) {
 		if i%2 == 0 {
-			dels.add(t.deleteOne(ctx, p))
-		} else {
-			reds.add(t.redeemOne(ctx, p))
+			if code, sent := t.deleteOne(ctx, p); sent {
+				dels.add(code)
+			}
+		} else if code, sent := t.redeemOne(ctx, p); sent {
+			reds.add(code)
 		}
 	})
 	after := count()
@@ -41,38 +43,39 @@ func Claims(ctx context.Context, t *Target) *Phase {
 	} else {
 		p.note("the store's claims could not be counted")
 	}
-	p.note("session DELETE answers: %s; redemption answers: %s; claims in the store %d → %d", dels.String(), reds.String(), before, after)
+	p.note("session DELETE answers: %s; redemption answers: %s; claims in the store %d → %d", or(dels.String(), "none sent"), or(reds.String(), "none sent"), before, after)
 	return p
 }
 
 // deleteOne opens a session and deletes it; it returns the DELETE's
-// status (0 when there was no session to delete).
-func (t *Target) deleteOne(ctx context.Context, p *Phase) int {
+// status, sent false when there was no session to delete.
+func (t *Target) deleteOne(ctx context.Context, p *Phase) (status int, sent bool) {
 	sid, a := t.initialize(ctx, t.Attacker, json.RawMessage(`{}`))
 	if sid == "" {
 		v, why := wire.JudgeLimit(a)
 		p.judged("initialize", v, why)
-		return 0
+		return 0, false
 	}
 	a = t.do(t.request(ctx, http.MethodDelete, t.Attacker, sid, nil))
 	v, why := wire.JudgeLimit(a)
 	p.judged("DELETE /mcp", v, why)
-	return a.Status
+	return a.Status, true
 }
 
 // redeemOne mints a single-use link to t.Blob and redeems it with
-// Range: bytes=0-0; it returns the redemption's status.
-func (t *Target) redeemOne(ctx context.Context, p *Phase) int {
+// Range: bytes=0-0; it returns the redemption's status, sent false when
+// no link could be minted.
+func (t *Target) redeemOne(ctx context.Context, p *Phase) (status int, sent bool) {
 	tok := t.mintLink(ctx, p)
 	if tok == "" {
-		return 0
+		return 0, false
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+t.Addr+"/d/"+tok, nil)
 	req.Header.Set("Range", "bytes=0-0")
 	a := t.do(req)
 	v, why := wire.JudgeClaims(a)
 	p.judged("GET /d/<single-use token>", v, why)
-	return a.Status
+	return a.Status, true
 }
 
 // mintLink mints a single-use link to t.Blob as the attacker (blobs:read
@@ -93,4 +96,12 @@ func (t *Target) mintLink(ctx context.Context, p *Phase) string {
 		t.Secret("/d token", tok)
 	}
 	return tok
+}
+
+// or is s, or alt when s is empty.
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
