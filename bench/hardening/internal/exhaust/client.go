@@ -142,8 +142,8 @@ func (h *held) close() {
 // open sends req on a connection of its own and, when the answer is an
 // SSE stream, keeps it open: the answer is the status, the headers and
 // the first event that carries data (none for a GET stream, whose
-// headers say it is open), read within 5 s. h is nil when nothing is
-// held.
+// headers say it is open), read within 5 s; without one the answer has no
+// status (none came). h is nil when nothing is held.
 func (t *Target) open(ctx context.Context, mk func(ctx context.Context) *http.Request, firstEvent bool) (*wire.Answer, *held) {
 	cctx, cancel := context.WithCancel(ctx)
 	resp, err := t.streams().Do(mk(cctx))
@@ -163,6 +163,9 @@ func (t *Target) open(ctx context.Context, mk func(ctx context.Context) *http.Re
 		a.Body, a.Err = readEvent(bufio.NewReader(resp.Body))
 		if !timer.Stop() {
 			a.Err = errNoEvent
+		}
+		if a.Err != nil {
+			a.Status = 0 // a stream that says nothing is no answer
 		}
 	}
 	return a, h

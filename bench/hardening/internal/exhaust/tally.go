@@ -64,10 +64,11 @@ func (p *Phase) judged(input string, v wire.Verdict, why string) {
 	}
 }
 
-// problem counts a problem under its kind: the input and the reason up to
-// its first colon (so one finding stands for many alike).
+// String is the problem with its count.
 func (p *Problem) String() string { return fmt.Sprintf("%d× %s", p.N, p.What) }
 
+// problem counts a problem under its kind: the input and the reason up to
+// its second colon (so one finding stands for many alike); p.mu is held.
 func (p *Phase) problem(input, what string) {
 	kind, _, _ := strings.Cut(what, ": ")
 	if rest, ok := strings.CutPrefix(what, kind+": "); ok {
