@@ -156,10 +156,12 @@ loadtest-smoke: $(TOOLBIN)/k6
 	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
 
 ## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then MinIO), a
-## 2,000-connection slow-body storm and a connection storm, on loopback only (≤ ~3 min); prints the
-## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS or /healthz
-## breach, 5xx, unclear or wrong answer. hardening-smoke: the same classes, 200-connection storms, no
-## MinIO (≤ ~40 s, part of make test). HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N).
+## 2,000-connection slow-body storm and a connection storm, one principal at ten times every limit on
+## protocol state and the 2,000-session, 200-stream state storm, on loopback only (≤ ~5 min); prints the
+## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS, p99 or
+## /healthz breach, broken limit, 5xx, unclear or wrong answer. hardening-smoke: the same classes,
+## 200-connection storms, scaled-down limits, no state storm, no MinIO (≤ ~45 s, part of make test).
+## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results RESULTS.md, -only PARTS).
 hardening: $(TOOLBIN)/minio
 	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
 

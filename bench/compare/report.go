@@ -206,7 +206,8 @@ func (r *report) diskMBps() float64 {
 	return 0
 }
 
-// write renders RESULTS.md, keeping the codec section when it was not re-measured.
+// write renders RESULTS.md, keeping the codec section when it was not
+// re-measured, and the sections other programs write (smallreq, statestorm).
 func (r *report) write(path string, keepCodec bool) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -264,9 +265,11 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	if small, ok := mdsection.Extract(string(old), "smallreq"); ok {
-		begin, end := mdsection.Markers("smallreq")
-		b.WriteString("\n" + begin + "\n" + small + end + "\n")
+	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and bench/hardening
+		if body, ok := mdsection.Extract(string(old), kept); ok {
+			begin, end := mdsection.Markers(kept)
+			b.WriteString("\n" + begin + "\n" + body + end + "\n")
+		}
 	}
 	if r.codec != nil {
 		b.WriteString("\n![P1 encode](charts/p1-codec-encode.svg)\n![P1 decode](charts/p1-codec-decode.svg)\n")

@@ -4,8 +4,10 @@
 // answered and whether the server stayed whole.
 //
 // It builds mcpblob from the working tree and starts it on a free
-// 127.0.0.1 port with a local store in a temp folder, two known API keys
-// (alice, and bob as the wrong principal), a known token key,
+// 127.0.0.1 port with a local store in a temp folder, known API keys
+// (alice; bob as the wrong principal; mallory, the state exhaustion
+// class's one principal, with a blobs:read key and a blobs:write one), a
+// known token key,
 // --log-level debug and --max-upload 256 MiB, appending everything it
 // logs to a file. With -s3 (the full profile, when .tools/bin/minio exists)
 // a second mcpblob on a fresh one-drive MinIO gets the same inputs (no
@@ -19,7 +21,10 @@
 // deep, batches, wrong types), HTTP framing and headers (Content-Length
 // -1, smuggling shapes, huge and many headers, Host and Origin, Expect:
 // 100-continue without credentials, a request pipelined after an early
-// refusal), Range headers, token forgery and tampering on /d, /u, /upload
+// refusal), HTTP smuggling on every route (Transfer-Encoding with
+// Content-Length, obs-folded, tab, upper case, bare LF, each followed by
+// a smuggled GET /healthz on the same connection: 400, the connection
+// closed, nothing more answered), Range headers, token forgery and tampering on /d, /u, /upload
 // and session ids (including tokens validly signed with hostile claims),
 // the wrong principal, multipart abuse, both protocol eras' header rules
 // (Mcp-Method, Mcp-Name, Mcp-Param-*) and active content (stored HTML,
@@ -44,6 +49,20 @@
 // headers that never end, kept-alive ones) with normal requests alongside.
 // At the end every object is read back and compared with its listing.
 //
+// Then the state exhaustion class (issue 23; package internal/exhaust),
+// each phase on a fresh server of its own: one principal drives sessions,
+// capabilities, subscriptions of both eras, listen and GET streams,
+// pending elicitation rounds and claims to ten times the node's limits
+// (the defaults in the full profile; scaled-down limits given as flags in
+// the smoke one; no claims rate but in the claims phase), while a second
+// principal's requests must keep succeeding. Every answer must
+// be a success or exactly the limit's refusal, what the node keeps must
+// stay within each limit (sessions read from its admin /metrics, claims
+// counted in its store), and its RSS under -exhaust-rss. In the full
+// profile the state storm follows on another fresh server: 2,000 sessions
+// and 200 streams from one principal, the second principal's p99 under
+// -max-p99; -results writes its figures into bench/RESULTS.md.
+//
 // The table has one row per target and surface (and storm): inputs tried,
 // rejected with a clear error, accepted, wrong answers (a success that
 // must be a refusal, a refusal of a valid input, or a broken extra
@@ -57,11 +76,14 @@
 // The exit status is 1 on any finding: a crash, a lost or half-written
 // object, a secret in the logs, peak RSS at or over -max-rss during a
 // storm, a /healthz answer at or over -max-healthz (or none), a 5xx, an
-// unclear error or a wrong answer; 2 when the run itself could not be done.
+// unclear error or a wrong answer, a broken limit or an RSS or p99 over
+// its bound in the state passes; 2 when the run itself could not be done.
 //
-//	cd bench && go run ./hardening                          # full: ≤ ~3 min on 2 cores
-//	cd bench && go run ./hardening -profile smoke           # ≤ ~40 s (make test)
+//	cd bench && go run ./hardening                          # full: ≤ ~5 min on 2 cores
+//	cd bench && go run ./hardening -profile smoke           # ≤ ~45 s (make test)
 //	cd bench && go run ./hardening -out /tmp/hardening.md -keep
+//	cd bench && go run ./hardening -results RESULTS.md      # also record the state storm
+//	cd bench && go run ./hardening -profile smoke -only "smuggling,state exhaustion"
 //
 // It never leaves 127.0.0.1, stops by itself (-budget bounds the run after
 // the build), and stops every process it started by its PID (Pdeathsig

@@ -34,8 +34,11 @@ func driveLocal(ctx context.Context, c config, bin, work string, sec *secrets, f
 	data := filepath.Join(work, "data")
 	t := &target{name: "local", bin: bin, addr: addr, logPath: filepath.Join(work, "local.log"),
 		args: append(serveArgs(addr, sec), "--data", data)}
-	rep.setup = append(rep.setup, fmt.Sprintf("local: mcpblob on %s, local store %s, --log-level debug, --max-upload %d, two API keys (alice, bob), one token key; log %s", addr, data, maxUpload, t.logPath))
-	return drivePass(ctx, c, t, sec, feats, rep, work, true)
+	rep.setup = append(rep.setup, fmt.Sprintf("local: mcpblob on %s, local store %s, --log-level debug, --max-upload %d, API keys of alice, bob and mallory, one token key; log %s", addr, data, maxUpload, t.logPath))
+	if err := drivePass(ctx, c, t, sec, feats, rep, work, true); err != nil {
+		return err
+	}
+	return driveState(ctx, c, bin, work, sec, feats, rep)
 }
 
 // driveS3 runs every class (no storms) against mcpblob on a fresh MinIO.

@@ -32,6 +32,9 @@ func (r *runner) runClasses(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if !r.cfg.runs(cl.Name) {
+			continue
+		}
 		r.mon.phase(r.t.name + " setup")
 		batches := cl.Gen(ctx, r.e)
 		for _, b := range batches {
@@ -97,7 +100,7 @@ func (r *runner) tally(ctx context.Context, row *row, b hostile.Batch, c hostile
 		wrong = "accepted; it must be refused: " + a.String()
 	case c.Want == hostile.WantAccept && v == wire.Clear:
 		wrong = "refused; it must succeed: " + a.String()
-	case c.Check != nil && (v == wire.Accepted || v == wire.Clear):
+	case c.Check != nil && (v == wire.Accepted || v == wire.Clear || (c.CheckAlways && a.Status != 0)):
 		wrong = c.Check(ctx, r.e, a)
 	}
 	if wrong != "" {

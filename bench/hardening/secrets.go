@@ -16,9 +16,24 @@ import (
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// principals are the API-key holders the server knows; alice is the one
-// every surface is driven as, bob is the wrong principal.
+// principals are the API-key holders the hostile inputs use; alice is the
+// one every surface is driven as, bob is the wrong principal (and the
+// second principal the state exhaustion class keeps serving).
 var principals = []string{"alice", "bob"}
+
+// keyHolders are every API key the server knows: its name in apiKeys, its
+// principal and its scopes ("" = the keys file's default, read and write).
+// mallory is the state exhaustion class's one principal: a key with
+// blobs:read only, and mallory+write, the same principal with blobs:write
+// (for the one phase whose tool needs it, and to store her blob).
+var keyHolders = []struct{ name, principal, scopes string }{
+	{"alice", "alice", ""}, {"bob", "bob", ""}, {attacker, "mallory", "read"}, {attackerWriter, "mallory", "read,write"},
+}
+
+const (
+	attacker       = "mallory"
+	attackerWriter = "mallory+write"
+)
 
 // windowLen is the prefix length secrets are indexed by; shorter values
 // are never registered (they would match by chance).
@@ -45,12 +60,16 @@ type secrets struct {
 func newSecrets(work string) (*secrets, error) {
 	s := &secrets{apiKeys: map[string]string{}, index: map[string]int{}, seen: map[string]bool{}}
 	var lines strings.Builder
-	for _, p := range principals {
+	for _, h := range keyHolders {
 		key := "mcpb_" + rand.Text() + rand.Text()
-		s.apiKeys[p] = key
-		s.Add("API key of "+p, key)
+		s.apiKeys[h.name] = key
+		s.Add("API key of "+h.name, key)
 		d := sha256.Sum256([]byte(key))
-		fmt.Fprintf(&lines, "%s %s\n", hex.EncodeToString(d[:]), p)
+		fmt.Fprintf(&lines, "%s %s", hex.EncodeToString(d[:]), h.principal)
+		if h.scopes != "" {
+			fmt.Fprintf(&lines, " scopes=%s", h.scopes)
+		}
+		lines.WriteString("\n")
 	}
 	s.authKeysPath = filepath.Join(work, "api-keys")
 	if err := os.WriteFile(s.authKeysPath, []byte(lines.String()), 0o600); err != nil {

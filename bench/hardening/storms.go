@@ -19,6 +19,9 @@ import (
 // runStorms runs the slow-body storm, then the connection storm, each as
 // a row of its own with the after-batch checks.
 func (r *runner) runStorms(ctx context.Context) error {
+	if !r.cfg.runs("storms") {
+		return nil
+	}
 	if r.cfg.slowConns > 0 && ctx.Err() == nil {
 		if err := r.slowBodyStorm(ctx); err != nil {
 			return err

@@ -34,7 +34,7 @@ var (
 )
 
 // Surfaces is the order of the table's rows.
-var Surfaces = []Surface{Legacy, Modern, Stream, V1, D, U, Page}
+var Surfaces = []Surface{Legacy, Modern, Stream, V1, D, U, Page, Smuggle}
 
 // Case is one hostile input and what it must get.
 type Case struct {
@@ -47,6 +47,9 @@ type Case struct {
 	// Check, when set, returns what is wrong with an answer ("" = fine):
 	// expectations beyond the verdict (a status, a header, a follow-up).
 	Check func(ctx context.Context, e *Env, a *wire.Answer) string
+	// CheckAlways runs Check on every answer, whatever its verdict (the
+	// status is part of what Check looks at).
+	CheckAlways bool
 }
 
 // Batch is the inputs of one class on one surface; the store, the process
@@ -70,6 +73,7 @@ var Classes = []Class{
 	{"data URIs", dataURIs},
 	{"JSON and JSON-RPC", jsonAbuse},
 	{"HTTP framing and headers", headerAbuse},
+	{"HTTP smuggling", smugglingAbuse},
 	{"Range headers", rangeAbuse},
 	{"token forgery", tokenAbuse},
 	{"wrong principal", principalAbuse},

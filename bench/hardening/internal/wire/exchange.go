@@ -26,6 +26,24 @@ type Answer struct {
 	// closedEarly: the answer is to an earlier request on the connection,
 	// after which the server closed it (see sendPipelined).
 	ClosedEarly bool
+	// After is what the connection did after this answer (SendWatch);
+	// Second is the answer that followed, when one did.
+	After  After
+	Second *Answer
+}
+
+// After is what a connection did after its first answer.
+type After int
+
+const (
+	NotWatched    After = iota // the connection was not watched
+	AfterClosed                // the server closed it
+	AfterOpen                  // it stayed open and nothing more came
+	AfterAnswered              // a second answer came: bytes after the request were served as one
+)
+
+func (w After) String() string {
+	return [...]string{"not watched", "closed", "kept open", "answered again"}[w]
 }
 
 // ContentType is the answer's Content-Type ("" without an answer).
@@ -124,6 +142,38 @@ func Send(ctx context.Context, addr string, r Raw, limit time.Duration) *Answer 
 	// judge.
 	go c.Write(append([]byte(r.Head), r.Body...))
 	return ReadFinal(br, req)
+}
+
+// SendWatch writes payload (a request, then bytes a server must never take
+// for a request of their own) on a fresh connection to addr, reads the
+// first answer (to a request of method), then watches the connection for
+// wait: closed by the server, still open, or a second answer.
+func SendWatch(ctx context.Context, addr string, payload []byte, method string, limit, wait time.Duration) *Answer {
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return &Answer{Err: err}
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(limit))
+	go c.Write(payload)
+	br := bufio.NewReader(c)
+	a := ReadFinal(br, &http.Request{Method: method})
+	if a.Status == 0 {
+		return a
+	}
+	c.SetReadDeadline(time.Now().Add(wait))
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodGet})
+	var ne net.Error
+	switch {
+	case err == nil:
+		a.After, a.Second = AfterAnswered, ReadAnswer(resp, nil)
+		resp.Body.Close()
+	case errors.As(err, &ne) && ne.Timeout():
+		a.After = AfterOpen
+	default:
+		a.After = AfterClosed
+	}
+	return a
 }
 
 // expectAnswer sends only the head of r and waits r.expect for a first
