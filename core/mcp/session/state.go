@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -32,6 +33,8 @@ type State struct {
 	mu        sync.Mutex
 	logLevel  int
 	subs      map[string]bool
+	subBytes  int64              // the bytes of subs' URIs
+	subBudget SubscriptionBudget // what subs are charged to, once one is
 	getStream bool
 	outbox    chan []byte
 	pending   map[string]chan *jsonrpc.Message
@@ -62,8 +65,10 @@ func (sess *State) Done() <-chan struct{} { return sess.done }
 // Outbox carries messages for the session's GET stream.
 func (sess *State) Outbox() <-chan []byte { return sess.outbox }
 
-// Close ends the session: Done is closed and every request in flight is
-// cancelled. Calling it again does nothing.
+// Close ends the session: Done is closed, every request in flight is
+// cancelled and the resource subscriptions are dropped, given back to the
+// budget they were charged to. Calling it again does nothing. Whoever
+// drops a state from a [Table] closes it.
 func (sess *State) Close() {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
@@ -73,6 +78,10 @@ func (sess *State) Close() {
 		for _, cancel := range sess.inflight {
 			cancel()
 		}
+		if len(sess.subs) > 0 {
+			sess.subBudget.GiveSubscriptions(sess.Principal, int64(len(sess.subs)), sess.subBytes)
+		}
+		sess.subs, sess.subBytes = nil, 0
 	}
 }
 
@@ -111,19 +120,48 @@ const MaxSubscriptions = 1024
 // ErrTooManySubscriptions is Subscribe's answer at MaxSubscriptions.
 var ErrTooManySubscriptions = fmt.Errorf("a session holds at most %d resource subscriptions", MaxSubscriptions)
 
-// Subscribe adds (on) or removes a resource subscription; a new one beyond
-// MaxSubscriptions fails with ErrTooManySubscriptions.
-func (sess *State) Subscribe(uri string, on bool) error {
+// ErrClosed is Subscribe's answer on a session that has ended.
+var ErrClosed = errors.New("the session has ended")
+
+// SubscriptionBudget is what a session's resource subscriptions are
+// charged to: how many a principal holds and the bytes of their URIs.
+// TakeSubscriptions takes n subscriptions of bytes URI bytes for
+// principal, or nothing and an error; GiveSubscriptions gives them back.
+type SubscriptionBudget interface {
+	TakeSubscriptions(principal string, n, bytes int64) error
+	GiveSubscriptions(principal string, n, bytes int64)
+}
+
+// Subscribe adds (on) or removes a resource subscription, whether or not
+// the resource exists (yet). A new one is charged to b first, one
+// subscription and the URI's bytes for the session's principal, and
+// refused with b's error over its budget, with ErrTooManySubscriptions
+// beyond MaxSubscriptions, with ErrClosed once the session ended. A
+// removed one is given back, and Close gives back the rest: every call on
+// a state passes the same b (the server's).
+func (sess *State) Subscribe(uri string, on bool, b SubscriptionBudget) error {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	n := int64(len(uri))
 	switch {
 	case !on:
-		delete(sess.subs, uri)
-	case !sess.subs[uri] && len(sess.subs) >= MaxSubscriptions:
+		if sess.subs[uri] {
+			delete(sess.subs, uri)
+			sess.subBytes -= n
+			sess.subBudget.GiveSubscriptions(sess.Principal, 1, n)
+		}
+		return nil
+	case sess.subs[uri]:
+		return nil
+	case sess.closed:
+		return ErrClosed
+	case len(sess.subs) >= MaxSubscriptions:
 		return ErrTooManySubscriptions
-	default:
-		sess.subs[uri] = true
 	}
+	if err := b.TakeSubscriptions(sess.Principal, 1, n); err != nil {
+		return err
+	}
+	sess.subs[uri], sess.subBytes, sess.subBudget = true, sess.subBytes+n, b
 	return nil
 }
 

@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,14 +82,116 @@ func TestGetStreamAndSubscriptions(t *testing.T) {
 	if !sess.ClaimGetStream() {
 		t.Fatal("a released GET stream cannot be claimed")
 	}
-	sess.Subscribe("blob:///a", true)
-	sess.Subscribe("blob:///b", true)
-	sess.Subscribe("blob:///b", false)
+	b := &countingBudget{}
+	sess.Subscribe("blob:///a", true, b)
+	sess.Subscribe("blob:///b", true, b)
+	sess.Subscribe("blob:///b", false, b)
 	if !sess.Subscribed("blob:///a") || sess.Subscribed("blob:///b") {
 		t.Fatal("subscriptions")
 	}
 	sess.SetLogLevel(3)
 	if sess.LogLevel() != 3 {
 		t.Fatal("log level")
+	}
+}
+
+// countingBudget is a SubscriptionBudget that fails the test on a give
+// back of what was not taken, and refuses beyond max subscriptions.
+type countingBudget struct {
+	t          *testing.T
+	mu         sync.Mutex
+	max        int64
+	n, bytes   int64
+	takes, ret int
+}
+
+func (b *countingBudget) TakeSubscriptions(principal string, n, bytes int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.max > 0 && b.n+n > b.max {
+		return errOverBudget
+	}
+	b.n, b.bytes, b.takes = b.n+n, b.bytes+bytes, b.takes+1
+	return nil
+}
+
+func (b *countingBudget) GiveSubscriptions(principal string, n, bytes int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n, b.bytes, b.ret = b.n-n, b.bytes-bytes, b.ret+1
+	if b.n < 0 || b.bytes < 0 {
+		panic("subscriptions given back that were not taken")
+	}
+}
+
+func (b *countingBudget) held() (int64, int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n, b.bytes
+}
+
+var errOverBudget = errors.New("over budget")
+
+// TestSubscriptionsCharged: every subscription, to a resource that exists
+// or not, is charged (count and URI bytes) before it is kept, refused over
+// the budget, given back on unsubscribe and, the rest, once at Close; a
+// closed session takes none.
+func TestSubscriptionsCharged(t *testing.T) {
+	t.Parallel()
+	b := &countingBudget{max: 3}
+	sess := New("sid", "2025-11-25", nil, time.Now().Add(time.Hour))
+	sess.Principal = "alice"
+	for _, u := range []string{"blob:///a", "blob:///bb", "blob:///bb", "blob:///ccc"} {
+		if err := sess.Subscribe(u, true, b); err != nil {
+			t.Fatalf("subscribe %s: %v", u, err)
+		}
+	}
+	if n, bytes := b.held(); n != 3 || bytes != 9+10+11 {
+		t.Fatalf("held %d subscriptions of %d bytes, want 3 of 30 (a repeat is not charged twice)", n, bytes)
+	}
+	if err := sess.Subscribe("blob:///d", true, b); !errors.Is(err, errOverBudget) || sess.Subscribed("blob:///d") {
+		t.Fatalf("over the budget: %v, subscribed %v", err, sess.Subscribed("blob:///d"))
+	}
+	sess.Subscribe("blob:///bb", false, b)
+	sess.Subscribe("blob:///never", false, b)
+	if n, bytes := b.held(); n != 2 || bytes != 20 {
+		t.Fatalf("after an unsubscribe: %d of %d bytes, want 2 of 20", n, bytes)
+	}
+	sess.Close()
+	sess.Close()
+	if n, bytes := b.held(); n != 0 || bytes != 0 || sess.Subscribed("blob:///a") {
+		t.Fatalf("after Close: %d of %d bytes held", n, bytes)
+	}
+	if err := sess.Subscribe("blob:///e", true, b); !errors.Is(err, ErrClosed) {
+		t.Fatalf("subscribe on a closed session: %v, want ErrClosed", err)
+	}
+	sess.Subscribe("blob:///a", false, b)
+	if n, _ := b.held(); n != 0 {
+		t.Fatalf("an unsubscribe after Close gave back again: %d", n)
+	}
+}
+
+// TestSubscriptionsConcurrentClose: subscribes and unsubscribes racing
+// Close never give back more than they took (run with -race).
+func TestSubscriptionsConcurrentClose(t *testing.T) {
+	t.Parallel()
+	b := &countingBudget{}
+	for range 50 {
+		sess := New("sid", "2025-11-25", nil, time.Now().Add(time.Hour))
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range 20 {
+					u := "blob:///" + strconv.Itoa(i%5)
+					_ = sess.Subscribe(u, (i+g)%3 != 0, b)
+				}
+			})
+		}
+		wg.Go(sess.Close)
+		wg.Wait()
+		sess.Close()
+	}
+	if n, bytes := b.held(); n != 0 || bytes != 0 {
+		t.Fatalf("%d subscriptions of %d bytes still charged after every session closed", n, bytes)
 	}
 }
