@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
 // What notification streams and resource subscriptions cost their
@@ -26,23 +27,9 @@ func (s *Server) openStream(principal string) (*budget.Holding, *Error) {
 	return h, nil
 }
 
-// subscriptionCharge charges subscriptions to the server's pools; it is
-// the session.SubscriptionBudget of 2025-11-25 sessions.
-type subscriptionCharge struct{ b *budgets }
-
-func (sc subscriptionCharge) take(principal string, n, uriBytes int64) (*budget.Holding, error) {
-	return budget.TakeAll(principal, budget.Units{Pool: sc.b.subscriptions, N: n},
-		budget.Units{Pool: sc.b.subscriptionBytes, N: uriBytes})
-}
-
-func (sc subscriptionCharge) TakeSubscriptions(principal string, n, uriBytes int64) error {
-	_, err := sc.take(principal, n, uriBytes)
-	return err
-}
-
-func (sc subscriptionCharge) GiveSubscriptions(principal string, n, uriBytes int64) {
-	sc.b.subscriptions.Give(principal, n)
-	sc.b.subscriptionBytes.Give(principal, uriBytes)
+// subscriptionBudget is the pools resource subscriptions are charged to.
+func (s *Server) subscriptionBudget() session.Budget {
+	return session.Budget{Count: s.budgets.subscriptions, Bytes: s.budgets.subscriptionBytes}
 }
 
 // holdings are released together.

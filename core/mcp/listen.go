@@ -47,7 +47,7 @@ func (s *Server) listenPrecheck(c *Call) *Error {
 	if e != nil {
 		return e
 	}
-	charged, err := subscriptionCharge{&s.budgets}.take(c.principal, int64(len(subs)), bytes)
+	charged, err := s.subscriptionBudget().Take(c.principal, int64(len(subs)), bytes)
 	if err != nil {
 		stream.Release()
 		return limitError(err, subscriptionsWhat)

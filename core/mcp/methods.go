@@ -109,7 +109,7 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		if e != nil {
 			return nil, e
 		}
-		switch err := c.sess.Subscribe(uri, on, subscriptionCharge{&s.budgets}); {
+		switch err := c.sess.Subscribe(uri, on, s.subscriptionBudget()); {
 		case errors.Is(err, session.ErrTooManySubscriptions):
 			return nil, jsonrpc.InvalidParams("Invalid params: %v; unsubscribe from one first", err)
 		case errors.Is(err, session.ErrClosed):

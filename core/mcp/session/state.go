@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
@@ -33,8 +34,8 @@ type State struct {
 	mu        sync.Mutex
 	logLevel  int
 	subs      map[string]bool
-	subBytes  int64              // the bytes of subs' URIs
-	subBudget SubscriptionBudget // what subs are charged to, once one is
+	subBytes  int64  // the bytes of subs' URIs
+	subBudget Budget // what subs are charged to, once one is
 	getStream bool
 	outbox    chan []byte
 	pending   map[string]chan *jsonrpc.Message
@@ -79,7 +80,7 @@ func (sess *State) Close() {
 			cancel()
 		}
 		if len(sess.subs) > 0 {
-			sess.subBudget.GiveSubscriptions(sess.Principal, int64(len(sess.subs)), sess.subBytes)
+			sess.subBudget.Give(sess.Principal, int64(len(sess.subs)), sess.subBytes)
 		}
 		sess.subs, sess.subBytes = nil, 0
 	}
@@ -123,13 +124,20 @@ var ErrTooManySubscriptions = fmt.Errorf("a session holds at most %d resource su
 // ErrClosed is Subscribe's answer on a session that has ended.
 var ErrClosed = errors.New("the session has ended")
 
-// SubscriptionBudget is what a session's resource subscriptions are
-// charged to: how many a principal holds and the bytes of their URIs.
-// TakeSubscriptions takes n subscriptions of bytes URI bytes for
-// principal, or nothing and an error; GiveSubscriptions gives them back.
-type SubscriptionBudget interface {
-	TakeSubscriptions(principal string, n, bytes int64) error
-	GiveSubscriptions(principal string, n, bytes int64)
+// Budget is what resource subscriptions are charged to: the pools of how
+// many a principal holds and of their URIs' bytes.
+type Budget struct{ Count, Bytes *budget.Pool }
+
+// Take takes n subscriptions of uriBytes URI bytes for principal, from
+// both pools or neither (the refusal is a *budget.Exceeded).
+func (b Budget) Take(principal string, n, uriBytes int64) (*budget.Holding, error) {
+	return budget.TakeAll(principal, budget.Units{Pool: b.Count, N: n}, budget.Units{Pool: b.Bytes, N: uriBytes})
+}
+
+// Give gives back what Take took.
+func (b Budget) Give(principal string, n, uriBytes int64) {
+	b.Count.Give(principal, n)
+	b.Bytes.Give(principal, uriBytes)
 }
 
 // Subscribe adds (on) or removes a resource subscription, whether or not
@@ -139,7 +147,7 @@ type SubscriptionBudget interface {
 // beyond MaxSubscriptions, with ErrClosed once the session ended. A
 // removed one is given back, and Close gives back the rest: every call on
 // a state passes the same b (the server's).
-func (sess *State) Subscribe(uri string, on bool, b SubscriptionBudget) error {
+func (sess *State) Subscribe(uri string, on bool, b Budget) error {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	n := int64(len(uri))
@@ -148,7 +156,7 @@ func (sess *State) Subscribe(uri string, on bool, b SubscriptionBudget) error {
 		if sess.subs[uri] {
 			delete(sess.subs, uri)
 			sess.subBytes -= n
-			sess.subBudget.GiveSubscriptions(sess.Principal, 1, n)
+			sess.subBudget.Give(sess.Principal, 1, n)
 		}
 		return nil
 	case sess.subs[uri]:
@@ -158,7 +166,7 @@ func (sess *State) Subscribe(uri string, on bool, b SubscriptionBudget) error {
 	case len(sess.subs) >= MaxSubscriptions:
 		return ErrTooManySubscriptions
 	}
-	if err := b.TakeSubscriptions(sess.Principal, 1, n); err != nil {
+	if _, err := b.Take(sess.Principal, 1, n); err != nil {
 		return err
 	}
 	sess.subs[uri], sess.subBytes, sess.subBudget = true, sess.subBytes+n, b

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
@@ -82,7 +83,7 @@ func TestGetStreamAndSubscriptions(t *testing.T) {
 	if !sess.ClaimGetStream() {
 		t.Fatal("a released GET stream cannot be claimed")
 	}
-	b := &countingBudget{}
+	b := testBudget(0)
 	sess.Subscribe("blob:///a", true, b)
 	sess.Subscribe("blob:///b", true, b)
 	sess.Subscribe("blob:///b", false, b)
@@ -95,42 +96,16 @@ func TestGetStreamAndSubscriptions(t *testing.T) {
 	}
 }
 
-// countingBudget is a SubscriptionBudget that fails the test on a give
-// back of what was not taken, and refuses beyond max subscriptions.
-type countingBudget struct {
-	t          *testing.T
-	mu         sync.Mutex
-	max        int64
-	n, bytes   int64
-	takes, ret int
+// testBudget is a subscription budget of at most maxCount subscriptions
+// a principal (0: no bound). Its pools panic on a give back of what was
+// not taken.
+func testBudget(maxCount int64) Budget {
+	return Budget{Count: budget.NewPool(budget.Limit{Name: "subscriptions", PerPrincipal: maxCount}, nil),
+		Bytes: budget.NewPool(budget.Limit{Name: "subscription_bytes"}, nil)}
 }
 
-func (b *countingBudget) TakeSubscriptions(principal string, n, bytes int64) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.max > 0 && b.n+n > b.max {
-		return errOverBudget
-	}
-	b.n, b.bytes, b.takes = b.n+n, b.bytes+bytes, b.takes+1
-	return nil
-}
-
-func (b *countingBudget) GiveSubscriptions(principal string, n, bytes int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.n, b.bytes, b.ret = b.n-n, b.bytes-bytes, b.ret+1
-	if b.n < 0 || b.bytes < 0 {
-		panic("subscriptions given back that were not taken")
-	}
-}
-
-func (b *countingBudget) held() (int64, int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.n, b.bytes
-}
-
-var errOverBudget = errors.New("over budget")
+// held is what b's pools hold in all.
+func (b Budget) held() (int64, int64) { return b.Count.Total(), b.Bytes.Total() }
 
 // TestSubscriptionsCharged: every subscription, to a resource that exists
 // or not, is charged (count and URI bytes) before it is kept, refused over
@@ -138,7 +113,7 @@ var errOverBudget = errors.New("over budget")
 // closed session takes none.
 func TestSubscriptionsCharged(t *testing.T) {
 	t.Parallel()
-	b := &countingBudget{max: 3}
+	b := testBudget(3)
 	sess := New("sid", "2025-11-25", nil, time.Now().Add(time.Hour))
 	sess.Principal = "alice"
 	for _, u := range []string{"blob:///a", "blob:///bb", "blob:///bb", "blob:///ccc"} {
@@ -149,7 +124,8 @@ func TestSubscriptionsCharged(t *testing.T) {
 	if n, bytes := b.held(); n != 3 || bytes != 9+10+11 {
 		t.Fatalf("held %d subscriptions of %d bytes, want 3 of 30 (a repeat is not charged twice)", n, bytes)
 	}
-	if err := sess.Subscribe("blob:///d", true, b); !errors.Is(err, errOverBudget) || sess.Subscribed("blob:///d") {
+	var over *budget.Exceeded
+	if err := sess.Subscribe("blob:///d", true, b); !errors.As(err, &over) || sess.Subscribed("blob:///d") {
 		t.Fatalf("over the budget: %v, subscribed %v", err, sess.Subscribed("blob:///d"))
 	}
 	sess.Subscribe("blob:///bb", false, b)
@@ -175,7 +151,7 @@ func TestSubscriptionsCharged(t *testing.T) {
 // Close never give back more than they took (run with -race).
 func TestSubscriptionsConcurrentClose(t *testing.T) {
 	t.Parallel()
-	b := &countingBudget{}
+	b := testBudget(0)
 	for range 50 {
 		sess := New("sid", "2025-11-25", nil, time.Now().Add(time.Hour))
 		var wg sync.WaitGroup

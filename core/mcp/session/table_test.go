@@ -43,7 +43,7 @@ func TestTableKnownRevokeAndRebuild(t *testing.T) {
 // subscriptions are given back.
 func TestTableClosesWhatItDrops(t *testing.T) {
 	var tb Table
-	b := &countingBudget{}
+	b := testBudget(0)
 	expired := New("sid-exp", "2025-11-25", nil, time.Now().Add(-time.Second))
 	tb.Add(expired)
 	if err := expired.Subscribe("blob:///x", true, b); err != nil {
