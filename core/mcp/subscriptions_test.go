@@ -121,3 +121,23 @@ func TestSubscriptionCountBudget(t *testing.T) {
 		t.Fatalf("a subscription after an unsubscribe: %+v", r.Error)
 	}
 }
+
+// TestListenWithoutStreamGivesBack: a subscriptions/listen whose client
+// takes no SSE is answered with an error after its precheck took a
+// stream and its subscriptions; it gives them back, so the next one is
+// not refused by the budget.
+func TestListenWithoutStreamGivesBack(t *testing.T) {
+	s := NewServer(Options{Limits: Limits{StreamsPerPrincipal: 1, SubscriptionsPerPrincipal: 1}})
+	m := newModernClient(t, s).as("reader")
+	for i := range 3 {
+		h := m.headers("subscriptions/listen", "")
+		h["Accept"] = "application/json"
+		r := m.post(h, strings.NewReader(m.message("subscriptions/listen", `{"notifications":{"resourceSubscriptions":["blob:///x"]}}`)))
+		if r.Error == nil || r.Error.Code != CodeInvalidRequest || !strings.Contains(r.Error.Message, "SSE") {
+			t.Fatalf("listen %d without SSE: %+v; want -32600 asking for SSE", i+1, r.Error)
+		}
+	}
+	if held := s.budgets.streams.Total() + s.budgets.subscriptions.Total() + s.budgets.subscriptionBytes.Total(); held != 0 {
+		t.Fatalf("%d units still held after the listens ended", held)
+	}
+}
