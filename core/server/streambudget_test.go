@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,6 +269,7 @@ func TestStreamBudgetConcurrentOpenClose(t *testing.T) {
 	base, keys := serveBudgeted(t, mcp.Limits{StreamsPerPrincipal: bound}, "reader")
 	modern := budgetClient(t, base, modernVersion, keys["reader"])
 	var wg sync.WaitGroup
+	var admitted, refusedN atomic.Int64
 	for g := range 12 {
 		wg.Go(func() {
 			c := modern
@@ -283,16 +285,19 @@ func TestStreamBudgetConcurrentOpenClose(t *testing.T) {
 					s, refused = c.openListen(c.request("subscriptions/listen", fmt.Sprintf(`{"notifications":{"resourceSubscriptions":["blob:///g%d/%d"]}}`, g, i)))
 				}
 				if s == nil {
+					refusedN.Add(1)
 					if refused.status != http.StatusTooManyRequests && refused.status != http.StatusConflict {
 						t.Errorf("goroutine %d: refused with %d %.200s", g, refused.status, refused.body)
 					}
 					continue
 				}
+				admitted.Add(1)
 				s.close()
 			}
 		})
 	}
 	wg.Wait()
+	t.Logf("%d streams admitted, %d refused (429, or 409 for a session's GET stream not yet released)", admitted.Load(), refusedN.Load())
 	var held []*openStream
 	eventually(t, 10*time.Second, func() bool {
 		s, _ := modern.openListen(modern.request("subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
