@@ -121,3 +121,25 @@ func TestRefusalLoggedOnceWithPrincipal(t *testing.T) {
 		t.Fatalf("log = %q, want one WARN naming the limit and alice", out)
 	}
 }
+
+func TestTakeAllIsAllOrNothingAndReleasesOnce(t *testing.T) {
+	count := NewPool(Limit{Name: "subscriptions", PerPrincipal: 10}, nil)
+	size := NewPool(Limit{Name: "subscription_bytes", PerPrincipal: 100}, nil)
+	h, err := TakeAll("a", Units{count, 4}, Units{size, 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *Exceeded
+	if _, err := TakeAll("a", Units{count, 4}, Units{size, 60}); !errors.As(err, &e) || e.Name != "subscription_bytes" {
+		t.Fatalf("second take = %v, want the bytes refused", err)
+	}
+	if count.Held("a") != 4 || size.Held("a") != 60 {
+		t.Fatalf("a refused TakeAll kept %d and %d, want only the first holding's 4 and 60", count.Held("a"), size.Held("a"))
+	}
+	h.Release()
+	h.Release()
+	(*Holding)(nil).Release()
+	if count.Total() != 0 || size.Total() != 0 {
+		t.Fatalf("after Release: %d and %d held, want none", count.Total(), size.Total())
+	}
+}

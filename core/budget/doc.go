@@ -7,9 +7,11 @@
 // A [Pool] is one such resource: [Pool.Take] reserves units for a
 // principal, or refuses with an [*Exceeded] naming the limit and the scope
 // (principal or node) that would be passed; [Pool.Give] returns them. A
-// [Rate] admits at most a number of events per principal per minute. Both
-// log a refusal once at WARN with the principal (at most once a minute per
-// limit and principal), never the request's payload.
+// [Holding] is units of several pools taken together ([TakeAll]: all or
+// none) and given back together, once. A [Rate] admits at most a number
+// of events per principal per minute. Pools and rates log a refusal once
+// at WARN with the principal (at most once a minute per limit and
+// principal), never the request's payload.
 //
 // Memory: a pool holds one map entry per principal that holds units now,
 // a rate one entry per principal seen in the current minute.

@@ -65,6 +65,7 @@ type Call struct {
 	inputErr    error
 	note        *Note           // the request's, or nil (note.go)
 	values      context.Context // the request's Context, or nil (note.go)
+	listen      *listenRequest  // subscriptions/listen, read by its precheck
 }
 
 // Context is the call's context: cancelled when the client cancels or

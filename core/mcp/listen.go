@@ -5,46 +5,68 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
-// listen serves subscriptions/listen (2026-07-28): acknowledge, then
-// forward the opted-in change notifications until the client leaves or the
-// server closes, then end with a result.
-func (s *Server) listen(c *Call) (any, error) {
+// listenRequest is what a subscriptions/listen request asked for, read and
+// charged to its principal by listenPrecheck before any stream starts.
+type listenRequest struct {
+	listenFlags
+	uris []string        // as listed, for the acknowledgement only
+	subs map[string]bool // the set of URIs, all the stream keeps
+	held holdings        // one stream; len(subs) subscriptions and their bytes
+}
+
+type listenFlags struct {
+	ToolsListChanged     bool `json:"toolsListChanged"`
+	PromptsListChanged   bool `json:"promptsListChanged"`
+	ResourcesListChanged bool `json:"resourcesListChanged"`
+}
+
+// listenPrecheck reads subscriptions/listen's params and takes one open
+// stream, the subscriptions and their URI bytes from the principal's
+// budgets, or refuses the request before its stream starts.
+func (s *Server) listenPrecheck(c *Call) *Error {
 	var p struct {
-		ToolsListChanged      bool     `json:"toolsListChanged"`
-		PromptsListChanged    bool     `json:"promptsListChanged"`
-		ResourcesListChanged  bool     `json:"resourcesListChanged"`
+		listenFlags
 		ResourceSubscriptions []string `json:"resourceSubscriptions"`
 	}
 	if e := c.param("notifications", &p); e != nil {
-		return nil, e
+		return e
 	}
 	if len(p.ResourceSubscriptions) > session.MaxSubscriptions {
-		return nil, jsonrpc.InvalidParams("Invalid params: notifications.resourceSubscriptions lists more than %d URIs", session.MaxSubscriptions)
+		return jsonrpc.InvalidParams("Invalid params: notifications.resourceSubscriptions lists more than %d URIs", session.MaxSubscriptions)
 	}
+	subs, bytes := make(map[string]bool, len(p.ResourceSubscriptions)), int64(0)
 	for _, u := range p.ResourceSubscriptions {
 		if len(u) > MaxURIBytes {
-			return nil, jsonrpc.InvalidParams("Invalid params: a URI in notifications.resourceSubscriptions is longer than %d bytes", MaxURIBytes)
+			return jsonrpc.InvalidParams("Invalid params: a URI in notifications.resourceSubscriptions is longer than %d bytes", MaxURIBytes)
+		}
+		if !subs[u] {
+			subs[u], bytes = true, bytes+int64(len(u))
 		}
 	}
-	honoured := Object{}
-	if p.ToolsListChanged {
-		honoured["toolsListChanged"] = true
+	stream, e := s.openStream(c.principal)
+	if e != nil {
+		return e
 	}
-	if p.PromptsListChanged && len(s.prompts) > 0 {
-		honoured["promptsListChanged"] = true
-	} else {
-		p.PromptsListChanged = false
+	charged, err := s.subscriptionBudget().Take(c.principal, int64(len(subs)), bytes)
+	if err != nil {
+		stream.Release()
+		return limitError(err, subscriptionsWhat)
 	}
-	if p.ResourcesListChanged {
-		honoured["resourcesListChanged"] = true
-	}
-	subs := map[string]bool{}
-	if len(p.ResourceSubscriptions) > 0 {
-		honoured["resourceSubscriptions"] = p.ResourceSubscriptions
-		for _, u := range p.ResourceSubscriptions {
-			subs[u] = true
-		}
-	}
+	c.listen = &listenRequest{listenFlags: p.listenFlags, uris: p.ResourceSubscriptions, subs: subs,
+		held: holdings{stream, charged}}
+	return nil
+}
+
+// listen serves subscriptions/listen (2026-07-28): acknowledge, then
+// forward the opted-in change notifications until the client leaves or the
+// server closes, then end with a result. While it runs, the stream keeps
+// the set of URIs and what listenPrecheck charged for it, not the request.
+func (s *Server) listen(c *Call) (any, error) {
+	p, subs, held := c.listen.listenFlags, c.listen.subs, c.listen.held
+	defer held.Release()
+	honoured := s.honoured(&p, c.listen.uris)
+	c.listen = nil
+	c.forgetRequest()
 	subMeta := Object{metaSubscriptionID: c.id}
 	events, unsubscribe := s.hub.Subscribe(c.audience)
 	defer unsubscribe()
@@ -87,4 +109,25 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 		}
 	}
+}
+
+// honoured is the acknowledgement's "notifications": what the server will
+// send of what p asked for (prompts only when it has some).
+func (s *Server) honoured(p *listenFlags, uris []string) Object {
+	honoured := Object{}
+	if p.ToolsListChanged {
+		honoured["toolsListChanged"] = true
+	}
+	if p.PromptsListChanged && len(s.prompts) > 0 {
+		honoured["promptsListChanged"] = true
+	} else {
+		p.PromptsListChanged = false
+	}
+	if p.ResourcesListChanged {
+		honoured["resourcesListChanged"] = true
+	}
+	if len(uris) > 0 {
+		honoured["resourceSubscriptions"] = uris
+	}
+	return honoured
 }

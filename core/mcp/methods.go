@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
 func (s *Server) serverInfo() Object {
@@ -44,8 +46,9 @@ func (s *Server) registerMethods() {
 		"logging/setLevel": legacy(&method{run: s.setLevel}),
 		"server/discover":  modern(&method{run: s.discover}),
 		"subscriptions/listen": modern(&method{
-			stream: func(*Call) bool { return true },
-			run:    s.listen,
+			precheck: s.listenPrecheck,
+			stream:   func(*Call) bool { return true },
+			run:      s.listen,
 		}),
 		"resources/list":           both(&method{cache: true, run: s.resourcesList}),
 		"resources/templates/list": both(&method{cache: true, run: s.resourcesTemplates}),
@@ -106,8 +109,16 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		if e != nil {
 			return nil, e
 		}
-		if err := c.sess.Subscribe(uri, on); err != nil {
+		switch err := c.sess.Subscribe(uri, on, s.subscriptionBudget()); {
+		case errors.Is(err, session.ErrTooManySubscriptions):
 			return nil, jsonrpc.InvalidParams("Invalid params: %v; unsubscribe from one first", err)
+		case errors.Is(err, session.ErrClosed):
+			return nil, sessionNotFound()
+		case err != nil:
+			if e := limitError(err, subscriptionsWhat); e != nil {
+				return nil, e
+			}
+			return nil, err
 		}
 		return Object{}, nil
 	}

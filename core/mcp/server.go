@@ -554,8 +554,15 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
+	stream, e := s.openStream(r.Principal)
+	if e != nil {
+		sess.ReleaseGetStream()
+		writeError(w, nil, e)
+		return
+	}
 	setSSEHeaders(w)
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		defer stream.Release()
 		defer sess.ReleaseGetStream()
 		return s.runGetStream(sess, sse.NewWriter(sw, nil), r.Audience)
 	})

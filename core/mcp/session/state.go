@@ -3,11 +3,13 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
@@ -32,6 +34,8 @@ type State struct {
 	mu        sync.Mutex
 	logLevel  int
 	subs      map[string]bool
+	subBytes  int64  // the bytes of subs' URIs
+	subBudget Budget // what subs are charged to, once one is
 	getStream bool
 	outbox    chan []byte
 	pending   map[string]chan *jsonrpc.Message
@@ -62,8 +66,10 @@ func (sess *State) Done() <-chan struct{} { return sess.done }
 // Outbox carries messages for the session's GET stream.
 func (sess *State) Outbox() <-chan []byte { return sess.outbox }
 
-// Close ends the session: Done is closed and every request in flight is
-// cancelled. Calling it again does nothing.
+// Close ends the session: Done is closed, every request in flight is
+// cancelled and the resource subscriptions are dropped, given back to the
+// budget they were charged to. Calling it again does nothing. Whoever
+// drops a state from a [Table] closes it.
 func (sess *State) Close() {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
@@ -73,6 +79,10 @@ func (sess *State) Close() {
 		for _, cancel := range sess.inflight {
 			cancel()
 		}
+		if len(sess.subs) > 0 {
+			sess.subBudget.Give(sess.Principal, int64(len(sess.subs)), sess.subBytes)
+		}
+		sess.subs, sess.subBytes = nil, 0
 	}
 }
 
@@ -111,19 +121,55 @@ const MaxSubscriptions = 1024
 // ErrTooManySubscriptions is Subscribe's answer at MaxSubscriptions.
 var ErrTooManySubscriptions = fmt.Errorf("a session holds at most %d resource subscriptions", MaxSubscriptions)
 
-// Subscribe adds (on) or removes a resource subscription; a new one beyond
-// MaxSubscriptions fails with ErrTooManySubscriptions.
-func (sess *State) Subscribe(uri string, on bool) error {
+// ErrClosed is Subscribe's answer on a session that has ended.
+var ErrClosed = errors.New("the session has ended")
+
+// Budget is what resource subscriptions are charged to: the pools of how
+// many a principal holds and of their URIs' bytes.
+type Budget struct{ Count, Bytes *budget.Pool }
+
+// Take takes n subscriptions of uriBytes URI bytes for principal, from
+// both pools or neither (the refusal is a *budget.Exceeded).
+func (b Budget) Take(principal string, n, uriBytes int64) (*budget.Holding, error) {
+	return budget.TakeAll(principal, budget.Units{Pool: b.Count, N: n}, budget.Units{Pool: b.Bytes, N: uriBytes})
+}
+
+// Give gives back what Take took.
+func (b Budget) Give(principal string, n, uriBytes int64) {
+	b.Count.Give(principal, n)
+	b.Bytes.Give(principal, uriBytes)
+}
+
+// Subscribe adds (on) or removes a resource subscription, whether or not
+// the resource exists (yet). A new one is charged to b first, one
+// subscription and the URI's bytes for the session's principal, and
+// refused with b's error over its budget, with ErrTooManySubscriptions
+// beyond MaxSubscriptions, with ErrClosed once the session ended. A
+// removed one is given back, and Close gives back the rest: every call on
+// a state passes the same b (the server's).
+func (sess *State) Subscribe(uri string, on bool, b Budget) error {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	n := int64(len(uri))
 	switch {
 	case !on:
-		delete(sess.subs, uri)
-	case !sess.subs[uri] && len(sess.subs) >= MaxSubscriptions:
+		if sess.subs[uri] {
+			delete(sess.subs, uri)
+			sess.subBytes -= n
+			sess.subBudget.Give(sess.Principal, 1, n)
+		}
+		return nil
+	case sess.subs[uri]:
+		return nil
+	case sess.closed:
+		return ErrClosed
+	case len(sess.subs) >= MaxSubscriptions:
 		return ErrTooManySubscriptions
-	default:
-		sess.subs[uri] = true
 	}
+	if _, err := b.Take(sess.Principal, 1, n); err != nil {
+		return err
+	}
+	sess.subs[uri], sess.subBytes, sess.subBudget = true, sess.subBytes+n, b
 	return nil
 }
 

@@ -36,12 +36,17 @@ func (t *Table) Add(sess *State) {
 // as the keys do not change, Known needs no signature check: expiry and
 // principal are checked here as the full check checks them. A held state
 // is never a revoked one (Revoke drops it, Get refuses to rebuild it), so
-// Known needs no digest of id either.
+// Known needs no digest of id either. An expired state is dropped (and
+// closed) here.
 func (t *Table) Known(id, principal string) *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sess := t.states[id]
-	if sess == nil || sess.Principal != principal || time.Now().After(sess.Expires) {
+	if sess != nil && time.Now().After(sess.Expires) {
+		t.dropLocked(id, sess)
+		return nil
+	}
+	if sess == nil || sess.Principal != principal {
 		return nil
 	}
 	sess.Touch()
@@ -49,8 +54,8 @@ func (t *Table) Known(id, principal string) *State {
 }
 
 // Get returns the state of the verified session id, touched, built by
-// rebuild when none is held; nil when id was revoked here or its held
-// state expired.
+// rebuild when none is held; nil when id was revoked here or its state
+// expired (an expired state is dropped and closed).
 func (t *Table) Get(id string, rebuild func() *State) *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -64,7 +69,9 @@ func (t *Table) Get(id string, rebuild func() *State) *State {
 			t.states = map[string]*State{}
 		}
 		t.states[id] = sess
-	} else if time.Now().After(sess.Expires) {
+	}
+	if time.Now().After(sess.Expires) {
+		t.dropLocked(id, sess)
 		return nil
 	}
 	sess.Touch()
@@ -104,8 +111,16 @@ func (t *Table) sweepLocked() {
 	now := time.Now()
 	for id, sess := range t.states {
 		if sess.Idle(now) || now.After(sess.Expires) {
-			delete(t.states, id)
+			t.dropLocked(id, sess)
 		}
 	}
 	t.revoked.Sweep(now)
+}
+
+// dropLocked forgets id's state and closes it, which gives back what it
+// holds (its subscriptions' budget). A state leaves the table here or by
+// Revoke, whose caller closes it.
+func (t *Table) dropLocked(id string, sess *State) {
+	delete(t.states, id)
+	sess.Close()
 }

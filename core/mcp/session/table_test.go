@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -34,5 +35,42 @@ func TestTableKnownRevokeAndRebuild(t *testing.T) {
 	tb.Add(old)
 	if tb.Known("sid-old", "") != nil || tb.Get("sid-old", func() *State { return old }) != nil {
 		t.Fatal("an expired state is still served")
+	}
+}
+
+// TestTableClosesWhatItDrops: a state the table drops on its own (expired,
+// found by Known; idle or expired, found by the sweep) is closed, so its
+// subscriptions are given back.
+func TestTableClosesWhatItDrops(t *testing.T) {
+	var tb Table
+	b := testBudget(0)
+	expired := New("sid-exp", "2025-11-25", nil, time.Now().Add(-time.Second))
+	tb.Add(expired)
+	if err := expired.Subscribe("blob:///x", true, b); err != nil {
+		t.Fatal(err)
+	}
+	if tb.Known("sid-exp", "") != nil || tb.Len() != 0 {
+		t.Fatalf("Known served an expired state or kept it (len %d)", tb.Len())
+	}
+	swept := New("sid-swept", "2025-11-25", nil, time.Now().Add(-time.Second))
+	tb.Add(swept)
+	if err := swept.Subscribe("blob:///y", true, b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 255 { // the 256th addition sweeps
+		tb.Add(New("sid-"+strconv.Itoa(i), "2025-11-25", nil, time.Now().Add(time.Hour)))
+	}
+	if tb.Lookup("sid-swept") != nil {
+		t.Fatal("the sweep kept an expired state")
+	}
+	if n, _ := b.held(); n != 0 {
+		t.Fatalf("%d subscriptions still charged to dropped states", n)
+	}
+	for _, s := range []*State{expired, swept} {
+		select {
+		case <-s.Done():
+		default:
+			t.Fatalf("%s left the table unclosed", s.ID)
+		}
 	}
 }

@@ -46,6 +46,22 @@ func TestWriter(t *testing.T) {
 	}
 }
 
+// TestWriterKeepsNoLargeBuffer: a long-lived stream that once sent a
+// large event (a listen acknowledgement echoing megabytes of URIs) does
+// not keep a buffer its size; a small one is reused.
+func TestWriterKeepsNoLargeBuffer(t *testing.T) {
+	t.Parallel()
+	w := NewWriter(&conn{}, nil)
+	_ = w.Event([]byte(`{"small":true}`))
+	if cap(w.buf) == 0 {
+		t.Fatal("the buffer of a small event was not kept for the next")
+	}
+	_ = w.Event(bytes.Repeat([]byte("u"), 4<<20))
+	if cap(w.buf) > maxKeptBuf {
+		t.Fatalf("the writer keeps a %d-byte buffer after a 4 MiB event; want at most %d", cap(w.buf), maxKeptBuf)
+	}
+}
+
 func TestStreamReplay(t *testing.T) {
 	t.Parallel()
 	var reg Streams

@@ -73,8 +73,18 @@ func (s *Writer) Event(msg []byte) error {
 	s.buf = append(s.buf[:0], "event: message\ndata: "...)
 	s.buf = append(s.buf, msg...)
 	s.buf = append(s.buf, "\n\n"...)
-	return s.writeLocked(s.buf)
+	err := s.writeLocked(s.buf)
+	if cap(s.buf) > maxKeptBuf {
+		s.buf = nil
+	}
+	return err
 }
+
+// maxKeptBuf bounds the event buffer a Writer keeps between events, so a
+// long-lived stream that once sent a large message (a listen
+// acknowledgement echoing 4 MiB of URIs) does not hold that much for its
+// life.
+const maxKeptBuf = 64 << 10
 
 // bodyEvent writes a message, prefix then what body writes then "}", as
 // one data line.
