@@ -187,11 +187,18 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // request sends a server-to-client request on this call's SSE stream
 // (2025-11-25 only) and waits for the client's answer; the caller owns
 // the answer's files. sent, when set, learns the request id before the
-// request goes out.
+// request goes out. While it waits the request holds one unit of the
+// pending budget; over the budget it is not sent and the error is the
+// limit's (*Error, -32029).
 func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc.Message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
+	release, e := c.holdPending()
+	if e != nil {
+		return nil, e
+	}
+	defer release()
 	id, ch := c.sess.NewPending()
 	defer c.sess.DropPending(id)
 	if sent != nil {
@@ -216,6 +223,18 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	case <-t.C:
 		return nil, fmt.Errorf("mcp: no answer to %s within %v", method, c.srv.opts.ClientTimeout)
 	}
+}
+
+// holdPending takes one unit of the pending budget for a round of client
+// input the call waits for; the caller calls release exactly once, however
+// the wait ends. Over the budget it takes nothing and returns the limit's
+// error.
+func (c *Call) holdPending() (release func(), e *Error) {
+	pool := c.srv.budgets.pending
+	if err := pool.Take(c.principal, 1); err != nil {
+		return nil, limitError(err, "server-to-client requests waiting for the client's answer")
+	}
+	return func() { pool.Give(c.principal, 1) }, nil
 }
 
 // release frees what the call still holds once its answer is out.
