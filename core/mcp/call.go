@@ -65,6 +65,7 @@ type Call struct {
 	inputErr    error
 	note        *Note           // the request's, or nil (note.go)
 	values      context.Context // the request's Context, or nil (note.go)
+	cred        credential      // the request's credential (credential.go)
 }
 
 // Context is the call's context: cancelled when the client cancels or

@@ -55,6 +55,8 @@ func (s *Server) listen(c *Call) (any, error) {
 	if err := c.out.Failed(); err != nil {
 		return nil, err
 	}
+	watch := s.watchCredential(c.cred) // the stream ends with its credential (credential.go)
+	defer watch.stop()
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -62,7 +64,14 @@ func (s *Server) listen(c *Call) (any, error) {
 				return Object{"_meta": subMeta}, nil
 			}
 			return nil, c.ctx.Err()
+		case <-watch.C():
+			if e := watch.fired(); e != nil {
+				return nil, e
+			}
 		case ev := <-events:
+			if e := watch.ended(); e != nil {
+				return nil, e
+			}
 			var m string
 			var params Object
 			switch {
