@@ -9,12 +9,7 @@ import (
 // forward the opted-in change notifications until the client leaves or the
 // server closes, then end with a result.
 func (s *Server) listen(c *Call) (any, error) {
-	var p struct {
-		ToolsListChanged      bool     `json:"toolsListChanged"`
-		PromptsListChanged    bool     `json:"promptsListChanged"`
-		ResourcesListChanged  bool     `json:"resourcesListChanged"`
-		ResourceSubscriptions []string `json:"resourceSubscriptions"`
-	}
+	var p listenNotifications
 	if e := c.param("notifications", &p); e != nil {
 		return nil, e
 	}
@@ -56,7 +51,7 @@ func (s *Server) listen(c *Call) (any, error) {
 		return nil, err
 	}
 	watch := s.watchCredential(c.cred) // the stream ends with its credential (credential.go)
-	defer watch.stop()
+	defer watch.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -65,29 +60,16 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 			return nil, c.ctx.Err()
 		case <-watch.C():
-			if e := watch.fired(); e != nil {
+			if e := watch.Fired(); e != nil {
 				return nil, e
 			}
 		case ev := <-events:
-			if e := watch.ended(); e != nil {
+			if e := watch.Ended(); e != nil {
 				return nil, e
 			}
-			var m string
-			var params Object
-			switch {
-			case ev.Kind == ToolListChanged && p.ToolsListChanged:
-				m = "notifications/tools/list_changed"
-			case ev.Kind == PromptListChanged && p.PromptsListChanged:
-				m = "notifications/prompts/list_changed"
-			case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
-				m = "notifications/resources/list_changed"
-			case ev.Kind == ResourceUpdated && subs[ev.URI]:
-				m, params = "notifications/resources/updated", Object{"uri": ev.URI}
-			default:
+			m, params := p.notification(ev, subs)
+			if m == "" {
 				continue
-			}
-			if params == nil {
-				params = Object{}
 			}
 			params["_meta"] = subMeta
 			c.Notify(m, params)
@@ -96,4 +78,29 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 		}
 	}
+}
+
+// listenNotifications are the notifications a subscriptions/listen opts in
+// to (params.notifications).
+type listenNotifications struct {
+	ToolsListChanged      bool     `json:"toolsListChanged"`
+	PromptsListChanged    bool     `json:"promptsListChanged"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions"`
+}
+
+// notification is the notification method and params (without _meta) ev
+// makes for a listener opted in to p and subscribed to subs; "" for none.
+func (p *listenNotifications) notification(ev Event, subs map[string]bool) (string, Object) {
+	switch {
+	case ev.Kind == ToolListChanged && p.ToolsListChanged:
+		return "notifications/tools/list_changed", Object{}
+	case ev.Kind == PromptListChanged && p.PromptsListChanged:
+		return "notifications/prompts/list_changed", Object{}
+	case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
+		return "notifications/resources/list_changed", Object{}
+	case ev.Kind == ResourceUpdated && subs[ev.URI]:
+		return "notifications/resources/updated", Object{"uri": ev.URI}
+	}
+	return "", nil
 }

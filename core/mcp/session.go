@@ -219,7 +219,7 @@ func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience str
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
 	watch := s.watchCredential(cred)
-	defer watch.stop()
+	defer watch.Stop()
 	if err := out.Comment(); err != nil {
 		return err
 	}
@@ -231,16 +231,16 @@ func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience str
 		case <-s.baseCtx.Done():
 			return nil
 		case <-watch.C():
-			if e := watch.fired(); e != nil {
+			if e := watch.Fired(); e != nil {
 				return s.streamCredentialEnded(sess.Principal, e)
 			}
 		case m := <-sess.Outbox():
-			if e := watch.ended(); e != nil {
+			if e := watch.Ended(); e != nil {
 				return s.streamCredentialEnded(sess.Principal, e)
 			}
 			err = out.Event(m)
 		case ev := <-events:
-			if e := watch.ended(); e != nil {
+			if e := watch.Ended(); e != nil {
 				return s.streamCredentialEnded(sess.Principal, e)
 			}
 			if msg := s.legacyEventMessage(sess, ev); msg != nil {
