@@ -240,3 +240,61 @@ func memInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse + m.StackInuse
 }
+
+// taskAskTool runs as a task that asks for input and waits for tasks/update.
+var taskAskTool = &Tool{
+	Name:        "task_ask",
+	TaskSupport: true,
+	InputSchema: json.RawMessage(`{"type":"object"}`),
+	Handler: func(c *Call) (*ToolResult, error) {
+		return c.RunAsTask(func(tc *Call) (*ToolResult, error) {
+			if _, err := tc.Input(map[string]InputRequest{"ok": Elicit("Sure?", Object{"type": "object"})}); err != nil {
+				return nil, err
+			}
+			return &ToolResult{Content: []any{Text("done")}}, nil
+		})
+	},
+}
+
+// TestPendingBudgetTasks: a task waiting for tasks/update holds a unit of
+// the pending budget; beyond it the task fails with -32029, and an update
+// gives the unit back.
+func TestPendingBudgetTasks(t *testing.T) {
+	s := NewServer(Options{Limits: Limits{PendingPerPrincipal: 2}})
+	t.Cleanup(func() { _ = s.Close() })
+	s.AddTool(taskAskTool)
+	c := newModernClient(t, s).as("mallory")
+	c.caps = `{"elicitation":{},"extensions":{"` + ExtTasks + `":{}}}`
+	start := func() string {
+		t.Helper()
+		var r struct {
+			TaskID string `json:"taskId"`
+		}
+		if res := c.callTool("task_ask", `{}`); json.Unmarshal(res.Result, &r) != nil || r.TaskID == "" {
+			t.Fatalf("tools/call: %s", res.rec.body.String())
+		}
+		return r.TaskID
+	}
+	status := func(id string) (string, *rpcError) {
+		var r struct {
+			Status string    `json:"status"`
+			Error  *rpcError `json:"error"`
+		}
+		_ = json.Unmarshal(c.request("tasks/get", id, `{"taskId":"`+id+`"}`).Result, &r)
+		return r.Status, r.Error
+	}
+	first := start()
+	start()
+	waitFor(t, "two tasks waiting for input", func() bool { return s.budgets.pending.Held("mallory") == 2 })
+	third := start()
+	waitFor(t, "the third task to fail", func() bool { st, _ := status(third); return st == "failed" })
+	if _, e := status(third); e == nil || e.Code != CodeLimitExceeded || !strings.Contains(string(e.Data), `"limit":"pending"`) {
+		t.Fatalf("the task over the budget failed with %+v; want -32029 naming the pending limit", e)
+	}
+	if r := c.request("tasks/update", first, `{"taskId":"`+first+`","inputResponses":{"ok":{"action":"accept","content":{}}}}`); r.Error != nil {
+		t.Fatalf("tasks/update: %+v", r.Error)
+	}
+	waitFor(t, "the answered task's unit", func() bool { return s.budgets.pending.Held("mallory") == 1 })
+	fourth := start()
+	waitFor(t, "the fourth task to wait for input", func() bool { st, _ := status(fourth); return st == "input_required" })
+}
