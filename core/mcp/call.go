@@ -195,9 +195,9 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
-	release, e := c.holdPending()
-	if e != nil {
-		return nil, e
+	release, err := c.HoldPending()
+	if err != nil {
+		return nil, err
 	}
 	defer release()
 	id, ch := c.sess.NewPending()
@@ -226,11 +226,13 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	}
 }
 
-// holdPending takes one unit of the pending budget for a round of client
-// input the call waits for; the caller calls release exactly once, however
-// the wait ends. Over the budget it takes nothing and returns the limit's
-// error.
-func (c *Call) holdPending() (release func(), e *Error) {
+// HoldPending charges a wait for the client to the pending budget
+// (Limits.PendingPerPrincipal, Limits.Pending): a server-to-client request
+// or a task's input round (done by Input), or what a handler waits for
+// after one (the upload of an accepted URL-mode elicitation). Call release
+// exactly once, however the wait ends. Over the budget it takes nothing and
+// returns the limit's error (an *Error, -32029): return it as it is.
+func (c *Call) HoldPending() (release func(), err error) {
 	pool := c.srv.budgets.pending
 	if err := pool.Take(c.principal, 1); err != nil {
 		return nil, limitError(err, "server-to-client requests waiting for the client's answer")

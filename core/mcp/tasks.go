@@ -114,9 +114,9 @@ func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, erro
 	}
 	// The task waits for tasks/update holding one unit of the pending
 	// budget; over it the task fails with the limit's error.
-	release, e := c.holdPending()
-	if e != nil {
-		return nil, e
+	release, err := c.HoldPending()
+	if err != nil {
+		return nil, err
 	}
 	answers, err := c.task.AwaitInput(c.ctx, pending)
 	release()
