@@ -60,6 +60,14 @@ func startServerLogged(t *testing.T, dataDir string, extra ...string) (string, *
 // server starts (an authorization server's resource URL) calls it directly.
 func startServerAt(t *testing.T, addr string, args ...string) *syncBuffer {
 	t.Helper()
+	_, logs := startServerProcess(t, addr, args...)
+	return logs
+}
+
+// startServerProcess is startServerAt that also returns the process (for a
+// test that signals it).
+func startServerProcess(t *testing.T, addr string, args ...string) (*os.Process, *syncBuffer) {
+	t.Helper()
 	logs := &syncBuffer{}
 	cmd := exec.Command(mcpblobBin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -85,7 +93,7 @@ func startServerAt(t *testing.T, addr string, args ...string) *syncBuffer {
 		if resp, err := hc.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return logs
+				return cmd.Process, logs
 			}
 		}
 		select {
@@ -95,7 +103,7 @@ func startServerAt(t *testing.T, addr string, args ...string) *syncBuffer {
 		}
 	}
 	t.Fatalf("mcpblob serve not ready after 15s:\n%s", logs.String())
-	return nil
+	return nil, nil
 }
 
 // writeBigFile writes size bytes (1 MiB blocks that all differ) and returns

@@ -25,8 +25,8 @@ func protocolLimitFlags(fs *flag.FlagSet, l *mcp.Limits) {
 		{&l.SubscriptionBytes, "max-subscription-bytes", mcp.DefaultSubscriptionBytes, "bytes of subscribed URIs a node holds"},
 		{&l.StreamsPerPrincipal, "max-streams-per-principal", mcp.DefaultStreamsPerPrincipal, "open notification streams (GET streams, subscriptions/listen) of one principal"},
 		{&l.Streams, "max-streams", mcp.DefaultStreams, "open notification streams on a node"},
-		{&l.PendingPerPrincipal, "max-pending-per-principal", mcp.DefaultPendingPerPrincipal, "server-to-client requests (elicitation, sampling) and multi round-trip rounds waiting for one principal"},
-		{&l.Pending, "max-pending", mcp.DefaultPending, "server-to-client requests and multi round-trip rounds waiting on a node"},
+		{&l.PendingPerPrincipal, "max-pending-per-principal", mcp.DefaultPendingPerPrincipal, "waits for the client (server-to-client requests, task input rounds, accepted URL-mode uploads) of one principal"},
+		{&l.Pending, "max-pending", mcp.DefaultPending, "waits for the client (server-to-client requests, task input rounds, accepted URL-mode uploads) on a node"},
 		{&l.ClaimsPerMinute, "max-claims-per-minute", mcp.DefaultClaimsPerMinute, "claims (session records, single-use link redemptions, upload ids) one principal can make a node write to the store a minute"},
 	} {
 		fs.Int64Var(f.v, f.name, f.def, f.usage+" (0: no bound)")

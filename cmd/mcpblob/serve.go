@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
@@ -97,18 +99,39 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		"max_conns", cfg.MaxConns, "max_conns_per_ip", cfg.MaxConnsPerIP, "max_uploads", cfg.MaxUploads,
 		"max_uploads_per_principal", cfg.MaxUploadsPerPrincipal, "body_min_rate", cfg.BodyMinRate, "body_grace", cfg.BodyGrace)
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	select {
-	case err := <-errc:
+	if err := runUntilDone(ctx, srv, logger); err != nil {
 		return err
-	case <-ctx.Done():
 	}
 	logger.Info("mcpblob shutting down")
 	if err := srv.Shutdown(context.Background()); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// runUntilDone serves until ctx is cancelled (nil) or the server fails.
+// SIGHUP reloads the API keys (--auth-keys): a key no longer in the file
+// is refused from its next request and its notification streams end.
+func runUntilDone(ctx context.Context, srv *server.Server, logger *slog.Logger) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			return nil
+		case <-hup:
+			if n, err := srv.ReloadKeys(); err != nil {
+				logger.Error("serve: API keys not reloaded; the keys in use are unchanged", "err", err)
+			} else {
+				logger.Info("serve: API keys reloaded", "keys", n)
+			}
+		}
+	}
 }
 
 // bodyMinRate maps --body-min-rate to server.Options.BodyMinRate, where 0

@@ -128,3 +128,46 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
+
+// TestStillValid: a key's check holds until the keys are replaced without
+// it or with another principal or scopes for it; an OAuth token has none
+// (its Expires ends it).
+func TestStillValid(t *testing.T) {
+	a := testAuthenticator(t)
+	header := "bearer  k-rw "
+	id, f := a.Authenticate(context.Background(), header)
+	if f != nil {
+		t.Fatal(f)
+	}
+	valid := a.StillValid(header, id)
+	if valid == nil || !valid() {
+		t.Fatal("a key just authenticated is not valid")
+	}
+	reload := func(lines ...string) {
+		t.Helper()
+		next, err := LoadKeys("", lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Keys.Replace(next)
+	}
+	reload(KeyLine("k-admin", "root", []string{ScopeAdmin}), KeyLine("k-rw", "carol", nil))
+	if !valid() {
+		t.Error("the key is still in the reloaded set but no longer valid")
+	}
+	reload(KeyLine("k-rw", "carol", []string{ScopeRead}))
+	if valid() {
+		t.Error("the key's scopes changed but it is still valid as it was")
+	}
+	reload(KeyLine("k-admin", "root", []string{ScopeAdmin}))
+	if valid() {
+		t.Error("a key removed by a reload is still valid")
+	}
+	if _, f := a.Authenticate(context.Background(), header); f == nil {
+		t.Error("a removed key still authenticates")
+	}
+	oid, _ := a.Authenticate(context.Background(), "Bearer a.b.c")
+	if a.StillValid("Bearer a.b.c", oid) != nil || a.StillValid("", Open) != nil {
+		t.Error("an OAuth token or the open endpoint got a revocation check")
+	}
+}

@@ -2,7 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +79,25 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (Identi
 	id.Method = "oauth"
 	id.Scopes = NormalizeScopes(id.Scopes)
 	return id, nil
+}
+
+// StillValid returns a check of whether the credential in header, which
+// authenticated as id, is still accepted as id, for what outlives the
+// request (a notification stream): an API key until [Keys.Replace] drops
+// it or gives it another principal or other scopes. It keeps the key's
+// digest, not the key. nil when only id.Expires ends the credential (an
+// OAuth token) or there is none (the open endpoint).
+func (a *Authenticator) StillValid(header string, id Identity) func() bool {
+	if id.Method != "key" || a == nil {
+		return nil
+	}
+	_, cred, _ := strings.Cut(strings.TrimSpace(header), " ")
+	d := sha256.Sum256([]byte(strings.TrimSpace(cred)))
+	ks := a.Keys
+	return func() bool {
+		now, ok := ks.lookupDigest(d)
+		return ok && now.Principal == id.Principal && slices.Equal(now.Scopes, id.Scopes)
+	}
 }
 
 func unauthorized(code, desc string) *Failure {

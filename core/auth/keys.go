@@ -7,19 +7,22 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 )
 
 // DefaultKeyScopes are the scopes of a key line that names none: what
 // every key could do before keys had scopes.
 var DefaultKeyScopes = []string{ScopeRead, ScopeWrite}
 
-// Keys is a set of API keys, stored as SHA-256 digests.
+// Keys is a set of API keys, stored as SHA-256 digests. It is safe for
+// concurrent use; [Keys.Replace] swaps in a reloaded set.
 //
 // A keys file has one key per line: "<hex SHA-256 of the key> [PRINCIPAL]
 // [scopes=read,write,admin]". The principal defaults to "key-" and the
 // digest's first 8 hex digits, the scopes to read,write. Blank lines and
 // '#' comments are ignored.
 type Keys struct {
+	mu   sync.RWMutex
 	keys []apiKey
 }
 
@@ -95,16 +98,23 @@ func (ks *Keys) Len() int {
 	if ks == nil {
 		return 0
 	}
+	ks.mu.RLock()
+	defer ks.mu.RUnlock()
 	return len(ks.keys)
 }
 
 // Lookup returns the identity of the API key secret, comparing digests in
 // constant time against every key.
 func (ks *Keys) Lookup(secret string) (Identity, bool) {
+	return ks.lookupDigest(sha256.Sum256([]byte(secret)))
+}
+
+func (ks *Keys) lookupDigest(d [sha256.Size]byte) (Identity, bool) {
 	if ks == nil {
 		return Identity{}, false
 	}
-	d := sha256.Sum256([]byte(secret))
+	ks.mu.RLock()
+	defer ks.mu.RUnlock()
 	var found Identity
 	ok := false
 	for _, k := range ks.keys {
@@ -113,6 +123,17 @@ func (ks *Keys) Lookup(secret string) (Identity, bool) {
 		}
 	}
 	return found, ok
+}
+
+// Replace makes ks the keys of next (a freshly loaded set, not used
+// afterwards): a key next lacks is refused from now on.
+func (ks *Keys) Replace(next *Keys) {
+	next.mu.RLock()
+	keys := next.keys
+	next.mu.RUnlock()
+	ks.mu.Lock()
+	ks.keys = keys
+	ks.mu.Unlock()
 }
 
 // KeyLine returns the keys file line for the API key secret.

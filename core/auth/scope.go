@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The scopes mcpblob understands.
@@ -31,6 +32,11 @@ type Identity struct {
 	// Method says how the caller authenticated: "key", "oauth", or "" for
 	// an open endpoint (no authentication configured).
 	Method string
+	// Expires, when not zero, is when the credential stops being
+	// accepted: an OAuth token's exp plus the verifier's clock-skew
+	// leeway. An API key has none (it lasts until the keys are reloaded
+	// without it, see [Authenticator.StillValid]).
+	Expires time.Time
 }
 
 // Open is the identity of every request to an endpoint without

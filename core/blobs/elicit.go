@@ -155,6 +155,13 @@ func (a *App) finishURL(c *mcp.Call, st *uploadState, w *waiter, req mcp.InputRe
 		}
 		return nil, c.AskAgain(map[string]mcp.InputRequest{"upload": req})
 	}
+	// Until the upload arrives the elicitation is still pending: it holds
+	// a unit of the pending budget, as the elicitation did.
+	release, err := c.HoldPending()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	t := time.NewTimer(a.opts.WaitTimeout)
 	defer t.Stop()
 	poll := time.NewTicker(time.Second) // another node may have taken the upload

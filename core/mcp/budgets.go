@@ -30,9 +30,13 @@ type Limits struct {
 	// standalone GET streams and subscriptions/listen. Defaults 128 and
 	// 2,048.
 	StreamsPerPrincipal, Streams int64
-	// PendingPerPrincipal and Pending bound server-to-client requests
-	// waiting for the client's answer (elicitation, sampling, roots) and
-	// multi round-trip rounds held. Defaults 64 and 1,024.
+	// PendingPerPrincipal and Pending bound waits for the client:
+	// server-to-client requests waiting for its answer (elicitation,
+	// sampling, roots), a task's input round waiting for tasks/update, an
+	// accepted URL-mode upload ([Call.HoldPending]). 2026-07-28 multi
+	// round-trip rounds hold nothing between rounds (their state travels
+	// in the signed requestState) and are not counted. Defaults 64 and
+	// 1,024.
 	PendingPerPrincipal, Pending int64
 	// ClaimsPerMinute bounds the one-time facts (claims) one principal
 	// can make this node write to the shared store a minute: ended or

@@ -66,6 +66,7 @@ type Call struct {
 	note        *Note           // the request's, or nil (note.go)
 	values      context.Context // the request's Context, or nil (note.go)
 	listen      *listenRequest  // subscriptions/listen, read by its precheck
+	cred        credential      // the request's credential (credential.go)
 }
 
 // Context is the call's context: cancelled when the client cancels or
@@ -188,11 +189,18 @@ var errNoStream = errors.New("mcp: no stream to carry a server-to-client request
 // request sends a server-to-client request on this call's SSE stream
 // (2025-11-25 only) and waits for the client's answer; the caller owns
 // the answer's files. sent, when set, learns the request id before the
-// request goes out.
+// request goes out. While it waits the request holds one unit of the
+// pending budget; over the budget it is not sent and the error is the
+// limit's (*Error, -32029).
 func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc.Message, error) {
 	if c.sess == nil || c.out == nil {
 		return nil, errNoStream
 	}
+	release, err := c.HoldPending()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	id, ch := c.sess.NewPending()
 	defer c.sess.DropPending(id)
 	if sent != nil {
@@ -217,6 +225,20 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 	case <-t.C:
 		return nil, fmt.Errorf("mcp: no answer to %s within %v", method, c.srv.opts.ClientTimeout)
 	}
+}
+
+// HoldPending charges a wait for the client to the pending budget
+// (Limits.PendingPerPrincipal, Limits.Pending): a server-to-client request
+// or a task's input round (done by Input), or what a handler waits for
+// after one (the upload of an accepted URL-mode elicitation). Call release
+// exactly once, however the wait ends. Over the budget it takes nothing and
+// returns the limit's error (an *Error, -32029): return it as it is.
+func (c *Call) HoldPending() (release func(), err error) {
+	pool := c.srv.budgets.pending
+	if err := pool.Take(c.principal, 1); err != nil {
+		return nil, limitError(err, "server-to-client requests waiting for the client's answer")
+	}
+	return func() { pool.Give(c.principal, 1) }, nil
 }
 
 // release frees what the call still holds once its answer is out.

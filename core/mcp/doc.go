@@ -36,6 +36,13 @@
 // support tasks enable the io.modelcontextprotocol/tasks extension
 // ([Call.RunAsTask]). Not implemented: 2025-03-26 JSON-RPC batches.
 //
+// Protocol state one principal can make a node hold is bounded per
+// principal and per node ([Limits]); a wait for the client's answer (a
+// server-to-client request, a task's input round, [Call.HoldPending])
+// counts against the pending budget, while MRTR rounds hold nothing
+// between rounds. Notification streams end with the credential that
+// opened them ([Request].CredentialExpires, CredentialValid).
+//
 // The package knows no storage and no blob: mcpblob's own tools and
 // resources (package core/blobs) and the conformance fixtures (package
 // core/conformance) are registered through the same API. It imports
@@ -50,6 +57,7 @@
 // rules: Accept, SEP-2243 checks), sse (the SSE writer and SEP-1699
 // resumable streams), session (a 2025-11-25 session's node-local state),
 // mrtr (the signed MRTR requestState), tasks (the tasks extension's task
-// store), contents (the streamed resources/read body; [ScanText]) and
-// events (the change-event [Hub], re-exported here).
+// store), contents (the streamed resources/read body; [ScanText]), events
+// (the change-event [Hub], re-exported here) and credwatch (when a
+// notification stream's credential ends).
 package mcp

@@ -111,6 +111,10 @@ func (c *Call) Input(reqs map[string]InputRequest) (map[string]*Answer, error) {
 		if expect != nil {
 			c.srv.forgetFiles(c)
 		}
+		var limit *Error
+		if errors.As(err, &limit) {
+			return nil, limit // the pending budget: the protocol's refusal, as it is
+		}
 		if err != nil {
 			return nil, &InputError{fmt.Sprintf("%s failed: %v", r.Method, err)}
 		}

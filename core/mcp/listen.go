@@ -77,6 +77,8 @@ func (s *Server) listen(c *Call) (any, error) {
 	if err := c.out.Failed(); err != nil {
 		return nil, err
 	}
+	watch := s.watchCredential(c.cred) // the stream ends with its credential (credential.go)
+	defer watch.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -84,23 +86,17 @@ func (s *Server) listen(c *Call) (any, error) {
 				return Object{"_meta": subMeta}, nil
 			}
 			return nil, c.ctx.Err()
-		case ev := <-events:
-			var m string
-			var params Object
-			switch {
-			case ev.Kind == ToolListChanged && p.ToolsListChanged:
-				m = "notifications/tools/list_changed"
-			case ev.Kind == PromptListChanged && p.PromptsListChanged:
-				m = "notifications/prompts/list_changed"
-			case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
-				m = "notifications/resources/list_changed"
-			case ev.Kind == ResourceUpdated && subs[ev.URI]:
-				m, params = "notifications/resources/updated", Object{"uri": ev.URI}
-			default:
-				continue
+		case <-watch.C():
+			if e := watch.Fired(); e != nil {
+				return nil, e
 			}
-			if params == nil {
-				params = Object{}
+		case ev := <-events:
+			if e := watch.Ended(); e != nil {
+				return nil, e
+			}
+			m, params := p.notification(ev, subs)
+			if m == "" {
+				continue
 			}
 			params["_meta"] = subMeta
 			c.Notify(m, params)
@@ -109,6 +105,22 @@ func (s *Server) listen(c *Call) (any, error) {
 			}
 		}
 	}
+}
+
+// notification is the notification method and params (without _meta) ev
+// makes for a listener opted in to p and subscribed to subs; "" for none.
+func (p *listenFlags) notification(ev Event, subs map[string]bool) (string, Object) {
+	switch {
+	case ev.Kind == ToolListChanged && p.ToolsListChanged:
+		return "notifications/tools/list_changed", Object{}
+	case ev.Kind == PromptListChanged && p.PromptsListChanged:
+		return "notifications/prompts/list_changed", Object{}
+	case ev.Kind == ResourceListChanged && p.ResourcesListChanged:
+		return "notifications/resources/list_changed", Object{}
+	case ev.Kind == ResourceUpdated && subs[ev.URI]:
+		return "notifications/resources/updated", Object{"uri": ev.URI}
+	}
+	return "", nil
 }
 
 // honoured is the acknowledgement's "notifications": what the server will

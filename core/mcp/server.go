@@ -435,7 +435,7 @@ func (s *Server) authorize(principal string, scopes []string, method, name strin
 func (s *Server) newCall(r *Request, msg *jsonrpc.Message) *Call {
 	c := &Call{srv: s, id: msg.ID, method: msg.Method, params: msg.ParamFields, meta: msg.Meta, args: msg.Args,
 		principal: r.Principal, scopes: r.Scopes, audience: r.Audience, header: r.Header, logLevel: -1, files: msg.Files,
-		note: r.Note, values: r.Context}
+		note: r.Note, values: r.Context, cred: credentialOf(r)}
 	if raw, ok := msg.Meta["progressToken"]; ok && string(raw) != "null" {
 		c.progressToken = raw
 	}
@@ -564,7 +564,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer stream.Release()
 		defer sess.ReleaseGetStream()
-		return s.runGetStream(sess, sse.NewWriter(sw, nil), r.Audience)
+		return s.runGetStream(sess, sse.NewWriter(sw, nil), r.Audience, credentialOf(r))
 	})
 }
 

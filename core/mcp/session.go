@@ -210,13 +210,16 @@ func (s *Server) revokeSession(sid string, exp time.Time) bool {
 }
 
 // runGetStream serves the standalone GET stream until the client leaves, the
-// session ends or the server closes.
-func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string) error {
+// session ends, the server closes or the credential that opened it is no
+// longer accepted (then it just ends: the GET stream carries no responses).
+func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string, cred credential) error {
 	events, unsubscribe := s.hub.Subscribe(audience)
 	defer unsubscribe()
 	defer s.active.Track(false)()
 	tick := time.NewTicker(s.opts.KeepAlive)
 	defer tick.Stop()
+	watch := s.watchCredential(cred)
+	defer watch.Stop()
 	if err := out.Comment(); err != nil {
 		return err
 	}
@@ -227,9 +230,19 @@ func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience str
 			return nil
 		case <-s.baseCtx.Done():
 			return nil
+		case <-watch.C():
+			if e := watch.Fired(); e != nil {
+				return s.streamCredentialEnded(sess.Principal, e)
+			}
 		case m := <-sess.Outbox():
+			if e := watch.Ended(); e != nil {
+				return s.streamCredentialEnded(sess.Principal, e)
+			}
 			err = out.Event(m)
 		case ev := <-events:
+			if e := watch.Ended(); e != nil {
+				return s.streamCredentialEnded(sess.Principal, e)
+			}
 			if msg := s.legacyEventMessage(sess, ev); msg != nil {
 				err = out.Event(msg)
 			}
@@ -240,6 +253,12 @@ func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience str
 			return err
 		}
 	}
+}
+
+// streamCredentialEnded notes that a GET stream ended with its credential.
+func (s *Server) streamCredentialEnded(principal string, e *Error) error {
+	s.log.Debug("mcp: a GET stream ended with its credential", "principal", principal, "reason", e.Data)
+	return nil
 }
 
 // legacyEventMessage turns a hub event into the notification a 2025-11-25

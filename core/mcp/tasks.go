@@ -112,7 +112,14 @@ func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, erro
 	for k, r := range reqs {
 		pending[k] = Object{"method": r.Method, "params": r.Params}
 	}
+	// The task waits for tasks/update holding one unit of the pending
+	// budget; over it the task fails with the limit's error.
+	release, err := c.HoldPending()
+	if err != nil {
+		return nil, err
+	}
 	answers, err := c.task.AwaitInput(c.ctx, pending)
+	release()
 	if err != nil {
 		return nil, err
 	}

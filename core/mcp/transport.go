@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Request is the HTTP request the transport hands to [Server.ServeHTTP]. The
@@ -26,6 +27,16 @@ type Request struct {
 	// Note, when set, receives the request's JSON-RPC method, tool, era
 	// and outcome (for metrics and access logs).
 	Note *Note
+	// CredentialExpires, when not zero, is when the credential the request
+	// was authenticated with stops being accepted (an OAuth access token's
+	// exp plus the verifier's leeway). A notification stream the request
+	// opens (the GET stream, subscriptions/listen) ends then.
+	CredentialExpires time.Time
+	// CredentialValid, when set, reports whether that credential is still
+	// accepted (an API key not revoked since). Notification streams ask it
+	// before each event and at each keep-alive interval, and end once it
+	// says no. It must be cheap and safe for concurrent use.
+	CredentialValid func() bool
 }
 
 // Header looks up a request header case-insensitively; "" means absent.

@@ -24,14 +24,14 @@ import (
 
 // oauthServer is mcpblob protected by a real authorization server
 // (cmd/mcpblob-testas), with the verifier's JWKS refresh made short so a
-// rotation shows within a second.
+// rotation shows within a second; mods change the verifier's Config.
 type oauthServer struct {
 	as   *oauthtest.Server
 	c    *bpClient
 	base string
 }
 
-func startOAuthServer(t *testing.T, opts Options) *oauthServer {
+func startOAuthServer(t *testing.T, opts Options, mods ...func(*oauth.Config)) *oauthServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -40,8 +40,12 @@ func startOAuthServer(t *testing.T, opts Options) *oauthServer {
 	base := "http://" + ln.Addr().String()
 	as := oauthtest.Start(t, oauthtest.Options{Resources: []string{base + "/mcp"},
 		Clients: []string{"mcpblob-test=http://127.0.0.1/callback"}})
-	v, err := oauth.New(context.Background(), oauth.Config{Issuer: as.Issuer, Audience: base + "/mcp",
-		MinRefresh: 200 * time.Millisecond, MaxAge: 500 * time.Millisecond})
+	cfg := oauth.Config{Issuer: as.Issuer, Audience: base + "/mcp",
+		MinRefresh: 200 * time.Millisecond, MaxAge: 500 * time.Millisecond}
+	for _, mod := range mods {
+		mod(&cfg)
+	}
+	v, err := oauth.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

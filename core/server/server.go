@@ -512,6 +512,11 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 		Principal: principal,
 		Scopes:    id.Scopes,
 		Audience:  s.tenancy.Audience(id),
+		// The notification streams the request opens end with its
+		// credential: at the token's expiry, or once a key reload drops
+		// the key.
+		CredentialExpires: id.Expires,
+		CredentialValid:   s.auth.StillValid(string(ctx.Request.Header.Peek("Authorization")), id),
 	}
 	rec := telemetry.Of(ctx)
 	req.Note, req.Context = &rec.MCP, rec.Context()

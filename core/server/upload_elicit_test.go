@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
 )
 
 // elicitParams is the part of elicitation/create params the tests use.
@@ -283,4 +286,45 @@ func TestRequestUploadModern(t *testing.T) {
 			t.Fatalf("%s", r.body)
 		}
 	})
+}
+
+// TestRequestUploadURLWaitIsPending: an accepted URL-mode elicitation
+// still holds its unit of the pending budget while the upload is awaited,
+// so with a budget of one, of two such calls exactly one is refused with
+// -32029 (71946bf held both, and any number more, until WaitTimeout). Once
+// the upload arrives the unit is back.
+func TestRequestUploadURLWaitIsPending(t *testing.T) {
+	parallel(t)
+	st := newLocalStore(t)
+	c := serveMCP(t, Options{Backend: st, MCP: mcp.Options{Limits: mcp.Limits{PendingPerPrincipal: 1}}},
+		legacyVersion, `{"elicitation":{"url":{}}}`)
+	first, req, p := startElicitation(t, c, ``)
+	answer(t, c, req.ID, `{"action":"accept"}`)
+	second := c.events(c.request("tools/call", `{"name":"request_upload","arguments":{}}`))
+	m, ok := second.next()
+	refused := func(m rpcMsg) bool {
+		return m.Method == "" && strings.Contains(string(m.Error), `"code":-32029`) && strings.Contains(string(m.Error), `"limit":"pending"`)
+	}
+	if ok && !refused(m) {
+		// The second call asked before the first one waited: then the
+		// first one is refused.
+		if m.Method != "elicitation/create" {
+			t.Fatalf("second call: %+v", m)
+		}
+		if res, _, _ := nextWithin(first, 15*time.Second); !refused(res) {
+			t.Fatalf("both URL-mode waits were held with a budget of one: the first call answered %+v", res)
+		}
+		return
+	}
+	if !ok {
+		t.Fatal("the second call's stream ended without a message")
+	}
+	ct, body := multipartBody(t, [3]string{"page.txt", "text/plain", "from the page"})
+	if r := doUpload(t, "POST", strings.Replace(p.URL, "/upload/", "/u/", 1), ct, body, nil); r.Status != 201 {
+		t.Fatalf("upload: %+v", r)
+	}
+	if res, _ := first.toolResult(); res.IsError {
+		t.Fatalf("the first upload: %+v", res)
+	}
+	startElicitation(t, c, ``) // the unit came back
 }

@@ -10,7 +10,8 @@ import (
 
 // VerifyToken verifies token and returns the caller it names, so a
 // Verifier is an [auth.TokenVerifier]: Principal is the tenant claim,
-// Scopes the token's scopes. A refusal's error text is what a client may
+// Scopes the token's scopes, Expires when Verify starts refusing it (exp
+// plus the leeway). A refusal's error text is what a client may
 // read ("invalid token: expired"); a failure that is not the token's says
 // no more than that.
 func (v *Verifier) VerifyToken(ctx context.Context, token string) (auth.Identity, error) {
@@ -24,5 +25,5 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (auth.Identity
 	case err != nil:
 		return auth.Identity{}, errors.New("the token could not be verified")
 	}
-	return auth.Identity{Principal: c.Principal, Scopes: c.Scopes, Method: "oauth"}, nil
+	return auth.Identity{Principal: c.Principal, Scopes: c.Scopes, Method: "oauth", Expires: c.Expiry.Add(v.cfg.Leeway)}, nil
 }

@@ -279,3 +279,18 @@ func TestReasonsOmitToken(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTokenExpires: the identity of a token says when Verify starts
+// refusing it (exp plus the leeway), so what outlives the request (a
+// notification stream) can end then.
+func TestVerifyTokenExpires(t *testing.T) {
+	as := standardAS(t)
+	v := verifier(t, as, &clock{t: epoch}, func(c *Config) { c.Leeway = 10 * time.Second })
+	id, err := v.VerifyToken(context.Background(), sign(t, keyRSA, "", false, goodClaims(as), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := epoch.Add(time.Hour + 10*time.Second); !id.Expires.Equal(want) {
+		t.Fatalf("Expires = %v, want %v (exp plus the leeway)", id.Expires, want)
+	}
+}

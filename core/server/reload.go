@@ -1,0 +1,27 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpblob/mcpblob/core/auth"
+)
+
+// ReloadKeys reads the API keys again (Options.AuthKeysFile and AuthKeys)
+// and replaces those in use, returning how many there are now. A key no
+// longer there is refused from its next request, and the notification
+// streams it opened (GET streams, subscriptions/listen) end at their next
+// event or keep-alive. A file that does not load, or a reload that would
+// turn authentication off (no key left and no OAuth) or on, changes
+// nothing: restart for that.
+func (s *Server) ReloadKeys() (int, error) {
+	keys, err := auth.LoadKeys(s.opts.AuthKeysFile, s.opts.AuthKeys)
+	if err != nil {
+		return 0, fmt.Errorf("server: %w", err)
+	}
+	if (keys.Len() > 0 || s.auth.OAuth != nil) != s.auth.Enabled() {
+		return 0, errors.New("server: a reload of the API keys cannot turn authentication on or off; the keys are unchanged (restart instead)")
+	}
+	s.auth.Keys.Replace(keys)
+	return keys.Len(), nil
+}
