@@ -96,15 +96,18 @@ func (g *graph) addModule(m *listedModule, u use, via string) {
 
 // addRepoModules loads the build graph of each repository module: the
 // packages of ./... with their tests, and for the root module also the
-// shipped pattern on its own.
+// shipped pattern on its own. The repository's own module paths are all
+// known before any graph is read.
 func (g *graph) addRepoModules(cfg config) error {
-	for i, rel := range cfg.modules {
-		dir := filepath.Join(cfg.root, rel)
-		own, err := goListOwn(dir)
+	for _, rel := range cfg.modules {
+		own, err := goListOwn(filepath.Join(cfg.root, rel))
 		if err != nil {
 			return err
 		}
 		g.own = append(g.own, own)
+	}
+	for i, rel := range cfg.modules {
+		dir := filepath.Join(cfg.root, rel)
 		if i == 0 && cfg.ship != "" {
 			if err := g.goListDeps(dir, shipped, rel, cfg.ship); err != nil {
 				return err
