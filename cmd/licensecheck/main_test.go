@@ -89,7 +89,9 @@ func TestAllowListEntryNeedsAReason(t *testing.T) {
 	}
 }
 
-// A tool is checked as built: the module list embedded in its binary.
+// A tool is checked as built: the module list embedded in its binary. The
+// module cache is emptied after the build, so the check has to download the
+// tool's modules itself.
 func TestToolBinaryIsChecked(t *testing.T) {
 	isolateGo(t)
 	app := writeApp(t, "agpl")
@@ -103,6 +105,7 @@ func TestToolBinaryIsChecked(t *testing.T) {
 	if err := os.WriteFile(makefile, []byte("$(TOOLBIN)/agpltool:\n\tgo install\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("GOMODCACHE", filepath.Join(t.TempDir(), "modcache"))
 	cfg := appConfig(writeApp(t, "mit"))
 	cfg.toolsDir, cfg.makefile = bin, makefile
 	code, out := runCheck(t, cfg)

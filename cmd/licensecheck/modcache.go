@@ -27,8 +27,8 @@ func escape(s string) string {
 }
 
 // moduleDirs finds each module's folder in the module cache, downloading
-// those not there with one `go mod download`. A module that cannot be
-// downloaded maps to "" and the reason is in the second map.
+// those not there with one `go mod download`. A module it cannot find is in
+// the second map instead, with the reason.
 func moduleDirs(g *graph) (map[modKey]string, map[modKey]string, error) {
 	out, err := goCmd(".", "env", "GOMODCACHE")
 	if err != nil {
