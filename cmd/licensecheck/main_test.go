@@ -112,8 +112,8 @@ func TestToolBinaryIsChecked(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1 (the tool links an AGPL module)", code)
 	}
-	if f := tableRow(t, out, "example.com/agpl"); f[0] != "FAIL" || f[4] != "tool" || f[5] != "tool:agpltool" {
-		t.Errorf("agpl row %q, want FAIL ... tool tool:agpltool", f)
+	if f := tableRow(t, out, "example.com/agpl"); f[0] != "FAIL" || f[3] != "AGPL-3.0" || f[4] != "tool" || f[5] != "tool:agpltool" {
+		t.Errorf("agpl row %q, want FAIL ... AGPL-3.0 tool tool:agpltool", f)
 	}
 }
 
