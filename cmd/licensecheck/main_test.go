@@ -130,3 +130,21 @@ func TestMissingToolIsAnError(t *testing.T) {
 		t.Fatalf("exit code %d, want 2 and a message that weed is not installed", code)
 	}
 }
+
+// A module only a test imports is test-only; one the shipped package links
+// is shipped.
+func TestShippedAndTestOnly(t *testing.T) {
+	isolateGo(t)
+	app := writeApp(t, "mit", "unknown")
+	writeFiles(t, app, map[string][]byte{
+		"main.go":      []byte("package main\n\nimport _ \"example.com/mit\"\n\nfunc main() {}\n"),
+		"main_test.go": []byte("package main\n\nimport _ \"example.com/unknown\"\n"),
+	})
+	_, out := runCheck(t, appConfig(app))
+	if f := tableRow(t, out, "example.com/mit"); f[4] != "shipped" || f[5] != "." {
+		t.Errorf("mit row %q, want shipped .", f)
+	}
+	if f := tableRow(t, out, "example.com/unknown"); f[4] != "test-only" || f[5] != "." {
+		t.Errorf("unknown row %q, want test-only .", f)
+	}
+}
