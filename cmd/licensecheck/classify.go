@@ -13,8 +13,10 @@ import (
 // a change to an MPL file is shared, the rest of the program is not bound),
 // the public-domain-like dedications, and CC-BY-4.0 (attribution only; some
 // modules put their documentation under it beside the code's licence).
+// BSD-2-Clause-Views is BSD-2-Clause with a sentence that the views in the
+// software are the authors' own.
 var accepted = map[string]bool{
-	"MIT": true, "MIT-0": true, "BSD-2-Clause": true, "BSD-3-Clause": true,
+	"MIT": true, "MIT-0": true, "BSD-2-Clause": true, "BSD-2-Clause-Views": true, "BSD-3-Clause": true,
 	"Apache-2.0": true, "ISC": true, "MPL-2.0": true, "Zlib": true,
 	"0BSD": true, "Unlicense": true, "CC0-1.0": true, "BlueOak-1.0.0": true,
 	"CC-BY-4.0": true,

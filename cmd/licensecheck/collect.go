@@ -28,7 +28,10 @@ func (r row) status() string {
 // licence texts and each npm package's license field, and returns the rows
 // sorted by name and version.
 func collect(cfg config) ([]row, error) {
-	g := newGraph()
+	g, err := newGraph()
+	if err != nil {
+		return nil, err
+	}
 	if err := g.addRepoModules(cfg); err != nil {
 		return nil, err
 	}

@@ -17,7 +17,10 @@
 //   - Each tool in .tools/bin: the module list embedded in the binary
 //     (debug/buildinfo, what `go version -m` prints), so a tool is checked as
 //     it was built. Every `$(TOOLBIN)/name:` rule of the Makefile must have
-//     its binary there; other Go binaries found there are read as well.
+//     its binary there; other Go binaries found there are read as well. A
+//     tool built inside a module's folder (`go install ./cmd` in the module
+//     cache) records its own module as "(devel)": every version of that
+//     module in the cache is checked in its place.
 //   - The npm lock file of the test tools: each package's license field (an
 //     SPDX expression), from the lock or else from the installed package.json.
 //
@@ -30,8 +33,8 @@
 //
 // Each licence file must be recognised — licensecheck covers at least 75%
 // of its words, pkgsite's threshold — and name only accepted licences:
-// MIT, MIT-0, BSD-2-Clause, BSD-3-Clause, Apache-2.0, ISC, Zlib, MPL-2.0,
-// 0BSD, Unlicense, CC0-1.0, BlueOak-1.0.0 and CC-BY-4.0. A module with no
+// MIT, MIT-0, BSD-2-Clause (and -Views), BSD-3-Clause, Apache-2.0, ISC,
+// Zlib, MPL-2.0, 0BSD, Unlicense, CC0-1.0, BlueOak-1.0.0 and CC-BY-4.0. A module with no
 // licence file fails; so does an npm package without a license field or
 // whose field is not an SPDX expression. In an npm expression an OR is
 // acceptable when one alternative is, an AND when every part is.

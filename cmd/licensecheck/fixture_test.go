@@ -52,6 +52,7 @@ func isolateGo(t *testing.T) string {
 		extra := map[string][]byte{}
 		if e.Name() == "agpl" {
 			extra["LICENSE"] = agpl
+			extra["cmd/agpltool/main.go"] = []byte("package main\n\nimport _ \"example.com/agpl\"\n\nfunc main() {}\n")
 		}
 		writeProxyModule(t, proxy, e.Name(), extra)
 	}
@@ -65,7 +66,7 @@ func isolateGo(t *testing.T) string {
 }
 
 // writeProxyModule writes example.com/<name>@v1.0.0 into the proxy folder:
-// testdata/modules/<name>, a go.mod and the extra files.
+// testdata/modules/<name>, a go.mod and the extra files (path: content).
 func writeProxyModule(t *testing.T, proxy, name string, extra map[string][]byte) {
 	t.Helper()
 	path := "example.com/" + name

@@ -40,11 +40,19 @@ type usage struct {
 
 // graph is every module version found, keyed by path and version.
 type graph struct {
-	own  []string // module paths of the repository itself, not checked
-	mods map[modKey]*usage
+	cache string   // GOMODCACHE
+	own   []string // module paths of the repository itself, not checked
+	mods  map[modKey]*usage
 }
 
-func newGraph() *graph { return &graph{mods: map[modKey]*usage{}} }
+// newGraph returns an empty graph reading the go command's module cache.
+func newGraph() (*graph, error) {
+	out, err := goCmd(".", "env", "GOMODCACHE")
+	if err != nil {
+		return nil, err
+	}
+	return &graph{cache: strings.TrimSpace(string(out)), mods: map[modKey]*usage{}}, nil
+}
 
 // add records that via uses k as u.
 func (g *graph) add(k modKey, u use, via string) *usage {

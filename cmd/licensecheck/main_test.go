@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,48 @@ func TestToolBinaryIsChecked(t *testing.T) {
 	if f := tableRow(t, out, "example.com/agpl"); f[0] != "FAIL" || f[3] != "AGPL-3.0" || f[4] != "tool" || f[5] != "tool:agpltool" {
 		t.Errorf("agpl row %q, want FAIL ... AGPL-3.0 tool tool:agpltool", f)
 	}
+}
+
+// A tool built inside a module's folder in the module cache (as the
+// Makefile builds weed) has no version in its build info: the module's
+// cached versions are checked instead.
+func TestToolBuiltInModuleCacheIsChecked(t *testing.T) {
+	isolateGo(t)
+	out, err := exec.Command("go", "mod", "download", "-json", "example.com/agpl@"+fixtureVersion).Output()
+	if err != nil {
+		t.Fatalf("go mod download: %v", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "agpltool"), "./cmd/agpltool")
+	build.Dir = mod.Dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if v := goVersionM(t, filepath.Join(bin, "agpltool")); !strings.Contains(v, "example.com/agpl\t(devel)") {
+		t.Fatalf("the fixture tool's main module is not (devel):\n%s", v)
+	}
+	cfg := appConfig(writeApp(t, "mit"))
+	cfg.toolsDir = bin
+	code, report := runCheck(t, cfg)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1 (the tool is an AGPL module)", code)
+	}
+	if f := tableRow(t, report, "example.com/agpl"); f[0] != "FAIL" || f[2] != fixtureVersion || f[3] != "AGPL-3.0" || f[5] != "tool:agpltool(devel)" {
+		t.Errorf("agpl row %q, want FAIL example.com/agpl v1.0.0 AGPL-3.0 tool tool:agpltool(devel)", f)
+	}
+}
+
+func goVersionM(t *testing.T, bin string) string {
+	t.Helper()
+	out, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 func TestMissingToolIsAnError(t *testing.T) {

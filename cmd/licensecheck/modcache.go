@@ -26,26 +26,52 @@ func escape(s string) string {
 	return b.String()
 }
 
+// unescape undoes escape.
+func unescape(s string) string {
+	var b strings.Builder
+	bang := false
+	for _, r := range s {
+		switch {
+		case r == '!':
+			bang = true
+			continue
+		case bang && 'a' <= r && r <= 'z':
+			r -= 'a' - 'A'
+		}
+		bang = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cachedVersions lists the versions of path extracted in the module cache.
+func (g *graph) cachedVersions(path string) []string {
+	matches, _ := filepath.Glob(filepath.Join(g.cache, escape(path)+"@*"))
+	var versions []string
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.IsDir() {
+			_, v, _ := strings.Cut(filepath.Base(m), "@")
+			versions = append(versions, unescape(v))
+		}
+	}
+	return versions
+}
+
 // moduleDirs finds each module's folder in the module cache, downloading
 // those not there with one `go mod download`. A module it cannot find is in
 // the second map instead, with the reason.
 func moduleDirs(g *graph) (map[modKey]string, map[modKey]string, error) {
-	out, err := goCmd(".", "env", "GOMODCACHE")
-	if err != nil {
-		return nil, nil, err
-	}
-	cache := strings.TrimSpace(string(out))
 	dirs, failed := map[modKey]string{}, map[modKey]string{}
 	var missing []string
 	for k, m := range g.mods {
 		dir := m.dir
 		if dir == "" && k.version != "" {
-			dir = filepath.Join(cache, escape(k.path)+"@"+escape(k.version))
+			dir = filepath.Join(g.cache, escape(k.path)+"@"+escape(k.version))
 		}
 		if st, err := os.Stat(dir); dir != "" && err == nil && st.IsDir() {
 			dirs[k] = dir
 		} else if k.version == "" || k.version == "(devel)" {
-			failed[k] = "no released version to find in the module cache"
+			failed[k] = "built from a checkout of unknown version: nothing to find in the module cache"
 		} else {
 			missing = append(missing, k.String())
 		}

@@ -93,4 +93,7 @@ func TestEscape(t *testing.T) {
 	if got := escape("github.com/BurntSushi/toml"); got != "github.com/!burnt!sushi/toml" {
 		t.Errorf("escape: %q", got)
 	}
+	if got := unescape("github.com/!burnt!sushi/toml@v1.0.0-!r!c1"); got != "github.com/BurntSushi/toml@v1.0.0-RC1" {
+		t.Errorf("unescape: %q", got)
+	}
 }

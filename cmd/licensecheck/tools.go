@@ -79,10 +79,30 @@ func (g *graph) addTool(path string) error {
 		return nil // not a Go binary: nothing to read
 	}
 	via := "tool:" + filepath.Base(path)
-	for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+	g.addMainModule(&bi.Main, via)
+	for _, m := range bi.Deps {
 		g.addBuildModule(m, via)
 	}
 	return nil
+}
+
+// addMainModule records the module a binary was built in. A tool built
+// inside a module's folder, as `go install ./cmd` in the module cache does,
+// has no version ("(devel)"): then every version of that module in the
+// module cache is checked (the binary was built from one of them), and with
+// none there it fails as a checkout of unknown version.
+func (g *graph) addMainModule(m *debug.Module, via string) {
+	if m.Version != "(devel)" || m.Replace != nil || g.isOwn(m.Path) {
+		g.addBuildModule(m, via)
+		return
+	}
+	versions := g.cachedVersions(m.Path)
+	for _, v := range versions {
+		g.add(modKey{m.Path, v}, toolOnly, via+"(devel)")
+	}
+	if len(versions) == 0 {
+		g.addBuildModule(m, via)
+	}
 }
 
 // addBuildModule records one module of a binary's build info (its
