@@ -18,9 +18,9 @@
 //     (debug/buildinfo, what `go version -m` prints), so a tool is checked as
 //     it was built. Every `$(TOOLBIN)/name:` rule of the Makefile must have
 //     its binary there; other Go binaries found there are read as well. A
-//     tool built inside a module's folder (`go install ./cmd` in the module
-//     cache) records its own module as "(devel)": every version of that
-//     module in the cache is checked in its place.
+//     tool built inside a module's folder can record its own module as
+//     "(devel)", without a version: every version of that module in the
+//     module cache is then checked in its place.
 //   - The npm lock file of the test tools: each package's license field (an
 //     SPDX expression), from the lock or else from the installed package.json.
 //

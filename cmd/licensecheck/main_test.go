@@ -118,9 +118,9 @@ func TestToolBinaryIsChecked(t *testing.T) {
 	}
 }
 
-// A tool built inside a module's folder in the module cache (as the
-// Makefile builds weed) has no version in its build info: the module's
-// cached versions are checked instead.
+// A tool built inside a module's folder in the module cache can have no
+// version in its build info ("(devel)"): the module's cached versions are
+// checked instead.
 func TestToolBuiltInModuleCacheIsChecked(t *testing.T) {
 	isolateGo(t)
 	out, err := exec.Command("go", "mod", "download", "-json", "example.com/agpl@"+fixtureVersion).Output()

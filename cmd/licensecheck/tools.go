@@ -87,10 +87,10 @@ func (g *graph) addTool(path string) error {
 }
 
 // addMainModule records the module a binary was built in. A tool built
-// inside a module's folder, as `go install ./cmd` in the module cache does,
-// has no version ("(devel)"): then every version of that module in the
-// module cache is checked (the binary was built from one of them), and with
-// none there it fails as a checkout of unknown version.
+// inside a module's folder can have no version, "(devel)" (weed, built in
+// the module cache by the Makefile, has one): then every version of that
+// module in the module cache is checked (the binary was built from one of
+// them), and with none there it fails as a checkout of unknown version.
 func (g *graph) addMainModule(m *debug.Module, via string) {
 	if m.Version != "(devel)" || m.Replace != nil || g.isOwn(m.Path) {
 		g.addBuildModule(m, via)
