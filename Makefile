@@ -35,7 +35,7 @@ FUZZTIME  ?= 20000x
 FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./core/token ./core/blobs ./core/server/byterange ./core/auth ./core/auth/oauth ./storage/namespace ./storage/localfs ./storage/s3
 PUREGO    := -tags purego,noasm
 
-.PHONY: help run build test check depcheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
+.PHONY: help run build test check depcheck licensecheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
         generate gen-check bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
         slowstorm deploy-check tools tools-node tools-apt tools-apt-test clean
 
@@ -64,11 +64,19 @@ check: depcheck
 	cd cmd/mcpblob/testdata/gosdk && $(GO) vet ./...
 	cd cmd/mcpblob/testdata/embed && $(GO) vet ./...
 	cd deploy/validate && $(GO) vet ./...
+	cd cmd/licensecheck && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 
 # Dependency and size rules from DESIGN.md, checked on the real import graph
 # and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).
 depcheck:
 	$(GO) run ./cmd/depcheck
+
+## licensecheck: the licence of every module the repository's go.mod files and the installed tools
+## build, and the license field of each npm test package: a table, failing on AGPL, SSPL, BUSL,
+## Commons Clause, no licence or an unknown text (cmd/licensecheck, its own module; its tests first,
+## which prove it fails on an AGPL fixture). Needs `make tools`. See docs/dependencies.md.
+licensecheck:
+	cd cmd/licensecheck && $(GO) test -count=1 ./... && $(GO) run . -root $(CURDIR)
 
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...
