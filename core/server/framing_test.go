@@ -79,9 +79,10 @@ func TestFramingRefused(t *testing.T) {
 				t.Parallel()
 				status, body, rest, err := sendFraming(t, host, framingRequest(p.head, r.method, r.path, host))
 				if status != http.StatusBadRequest {
-					t.Fatalf("answer %d %.200s; want 400", status, body)
+					t.Errorf("answer %d %.200q; want 400", status, body)
+				} else {
+					wantFramingError(t, r.path, body)
 				}
-				wantFramingError(t, r.path, body)
 				switch {
 				case len(rest) > 0:
 					t.Errorf("the request after the body was answered: %.200q", rest)
@@ -104,7 +105,7 @@ func sendFraming(t *testing.T, host, req string) (status int, body, rest []byte,
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		conn.SetDeadline(time.Now().Add(3 * time.Second))
 		if _, err := io.WriteString(conn, req); err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func sendFraming(t *testing.T, host, req string) (status int, body, rest []byte,
 			err = nil // closed, with request bytes unread
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			err = errors.New("still open 5 s after the answer")
+			err = errors.New("still open 3 s after the answer")
 		}
 		return resp.StatusCode, body, rest, err
 	}
