@@ -59,6 +59,8 @@ type fields struct{ transferEncoding, contentLength bool }
 // "chunked".
 func (f *fields) add(line []byte) error {
 	switch {
+	case line[0]|0x20 != 't' && line[0]|0x20 != 'c':
+		// Neither: most lines stop here.
 	case hasPrefixFold(line, transferEncoding):
 		if f.transferEncoding || !bytes.Equal(trimSP(line[len(transferEncoding):]), chunked) {
 			return ErrTransferEncoding
