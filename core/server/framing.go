@@ -23,7 +23,6 @@ func refuseFraming(ctx *fasthttp.RequestCtx) bool {
 	if err == nil {
 		return false
 	}
-	ctx.Response.Reset()
 	if string(ctx.Path()) == "/mcp" {
 		jsonError(ctx, http.StatusBadRequest, mcp.CodeTransport, "Bad Request: "+err.Error())
 	} else {
