@@ -32,7 +32,7 @@ WEEDMOD := cmd/tools/weed
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
 FUZZTIME  ?= 20000x
-FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./core/token ./core/blobs ./core/server/byterange ./core/auth ./core/auth/oauth ./storage/namespace ./storage/localfs ./storage/s3
+FUZZPKGS  := ./asm ./core/codec ./core/mcp/scan ./storage ./storage/ingest ./core/token ./core/blobs ./core/server/byterange ./core/server/framing ./core/auth ./core/auth/oauth ./storage/namespace ./storage/localfs ./storage/s3
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck licensecheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \

@@ -5,7 +5,9 @@
 // and the operations endpoints /healthz and /readyz, and owns everything
 // HTTP-shaped around them: DNS-rebinding protection (Host and Origin checked
 // before any body is parsed), bearer API keys, request size and header
-// limits, timeouts with per-chunk write deadlines (so multi-gigabyte
+// limits, requests whose body framing another parser could read differently
+// (Transfer-Encoding with Content-Length, obs-fold, bare LF: package
+// framing) answered 400 with the connection closed, timeouts with per-chunk write deadlines (so multi-gigabyte
 // responses and long SSE streams survive while slow readers do not hold
 // connections forever), limits against slow and many clients (limits.go:
 // connection caps, upload slots in all and per principal, a minimum rate for

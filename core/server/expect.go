@@ -22,7 +22,7 @@ import (
 // returns another status than 100 (v1.74.0; TestArgsExpectContinue checks
 // the body arrives).
 func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
-	if s.admit(ctx) {
+	if !refuseFraming(ctx) && s.admit(ctx) { // framing.go
 		return fasthttp.StatusContinue
 	}
 	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff) // as handle sets on every answer

@@ -444,7 +444,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// Every answer, whatever sets or resets it: no browser may sniff a type
 	// (stored bytes above all; blobs.SafetyHeaders).
 	defer ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff)
-	if s.misdirected(ctx, path) {
+	if refuseFraming(ctx) || s.misdirected(ctx, path) { // framing.go, origin.go
 		return
 	}
 	switch {
