@@ -67,7 +67,13 @@ func pruneCapabilities(raw json.RawMessage) json.RawMessage {
 		case "elicitation":
 			out[name] = pruneMembers(v, map[string]string{"form": "", "url": "", "binary": "maxFileSize"}, true)
 		case "resourceStreaming":
-			out[name] = keepNumber(v, "maxStreamSize")
+			// A maxStreamSize that is no number makes the member unreadable
+			// (streamingCap): true keeps it so.
+			if kept, ok := keepNumber(v, "maxStreamSize"); ok {
+				out[name] = kept
+			} else {
+				out[name] = true
+			}
 		case "extensions":
 			out[name] = pruneMembers(v, nil, false)
 		default:
@@ -95,7 +101,7 @@ func pruneMembers(v json.RawMessage, only map[string]string, keepNull bool) Obje
 			continue
 		}
 		if num != "" && isObject(m[name]) {
-			out[name] = keepNumber(m[name], num)
+			out[name], _ = keepNumber(m[name], num)
 		} else {
 			out[name] = Object{}
 		}
@@ -103,16 +109,20 @@ func pruneMembers(v json.RawMessage, only map[string]string, keepNull bool) Obje
 	return out
 }
 
-// keepNumber is object v reduced to its member name when that is a number.
-func keepNumber(v json.RawMessage, name string) Object {
+// keepNumber is object v reduced to its member name when that is a
+// number, else to {}; ok is false when the member is there but no number.
+func keepNumber(v json.RawMessage, name string) (kept Object, ok bool) {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(v, &m)
-	var n json.Number
-	raw := bytes.TrimSpace(m[name])
-	if len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil {
-		return Object{name: n}
+	raw, present := m[name]
+	if !present || string(bytes.TrimSpace(raw)) == "null" {
+		return Object{}, true
 	}
-	return Object{}
+	var n json.Number
+	if raw = bytes.TrimSpace(raw); raw[0] != '"' && json.Unmarshal(raw, &n) == nil {
+		return Object{name: n}, true
+	}
+	return Object{}, false
 }
 
 // absent reports a member value that reads as not declared: null or false.
