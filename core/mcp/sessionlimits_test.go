@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -339,4 +340,39 @@ func TestSessionIdsWithoutRecordRefused(t *testing.T) {
 	wantStatus(t, "DELETE without a shared record", c.deleteSession(), http.StatusOK, 0)
 	wantStatus(t, "the ended session", c.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 	wantStatus(t, "DELETE again", c.deleteSession(), http.StatusNotFound, CodeSessionNotFound)
+}
+
+// TestSessionUnitsBalanced: sessions begun, used, evicted, ended and
+// rebuilt concurrently on two nodes leave each node's pool counting
+// exactly the states its table holds (a unit given back twice panics).
+func TestSessionUnitsBalanced(t *testing.T) {
+	kr := token.NewRandomKeyring()
+	live := &sharedLive{}
+	lim := Limits{SessionsPerPrincipal: 4, Sessions: 6}
+	a := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
+	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
+	t.Cleanup(func() { a.Close(); b.Close() })
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Go(func() {
+			principal := "p" + strconv.Itoa(w%3)
+			for i := range 60 {
+				res, sid := initializeAs(t, a, principal, `{}`)
+				if res.Error != nil {
+					continue // a limit: every other session of the node busy
+				}
+				c := clientOf(t, b, principal, sid)
+				c.request("ping", "", `{}`)
+				if i%2 == 0 {
+					c.deleteSession()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, s := range []*Server{a, b} {
+		if got := s.budgets.sessions.Total(); got != int64(s.Sessions()) || got > lim.Sessions {
+			t.Errorf("the pool counts %d sessions; the table holds %d (bound %d)", got, s.Sessions(), lim.Sessions)
+		}
+	}
 }
