@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
@@ -58,5 +59,35 @@ func TestSessionClaimsBoundedByLive(t *testing.T) {
 		if r := c.call("ping", ""); r.status != http.StatusOK {
 			t.Errorf("a live session after the storm: %d", r.status)
 		}
+	}
+}
+
+// TestSessionRecordsPerMinute: each initialize writes a session record,
+// counted against the principal's claims a minute: beyond
+// --max-claims-per-minute initialize is refused with 429, Retry-After and
+// JSON-RPC -32029 naming the limit, and the refused one writes nothing.
+func TestSessionRecordsPerMinute(t *testing.T) {
+	parallel(t)
+	dir := t.TempDir()
+	st, err := localfs.Open(dir, localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	base, _ := startTestServer(t, Options{Backend: st, MCP: mcp.Options{Limits: mcp.Limits{ClaimsPerMinute: 3}}})
+	c := newMCPClient(t, base, legacyVersion, "{}")
+	newMCPClient(t, base, legacyVersion, "{}")
+	newMCPClient(t, base, legacyVersion, "{}")
+	fresh := *c
+	fresh.sid = ""
+	r := fresh.call("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+	e := r.rpcError()
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || e.Code != mcp.CodeLimitExceeded ||
+		e.Data["limit"] != "claims_per_minute" || r.header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("the 4th initialize in a minute: %d (Retry-After %q) %+v; want 429 with Retry-After and -32029 naming claims_per_minute",
+			r.status, r.header.Get("Retry-After"), e)
+	}
+	if n := len(sessionClaimFiles(t, dir)); n != 3 {
+		t.Errorf("%d session claims; want 3", n)
 	}
 }
