@@ -10,7 +10,7 @@ import (
 
 // Claims are one-time facts that every node sharing a store must agree on
 // exactly: a single-use link was redeemed, an upload id was taken, a
-// session was ended. A claim
+// session is live (until its claim is released). A claim
 // is created only if absent (exactly one of many concurrent writers wins,
 // on one node or many) and lives until its expiry, after which a sweep may
 // remove it. Claims are bookkeeping under ReservedDir, never objects: List
@@ -22,8 +22,8 @@ type Claimer interface {
 	// a sweep removes it). It asks the store every time, so a claim another
 	// node made a moment ago is seen.
 	Claimed(ctx context.Context, c Claim) (bool, error)
-	// Release removes c (a reservation given back because its work failed);
-	// a missing claim is not an error.
+	// Release removes c (a reservation given back because its work failed,
+	// a session that ended); a missing claim is not an error.
 	Release(ctx context.Context, c Claim) error
 	// SweepClaims removes the claims of set that expired before now and
 	// reports how many it removed.

@@ -22,8 +22,9 @@
 //
 // Eras (SPEC.md §0–6): an initialize request selects 2025-11-25 (also
 // accepting 2025-06-18 and 2025-03-26 clients): signed Mcp-Session-Id
-// sessions, JSON or SSE responses, the standalone GET stream, DELETE (seen
-// by every node through [Options.SessionEnds] when set), logging, progress,
+// sessions (bounded per principal and per node, [Limits]; live in a record
+// every node asks, [Options.LiveSessions], when set), JSON or SSE
+// responses, the standalone GET stream, DELETE, logging, progress,
 // cancellation, completion, subscriptions, and server-to-client requests
 // on the call's SSE stream, resumable with Last-Event-ID (SEP-1699). A request whose params._meta carries
 // io.modelcontextprotocol/protocolVersion (or a non-legacy

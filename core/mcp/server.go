@@ -79,13 +79,15 @@ type Options struct {
 	SpoolDir string
 	// SessionTTL is how long a 2025-11-25 session id stays valid. Default 24h.
 	SessionTTL time.Duration
-	// SessionEnds, when set, is the record of ended 2025-11-25 sessions
-	// shared by every Server using it (the nodes of a cluster): DELETE
-	// records the end there, and each request of a session asks it, so a
-	// session ended on one node is refused by every other at its next
-	// request. nil: an ended session is refused by this Server only; the
-	// others accept its id until it expires.
-	SessionEnds SessionEnds
+	// LiveSessions, when set, is the record of live 2025-11-25 sessions
+	// shared by every Server using it (the nodes of a cluster): initialize
+	// records a session there, DELETE (or an eviction) removes the record,
+	// and each request of a session asks it, so a session ended on one
+	// node is refused by every other at its next request. Each record
+	// written counts against Limits.ClaimsPerMinute. nil: an ended session
+	// is refused by this Server only; the others accept its id until it
+	// expires.
+	LiveSessions LiveSessions
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
@@ -141,7 +143,7 @@ type Server struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	sessions session.Table
+	sessions *session.Table
 	active   observe.Streams // SSE streams in progress (note.go)
 	budgets  budgets         // protocol state per principal and per node (budgets.go)
 }
@@ -159,6 +161,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.budgets = s.newBudgets()
+	s.sessions = session.NewTable(s.budgets.sessions, s.log)
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)

@@ -185,7 +185,7 @@ type Options struct {
 	DownloadRedirect bool
 	// MCP carries further core/mcp tuning (page size, text size rule, TTLs);
 	// the fields above override its Keyring, Logger, Name, Version,
-	// Instructions and MaxBodyBytes; Authorize and SessionEnds are the server's.
+	// Instructions and MaxBodyBytes; Authorize and LiveSessions are the server's.
 	MCP mcp.Options
 	// Blobs carries further tuning of the blob application (stream mode,
 	// text size rule, page size, link lifetime, upload accept list); the
@@ -274,7 +274,7 @@ func New(opts Options) (*Server, error) {
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
 	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
-	mo.Authorize, mo.SessionEnds = s.authorizeMCP, s.facts.SessionEnds()
+	mo.Authorize, mo.LiveSessions = s.authorizeMCP, s.facts.LiveSessions()
 	if err := s.newMCP(mo); err != nil {
 		return nil, err
 	}

@@ -40,7 +40,13 @@ var (
 // Well-known purposes. Purposes are free-form strings; these are the ones
 // mcpblob itself uses.
 const (
-	PurposeSession      = "mcp-session"
+	// PurposeSession is a 2025-11-25 MCP session id whose session has a
+	// live record in the shared store. Ids of the former purpose
+	// "mcp-session", minted before those records, verify nowhere: their
+	// clients get 404 and initialize again, and a node of that release
+	// refuses the new ids likewise, so no node accepts an id whose end it
+	// cannot see.
+	PurposeSession      = "mcp-live-session"
 	PurposeRequestState = "mcp-request-state"
 	PurposeDownload     = "download"
 	PurposeUpload       = "upload"

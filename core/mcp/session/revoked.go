@@ -12,8 +12,8 @@ const MaxRevoked = 1 << 17
 
 // Revoked remembers ended (DELETEd) session ids until they expire, compactly:
 // a digest of the id, not the id. When full after dropping the expired ones,
-// it forgets the eighth that expires soonest (the server logs it). Without
-// a shared record of ended sessions (mcp.Options.SessionEnds) a forgotten
+// it forgets the eighth that expires soonest (the table logs it). Without
+// a shared record of live sessions (mcp.Options.LiveSessions) a forgotten
 // id becomes usable again by its principal until it expires; with one, the
 // record, asked on every request, still refuses it, and Revoked is only a
 // cache that spares asking again.

@@ -101,6 +101,14 @@ func (sess *State) Idle(now time.Time) bool {
 	return now.Sub(sess.lastSeen) > idleAfter && !sess.getStream && len(sess.inflight) == 0
 }
 
+// Busy reports whether the session has a GET stream or a request in
+// flight: a busy session is never evicted to make room for another.
+func (sess *State) Busy() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.getStream || len(sess.inflight) > 0
+}
+
 // LogLevel is the level logging/setLevel chose (0, debug, unless set).
 func (sess *State) LogLevel() int {
 	sess.mu.Lock()

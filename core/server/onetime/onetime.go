@@ -17,7 +17,10 @@ import (
 const (
 	Links   = "links"   // single-use download links redeemed, by nonce
 	Uploads = "uploads" // upload ids taken, by upload id
-	// Sessions holds ended 2025-11-25 sessions, by a digest of the id.
+	// Sessions holds live 2025-11-25 sessions, by a digest of the id:
+	// created by initialize, removed when the session ends. (Before
+	// session ids of purpose token.PurposeSession it held ended sessions;
+	// those claims belong to ids no node accepts now, and expire.)
 	Sessions = "sessions"
 	// SweepEvery is the interval between sweeps of expired facts.
 	SweepEvery = 10 * time.Minute
@@ -30,7 +33,7 @@ const (
 var sets = []string{Links, Uploads, Sessions}
 
 // ErrClaimed means the fact was already recorded: the link was used, the
-// upload id taken, the session ended.
+// upload id taken.
 var ErrClaimed = errors.New("onetime: already claimed")
 
 // Facts records one-time facts in a store. Safe for concurrent use.
@@ -49,7 +52,7 @@ func New(b storage.Backend, log *slog.Logger) *Facts {
 		f.claims, f.shared = c, true
 	} else {
 		f.claims = &storage.MemClaims{}
-		log.Warn("server: the storage backend keeps no claims; single-use links, upload endpoints and ended sessions are exact on this node only")
+		log.Warn("server: the storage backend keeps no claims; single-use links, upload endpoints and session ends are exact on this node only")
 	}
 	return f
 }
@@ -101,34 +104,35 @@ func (f *Facts) Sweep(ctx context.Context) {
 	}
 }
 
-// SessionEnds returns the record of ended 2025-11-25 sessions kept in the
-// store's claims, for mcp.Options.SessionEnds; nil when the claims are kept
-// in this process, where core/mcp's own revocations already do that job.
-func (f *Facts) SessionEnds() mcp.SessionEnds {
+// LiveSessions returns the record of live 2025-11-25 sessions kept in the
+// store's claims, for mcp.Options.LiveSessions; nil when the claims are
+// kept in this process, where core/mcp's own table and revocations already
+// do that job.
+func (f *Facts) LiveSessions() mcp.LiveSessions {
 	if !f.shared {
 		return nil
 	}
-	return sessionEnds{f}
+	return liveSessions{f}
 }
 
-// sessionEnds records an ended session as a claim in Sessions named by a
+// liveSessions records a live session as a claim in Sessions named by a
 // digest of its id, expiring with the session (plus Grace).
-type sessionEnds struct{ f *Facts }
+type liveSessions struct{ f *Facts }
 
-// EndSession claims the session's end; mcp.ErrSessionEnded when it was
-// already claimed.
-func (e sessionEnds) EndSession(ctx context.Context, id string, expires time.Time) error {
-	err := e.f.Claim(ctx, Sessions, SessionName(id), expires)
-	if errors.Is(err, ErrClaimed) {
-		return mcp.ErrSessionEnded
-	}
-	return err
+// Begin claims the session's record (create-if-absent).
+func (l liveSessions) Begin(ctx context.Context, id string, expires time.Time) error {
+	return l.f.claims.Claim(ctx, claimOf(Sessions, SessionName(id), expires))
 }
 
-// SessionEnded asks the store whether the session's end is claimed (a stat
-// of a file, a HEAD on S3).
-func (e sessionEnds) SessionEnded(ctx context.Context, id string, expires time.Time) (bool, error) {
-	return e.f.claims.Claimed(ctx, claimOf(Sessions, SessionName(id), expires))
+// Live asks the store whether the session's record exists (a stat of a
+// file, a HEAD on S3).
+func (l liveSessions) Live(ctx context.Context, id string, expires time.Time) (bool, error) {
+	return l.f.claims.Claimed(ctx, claimOf(Sessions, SessionName(id), expires))
+}
+
+// End removes the session's record; a missing one is not an error.
+func (l liveSessions) End(ctx context.Context, id string, expires time.Time) error {
+	return l.f.claims.Release(ctx, claimOf(Sessions, SessionName(id), expires))
 }
 
 // SessionName is the name of session id's claim in Sessions: the hex of the

@@ -2,46 +2,50 @@ package onetime
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
-// TestSessionEnds: a session's end is claimed once, seen by Facts on the
-// same store, and named by a digest that is a valid claim name and
-// contains nothing of the id.
-func TestSessionEnds(t *testing.T) {
+// TestLiveSessions: a session's record, begun once, is seen by Facts on
+// the same store until it is ended (ending again is no error), and is named
+// by a digest that is a valid claim name and contains nothing of the id.
+func TestLiveSessions(t *testing.T) {
 	st, err := localfs.Open(t.TempDir(), localfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	log := slog.New(slog.DiscardHandler)
-	a, b := New(st, log).SessionEnds(), New(st, log).SessionEnds()
+	a, b := New(st, log).LiveSessions(), New(st, log).LiveSessions()
 	if a == nil || b == nil {
-		t.Fatal("no SessionEnds on a store with claims")
+		t.Fatal("no LiveSessions on a store with claims")
 	}
 	ctx := context.Background()
 	id := "session-id." + strings.Repeat("x", 300)
 	exp := time.Now().Add(time.Hour)
-	if ended, err := b.SessionEnded(ctx, id, exp); err != nil || ended {
-		t.Fatalf("SessionEnded before the end = %v, %v", ended, err)
+	if live, err := b.Live(ctx, id, exp); err != nil || live {
+		t.Fatalf("Live before Begin = %v, %v", live, err)
 	}
-	if err := a.EndSession(ctx, id, exp); err != nil {
+	if err := a.Begin(ctx, id, exp); err != nil {
 		t.Fatal(err)
 	}
-	if ended, err := b.SessionEnded(ctx, id, exp); err != nil || !ended {
-		t.Fatalf("SessionEnded after the end = %v, %v", ended, err)
+	if live, err := b.Live(ctx, id, exp); err != nil || !live {
+		t.Fatalf("Live after Begin = %v, %v", live, err)
 	}
-	if err := b.EndSession(ctx, id, exp); !errors.Is(err, mcp.ErrSessionEnded) {
-		t.Fatalf("second EndSession: %v; want mcp.ErrSessionEnded", err)
+	if err := b.End(ctx, id, exp); err != nil {
+		t.Fatal(err)
+	}
+	if live, err := a.Live(ctx, id, exp); err != nil || live {
+		t.Fatalf("Live after End = %v, %v", live, err)
+	}
+	if err := a.End(ctx, id, exp); err != nil {
+		t.Fatalf("second End: %v; want nil", err)
 	}
 	name := SessionName(id)
 	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(name) {
@@ -52,16 +56,16 @@ func TestSessionEnds(t *testing.T) {
 	}
 }
 
-// TestSessionEndsInProcess: without the store's claims there is no shared
+// TestLiveSessionsInProcess: without the store's claims there is no shared
 // record to offer.
-func TestSessionEndsInProcess(t *testing.T) {
-	if e := New(struct{ storage.Backend }{}, slog.New(slog.DiscardHandler)).SessionEnds(); e != nil {
-		t.Errorf("SessionEnds of in-process claims = %v; want nil", e)
+func TestLiveSessionsInProcess(t *testing.T) {
+	if l := New(struct{ storage.Backend }{}, slog.New(slog.DiscardHandler)).LiveSessions(); l != nil {
+		t.Errorf("LiveSessions of in-process claims = %v; want nil", l)
 	}
 }
 
 // TestSweepCoversEverySet: a sweep removes the expired facts of each set,
-// ended sessions included, and keeps the live ones.
+// session records included, and keeps the live ones.
 func TestSweepCoversEverySet(t *testing.T) {
 	st, err := localfs.Open(t.TempDir(), localfs.Options{})
 	if err != nil {

@@ -15,68 +15,84 @@ import (
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// sharedEnds is a SessionEnds kept in memory and shared by the Servers of
+// sharedLive is a LiveSessions kept in memory and shared by the Servers of
 // a test, as a store is shared by the nodes of a cluster. It keeps digests,
 // never ids, as the interface asks; fail makes every call fail.
-type sharedEnds struct {
+type sharedLive struct {
 	mu    sync.Mutex
-	ended map[[32]byte]time.Time
+	live  map[[32]byte]time.Time
 	fail  error
-	asked int // SessionEnded calls
+	asked int // Live calls
 }
 
-func (f *sharedEnds) EndSession(_ context.Context, id string, exp time.Time) error {
+func (f *sharedLive) Begin(_ context.Context, id string, exp time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail != nil {
 		return f.fail
 	}
 	d := sha256.Sum256([]byte(id))
-	if _, ok := f.ended[d]; ok {
-		return ErrSessionEnded
+	if _, ok := f.live[d]; ok {
+		return errors.New("a session record begun twice")
 	}
-	if f.ended == nil {
-		f.ended = map[[32]byte]time.Time{}
+	if f.live == nil {
+		f.live = map[[32]byte]time.Time{}
 	}
-	f.ended[d] = exp
+	f.live[d] = exp
 	return nil
 }
 
-func (f *sharedEnds) SessionEnded(_ context.Context, id string, _ time.Time) (bool, error) {
+func (f *sharedLive) Live(_ context.Context, id string, _ time.Time) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked++
 	if f.fail != nil {
 		return false, f.fail
 	}
-	_, ok := f.ended[sha256.Sum256([]byte(id))]
+	_, ok := f.live[sha256.Sum256([]byte(id))]
 	return ok, nil
 }
 
-func (f *sharedEnds) setFail(err error) {
+func (f *sharedLive) End(_ context.Context, id string, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
+	delete(f.live, sha256.Sum256([]byte(id)))
+	return nil
+}
+
+func (f *sharedLive) records() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.live)
+}
+
+func (f *sharedLive) setFail(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fail = err
 }
 
-func (f *sharedEnds) askedCount() int {
+func (f *sharedLive) askedCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.asked
 }
 
-// twoNodes returns two Servers with one keyring and one SessionEnds: two
+// twoNodes returns two Servers with one keyring and one LiveSessions: two
 // nodes of a cluster, logging to log.
-func twoNodes(t *testing.T, log *lockedBuffer) (a, b *Server, ends *sharedEnds) {
+func twoNodes(t *testing.T, log *lockedBuffer) (a, b *Server, ends *sharedLive) {
 	t.Helper()
 	kr, err := token.NewKeyring(token.Key{ID: "k", Secret: bytes.Repeat([]byte{3}, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ends = &sharedEnds{}
+	ends = &sharedLive{}
 	logger := slog.New(slog.NewTextHandler(log, nil))
-	a = NewServer(Options{Keyring: kr, SessionEnds: ends, Logger: logger})
-	b = NewServer(Options{Keyring: kr, SessionEnds: ends, Logger: logger})
+	a = NewServer(Options{Keyring: kr, LiveSessions: ends, Logger: logger})
+	b = NewServer(Options{Keyring: kr, LiveSessions: ends, Logger: logger})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	return a, b, ends
 }
@@ -152,15 +168,15 @@ func TestSessionEndSharedAcrossNodes(t *testing.T) {
 	wantStatus(t, "ping on B", c.on(b).request("ping", "", `{}`), http.StatusOK, 0)
 	wantStatus(t, "first DELETE, on B", c.on(b).deleteSession(), http.StatusOK, 0)
 	wantStatus(t, "second DELETE, on A", c.deleteSession(), http.StatusNotFound, CodeSessionNotFound)
-	if n := len(ends.ended); n != 2 { // every request above has returned
-		t.Errorf("%d ends recorded; want 2", n)
+	if n := ends.records(); n != 0 { // every request above has returned
+		t.Errorf("%d session records left after both sessions ended; want 0", n)
 	}
 }
 
 // TestSessionEndRecordFails: when the shared record fails, a request of a
 // session is answered 503 with a JSON-RPC error (never 404, never served),
 // a DELETE is answered 503 yet revokes the session on its node, and the
-// DELETE retried once the record works again records the end for every
+// DELETE retried once the record works again removes the record for every
 // node.
 func TestSessionEndRecordFails(t *testing.T) {
 	var log lockedBuffer
@@ -172,7 +188,7 @@ func TestSessionEndRecordFails(t *testing.T) {
 	wantStatus(t, "DELETE while the record fails", onA.deleteSession(), http.StatusServiceUnavailable, CodeInternalError)
 	wantStatus(t, "ping on A after its failed DELETE", onA.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 	ends.setFail(nil)
-	wantStatus(t, "ping on B: the end was never recorded", onB.request("ping", "", `{}`), http.StatusOK, 0)
+	wantStatus(t, "ping on B: the record was never removed", onB.request("ping", "", `{}`), http.StatusOK, 0)
 	wantStatus(t, "DELETE retried on A", onA.deleteSession(), http.StatusOK, 0)
 	wantStatus(t, "ping on B after the retried DELETE", onB.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 	logged := log.String()
