@@ -200,9 +200,9 @@ func TestSessionsPerPrincipalBounded(t *testing.T) {
 	wantStatus(t, "the newest session", clientOf(t, s, "mallory", last).request("ping", "", `{}`), http.StatusOK, 0)
 }
 
-// openGetStream opens c's GET stream on c.s and waits until it is held;
+// holdGetStream opens c's GET stream on c.s and waits until it is held;
 // the stream ends when the session or the server does.
-func openGetStream(t *testing.T, c *testClient) {
+func holdGetStream(t *testing.T, c *testClient) {
 	t.Helper()
 	go func() {
 		h := c.headers("", "")
@@ -232,18 +232,18 @@ func TestSessionsAtTheBound(t *testing.T) {
 	wantStatus(t, "alice's first session used", clientOf(t, s, "alice", a1).request("ping", "", `{}`), http.StatusOK, 0)
 	a3 := sid("alice") // a2 is alice's least recently used
 	wantStatus(t, "alice's evicted session", clientOf(t, s, "alice", a2).request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
-	openGetStream(t, clientOf(t, s, "alice", a1))
-	openGetStream(t, clientOf(t, s, "alice", a3))
+	holdGetStream(t, clientOf(t, s, "alice", a1))
+	holdGetStream(t, clientOf(t, s, "alice", a3))
 	res, _ := initializeAs(t, s, "alice", `{}`)
 	wantLimit(t, "alice with two busy sessions", res, http.StatusTooManyRequests, "sessions", "principal")
 	b1, _ := sid("bob"), sid("bob")
 	c1 := sid("carol") // the node's bound: bob's least recently used goes
 	wantStatus(t, "bob's evicted session", clientOf(t, s, "bob", b1).request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
-	openGetStream(t, clientOf(t, s, "carol", c1))
+	holdGetStream(t, clientOf(t, s, "carol", c1))
 	if s.Sessions() != 4 {
 		t.Fatalf("%d sessions held; want 4", s.Sessions())
 	}
-	openGetStream(t, clientOf(t, s, "dave", sid("dave"))) // bob's second session goes
+	holdGetStream(t, clientOf(t, s, "dave", sid("dave"))) // bob's second session goes
 	res, _ = initializeAs(t, s, "erin", `{}`)
 	wantLimit(t, "a node full of busy sessions", res, http.StatusServiceUnavailable, "sessions", "node")
 	if got := s.budgets.sessions.Total(); got != int64(s.Sessions()) {
