@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,8 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/budget"
-	"github.com/mcpblob/mcpblob/core/server/onetime"
-	"github.com/mcpblob/mcpblob/core/token"
 )
 
 // The byte plane's claims (a single-use link redeemed, an upload id taken)
@@ -20,22 +17,7 @@ import (
 // for against the claims rate core/mcp keeps (mcp.Limits.ClaimsPerMinute,
 // shared with the claims of the MCP endpoint): over it the request is
 // refused 429 with Retry-After, nothing is written and the link stays
-// usable.
-
-// chargeClaim counts one claim principal is about to have written; a
-// *budget.Exceeded when the principal's minute is used up.
-func (s *Server) chargeClaim(principal string) error {
-	return s.mcp.Claims().Allow(principal)
-}
-
-// redeemLink records the redemption of single-use link c, charged to the
-// principal that minted it; onetime.ErrClaimed when it was used already.
-func (s *Server) redeemLink(c token.Claims) error {
-	if err := s.chargeClaim(c.Principal); err != nil {
-		return err
-	}
-	return s.facts.Claim(context.Background(), onetime.Links, c.Nonce, c.Expires)
-}
+// usable (onetime.Facts.ClaimToken).
 
 // refuseClaimRate answers a claim refused by the claims rate: 429 with
 // Retry-After (the seconds left in the principal's minute) and the error

@@ -50,7 +50,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 	}
 	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true}
 	if c.SingleUse {
-		bs.consume = func() error { return s.redeemLink(c) }
+		bs.consume = func() error { return s.facts.ClaimToken(context.Background(), onetime.Links, c, s.mcp.Claims()) }
 	}
 	s.serveBlob(ctx, bs)
 }
@@ -62,7 +62,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 		return
 	}
 	if c.SingleUse {
-		if err := s.redeemLink(c); err != nil {
+		if err := s.facts.ClaimToken(context.Background(), onetime.Links, c, s.mcp.Claims()); err != nil {
 			s.refuseRedeemed(ctx, err)
 			return
 		}

@@ -175,14 +175,11 @@ func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, dat
 // reserveUpload takes the token's upload id before any byte is accepted, so
 // of concurrent or repeated uploads with one token exactly one proceeds, on
 // one node or many; the others are refused with 409. The claim is charged
-// to the token's principal first (claimrate.go): over the claims rate the
+// to the token's principal first (onetime.Facts.ClaimToken): over the claims rate the
 // answer is 429 and the link stays usable. On refusal it answers and
 // reports false.
 func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bool {
-	err := s.chargeClaim(claims.Principal)
-	if err == nil {
-		err = s.facts.Claim(context.Background(), onetime.Uploads, claims.Nonce, claims.Expires)
-	}
+	err := s.facts.ClaimToken(context.Background(), onetime.Uploads, claims, s.mcp.Claims())
 	switch {
 	case err == nil:
 		return true

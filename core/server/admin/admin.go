@@ -127,6 +127,12 @@ func Listen(addr string, m *metrics.Set, o Options, log *slog.Logger) (*Server, 
 	}
 	s := &Server{ln: ln, srv: &http.Server{Handler: Handler(m, o), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}}
+	// One request per connection: net/http frames a request that has both
+	// Transfer-Encoding and Content-Length (or a folded or bare-LF header)
+	// by Transfer-Encoding and keeps the connection, so bytes after its body
+	// would be served as a request of their own. Scrapes and profiles are
+	// few; closing after each answer leaves nothing on the connection.
+	s.srv.SetKeepAlivesEnabled(false)
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("admin: listener failed", "err", err)

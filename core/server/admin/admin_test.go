@@ -3,12 +3,15 @@ package admin
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpblob/mcpblob/core/metrics"
 )
@@ -136,5 +139,37 @@ func TestListenServes(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "WARN") || strings.Contains(buf.String(), "s3cret") {
 		t.Errorf("start log: %s", buf.String())
+	}
+}
+
+// TestListenNoSmuggling: a request framed two ways (Transfer-Encoding and
+// Content-Length) is answered, and the connection closed, without the
+// bytes after its chunked body being served as a request of their own.
+func TestListenNoSmuggling(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", metrics.New(metrics.Build{}), Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(t.Context())
+	host := s.Addr().String()
+	smuggled := "GET /debug/pprof/cmdline HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
+	body := "0\r\n\r\n" + smuggled
+	req := "POST /metrics HTTP/1.1\r\nHost: " + host + "\r\nTransfer-Encoding: chunked\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	all, err := io.ReadAll(c) // ends when the server closes the connection
+	if err != nil {
+		t.Fatalf("reading the answers: %v (the connection stayed open)", err)
+	}
+	if n := strings.Count(string(all), "HTTP/1.1 "); n != 1 {
+		t.Fatalf("%d answers on one connection, want 1 (the smuggled request was served):\n%s", n, all)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -66,6 +67,18 @@ func (f *Facts) Claim(ctx context.Context, set, name string, exp time.Time) erro
 		return ErrClaimed
 	}
 	return err
+}
+
+// ClaimToken records set's fact for token c (its nonce, until its expiry),
+// charged first to the principal c was minted for against rate (nil: no
+// rate): over it a *budget.Exceeded, and nothing is written.
+func (f *Facts) ClaimToken(ctx context.Context, set string, c token.Claims, rate *budget.Rate) error {
+	if rate != nil {
+		if err := rate.Allow(c.Principal); err != nil {
+			return err
+		}
+	}
+	return f.Claim(ctx, set, c.Nonce, c.Expires)
 }
 
 // Release gives a reservation back (its upload stored nothing); a failure
