@@ -22,6 +22,7 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 
 # Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
 MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
+WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
 K6_VERSION          := v1.8.1
 STATICCHECK_VERSION := v0.8.2
 
@@ -175,9 +176,9 @@ slowstorm:
 deploy-check:
 	cd deploy/validate && $(GO) test -count=1 ./...
 
-## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
+## tools: pinned SeaweedFS, MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -198,6 +199,15 @@ tools-apt:
 
 $(TOOLBIN)/minio:
 	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
+
+# weed: SeaweedFS (Apache-2.0), the S3 of the tests (storage/storagetest/s3test). Its go.mod has
+# a replace directive, which `go install module@version` refuses, so the pinned module is
+# downloaded into the module cache and built there as the main module (its own go.sum pins every
+# dependency; the replace stays in force).
+$(TOOLBIN)/weed:
+	dir=$$($(GO) mod download -json github.com/seaweedfs/seaweedfs@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -n "$$dir"; \
+	  cd "$$dir" && GOBIN=$(TOOLBIN) $(GO) install ./weed
 
 $(TOOLBIN)/k6:
 	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)
