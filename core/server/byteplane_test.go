@@ -21,11 +21,11 @@ import (
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
 // The byte plane against started servers, for each real backend: the
-// embedded local store and S3 (a real MinIO, storage/storagetest/miniotest).
+// embedded local store and S3 (a real SeaweedFS node, storage/storagetest/s3test).
 
 type testBackend struct {
 	name string
@@ -43,7 +43,7 @@ func byteplaneBackends() []testBackend {
 			return b
 		}},
 		{"s3", func(t *testing.T) storage.Backend {
-			srv := miniotest.Shared(t)
+			srv := s3test.Shared(t)
 			b, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint,
 				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey,
 				Bucket: "bp" + strings.ToLower(rand.Text()[:12]), CreateBucket: true})

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/s3"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
 // Secrets in logs (hardening item 6): a server with known secrets gets a
@@ -191,11 +191,11 @@ func debugLogger(w io.Writer, format string) *slog.Logger {
 }
 
 // TestLogsHoldNoPresignedQuery follows download links and resources/stream
-// redirects to presigned MinIO URLs at debug level and greps the log for
+// redirects to presigned S3 URLs (SeaweedFS) at debug level and greps the log for
 // the signature and credential of each.
 func TestLogsHoldNoPresignedQuery(t *testing.T) {
 	parallel(t)
-	srv := miniotest.Shared(t)
+	srv := s3test.Shared(t)
 	be, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint, AccessKey: srv.AccessKey,
 		SecretKey: srv.SecretKey, Bucket: "logs" + strings.ToLower(rand.Text()[:12]), CreateBucket: true})
 	if err != nil {

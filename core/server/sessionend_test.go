@@ -13,7 +13,7 @@ import (
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
 // TestSessionEndAcrossNodes: two servers with one keyring on one store (two
@@ -51,7 +51,7 @@ func TestSessionEndAcrossNodes(t *testing.T) {
 	})
 	t.Run("s3", func(t *testing.T) {
 		t.Parallel()
-		srv := miniotest.Shared(t)
+		srv := s3test.Shared(t)
 		bucket := "se" + strings.ToLower(rand.Text()[:12])
 		open := func() storage.Backend {
 			b, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint,

@@ -18,10 +18,10 @@ import (
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
-func TestMain(m *testing.M) { miniotest.Main(m) }
+func TestMain(m *testing.M) { s3test.Main(m) }
 
 // backend is a store under test and a check that an upload left nothing
 // behind (staged files, for the local store).
@@ -53,7 +53,7 @@ func backends() []backend {
 			}
 		}},
 		{"s3", func(t *testing.T) (storage.Backend, func(t *testing.T)) {
-			srv := miniotest.Shared(t)
+			srv := s3test.Shared(t)
 			be, err := s3.Open(t.Context(), s3.Options{Endpoint: "http://" + srv.Endpoint,
 				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, PartSize: 5 << 20, CreateBucket: true,
 				Bucket: "ingest-" + strconv.FormatInt(int64(os.Getpid()), 36) + "-" + strconv.FormatInt(buckets.Add(1), 10)})

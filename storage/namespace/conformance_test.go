@@ -12,10 +12,10 @@ import (
 	"github.com/mcpblob/mcpblob/storage/namespace"
 	"github.com/mcpblob/mcpblob/storage/s3"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
-func TestMain(m *testing.M) { miniotest.Main(m) }
+func TestMain(m *testing.M) { s3test.Main(m) }
 
 // principals the conformance suite runs as: a readable name and one that
 // Name hashes.
@@ -68,11 +68,11 @@ const s3PartSize = 5 << 20 // S3's minimum
 
 var buckets atomic.Int64
 
-// newS3 opens an s3 Store on a new bucket of the shared MinIO server (the
-// real one from .tools/bin/minio, as the s3 package's own tests do).
+// newS3 opens an s3 Store on a new bucket of the shared SeaweedFS node (the
+// real one from .tools/bin/weed, as the s3 package's own tests do).
 func newS3(t *testing.T) *s3.Store {
 	t.Helper()
-	srv := miniotest.Shared(t)
+	srv := s3test.Shared(t)
 	bucket := "ns" + strings.ToLower(rand.Text()[:10]) + "-" + strconv.FormatInt(buckets.Add(1), 10)
 	s, err := s3.Open(t.Context(), s3.Options{
 		Endpoint: "http://" + srv.Endpoint, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey,

@@ -15,9 +15,10 @@ import (
 
 var _ storage.Claimer = (*Store)(nil)
 
-// Claim puts the claim's empty object with If-None-Match: *, which S3 and
-// MinIO honour atomically: of concurrent callers on any number of nodes
-// exactly one succeeds, the others get storage.ErrExists.
+// Claim puts the claim's empty object with If-None-Match: *, which AWS S3,
+// MinIO and SeaweedFS honour atomically: of concurrent callers on any number
+// of nodes exactly one succeeds, the others get storage.ErrExists
+// (TestClaimExactUnderConcurrency races two clients on SeaweedFS).
 func (s *Store) Claim(ctx context.Context, c storage.Claim) error {
 	key, err := claimKey(c)
 	if err != nil {

@@ -1,7 +1,11 @@
-// Package s3 stores objects in an S3 bucket (MinIO, AWS S3, or any S3
-// compatible service) through minio-go; it is the only package in mcpblob
-// that imports minio-go. [Open] connects and checks (or creates) the bucket.
-// The Store implements storage.Backend and storage.Presigner.
+// Package s3 stores objects in an S3 bucket (AWS S3, SeaweedFS, MinIO or
+// any S3 compatible service) through minio-go; it is the only package in
+// mcpblob that imports minio-go. [Open] connects and checks (or creates)
+// the bucket. The Store implements storage.Backend and storage.Presigner.
+// It is written to the S3 API as AWS documents it; where a service answers
+// otherwise, compat.go handles it, in one place, and lists each difference
+// with the service it was seen on. The tests run on SeaweedFS
+// (storage/storagetest/s3test).
 //
 // # Keys and metadata
 //

@@ -9,9 +9,9 @@ import (
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
-// TestLargeMemory streams 1 GiB of unknown size to MinIO with the default
-// part size, straight to the key and with Options.StagedCommit, and bounds
-// the heap growth: the parts in flight and the one being filled, plus
+// TestLargeMemory streams 1 GiB of unknown size to S3 (SeaweedFS) with the
+// default part size, straight to the key and with Options.StagedCommit, and
+// bounds the heap growth: the parts in flight and the one being filled, plus
 // 16 MiB for everything else (30 MiB measured with 8 MiB parts, two in
 // flight). Built without -race; run it with
 // `go test -run 'Large|Memory|Crash' ./storage/...`.

@@ -142,17 +142,19 @@ func listAll(t *testing.T, s *Store, prefix string, limit int) []string {
 	}
 }
 
-// TestListPagesWithTokens: each page is one request continuing the last.
+// TestListPagesWithTokens: each page is one listing request continuing
+// the last (objects cost a HEAD each besides on a service that does not
+// list their metadata: TestListUsesListingMetadata).
 func TestListPagesWithTokens(t *testing.T) {
 	var rt countingTransport
 	s := newStore(t, Options{Transport: &rt})
 	want := seed(t, s, "k", 250)
-	before := rt.requests.Load()
+	before := rt.listings.Load()
 	if got := listAll(t, s, "", 7); !slices.Equal(got, want) {
 		t.Fatalf("listed %d keys, want %d in order", len(got), len(want))
 	}
-	if n, pages := rt.requests.Load()-before, int64(250/7+1); n != pages {
-		t.Errorf("%d requests for %d pages", n, pages)
+	if n, pages := rt.listings.Load()-before, int64(250/7+1); n != pages {
+		t.Errorf("%d listing requests for %d pages", n, pages)
 	}
 }
 

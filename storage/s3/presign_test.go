@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
 // do sends a request with a plain net/http client and returns the response
@@ -39,8 +39,8 @@ func do(t *testing.T, method, u string, body []byte, header http.Header) (*http.
 }
 
 func TestPresign(t *testing.T) {
-	srv := miniotest.Shared(t)
-	// This process reaches MinIO at 127.0.0.1; clients at "localhost".
+	srv := s3test.Shared(t)
+	// This process reaches the S3 service at 127.0.0.1; clients at "localhost".
 	_, port, _ := net.SplitHostPort(srv.Endpoint)
 	public := "localhost:" + port
 	s := newStore(t, Options{PublicEndpoint: "http://" + public})

@@ -478,7 +478,7 @@ func (s *Store) list(ctx context.Context, prefix, cur string, limit int) (storag
 		case !result.IsTruncated:
 			return storage.Page{Items: items}, nil
 		case len(items) == limit:
-			next := encodeListCursor(items[limit-1].Key, result.NextContinuationToken)
+			next := encodeListCursor(items[limit-1].Key, cursorToken(result.NextContinuationToken))
 			return storage.Page{Items: items, NextCursor: next}, nil
 		default:
 			q.token = result.NextContinuationToken

@@ -9,19 +9,19 @@ import (
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
-func TestMain(m *testing.M) { miniotest.Main(m) }
+func TestMain(m *testing.M) { s3test.Main(m) }
 
 const testPartSize = 5 << 20 // S3's minimum
 
 var buckets atomic.Int64
 
-// newStore opens a Store on a new bucket of the shared MinIO server.
+// newStore opens a Store on a new bucket of the shared SeaweedFS node.
 func newStore(t testing.TB, opts Options) *Store {
 	t.Helper()
-	srv := miniotest.Shared(t)
+	srv := s3test.Shared(t)
 	opts.Endpoint = "http://" + srv.Endpoint
 	opts.AccessKey, opts.SecretKey = srv.AccessKey, srv.SecretKey
 	if opts.Bucket == "" {

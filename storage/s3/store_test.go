@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
-	"github.com/mcpblob/mcpblob/storage/storagetest/miniotest"
+	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
 
 // leftovers lists what uploads left in the bucket: objects under the
@@ -207,21 +207,27 @@ func TestForeignObject(t *testing.T) {
 	}
 }
 
-// countingTransport counts requests.
+// countingTransport counts requests, HEADs and listings (ListObjectsV2).
 type countingTransport struct {
-	requests, heads atomic.Int64
+	requests, heads, listings atomic.Int64
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.requests.Add(1)
+	if r.Method == http.MethodGet && r.URL.Query().Get("list-type") == "2" {
+		c.listings.Add(1)
+	}
 	if r.Method == http.MethodHead {
 		c.heads.Add(1)
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestListUsesListingMetadata: against MinIO, List needs no HEAD per
-// object, also for objects streamed in parts (their tags are listed).
+// TestListUsesListingMetadata: List fills every Info, also of objects
+// streamed in parts, whether the service lists metadata or not: a service
+// that does not (AWS, SeaweedFS) costs one HEAD per listed object, one of
+// the object's record at most besides; with the metadata and tags MinIO
+// lists (metadata=true), an object costs no request.
 func TestListUsesListingMetadata(t *testing.T) {
 	var rt countingTransport
 	s := newStore(t, Options{Transport: &rt, PartSize: testPartSize})
@@ -238,23 +244,57 @@ func TestListUsesListingMetadata(t *testing.T) {
 		}
 		sums[key] = info.SHA256
 	}
-	before := rt.heads.Load()
+	before, listings := rt.heads.Load(), rt.listings.Load()
 	page, err := s.List(ctx, "", "", 0)
 	if err != nil || len(page.Items) != len(sums) {
 		t.Fatalf("List = %+v, %v", page, err)
 	}
-	if heads := rt.heads.Load() - before; heads != 0 {
-		t.Errorf("List made %d HEAD requests, want 0", heads)
+	// One listing, and one more past the SHA-256 record of "e" under .mcpblob/.
+	if n := rt.listings.Load() - listings; n != 2 {
+		t.Errorf("List made %d listing requests, want 2", n)
+	}
+	if heads := rt.heads.Load() - before; heads > int64(len(sums)+1) {
+		t.Errorf("List made %d HEAD requests, want at most %d", heads, len(sums)+1)
 	}
 	for _, info := range page.Items {
 		if info.Filename != "ä "+info.Key || info.MediaType != "text/x-"+info.Key[:1] || info.SHA256 != sums[info.Key] {
 			t.Errorf("listed %+v, want SHA256 %s", info, sums[info.Key])
 		}
 	}
+	t.Run("listed metadata", func(t *testing.T) { checkListedMetadata(t, s, &rt, page.Items) })
+}
+
+// checkListedMetadata gives listedInfo each listed object as MinIO lists
+// it, with its metadata and tags, and wants the same Info without a
+// request.
+func checkListedMetadata(t *testing.T, s *Store, rt *countingTransport, listed []storage.Info) {
+	ctx := t.Context()
+	for _, want := range listed {
+		oi, err := s.client.StatObject(ctx, s.bucket, want.Key, minio.StatObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags, err := s.client.GetObjectTagging(ctx, s.bucket, want.Key, minio.GetObjectTaggingOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := minio.ObjectInfo{Key: want.Key, Size: oi.Size, ETag: oi.ETag, LastModified: want.ModTime,
+			UserMetadata: minio.StringMap{"content-type": oi.ContentType}, UserTags: tags.ToMap()}
+		for name, v := range oi.Metadata {
+			if strings.HasPrefix(name, "X-Amz-Meta-") {
+				obj.UserMetadata[name] = v[0]
+			}
+		}
+		before := rt.requests.Load()
+		got, err := s.listedInfo(ctx, obj)
+		if n := rt.requests.Load() - before; err != nil || n != 0 || got != want {
+			t.Errorf("listedInfo(%s) = %+v, %v after %d requests; want %+v and none", want.Key, got, err, n, want)
+		}
+	}
 }
 
 func TestOpenOptions(t *testing.T) {
-	srv := miniotest.Shared(t)
+	srv := s3test.Shared(t)
 	ctx := t.Context()
 	base := Options{Endpoint: srv.Endpoint, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Bucket: newBucketName()}
 	if _, err := Open(ctx, base); err == nil || !strings.Contains(err.Error(), "does not exist") {
@@ -295,7 +335,7 @@ func TestOpenOptions(t *testing.T) {
 // TestCredentialChain: with no keys in Options, the environment provides
 // them.
 func TestCredentialChain(t *testing.T) {
-	srv := miniotest.Shared(t)
+	srv := s3test.Shared(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	s, err := Open(t.Context(), Options{Endpoint: srv.Endpoint, Bucket: newBucketName(), CreateBucket: true})
@@ -374,13 +414,13 @@ func TestListSkipsReservedDir(t *testing.T) {
 		want     string
 		requests int64
 	}{{"-before", 1}, {"after", 2}} {
-		before := rt.requests.Load()
+		before := rt.listings.Load()
 		page, err := s.List(ctx, "", cur, 1)
 		if err != nil || len(page.Items) != 1 || page.Items[0].Key != step.want {
 			t.Fatalf("List = %+v, %v; want %s", page, err, step.want)
 		}
-		if n := rt.requests.Load() - before; n != step.requests {
-			t.Errorf("List of %s made %d requests, want %d", step.want, n, step.requests)
+		if n := rt.listings.Load() - before; n != step.requests {
+			t.Errorf("List of %s made %d listing requests, want %d", step.want, n, step.requests)
 		}
 		cur = page.NextCursor
 	}

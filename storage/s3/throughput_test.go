@@ -23,7 +23,7 @@ import (
 // P9 moves 1 GiB).
 const benchSize = 1 << 30
 
-// BenchmarkThroughput compares, on the shared MinIO server, the Store's
+// BenchmarkThroughput compares, on the shared SeaweedFS node, the Store's
 // Writer with minio-go's own PutObject of the same bytes (from memory, as
 // bench/compare's P9 gives them), and the Store's Open with a plain
 // net/http GET of a presigned URL. Run it with
@@ -31,7 +31,7 @@ const benchSize = 1 << 30
 //	go test -run '^$' -bench Throughput -benchtime 1x -count 3 ./storage/s3
 //
 // Besides MB/s it reports the CPU time per operation (user + system) of
-// this process (cpu-s/op) and of the MinIO server (minio-cpu-s/op), which
+// this process (cpu-s/op) and of the S3 service (server-cpu-s/op), which
 // the other processes on a busy machine disturb less than the wall clock.
 func BenchmarkThroughput(b *testing.B) {
 	s := newStore(b, Options{})
@@ -40,12 +40,12 @@ func BenchmarkThroughput(b *testing.B) {
 	run := func(name string, op func(b *testing.B)) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(benchSize)
-			cpu, server := processCPU(), minioCPU()
+			cpu, server := processCPU(), serverCPU()
 			for b.Loop() {
 				op(b)
 			}
 			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e9, "cpu-s/op")
-			b.ReportMetric(float64(minioCPU()-server)/float64(b.N)/1e9, "minio-cpu-s/op")
+			b.ReportMetric(float64(serverCPU()-server)/float64(b.N)/1e9, "server-cpu-s/op")
 		})
 	}
 	run("write/store", func(b *testing.B) { writeStore(b, s, "store.bin", data) })
@@ -130,9 +130,9 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// minioCPU returns the user + system CPU time of the MinIO servers this
-// process started (miniotest's), from /proc; 0 where there is no /proc.
-func minioCPU() time.Duration {
+// serverCPU returns the user + system CPU time of the SeaweedFS nodes this
+// process started (s3test's), from /proc; 0 where there is no /proc.
+func serverCPU() time.Duration {
 	entries, _ := os.ReadDir("/proc")
 	self := strconv.Itoa(os.Getpid())
 	var ticks int64
@@ -144,7 +144,7 @@ func minioCPU() time.Duration {
 		// pid (comm) state ppid … utime stime: fields 14 and 15.
 		comm, rest, ok := strings.Cut(string(stat), ") ")
 		fields := strings.Fields(rest)
-		if !ok || !strings.HasSuffix(comm, "(minio") || len(fields) < 13 || fields[1] != self {
+		if !ok || !strings.HasSuffix(comm, "(weed") || len(fields) < 13 || fields[1] != self {
 			continue
 		}
 		utime, _ := strconv.ParseInt(fields[11], 10, 64)

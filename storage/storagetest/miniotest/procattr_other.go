@@ -1,7 +1,0 @@
-//go:build !linux
-
-package miniotest
-
-import "syscall"
-
-func sysProcAttr() *syscall.SysProcAttr { return nil }
