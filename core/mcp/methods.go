@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
@@ -115,7 +116,7 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		case errors.Is(err, session.ErrClosed):
 			return nil, sessionNotFound()
 		case err != nil:
-			if e := limitError(err, subscriptionsWhat); e != nil {
+			if e := limits.Refusal(err, subscriptionsWhat); e != nil {
 				return nil, e
 			}
 			return nil, err

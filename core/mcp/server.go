@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
@@ -107,8 +108,8 @@ type Options struct {
 	// headers (403 with a WWW-Authenticate challenge, say).
 	Authorize func(principal string, scopes []string, method, name string) *Error
 	// Limits bound the protocol state one principal and the node can make
-	// this server hold (budgets.go).
-	Limits Limits
+	// this server hold (package limits).
+	Limits limits.Limits
 }
 
 // Server is the MCP endpoint: one handler for both protocol eras.
@@ -145,7 +146,7 @@ type Server struct {
 
 	sessions *session.Table
 	active   observe.Streams // SSE streams in progress (note.go)
-	budgets  budgets         // protocol state per principal and per node (budgets.go)
+	budgets  limits.Pools    // protocol state per principal and per node (package limits)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -160,8 +161,8 @@ func NewServer(opts Options) *Server {
 		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
-	s.budgets = s.newBudgets()
-	s.sessions = session.NewTable(s.budgets.sessions, s.log)
+	s.budgets = limits.NewPools(s.opts.Limits, s.log)
+	s.sessions = session.NewTable(s.budgets.Sessions, s.log)
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
@@ -190,7 +191,7 @@ func (o Options) withDefaults() Options {
 	positive(&o.RequestStateTTL, DefaultRequestStateTTL)
 	positive(&o.KeepAlive, DefaultKeepAlive)
 	positive(&o.ClientTimeout, DefaultClientTimeout)
-	o.Limits = o.Limits.withDefaults()
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 
@@ -557,7 +558,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
-	stream, e := s.openStream(r.Principal)
+	stream, e := s.budgets.OpenStream(r.Principal)
 	if e != nil {
 		sess.ReleaseGetStream()
 		writeError(w, nil, e)

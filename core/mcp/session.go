@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -25,7 +26,7 @@ import (
 // A node holds at most Limits.SessionsPerPrincipal states of one principal
 // and Limits.Sessions in all, minted or rebuilt (session.Table): at the
 // bound it ends the least recently used idle session of the principal (or
-// of the node) as a DELETE would, or refuses the new one (limitError).
+// of the node) as a DELETE would, or refuses the new one (limits.Refusal).
 //
 // With Options.LiveSessions, initialize records each session as live where
 // every node sees it, each request of a session asks that record, and a
@@ -93,8 +94,8 @@ func (s *Server) initializeParams(msg *jsonrpc.Message) (string, json.RawMessage
 func (s *Server) beginSession(principal, ver string, caps json.RawMessage) (string, *Error) {
 	live := s.opts.LiveSessions
 	if live != nil {
-		if err := s.budgets.claims.Allow(principal); err != nil {
-			return "", limitError(err, "session records written")
+		if err := s.budgets.Claims.Allow(principal); err != nil {
+			return "", limits.Refusal(err, "session records written")
 		}
 	}
 	exp := time.Now().Add(s.opts.SessionTTL).Truncate(time.Second) // as the signed id carries it
@@ -126,7 +127,7 @@ func (s *Server) beginSession(principal, ver string, caps json.RawMessage) (stri
 
 // sessionsLimit is the answer to a session the table had no room for.
 func sessionsLimit(err error) *Error {
-	if e := limitError(err, "sessions held"); e != nil {
+	if e := limits.Refusal(err, "sessions held"); e != nil {
 		return e
 	}
 	panic("bug: session.Table refused a session for another reason than its pool: " + err.Error())
