@@ -114,7 +114,7 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		case errors.Is(err, session.ErrTooManySubscriptions):
 			return nil, jsonrpc.InvalidParams("Invalid params: %v; unsubscribe from one first", err)
 		case errors.Is(err, session.ErrClosed):
-			return nil, sessionNotFound()
+			return nil, session.NotFound()
 		case err != nil:
 			if e := limits.Refusal(err, subscriptionsWhat); e != nil {
 				return nil, e

@@ -88,7 +88,7 @@ type Options struct {
 	// written counts against Limits.ClaimsPerMinute. nil: an ended session
 	// is refused by this Server only; the others accept its id until it
 	// expires.
-	LiveSessions LiveSessions
+	LiveSessions session.LiveSessions
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
@@ -144,9 +144,9 @@ type Server struct {
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	sessions *session.Table
-	active   observe.Streams // SSE streams in progress (note.go)
-	budgets  limits.Pools    // protocol state per principal and per node (package limits)
+	sessions *session.Lifecycle // 2025-11-25 sessions (session.go)
+	active   observe.Streams    // SSE streams in progress (note.go)
+	budgets  limits.Pools       // protocol state per principal and per node (package limits)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -162,7 +162,8 @@ func NewServer(opts Options) *Server {
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.budgets = limits.NewPools(s.opts.Limits, s.log)
-	s.sessions = session.NewTable(s.budgets.Sessions, s.log)
+	s.sessions = &session.Lifecycle{Table: session.NewTable(s.budgets.Sessions, s.log), Keyring: s.keyring,
+		TTL: opts.SessionTTL, Live: opts.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions, Log: s.log}
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
@@ -507,7 +508,7 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 		}
 		return nil, e
 	}
-	sess, e := s.lookupSession(sid, r.Principal)
+	sess, e := s.sessions.Find(sid, r.Principal)
 	if e != nil {
 		return nil, &idError{err: e}
 	}
@@ -537,7 +538,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
-	sess, e := s.lookupSession(sid, r.Principal)
+	sess, e := s.sessions.Find(sid, r.Principal)
 	if e != nil {
 		writeError(w, nil, e)
 		return
@@ -579,9 +580,9 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	c, e := s.verifySession(sid, r.Principal)
+	c, e := s.sessions.Verify(sid, r.Principal)
 	if e == nil {
-		e = s.endSession(sid, c.Expires)
+		e = s.sessions.End(sid, c.Expires)
 	}
 	if e != nil {
 		writeError(w, nil, e)

@@ -14,8 +14,16 @@
 // idle); the caller of [Table.Revoke], and of Add or Get for the states
 // they evicted, closes those.
 //
-// Minting, verifying, rebuilding and revoking session ids, ending evicted
-// sessions in the shared record, and serving the GET stream, stay in
-// package mcp, which imports this package; session imports the standard
-// library, core/budget, core/mcp/jsonrpc and core/mcp/sse only, never mcp.
+// A [Lifecycle] is one node's sessions end to end: it mints signed
+// session ids (core/token) and holds their states in its Table, verifies
+// an id on each request, rebuilds the state of a valid id this node does
+// not hold, ends a session on DELETE and the sessions the Table evicted,
+// and, with a [LiveSessions], keeps the shared record of live sessions
+// every node asks (each record begun charged to the principal's claims
+// rate). Its errors are the protocol's answers (404 [NotFound], 503 when
+// the record fails, the refusals of package limits).
+//
+// Serving the GET stream stays in package mcp, which imports this
+// package; session imports the standard library, core/budget, core/token,
+// core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse only, never mcp.
 package session
