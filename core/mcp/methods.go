@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) capabilities(modern bool, client json.RawMessage) Object {
 	if modern && s.tasks != nil {
 		c["extensions"] = Object{ExtTasks: Object{}}
 	}
-	addStreamCapability(c, client)
+	resstream.AddCapability(c, client)
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -144,8 +145,8 @@ func TestPruneCapabilitiesKeepsWhatIsRead(t *testing.T) {
 			t.Fatalf("%s pruned to invalid JSON %s", raw, pruned)
 		}
 		whole, kept := &Call{caps: json.RawMessage(raw)}, &Call{caps: pruned}
-		ok1, max1 := streamingCap(whole.caps)
-		ok2, max2 := streamingCap(kept.caps)
+		ok1, max1 := resstream.Capability(whole.caps)
+		ok2, max2 := resstream.Capability(kept.caps)
 		if ok1 != ok2 || max1 != max2 {
 			t.Errorf("%s → %s: streamingCap %v %d; pruned %v %d", raw, pruned, ok1, max1, ok2, max2)
 		}
