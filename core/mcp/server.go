@@ -163,7 +163,8 @@ func NewServer(opts Options) *Server {
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.budgets = limits.NewPools(s.opts.Limits, s.log)
 	s.sessions = &session.Lifecycle{Table: session.NewTable(s.budgets.Sessions, s.log), Keyring: s.keyring,
-		TTL: opts.SessionTTL, Live: opts.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions, Log: s.log}
+		TTL: opts.SessionTTL, Live: opts.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions,
+		Newest: Version20251125, CapabilityBytes: opts.Limits.CapabilityBytes, Log: s.log}
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)

@@ -18,7 +18,7 @@ import (
 
 // initialize answers the initialize request and mints a session.
 func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) {
-	ver, caps, e := s.initializeParams(msg)
+	ver, caps, e := s.sessions.Initialize(msg.Params)
 	var sid string
 	if e == nil {
 		sid, e = s.sessions.Begin(r.Principal, ver, caps)
@@ -43,27 +43,6 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 	w.SetHeader("Content-Type", "application/json")
 	w.SetHeader(headers.SessionID, sid)
 	w.SetBody(jsonrpc.Envelope(msg.ID, b))
-}
-
-// initializeParams reads initialize's protocol version (an unknown one is
-// answered with the newest of the era) and what the session keeps of the
-// client's capabilities.
-func (s *Server) initializeParams(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
-	var p struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-	}
-	if len(msg.Params) > 0 {
-		if err := json.Unmarshal(msg.Params, &p); err != nil {
-			return "", nil, jsonrpc.InvalidParams("Invalid params: %v", err)
-		}
-	}
-	ver := p.ProtocolVersion
-	if !legacyVersions[ver] {
-		ver = Version20251125
-	}
-	caps, e := s.keptCapabilities(p.Capabilities)
-	return ver, caps, e
 }
 
 // runGetStream serves the standalone GET stream until the client leaves, the

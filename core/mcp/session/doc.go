@@ -14,10 +14,12 @@
 // idle); the caller of [Table.Revoke], and of Add or Get for the states
 // they evicted, closes those.
 //
-// A [Lifecycle] is one node's sessions end to end: it mints signed
-// session ids (core/token) and holds their states in its Table, verifies
-// an id on each request, rebuilds the state of a valid id this node does
-// not hold, ends a session on DELETE and the sessions the Table evicted,
+// A [Lifecycle] is one node's sessions end to end: it reads initialize's
+// protocol version and keeps the client capabilities the server reads
+// (package clientcaps, within a bound), mints signed session ids
+// (core/token) and holds their states in its Table, verifies an id on
+// each request, rebuilds the state of a valid id this node does not hold,
+// ends a session on DELETE and the sessions the Table evicted,
 // and, with a [LiveSessions], keeps the shared record of live sessions
 // every node asks (each record begun charged to the principal's claims
 // rate). Its errors are the protocol's answers (404 [NotFound], 503 when
@@ -25,5 +27,6 @@
 //
 // Serving the GET stream stays in package mcp, which imports this
 // package; session imports the standard library, core/budget, core/token,
-// core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse only, never mcp.
+// core/mcp/clientcaps, core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse
+// only, never mcp.
 package session

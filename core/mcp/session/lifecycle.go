@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -68,9 +70,15 @@ type Lifecycle struct {
 	Live LiveSessions
 	// Claims is charged one claim for each record Live is asked to begin.
 	Claims *budget.Rate
-	// Versions are the protocol versions a session id may carry.
+	// Versions are the protocol versions a session id may carry, Newest
+	// the one an initialize asking for another gets.
 	Versions map[string]bool
-	Log      *slog.Logger
+	Newest   string
+	// CapabilityBytes bounds the client capabilities a session keeps
+	// (limits.Limits.CapabilityBytes); 0: no bound.
+	CapabilityBytes int64
+	// Log receives diagnostics (never an id).
+	Log *slog.Logger
 }
 
 // Begin mints a session of principal with protocol version ver and the
@@ -262,4 +270,45 @@ func (l *Lifecycle) revoke(sid string, exp time.Time) bool {
 		sess.Close()
 	}
 	return fresh
+}
+
+// Initialize reads an initialize request's params: its protocol version
+// (one not in Versions is answered with Newest) and what the session keeps
+// of the client's capabilities (keptCapabilities).
+func (l *Lifecycle) Initialize(params json.RawMessage) (string, json.RawMessage, *jsonrpc.Error) {
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return "", nil, jsonrpc.InvalidParams("Invalid params: %v", err)
+		}
+	}
+	ver := p.ProtocolVersion
+	if !l.Versions[ver] {
+		ver = l.Newest
+	}
+	caps, e := l.keptCapabilities(p.Capabilities)
+	return ver, caps, e
+}
+
+// keptCapabilities is what a 2025-11-25 session keeps of the client's
+// capabilities object raw for its life (nil when raw is not an object):
+// the members the server reads (package clientcaps), or -32602 naming
+// capabilities and the limit when even those take more than
+// CapabilityBytes. A 2026-07-28 request carries its capabilities and the
+// server keeps none.
+func (l *Lifecycle) keptCapabilities(raw json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, nil
+	}
+	kept := clientcaps.Prune(raw)
+	if limit := l.CapabilityBytes; limit > 0 && int64(len(kept)) > limit {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"Invalid params: capabilities: the members this server reads take "+strconv.Itoa(len(kept))+
+				" bytes; at most "+strconv.FormatInt(limit, 10)+" are kept",
+			map[string]any{"param": "capabilities", "limit": "capability_bytes", "max": limit})
+	}
+	return kept, nil
 }
