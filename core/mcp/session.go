@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -45,76 +44,17 @@ func (s *Server) initialize(r *Request, w ResponseWriter, msg *jsonrpc.Message) 
 	w.SetBody(jsonrpc.Envelope(msg.ID, b))
 }
 
-// runGetStream serves the standalone GET stream until the client leaves, the
-// session ends, the server closes or the credential that opened it is no
-// longer accepted (then it just ends: the GET stream carries no responses).
+// runGetStream serves the standalone GET stream of sess
+// (session.State.ServeGetStream) with the hub's events for audience, until
+// the credential that opened it is no longer accepted at the latest.
 func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience string, cred credential) error {
 	events, unsubscribe := s.hub.Subscribe(audience)
 	defer unsubscribe()
 	defer s.active.Track(false)()
-	tick := time.NewTicker(s.opts.KeepAlive)
-	defer tick.Stop()
 	watch := s.watchCredential(cred)
 	defer watch.Stop()
-	if err := out.Comment(); err != nil {
-		return err
-	}
-	for {
-		var err error
-		select {
-		case <-sess.Done():
-			return nil
-		case <-s.baseCtx.Done():
-			return nil
-		case <-watch.C():
-			if e := watch.Fired(); e != nil {
-				return s.streamCredentialEnded(sess.Principal, e)
-			}
-		case m := <-sess.Outbox():
-			if e := watch.Ended(); e != nil {
-				return s.streamCredentialEnded(sess.Principal, e)
-			}
-			err = out.Event(m)
-		case ev := <-events:
-			if e := watch.Ended(); e != nil {
-				return s.streamCredentialEnded(sess.Principal, e)
-			}
-			if msg := s.legacyEventMessage(sess, ev); msg != nil {
-				err = out.Event(msg)
-			}
-		case <-tick.C:
-			err = out.Comment()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// streamCredentialEnded notes that a GET stream ended with its credential.
-func (s *Server) streamCredentialEnded(principal string, e *Error) error {
-	s.log.Debug("mcp: a GET stream ended with its credential", "principal", principal, "reason", e.Data)
-	return nil
-}
-
-// legacyEventMessage turns a hub event into the notification a 2025-11-25
-// session should see, or nil.
-func (s *Server) legacyEventMessage(sess *session.State, ev Event) []byte {
-	switch ev.Kind {
-	case ResourceUpdated:
-		if sess.Subscribed(ev.URI) {
-			return jsonrpc.EncodeNotification("notifications/resources/updated", Object{"uri": ev.URI})
-		}
-	case ResourceListChanged:
-		return jsonrpc.EncodeNotification("notifications/resources/list_changed", nil)
-	case ToolListChanged:
-		return jsonrpc.EncodeNotification("notifications/tools/list_changed", nil)
-	case PromptListChanged:
-		if len(s.prompts) > 0 {
-			return jsonrpc.EncodeNotification("notifications/prompts/list_changed", nil)
-		}
-	}
-	return nil
+	return sess.ServeGetStream(out, session.GetStream{Events: events, Closing: s.baseCtx.Done(),
+		KeepAlive: s.opts.KeepAlive, Watch: watch, Prompts: len(s.prompts) > 0, Log: s.log})
 }
 
 func jsonInt(n int64) []byte {

@@ -25,8 +25,11 @@
 // rate). Its errors are the protocol's answers (404 [NotFound], 503 when
 // the record fails, the refusals of package limits).
 //
-// Serving the GET stream stays in package mcp, which imports this
-// package; session imports the standard library, core/budget, core/token,
-// core/mcp/clientcaps, core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse
-// only, never mcp.
+// [State.ServeGetStream] serves a session's standalone GET stream: its
+// server-to-client messages and the notifications the change events make
+// (package events), ending with the credential that opened it (package
+// credwatch). Answering the GET itself stays in package mcp, which imports
+// this package; session imports the standard library, core/budget,
+// core/token, core/mcp/clientcaps, core/mcp/credwatch, core/mcp/events,
+// core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse only, never mcp.
 package session
