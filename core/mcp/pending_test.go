@@ -143,9 +143,7 @@ func refusedByPending(t *testing.T, c *testClient, scope string, max int64) {
 }
 
 func (s *Server) expectations() int {
-	s.expect.mu.Lock()
-	defer s.expect.mu.Unlock()
-	return len(s.expect.m)
+	return s.expect.Len()
 }
 
 // TestPendingBudget: elicitations waiting for an answer are charged to the

@@ -138,8 +138,8 @@ type Server struct {
 	templates   []*template
 	prompts     []*Prompt
 
-	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
-	tasks  *tasks.Store // nil unless a tool supports tasks
+	expect session.Expectations // x-mcp-file fields of 2025-11-25 elicitations in flight
+	tasks  *tasks.Store         // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc

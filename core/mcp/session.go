@@ -56,8 +56,3 @@ func (s *Server) runGetStream(sess *session.State, out *sse.Writer, audience str
 	return sess.ServeGetStream(out, session.GetStream{Events: events, Closing: s.baseCtx.Done(),
 		KeepAlive: s.opts.KeepAlive, Watch: watch, Prompts: len(s.prompts) > 0, Log: s.log})
 }
-
-func jsonInt(n int64) []byte {
-	b, _ := json.Marshal(n)
-	return b
-}

@@ -28,8 +28,11 @@
 // [State.ServeGetStream] serves a session's standalone GET stream: its
 // server-to-client messages and the notifications the change events make
 // (package events), ending with the credential that opened it (package
-// credwatch). Answering the GET itself stays in package mcp, which imports
+// credwatch). [Expectations] holds the x-mcp-file fields of the form
+// elicitations sessions have in flight, which bound their answers as they
+// arrive. Answering the GET itself stays in package mcp, which imports
 // this package; session imports the standard library, core/budget,
 // core/token, core/mcp/clientcaps, core/mcp/credwatch, core/mcp/events,
-// core/mcp/jsonrpc, core/mcp/limits and core/mcp/sse only, never mcp.
+// core/mcp/jsonrpc, core/mcp/limits, core/mcp/scan and core/mcp/sse only,
+// never mcp.
 package session
