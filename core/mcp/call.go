@@ -59,7 +59,7 @@ type Call struct {
 	files         *scan.Files                // strings taken out of the message
 	state         json.RawMessage            // MRTR progress (input.go)
 	answers       []*scan.Files              // files of 2025-11-25 input answers
-	expected      []string                   // expectation keys (route.go)
+	expected      []string                   // expectation keys (session.Expectations)
 	// inputResponses, read once (input.go)
 	inputLoaded bool
 	responses   map[string]json.RawMessage

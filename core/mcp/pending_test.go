@@ -95,7 +95,7 @@ func (c *testClient) startCall(name, args string) (*liveResponse, rpcMessage) {
 }
 
 // formTool elicits a form with a file field, so each elicitation in flight
-// also holds an expectation (route.go).
+// also holds an expectation (session.Expectations).
 var formTool = &Tool{
 	Name:        "ask",
 	Streams:     true,

@@ -148,7 +148,7 @@ func TestPruneCapabilitiesKeepsWhatIsRead(t *testing.T) {
 		ok1, max1 := resstream.Capability(whole.caps)
 		ok2, max2 := resstream.Capability(kept.caps)
 		if ok1 != ok2 || max1 != max2 {
-			t.Errorf("%s → %s: streamingCap %v %d; pruned %v %d", raw, pruned, ok1, max1, ok2, max2)
+			t.Errorf("%s → %s: resstream.Capability %v %d; pruned %v %d", raw, pruned, ok1, max1, ok2, max2)
 		}
 		if whole.hasExtension(ExtTasks) != kept.hasExtension(ExtTasks) {
 			t.Errorf("%s → %s: tasks extension differs", raw, pruned)
