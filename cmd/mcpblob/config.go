@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
 // Config is the effective configuration of `mcpblob serve`. Precedence: flag,
@@ -54,7 +54,7 @@ type Config struct {
 
 	// Protocol state per principal and per node (docs/security.md
 	// "Protocol state"); 0 on the command line is no bound.
-	ProtocolLimits mcp.Limits
+	ProtocolLimits limits.Limits
 
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -25,7 +26,7 @@ func (a *App) streamMode() string {
 // stream serves resources/stream of a blob (SEP-2532) in the configured
 // mode: a signed single-use downloadUrl, a redirect to a presigned URL, or
 // the raw bytes.
-func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer, error) {
+func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*resstream.Answer, error) {
 	key, err := blobKey(c, uri)
 	if err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 		return nil, fmt.Errorf("blobs: stat %q: %w", key, err)
 	}
 	if maxSize > 0 && info.Size > maxSize {
-		return nil, mcp.StreamTooLarge(uri, info.Size, maxSize)
+		return nil, resstream.TooLarge(uri, info.Size, maxSize)
 	}
 	canonical := URI(info.Key)
 	switch a.streamMode() {
@@ -49,7 +50,7 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 		if err != nil {
 			return nil, fmt.Errorf("blobs: mint download link: %w", err)
 		}
-		return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
+		return &resstream.Answer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
 	case StreamRedirect:
 		// The view presigns whenever the backend does (namespace.View).
 		u, err := view.(storage.Presigner).PresignGet(c.Context(), info.Key, a.opts.LinkTTL, storage.PresignOptions{
@@ -57,15 +58,15 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*mcp.StreamAnswer,
 		if err != nil {
 			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)
 		}
-		return &mcp.StreamAnswer{URI: canonical, Location: u.String(),
-			Header: [][2]string{{mcp.HeaderResourceURI, canonical}, {"Cache-Control", "no-store"}, {HeaderContentTypeOptions, NoSniff}}}, nil
+		return &resstream.Answer{URI: canonical, Location: u.String(),
+			Header: [][2]string{{resstream.HeaderResourceURI, canonical}, {"Cache-Control", "no-store"}, {HeaderContentTypeOptions, NoSniff}}}, nil
 	}
 	return a.streamDirect(c, uri, key, maxSize)
 }
 
 // streamDirect opens the blob for a direct answer; the reader may be bound
 // to the call's context (S3), which lives until the body is out.
-func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.StreamAnswer, error) {
+func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*resstream.Answer, error) {
 	rc, info, err := a.view(c).Open(c.Context(), key, nil)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
@@ -75,12 +76,12 @@ func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.St
 	}
 	if maxSize > 0 && info.Size > maxSize { // replaced since Stat
 		rc.Close()
-		return nil, mcp.StreamTooLarge(uri, info.Size, maxSize)
+		return nil, resstream.TooLarge(uri, info.Size, maxSize)
 	}
 	canonical := URI(info.Key)
 	h := append([][2]string{
 		{"Content-Disposition", ContentDisposition("attachment", DownloadName(info))},
-		{mcp.HeaderResourceURI, canonical},
+		{resstream.HeaderResourceURI, canonical},
 		{"Cache-Control", "no-store"},
 	}, SafetyHeaders(mediaType(info))...)
 	if info.ETag != "" {
@@ -89,5 +90,5 @@ func (a *App) streamDirect(c *mcp.Call, uri, key string, maxSize int64) (*mcp.St
 	if info.SHA256 != "" {
 		h = append(h, [2]string{"x-mcp-sha256", info.SHA256})
 	}
-	return &mcp.StreamAnswer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, Body: rc, Header: h}, nil
+	return &resstream.Answer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, Body: rc, Header: h}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
@@ -208,20 +209,6 @@ type Contents struct {
 	TextLen       int64
 }
 
-// StreamAnswer is a resources/stream answer (SEP-2532): exactly one of
-// Body (raw bytes, Size long, sent directly), Location (a 302 redirect) and
-// DownloadURL (a JSON result naming a link) is set.
-type StreamAnswer struct {
-	URI, MIMEType string
-	Size          int64
-	Body          io.ReadCloser
-	Location      string
-	DownloadURL   string
-	// Header holds extra response headers of a direct or redirect answer
-	// (Content-Disposition, ETag…).
-	Header [][2]string
-}
-
 // ResourceHandler reads resources whose URIs it recognises: it answers
 // ErrNoResource for any other URI, so the next handler is asked.
 type ResourceHandler struct {
@@ -231,7 +218,7 @@ type ResourceHandler struct {
 	List func(c *Call, cursor string) (items []Resource, next string, err error)
 	// Stream, when set, serves resources/stream (SEP-2532); resources it
 	// reads but cannot stream answer "stream not supported".
-	Stream func(c *Call, uri string, maxSize int64) (*StreamAnswer, error)
+	Stream func(c *Call, uri string, maxSize int64) (*resstream.Answer, error)
 	// Complete, when set, completes an argument of the template.
 	Complete CompleteFunc
 }

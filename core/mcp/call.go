@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
@@ -58,7 +59,7 @@ type Call struct {
 	files         *scan.Files                // strings taken out of the message
 	state         json.RawMessage            // MRTR progress (input.go)
 	answers       []*scan.Files              // files of 2025-11-25 input answers
-	expected      []string                   // expectation keys (route.go)
+	expected      []string                   // expectation keys (session.Expectations)
 	// inputResponses, read once (input.go)
 	inputLoaded bool
 	responses   map[string]json.RawMessage
@@ -234,9 +235,9 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 // exactly once, however the wait ends. Over the budget it takes nothing and
 // returns the limit's error (an *Error, -32029): return it as it is.
 func (c *Call) HoldPending() (release func(), err error) {
-	pool := c.srv.budgets.pending
+	pool := c.srv.budgets.Pending
 	if err := pool.Take(c.principal, 1); err != nil {
-		return nil, limitError(err, "server-to-client requests waiting for the client's answer")
+		return nil, limits.Refusal(err, "server-to-client requests waiting for the client's answer")
 	}
 	return func() { pool.Give(c.principal, 1) }, nil
 }

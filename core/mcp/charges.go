@@ -8,28 +8,23 @@ import (
 )
 
 // What notification streams and resource subscriptions cost their
-// principal (budgets.go): an open stream, GET or subscriptions/listen,
-// holds one unit of s.budgets.streams until it ends; a subscription,
-// resources/subscribe or listen, one of s.budgets.subscriptions and its
-// URI's bytes of s.budgets.subscriptionBytes while it is held, whether or
+// principal (package limits): an open stream, GET or subscriptions/listen,
+// holds one unit of s.budgets.Streams until it ends; a subscription,
+// resources/subscribe or listen, one of s.budgets.Subscriptions and its
+// URI's bytes of s.budgets.SubscriptionBytes while it is held, whether or
 // not the resource exists.
 
 // subscriptionsWhat names the subscription limits in a refusal.
 const subscriptionsWhat = "resource subscriptions and their URI bytes"
 
-// openStream takes one open notification stream for principal; the
-// caller releases the holding when the stream ends.
-func (s *Server) openStream(principal string) (*budget.Holding, *Error) {
-	h, err := budget.TakeAll(principal, budget.Units{Pool: s.budgets.streams, N: 1})
-	if err != nil {
-		return nil, limitError(err, "open notification streams (GET and subscriptions/listen)")
-	}
-	return h, nil
-}
+// Claims is the server's rate of claims per principal a minute
+// ([limits.Limits].ClaimsPerMinute), shared with the transport that writes
+// claims of its own (single-use links, upload ids).
+func (s *Server) Claims() *budget.Rate { return s.budgets.Claims }
 
 // subscriptionBudget is the pools resource subscriptions are charged to.
 func (s *Server) subscriptionBudget() session.Budget {
-	return session.Budget{Count: s.budgets.subscriptions, Bytes: s.budgets.subscriptionBytes}
+	return session.Budget{Count: s.budgets.Subscriptions, Bytes: s.budgets.SubscriptionBytes}
 }
 
 // holdings are released together.

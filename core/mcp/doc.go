@@ -22,7 +22,7 @@
 //
 // Eras (SPEC.md §0–6): an initialize request selects 2025-11-25 (also
 // accepting 2025-06-18 and 2025-03-26 clients): signed Mcp-Session-Id
-// sessions (bounded per principal and per node, [Limits]; live in a record
+// sessions (bounded per principal and per node, [limits.Limits]; live in a record
 // every node asks, [Options.LiveSessions], when set), JSON or SSE
 // responses, the standalone GET stream, DELETE, logging, progress,
 // cancellation, completion, subscriptions, and server-to-client requests
@@ -38,7 +38,7 @@
 // ([Call.RunAsTask]). Not implemented: 2025-03-26 JSON-RPC batches.
 //
 // Protocol state one principal can make a node hold is bounded per
-// principal and per node ([Limits]); a wait for the client's answer (a
+// principal and per node ([limits.Limits]); a wait for the client's answer (a
 // server-to-client request, a task's input round, [Call.HoldPending])
 // counts against the pending budget, while MRTR rounds hold nothing
 // between rounds. Notification streams end with the credential that

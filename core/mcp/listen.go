@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
@@ -43,14 +44,14 @@ func (s *Server) listenPrecheck(c *Call) *Error {
 			subs[u], bytes = true, bytes+int64(len(u))
 		}
 	}
-	stream, e := s.openStream(c.principal)
+	stream, e := s.budgets.OpenStream(c.principal)
 	if e != nil {
 		return e
 	}
 	charged, err := s.subscriptionBudget().Take(c.principal, int64(len(subs)), bytes)
 	if err != nil {
 		stream.Release()
-		return limitError(err, subscriptionsWhat)
+		return limits.Refusal(err, subscriptionsWhat)
 	}
 	c.listen = &listenRequest{listenFlags: p.listenFlags, uris: p.ResourceSubscriptions, subs: subs,
 		held: holdings{stream, charged}}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
@@ -33,7 +35,7 @@ func (s *Server) capabilities(modern bool, client json.RawMessage) Object {
 	if modern && s.tasks != nil {
 		c["extensions"] = Object{ExtTasks: Object{}}
 	}
-	addStreamCapability(c, client)
+	resstream.AddCapability(c, client)
 	return c
 }
 
@@ -113,9 +115,9 @@ func (s *Server) subscribe(on bool) func(c *Call) (any, error) {
 		case errors.Is(err, session.ErrTooManySubscriptions):
 			return nil, jsonrpc.InvalidParams("Invalid params: %v; unsubscribe from one first", err)
 		case errors.Is(err, session.ErrClosed):
-			return nil, sessionNotFound()
+			return nil, session.NotFound()
 		case err != nil:
-			if e := limitError(err, subscriptionsWhat); e != nil {
+			if e := limits.Refusal(err, subscriptionsWhat); e != nil {
 				return nil, e
 			}
 			return nil, err

@@ -23,7 +23,7 @@ type notedWriter struct {
 }
 
 // transportWriter is the transport's own writer under a notedWriter, for
-// its optional extensions (BodySender: the sendfile path).
+// its optional extensions (resstream.BodySender: the sendfile path).
 func transportWriter(w ResponseWriter) ResponseWriter {
 	if nw, ok := w.(notedWriter); ok {
 		return nw.ResponseWriter

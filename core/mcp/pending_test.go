@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
 // liveResponse is a ResponseWriter whose body a test reads while it is
@@ -93,7 +95,7 @@ func (c *testClient) startCall(name, args string) (*liveResponse, rpcMessage) {
 }
 
 // formTool elicits a form with a file field, so each elicitation in flight
-// also holds an expectation (route.go).
+// also holds an expectation (session.Expectations).
 var formTool = &Tool{
 	Name:        "ask",
 	Streams:     true,
@@ -127,7 +129,7 @@ func refusedByPending(t *testing.T, c *testClient, scope string, max int64) {
 	t.Helper()
 	live, m := c.startCall("ask", `{}`)
 	defer live.leave()
-	if m.Method != "" || m.Error == nil || m.Error.Code != CodeLimitExceeded {
+	if m.Method != "" || m.Error == nil || m.Error.Code != limits.CodeLimitExceeded {
 		t.Fatalf("%s over the pending budget: got %+v; want the call's -32029 error and no request", c.principal, m)
 	}
 	var data struct {
@@ -141,9 +143,7 @@ func refusedByPending(t *testing.T, c *testClient, scope string, max int64) {
 }
 
 func (s *Server) expectations() int {
-	s.expect.mu.Lock()
-	defer s.expect.mu.Unlock()
-	return len(s.expect.m)
+	return s.expect.Len()
 }
 
 // TestPendingBudget: elicitations waiting for an answer are charged to the
@@ -151,7 +151,7 @@ func (s *Server) expectations() int {
 // with -32029 and nothing is sent; an answer or a cancellation gives the
 // unit back (71946bf sent every one and held it until ClientTimeout).
 func TestPendingBudget(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{PendingPerPrincipal: 4, Pending: 6}, ClientTimeout: time.Minute})
+	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 4, Pending: 6}, ClientTimeout: time.Minute})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(formTool)
 	mallory := newLegacyClientAs(t, s, "mallory")
@@ -175,13 +175,13 @@ func TestPendingBudget(t *testing.T) {
 	if r := mallory.post(mallory.headers("", ""), strings.NewReader(answer)); r.rec.statusCode() != http.StatusAccepted {
 		t.Fatalf("posting the answer: %d", r.rec.statusCode())
 	}
-	waitFor(t, "the answered elicitation's unit", func() bool { return s.budgets.pending.Held("mallory") == 3 })
+	waitFor(t, "the answered elicitation's unit", func() bool { return s.budgets.Pending.Held("mallory") == 3 })
 	askAndLeave(t, mallory)
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + strconv.Itoa(mallory.nextID) + `}}`
 	if r := mallory.post(mallory.headers("", ""), strings.NewReader(cancel)); r.rec.statusCode() != http.StatusAccepted {
 		t.Fatalf("cancelling: %d", r.rec.statusCode())
 	}
-	waitFor(t, "the cancelled call's unit", func() bool { return s.budgets.pending.Held("mallory") == 3 })
+	waitFor(t, "the cancelled call's unit", func() bool { return s.budgets.Pending.Held("mallory") == 3 })
 	askAndLeave(t, mallory)
 	if got := s.expectations(); got != 6 {
 		t.Errorf("%d file expectations held; want 6", got)
@@ -191,7 +191,7 @@ func TestPendingBudget(t *testing.T) {
 // TestPendingBudgetTimeouts: an elicitation nobody answers gives its unit
 // back when ClientTimeout ends the wait.
 func TestPendingBudgetTimeouts(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{PendingPerPrincipal: 3}, ClientTimeout: 300 * time.Millisecond})
+	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 3}, ClientTimeout: 300 * time.Millisecond})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(formTool)
 	c := newLegacyClientAs(t, s, "mallory")
@@ -199,7 +199,7 @@ func TestPendingBudgetTimeouts(t *testing.T) {
 		askAndLeave(t, c)
 	}
 	refusedByPending(t, c, "principal", 3)
-	waitFor(t, "the timed-out elicitations' units", func() bool { return s.budgets.pending.Total() == 0 })
+	waitFor(t, "the timed-out elicitations' units", func() bool { return s.budgets.Pending.Total() == 0 })
 	if got := s.expectations(); got != 0 {
 		t.Errorf("%d file expectations held after the timeouts; want 0", got)
 	}
@@ -221,11 +221,11 @@ func TestPendingBudgetBoundsMemory(t *testing.T) {
 		live.leave()
 	}
 	grew := int64(memInUse()) - int64(before)
-	if held := s.budgets.pending.Held("mallory"); held != DefaultPendingPerPrincipal {
-		t.Errorf("mallory holds %d pending units; want %d", held, DefaultPendingPerPrincipal)
+	if held := s.budgets.Pending.Held("mallory"); held != limits.DefaultPendingPerPrincipal {
+		t.Errorf("mallory holds %d pending units; want %d", held, limits.DefaultPendingPerPrincipal)
 	}
-	if n := s.expectations(); n > DefaultPendingPerPrincipal {
-		t.Errorf("%d file expectations held; want at most %d", n, DefaultPendingPerPrincipal)
+	if n := s.expectations(); n > limits.DefaultPendingPerPrincipal {
+		t.Errorf("%d file expectations held; want at most %d", n, limits.DefaultPendingPerPrincipal)
 	}
 	if grew > 4<<20 {
 		t.Errorf("1,000 unanswered elicitations grew heap and stacks by %d KiB; want under 4 MiB", grew>>10)
@@ -260,7 +260,7 @@ var taskAskTool = &Tool{
 // the pending budget; beyond it the task fails with -32029, and an update
 // gives the unit back.
 func TestPendingBudgetTasks(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{PendingPerPrincipal: 2}})
+	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 2}})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(taskAskTool)
 	c := newModernClient(t, s).as("mallory")
@@ -285,16 +285,16 @@ func TestPendingBudgetTasks(t *testing.T) {
 	}
 	first := start()
 	start()
-	waitFor(t, "two tasks waiting for input", func() bool { return s.budgets.pending.Held("mallory") == 2 })
+	waitFor(t, "two tasks waiting for input", func() bool { return s.budgets.Pending.Held("mallory") == 2 })
 	third := start()
 	waitFor(t, "the third task to fail", func() bool { st, _ := status(third); return st == "failed" })
-	if _, e := status(third); e == nil || e.Code != CodeLimitExceeded || !strings.Contains(string(e.Data), `"limit":"pending"`) {
+	if _, e := status(third); e == nil || e.Code != limits.CodeLimitExceeded || !strings.Contains(string(e.Data), `"limit":"pending"`) {
 		t.Fatalf("the task over the budget failed with %+v; want -32029 naming the pending limit", e)
 	}
 	if r := c.request("tasks/update", first, `{"taskId":"`+first+`","inputResponses":{"ok":{"action":"accept","content":{}}}}`); r.Error != nil {
 		t.Fatalf("tasks/update: %+v", r.Error)
 	}
-	waitFor(t, "the answered task's unit", func() bool { return s.budgets.pending.Held("mallory") == 1 })
+	waitFor(t, "the answered task's unit", func() bool { return s.budgets.Pending.Held("mallory") == 1 })
 	fourth := start()
 	waitFor(t, "the fourth task to wait for input", func() bool { st, _ := status(fourth); return st == "input_required" })
 }

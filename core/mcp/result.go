@@ -15,6 +15,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/contents"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/mcp/sse"
 )
@@ -25,7 +26,7 @@ import (
 type result struct {
 	json []byte
 	body *contents.Body
-	raw  *StreamAnswer
+	raw  *resstream.Answer
 }
 
 func (r *result) close() {
@@ -54,7 +55,7 @@ func (s *Server) invoke(c *Call, m *method) (res *result, err error) {
 	switch v := v.(type) {
 	case *contents.Body:
 		return &result{body: v}, nil
-	case *StreamAnswer:
+	case *resstream.Answer:
 		if v.DownloadURL == "" {
 			return &result{raw: v}, nil
 		}
@@ -78,7 +79,7 @@ func (s *Server) encodeResult(c *Call, m *method, v any) ([]byte, error) {
 		return nil, errors.New("mcp: a whole encoded result in the 2026-07-28 era")
 	case encodedResult:
 		v, pre = e.rest, &e
-	case *StreamAnswer:
+	case *resstream.Answer:
 		v = Object{"uri": e.URI, "mimeType": e.MIMEType, "size": e.Size, "downloadUrl": e.DownloadURL}
 	}
 	o, _ := v.(Object)

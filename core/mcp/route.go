@@ -2,11 +2,9 @@ package mcp
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
@@ -28,7 +26,7 @@ func (rt *router) Route(seen *scan.Seen, path string) (scan.Route, bool) {
 		return rt.argument(seen, scan.UnescapeElem(arg))
 	}
 	if field, ok := strings.CutPrefix(path, "/result/content/"); ok && !strings.Contains(field, "/") {
-		spec, ok := rt.s.expect.get(rt.r.Header.Get(headers.SessionID), seen.ID)[scan.UnescapeElem(field)]
+		spec, ok := rt.s.expect.Get(rt.r.Header.Get(headers.SessionID), seen.ID)[scan.UnescapeElem(field)]
 		return scan.Route{Spec: spec}, ok
 	}
 	if rest, ok := strings.CutPrefix(path, "/params/inputResponses/"); ok && seen.State != "" {
@@ -87,43 +85,14 @@ func (rt *router) verified(seen *scan.Seen) *mrtr.Envelope {
 	return rt.state
 }
 
-// expectations holds the x-mcp-file fields of 2025-11-25 form elicitations
-// in flight, by session id and request id, so their answers are bounded by
-// the field's descriptor while they arrive. The session is not verified
-// when an answer is routed: an expectation only ever tightens limits.
-type expectations struct {
-	mu sync.Mutex
-	m  map[string]map[string]FileSpec
-}
-
-func expectKey(sid string, id []byte) string { return sid + "\x00" + jsonrpc.IDKey(id) }
-
-func (e *expectations) get(sid string, id []byte) map[string]FileSpec {
-	if sid == "" || id == nil {
-		return nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.m[expectKey(sid, id)]
-}
-
+// expectFiles expects fields in the answer to the server-to-client request
+// id of c's session (session.Expectations) until forgetFiles.
 func (s *Server) expectFiles(c *Call, id int64, fields map[string]FileSpec) {
-	e := &s.expect
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.m == nil {
-		e.m = map[string]map[string]FileSpec{}
-	}
-	e.m[expectKey(c.sess.ID, jsonInt(id))] = fields
-	c.expected = append(c.expected, expectKey(c.sess.ID, jsonInt(id)))
+	c.expected = append(c.expected, s.expect.Expect(c.sess.ID, id, fields))
 }
 
+// forgetFiles drops the expectations of c's requests.
 func (s *Server) forgetFiles(c *Call) {
-	e := &s.expect
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, k := range c.expected {
-		delete(e.m, k)
-	}
+	s.expect.Forget(c.expected)
 	c.expected = nil
 }

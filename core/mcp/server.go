@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/observe"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
@@ -87,7 +88,7 @@ type Options struct {
 	// written counts against Limits.ClaimsPerMinute. nil: an ended session
 	// is refused by this Server only; the others accept its id until it
 	// expires.
-	LiveSessions LiveSessions
+	LiveSessions session.LiveSessions
 	// RequestStateTTL bounds MRTR requestState lifetime. Default 10 min.
 	RequestStateTTL time.Duration
 	// CacheTTL is the ttlMs hint on 2026-07-28 list and read results.
@@ -107,8 +108,8 @@ type Options struct {
 	// headers (403 with a WWW-Authenticate challenge, say).
 	Authorize func(principal string, scopes []string, method, name string) *Error
 	// Limits bound the protocol state one principal and the node can make
-	// this server hold (budgets.go).
-	Limits Limits
+	// this server hold (package limits).
+	Limits limits.Limits
 }
 
 // Server is the MCP endpoint: one handler for both protocol eras.
@@ -137,15 +138,15 @@ type Server struct {
 	templates   []*template
 	prompts     []*Prompt
 
-	expect expectations // x-mcp-file fields of 2025-11-25 elicitations in flight (route.go)
-	tasks  *tasks.Store // nil unless a tool supports tasks
+	expect session.Expectations // x-mcp-file fields of 2025-11-25 elicitations in flight
+	tasks  *tasks.Store         // nil unless a tool supports tasks
 
 	baseCtx context.Context
 	stop    context.CancelFunc
 
-	sessions *session.Table
-	active   observe.Streams // SSE streams in progress (note.go)
-	budgets  budgets         // protocol state per principal and per node (budgets.go)
+	sessions *session.Lifecycle // 2025-11-25 sessions (session.go)
+	active   observe.Streams    // SSE streams in progress (note.go)
+	budgets  limits.Pools       // protocol state per principal and per node (package limits)
 }
 
 // NewServer returns a Server for opts. Register tools, resources and
@@ -160,8 +161,10 @@ func NewServer(opts Options) *Server {
 		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
-	s.budgets = s.newBudgets()
-	s.sessions = session.NewTable(s.budgets.sessions, s.log)
+	s.budgets = limits.NewPools(s.opts.Limits, s.log)
+	s.sessions = &session.Lifecycle{Table: session.NewTable(s.budgets.Sessions, s.log), Keyring: s.keyring,
+		TTL: opts.SessionTTL, Live: opts.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions,
+		Newest: Version20251125, CapabilityBytes: opts.Limits.CapabilityBytes, Log: s.log}
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
@@ -190,7 +193,7 @@ func (o Options) withDefaults() Options {
 	positive(&o.RequestStateTTL, DefaultRequestStateTTL)
 	positive(&o.KeepAlive, DefaultKeepAlive)
 	positive(&o.ClientTimeout, DefaultClientTimeout)
-	o.Limits = o.Limits.withDefaults()
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 
@@ -506,7 +509,7 @@ func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Ki
 		}
 		return nil, e
 	}
-	sess, e := s.lookupSession(sid, r.Principal)
+	sess, e := s.sessions.Find(sid, r.Principal)
 	if e != nil {
 		return nil, &idError{err: e}
 	}
@@ -536,7 +539,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
 		return
 	}
-	sess, e := s.lookupSession(sid, r.Principal)
+	sess, e := s.sessions.Find(sid, r.Principal)
 	if e != nil {
 		writeError(w, nil, e)
 		return
@@ -557,7 +560,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Conflict: only one GET stream is allowed per session", nil).WithStatus(http.StatusConflict))
 		return
 	}
-	stream, e := s.openStream(r.Principal)
+	stream, e := s.budgets.OpenStream(r.Principal)
 	if e != nil {
 		sess.ReleaseGetStream()
 		writeError(w, nil, e)
@@ -578,9 +581,9 @@ func (s *Server) handleDelete(r *Request, w ResponseWriter) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Method not allowed: no session to delete", nil).WithStatus(http.StatusMethodNotAllowed))
 		return
 	}
-	c, e := s.verifySession(sid, r.Principal)
+	c, e := s.sessions.Verify(sid, r.Principal)
 	if e == nil {
-		e = s.endSession(sid, c.Expires)
+		e = s.sessions.End(sid, c.Expires)
 	}
 	if e != nil {
 		writeError(w, nil, e)

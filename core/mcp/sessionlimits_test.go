@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -36,7 +38,7 @@ func clientOf(t *testing.T, s *Server, principal, sid string) *testClient {
 // the limit and scope, and a Retry-After.
 func wantLimit(t *testing.T, what string, r *response, status int, limit, scope string) {
 	t.Helper()
-	wantStatus(t, what, r, status, CodeLimitExceeded)
+	wantStatus(t, what, r, status, limits.CodeLimitExceeded)
 	var data struct{ Limit, Scope string }
 	if err := json.Unmarshal(r.Error.Data, &data); err != nil || data.Limit != limit || data.Scope != scope {
 		t.Fatalf("%s: error data %s; want limit %q, scope %q", what, r.Error.Data, limit, scope)
@@ -107,10 +109,10 @@ func TestSessionCapabilitiesOverLimit(t *testing.T) {
 	res, sid := initializeAs(t, s, "", b.String())
 	wantStatus(t, "initialize with 200 extensions", res, http.StatusOK, CodeInvalidParams)
 	if sid != "" || s.Sessions() != 0 || !strings.Contains(res.Error.Message, "capabilities") ||
-		!strings.Contains(res.Error.Message, strconv.Itoa(DefaultCapabilityBytes)) {
-		t.Fatalf("refusal %+v (session %q, %d held); want -32602 naming capabilities and %d", res.Error, sid, s.Sessions(), DefaultCapabilityBytes)
+		!strings.Contains(res.Error.Message, strconv.Itoa(limits.DefaultCapabilityBytes)) {
+		t.Fatalf("refusal %+v (session %q, %d held); want -32602 naming capabilities and %d", res.Error, sid, s.Sessions(), limits.DefaultCapabilityBytes)
 	}
-	small := NewServer(Options{Limits: Limits{CapabilityBytes: 16}})
+	small := NewServer(Options{Limits: limits.Limits{CapabilityBytes: 16}})
 	t.Cleanup(func() { small.Close() })
 	if res, _ := initializeAs(t, small, "", `{"elicitation":{"form":{},"url":{}}}`); res.Error == nil || res.Error.Code != CodeInvalidParams {
 		t.Fatalf("capabilities over a 16-byte limit: %s; want -32602", res.rec.body.String())
@@ -143,10 +145,10 @@ func TestPruneCapabilitiesKeepsWhatIsRead(t *testing.T) {
 			t.Fatalf("%s pruned to invalid JSON %s", raw, pruned)
 		}
 		whole, kept := &Call{caps: json.RawMessage(raw)}, &Call{caps: pruned}
-		ok1, max1 := streamingCap(whole.caps)
-		ok2, max2 := streamingCap(kept.caps)
+		ok1, max1 := resstream.Capability(whole.caps)
+		ok2, max2 := resstream.Capability(kept.caps)
 		if ok1 != ok2 || max1 != max2 {
-			t.Errorf("%s → %s: streamingCap %v %d; pruned %v %d", raw, pruned, ok1, max1, ok2, max2)
+			t.Errorf("%s → %s: resstream.Capability %v %d; pruned %v %d", raw, pruned, ok1, max1, ok2, max2)
 		}
 		if whole.hasExtension(ExtTasks) != kept.hasExtension(ExtTasks) {
 			t.Errorf("%s → %s: tasks extension differs", raw, pruned)
@@ -170,7 +172,7 @@ func TestSessionsPerPrincipalBounded(t *testing.T) {
 	if testing.Short() {
 		n = 4_000
 	}
-	s := NewServer(Options{Limits: Limits{SessionsPerPrincipal: bound}})
+	s := NewServer(Options{Limits: limits.Limits{SessionsPerPrincipal: bound}})
 	t.Cleanup(func() { s.Close() })
 	before := heapInUse()
 	var first, last string
@@ -193,7 +195,7 @@ func TestSessionsPerPrincipalBounded(t *testing.T) {
 	if limit := int64(bound)*8<<10 + int64(n)*128; grew > limit {
 		t.Errorf("%d initializes from one principal grew the heap by %d KiB; want at most %d KiB", n, grew>>10, limit>>10)
 	}
-	if got := s.budgets.sessions.Held("mallory"); got != int64(held) {
+	if got := s.budgets.Sessions.Held("mallory"); got != int64(held) {
 		t.Errorf("the pool counts %d sessions of mallory; the table holds %d", got, held)
 	}
 	wantStatus(t, "the first, evicted session", clientOf(t, s, "mallory", first).request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
@@ -218,7 +220,7 @@ func holdGetStream(t *testing.T, c *testClient) {
 // node's bound the node's least recently used idle session goes, and with
 // none idle the refusal is 503.
 func TestSessionsAtTheBound(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{SessionsPerPrincipal: 2, Sessions: 4}})
+	s := NewServer(Options{Limits: limits.Limits{SessionsPerPrincipal: 2, Sessions: 4}})
 	t.Cleanup(func() { s.Close() })
 	sid := func(principal string) string {
 		t.Helper()
@@ -246,7 +248,7 @@ func TestSessionsAtTheBound(t *testing.T) {
 	holdGetStream(t, clientOf(t, s, "dave", sid("dave"))) // bob's second session goes
 	res, _ = initializeAs(t, s, "erin", `{}`)
 	wantLimit(t, "a node full of busy sessions", res, http.StatusServiceUnavailable, "sessions", "node")
-	if got := s.budgets.sessions.Total(); got != int64(s.Sessions()) {
+	if got := s.budgets.Sessions.Total(); got != int64(s.Sessions()) {
 		t.Errorf("the pool counts %d sessions; the table holds %d", got, s.Sessions())
 	}
 }
@@ -262,14 +264,14 @@ func TestRebuiltSessionsCountAndEvictionEndsEverywhere(t *testing.T) {
 	}
 	live := &sharedLive{}
 	a := NewServer(Options{Keyring: kr, LiveSessions: live})
-	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: Limits{SessionsPerPrincipal: 1}})
+	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: limits.Limits{SessionsPerPrincipal: 1}})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	s1 := newLegacyClientAs(t, a, "alice")
 	s2 := newLegacyClientAs(t, a, "alice")
 	wantStatus(t, "s1 on B", s1.on(b).request("ping", "", `{}`), http.StatusOK, 0)
 	wantStatus(t, "s2 on B, B at its bound", s2.on(b).request("ping", "", `{}`), http.StatusOK, 0)
-	if b.Sessions() != 1 || b.budgets.sessions.Held("alice") != 1 {
-		t.Fatalf("B holds %d sessions (%d counted); want 1", b.Sessions(), b.budgets.sessions.Held("alice"))
+	if b.Sessions() != 1 || b.budgets.Sessions.Held("alice") != 1 {
+		t.Fatalf("B holds %d sessions (%d counted); want 1", b.Sessions(), b.budgets.Sessions.Held("alice"))
 	}
 	wantStatus(t, "s1, evicted by B, on A", s1.request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 	wantStatus(t, "s2 on A", s2.request("ping", "", `{}`), http.StatusOK, 0)
@@ -285,7 +287,7 @@ func TestRebuiltSessionsCountAndEvictionEndsEverywhere(t *testing.T) {
 // it), and a record that cannot be written answers 503 and holds nothing.
 func TestLiveSessionRecords(t *testing.T) {
 	live := &sharedLive{}
-	s := NewServer(Options{LiveSessions: live, Limits: Limits{ClaimsPerMinute: 40}})
+	s := NewServer(Options{LiveSessions: live, Limits: limits.Limits{ClaimsPerMinute: 40}})
 	t.Cleanup(func() { s.Close() })
 	var kept []*testClient
 	for i := range 30 {
@@ -314,7 +316,7 @@ func TestLiveSessionRecords(t *testing.T) {
 	live.setFail(errors.New("store down"))
 	res, sid := initializeAs(t, s, "other", `{}`)
 	wantStatus(t, "initialize while the record fails", res, http.StatusServiceUnavailable, CodeInternalError)
-	if sid != "" || s.Sessions() != held || s.budgets.sessions.Total() != int64(held) {
+	if sid != "" || s.Sessions() != held || s.budgets.Sessions.Total() != int64(held) {
 		t.Errorf("a failed initialize left a session (%q; %d held, was %d)", sid, s.Sessions(), held)
 	}
 }
@@ -333,7 +335,7 @@ func TestSessionIdsWithoutRecordRefused(t *testing.T) {
 	}
 	wantStatus(t, "an id of the former purpose", clientOf(t, s, "", old).request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 
-	local := NewServer(Options{Limits: Limits{ClaimsPerMinute: 1}})
+	local := NewServer(Options{Limits: limits.Limits{ClaimsPerMinute: 1}})
 	t.Cleanup(func() { local.Close() })
 	c := newLegacyClient(t, local)
 	newLegacyClient(t, local) // no record written: nothing charged
@@ -348,7 +350,7 @@ func TestSessionIdsWithoutRecordRefused(t *testing.T) {
 func TestSessionUnitsBalanced(t *testing.T) {
 	kr := token.NewRandomKeyring()
 	live := &sharedLive{}
-	lim := Limits{SessionsPerPrincipal: 4, Sessions: 6}
+	lim := limits.Limits{SessionsPerPrincipal: 4, Sessions: 6}
 	a := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
 	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
 	t.Cleanup(func() { a.Close(); b.Close() })
@@ -371,7 +373,7 @@ func TestSessionUnitsBalanced(t *testing.T) {
 	}
 	wg.Wait()
 	for _, s := range []*Server{a, b} {
-		if got := s.budgets.sessions.Total(); got != int64(s.Sessions()) || got > lim.Sessions {
+		if got := s.budgets.Sessions.Total(); got != int64(s.Sessions()) || got > lim.Sessions {
 			t.Errorf("the pool counts %d sessions; the table holds %d (bound %d)", got, s.Sessions(), lim.Sessions)
 		}
 	}

@@ -1,86 +1,20 @@
 package mcp
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 )
 
-// resources/stream (SEP-2532, a proposal; SPEC.md §8). The server offers the
-// resources.stream capability only to clients that declared
-// resourceStreaming (2025-11-25: in initialize; 2026-07-28: in the request's
-// clientCapabilities). A [ResourceHandler].Stream answers with the raw bytes
-// (sent directly, with sendfile when the transport can), a redirect, or a
-// downloadUrl.
-//
-// Errors are JSON-RPC errors in the era's codes: resource not found is -32002
-// in 2025-11-25 and -32602 (data.uri) in 2026-07-28; "stream not supported"
-// is -32003 and "too large" (over the client's maxStreamSize) -32004 in both,
-// which 2026-07-28 allows as implementation-defined codes (-32000…-32019). A
-// 2026-07-28 client without the capability gets -32021 (HTTP 400); a
-// 2025-11-25 one gets -32003. docs/byte-plane.md has the full table.
-
-// SEP-2532 error codes.
-const (
-	CodeStreamNotSupported = -32003
-	CodeStreamTooLarge     = -32004
-)
-
-// HeaderResourceURI names the canonical URI on direct and redirect answers.
-const HeaderResourceURI = "MCP-Resource-Uri"
+// resources/stream (SEP-2532, a proposal; SPEC.md §8): the method's wire
+// pieces (answer, capability, errors) are package resstream; serving it is
+// here.
 
 // ErrNoResource is a ResourceHandler's answer for a URI it does not serve.
 var ErrNoResource = errors.New("mcp: no such resource")
-
-// BodySender is an optional [ResponseWriter] extension for raw bytes:
-// SendBody sends exactly size bytes read from r as the body and closes r
-// afterwards (also when the body is never sent). core/server implements it
-// to use sendfile(2) when r unwraps to an *os.File. Without it the bytes are
-// copied through SetBodyStream.
-type BodySender interface {
-	SendBody(r io.ReadCloser, size int64)
-}
-
-// streamingCap returns whether the client declared resourceStreaming and its
-// maxStreamSize (0 = no limit).
-func streamingCap(caps json.RawMessage) (bool, int64) {
-	var m struct {
-		RS *struct {
-			MaxStreamSize int64 `json:"maxStreamSize"`
-		} `json:"resourceStreaming"`
-	}
-	if len(caps) == 0 || json.Unmarshal(caps, &m) != nil || m.RS == nil {
-		return false, 0
-	}
-	return true, max(m.RS.MaxStreamSize, 0)
-}
-
-// addStreamCapability sets resources.stream in caps when the client
-// declared resourceStreaming.
-func addStreamCapability(caps Object, client json.RawMessage) {
-	if ok, _ := streamingCap(client); !ok {
-		return
-	}
-	if r, ok := caps["resources"].(Object); ok {
-		r["stream"] = true
-	}
-}
-
-func streamNotSupported(uri, why string) *Error {
-	return jsonrpc.NewError(CodeStreamNotSupported, "Resource streaming not supported: "+why,
-		Object{"uri": uri, "suggestion": "Use resources/read"})
-}
-
-// StreamTooLarge is the error for a resource over the client's
-// maxStreamSize.
-func StreamTooLarge(uri string, size, maxSize int64) *Error {
-	return jsonrpc.NewError(CodeStreamTooLarge, "Resource too large for the client's maxStreamSize",
-		Object{"uri": uri, "size": size, "maxStreamSize": maxSize})
-}
 
 func (s *Server) resourcesStream(c *Call) (any, error) {
 	uri, e := c.uriParam()
@@ -95,12 +29,12 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 			return nil, e
 		}
 	}
-	ok, maxSize := streamingCap(c.caps)
+	ok, maxSize := resstream.Capability(c.caps)
 	if !ok {
 		if c.modern {
 			return nil, missingCapability("resourceStreaming")
 		}
-		return nil, streamNotSupported(uri, "the client did not declare the resourceStreaming capability")
+		return nil, resstream.NotSupported(uri, "the client did not declare the resourceStreaming capability")
 	}
 	for _, t := range s.templates {
 		if t.Stream == nil {
@@ -115,14 +49,14 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 		if ct.Body != nil {
 			ct.Body.Close()
 		}
-		return nil, streamNotSupported(uri, "the resource does not stream")
+		return nil, resstream.NotSupported(uri, "the resource does not stream")
 	}
 	return nil, c.NotFound(uri)
 }
 
 // writeStreamAnswer sends a direct or redirect answer; done runs once the
 // body is out (or never will be).
-func writeStreamAnswer(w ResponseWriter, a *StreamAnswer, done func()) {
+func writeStreamAnswer(w ResponseWriter, a *resstream.Answer, done func()) {
 	status := http.StatusOK
 	if a.Location != "" {
 		status = http.StatusFound
@@ -138,8 +72,8 @@ func writeStreamAnswer(w ResponseWriter, a *StreamAnswer, done func()) {
 		done()
 		return
 	}
-	body := &cancelCloser{ReadCloser: a.Body, cancel: done}
-	if bs, ok := transportWriter(w).(BodySender); ok {
+	body := resstream.WithDone(a.Body, done)
+	if bs, ok := transportWriter(w).(resstream.BodySender); ok {
 		bs.SendBody(body, a.Size)
 		return
 	}
@@ -148,19 +82,4 @@ func writeStreamAnswer(w ResponseWriter, a *StreamAnswer, done func()) {
 		_, err := io.Copy(sw, body)
 		return err
 	})
-}
-
-// cancelCloser closes the reader, then ends the call's context.
-type cancelCloser struct {
-	io.ReadCloser
-	cancel func()
-}
-
-// Unwrap returns the underlying reader, so a transport can find an *os.File.
-func (c *cancelCloser) Unwrap() io.ReadCloser { return c.ReadCloser }
-
-func (c *cancelCloser) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
 // longURI is a URI of size bytes of a blob that does not exist.
@@ -33,7 +35,7 @@ func checkLimitError(t *testing.T, what string, r *response, limit string) {
 	}
 	var data struct{ Limit, Scope string }
 	_ = json.Unmarshal(r.Error.Data, &data)
-	if r.Error.Code != CodeLimitExceeded || data.Limit != limit || data.Scope != "principal" ||
+	if r.Error.Code != limits.CodeLimitExceeded || data.Limit != limit || data.Scope != "principal" ||
 		r.rec.statusCode() != http.StatusTooManyRequests || r.rec.header.Get("Retry-After") == "" {
 		t.Fatalf("%s: HTTP %d, Retry-After %q, error %+v %s; want 429 with Retry-After, -32029 naming %s for the principal",
 			what, r.rec.statusCode(), r.rec.header.Get("Retry-After"), r.Error, r.Error.Data, limit)
@@ -68,7 +70,7 @@ func TestLegacySubscriptionsBudget(t *testing.T) {
 	}
 	grew := int64(heapInUse()) - int64(before)
 	t.Logf("%d sessions × %d subscriptions of %d bytes: %d kept, heap grew %.1f MiB", sessions, perSession, size, kept, float64(grew)/(1<<20))
-	if want := DefaultSubscriptionBytesPerPrincipal / size; kept != want {
+	if want := limits.DefaultSubscriptionBytesPerPrincipal / size; kept != want {
 		t.Errorf("%d subscriptions kept; want %d (4 MiB of URI bytes)", kept, want)
 	}
 	if grew > 8<<20 {
@@ -97,7 +99,7 @@ func TestLegacySubscriptionsBudget(t *testing.T) {
 // principal across its sessions and listen streams, an unsubscribe gives
 // one back, and a repeated subscription costs nothing.
 func TestSubscriptionCountBudget(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{SubscriptionsPerPrincipal: 10}})
+	s := NewServer(Options{Limits: limits.Limits{SubscriptionsPerPrincipal: 10}})
 	a, b := newLegacyClientAs(t, s, "reader"), newLegacyClientAs(t, s, "reader")
 	for i := range 10 {
 		c := []*testClient{a, b}[i%2]
@@ -127,7 +129,7 @@ func TestSubscriptionCountBudget(t *testing.T) {
 // stream and its subscriptions; it gives them back, so the next one is
 // not refused by the budget.
 func TestListenWithoutStreamGivesBack(t *testing.T) {
-	s := NewServer(Options{Limits: Limits{StreamsPerPrincipal: 1, SubscriptionsPerPrincipal: 1}})
+	s := NewServer(Options{Limits: limits.Limits{StreamsPerPrincipal: 1, SubscriptionsPerPrincipal: 1}})
 	m := newModernClient(t, s).as("reader")
 	for i := range 3 {
 		h := m.headers("subscriptions/listen", "")
@@ -137,7 +139,7 @@ func TestListenWithoutStreamGivesBack(t *testing.T) {
 			t.Fatalf("listen %d without SSE: %+v; want -32600 asking for SSE", i+1, r.Error)
 		}
 	}
-	if held := s.budgets.streams.Total() + s.budgets.subscriptions.Total() + s.budgets.subscriptionBytes.Total(); held != 0 {
+	if held := s.budgets.Streams.Total() + s.budgets.Subscriptions.Total() + s.budgets.SubscriptionBytes.Total(); held != 0 {
 		t.Fatalf("%d units still held after the listens ended", held)
 	}
 }

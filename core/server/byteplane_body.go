@@ -13,7 +13,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/sendfile"
 )
 
-// SendBody implements mcp.BodySender (resources/stream direct mode).
+// SendBody implements resstream.BodySender (resources/stream direct mode).
 func (r *responseAdapter) SendBody(rc io.ReadCloser, size int64) {
 	sendReader(r.ctx, r.tel.Download(rc), size, r.timeout)
 }

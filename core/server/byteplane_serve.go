@@ -12,7 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/server/byterange"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -140,7 +140,7 @@ func setBlobMetaHeaders(h *fasthttp.ResponseHeader, info storage.Info) {
 	h.Set("Accept-Ranges", "bytes")
 	// SEP-2532: a downloadUrl answers with the headers of a direct
 	// resources/stream answer, MCP-Resource-Uri included.
-	h.Set(mcp.HeaderResourceURI, blobs.URI(info.Key))
+	h.Set(resstream.HeaderResourceURI, blobs.URI(info.Key))
 	if info.ETag != "" {
 		h.Set("ETag", info.ETag)
 	}

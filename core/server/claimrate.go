@@ -14,10 +14,10 @@ import (
 // The byte plane's claims (a single-use link redeemed, an upload id taken)
 // are objects in the shared store that live until their token expires. Each
 // is charged, before it is written, to the principal the token was minted
-// for against the claims rate core/mcp keeps (mcp.Limits.ClaimsPerMinute,
-// shared with the claims of the MCP endpoint): over it the request is
-// refused 429 with Retry-After, nothing is written and the link stays
-// usable (onetime.Facts.ClaimToken).
+// for against the claims rate core/mcp keeps (ClaimsPerMinute of
+// core/mcp/limits' Limits, shared with the claims of the MCP endpoint):
+// over it the request is refused 429 with Retry-After, nothing is written
+// and the link stays usable (onetime.Facts.ClaimToken).
 
 // refuseClaimRate answers a claim refused by the claims rate: 429 with
 // Retry-After (the seconds left in the principal's minute) and the error

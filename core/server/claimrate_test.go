@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -81,7 +82,7 @@ func TestByteplaneClaimsRate(t *testing.T) {
 	dir := t.TempDir()
 	be := newLocalStoreAt(t, dir)
 	putObject(t, be, "f.txt", []byte("hello"))
-	base, srv := startTestServer(t, Options{Backend: be, MCP: mcp.Options{Limits: mcp.Limits{ClaimsPerMinute: rate}}})
+	base, srv := startTestServer(t, Options{Backend: be, MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: rate}}})
 	node2, _ := startTestServer(t, Options{Backend: be}) // same store and keys
 	kr := srv.opts.Keyring
 	link := func(principal string) string {
@@ -157,7 +158,7 @@ func TestDownloadRedirectClaimsRate(t *testing.T) {
 	be := byteplaneBackends()[1].new(t)
 	putObject(t, be, "r.bin", []byte("hello"))
 	base, srv := startTestServer(t, Options{Backend: be, DownloadRedirect: true,
-		MCP: mcp.Options{Limits: mcp.Limits{ClaimsPerMinute: 1}}})
+		MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 1}}})
 	node2, _ := startTestServer(t, Options{Backend: be, DownloadRedirect: true})
 	link := func(principal string) string {
 		l, err := srv.opts.Keyring.MintDownload(base, token.DownloadGrant{Principal: principal, Key: "r.bin", SingleUse: true, TTL: time.Hour})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
@@ -74,7 +75,7 @@ func TestSessionRecordsPerMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	base, _ := startTestServer(t, Options{Backend: st, MCP: mcp.Options{Limits: mcp.Limits{ClaimsPerMinute: 3}}})
+	base, _ := startTestServer(t, Options{Backend: st, MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 3}}})
 	c := newMCPClient(t, base, legacyVersion, "{}")
 	newMCPClient(t, base, legacyVersion, "{}")
 	newMCPClient(t, base, legacyVersion, "{}")
@@ -82,7 +83,7 @@ func TestSessionRecordsPerMinute(t *testing.T) {
 	fresh.sid = ""
 	r := fresh.call("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
 	e := r.rpcError()
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || e.Code != mcp.CodeLimitExceeded ||
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || e.Code != limits.CodeLimitExceeded ||
 		e.Data["limit"] != "claims_per_minute" || r.header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("the 4th initialize in a minute: %d (Retry-After %q) %+v; want 429 with Retry-After and -32029 naming claims_per_minute",
 			r.status, r.header.Get("Retry-After"), e)

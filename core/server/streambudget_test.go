@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
 // Issue 23, finding 1: subscriptions/listen kept each stream's request
@@ -36,16 +37,16 @@ func budgetClient(t *testing.T, base, version, key string) *mcpClient {
 	return newMCPClientWith(t, base, version, `{}`, map[string]string{"Authorization": "Bearer " + key})
 }
 
-// serveBudgeted starts a server with limits whose keys are one per
+// serveBudgeted starts a server with limits lim whose keys are one per
 // principal given; it returns the base URL and the keys by principal.
-func serveBudgeted(t *testing.T, limits mcp.Limits, principals ...string) (string, map[string]string) {
+func serveBudgeted(t *testing.T, lim limits.Limits, principals ...string) (string, map[string]string) {
 	t.Helper()
 	keys, lines := map[string]string{}, []string(nil)
 	for _, p := range principals {
 		keys[p] = "mcpb_" + p + rand.Text()
 		lines = append(lines, auth.KeyLine(keys[p], p, []string{"blobs:read"}))
 	}
-	base, _ := startTestServer(t, Options{AuthKeys: lines, MCP: mcp.Options{Limits: limits, KeepAlive: 20 * time.Millisecond}})
+	base, _ := startTestServer(t, Options{AuthKeys: lines, MCP: mcp.Options{Limits: lim, KeepAlive: 20 * time.Millisecond}})
 	return base, keys
 }
 
@@ -134,8 +135,8 @@ func checkLimitRefusal(t *testing.T, what string, r *mcpResponse, limit, scope s
 		return
 	}
 	e := r.rpcError()
-	if e.Code != mcp.CodeLimitExceeded || e.Data["limit"] != limit || e.Data["scope"] != scope {
-		t.Errorf("%s: error %d %q data %v; want %d naming limit %s, scope %s", what, e.Code, e.Message, e.Data, mcp.CodeLimitExceeded, limit, scope)
+	if e.Code != limits.CodeLimitExceeded || e.Data["limit"] != limit || e.Data["scope"] != scope {
+		t.Errorf("%s: error %d %q data %v; want %d naming limit %s, scope %s", what, e.Code, e.Message, e.Data, limits.CodeLimitExceeded, limit, scope)
 	}
 }
 
@@ -164,7 +165,7 @@ func TestListenAttackHeapBounded(t *testing.T) {
 	uriBytes := int64(listenURIs * listenURIBytes)
 
 	t.Run("default limits", func(t *testing.T) {
-		base, keys := serveBudgeted(t, mcp.Limits{}, "reader")
+		base, keys := serveBudgeted(t, limits.Limits{}, "reader")
 		c := budgetClient(t, base, modernVersion, keys["reader"])
 		body := listenBody(c, listenURIs, listenURIBytes)
 		before := liveHeap()
@@ -188,7 +189,7 @@ func TestListenAttackHeapBounded(t *testing.T) {
 	})
 
 	t.Run("raised byte budget", func(t *testing.T) {
-		base, keys := serveBudgeted(t, mcp.Limits{SubscriptionBytesPerPrincipal: 64 << 20}, "reader")
+		base, keys := serveBudgeted(t, limits.Limits{SubscriptionBytesPerPrincipal: 64 << 20}, "reader")
 		c := budgetClient(t, base, modernVersion, keys["reader"])
 		body := listenBody(c, listenURIs, listenURIBytes)
 		before := liveHeap()
@@ -213,7 +214,7 @@ func TestListenAttackHeapBounded(t *testing.T) {
 // Retry-After), and a stream that ends gives its unit back.
 func TestStreamBudget(t *testing.T) {
 	parallel(t)
-	base, keys := serveBudgeted(t, mcp.Limits{StreamsPerPrincipal: 3, Streams: 5}, "reader", "other")
+	base, keys := serveBudgeted(t, limits.Limits{StreamsPerPrincipal: 3, Streams: 5}, "reader", "other")
 	modern := budgetClient(t, base, modernVersion, keys["reader"])
 	listen := func(c *mcpClient) (*openStream, *mcpResponse) {
 		return c.openListen(c.request("subscriptions/listen", `{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["blob:///missing"]}}`))
@@ -266,7 +267,7 @@ func TestStreamBudget(t *testing.T) {
 func TestStreamBudgetConcurrentOpenClose(t *testing.T) {
 	parallel(t)
 	const bound = 4
-	base, keys := serveBudgeted(t, mcp.Limits{StreamsPerPrincipal: bound}, "reader")
+	base, keys := serveBudgeted(t, limits.Limits{StreamsPerPrincipal: bound}, "reader")
 	modern := budgetClient(t, base, modernVersion, keys["reader"])
 	var wg sync.WaitGroup
 	var admitted, refusedN atomic.Int64

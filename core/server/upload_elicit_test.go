@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
 // elicitParams is the part of elicitation/create params the tests use.
@@ -296,7 +297,7 @@ func TestRequestUploadModern(t *testing.T) {
 func TestRequestUploadURLWaitIsPending(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
-	c := serveMCP(t, Options{Backend: st, MCP: mcp.Options{Limits: mcp.Limits{PendingPerPrincipal: 1}}},
+	c := serveMCP(t, Options{Backend: st, MCP: mcp.Options{Limits: limits.Limits{PendingPerPrincipal: 1}}},
 		legacyVersion, `{"elicitation":{"url":{}}}`)
 	first, req, p := startElicitation(t, c, ``)
 	answer(t, c, req.ID, `{"action":"accept"}`)

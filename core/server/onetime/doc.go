@@ -10,10 +10,10 @@
 // the expiry of the token it belongs to plus [Grace]; [Facts.Sweep] removes
 // expired facts of every set.
 //
-// Live sessions are core/mcp's [mcp.LiveSessions] ([Facts.LiveSessions]):
-// initialize claims a record of the session, DELETE (or an eviction by a
-// node at its bound of sessions) releases it, and every request of a
-// 2025-11-25 session asks whether it is still claimed
+// Live sessions are core/mcp/session's [session.LiveSessions]
+// ([Facts.LiveSessions]): initialize claims a record of the session,
+// DELETE (or an eviction by a node at its bound of sessions) releases it,
+// and every request of a 2025-11-25 session asks whether it is still claimed
 // ([storage.Claimer.Claimed]: one stat of a file, or one HEAD on S3), so a
 // session ended on one node is refused by every other at its next request.
 // Ending a session writes nothing, so the records in the store are those

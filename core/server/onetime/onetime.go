@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/budget"
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/session"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -121,7 +121,7 @@ func (f *Facts) Sweep(ctx context.Context) {
 // store's claims, for mcp.Options.LiveSessions; nil when the claims are
 // kept in this process, where core/mcp's own table and revocations already
 // do that job.
-func (f *Facts) LiveSessions() mcp.LiveSessions {
+func (f *Facts) LiveSessions() session.LiveSessions {
 	if !f.shared {
 		return nil
 	}

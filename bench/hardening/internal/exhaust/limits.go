@@ -3,10 +3,10 @@ package exhaust
 import (
 	"fmt"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
-// Limits are the node's limits on protocol state (core/mcp's Limits, the
+// Limits are the node's limits on protocol state (core/mcp/limits' Limits, the
 // serve flags of cmd/mcpblob/protocol_limits.go).
 type Limits struct {
 	SessionsPerPrincipal, Sessions                   int64
@@ -18,16 +18,16 @@ type Limits struct {
 	ClaimsPerMinute                                  int64
 }
 
-// Defaults are core/mcp's defaults: what a node runs with when no flag
+// Defaults are core/mcp/limits' defaults: what a node runs with when no flag
 // says otherwise.
 var Defaults = Limits{
-	SessionsPerPrincipal: mcp.DefaultSessionsPerPrincipal, Sessions: mcp.DefaultSessions,
-	CapabilityBytes:           mcp.DefaultCapabilityBytes,
-	SubscriptionsPerPrincipal: mcp.DefaultSubscriptionsPerPrincipal, Subscriptions: mcp.DefaultSubscriptions,
-	SubscriptionBytesPerPrincipal: mcp.DefaultSubscriptionBytesPerPrincipal, SubscriptionBytes: mcp.DefaultSubscriptionBytes,
-	StreamsPerPrincipal: mcp.DefaultStreamsPerPrincipal, Streams: mcp.DefaultStreams,
-	PendingPerPrincipal: mcp.DefaultPendingPerPrincipal, Pending: mcp.DefaultPending,
-	ClaimsPerMinute: mcp.DefaultClaimsPerMinute,
+	SessionsPerPrincipal: limits.DefaultSessionsPerPrincipal, Sessions: limits.DefaultSessions,
+	CapabilityBytes:           limits.DefaultCapabilityBytes,
+	SubscriptionsPerPrincipal: limits.DefaultSubscriptionsPerPrincipal, Subscriptions: limits.DefaultSubscriptions,
+	SubscriptionBytesPerPrincipal: limits.DefaultSubscriptionBytesPerPrincipal, SubscriptionBytes: limits.DefaultSubscriptionBytes,
+	StreamsPerPrincipal: limits.DefaultStreamsPerPrincipal, Streams: limits.DefaultStreams,
+	PendingPerPrincipal: limits.DefaultPendingPerPrincipal, Pending: limits.DefaultPending,
+	ClaimsPerMinute: limits.DefaultClaimsPerMinute,
 }
 
 // Scaled are the smoke run's limits: small enough that ten times each is
@@ -36,7 +36,7 @@ var Defaults = Limits{
 // still served.
 var Scaled = Limits{
 	SessionsPerPrincipal: 32, Sessions: 128,
-	CapabilityBytes:           mcp.DefaultCapabilityBytes,
+	CapabilityBytes:           limits.DefaultCapabilityBytes,
 	SubscriptionsPerPrincipal: 64, Subscriptions: 256,
 	SubscriptionBytesPerPrincipal: 256 << 10, SubscriptionBytes: 1 << 20,
 	StreamsPerPrincipal: 8, Streams: 32,

@@ -15,7 +15,7 @@ import (
 const CodeLimitExceeded = -32029
 
 // LimitNames are the limits a refusal's data.limit may name: the pools and
-// the claims rate of core/mcp/budgets.go, and the capability bytes.
+// the claims rate of core/mcp/limits, and the capability bytes.
 var LimitNames = []string{"sessions", "subscriptions", "subscription_bytes", "streams", "pending",
 	"claims_per_minute", "capability_bytes"}
 

@@ -1,14 +1,4 @@
-package mcp
-
-import (
-	"errors"
-	"net/http"
-	"strconv"
-	"time"
-
-	"github.com/mcpblob/mcpblob/core/budget"
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
-)
+package limits
 
 // Limits bound the protocol state clients can make one node hold, per
 // principal and per node (docs/security.md, "Protocol state"). The zero
@@ -33,7 +23,7 @@ type Limits struct {
 	// PendingPerPrincipal and Pending bound waits for the client:
 	// server-to-client requests waiting for its answer (elicitation,
 	// sampling, roots), a task's input round waiting for tasks/update, an
-	// accepted URL-mode upload ([Call.HoldPending]). 2026-07-28 multi
+	// accepted URL-mode upload (mcp's Call.HoldPending). 2026-07-28 multi
 	// round-trip rounds hold nothing between rounds (their state travels
 	// in the signed requestState) and are not counted. Defaults 64 and
 	// 1,024.
@@ -61,7 +51,9 @@ const (
 	DefaultClaimsPerMinute               = 600
 )
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with each zero field set to its default and each
+// negative one to 0, core/budget's "no bound".
+func (l Limits) WithDefaults() Limits {
 	orDefault := func(v *int64, def int64) {
 		switch {
 		case *v == 0:
@@ -83,61 +75,4 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.Pending, DefaultPending)
 	orDefault(&l.ClaimsPerMinute, DefaultClaimsPerMinute)
 	return l
-}
-
-// budgets are a server's pools of protocol state and its claims rate.
-type budgets struct {
-	sessions          *budget.Pool
-	subscriptions     *budget.Pool
-	subscriptionBytes *budget.Pool
-	streams           *budget.Pool
-	pending           *budget.Pool
-	claims            *budget.Rate
-}
-
-func (s *Server) newBudgets() budgets {
-	l, log := s.opts.Limits, s.log
-	return budgets{
-		sessions:          budget.NewPool(budget.Limit{Name: "sessions", PerPrincipal: l.SessionsPerPrincipal, PerNode: l.Sessions}, log),
-		subscriptions:     budget.NewPool(budget.Limit{Name: "subscriptions", PerPrincipal: l.SubscriptionsPerPrincipal, PerNode: l.Subscriptions}, log),
-		subscriptionBytes: budget.NewPool(budget.Limit{Name: "subscription_bytes", PerPrincipal: l.SubscriptionBytesPerPrincipal, PerNode: l.SubscriptionBytes}, log),
-		streams:           budget.NewPool(budget.Limit{Name: "streams", PerPrincipal: l.StreamsPerPrincipal, PerNode: l.Streams}, log),
-		pending:           budget.NewPool(budget.Limit{Name: "pending", PerPrincipal: l.PendingPerPrincipal, PerNode: l.Pending}, log),
-		claims:            budget.NewRate("claims_per_minute", l.ClaimsPerMinute, log),
-	}
-}
-
-// Claims is the server's rate of claims per principal a minute
-// ([Limits.ClaimsPerMinute]), shared with the transport that writes claims
-// of its own (single-use links, upload ids).
-func (s *Server) Claims() *budget.Rate { return s.budgets.claims }
-
-// CodeLimitExceeded is the JSON-RPC error code of a request refused by a
-// limit on protocol state ([Limits]); its data names the limit.
-const CodeLimitExceeded = -32029
-
-// limitRetryAfter is the Retry-After of a refusal that waits on other
-// requests giving state back, not on a clock.
-const limitRetryAfter = 5 * time.Second
-
-// limitError turns a budget refusal into the protocol's answer: HTTP 429
-// when the principal's own bound was met, 503 when the node's, with
-// Retry-After, and data {"limit", "scope", "max"}. nil for any other error.
-func limitError(err error, what string) *Error {
-	var e *budget.Exceeded
-	if !errors.As(err, &e) {
-		return nil
-	}
-	status, who := http.StatusTooManyRequests, "for this principal"
-	if e.Scope == budget.PerNode {
-		status, who = http.StatusServiceUnavailable, "on this node"
-	}
-	wait := e.RetryAfter
-	if wait <= 0 {
-		wait = limitRetryAfter
-	}
-	secs := int64((wait + time.Second - 1) / time.Second)
-	data := map[string]any{"limit": e.Name, "scope": string(e.Scope), "max": e.Max}
-	return jsonrpc.NewError(CodeLimitExceeded, "Too Many Requests: "+what+" (at most "+strconv.FormatInt(e.Max, 10)+" "+who+")", data).
-		WithStatus(status).WithHeader("Retry-After", strconv.FormatInt(secs, 10))
 }
