@@ -54,6 +54,10 @@ func NewPool(limit Limit, log *slog.Logger) *Pool {
 	return &Pool{limit: limit, warn: newWarner(log), held: map[string]int64{}}
 }
 
+// Notify makes f see every refusal of the pool (a metric counts them);
+// call it before the pool is shared.
+func (p *Pool) Notify(f func(*Exceeded)) { p.warn.notify = f }
+
 // Limit is the pool's limit.
 func (p *Pool) Limit() Limit { return p.limit }
 

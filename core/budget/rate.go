@@ -30,6 +30,10 @@ func NewRate(name string, perMinute int64, log *slog.Logger) *Rate {
 	return &Rate{name: name, perMinute: perMinute, now: time.Now, warn: newWarner(log), windows: map[string]*window{}}
 }
 
+// Notify makes f see every refusal of the rate; call it before the rate
+// is shared.
+func (r *Rate) Notify(f func(*Exceeded)) { r.warn.notify = f }
+
 // Allow counts one event of principal, or returns an *Exceeded, with the
 // time until the principal's window ends, when the window is full.
 func (r *Rate) Allow(principal string) error {

@@ -9,15 +9,19 @@ import (
 // warner logs a refusal at WARN at most once a minute per limit, scope and
 // principal; what it remembers is cleared every minute.
 type warner struct {
-	log   *slog.Logger
-	mu    sync.Mutex
-	seen  map[string]bool
-	since time.Time
+	log    *slog.Logger
+	notify func(*Exceeded) // every refusal, when set (Pool.Notify, Rate.Notify)
+	mu     sync.Mutex
+	seen   map[string]bool
+	since  time.Time
 }
 
 func newWarner(log *slog.Logger) *warner { return &warner{log: log, seen: map[string]bool{}} }
 
 func (w *warner) once(e *Exceeded, principal string) {
+	if w.notify != nil {
+		w.notify(e)
+	}
 	if w.log == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/session"
 )
 
@@ -21,6 +22,10 @@ const subscriptionsWhat = "resource subscriptions and their URI bytes"
 // ([limits.Limits].ClaimsPerMinute), shared with the transport that writes
 // claims of its own (single-use links, upload ids).
 func (s *Server) Claims() *budget.Rate { return s.budgets.Claims }
+
+// Budgets are the server's pools of protocol state and its claims rate,
+// for the transport's metrics ([limits.Pools.Held], [limits.Pools.Notify]).
+func (s *Server) Budgets() limits.Pools { return s.budgets }
 
 // subscriptionBudget is the pools resource subscriptions are charged to.
 func (s *Server) subscriptionBudget() session.Budget {

@@ -42,6 +42,7 @@ type Set struct {
 	uploads  sync.Map // [2]string → *vm.Counter
 	storage  sync.Map // storageKey → *vm.Counter
 	storageD sync.Map // [2]string → *vm.PrometheusHistogram
+	limits   sync.Map // [2]string → *vm.Counter
 	sent     map[string]*vm.Counter
 	received map[string]*vm.Counter
 	active   map[string]*activeGauge
@@ -122,6 +123,23 @@ func (s *Set) MCP(method, era, outcome string) {
 	counter(s, &s.mcp, mcpKey{method, era, outcome}, func() string {
 		return fmt.Sprintf(`mcpblob_mcp_requests_total{method=%s,era=%s,outcome=%s}`, quote(method), quote(era), quote(outcome))
 	}).Inc()
+}
+
+// LimitRefused counts one request refused by a limit on protocol state
+// (core/mcp/limits; the claims rate): limit and scope are the limit's name
+// and "principal" or "node", a bounded set. No principal label: one series
+// per client would have no bound.
+func (s *Set) LimitRefused(limit, scope string) {
+	counter(s, &s.limits, [2]string{limit, scope}, func() string {
+		return fmt.Sprintf(`mcpblob_limit_refusals_total{limit=%s,scope=%s}`, quote(limit), quote(scope))
+	}).Inc()
+}
+
+// StateHeld adds the gauge mcpblob_protocol_state{kind} read from f at
+// every scrape: how much of one kind of protocol state the node holds in
+// all (sessions, subscriptions, subscription bytes, streams, pending).
+func (s *Set) StateHeld(kind string, f func() float64) {
+	s.set.GetOrCreateGauge(`mcpblob_protocol_state{kind=`+quote(kind)+`}`, f)
 }
 
 // counter is m's counter for key, registered as the series name() on its

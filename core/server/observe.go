@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/asm"
+	"github.com/mcpblob/mcpblob/core/budget"
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/metrics"
 	"github.com/mcpblob/mcpblob/core/server/admin"
@@ -38,6 +39,11 @@ func (s *Server) countStreams() {
 	m.StreamSource(metrics.StreamListen, func() float64 { _, l := s.mcp.ActiveStreams(); return float64(l) })
 	m.StreamSource(metrics.StreamUpload, s.uploads.InProgress)
 	m.Gauge("mcpblob_sessions_active", func() float64 { return float64(s.mcp.Sessions()) })
+	b := s.mcp.Budgets()
+	b.Notify(func(e *budget.Exceeded) { m.LimitRefused(e.Name, string(e.Scope)) })
+	for kind, pool := range b.Held() {
+		m.StateHeld(kind, func() float64 { return float64(pool.Total()) })
+	}
 }
 
 // serveMetrics answers /metrics on the main listener of an open loopback

@@ -30,6 +30,22 @@ func NewPools(l Limits, log *slog.Logger) Pools {
 	}
 }
 
+// Held names the pools of protocol state by kind, for a gauge of what
+// the node holds in all.
+func (p Pools) Held() map[string]*budget.Pool {
+	return map[string]*budget.Pool{"sessions": p.Sessions, "subscriptions": p.Subscriptions,
+		"subscription_bytes": p.SubscriptionBytes, "streams": p.Streams, "pending": p.Pending}
+}
+
+// Notify makes f see every refusal of every pool and of the claims rate
+// (a metric counts them); call it before the pools are shared.
+func (p Pools) Notify(f func(*budget.Exceeded)) {
+	for _, pool := range p.Held() {
+		pool.Notify(f)
+	}
+	p.Claims.Notify(f)
+}
+
 // OpenStream takes one open notification stream (a GET stream or a
 // subscriptions/listen) for principal; the caller releases the holding
 // when the stream ends.
