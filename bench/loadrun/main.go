@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -56,6 +57,7 @@ func main() {
 
 type options struct {
 	profile, repo, results, target, scenario string
+	cpuProfile                               string
 	fromHEAD                                 bool
 	one                                      load.Params
 }
@@ -76,6 +78,7 @@ func parse(args []string) (*options, error) {
 	fs.Int64Var(&o.one.Size, "size", 0, "with -target: blob `bytes` (default the scenario's)")
 	fs.Uint64Var(&o.one.Workers, "workers", 0, "with -target: initial concurrent `requests` (default the scenario's)")
 	fs.Uint64Var(&o.one.MaxWorkers, "max-workers", 0, "with -target: most concurrent `requests` (default the scenario's)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's CPU profile to `file`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,6 +97,17 @@ func run(ctx context.Context, args []string) (int, error) {
 	o, err := parse(args)
 	if err != nil {
 		return 2, err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return 2, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 2, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if o.target != "" {
 		return runOne(ctx, o)

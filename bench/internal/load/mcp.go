@@ -144,37 +144,28 @@ func jsonOf(b []byte) []byte {
 // RPCClass is the error class of a JSON-RPC answer r: its HTTP status
 // when not 200, "jsonrpc error CODE" when the answer is an error, "tool
 // isError" for a tools/call whose result says so, "" when it is a result.
-// An answer longer than the kept body is judged on its start, where a
-// result's "result" (or an error's "error") comes before any payload.
+// Only the start of the answer is read (where "result" or "error" comes,
+// before any payload), so checking costs little beside the request; the
+// length checks (ReadClass, exactLength) catch a cut answer.
 func RPCClass(r *vegeta.Result, b *Body) string {
 	if r.Code != http.StatusOK {
 		return "http " + strconv.Itoa(int(r.Code))
 	}
-	if int64(len(r.Body)) < b.N {
-		head := jsonOf(r.Body)
-		e, res := bytes.Index(head, []byte(`"error"`)), bytes.Index(head, []byte(`"result"`))
-		if res < 0 || (e >= 0 && e < res) {
-			return "jsonrpc: no result at the start of the answer"
-		}
-		return ""
-	}
-	var msg struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-		Result *struct {
-			IsError bool `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(jsonOf(r.Body), &msg); err != nil {
-		return "jsonrpc: answer is not JSON"
-	}
+	msg := jsonOf(r.Body)
+	head := msg[:min(len(msg), 256)]
+	e, res := bytes.Index(head, []byte(`"error":`)), bytes.Index(head, []byte(`"result":`))
 	switch {
-	case msg.Error != nil:
-		return fmt.Sprintf("jsonrpc error %d", msg.Error.Code)
-	case msg.Result == nil:
-		return "jsonrpc: no result"
-	case msg.Result.IsError:
+	case e >= 0 && (res < 0 || e < res):
+		var m struct {
+			Error struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		json.Unmarshal(msg, &m) //nolint:errcheck // a cut error answer still is one
+		return fmt.Sprintf("jsonrpc error %d", m.Error.Code)
+	case res < 0:
+		return "jsonrpc: no result at the start of the answer"
+	case bytes.Contains(msg, []byte(`"isError":true`)):
 		return "tool isError"
 	}
 	return ""
