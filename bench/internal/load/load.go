@@ -36,8 +36,9 @@ type Scenario struct {
 	// FollowDownload GETs the downloadUrl of a JSON resources/stream answer
 	// (the server's url mode) as part of the same request.
 	FollowDownload bool
-	// OnResult, when set, sees every result and its class after Check.
-	OnResult func(r *vegeta.Result, class string)
+	// OnResult, when set, sees every result, what the transport saw of
+	// its body, and its class after Check.
+	OnResult func(r *vegeta.Result, b *Body, class string)
 }
 
 // Run runs s against whatever its Target names and returns the report.
@@ -97,7 +98,7 @@ func Run(ctx context.Context, s Scenario) *Report {
 		rep.add(r, class, kind)
 		p.Add(r) //nolint:errcheck // only fails on out-of-order points, which vegeta never sends
 		if s.OnResult != nil {
-			s.OnResult(r, class)
+			s.OnResult(r, b, class)
 		}
 		r.Body = nil
 	}

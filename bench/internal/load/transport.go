@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // Body is what the transport saw of one answer's body.
 type Body struct {
 	Kind    string // the request's X-Load-Kind header (its JSON-RPC method, for MCP calls)
+	Tag     string // the request's X-Load-Tag header (whatever the Targeter wants to see again)
 	N       int64  // bytes of the body, all of it
 	BlobN   int64  // bytes of the decoded "blob" string (DecodeBlob only)
 	BlobSHA string // hex sha256 of those bytes
@@ -25,6 +27,11 @@ type Body struct {
 // KindHeader names the kind of a request for the report's per-kind
 // percentiles and the plot's series; Session.Call sets it to the method.
 const KindHeader = "X-Load-Kind"
+
+// TagHeader is carried from the request to Body.Tag; FailHeader makes the
+// transport fail the request with its value, sending nothing (for a
+// Targeter whose own preparation failed, e.g. minting an upload endpoint).
+const TagHeader, FailHeader = "X-Load-Tag", "X-Load-Fail"
 
 // observer is an http.RoundTripper that counts every answer's body and,
 // with decode set, decodes the first JSON string after "blob": as base64
@@ -37,13 +44,16 @@ type observer struct {
 }
 
 func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	seq := req.Header.Get("X-Vegeta-Seq")
+	b := &Body{Kind: req.Header.Get(KindHeader), Tag: req.Header.Get(TagHeader)}
+	o.seen.Store(seq, b)
+	if msg := req.Header.Get(FailHeader); msg != "" {
+		return nil, errors.New(msg)
+	}
 	res, err := o.next.RoundTrip(req)
 	if err != nil {
 		return res, err
 	}
-	seq := req.Header.Get("X-Vegeta-Seq")
-	b := &Body{Kind: req.Header.Get(KindHeader)}
-	o.seen.Store(seq, b)
 	cb := &countingBody{rc: res.Body, body: b}
 	if o.decode {
 		pr, pw := io.Pipe()
