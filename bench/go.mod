@@ -1,5 +1,5 @@
 // The benchmark module: side-by-side comparisons against peer MCP servers,
-// nginx and the raw limits, and the k6 load-test runner. A module of its own
+// nginx and the raw limits, and the load-test runner (vegeta as a library). A module of its own
 // so the peers (the official go-sdk, mark3labs/mcp-go) never enter mcpblob's
 // module graph.
 module github.com/mcpblob/mcpblob/bench

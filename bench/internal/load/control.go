@@ -63,7 +63,7 @@ func downloadRange(ctx context.Context, p Params) (Scenario, error) {
 	}, nil
 }
 
-// pattern is size bytes of the k6 scripts' upload pattern.
+// pattern is size bytes of a fixed upload pattern.
 func pattern(size int64) []byte {
 	b := make([]byte, size)
 	for i := range b {
@@ -92,8 +92,7 @@ func uploadDataURI(ctx context.Context, p Params) (Scenario, error) {
 
 // uploadMultipart POSTs a Size-byte file as multipart/form-data to upload
 // endpoints minted by POST /v1/uploads before the load starts (one per
-// request, so the latency is the upload's alone, as k6's threshold on the
-// upload request was).
+// request, so the latency is the upload's alone).
 func uploadMultipart(ctx context.Context, p Params) (Scenario, error) {
 	n := p.Rate*int(p.Duration.Seconds()+1) + p.Rate
 	type endpoint struct{ URL, Method string }

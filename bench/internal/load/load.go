@@ -22,7 +22,7 @@ type Scenario struct {
 	Duration time.Duration // how long requests are started
 	Hits     int           // with Rate 0: this many requests, one at a time, back to back
 	// Workers and MaxWorkers are vegeta's initial and most concurrent
-	// requests (k6's pre-allocated and maximum VUs); 0 means 10 and no cap.
+	// requests; 0 means 10 and no cap.
 	Workers, MaxWorkers uint64
 	Timeout             time.Duration // per request (default 30 s)
 	Target              vegeta.Targeter

@@ -67,8 +67,8 @@ type Threshold struct {
 	Got  string
 }
 
-// Thresholds are the run's bounds: no request failed (k6's http_req_failed
-// rate==0 and checks rate==1 in one), and p99 under the Scenario's P99.
+// Thresholds are the run's bounds: no request failed (no transport error,
+// no failed check), and p99 under the Scenario's P99.
 func (r *Report) Thresholds() []Threshold {
 	t := []Threshold{{"errors == 0", r.Failed == 0 && r.Requests() > 0, fmt.Sprintf("%d of %d", r.Failed, r.Requests())}}
 	if r.Scenario.P99 > 0 {

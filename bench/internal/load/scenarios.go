@@ -59,7 +59,7 @@ var builders = map[string]func(context.Context, Params) (Scenario, error){
 }
 
 // New builds the scenario called name with p over its defaults; building
-// may open an MCP session or mint links and upload endpoints (k6's setup).
+// may open an MCP session or mint links and upload endpoints.
 func New(ctx context.Context, name string, p Params) (Scenario, error) {
 	build, ok := builders[name]
 	if !ok {
