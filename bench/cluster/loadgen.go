@@ -146,7 +146,7 @@ func linkScenario(url string) load.Scenario {
 			}
 			return ""
 		},
-		KeepBody: 0,
+		KeepBody: -1,
 	}
 }
 

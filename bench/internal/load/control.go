@@ -59,7 +59,7 @@ func downloadRange(ctx context.Context, p Params) (Scenario, error) {
 			return nil
 		},
 		Check:    exactLength(http.StatusPartialContent, min(p.RangeSize, p.Size)),
-		KeepBody: 0,
+		KeepBody: -1,
 	}, nil
 }
 
@@ -198,7 +198,7 @@ func stream(ctx context.Context, p Params) (Scenario, error) {
 			return err
 		},
 		Check:          exactLength(http.StatusOK, p.Size),
-		KeepBody:       0,
+		KeepBody:       -1,
 		Redirects:      5,
 		Timeout:        120 * time.Second,
 		FollowDownload: true,

@@ -29,7 +29,7 @@ type Scenario struct {
 	// Check judges one answer: "" when it is right, else its error class.
 	// Nil accepts any 2xx.
 	Check      func(r *vegeta.Result, b *Body) string
-	KeepBody   int64 // bytes of each body handed to Check in r.Body (default 64 KiB)
+	KeepBody   int64 // bytes of each body handed to Check in r.Body (default 64 KiB; < 0: none)
 	DecodeBlob bool  // hash the base64 "blob" of each answer into Body.BlobSHA
 	Redirects  int   // redirects followed (default none: a 3xx is the answer)
 	P99        time.Duration
@@ -50,8 +50,11 @@ func Run(ctx context.Context, s Scenario) *Report {
 	}
 	obs := &observer{next: next, decode: s.DecodeBlob}
 	keep := s.KeepBody
-	if keep == 0 {
+	switch {
+	case keep == 0:
 		keep = 64 << 10
+	case keep < 0:
+		keep = 0 // vegeta reads and drops the whole body
 	}
 	redirects := s.Redirects
 	if redirects == 0 {

@@ -116,7 +116,11 @@ func TestCallsHaveFreshIDsOnTheSession(t *testing.T) {
 	if len(f.ids) != rep.Requests() || f.sessions["s-1"] != rep.Requests() {
 		t.Errorf("%d distinct ids, %d requests on session s-1, of %d requests", len(f.ids), f.sessions["s-1"], rep.Requests())
 	}
-	if k := rep.Kinds["resources/read"]; k == nil || k.Requests*2 != uint64(rep.Requests()) {
-		t.Errorf("kinds %v: want half resources/read", rep.Kinds)
+	reads := 0
+	if k := rep.Kinds["resources/read"]; k != nil {
+		reads = int(k.Requests)
+	}
+	if d := 2*reads - rep.Requests(); d < -rep.Requests()/20 || d > rep.Requests()/20 {
+		t.Errorf("%d resources/read of %d requests: want half, within 5 %%", reads, rep.Requests())
 	}
 }

@@ -169,7 +169,7 @@ func staticGet(_ context.Context, p Params) (Scenario, error) {
 	return Scenario{
 		Target:   func(t *vegeta.Target) error { t.Method, t.URL = http.MethodGet, url; return nil },
 		Check:    exactLength(http.StatusOK, p.Size),
-		KeepBody: 0,
+		KeepBody: -1,
 	}, nil
 }
 
