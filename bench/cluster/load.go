@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,25 +17,22 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/mcpblob/mcpblob/bench/internal/k6"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
 )
 
-// Load rates of bench/cluster/load.js: modest, for 2 cores shared by k6,
-// nginx, three nodes and MinIO.
+// Load rates of the cluster load (loadgen.go): modest, for 2 cores shared
+// by the load generator, nginx, three nodes and MinIO.
 const mcpRate, uploadRate, linkRate = 80, 6, 20
 
-// loadRun is what happened while k6 ran.
+// loadRun is what happened while the load ran.
 type loadRun struct {
-	start, loadAt, end time.Time // k6 started, its setup done, k6 ended
+	start, loadAt, end time.Time // load started, its setup done, load ended
 	startMark, endMark logMark   // nginx's access log at start and end
 	killedAt, goneAt   time.Time // SIGKILL sent, process reaped
 	victim             *node
 	why                string // why that node
-	k6err              error
-	summary            *k6.Summary
-	logPath            string // k6's log: TRY and ACK lines
+	loadErr            error
+	summary            *loadSummary
+	logPath            string // the load's log: TRY and ACK lines
 	slow               []*slowUpload
 	wipe               *wipeRun
 }
@@ -54,7 +50,7 @@ func (r *loadRun) slowViaNginx() (total, failed int) {
 	return total, failed
 }
 
-// underLoad runs bench/cluster/load.js through nginx, SIGKILLs the node
+// underLoad runs the cluster load (loadgen.go) through nginx, SIGKILLs the node
 // that holds the load's MCP session killAfter into it, then checks every
 // failed request against the kill and every acknowledged upload against the
 // store (through nginx, and through the killed node once restarted).
@@ -67,17 +63,17 @@ func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 	if err != nil {
 		return err
 	}
-	rep.add("load", "k6 ran to its end", r.k6err == nil, fmt.Sprintf("exit: %v", r.k6err))
+	rep.add("load", "the load ran to its end", r.loadErr == nil, fmt.Sprintf("error: %v", r.loadErr))
 	t, err := tally(cl, r)
 	if err != nil {
 		return err
 	}
-	k6Failed := int(r.summary.Value("http_req_failed", "passes"))
+	loadFailed := r.summary.failed
 	slowTotal, slowFailed := r.slowViaNginx()
 	rep.add("load", "errors other than requests in flight on the killed node",
-		len(t.late)+len(t.other) == 0 && k6Failed+slowFailed == len(t.inflight),
-		fmt.Sprintf("k6: %d of %d requests failed, slow uploads through nginx: %d of %d; nginx: %d in flight on %s when it died, %d sent to it after, %d elsewhere",
-			k6Failed, int(r.summary.Value("http_reqs", "count")), slowFailed, slowTotal,
+		len(t.late)+len(t.other) == 0 && loadFailed+slowFailed == len(t.inflight),
+		fmt.Sprintf("vegeta: %d of %d requests failed, slow uploads through nginx: %d of %d; nginx: %d in flight on %s when it died, %d sent to it after, %d elsewhere",
+			loadFailed, r.summary.requests, slowFailed, slowTotal,
 			len(t.inflight), r.victim.name, len(t.late), len(t.other)))
 	r.wipe.report(rep, r)
 	d, err := checkData(ctx, cl, r, rep)
@@ -88,49 +84,34 @@ func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 	return nil
 }
 
-// runLoad runs k6, kills the session's node killAfter into the load and
+// runLoad runs the load, kills the session's node killAfter into the load and
 // wipes a MinIO drive a third of the remaining load later, reading objs
 // from then on.
 func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (*loadRun, error) {
-	r := &loadRun{logPath: filepath.Join(cl.work, "k6.log")}
-	summaryPath := filepath.Join(cl.work, "k6-summary.json")
-	api, err := proc.FreeAddr() // k6's REST API: not the default port another k6 may hold
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"run", "--no-usage-report", "--quiet", "--no-color", "--address", api,
-		"--log-format", "raw", "--log-output", "file=" + r.logPath,
-		"-e", "BASE_URL=" + cl.lb, "-e", "API_KEY=" + cl.apiKey,
-		"-e", "DURATION=" + c.duration.String(), "-e", "SUMMARY_JSON=" + summaryPath,
-		"-e", "SMALL_KEY=" + smallKey, "-e", "LARGE_KEY=" + largeKey,
-		"-e", fmt.Sprint("MCP_RATE=", mcpRate), "-e", fmt.Sprint("UPLOAD_RATE=", uploadRate), "-e", fmt.Sprint("LINK_RATE=", linkRate),
-		filepath.Join(c.repo, "bench", "cluster", "load.js")}
+	r := &loadRun{logPath: filepath.Join(cl.work, "load.log")}
 	kctx, cancel := context.WithTimeout(ctx, c.duration+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(kctx, c.k6, args...)
-	cmd.Env = append(os.Environ(), "K6_AUTO_EXTENSION_RESOLUTION=false", "K6_NO_USAGE_REPORT=true")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	logf("k6: %s of load through nginx; SIGKILL of one node %s into it", c.duration, c.killAfter)
+	logf("vegeta: %s of load through nginx; SIGKILL of one node %s into it", c.duration, c.killAfter)
 	r.start, r.startMark = time.Now(), markLog(cl.accessLog)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		var err error
+		r.summary, err = clusterLoad(kctx, cl.lb, cl.apiKey, r.logPath, c.duration)
+		done <- err
+	}()
 
-	// The load starts once setup() has minted its link.
+	// The load starts once its setup has minted its link.
+	var err error
 	r.loadAt, err = waitForLine(ctx, cl.accessLog, r.startMark, done, func(e entry) bool {
 		return e.method == http.MethodPost && e.uri == "/v1/links"
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w:\n%s", err, out.String())
+		return nil, err
 	}
 	select {
 	case <-time.After(time.Until(r.loadAt.Add(c.killAfter - slowLead))):
 	case err := <-done:
-		return nil, fmt.Errorf("k6 ended before the kill (%v):\n%s", err, out.String())
+		return nil, fmt.Errorf("the load ended before the kill (%v)", err)
 	}
 	r.victim, r.why = sessionNode(cl, r.startMark)
 	r.victim.killedPID = r.victim.proc.PID()
@@ -146,15 +127,15 @@ func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (
 		time.Sleep(time.Millisecond)
 	}
 	r.goneAt = time.Now()
-	logf("SIGKILL %s (pid %d) %.1fs into the load (k6 setup took %.1fs); reaped %.0f ms later",
+	logf("SIGKILL %s (pid %d) %.1fs into the load (its setup took %.1fs); reaped %.0f ms later",
 		r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.loadAt.Sub(r.start).Seconds(), ms(r.goneAt.Sub(r.killedAt)))
 	stopWipe := startWipe(ctx, cl, objs, r.loadAt.Add(c.killAfter+(c.duration-c.killAfter)/3), r.victim)
-	r.k6err = <-done
+	r.loadErr = <-done
 	r.wipe = stopWipe()
 	r.slow = waitSlow()
 	r.end, r.endMark = time.Now(), markLog(cl.accessLog)
-	if r.summary, err = k6.Read(summaryPath); err != nil {
-		return nil, fmt.Errorf("k6 (%v): %w\n%s", r.k6err, err, out.String())
+	if r.summary == nil {
+		return nil, fmt.Errorf("the cluster load: %v", r.loadErr)
 	}
 	return r, nil
 }
@@ -174,7 +155,7 @@ func waitForLine(ctx context.Context, path string, from logMark, done <-chan err
 		}
 		select {
 		case err := <-done:
-			return time.Time{}, fmt.Errorf("k6 ended before its load started (%v)", err)
+			return time.Time{}, fmt.Errorf("the load ended before it started (%v)", err)
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -263,14 +244,14 @@ type dataCheck struct {
 	tried, acked, readBack int
 	unacked, unackedOK     int      // committed although the client got no answer
 	lostOnRestart          int      // acknowledged, not read back whole on the restarted node
-	warnings               []string // k6 log lines besides TRY and ACK
+	warnings               []string // load log lines besides TRY and ACK
 }
 
 // checkData reads back every acknowledged upload through nginx, lists what
 // the store holds, restarts the killed node and reads everything through it.
 func checkData(ctx context.Context, cl *cluster, r *loadRun, rep *report) (*dataCheck, error) {
 	const g = "load"
-	tries, acks, warnings, err := readK6Log(r.logPath)
+	tries, acks, warnings, err := readLoadLog(r.logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +309,7 @@ func checkData(ctx context.Context, cl *cluster, r *loadRun, rep *report) (*data
 	lost := max(len(acks)-d.readBack, missing)
 	defer func() {
 		rep.sum("acknowledged uploads lost", lost == 0 && len(acks) > 0,
-			fmt.Sprintf("%d of %d uploads answered 201 (k6 and the uploads streaming across the kill): not listed %d, not read back whole through nginx %d, on the restarted %s %d",
+			fmt.Sprintf("%d of %d uploads answered 201 (the load and the uploads streaming across the kill): not listed %d, not read back whole through nginx %d, on the restarted %s %d",
 				lost, len(acks), missing, len(acks)-d.readBack, r.victim.name, d.lostOnRestart))
 	}()
 	if err := r.victim.start(); err != nil {
@@ -363,13 +344,12 @@ func render(c config, cl *cluster, r *loadRun, t *tallied, d *dataCheck) []strin
 	}
 	sum := r.summary
 	l := []string{
-		fmt.Sprintf("%s ran `bench/cluster/load.js` for %s through nginx: %d/s MCP (4 KiB resources/read and tools/list on one session), %d/s uploads (64 KiB–3 MiB; PUT, or endpoint + multipart POST), %d/s 256 KiB link ranges. %s (pid %d) was SIGKILLed %.1f s into the load (%s), reaped %.0f ms later (requests nginx sent it until then count as in flight), and restarted after the load.",
-			k6.Version(c.k6), c.duration, mcpRate, uploadRate, linkRate, r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.why, ms(r.goneAt.Sub(r.killedAt))),
+		fmt.Sprintf("vegeta %s (bench/cluster/loadgen.go) ran for %s through nginx: %d/s MCP (4 KiB resources/read and tools/list on one session), %d/s uploads (64 KiB–3 MiB; PUT, or endpoint + multipart POST), %d/s 256 KiB link ranges. %s (pid %d) was SIGKILLed %.1f s into the load (%s), reaped %.0f ms later (requests nginx sent it until then count as in flight), and restarted after the load.",
+			vegetaVersion(), c.duration, mcpRate, uploadRate, linkRate, r.victim.name, r.victim.killedPID, r.killedAt.Sub(r.loadAt).Seconds(), r.why, ms(r.goneAt.Sub(r.killedAt))),
 		"",
-		fmt.Sprintf("- k6: %d requests, %d failed; checks %d passed, %d failed; %d dropped iterations; http_req_duration median %.1f ms, p(99) %.1f ms, max %.0f ms.",
-			int(sum.Value("http_reqs", "count")), int(sum.Value("http_req_failed", "passes")),
-			int(sum.Value("checks", "passes")), int(sum.Value("checks", "fails")), int(sum.Value("dropped_iterations", "count")),
-			sum.Value("http_req_duration", "med"), sum.Value("http_req_duration", "p(99)"), sum.Value("http_req_duration", "max")),
+		fmt.Sprintf("- vegeta: %d requests, %d failed; checks %d passed, %d failed%s; %d requests not sent in time; latency median %.1f ms, p99 %.1f ms, max %.0f ms.",
+			sum.requests, sum.failed, sum.checksOK, sum.checksBad, classes(sum.errors), sum.dropped,
+			ms(sum.median), ms(sum.p99), ms(sum.longest)),
 		fmt.Sprintf("- nginx: %d requests, %d failed; %d passed to another node (proxy_next_upstream), %d of them answered.",
 			t.entries, len(t.inflight)+len(t.late)+len(t.other), t.retried, t.retriedOK),
 		fmt.Sprintf("- The load's MCP session after the kill: %s (any node verifies the session id).", counts(t.failover, "answered requests")),
@@ -383,7 +363,7 @@ func render(c config, cl *cluster, r *loadRun, t *tallied, d *dataCheck) []strin
 			d.tried, d.acked, d.readBack, d.unacked, d.unackedOK),
 	}
 	if len(d.warnings) > 0 {
-		l = append(l, fmt.Sprintf("- k6 logged %d other lines; the first: `%s`", len(d.warnings), clip([]byte(d.warnings[0]))))
+		l = append(l, fmt.Sprintf("- the load logged %d other lines; the first: `%s`", len(d.warnings), clip([]byte(d.warnings[0]))))
 	}
 	l = append(l, "", "| route | requests | failed | passed to another node |", "| --- | --- | --- | --- |")
 	for _, st := range t.routes {
@@ -418,14 +398,14 @@ func relative(d time.Duration) string {
 	return fmt.Sprintf("%.0f ms after", ms(d))
 }
 
-// sent is one upload the k6 log names.
+// sent is one upload the load's log names.
 type sent struct {
 	size int64
 	sha  string
 }
 
-// readK6Log returns the TRY and ACK lines of load.js by key, and the other lines.
-func readK6Log(path string) (tries, acks map[string]sent, other []string, err error) {
+// readLoadLog returns the TRY and ACK lines of the load's log by key, and the other lines.
+func readLoadLog(path string) (tries, acks map[string]sent, other []string, err error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, nil, err

@@ -14,7 +14,7 @@
 //     rounds land on three nodes (round 1 on node 1, the binary upload on
 //     node 2, the retry with requestState on node 3), and a 2025-11-25 form
 //     elicitation round trip through nginx;
-//   - a node killed under load: bounded k6 load through nginx (MCP reads and
+//   - a node killed under load: bounded vegeta load through nginx (MCP reads and
 //     tools/list on one session, uploads by PUT and by upload endpoint,
 //     ranged link downloads), one node SIGKILLed mid-load. Every upload that
 //     got a success answer must read back with its sha256 (through nginx and
@@ -31,7 +31,7 @@
 //
 //	go run ./cluster                       # tools from ../.tools/bin, nginx from PATH
 //	go run ./cluster -profile test         # the make test profile: shorter load
-//	go run ./cluster -out /tmp/P7.md -k6 ../.tools/bin/k6 -minio ../.tools/bin/minio
+//	go run ./cluster -out /tmp/P7.md -minio ../.tools/bin/minio
 //
 // It stops everything it started (by PID; Pdeathsig kills the rest if it
 // dies) and exits non-zero when a check fails. About 40 s on 2 cores
@@ -50,11 +50,11 @@ import (
 )
 
 type config struct {
-	repo, k6, minio, nginx, out string
-	profile                     string
-	duration, killAfter         time.Duration
-	bound                       time.Duration // the whole run, build included
-	keep                        bool
+	repo, minio, nginx, out string
+	profile                 string
+	duration, killAfter     time.Duration
+	bound                   time.Duration // the whole run, build included
+	keep                    bool
 }
 
 // profiles: the load's length, when the node is killed, and the bound on
@@ -85,12 +85,11 @@ func run(ctx context.Context, args []string) (bool, error) {
 	var c config
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
-	fs.StringVar(&c.k6, "k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
 	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` (default REPO/.tools/bin/minio)")
 	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
 	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
-	fs.DurationVar(&c.duration, "duration", 0, "k6 load `time` (at most 30s; default the profile's: 20s, test 12s)")
+	fs.DurationVar(&c.duration, "duration", 0, "load `time` (at most 30s; default the profile's: 20s, test 12s)")
 	fs.DurationVar(&c.killAfter, "kill-after", 0, "SIGKILL a node this long after the load starts (default the profile's: 8s, test 5s)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
 	if err := fs.Parse(args); err != nil {
@@ -115,13 +114,10 @@ func run(ctx context.Context, args []string) (bool, error) {
 		return false, err
 	}
 	c.repo = root
-	if c.k6 == "" {
-		c.k6 = filepath.Join(root, ".tools", "bin", "k6")
-	}
 	if c.minio == "" {
 		c.minio = filepath.Join(root, ".tools", "bin", "minio")
 	}
-	for _, bin := range []string{c.k6, c.minio} {
+	for _, bin := range []string{c.minio} {
 		if _, err := os.Stat(bin); err != nil {
 			return false, fmt.Errorf("%s missing: run `make tools` first", bin)
 		}

@@ -5,7 +5,7 @@
 // against each in alternation, and rewrites RESULTS.md and the SVG charts
 // beside it.
 //
-//	cd bench && go run ./compare -out RESULTS.md -charts charts -k6 ../.tools/bin/k6
+//	cd bench && go run ./compare -out RESULTS.md -charts charts
 //
 // Every target (issue 15) becomes a pair.Target: mcpblob against a
 // reference, run i of both sides measured side by side, at least three
@@ -46,14 +46,14 @@ import (
 )
 
 type config struct {
-	out, charts, k6, repo string
-	minio                 string
-	quick                 bool
-	skipCodec, skipK6     bool
-	worktree              bool
-	only                  string // one target alone (runOnly)
-	budget                time.Duration
-	scaleBudget           time.Duration
+	out, charts, repo string
+	minio             string
+	quick             bool
+	skipCodec, skipP6 bool
+	worktree          bool
+	only              string // one target alone (runOnly)
+	budget            time.Duration
+	scaleBudget       time.Duration
 }
 
 func main() {
@@ -84,12 +84,11 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
 	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
-	fs.StringVar(&cfg.k6, "k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
 	fs.StringVar(&cfg.minio, "minio", "", "MinIO server `binary` (default REPO/.tools/bin/minio)")
 	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
-	fs.BoolVar(&cfg.skipK6, "skip-k6", false, "skip the P6 k6 comparison")
+	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip the P6 comparison (vegeta load)")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
 	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P9) and write only it")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
@@ -103,14 +102,11 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.repo = root
-	if cfg.k6 == "" {
-		cfg.k6 = filepath.Join(root, ".tools", "bin", "k6")
-	}
 	if cfg.minio == "" {
 		cfg.minio = filepath.Join(root, ".tools", "bin", "minio")
 	}
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
-	rep.fillEnv(root, cfg.k6, cfg.minio)
+	rep.fillEnv(root, cfg.minio)
 	rep.cpuStart = sysinfo.ReadCPUTimes()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
@@ -191,14 +187,12 @@ func run(ctx context.Context, args []string) error {
 	p2(ctx, &cfg, systems, sizes, rep, start)
 
 	// P6: CPU per request at a fixed rate, mcpblob, go-sdk and nginx.
-	k6ok := false
-	if !cfg.skipK6 {
-		if _, err := os.Stat(cfg.k6); err != nil {
-			rep.p6Err = fmt.Sprintf("k6 missing (%s): run `make tools`", cfg.k6)
-		} else if time.Since(start) > cfg.budget {
+	p6ok := false
+	if !cfg.skipP6 {
+		if time.Since(start) > cfg.budget {
 			rep.budgetHit = true
 		} else {
-			k6ok = true
+			p6ok = true
 			p6sys, stopFloor := p6Systems(systems, bins["fasthttpfile"], files, rep)
 			rep.p6fixed = p6Fixed(ctx, &cfg, p6sys)
 			stopFloor()
@@ -224,7 +218,7 @@ func run(ctx context.Context, args []string) error {
 	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
 	// The req/s ladder, information only, when the budget leaves room.
-	if k6ok && !cfg.quick && time.Since(start)+p6LadderTime < cfg.budget {
+	if p6ok && !cfg.quick && time.Since(start)+p6LadderTime < cfg.budget {
 		rep.p6 = p6Ladder(ctx, &cfg, systems, start.Add(cfg.budget))
 	}
 

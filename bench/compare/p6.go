@@ -5,23 +5,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/load"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
 
-// k6step is one constant-arrival-rate run of loadtest/mixed.js.
-type k6step struct {
-	target   int     // requested iterations (= requests) per second
-	achieved float64 // http_reqs rate
-	p99      float64 // ms, over the mixed scenario's requests
-	failed   float64 // http_req_failed rate
-	dropped  float64 // dropped_iterations count
-	count    float64 // http_reqs count
+// p6step is one constant-arrival-rate run of the mixed load (or of the
+// static GETs, for the plain file servers).
+type p6step struct {
+	target   int     // requested requests per second
+	achieved float64 // requests sent per second
+	p99      float64 // ms, over the run's requests
+	failed   float64 // share of requests with an error class
+	dropped  float64 // requests asked for but not sent in the run's time
+	count    float64 // requests sent
 	cpu      float64 // µs of the server's CPU time per request (user + system)
-	k6cpu    float64 // µs of k6's own CPU time per request
+	gencpu   float64 // µs of the load generator's (this process's) CPU time per request
 	ok       bool
 	why      string
 	trials   int // runs at this rate
@@ -31,8 +33,8 @@ type k6step struct {
 // p6Result is the highest rate one system sustained with p99 < 10 ms and no errors.
 type p6Result struct {
 	system string
-	best   *k6step
-	steps  []k6step
+	best   *p6step
+	steps  []p6step
 	err    string
 }
 
@@ -43,71 +45,66 @@ const (
 	p6MaxTarget = 12800
 	p6Bisect    = 2 // bisection steps after the doubling ladder
 	// p6LadderTime is about what the ladder takes (two systems, ~6 steps
-	// each of a 5 s run plus k6's start): it runs only when that is left.
+	// each of a 5 s run): it runs only when that is left.
 	p6LadderTime = 2 * time.Minute
 )
 
-// k6Load is what one k6 run sends to one system: the script and the
-// scenario whose request durations the p99 is taken over.
-type k6Load struct {
-	script, scenario string
-}
-
-// p6Load is the P6 load for s: the mixed MCP load, or GETs of the same
-// 4 KiB file for nginx.
-func p6Load(cfg *config, s *system) k6Load {
+// p6Scenario is the P6 load for s (bench/internal/load): the mixed MCP
+// load, or GETs of the same 4 KiB file for nginx and the floor.
+func p6Scenario(s *system) string {
 	if s.plain {
-		return k6Load{filepath.Join(cfg.repo, "loadtest", "static-get.js"), "static"}
+		return "static-get"
 	}
-	return k6Load{filepath.Join(cfg.repo, "loadtest", "mixed.js"), "mixed"}
+	return "mixed"
 }
 
-// k6Trial runs one constant-arrival-rate k6 run of seconds at rate against
-// s and reads the server's CPU time around it.
-func k6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag string) (k6step, error) {
-	load := p6Load(cfg, s)
+// p6Trial runs one constant-arrival-rate vegeta run of seconds at rate
+// against s and reads the server's CPU time around it.
+func p6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag string) (p6step, error) {
 	dir := filepath.Join(cfg.repo, "loadtest", "results")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return k6step{}, err
+		return p6step{}, err
 	}
-	out := filepath.Join(dir, fmt.Sprintf("p6-%s-%s-%d.json", s.name, tag, rate))
-	env := map[string]string{
-		"BASE_URL": s.base, "KEY": readSizes[0].key(), "SIZE": fmt.Sprint(readSizes[0].n),
-		"RATE": fmt.Sprint(rate), "DURATION": fmt.Sprintf("%ds", seconds),
-		"VUS": fmt.Sprint(max(20, rate/50)), "MAX_VUS": fmt.Sprint(max(100, rate/5)),
-		"P99_MS": fmt.Sprint(p6P99),
+	sc, err := load.New(ctx, p6Scenario(s), load.Params{
+		Base: s.base, Key: readSizes[0].key(), Size: readSizes[0].n,
+		Rate: rate, Duration: time.Duration(seconds) * time.Second,
+		Workers: uint64(max(20, rate/50)), MaxWorkers: uint64(max(100, rate/5)),
+		P99: time.Duration(p6P99 * float64(time.Millisecond)),
+	})
+	if err != nil {
+		return p6step{}, err
 	}
 	cpu0, cerr := sysinfo.ProcCPU(s.pid())
-	sum, _, passed, err := k6.Run(ctx, cfg.k6, load.script, out, env, time.Duration(seconds+30)*time.Second)
+	rep := load.Run(ctx, sc)
 	cpu1, cerr1 := sysinfo.ProcCPU(s.pid())
-	if err != nil {
-		return k6step{}, err
+	if err := rep.Write(dir, fmt.Sprintf("p6-%s-%s-%d", strings.ReplaceAll(s.name, " ", "-"), tag, rate)); err != nil {
+		return p6step{}, err
 	}
-	st := k6step{
+	st := p6step{
 		target:   rate,
-		achieved: sum.Value("http_reqs", "rate"),
-		p99:      sum.Value("http_req_duration{scenario:"+load.scenario+"}", "p(99)"),
-		failed:   sum.Value("http_req_failed", "rate"),
-		dropped:  sum.Value("dropped_iterations", "count"),
-		count:    sum.Value("http_reqs", "count"),
-		ok:       passed,
-	}
-	if cerr == nil && cerr1 == nil && st.count > 0 {
-		st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
-	}
-	if st.count > 0 {
-		st.k6cpu = float64(sum.CPU) / float64(time.Microsecond) / st.count
+		achieved: rep.Metrics.Rate,
+		p99:      float64(rep.P99()) / float64(time.Millisecond),
+		count:    float64(rep.Requests()),
+		ok:       rep.OK(),
 	}
 	asked := float64(rate * seconds)
+	st.dropped = max(0, asked-st.count)
+	if st.count > 0 {
+		st.failed = float64(rep.Failed) / st.count
+		st.gencpu = float64(rep.CPU) / float64(time.Microsecond) / st.count
+		if cerr == nil && cerr1 == nil {
+			st.cpu = float64(cpu1-cpu0) / float64(time.Microsecond) / st.count
+		}
+	}
 	switch {
-	case !passed:
-		st.why = fmt.Sprint(sum.FailedThresholds())
+	case !st.ok:
+		st.why = fmt.Sprint(rep.FailedThresholds())
 	case st.dropped > 0.01*asked:
-		st.ok, st.why = false, fmt.Sprintf("%.0f dropped iterations (k6 could not keep up)", st.dropped)
+		st.ok, st.why = false, fmt.Sprintf("%.0f requests not sent (the load generator could not keep up)", st.dropped)
 	case st.achieved < 0.95*float64(rate):
 		st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
 	}
-	logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, k6 CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.k6cpu, st.ok, st.why)
+	logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, vegeta CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.gencpu, st.ok, st.why)
 	return st, nil
 }
 
@@ -116,7 +113,7 @@ func k6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag
 type p6FixedRate struct {
 	rate, seconds int
 	systems       []string
-	runs          map[string][]k6step
+	runs          map[string][]p6step
 	errs          []string
 }
 
@@ -155,7 +152,7 @@ func p6Systems(systems []*system, bin, files string, rep *report) (list []*syste
 // p6Fixed runs the P6 systems at p6Rate in turns (each round
 // starting one system further along) and records every run.
 func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
-	res := &p6FixedRate{rate: p6Rate, seconds: p6FixedSeconds, runs: map[string][]k6step{}}
+	res := &p6FixedRate{rate: p6Rate, seconds: p6FixedSeconds, runs: map[string][]p6step{}}
 	rounds := p6FixedRuns
 	if cfg.quick {
 		rounds, res.seconds = 1, 4
@@ -170,7 +167,7 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 			if ctx.Err() != nil {
 				return res
 			}
-			st, err := k6Trial(ctx, cfg, s, res.rate, res.seconds, fmt.Sprintf("fixed%d", r+1))
+			st, err := p6Trial(ctx, cfg, s, res.rate, res.seconds, fmt.Sprintf("fixed%d", r+1))
 			if err != nil {
 				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, trunc(err.Error(), 200)))
 				continue
@@ -206,7 +203,7 @@ func p6Ladder(ctx context.Context, cfg *config, systems []*system, deadline time
 		res[i] = &p6Result{system: s.name}
 	}
 	step := func(i, rate int) {
-		st, err := k6Trial(ctx, cfg, targets[i], rate, p6Duration, "ladder")
+		st, err := p6Trial(ctx, cfg, targets[i], rate, p6Duration, "ladder")
 		if err != nil {
 			res[i].err = err.Error()
 			return

@@ -64,7 +64,7 @@ func TestSortTargetsByNumber(t *testing.T) {
 }
 
 func TestP6FloorLineSaysWhetherTheFrontEndAloneFits(t *testing.T) {
-	r := &report{p6fixed: &p6FixedRate{rate: p6Rate, seconds: 8, systems: []string{"mcpblob", "nginx", p6Floor}, runs: map[string][]k6step{
+	r := &report{p6fixed: &p6FixedRate{rate: p6Rate, seconds: 8, systems: []string{"mcpblob", "nginx", p6Floor}, runs: map[string][]p6step{
 		"mcpblob": {{cpu: 100, achieved: p6Rate, count: 1}},
 		"nginx":   {{cpu: 25, achieved: p6Rate, count: 1}},
 		p6Floor:   {{cpu: 60, achieved: 10, dropped: 5000, count: 1}},

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/bench/internal/k6"
 	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/bench/internal/probe"
@@ -90,7 +89,7 @@ type report struct {
 	targets []*pair.Target
 }
 
-func (r *report) fillEnv(root, k6bin, minioBin string) {
+func (r *report) fillEnv(root, minioBin string) {
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = root
@@ -127,7 +126,7 @@ func (r *report) fillEnv(root, k6bin, minioBin string) {
 		{"github.com/emmansun/base64", modVer("github.com/emmansun/base64")},
 		{"nginx", nginxVersion()},
 		{"MinIO", sysinfo.ModuleVersion(minioBin, "github.com/minio/minio")},
-		{"k6", k6.Version(k6bin)},
+		{"github.com/tsenart/vegeta/v12 (load generator, in process)", modVer("github.com/tsenart/vegeta/v12")},
 	}
 }
 
@@ -234,7 +233,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	fmt.Fprintf(&b, "- date: %s; bench-compare wall time %v\n", r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- commit: %s\n", r.commit)
 	fmt.Fprintf(&b, "- CPU steal during the run: %.1f %% (time the hypervisor gave these CPUs to other guests; every number here is slower by about that much, peers and mcpblob alike)\n", r.steal)
-	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and k6 share these CPUs)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
+	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and the vegeta load generator share these CPUs)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
 	b.WriteString("- versions: ")
 	for i, v := range r.versions {
 		if i > 0 {
@@ -390,7 +389,7 @@ func (r *report) writeCharts(dir string) error {
 			}
 			bars = append(bars, b)
 		}
-		if err := writeChart(dir, "p6-k6-mixed.svg", barChart(fmt.Sprintf("P6 mixed small requests: highest rate with p99 < %.0f ms, 0 errors", p6P99), "req/s", bars)); err != nil {
+		if err := writeChart(dir, "p6-mixed.svg", barChart(fmt.Sprintf("P6 mixed small requests: highest rate with p99 < %.0f ms, 0 errors", p6P99), "req/s", bars)); err != nil {
 			return err
 		}
 	}

@@ -192,14 +192,14 @@ func (r *report) laterClosing(id string, p pair.Runs) string {
 // p6Target is P6 at the fixed rate: CPU per request against nginx and
 // go-sdk, p99 and failures.
 func (r *report) p6Target() *pair.Target {
-	t := &pair.Target{ID: "P6", Title: "k6 mixed small requests (4 KiB reads, tools/list)", Goal: fmt.Sprintf("at %d req/s: server CPU per request ≤ 2× nginx's (same 4 KiB file), ≥ 4× less than go-sdk; p99 < %.0f ms; 0 errors", p6Rate, p6P99)}
+	t := &pair.Target{ID: "P6", Title: "mixed small requests (4 KiB reads, tools/list; vegeta)", Goal: fmt.Sprintf("at %d req/s: server CPU per request ≤ 2× nginx's (same 4 KiB file), ≥ 4× less than go-sdk; p99 < %.0f ms; 0 errors", p6Rate, p6P99)}
 	f := r.p6fixed
 	switch {
 	case r.p6Err != "":
 		t.NotRun = r.p6Err
 		return t
 	case f == nil:
-		t.NotRun = "-skip-k6"
+		t.NotRun = "-skip-p6"
 		return t
 	}
 	ours := f.cpuRuns("mcpblob")
@@ -221,7 +221,7 @@ func (r *report) p6Target() *pair.Target {
 		}
 		for _, st := range f.runs[name] {
 			if st.achieved < 0.95*float64(f.rate) || st.dropped > 0.01*float64(f.rate*f.seconds) {
-				t.Errors = append(t.Errors, fmt.Sprintf("%s: k6 achieved %.0f/s of %d/s (%.0f dropped): not at the fixed rate", name, st.achieved, f.rate, st.dropped))
+				t.Errors = append(t.Errors, fmt.Sprintf("%s: vegeta sent %.0f/s of %d/s (%.0f not sent): not at the fixed rate", name, st.achieved, f.rate, st.dropped))
 			}
 		}
 	}
@@ -246,8 +246,8 @@ func (r *report) p6Closing(p pair.Runs) string {
 	}
 	allowed := ref / p.Want
 	msg := fmt.Sprintf("mcpblob has to shed %.0f µs of its %.0f µs per request (%.0f %%).", ours-allowed, ours, 100*(ours-allowed)/ours)
-	if k6 := r.p6fixed.medianK6CPU("mcpblob"); k6 > 0 {
-		msg += fmt.Sprintf(" k6 itself spent %.0f µs per request on the same cores, so at this rate the machine is %.0f %% busy with the load generator alone.", k6, 100*k6*float64(r.p6fixed.rate)/1e6/float64(max(1, r.cores)))
+	if gen := r.p6fixed.medianGenCPU("mcpblob"); gen > 0 {
+		msg += fmt.Sprintf(" The load generator (vegeta) itself spent %.0f µs per request on the same cores, so at this rate the machine is %.0f %% busy with the load generator alone.", gen, 100*gen*float64(r.p6fixed.rate)/1e6/float64(max(1, r.cores)))
 	}
 	msg += r.p6FloorLine(ours, allowed)
 	if p.RefName == "nginx" {
@@ -276,11 +276,11 @@ func (r *report) p6LatencyHint() string {
 	return "a p99 far above the median at a moderate rate points at pauses (GC, disk writeback, the load generator's own scheduling on the shared cores) rather than throughput; the per-run figures are in the P6 section."
 }
 
-// medianK6CPU is k6's own median CPU per request against name.
-func (f *p6FixedRate) medianK6CPU(name string) float64 {
+// medianGenCPU is the load generator's own median CPU per request against name.
+func (f *p6FixedRate) medianGenCPU(name string) float64 {
 	var v []float64
 	for _, st := range f.runs[name] {
-		v = append(v, st.k6cpu)
+		v = append(v, st.gencpu)
 	}
 	return median(v)
 }
@@ -295,8 +295,8 @@ func p7Target() *pair.Target {
 func (r *report) renderDetailP6(b *strings.Builder) {
 	f := r.p6fixed
 	if f != nil {
-		fmt.Fprintf(b, "Fixed rate: %d req/s for %d s per run, the systems taking turns (mcpblob and go-sdk: loadtest/mixed.js; nginx: loadtest/static-get.js, GETs of the same 4 KiB file; the fasthttp floor, bench/peers/fasthttpfile, the same GETs served by fasthttp alone as mcpblob configures it, reading the file per request: what the fixed front end costs before any MCP work, information beside the verdict). Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests k6 made; k6's own CPU per request beside it.\n\n", f.rate, f.seconds)
-		b.WriteString("| system | runs | achieved req/s (median) | p99 per run (ms) | server CPU per request per run (µs) | median | k6 CPU per request (median) | failed requests |\n|---|--:|--:|---|---|--:|--:|--:|\n")
+		fmt.Fprintf(b, "Fixed rate: %d req/s for %d s per run, the systems taking turns (mcpblob and go-sdk: the mixed scenario of bench/internal/load, resources/read and tools/list in turn on one session; nginx: its static-get scenario, GETs of the same 4 KiB file; the fasthttp floor, bench/peers/fasthttpfile, the same GETs served by fasthttp alone as mcpblob configures it, reading the file per request: what the fixed front end costs before any MCP work, information beside the verdict). Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests vegeta made; vegeta's own CPU per request (this process, in which it runs as a library) beside it.\n\n", f.rate, f.seconds)
+		b.WriteString("| system | runs | achieved req/s (median) | p99 per run (ms) | server CPU per request per run (µs) | median | vegeta CPU per request (median) | failed requests |\n|---|--:|--:|---|---|--:|--:|--:|\n")
 		for _, name := range f.systems {
 			var p99, cpu []string
 			var achV []float64
@@ -307,7 +307,7 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 				cpu = append(cpu, fmt.Sprintf("%.0f", st.cpu))
 				fails += st.failed * st.count
 			}
-			fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), median(f.cpuRuns(name)), f.medianK6CPU(name), fails)
+			fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), median(f.cpuRuns(name)), f.medianGenCPU(name), fails)
 		}
 		b.WriteString("\n![P6 CPU per request](charts/p6-cpu-per-request.svg)\n")
 	}
@@ -315,15 +315,15 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 		b.WriteString("\nThe req/s ladder (information) did not run: -quick or not enough time left in the budget.\n")
 		return
 	}
-	fmt.Fprintf(b, "\nInformation: the highest rate with p99 < %.0f ms, 0 errors and k6 keeping up, one %d s run per step, rates doubling from %d/s then %d bisection steps. k6 shares the 2 CPUs with the server, so these rates include the load generator's cost.\n\n", p6P99, p6Duration, p6MinTarget, p6Bisect)
-	b.WriteString("| system | highest passing rate (req/s) | p99 there | server CPU per request there | k6 CPU per request there | steps (rate: p99 ms, verdict) |\n|---|--:|--:|--:|--:|---|\n")
+	fmt.Fprintf(b, "\nInformation: the highest rate with p99 < %.0f ms, 0 errors and vegeta keeping up, one %d s run per step, rates doubling from %d/s then %d bisection steps. vegeta shares the 2 CPUs with the server, so these rates include the load generator's cost.\n\n", p6P99, p6Duration, p6MinTarget, p6Bisect)
+	b.WriteString("| system | highest passing rate (req/s) | p99 there | server CPU per request there | vegeta CPU per request there | steps (rate: p99 ms, verdict) |\n|---|--:|--:|--:|--:|---|\n")
 	for _, p := range r.p6 {
-		best, p99, cpu, k6cpu := "none", "—", "—", "—"
+		best, p99, cpu, gencpu := "none", "—", "—", "—"
 		if p.best != nil {
 			best = fmt.Sprint(p.best.target)
 			p99 = fmt.Sprintf("%.2f ms", p.best.p99)
 			cpu = fmt.Sprintf("%.0f µs", p.best.cpu)
-			k6cpu = fmt.Sprintf("%.0f µs", p.best.k6cpu)
+			gencpu = fmt.Sprintf("%.0f µs", p.best.gencpu)
 		}
 		var steps []string
 		for _, s := range p.steps {
@@ -336,7 +336,7 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 		if p.err != "" {
 			steps = append(steps, "error: "+trunc(p.err, 120))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.system, best, p99, cpu, k6cpu, strings.Join(steps, "; "))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", p.system, best, p99, cpu, gencpu, strings.Join(steps, "; "))
 	}
-	b.WriteString("\n![P6 ladder](charts/p6-k6-mixed.svg)\n")
+	b.WriteString("\n![P6 ladder](charts/p6-mixed.svg)\n")
 }

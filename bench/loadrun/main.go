@@ -1,17 +1,24 @@
-// Command loadrun is the k6 load-test runner behind `make loadtest` and
-// `make loadtest-smoke`. It builds mcpblob, seeds a temporary local store
-// with known blobs, starts `mcpblob serve` on a free loopback port, probes
-// which features the server has, runs the bounded k6 profile against it
-// (integrity first, with bodies checked; then the load scripts with bodies
-// discarded), writes each k6 summary as JSON to loadtest/results/, stops the
-// server, and exits non-zero when any threshold failed.
+// Command loadrun is the load-test runner behind `make loadtest` and
+// `make loadtest-smoke`, built on vegeta as a library (bench/internal/load).
+// It builds mcpblob, seeds a temporary local store with known blobs, starts
+// `mcpblob serve` on a free loopback port, probes which features the server
+// has, runs the bounded profile against it (integrity first, with the
+// sha256 of every blob checked; then the load scenarios at constant arrival
+// rates), writes a text summary and an HTML latency plot per scenario to
+// loadtest/results/, stops the server, and exits non-zero when any
+// threshold failed.
 //
 //	cd bench && go run ./loadrun -profile full    # ≤ 60 s of load
 //	cd bench && go run ./loadrun -profile smoke   # ≤ 20 s in all
 //
-// Scripts for features the server does not have yet (resources/stream,
-// /d/{token} ranges, multipart and data-URI uploads) are not scheduled; the
-// runner says so and why. All traffic goes to 127.0.0.1 only.
+// With -target it runs one scenario against a server already running
+// (bench/profiles/p6-measure.sh):
+//
+//	go run ./loadrun -target http://127.0.0.1:18611 -scenario mixed -rate 1800 -duration 20s
+//
+// Scenarios for features the server does not have (resources/stream, /d/
+// ranges, multipart and data-URI uploads) are not scheduled; the runner
+// says so and why. All traffic goes to 127.0.0.1 only.
 package main
 
 import (
@@ -21,20 +28,21 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/k6"
+	"github.com/mcpblob/mcpblob/bench/internal/load"
 	"github.com/mcpblob/mcpblob/bench/internal/probe"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
 )
 
+// job is one scenario of a profile.
 type job struct {
-	script string
-	env    map[string]string
-	limit  time.Duration // hard stop for the k6 process
+	name string
+	p    load.Params
 }
 
 func main() {
@@ -47,165 +55,226 @@ func main() {
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string) (int, error) {
+type options struct {
+	profile, repo, results, target, scenario string
+	cpuProfile                               string
+	fromHEAD                                 bool
+	one                                      load.Params
+}
+
+func parse(args []string) (*options, error) {
+	o := &options{}
 	fs := flag.NewFlagSet("loadrun", flag.ContinueOnError)
-	profile := fs.String("profile", "full", "`profile`: full (≤ 60 s of load) or smoke (≤ 20 s in all)")
-	repo := fs.String("repo", "..", "mcpblob repository `root`")
-	k6bin := fs.String("k6", "", "k6 `binary` (default REPO/.tools/bin/k6)")
-	fromHEAD := fs.Bool("head", false, "build mcpblob from the committed HEAD instead of the working tree")
-	results := fs.String("results", "", "`folder` for the k6 summaries (default REPO/loadtest/results)")
+	fs.StringVar(&o.profile, "profile", "full", "`profile`: full (≤ 60 s of load) or smoke (≤ 20 s in all)")
+	fs.StringVar(&o.repo, "repo", "..", "mcpblob repository `root`")
+	fs.BoolVar(&o.fromHEAD, "head", false, "build mcpblob from the committed HEAD instead of the working tree")
+	fs.StringVar(&o.results, "results", "", "`folder` for the summaries and plots (default REPO/loadtest/results)")
+	fs.StringVar(&o.target, "target", "", "run one -scenario against this running server's base `URL` instead of a profile")
+	fs.StringVar(&o.scenario, "scenario", "mixed", "with -target: the `scenario` to run")
+	fs.IntVar(&o.one.Rate, "rate", 0, "with -target: requests per `second` (default the scenario's)")
+	fs.DurationVar(&o.one.Duration, "duration", 0, "with -target: load `time` (default the scenario's)")
+	fs.DurationVar(&o.one.P99, "p99", 0, "with -target: p99 `bound` (default the scenario's)")
+	fs.StringVar(&o.one.Key, "key", "", "with -target: blob `key` (default the scenario's)")
+	fs.Int64Var(&o.one.Size, "size", 0, "with -target: blob `bytes` (default the scenario's)")
+	fs.Uint64Var(&o.one.Workers, "workers", 0, "with -target: initial concurrent `requests` (default the scenario's)")
+	fs.Uint64Var(&o.one.MaxWorkers, "max-workers", 0, "with -target: most concurrent `requests` (default the scenario's)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's CPU profile to `file`")
 	if err := fs.Parse(args); err != nil {
-		return 2, err
+		return nil, err
 	}
-	root, err := filepath.Abs(*repo)
+	root, err := filepath.Abs(o.repo)
+	if err != nil {
+		return nil, err
+	}
+	o.repo = root
+	if o.results == "" {
+		o.results = filepath.Join(root, "loadtest", "results")
+	}
+	return o, os.MkdirAll(o.results, 0o755)
+}
+
+func run(ctx context.Context, args []string) (int, error) {
+	o, err := parse(args)
 	if err != nil {
 		return 2, err
 	}
-	if *k6bin == "" {
-		*k6bin = filepath.Join(root, ".tools", "bin", "k6")
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return 2, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 2, err
+		}
+		defer pprof.StopCPUProfile()
 	}
-	if _, err := os.Stat(*k6bin); err != nil {
-		return 2, fmt.Errorf("%s missing: run `make tools` first", *k6bin)
+	if o.target != "" {
+		return runOne(ctx, o)
 	}
-	if *results == "" {
-		*results = filepath.Join(root, "loadtest", "results")
-	}
-	if err := os.MkdirAll(*results, 0o755); err != nil {
-		return 2, err
-	}
-	scripts := filepath.Join(root, "loadtest")
 	start := time.Now()
-
 	work, err := os.MkdirTemp("", "mcpblob-loadrun-")
 	if err != nil {
 		return 2, err
 	}
 	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "mcpblob")
-	src := root
-	if *fromHEAD {
-		src = filepath.Join(work, "src")
-		if err := proc.ExportHEAD(root, src); err != nil {
-			return 2, err
-		}
-	}
-	if err := proc.GoBuild(src, bin, "./cmd/mcpblob"); err != nil {
-		return 2, err
-	}
-
-	blobs := []seed.Blob{{Key: "bench-4KiB", Size: 4 << 10}, {Key: "bench-1MiB", Size: 1 << 20}}
-	if *profile == "full" {
-		blobs = append(blobs, seed.Blob{Key: "bench-64MiB", Size: 64 << 20})
-	}
-	data := filepath.Join(work, "data")
-	sums, err := seed.Store(data, blobs...)
-	if err != nil {
-		return 2, err
-	}
-	addr, err := proc.FreeAddr()
-	if err != nil {
-		return 2, err
-	}
-	base := "http://" + addr
-	srv, err := proc.Start("mcpblob", base+"/readyz", bin, []string{"serve", "--listen", addr, "--data", data})
+	srv, base, blobs, err := startServer(o, work)
 	if err != nil {
 		return 2, err
 	}
 	defer srv.Stop()
-
 	feat, err := probe.Probe(ctx, base)
 	if err != nil {
 		return 2, fmt.Errorf("probe: %w", err)
 	}
-	var integrity []string
-	for _, b := range blobs {
-		integrity = append(integrity, fmt.Sprintf("%s:%d:%s", b.Key, b.Size, sums[b.Key]))
-	}
-	common := map[string]string{"BASE_URL": base}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range common {
-			m[k] = v
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
-
-	var jobs []job
-	var skipped []string
-	switch *profile {
-	case "smoke":
-		jobs = []job{
-			{"integrity.js", with("BLOBS", strings.Join(integrity, ","), "ITERATIONS", "1"), 15 * time.Second},
-			{"mixed.js", with("RATE", "100", "DURATION", "5s", "VUS", "10", "MAX_VUS", "50"), 15 * time.Second},
-		}
-	case "full":
-		jobs = []job{
-			{"integrity.js", with("BLOBS", strings.Join(integrity, ","), "ITERATIONS", "2"), 30 * time.Second},
-			{"small-reads.js", with("RATE", "200", "DURATION", "8s"), 20 * time.Second},
-			{"tools-list.js", with("RATE", "200", "DURATION", "5s"), 20 * time.Second},
-			{"large-reads.js", with("KEY", "bench-64MiB", "SIZE", fmt.Sprint(64<<20), "RATE", "2", "DURATION", "8s"), 30 * time.Second},
-		}
-		// Feature scripts get 3 s each; the mixed run gets what is left of
-		// the 60 s budget (never under 8 s).
-		nfeat := 0
-		add := func(ok bool, issue int, j job, what string) {
-			if ok {
-				jobs = append(jobs, j)
-				nfeat++
-			} else {
-				skipped = append(skipped, fmt.Sprintf("%s: not available yet (issue %d): %s", j.script, issue, what))
-			}
-		}
-		add(feat.ResourceStream, probe.IssueResourceStream,
-			job{"stream.js", with("KEY", "bench-64MiB", "SIZE", fmt.Sprint(64<<20), "RATE", "2", "DURATION", "3s"), 20 * time.Second},
-			"the server does not declare resources.stream")
-		add(feat.ControlAPI, probe.IssueControlAPI,
-			job{"download-range.js", with("KEY", "bench-64MiB", "SIZE", fmt.Sprint(64<<20), "RATE", "50", "DURATION", "3s"), 20 * time.Second},
-			"GET /v1/blobs does not answer 200")
-		add(feat.Uploads, probe.IssueUploads,
-			job{"upload-multipart.js", with("RATE", "10", "DURATION", "3s"), 20 * time.Second},
-			"a multipart upload to an endpoint minted by POST /v1/uploads is not stored")
-		add(feat.UploadFile, probe.IssueUploadFile,
-			job{"upload-datauri.js", with("RATE", "10", "DURATION", "3s"), 20 * time.Second},
-			"tools/list has no upload_file")
-		mixed := max(8, 20-3*nfeat)
-		jobs = append(jobs, job{"mixed.js", with("RATE", "300", "DURATION", fmt.Sprintf("%ds", mixed)), time.Duration(mixed+15) * time.Second})
-	default:
-		return 2, fmt.Errorf("unknown -profile %q", *profile)
+	jobs, skipped, err := profileJobs(o.profile, base, blobs, feat)
+	if err != nil {
+		return 2, err
 	}
 	for _, s := range skipped {
 		fmt.Println("loadrun: skip", s)
 	}
-
 	failed := 0
 	for _, j := range jobs {
-		name := strings.TrimSuffix(j.script, ".js")
-		out := filepath.Join(*results, *profile+"-"+name+".json")
-		// Start each script on a settled disk: the writeback an earlier
-		// script (or whatever ran before make) left behind would otherwise
-		// land on this one's fsyncs (upload latency thresholds).
-		syscall.Sync()
-		t0 := time.Now()
-		sum, log, ok, err := k6.Run(ctx, *k6bin, filepath.Join(scripts, j.script), out, j.env, j.limit)
+		ok, err := runJob(ctx, o, j)
 		if err != nil {
 			return 1, err
 		}
-		status := "ok"
 		if !ok {
-			status = "FAILED: " + strings.Join(sum.FailedThresholds(), "; ")
 			failed++
 		}
-		fmt.Printf("loadrun: %-20s %5.1fs  %s\n%s", j.script, time.Since(t0).Seconds(), status, indent(log))
 		if srv.Exited() {
-			return 1, fmt.Errorf("mcpblob exited during %s:\n%s", j.script, srv.Logs())
+			return 1, fmt.Errorf("mcpblob exited during %s:\n%s", j.name, srv.Logs())
 		}
 	}
-	fmt.Printf("loadrun: profile %s: %d scripts, %d failed, %.1fs; summaries in %s\n",
-		*profile, len(jobs), failed, time.Since(start).Seconds(), *results)
+	fmt.Printf("loadrun: profile %s: %d scenarios, %d failed, %.1fs; summaries and plots in %s\n",
+		o.profile, len(jobs), failed, time.Since(start).Seconds(), o.results)
 	if failed > 0 {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// startServer builds mcpblob, seeds the profile's blobs into a store under
+// work and serves it on a free loopback port.
+func startServer(o *options, work string) (*proc.Proc, string, []load.Blob, error) {
+	bin := filepath.Join(work, "mcpblob")
+	src := o.repo
+	if o.fromHEAD {
+		src = filepath.Join(work, "src")
+		if err := proc.ExportHEAD(o.repo, src); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	if err := proc.GoBuild(src, bin, "./cmd/mcpblob"); err != nil {
+		return nil, "", nil, err
+	}
+	want := []seed.Blob{{Key: "bench-4KiB", Size: 4 << 10}, {Key: "bench-1MiB", Size: 1 << 20}}
+	if o.profile == "full" {
+		want = append(want, seed.Blob{Key: "bench-64MiB", Size: 64 << 20})
+	}
+	data := filepath.Join(work, "data")
+	sums, err := seed.Store(data, want...)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var blobs []load.Blob
+	for _, b := range want {
+		blobs = append(blobs, load.Blob{Key: b.Key, Size: b.Size, SHA256: sums[b.Key]})
+	}
+	addr, err := proc.FreeAddr()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	base := "http://" + addr
+	srv, err := proc.Start("mcpblob", base+"/readyz", bin, []string{"serve", "--listen", addr, "--data", data})
+	return srv, base, blobs, err
+}
+
+// profileJobs is the profile's scenarios with their parameters, and the
+// scenarios left out because the server lacks their feature.
+func profileJobs(profile, base string, blobs []load.Blob, feat probe.Features) ([]job, []string, error) {
+	p := func(q load.Params) load.Params { q.Base = base; return q }
+	large := load.Params{Key: "bench-64MiB", Size: 64 << 20}
+	switch profile {
+	case "smoke":
+		return []job{
+			{"integrity", p(load.Params{Blobs: blobs, PerBlob: 1})},
+			{"mixed", p(load.Params{Rate: 100, Duration: 5 * time.Second, Workers: 10, MaxWorkers: 50})},
+		}, nil, nil
+	case "full":
+	default:
+		return nil, nil, fmt.Errorf("unknown -profile %q", profile)
+	}
+	jobs := []job{
+		{"integrity", p(load.Params{Blobs: blobs, PerBlob: 2})},
+		{"small-reads", p(load.Params{Rate: 200, Duration: 8 * time.Second})},
+		{"tools-list", p(load.Params{Rate: 200, Duration: 5 * time.Second})},
+		{"large-reads", p(load.Params{Key: large.Key, Size: large.Size, Rate: 2, Duration: 8 * time.Second})},
+	}
+	// Feature scenarios get 3 s each; the mixed run gets what is left of
+	// the 60 s budget (never under 8 s).
+	var skipped []string
+	nfeat := 0
+	add := func(ok bool, issue int, j job, what string) {
+		if ok {
+			jobs = append(jobs, j)
+			nfeat++
+		} else {
+			skipped = append(skipped, fmt.Sprintf("%s: not available yet (issue %d): %s", j.name, issue, what))
+		}
+	}
+	add(feat.ResourceStream, probe.IssueResourceStream,
+		job{"stream", p(load.Params{Key: large.Key, Size: large.Size, Rate: 2, Duration: 3 * time.Second})},
+		"the server does not declare resources.stream")
+	add(feat.ControlAPI, probe.IssueControlAPI,
+		job{"download-range", p(load.Params{Key: large.Key, Size: large.Size, Rate: 50, Duration: 3 * time.Second})},
+		"GET /v1/blobs does not answer 200")
+	add(feat.Uploads, probe.IssueUploads,
+		job{"upload-multipart", p(load.Params{Rate: 10, Duration: 3 * time.Second})},
+		"a multipart upload to an endpoint minted by POST /v1/uploads is not stored")
+	add(feat.UploadFile, probe.IssueUploadFile,
+		job{"upload-datauri", p(load.Params{Rate: 10, Duration: 3 * time.Second})},
+		"tools/list has no upload_file")
+	mixed := time.Duration(max(8, 20-3*nfeat)) * time.Second
+	jobs = append(jobs, job{"mixed", p(load.Params{Rate: 300, Duration: mixed})})
+	return jobs, skipped, nil
+}
+
+// runJob runs one scenario, writes its summary and plot and prints the
+// summary; it says whether its thresholds held.
+func runJob(ctx context.Context, o *options, j job) (bool, error) {
+	// Start each scenario on a settled disk: the writeback an earlier one
+	// (or whatever ran before make) left behind would otherwise land on
+	// this one's fsyncs (upload latency thresholds).
+	syscall.Sync()
+	t0 := time.Now()
+	s, err := load.New(ctx, j.name, j.p)
+	if err != nil {
+		return false, err
+	}
+	rep := load.Run(ctx, s)
+	if err := rep.Write(o.results, o.profile+"-"+j.name); err != nil {
+		return false, err
+	}
+	status := "ok"
+	if !rep.OK() {
+		status = "FAILED: " + strings.Join(rep.FailedThresholds(), "; ")
+	}
+	fmt.Printf("loadrun: %-17s %5.1fs  %s\n%s", j.name, time.Since(t0).Seconds(), status, indent(rep.Text()))
+	return rep.OK(), nil
+}
+
+// runOne runs -scenario against -target.
+func runOne(ctx context.Context, o *options) (int, error) {
+	p := o.one
+	o.profile = "target"
+	p.Base = strings.TrimSuffix(o.target, "/")
+	ok, err := runJob(ctx, o, job{o.scenario, p})
+	if err != nil {
+		return 2, err
+	}
+	if !ok {
 		return 1, nil
 	}
 	return 0, nil
