@@ -101,17 +101,30 @@ func ready(u string) bool {
 }
 
 // Stop sends SIGTERM, waits up to 10 s, then kills the process.
-func (p *Proc) Stop() {
+func (p *Proc) Stop() { p.StopWithin(10 * time.Second) }
+
+// StopWithin sends SIGTERM, waits up to grace, then kills the process.
+func (p *Proc) StopWithin(grace time.Duration) {
 	if p == nil || p.Exited() {
 		return
 	}
 	p.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(grace):
 		p.Cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// Kill sends SIGKILL and waits until the process is reaped.
+func (p *Proc) Kill() error {
+	if p == nil || p.Exited() {
+		return nil
+	}
+	err := p.Cmd.Process.Kill()
+	<-p.done
+	return err
 }
 
 // StartMinIO starts the MinIO server bin on free loopback ports with root
