@@ -139,17 +139,19 @@ bench-smallreq:
 bench-compare: $(TOOLBIN)/minio tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -minio $(TOOLBIN)/minio $(if $(filter 1,$(QUICK)),-quick)
 
-## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
-## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node
-## SIGKILLed and a MinIO drive wiped under vegeta load; SIGTERM during a 64 MiB upload (~40 s).
-## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~30 s; for make test).
+## cluster: DESIGN.md P7 on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
+## keeping 2 copies of each volume, filer, an S3 gateway per node) behind nginx running
+## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes, claims
+## (If-None-Match: *) raced across the gateways; a node SIGKILLed, then a volume server SIGKILLed and
+## its folder wiped, under vegeta load; SIGTERM during a 64 MiB upload (~55 s).
+## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~45 s; for make test).
 ## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
 .PHONY: cluster-check
-cluster: $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster: $(TOOLBIN)/weed tools-apt
+	cd bench && $(GO) run ./cluster -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
-cluster-check: $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -profile test -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster-check: $(TOOLBIN)/weed tools-apt
+	cd bench && $(GO) run ./cluster -profile test -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
 ## loadtest: every load scenario (vegeta as a Go library, constant arrival rates) with thresholds
 ## against a freshly started mcpblob (≤ 60 s of load); a text summary and an HTML latency plot per
@@ -161,15 +163,15 @@ loadtest:
 loadtest-smoke:
 	cd bench && $(GO) run ./loadrun -profile smoke $(LOADTEST_FLAGS)
 
-## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then MinIO), a
+## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then SeaweedFS), a
 ## 2,000-connection slow-body storm and a connection storm, one principal at ten times every limit on
 ## protocol state and the 2,000-session, 200-stream state storm, on loopback only (≤ ~5 min); prints the
 ## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS, p99 or
 ## /healthz breach, broken limit, 5xx, unclear or wrong answer. hardening-smoke: the same classes,
-## 200-connection storms, scaled-down limits, no state storm, no MinIO (≤ ~45 s, part of make test).
+## 200-connection storms, scaled-down limits, no state storm, no SeaweedFS (≤ ~45 s, part of make test).
 ## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results RESULTS.md, -only PARTS).
-hardening: $(TOOLBIN)/minio
-	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
+hardening: $(TOOLBIN)/weed
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -weed $(TOOLBIN)/weed $(HARDENING_FLAGS)
 
 hardening-smoke:
 	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)

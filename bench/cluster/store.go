@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/mcpblob/mcpblob/bench/internal/weed"
 )
@@ -74,7 +73,7 @@ func startStore(ctx context.Context, bin, dir, user, secret string) (*store, err
 		return s, err
 	}
 	for _, g := range s.gateways {
-		c, err := minio.New(g.Addr.HTTP, &minio.Options{Creds: credentials.NewStaticV4(user, secret, "")})
+		c, err := weed.Client(g.Addr.HTTP, creds)
 		if err != nil {
 			return s, err
 		}
@@ -87,46 +86,17 @@ func (s *store) volumeDir(i int) string {
 	return filepath.Join(s.dir, fmt.Sprintf("volume%d", i+1))
 }
 
-// makeBucket creates the bucket through gateway 1 (retried while the
-// gateway connects to the filer), then writes and deletes one conditional
-// PUT through every gateway: SeaweedFS takes a lock of the filer for each
-// such write, and answers them only once the filer has joined the master's
-// lock ring (some 10 s after it starts) and the master has grown the
-// bucket's first volumes; the cluster is ready for the nodes then.
+// makeBucket creates the bucket and waits until every gateway answers a
+// conditional PUT in it (weed.Writable).
 func (s *store) makeBucket(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 45*time.Second)
 	defer cancel()
-	err := retryUntil(ctx, func() error { return s.clients[0].MakeBucket(ctx, bucket, minio.MakeBucketOptions{}) })
-	if err != nil {
-		return fmt.Errorf("SeaweedFS: create bucket %s: %w", bucket, err)
-	}
 	for i, c := range s.clients {
-		key := fmt.Sprintf(".cluster-check-ready-%d", i+1)
-		err := retryUntil(ctx, func() error {
-			opts := minio.PutObjectOptions{}
-			opts.SetMatchETagExcept("*")
-			_, err := c.PutObject(ctx, bucket, key, strings.NewReader("ready"), 5, opts)
-			return err
-		})
-		if err == nil {
-			err = c.RemoveObject(ctx, bucket, key, minio.RemoveObjectOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("SeaweedFS: gateway %d: no conditional PUT answered: %w", i+1, err)
+		if err := weed.Writable(ctx, c, bucket); err != nil {
+			return fmt.Errorf("SeaweedFS gateway %d: %w", i+1, err)
 		}
 	}
 	return nil
-}
-
-// retryUntil calls f every 100 ms until it succeeds or ctx ends.
-func retryUntil(ctx context.Context, f func() error) error {
-	for {
-		err := f()
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // stop stops the gateways, the filer, the volume servers and the master,

@@ -17,6 +17,7 @@
 package weed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
@@ -322,4 +326,58 @@ func answers(url, want string) bool {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return err == nil && resp.StatusCode == http.StatusOK && strings.Contains(string(body), want)
+}
+
+// Client is a minio-go client of the S3 gateway at addr (plain HTTP).
+func Client(addr string, creds S3Options) (*minio.Client, error) {
+	return minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(creds.AccessKey, creds.SecretKey, "")})
+}
+
+// Writable creates bucket through c unless it exists, then writes and
+// deletes one object with If-None-Match: * (the claims' write), retrying
+// every 100 ms until both succeed or ctx ends. SeaweedFS takes a lock of
+// the filer for such a write, and answers it only once the filer has
+// joined the master's lock ring (some 10 s after it starts) and the master
+// has grown the bucket's first volumes: a gateway that answers it is ready
+// for mcpblob.
+func Writable(ctx context.Context, c *minio.Client, bucket string) error {
+	err := retryUntil(ctx, func() error {
+		ok, err := c.BucketExists(ctx, bucket)
+		if err == nil && !ok {
+			err = c.MakeBucket(ctx, bucket, minio.MakeBucketOptions{})
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("weed: create bucket %s: %w", bucket, err)
+	}
+	key := ".ready-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	err = retryUntil(ctx, func() error {
+		opts := minio.PutObjectOptions{}
+		opts.SetMatchETagExcept("*")
+		_, err := c.PutObject(ctx, bucket, key, strings.NewReader("ready"), 5, opts)
+		var resp minio.ErrorResponse
+		if errors.As(err, &resp) && resp.StatusCode == http.StatusPreconditionFailed {
+			return nil // an earlier attempt got through; its answer did not
+		}
+		return err
+	})
+	if err == nil {
+		err = c.RemoveObject(ctx, bucket, key, minio.RemoveObjectOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("weed: %s: no conditional PUT answered: %w", c.EndpointURL().Host, err)
+	}
+	return nil
+}
+
+// retryUntil calls f every 100 ms until it succeeds or ctx ends.
+func retryUntil(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
