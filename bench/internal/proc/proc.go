@@ -127,31 +127,6 @@ func (p *Proc) Kill() error {
 	return err
 }
 
-// StartMinIO starts the MinIO server bin on free loopback ports with root
-// credentials user and secret, serving drives (folders it creates), its
-// console and update checks off; env adds to its environment. It returns
-// the process and the S3 API's host:port once /minio/health/ready
-// answers.
-func StartMinIO(bin, user, secret string, drives []string, env ...string) (*Proc, string, error) {
-	api, err := FreeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	console, err := FreeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	for _, d := range drives {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, "", err
-		}
-	}
-	args := append([]string{"server", "--quiet", "--address", api, "--console-address", console}, drives...)
-	env = append([]string{"MINIO_ROOT_USER=" + user, "MINIO_ROOT_PASSWORD=" + secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off"}, env...)
-	p, err := Start("minio", "http://"+api+"/minio/health/ready", bin, args, env...)
-	return p, api, err
-}
-
 // FreeAddr returns a free loopback host:port.
 func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

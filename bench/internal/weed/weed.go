@@ -88,6 +88,9 @@ type S3Options struct {
 // volumes in dir/data, and returns it once its S3 gateway and filer
 // answer and its master lists the volume server. Addr.HTTP is the S3 API.
 func StartServer(bin, dir string, creds S3Options) (*Service, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		return nil, err
+	}
 	return retry(func() (*Service, error) {
 		p, err := freePorts(8)
 		if err != nil {
