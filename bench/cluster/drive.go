@@ -45,6 +45,9 @@ type wipeRun struct {
 	addr      string // its HTTP address
 	pid       int
 	held      int64     // bytes in its folder when it was killed
+	objects   int       // objects read across the kill with a chunk on it
+	inline    int       // objects the filer keeps in its metadata (no chunk)
+	placeErr  error     // where the objects are could not be read
 	at        time.Time // killed, reaped and wiped
 	removed   int       // entries removed from its folder
 	err       error     // the kill's or the wipe's own failure
@@ -56,8 +59,8 @@ type wipeRun struct {
 	heal      healRun
 }
 
-// startWipe SIGKILLs, at `at`, the volume server whose folder holds the
-// most bytes, and once it is reaped removes its folder's contents (a disk
+// startWipe SIGKILLs, at `at`, the volume server holding a copy of the
+// most of objs (killAndWipe), and once it is reaped removes its folder's contents (a disk
 // lost with its server); it then reads objs in a loop, through nginx and
 // directly on the nodes other than victim, until the returned function is
 // called. That function restarts the volume server on its empty folder,
@@ -109,10 +112,10 @@ func startWipe(ctx context.Context, cl *cluster, objs map[string]sent, at time.T
 			w.err = fmt.Errorf("the load ended before the volume server was killed")
 			return
 		}
-		if w.err = killAndWipe(cl.weed, w); w.err != nil {
+		if w.err = killAndWipe(ctx, cl.weed, w, keys); w.err != nil {
 			return
 		}
-		logf("SIGKILL SeaweedFS volume server %d (pid %d, %d MiB) and wiped its folder (%d entries)", w.volume+1, w.pid, w.held>>20, w.removed)
+		logf("SIGKILL SeaweedFS volume server %d (pid %d, %d MiB, a copy of %d objects read across it) and wiped its folder (%d entries)", w.volume+1, w.pid, w.held>>20, w.objects, w.removed)
 		var readers sync.WaitGroup
 		for r := range driveReaders {
 			readers.Go(func() {
@@ -141,13 +144,25 @@ func startWipe(ctx context.Context, cl *cluster, objs map[string]sent, at time.T
 	}
 }
 
-// killAndWipe SIGKILLs the volume server holding the most bytes, waits
-// until it is reaped and removes its folder's contents (the folder stays,
-// as a disk replaced under a stopped server).
-func killAndWipe(s *store, w *wipeRun) error {
+// killAndWipe SIGKILLs the volume server holding a copy of the most of
+// the objects under keys (then the most bytes), waits until it is reaped
+// and removes its folder's contents (the folder stays, as a disk replaced
+// under a stopped server).
+func killAndWipe(ctx context.Context, s *store, w *wipeRun, keys []string) error {
+	pl, err := placeObjects(ctx, s, keys)
+	var nodes map[string][]int
+	if err == nil {
+		nodes, err = topology(ctx, s.master)
+	}
+	w.placeErr = err
 	for i, v := range s.volumes {
-		if n := folderBytes(v.Dir); w.volume < 0 || n > w.held {
-			w.volume, w.held = i, n
+		var objects int
+		if err == nil {
+			objects, w.inline = pl.on(nodes[v.Addr.HTTP])
+		}
+		n := folderBytes(v.Dir)
+		if w.volume < 0 || objects > w.objects || (objects == w.objects && n > w.held) {
+			w.volume, w.held, w.objects = i, n, objects
 		}
 	}
 	v := s.volumes[w.volume]
@@ -205,13 +220,17 @@ func (w *wipeRun) report(rep *report, r *loadRun) {
 		rep.sum("reads surviving a lost volume server", false, fmt.Sprintf("no kill: %v", w.err))
 		return
 	}
-	rep.add(g, what, true, fmt.Sprintf("volume server %d on %s (pid %d, %.1f MiB in its folder, the most of the %d) killed and rm -rf of its folder (%d entries) %.1f s into the load, %.1f s after the node's kill; the load kept running %.1f s",
-		w.volume+1, w.addr, w.pid, float64(w.held)/(1<<20), volumeCount, w.removed, w.at.Sub(r.loadAt).Seconds(), w.at.Sub(r.killedAt).Seconds(), r.end.Sub(w.at).Seconds()))
+	held := fmt.Sprintf("it held a copy of %d of the %d objects read across it (%d kept inline by the filer, on no volume)", w.objects, len(driveSizes)+2, w.inline)
+	if w.placeErr != nil {
+		held = "where the objects are was not read: " + w.placeErr.Error()
+	}
+	rep.add(g, what, w.placeErr == nil && w.objects > 0, fmt.Sprintf("volume server %d on %s (pid %d, %.1f MiB in its folder) killed and rm -rf of its folder (%d entries) %.1f s into the load, %.1f s after the node's kill; the load kept running %.1f s; %s",
+		w.volume+1, w.addr, w.pid, float64(w.held)/(1<<20), w.removed, w.at.Sub(r.loadAt).Seconds(), w.at.Sub(r.killedAt).Seconds(), r.end.Sub(w.at).Seconds(), held))
 	rep.add(g, "objects stored before the kill read back whole while the load ran", w.ok > 0 && w.fails == 0,
 		fmt.Sprintf("%d reads ok, %d failed (%d objects of 4 KiB–3 MiB, %d readers, through %v)%s",
 			w.ok, w.fails, len(driveSizes)+2, driveReaders, w.targets, listed(w.problems)))
 	w.heal.report(rep)
-	rep.add(g, "…and once more each on every target after the load and the heal", w.finalBad == 0,
+	rep.add(g, "…and once more each on every target after the load and the restart", w.finalBad == 0,
 		fmt.Sprintf("%d ok, %d failed", w.finalOK, w.finalBad))
 	rep.sum("reads surviving a lost volume server", w.ok > 0 && w.fails == 0 && w.finalBad == 0,
 		fmt.Sprintf("%d of %d reads of objects stored before the kill succeeded (%d failed)", w.ok+w.finalOK, w.ok+w.fails+w.finalOK+w.finalBad, w.fails+w.finalBad))

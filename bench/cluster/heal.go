@@ -43,42 +43,17 @@ func heal(ctx context.Context, s *store, i int) healRun {
 	return h
 }
 
-// replicaCounts reads the master's topology (/dir/status) and returns how
-// many volumes it holds and how many of those have a single copy.
+// replicaCounts reads the master's topology and returns how many volumes
+// it holds and how many of those have a single copy.
 func replicaCounts(ctx context.Context, master *weed.Service) (volumes, alone int, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+master.Addr.HTTP+"/dir/status", nil)
+	nodes, err := topology(ctx, master)
 	if err != nil {
 		return 0, 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Topology struct {
-			DataCenters []struct {
-				Racks []struct {
-					DataNodes []struct{ VolumeIds string }
-				}
-			}
-		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return 0, 0, fmt.Errorf("master /dir/status: %w", err)
 	}
 	copies := map[int]int{}
-	for _, dc := range st.Topology.DataCenters {
-		for _, rack := range dc.Racks {
-			for _, dn := range rack.DataNodes {
-				ids, err := volumeIDs(dn.VolumeIds)
-				if err != nil {
-					return 0, 0, err
-				}
-				for _, id := range ids {
-					copies[id]++
-				}
-			}
+	for _, ids := range nodes {
+		for _, id := range ids {
+			copies[id]++
 		}
 	}
 	for _, n := range copies {
@@ -87,6 +62,54 @@ func replicaCounts(ctx context.Context, master *weed.Service) (volumes, alone in
 		}
 	}
 	return len(copies), alone, nil
+}
+
+// topology reads the master's /dir/status: the volume ids each volume
+// server (by its HTTP address) holds.
+func topology(ctx context.Context, master *weed.Service) (map[string][]int, error) {
+	var st struct {
+		Topology struct {
+			DataCenters []struct {
+				Racks []struct {
+					DataNodes []struct{ Url, VolumeIds string }
+				}
+			}
+		}
+	}
+	if err := getJSON(ctx, "http://"+master.Addr.HTTP+"/dir/status", &st); err != nil {
+		return nil, fmt.Errorf("master /dir/status: %w", err)
+	}
+	nodes := map[string][]int{}
+	for _, dc := range st.Topology.DataCenters {
+		for _, rack := range dc.Racks {
+			for _, dn := range rack.DataNodes {
+				ids, err := volumeIDs(dn.VolumeIds)
+				if err != nil {
+					return nil, err
+				}
+				nodes[dn.Url] = ids
+			}
+		}
+	}
+	return nodes, nil
+}
+
+// getJSON GETs url and decodes its 200 answer into v.
+func getJSON(ctx context.Context, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: http %d", url, resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // volumeIDs expands a data node's VolumeIds of /dir/status ("1-3 5 7-9",
