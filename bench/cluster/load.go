@@ -20,7 +20,7 @@ import (
 )
 
 // Load rates of the cluster load (loadgen.go): modest, for 2 cores shared
-// by the load generator, nginx, three nodes and MinIO.
+// by the load generator, nginx, three nodes and SeaweedFS.
 const mcpRate, uploadRate, linkRate = 80, 6, 20
 
 // loadRun is what happened while the load ran.
@@ -57,7 +57,7 @@ func (r *loadRun) slowViaNginx() (total, failed int) {
 func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 	objs, err := seedDriveObjects(ctx, cl)
 	if err != nil {
-		return fmt.Errorf("storing the objects read across the drive wipe: %w", err)
+		return fmt.Errorf("storing the objects read across the volume server's loss: %w", err)
 	}
 	r, err := runLoad(ctx, c, cl, objs)
 	if err != nil {
@@ -84,9 +84,9 @@ func underLoad(ctx context.Context, c config, cl *cluster, rep *report) error {
 	return nil
 }
 
-// runLoad runs the load, kills the session's node killAfter into the load and
-// wipes a MinIO drive a third of the remaining load later, reading objs
-// from then on.
+// runLoad runs the load, kills the session's node killAfter into the load
+// and a SeaweedFS volume server (its folder wiped) a third of the remaining
+// load later, reading objs from then on.
 func runLoad(ctx context.Context, c config, cl *cluster, objs map[string]sent) (*loadRun, error) {
 	r := &loadRun{logPath: filepath.Join(cl.work, "load.log")}
 	kctx, cancel := context.WithTimeout(ctx, c.duration+30*time.Second)
@@ -303,7 +303,7 @@ func checkData(ctx context.Context, cl *cluster, r *loadRun, rep *report) (*data
 	// listed but not read back whole, others not intact, keys nobody sent.
 	partial := (len(acks) - missing - d.readBack) + (len(unacked) - d.unackedOK) + len(strangers)
 	rep.sum("partial objects in the store", partial == 0 && len(acks) > 0,
-		fmt.Sprintf("%d of %d objects listed under the load's prefixes after the SIGKILL and the drive wipe", partial, len(committed)))
+		fmt.Sprintf("%d of %d objects listed under the load's prefixes after the SIGKILLs and the volume server's wipe", partial, len(committed)))
 
 	restartAt := time.Now()
 	lost := max(len(acks)-d.readBack, missing)

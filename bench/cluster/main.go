@@ -1,15 +1,22 @@
 // Command cluster is the loopback check of DESIGN.md target P7 behind
 // `make cluster` (and, shorter, `make cluster-check` in `make test`): three
-// mcpblob nodes on one MinIO with four drives (one erasure set), nginx in
-// front configured from deploy/nginx.conf, all on 127.0.0.1 and free ports.
+// mcpblob nodes on a SeaweedFS cluster — one master, three volume servers
+// keeping every volume on two of them (replication 001), one filer and one
+// S3 gateway per node, each node on its own gateway — with nginx in front
+// configured from deploy/nginx.conf, all on 127.0.0.1 and free ports.
 // It checks, and reports in markdown:
 //
 //   - sessions across nodes: a 2025-11-25 session opened on node 1 is used
 //     on nodes 2 and 3 directly and through nginx; a session ended with
-//     DELETE /mcp on node 1 is refused (404) on all three nodes;
+//     DELETE /mcp on node 1 is refused (404) on all three nodes, and so is
+//     one ended by DELETEs on the three nodes at once (a session is a live
+//     record in the store: initialize claims it, DELETE releases it);
 //   - links and upload endpoints across nodes: minted by the control API on
 //     node 1, used on nodes 2 and 3; a single-use link is redeemed once,
-//     whichever node gets it, also when three nodes race for it;
+//     whichever node gets it, also when three nodes race for it, and an
+//     upload endpoint stores one upload when three nodes race for it;
+//   - the claims under them: conditional PUTs (If-None-Match: *) of one key
+//     racing on the three S3 gateways create it exactly once per round;
 //   - elicitation across nodes: a 2026-07-28 request_upload whose MRTR
 //     rounds land on three nodes (round 1 on node 1, the binary upload on
 //     node 2, the retry with requestState on node 3), and a 2025-11-25 form
@@ -18,11 +25,13 @@
 //     tools/list on one session, uploads by PUT and by upload endpoint,
 //     ranged link downloads), one node SIGKILLed mid-load. Every upload that
 //     got a success answer must read back with its sha256 (through nginx and
-//     through the restarted node); every failed request must be one that was
-//     in flight on the killed node (nginx's access log names the node each
-//     request went to);
-//   - a MinIO drive wiped under that load: objects stored before keep
-//     reading back whole, through nginx and on the surviving nodes;
+//     through the restarted node), the store must hold no partial object,
+//     and every failed request must be one that was in flight on the killed
+//     node (nginx's access log names the node each request went to);
+//   - a SeaweedFS volume server SIGKILLed and its folder wiped under that
+//     load: objects stored before keep reading back whole, through nginx
+//     and on the surviving nodes, while the load runs and after the volume
+//     server is restarted on its empty folder;
 //   - a graceful shutdown: SIGTERM to a node while a 64 MiB upload streams
 //     into it; /readyz answers 503 during --shutdown-delay, the upload
 //     finishes within --grace-period and reads back whole.
@@ -31,30 +40,32 @@
 //
 //	go run ./cluster                       # tools from ../.tools/bin, nginx from PATH
 //	go run ./cluster -profile test         # the make test profile: shorter load
-//	go run ./cluster -out /tmp/P7.md -minio ../.tools/bin/minio
+//	go run ./cluster -out /tmp/P7.md -weed ../.tools/bin/weed
 //
 // It stops everything it started (by PID; Pdeathsig kills the rest if it
-// dies) and exits non-zero when a check fails. About 40 s on 2 cores
-// (-profile test: about 30 s).
+// dies) and exits non-zero when a check fails. About 55 s on 2 cores
+// (-profile test: about 50 s).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
 
 type config struct {
-	repo, minio, nginx, out string
-	profile                 string
-	duration, killAfter     time.Duration
-	bound                   time.Duration // the whole run, build included
-	keep                    bool
+	repo, weed, nginx, out string
+	profile                string
+	duration, killAfter    time.Duration
+	bound                  time.Duration // the whole run, build included
+	keep                   bool
 }
 
 // profiles: the load's length, when the node is killed, and the bound on
@@ -85,7 +96,7 @@ func run(ctx context.Context, args []string) (bool, error) {
 	var c config
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
-	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` (default REPO/.tools/bin/minio)")
+	fs.StringVar(&c.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
 	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
 	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
@@ -107,17 +118,17 @@ func run(ctx context.Context, args []string) (bool, error) {
 	}
 	c.bound = p.bound
 	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter+3*time.Second > c.duration {
-		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after ≤ -duration - 3s (the drive is wiped after the kill)")
+		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after ≤ -duration - 3s (the volume server is killed after the node)")
 	}
 	root, err := filepath.Abs(c.repo)
 	if err != nil {
 		return false, err
 	}
 	c.repo = root
-	if c.minio == "" {
-		c.minio = filepath.Join(root, ".tools", "bin", "minio")
+	if c.weed == "" {
+		c.weed = filepath.Join(root, ".tools", "bin", "weed")
 	}
-	for _, bin := range []string{c.minio} {
+	for _, bin := range []string{c.weed} {
 		if _, err := os.Stat(bin); err != nil {
 			return false, fmt.Errorf("%s missing: run `make tools` first", bin)
 		}
@@ -156,7 +167,7 @@ func run(ctx context.Context, args []string) (bool, error) {
 		if err := underLoad(ctx, c, cl, rep); err != nil {
 			rep.fail("load", "node killed under load", err.Error())
 		}
-		logf("load, kill and drive wipe took %.1fs", time.Since(t).Seconds())
+		logf("load, kills and wipe took %.1fs", time.Since(t).Seconds())
 	}
 	if ctx.Err() == nil {
 		t = time.Now()
@@ -170,6 +181,11 @@ func run(ctx context.Context, args []string) (bool, error) {
 		if lines := errorLines(n); len(lines) > 0 {
 			rep.note("logs", n.name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
 		}
+	}
+	weedErrors := cl.weed.errorLines()
+	for _, name := range slices.Sorted(maps.Keys(weedErrors)) {
+		lines := weedErrors[name]
+		rep.note("logs", "SeaweedFS "+name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
 	}
 	rep.unmeasured()
 	rep.elapsed = time.Since(start)

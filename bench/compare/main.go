@@ -1,7 +1,7 @@
 // Command compare is the side-by-side benchmark behind `make bench-compare`.
 // It builds and starts every system on loopback — mcpblob, the go-sdk and
 // mcp-go peer servers (bench/peers), nginx serving the same bytes with
-// sendfile, MinIO, and a raw loopback TCP ceiling — runs the same workloads
+// sendfile, SeaweedFS, and a raw loopback TCP ceiling — runs the same workloads
 // against each in alternation, and rewrites RESULTS.md and the SVG charts
 // beside it.
 //
@@ -47,7 +47,7 @@ import (
 
 type config struct {
 	out, charts, repo string
-	minio             string
+	weed              string
 	quick             bool
 	skipCodec, skipP6 bool
 	worktree          bool
@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
 	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
-	fs.StringVar(&cfg.minio, "minio", "", "MinIO server `binary` (default REPO/.tools/bin/minio)")
+	fs.StringVar(&cfg.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
 	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
@@ -102,11 +102,11 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.repo = root
-	if cfg.minio == "" {
-		cfg.minio = filepath.Join(root, ".tools", "bin", "minio")
+	if cfg.weed == "" {
+		cfg.weed = filepath.Join(root, ".tools", "bin", "weed")
 	}
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
-	rep.fillEnv(root, cfg.minio)
+	rep.fillEnv(root, cfg.weed)
 	rep.cpuStart = sysinfo.ReadCPUTimes()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
@@ -126,7 +126,7 @@ func run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	bins := map[string]string{"minio": cfg.minio}
+	bins := map[string]string{"weed": cfg.weed}
 	for _, b := range []struct{ name, dir, pkg string }{
 		{"mcpblob", src, "./cmd/mcpblob"},
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
@@ -169,7 +169,10 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer func() {
 		for _, s := range systems {
-			if s.proc != nil {
+			switch {
+			case s.stop != nil:
+				s.stop()
+			case s.proc != nil:
 				s.proc.Stop()
 			}
 			if s.rawTCP != nil {
@@ -281,11 +284,12 @@ func startSystems(ctx context.Context, work string, bins map[string]string, data
 	} else {
 		systems = append(systems, &system{name: "nginx", note: "nginx sendfile of the raw bytes (ceiling for a file server)", proc: ng, base: "http://" + addr, plain: true})
 	}
-	if mp, peer, err := startMinIO(ctx, bins["minio"], work, files); err != nil {
-		rep.minioErr = err.Error()
-		logf("MinIO: %v", err)
+	if w, peer, err := startSeaweedFS(ctx, bins["weed"], work, files); err != nil {
+		rep.s3Err = err.Error()
+		logf("SeaweedFS: %v", err)
 	} else {
-		systems = append(systems, &system{name: "MinIO", note: "MinIO (one drive) GET of the same object by presigned URL (an S3 store's download path)", proc: mp, minio: peer, plain: true})
+		systems = append(systems, &system{name: "SeaweedFS", note: "SeaweedFS (one node: `weed server -s3`) GET of the same object by presigned URL (an S3 store's download path)",
+			proc: w.Proc, stop: w.Stop, s3: peer, plain: true})
 	}
 	raw, err := startRawTCP()
 	if err != nil {

@@ -48,7 +48,7 @@ func (r p3Run) ratio() float64 {
 type p3Result struct {
 	size        int64
 	runs        []p3Run
-	table       *table // the warm runs, MinIO beside them as information
+	table       *table // the warm runs, SeaweedFS beside them as information
 	unavailable string
 	err         string
 }
@@ -81,11 +81,11 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 		return res
 	}
 	list := []*system{streamer, ng}
-	if mi := by["MinIO"]; mi != nil {
-		if err := mi.minio.put(ctx, key, theirs); err != nil {
-			logf("P3: MinIO upload: %v", err)
+	if sw := by["SeaweedFS"]; sw != nil {
+		if err := sw.s3.put(ctx, key, theirs); err != nil {
+			logf("P3: SeaweedFS upload: %v", err)
 		} else {
-			list = append(list, mi)
+			list = append(list, sw)
 		}
 	}
 	settleDisk()
@@ -280,7 +280,7 @@ func (res *p3Result) detail() string {
 	}
 	b.WriteString("\n**Finding** (generated from the figures above): " + res.finding() + "\n")
 	if res.table != nil {
-		b.WriteString("\nThe warm runs, MinIO's presigned GET of the same object beside them (information):\n\n")
+		b.WriteString("\nThe warm runs, SeaweedFS's presigned GET of the same object beside them (information):\n\n")
 		renderTable(&b, res.table, "")
 	}
 	return b.String()

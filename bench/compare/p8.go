@@ -31,7 +31,7 @@ import (
 // scaleRuns is how many side-by-side runs each pair gets.
 const scaleRuns = 3
 
-// scaleTargets runs P8, then P9 and P10 on one MinIO (one drive) with an
+// scaleTargets runs P8, then P9 and P10 on one SeaweedFS node with an
 // mcpblob on its S3 backend, and returns the three targets. A target that
 // would start after cfg.budget is reported as not run.
 func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, start time.Time) []*pair.Target {
@@ -47,7 +47,7 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 		timeTarget(p8, func() { runP8(ctx, cfg, work, bins, systems, p8, start) })
 	}
 	p9 := newP9Target()
-	p10 := &pair.Target{ID: "P10", Title: "paging 100,000 blobs, 100 per page", Goal: "a page from 100,000 ≤ 2× a page from 100 (first and deep pages, both stores); local walk ≤ 2× the MinIO walk"}
+	p10 := &pair.Target{ID: "P10", Title: "paging 100,000 blobs, 100 per page", Goal: "a page from 100,000 ≤ 2× a page from 100 (first and deep pages, both stores); local walk ≤ 2× the SeaweedFS walk"}
 	if over(p9) {
 		p10.NotRun = p9.NotRun
 		return []*pair.Target{p8, p9, p10}
@@ -60,7 +60,7 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 		return []*pair.Target{p8, p9, p10}
 	}
 	defer rig.stop()
-	logf("MinIO and mcpblob on S3 started in %.1f s", time.Since(t0).Seconds())
+	logf("SeaweedFS and mcpblob on S3 started in %.1f s", time.Since(t0).Seconds())
 	timeTarget(p9, func() { runP9(ctx, cfg, rig, p9, start) })
 	if !over(p10) {
 		timeTarget(p10, func() { runP10(ctx, cfg, work, bins, rig, p10, start) })

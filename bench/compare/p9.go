@@ -1,17 +1,18 @@
 package main
 
-// P9: the S3 path. mcpblob on its S3 backend over a one-drive MinIO,
-// against MinIO itself driven by minio-go from the harness: uploads
-// (tools/call upload_file with a data URI, PUT /v1/blobs) against MinIO's
-// own PUT of the same bytes, reads (resources/read, /d) against a
-// presigned GET of the same object, and how many bytes MinIO wrote to its
-// drive per byte uploaded (1.0: each byte written once).
+// P9: the S3 path. mcpblob on its S3 backend over a single SeaweedFS node
+// (`weed server -s3`: master, volume server, filer and S3 gateway in one
+// process), against SeaweedFS itself driven by minio-go from the harness:
+// uploads (tools/call upload_file with a data URI, PUT /v1/blobs) against
+// SeaweedFS's own PUT of the same bytes, reads (resources/read, /d) against
+// a presigned GET of the same object, and how many bytes SeaweedFS wrote
+// to its volume files (and the filer's metadata) per byte uploaded (1.0:
+// each byte written once).
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -23,47 +24,36 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/bench/internal/weed"
 )
 
-// s3Rig is MinIO (one drive) with a bucket that an mcpblob serves through
-// its S3 backend, and a minio-go client of the harness's own on the same
-// bucket.
+// s3Rig is a single SeaweedFS node with a bucket that an mcpblob serves
+// through its S3 backend, and a minio-go client of the harness's own on
+// the same bucket.
 type s3Rig struct {
-	minio  *proc.Proc
+	weed   *weed.Service
 	client *minio.Client
 	bucket string
 	srv    *scaleServer
 }
 
 func startS3Rig(ctx context.Context, bins map[string]string, work string) (*s3Rig, error) {
-	bin := bins["minio"]
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("MinIO missing (%s): run `make tools`", bin)
-	}
-	user, secret := "mcpblob-scale", rand.Text()
-	p, api, err := proc.StartMinIO(bin, user, secret, []string{filepath.Join(work, "scale-minio")})
+	r := &s3Rig{bucket: "scale"}
+	w, creds, client, err := startS3Node(ctx, bins["weed"], filepath.Join(work, "scale-weed"), r.bucket)
 	if err != nil {
 		return nil, err
 	}
-	r := &s3Rig{minio: p, bucket: "scale"}
-	r.client, err = minio.New(api, &minio.Options{Creds: credentials.NewStaticV4(user, secret, ""), Region: "us-east-1"})
-	if err == nil {
-		err = r.client.MakeBucket(ctx, r.bucket, minio.MakeBucketOptions{Region: "us-east-1"})
-	}
-	if err == nil {
-		r.srv, err = startScaleServer(ctx, bins["mcpblob"],
-			[]string{"--data", filepath.Join(work, "scale-data"), "--s3-endpoint", "http://" + api, "--s3-bucket", r.bucket},
-			"MCPBLOB_S3_ACCESS_KEY="+user, "MCPBLOB_S3_SECRET_KEY="+secret)
-	}
+	r.weed, r.client = w, client
+	r.srv, err = startScaleServer(ctx, bins["mcpblob"],
+		[]string{"--data", filepath.Join(work, "scale-data"), "--s3-endpoint", "http://" + w.Addr.HTTP, "--s3-bucket", r.bucket},
+		"MCPBLOB_S3_ACCESS_KEY="+creds.AccessKey, "MCPBLOB_S3_SECRET_KEY="+creds.SecretKey)
 	if err != nil {
-		p.Stop()
+		w.Stop()
 		return nil, err
 	}
 	return r, nil
@@ -71,16 +61,16 @@ func startS3Rig(ctx context.Context, bins map[string]string, work string) (*s3Ri
 
 func (r *s3Rig) stop() {
 	r.srv.proc.Stop()
-	r.minio.Stop()
+	r.weed.Stop()
 }
 
 // newP9Target is P9 before it runs (runP9 puts the size in its title).
 func newP9Target() *pair.Target {
-	return &pair.Target{ID: "P9", Title: "the S3 path, 1 GiB", Goal: "uploads ≥ 0.8× MinIO's own PUT, each byte written once; reads ≥ 0.8× MinIO presigned GET; RSS growth ≤ 64 MiB"}
+	return &pair.Target{ID: "P9", Title: "the S3 path, 1 GiB", Goal: "uploads ≥ 0.8× SeaweedFS's own PUT, each byte written once; reads ≥ 0.8× SeaweedFS presigned GET; RSS growth ≤ 64 MiB"}
 }
 
 // runOnly runs one target alone (-only) and writes the report with it:
-// P9, on its own MinIO and mcpblob.
+// P9, on its own SeaweedFS and mcpblob.
 func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
 	if cfg.only != "P9" {
 		return fmt.Errorf("-only %q: only P9 runs alone", cfg.only)
@@ -104,7 +94,7 @@ func runOnly(ctx context.Context, cfg *config, work string, bins map[string]stri
 // p9Op is one timed operation moving size bytes.
 type p9Op struct {
 	name   string
-	write  bool // uploads: settle the disk first and count MinIO's disk writes
+	write  bool // uploads: settle the disk first and count SeaweedFS's disk writes
 	mcpblb bool // mcpblob serves it (its RSS and storage operations count)
 	run    func(ctx context.Context) error
 }
@@ -113,9 +103,9 @@ type p9Op struct {
 type p9Sample struct {
 	mbps    float64
 	growth  float64          // MiB over mcpblob's idle RSS (mcpblob operations)
-	written float64          // MinIO's disk bytes written ÷ size (uploads)
+	written float64          // SeaweedFS's disk bytes written ÷ size (uploads)
 	ops     map[string]int64 // mcpblob's storage operations by op during the run
-	cpu     cpuUse           // mcpblob, MinIO, harness
+	cpu     cpuUse           // mcpblob, SeaweedFS, harness
 	err     error
 }
 
@@ -201,11 +191,11 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 		// minio-go v7.4.1 over plain HTTP, given an io.ReaderAt of known
 		// size: 64 parts of 16 MiB, four uploading at once, each with a
 		// streaming SigV4 signature (a SHA-256 of every 64 KiB chunk, which
-		// MinIO checks); no CRC32C trailer, as the client does not enable
-		// TrailingHeaders. mcpblob's parts carry a CRC32C instead, and it
-		// hashes the object once with SHA-256 for its record.
-		{name: "MinIO PUT (minio-go)", write: true, run: func(ctx context.Context) error {
-			_, err := rig.client.PutObject(ctx, rig.bucket, "p9/minio-put", bytes.NewReader(raw), size,
+		// the server checks); no CRC32C trailer, as the client does not
+		// enable TrailingHeaders. mcpblob's parts carry a CRC32C instead,
+		// and it hashes the object once with SHA-256 for its record.
+		{name: "SeaweedFS PUT (minio-go)", write: true, run: func(ctx context.Context) error {
+			_, err := rig.client.PutObject(ctx, rig.bucket, "p9/weed-put", bytes.NewReader(raw), size,
 				minio.PutObjectOptions{ContentType: "application/octet-stream"})
 			return err
 		}},
@@ -234,7 +224,7 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 			}
 			return getAll(ctx, srv.hc, link, size)
 		}},
-		{name: "MinIO presigned GET", run: func(ctx context.Context) error {
+		{name: "SeaweedFS presigned GET", run: func(ctx context.Context) error {
 			u, err := rig.client.PresignedGetObject(ctx, rig.bucket, "p9/put", time.Hour, nil)
 			if err != nil {
 				return err
@@ -259,16 +249,16 @@ func getAll(ctx context.Context, hc *http.Client, url string, size int64) error 
 }
 
 // p9Once runs op once: on a settled disk for an upload, with mcpblob's RSS
-// peak, the processes' CPU, MinIO's disk writes and mcpblob's storage
+// peak, the processes' CPU, SeaweedFS's disk writes and mcpblob's storage
 // operations measured around it.
 func p9Once(ctx context.Context, rig *s3Rig, op p9Op, size int64) p9Sample {
 	if op.write {
 		settleDisk()
 	}
 	ops0 := storageOps(ctx, rig.srv)
-	written0 := diskWritten(rig.minio.PID())
+	written0 := diskWritten(rig.weed.PID())
 	w := watchPeak(rig.srv.pid())
-	cpu := startCPU(rig.srv.pid(), rig.minio.PID(), os.Getpid())
+	cpu := startCPU(rig.srv.pid(), rig.weed.PID(), os.Getpid())
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	t0 := time.Now()
 	err := op.run(rctx)
@@ -280,13 +270,13 @@ func p9Once(ctx context.Context, rig *s3Rig, op p9Op, size int64) p9Sample {
 		smp.growth = growthMiB(peak, rig.srv.idle)
 	}
 	if op.write {
-		smp.written = float64(diskWritten(rig.minio.PID())-written0) / float64(size)
+		smp.written = float64(diskWritten(rig.weed.PID())-written0) / float64(size)
 	}
 	smp.ops = subOps(storageOps(ctx, rig.srv), ops0)
 	if err == nil {
 		smp.mbps = mbps(size, el)
 	}
-	logf("  P9 %s: %.0f MB/s, RSS +%.0f MiB, MinIO wrote %.2f× the bytes, storage ops %v, %v", op.name, smp.mbps, smp.growth, smp.written, smp.ops, err)
+	logf("  P9 %s: %.0f MB/s, RSS +%.0f MiB, SeaweedFS wrote %.2f× the bytes, storage ops %v, %v", op.name, smp.mbps, smp.growth, smp.written, smp.ops, err)
 	return smp
 }
 
@@ -377,8 +367,8 @@ func p9Report(t *pair.Target, size int64, ops []p9Op, samples [][]p9Sample, srv 
 	}
 	var growth, written []float64
 	var d strings.Builder
-	fmt.Fprintf(&d, "mcpblob idle RSS %.0f MiB. \"MinIO wrote\" is MinIO's write_bytes (/proc/PID/io) over the run ÷ %d MiB: 1.0 means each byte reached the drive once. Storage operations are mcpblob's (/metrics on --admin-listen) during the run.\n\n", inMiB(srv.idle), size>>20)
-	d.WriteString("| operation | run | MB/s | mcpblob RSS growth MiB | MinIO wrote | mcpblob storage ops | cores: mcpblob / MinIO / harness / other processes | error |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&d, "mcpblob idle RSS %.0f MiB. \"SeaweedFS wrote\" is the SeaweedFS process's write_bytes (/proc/PID/io: its volume files and the filer's metadata) over the run ÷ %d MiB: 1.0 means each byte reached the disk once. Storage operations are mcpblob's (/metrics on --admin-listen) during the run.\n\n", inMiB(srv.idle), size>>20)
+	d.WriteString("| operation | run | MB/s | mcpblob RSS growth MiB | SeaweedFS wrote | mcpblob storage ops | cores: mcpblob / SeaweedFS / harness / other processes | error |\n|---|---|---|---|---|---|---|---|\n")
 	for oi, op := range ops {
 		for r, s := range samples[oi] {
 			if op.mcpblb {
@@ -404,9 +394,9 @@ func p9Report(t *pair.Target, size int64, ops []p9Op, samples [][]p9Sample, srv 
 	if b := t.Bounds[len(t.Bounds)-1]; !b.Met() {
 		t.Why = append(t.Why, p9MemoryWhy(b.Value, ops, samples))
 	}
-	worstBound(t, "MinIO drive bytes written per byte uploaded through mcpblob", "×", 1.15, written)
+	worstBound(t, "SeaweedFS disk bytes written per byte uploaded through mcpblob", "×", 1.15, written)
 	if b := t.Bounds[len(t.Bounds)-1]; !b.Met() {
-		t.Why = append(t.Why, fmt.Sprintf("each uploaded byte reached MinIO's drive %.2f times (MinIO's own PUT: %.2f×): the S3 store stages the upload under .mcpblob/tmp/ and copies it server side at commit (a second pass, see the \"copy\"/put counts in the table); writing the final key in one pass (metadata known up front, or a multipart upload of the final key) would close it.",
+		t.Why = append(t.Why, fmt.Sprintf("each uploaded byte reached SeaweedFS's disk %.2f times (SeaweedFS's own PUT: %.2f×): the S3 store stages the upload under .mcpblob/tmp/ and copies it server side at commit (a second pass, see the \"copy\"/put counts in the table); writing the final key in one pass (metadata known up front, or a multipart upload of the final key) would close it.",
 			b.Value, maxWritten(samples[2])))
 	}
 	t.Detail = d.String() + t.Detail
@@ -463,7 +453,7 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 		}
 		return v
 	}
-	msg := fmt.Sprintf("%s reached %.2f×: in its runs mcpblob used %.2f cores, MinIO %.2f, the harness %.2f and other processes %.2f; in %s's runs MinIO used %.2f, the harness %.2f and other processes %.2f",
+	msg := fmt.Sprintf("%s reached %.2f×: in its runs mcpblob used %.2f cores, SeaweedFS %.2f, the harness %.2f and other processes %.2f; in %s's runs SeaweedFS used %.2f, the harness %.2f and other processes %.2f",
 		p.Label, med, avg(ours, 0), avg(ours, 1), avg(ours, 2), others(ours), p.RefName, avg(ref, 1), avg(ref, 2), others(ref))
 	if op.write {
 		var w float64
@@ -471,11 +461,11 @@ func p9Why(p pair.Runs, op p9Op, ours, ref []p9Sample) string {
 			w += x.written / float64(len(ours))
 		}
 		if w > 1.3 {
-			return msg + fmt.Sprintf("; MinIO wrote %.2f× the bytes, so the upload pays a second pass over the data (staging, then a server-side copy): writing the final object once would close most of the gap.", w)
+			return msg + fmt.Sprintf("; SeaweedFS wrote %.2f× the bytes, so the upload pays a second pass over the data (staging, then a server-side copy): writing the final object once would close most of the gap.", w)
 		}
-		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte on cores MinIO also needs (a profile of PUT /v1/blobs: the object's SHA-256 about half of it, copies into the part buffers and socket I/O most of the rest; upload_file adds the base64 decoding): less CPU per byte, such as decoding base64 straight into the part buffers, would close it."
+		return msg + "; the bytes reach the drive once, so the gap is mcpblob's own CPU per byte on cores SeaweedFS also needs (a profile of PUT /v1/blobs: the object's SHA-256 about half of it, copies into the part buffers and socket I/O most of the rest; upload_file adds the base64 decoding): less CPU per byte, such as decoding base64 straight into the part buffers, would close it."
 	}
-	return msg + "; a read through mcpblob is a second hop (MinIO → mcpblob → client, plus base64 for resources/read) on the same two cores: a larger read buffer from S3, or the redirect mode (--download-redirect) for /d, would close it."
+	return msg + "; a read through mcpblob is a second hop (SeaweedFS → mcpblob → client, plus base64 for resources/read) on the same two cores: a larger read buffer from S3, or the redirect mode (--download-redirect) for /d, would close it."
 }
 
 // p9MemoryWhy explains RSS growth over 64 MiB: which operation peaked, and

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/bench/internal/probe"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/bench/internal/weed"
 )
 
 // cell is one system's result on one workload.
@@ -74,7 +75,7 @@ type report struct {
 	systems     []*system
 	nginxErr    string
 	p6FloorErr  string
-	minioErr    string
+	s3Err       string
 	integrity   []string
 	integrityOK []string
 	p2          []*table
@@ -89,7 +90,7 @@ type report struct {
 	targets []*pair.Target
 }
 
-func (r *report) fillEnv(root, minioBin string) {
+func (r *report) fillEnv(root, weedBin string) {
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = root
@@ -125,7 +126,7 @@ func (r *report) fillEnv(root, minioBin string) {
 		{"github.com/mark3labs/mcp-go", modVer("github.com/mark3labs/mcp-go")},
 		{"github.com/emmansun/base64", modVer("github.com/emmansun/base64")},
 		{"nginx", nginxVersion()},
-		{"MinIO", sysinfo.ModuleVersion(minioBin, "github.com/minio/minio")},
+		{"SeaweedFS", weed.Version(weedBin)},
 		{"github.com/tsenart/vegeta/v12 (load generator, in process)", modVer("github.com/tsenart/vegeta/v12")},
 	}
 }
@@ -305,7 +306,7 @@ func (r *report) writeDetail(b *strings.Builder, t *pair.Target) {
 // writeP2Detail is the P2 tables at every size (the 256 MiB one holds the
 // target; the others are information).
 func (r *report) writeP2Detail(b *strings.Builder) {
-	b.WriteString("resources/read (base64 JSON) against the peers, nginx, MinIO and raw TCP. MB/s counts raw blob bytes (10^6 B/s) for every system; MCP servers send 4/3 as many bytes as base64. ")
+	b.WriteString("resources/read (base64 JSON) against the peers, nginx, SeaweedFS and raw TCP. MB/s counts raw blob bytes (10^6 B/s) for every system; MCP servers send 4/3 as many bytes as base64. ")
 	b.WriteString("Small sizes repeat reads on one kept-alive connection for ≥ 0.4 s per run; 64 MiB and up time one read per run. ")
 	b.WriteString("Systems take turns within each repetition, so run i of mcpblob and run i of a reference are side by side. First byte: from sending the request to the first body byte. ")
 	b.WriteString("Peak RSS: the serving process's VmHWM during the runs; growth: peak minus its idle RSS after start.\n\n")
@@ -320,8 +321,8 @@ func (r *report) writeP2Detail(b *strings.Builder) {
 	if r.nginxErr != "" {
 		fmt.Fprintf(b, "\nnginx: %s\n", r.nginxErr)
 	}
-	if r.minioErr != "" {
-		fmt.Fprintf(b, "\nMinIO: %s\n", r.minioErr)
+	if r.s3Err != "" {
+		fmt.Fprintf(b, "\nSeaweedFS: %s\n", r.s3Err)
 	}
 	for _, t := range r.p2 {
 		fmt.Fprintf(b, "\n### %s\n\n", t.title)

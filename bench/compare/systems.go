@@ -26,10 +26,11 @@ type system struct {
 	mcp      *mcpc.Client
 	base     string
 	proc     *proc.Proc
+	stop     func() // stops the system when set (else proc.Stop)
 	rawTCP   *rawTCP
-	minio    *minioPeer // set for MinIO: GETs go to presigned URLs
-	plain    bool       // serves the raw bytes by GET (nginx, MinIO), no MCP
-	slow     bool       // few repetitions at large sizes (the whole message is built in memory)
+	s3       *s3Peer // set for SeaweedFS: GETs go to presigned URLs
+	plain    bool    // serves the raw bytes by GET (nginx, SeaweedFS), no MCP
+	slow     bool    // few repetitions at large sizes (the whole message is built in memory)
 	baseline int64
 }
 
@@ -55,8 +56,8 @@ func (s *system) fetch(ctx context.Context, key string, size int64, buf []byte) 
 		return drain(resp, t0, buf, 4*((size+2)/3))
 	default:
 		url := s.base + "/" + key
-		if s.minio != nil {
-			url = s.minio.urls[key]
+		if s.s3 != nil {
+			url = s.s3.urls[key]
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := s.mcpHTTP().Do(req)

@@ -15,7 +15,7 @@ import (
 type config struct {
 	profile   string
 	repo      string
-	minio     string
+	weed      string
 	s3        bool
 	out       string
 	keep      bool
@@ -92,8 +92,8 @@ func parseConfig(args []string) (config, error) {
 	fs := flag.NewFlagSet("hardening", flag.ContinueOnError)
 	fs.StringVar(&c.profile, "profile", profile, "`profile`: full (make hardening) or smoke (make test)")
 	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root` (the build under test is its working tree)")
-	fs.StringVar(&c.minio, "minio", "", "MinIO `binary` for the S3 pass (default REPO/.tools/bin/minio)")
-	fs.BoolVar(&c.s3, "s3", c.s3, "also drive a second mcpblob on MinIO (hostile inputs only, no storms)")
+	fs.StringVar(&c.weed, "weed", "", "SeaweedFS `binary` for the S3 pass (default REPO/.tools/bin/weed)")
+	fs.BoolVar(&c.s3, "s3", c.s3, "also drive a second mcpblob on SeaweedFS (hostile inputs only, no storms)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this `file`")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (server logs, data) and print its path")
 	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the generated inputs (same seed, same inputs)")
@@ -129,11 +129,11 @@ func parseConfig(args []string) (config, error) {
 		return c, err
 	}
 	c.repo = root
-	if c.minio == "" {
-		c.minio = filepath.Join(root, ".tools", "bin", "minio")
+	if c.weed == "" {
+		c.weed = filepath.Join(root, ".tools", "bin", "weed")
 	}
-	if _, err := os.Stat(c.minio); err != nil && c.s3 {
-		c.s3Note = fmt.Sprintf("no MinIO at %s: the S3 pass was skipped (make tools builds it)", c.minio)
+	if _, err := os.Stat(c.weed); err != nil && c.s3 {
+		c.s3Note = fmt.Sprintf("no SeaweedFS at %s: the S3 pass was skipped (make tools builds it)", c.weed)
 		c.s3 = false
 	}
 	if c.workers < 1 || c.slowConns < 0 || c.connStorm < 0 || c.trickleEvery <= 0 {

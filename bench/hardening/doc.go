@@ -9,9 +9,9 @@
 // class's one principal, with a blobs:read key and a blobs:write one), a
 // known token key,
 // --log-level debug and --max-upload 256 MiB, appending everything it
-// logs to a file. With -s3 (the full profile, when .tools/bin/minio exists)
-// a second mcpblob on a fresh one-drive MinIO gets the same inputs (no
-// storms).
+// logs to a file. With -s3 (the full profile, when .tools/bin/weed exists)
+// a second mcpblob on a fresh single-node SeaweedFS gets the same inputs
+// (no storms).
 //
 // The inputs (package internal/hostile) come in classes: path tricks
 // (../, %2e%2e, //, backslash, NUL, overlong UTF-8, unicode look-alikes,

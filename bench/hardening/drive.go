@@ -11,6 +11,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/bench/internal/weed"
 )
 
 // maxUpload is the server's --max-upload: small enough that a 1 GiB
@@ -41,25 +42,41 @@ func driveLocal(ctx context.Context, c config, bin, work string, sec *secrets, f
 	return driveState(ctx, c, bin, work, sec, feats, rep)
 }
 
-// driveS3 runs every class (no storms) against mcpblob on a fresh MinIO.
+// driveS3 runs every class (no storms) against mcpblob on a fresh
+// single-node SeaweedFS.
 func driveS3(ctx context.Context, c config, bin, work string, sec *secrets, feats features, rep *report) error {
-	user, secret := "hardening", rand.Text()
-	sec.Add("S3 secret key", secret)
-	m, api, err := proc.StartMinIO(c.minio, user, secret, []string{filepath.Join(work, "minio")})
+	creds := weed.S3Options{AccessKey: "hardening", SecretKey: rand.Text()}
+	sec.Add("S3 secret key", creds.SecretKey)
+	t0 := time.Now()
+	w, err := weed.StartServer(c.weed, filepath.Join(work, "weed"), creds)
 	if err != nil {
 		return err
 	}
-	defer m.Stop()
+	defer w.Stop()
+	client, err := weed.Client(w.Addr.HTTP, creds)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := weed.Writable(wctx, client, s3Bucket); err != nil {
+		return err
+	}
+	ready := time.Since(t0)
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return err
 	}
 	t := &target{name: "S3", bin: bin, addr: addr, logPath: filepath.Join(work, "s3.log"),
-		args: append(serveArgs(addr, sec), "--s3-endpoint", "http://"+api, "--s3-bucket", "hardening"),
-		env:  []string{"MCPBLOB_S3_ACCESS_KEY=" + user, "MCPBLOB_S3_SECRET_KEY=" + secret}}
-	rep.setup = append(rep.setup, fmt.Sprintf("S3: mcpblob on %s over MinIO on %s (one drive), default stream mode (redirect: presigned URLs are checked in the logs); log %s", addr, api, t.logPath))
+		args: append(serveArgs(addr, sec), "--s3-endpoint", "http://"+w.Addr.HTTP, "--s3-bucket", s3Bucket),
+		env:  []string{"MCPBLOB_S3_ACCESS_KEY=" + creds.AccessKey, "MCPBLOB_S3_SECRET_KEY=" + creds.SecretKey}}
+	rep.setup = append(rep.setup, fmt.Sprintf("S3: mcpblob on %s over SeaweedFS %s on %s (one node: `weed server -s3`, ready for writes %.1f s after its start), default stream mode (redirect: presigned URLs are checked in the logs); log %s",
+		addr, weed.Version(c.weed), w.Addr.HTTP, ready.Seconds(), t.logPath))
 	return drivePass(ctx, c, t, sec, feats, rep, work, false)
 }
+
+// s3Bucket is the S3 pass's bucket.
+const s3Bucket = "hardening"
 
 // drivePass starts t, seeds its store, sends every class (and the storms when
 // asked), verifies the store and the whole log, and stops t.

@@ -30,8 +30,8 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "hardening: "+format+"\n", args...)
 }
 
-// run builds mcpblob, drives each target (the local store, then MinIO when
-// asked) and prints the report. ok is false when any check failed; err
+// run builds mcpblob, drives each target (the local store, then SeaweedFS
+// when asked) and prints the report. ok is false when any check failed; err
 // means the run itself could not be carried out.
 func run(ctx context.Context, args []string) (ok bool, err error) {
 	c, err := parseConfig(args)
@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string) (ok bool, err error) {
 	}
 	if c.s3 && ctx.Err() == nil {
 		if err := driveS3(ctx, c, bin, work, sec, feats, rep); err != nil {
-			rep.fail("S3", "setup", "MinIO pass", err.Error())
+			rep.fail("S3", "setup", "SeaweedFS pass", err.Error())
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

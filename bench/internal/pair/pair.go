@@ -15,7 +15,7 @@ type Runs struct {
 	Unit    string    // unit of Ours and Ref: "MB/s", "µs/request", "ms/page"
 	Ours    []float64 // mcpblob's figure per run
 	Ref     []float64 // the reference's figure per run
-	RefName string    // the reference system: "nginx", "MinIO PUT", "single client"
+	RefName string    // the reference system: "nginx", "SeaweedFS PUT", "single client"
 	Want    float64   // the target ratio
 	Lower   bool      // smaller figures are better
 	// Max, when set, turns the target into an upper bound: the ratio

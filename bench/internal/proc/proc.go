@@ -101,42 +101,30 @@ func ready(u string) bool {
 }
 
 // Stop sends SIGTERM, waits up to 10 s, then kills the process.
-func (p *Proc) Stop() {
+func (p *Proc) Stop() { p.StopWithin(10 * time.Second) }
+
+// StopWithin sends SIGTERM, waits up to grace, then kills the process.
+func (p *Proc) StopWithin(grace time.Duration) {
 	if p == nil || p.Exited() {
 		return
 	}
 	p.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(grace):
 		p.Cmd.Process.Kill()
 		<-p.done
 	}
 }
 
-// StartMinIO starts the MinIO server bin on free loopback ports with root
-// credentials user and secret, serving drives (folders it creates), its
-// console and update checks off; env adds to its environment. It returns
-// the process and the S3 API's host:port once /minio/health/ready
-// answers.
-func StartMinIO(bin, user, secret string, drives []string, env ...string) (*Proc, string, error) {
-	api, err := FreeAddr()
-	if err != nil {
-		return nil, "", err
+// Kill sends SIGKILL and waits until the process is reaped.
+func (p *Proc) Kill() error {
+	if p == nil || p.Exited() {
+		return nil
 	}
-	console, err := FreeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	for _, d := range drives {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, "", err
-		}
-	}
-	args := append([]string{"server", "--quiet", "--address", api, "--console-address", console}, drives...)
-	env = append([]string{"MINIO_ROOT_USER=" + user, "MINIO_ROOT_PASSWORD=" + secret, "MINIO_BROWSER=off", "MINIO_UPDATE=off"}, env...)
-	p, err := Start("minio", "http://"+api+"/minio/health/ready", bin, args, env...)
-	return p, api, err
+	err := p.Cmd.Process.Kill()
+	<-p.done
+	return err
 }
 
 // FreeAddr returns a free loopback host:port.

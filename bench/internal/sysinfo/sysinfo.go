@@ -170,16 +170,16 @@ func ProcCPU(pid int) (time.Duration, error) {
 }
 
 // ModuleVersion is the version of module that the Go binary bin was built
-// from, as `go version -m` reports it ("unknown" when it cannot tell). Tools
-// installed with `go install mod@pseudo-version` (MinIO) do not print it
-// themselves.
+// from, as `go version -m` reports it: the main module or a dependency
+// ("unknown" when it cannot tell). Tools built from a pseudo-version
+// (SeaweedFS, built from cmd/tools/weed) do not print it themselves.
 func ModuleVersion(bin, module string) string {
 	out, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
 		return "unknown"
 	}
 	for line := range strings.Lines(string(out)) {
-		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" && f[1] == module {
+		if f := strings.Fields(line); len(f) >= 3 && (f[0] == "mod" || f[0] == "dep") && f[1] == module {
 			return f[2]
 		}
 	}
