@@ -49,7 +49,7 @@ build:
 test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check deploy-check
 	@echo "make test: all legs passed"
 
-check: depcheck
+check: depcheck licensecheck
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^asm/_gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
