@@ -6,17 +6,10 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
-// Limits are the node's limits on protocol state (core/mcp/limits' Limits, the
-// serve flags of cmd/mcpblob/protocol_limits.go).
-type Limits struct {
-	SessionsPerPrincipal, Sessions                   int64
-	CapabilityBytes                                  int64
-	SubscriptionsPerPrincipal, Subscriptions         int64
-	SubscriptionBytesPerPrincipal, SubscriptionBytes int64
-	StreamsPerPrincipal, Streams                     int64
-	PendingPerPrincipal, Pending                     int64
-	ClaimsPerMinute                                  int64
-}
+// Limits are the node's limits on protocol state: core/mcp/limits' Limits
+// (the serve flags of cmd/mcpblob/protocol_limits.go), with the harness's
+// methods.
+type Limits limits.Limits
 
 // Defaults are core/mcp/limits' defaults: what a node runs with when no flag
 // says otherwise.
