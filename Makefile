@@ -137,7 +137,7 @@ bench-smallreq:
 bench-compare: $(TOOLBIN)/weed tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed $(if $(filter 1,$(QUICK)),-quick)
 
-## cluster: DESIGN.md P7 on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
+## cluster: target P7 (bench/README.md) on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
 ## keeping 2 copies of each volume, filer, an S3 gateway per node) behind nginx running
 ## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes, claims
 ## (If-None-Match: *) raced across the gateways; a node SIGKILLed, then a volume server SIGKILLed and

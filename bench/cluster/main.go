@@ -1,4 +1,4 @@
-// Command cluster is the loopback check of DESIGN.md target P7 behind
+// Command cluster is the loopback check of target P7 (bench/README.md) behind
 // `make cluster` (and, shorter, `make cluster-check` in `make test`): three
 // mcpblob nodes on a SeaweedFS cluster — one master, three volume servers
 // keeping every volume on two of them (replication 001), one filer and one

@@ -1,5 +1,5 @@
 // Package resstream holds the wire pieces of resources/stream (SEP-2532, a
-// proposal; SPEC.md §8) that need no server: the [Answer] a resource
+// proposal; docs/byte-plane.md) that need no server: the [Answer] a resource
 // handler gives, the client's resourceStreaming capability ([Capability])
 // and the server's resources.stream one ([AddCapability]), the errors of
 // the method ([NotSupported], [TooLarge]), the header naming the canonical

@@ -128,7 +128,7 @@ func tableFull(err error) *jsonrpc.Error {
 }
 
 // NotFound answers an unknown, expired, foreign or ended session
-// (SPEC.md §2.1: the client then initializes a new one).
+// (the 2025-11-25 transport: the client then initializes a new one).
 func NotFound() *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeSessionNotFound, "Session not found", nil).WithStatus(http.StatusNotFound)
 }
