@@ -82,16 +82,8 @@ func checkSessionEndAcrossNodes(t *testing.T, a, b storage.Backend, live func(si
 	}
 	del := func(c *mcpClient, when string, want int) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodDelete, c.url, nil)
-		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("MCP-Protocol-Version", legacyVersion)
-		resp, err := c.hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Fatalf("DELETE %s: %d; want %d", when, resp.StatusCode, want)
+		if status := deleteSession(t, c); status != want {
+			t.Fatalf("DELETE %s: %d; want %d", when, status, want)
 		}
 	}
 	ping(&onB, "on B before the DELETE", http.StatusOK)
