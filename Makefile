@@ -61,7 +61,7 @@ check: depcheck licensecheck
 	cd deploy/validate && $(GO) vet ./...
 	cd cmd/licensecheck && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 
-# Dependency and size rules from DESIGN.md, checked on the real import graph
+# Dependency and size rules of docs/architecture.md, checked on the real import graph
 # and the parsed sources by cmd/depcheck (one line per rule; see its doc.go).
 depcheck:
 	$(GO) run ./cmd/depcheck

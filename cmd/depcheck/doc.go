@@ -1,4 +1,4 @@
-// Command depcheck enforces mcpblob's package rules (DESIGN.md, STYLE.md §1)
+// Command depcheck enforces mcpblob's package rules (docs/architecture.md)
 // on the real build graph of the main module. `make depcheck` runs it.
 //
 // It loads the graph once, with `go list -deps -json ./...` at the module

@@ -5,7 +5,7 @@ import (
 )
 
 // Challenge is an RFC 6750 §3 WWW-Authenticate challenge of a protected
-// resource (SPEC.md §15): a 401 names the resource metadata and the
+// resource (docs/auth.md): a 401 names the resource metadata and the
 // scopes a token needs; a 403 adds error="insufficient_scope".
 type Challenge struct {
 	ResourceMetadata string // URL of the protected resource metadata

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// How stored bytes are served (issue 12 item 1; docs/security.md, "How
+// How stored bytes are served (docs/security.md, "How
 // stored content is served"). Whatever a client stored, a browser that
 // opens it must never run it on the origin that serves it. Every answer
 // carrying stored bytes therefore sends X-Content-Type-Options: nosniff, so

@@ -1,8 +1,8 @@
 // Package conformance holds the official conformance suite's fixture tools,
-// resources and prompts (SPEC.md §12): the names, texts and behaviours of
-// the suite's reference everything-server. They are not part of mcpblob's
-// production surface; cmd registers them with [Register] only when started
-// with --conformance-fixtures.
+// resources and prompts (@modelcontextprotocol/conformance): the names, texts
+// and behaviours of the suite's reference everything-server. They are not
+// part of mcpblob's production surface; cmd registers them with [Register]
+// only when started with --conformance-fixtures.
 //
 // Everything goes through core/mcp's public registration API
 // ([mcp.Server.AddTool], AddResource, AddResourceTemplate, AddPrompt), so

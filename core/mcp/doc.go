@@ -20,7 +20,7 @@
 //     an exact Content-Length and flat memory, and resources/stream
 //     (SEP-2532) with the raw bytes, a redirect or a link.
 //
-// Eras (SPEC.md §0–6): an initialize request selects 2025-11-25 (also
+// Eras (docs/protocol.md): an initialize request selects 2025-11-25 (also
 // accepting 2025-06-18 and 2025-03-26 clients): signed Mcp-Session-Id
 // sessions (bounded per principal and per node, [limits.Limits]; live in a record
 // every node asks, [Options.LiveSessions], when set), JSON or SSE

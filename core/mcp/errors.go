@@ -2,7 +2,8 @@ package mcp
 
 import "github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 
-// JSON-RPC and MCP error codes (SPEC.md §10), declared in package jsonrpc.
+// JSON-RPC and MCP error codes (docs/protocol.md, "Error codes"), declared in
+// package jsonrpc.
 const (
 	CodeParseError     = jsonrpc.CodeParseError
 	CodeInvalidRequest = jsonrpc.CodeInvalidRequest

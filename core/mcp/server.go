@@ -73,7 +73,8 @@ type Options struct {
 	// inputs. Default 4 MiB.
 	MaxBodyBytes int64
 	// MaxFileBytes bounds the decoded bytes of the data URIs in one message
-	// when no x-mcp-file maxSize says less (DESIGN.md: limits). Default 1 GiB.
+	// when no x-mcp-file maxSize says less (docs/design.md, "Limits").
+	// Default 1 GiB.
 	MaxFileBytes int64
 	// SpoolDir holds the unlinked temporary files large strings are spooled
 	// to. Default os.TempDir().
@@ -335,10 +336,10 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 	}
 }
 
-// isModern decides the era of a POST (SPEC.md §0): initialize selects the
-// 2025-11-25 family; a request carrying _meta protocolVersion, or a
-// non-legacy MCP-Protocol-Version header without a session, selects
-// 2026-07-28.
+// isModern decides the era of a POST (docs/protocol.md, "Which era a request
+// belongs to"): initialize selects the 2025-11-25 family; a request carrying
+// _meta protocolVersion, or a non-legacy MCP-Protocol-Version header without
+// a session, selects 2026-07-28.
 func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) bool {
 	if _, ok := msg.Meta[metaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
 		return true
@@ -411,8 +412,8 @@ func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
 	return ver, caps, nil
 }
 
-// checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and
-// Mcp-Name against the body (SPEC.md §2.2).
+// checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and Mcp-Name
+// against the body (docs/protocol.md, "2026-07-28: stateless requests").
 func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
 	if hv, ok := headers.Decode(h.Get(headers.ProtocolVersion)); !ok || hv != ver {
 		return headers.Mismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)

@@ -48,11 +48,11 @@ func wantLimit(t *testing.T, what string, r *response, status int, limit, scope 
 	}
 }
 
-// TestSessionCapabilitiesPruned (issue 23, finding 2): a session keeps of
-// the client's capabilities only the members the server reads, so 48
-// initializes with 1 MiB of capabilities each (an experimental payload, and
-// junk inside elicitation) hold a few KiB, not 48 MiB (71946bf kept every
-// object over 512 B whole for the session's life).
+// TestSessionCapabilitiesPruned: a session keeps of the client's capabilities
+// only the members the server reads, so 48 initializes with 1 MiB of
+// capabilities each (an experimental payload, and junk inside elicitation)
+// hold a few KiB, not 48 MiB (71946bf kept every object over 512 B whole for
+// the session's life).
 func TestSessionCapabilitiesPruned(t *testing.T) {
 	s := NewServer(Options{})
 	t.Cleanup(func() { s.Close() })
@@ -161,11 +161,10 @@ func TestPruneCapabilitiesKeepsWhatIsRead(t *testing.T) {
 	}
 }
 
-// TestSessionsPerPrincipalBounded (issue 23, finding 4): 20,000
-// initializes from one principal leave the node holding at most its bound
-// of that principal's sessions, the heap with them (71946bf held every
-// one for at least an hour: ~4.4 KB each), and the least recently used
-// ones ended (404).
+// TestSessionsPerPrincipalBounded: 20,000 initializes from one principal
+// leave the node holding at most its bound of that principal's sessions, the
+// heap with them (71946bf held every one for at least an hour: ~4.4 KB each),
+// and the least recently used ones ended (404).
 func TestSessionsPerPrincipalBounded(t *testing.T) {
 	const bound = 64
 	n := 20_000
@@ -280,11 +279,11 @@ func TestRebuiltSessionsCountAndEvictionEndsEverywhere(t *testing.T) {
 	}
 }
 
-// TestLiveSessionRecords (issue 23, finding 5): a session's record exists
-// from initialize to DELETE, so after a storm of sessions begun and ended
-// the records are those of the live sessions only; initialize's record
-// write counts against Limits.ClaimsPerMinute (429 with Retry-After beyond
-// it), and a record that cannot be written answers 503 and holds nothing.
+// TestLiveSessionRecords: a session's record exists from initialize to
+// DELETE, so after a storm of sessions begun and ended the records are those
+// of the live sessions only; initialize's record write counts against
+// Limits.ClaimsPerMinute (429 with Retry-After beyond it), and a record that
+// cannot be written answers 503 and holds nothing.
 func TestLiveSessionRecords(t *testing.T) {
 	live := &sharedLive{}
 	s := NewServer(Options{LiveSessions: live, Limits: limits.Limits{ClaimsPerMinute: 40}})

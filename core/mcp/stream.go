@@ -9,7 +9,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 )
 
-// resources/stream (SEP-2532, a proposal; SPEC.md §8): the method's wire
+// resources/stream (SEP-2532, a proposal; docs/protocol.md): the method's wire
 // pieces (answer, capability, errors) are package resstream; serving it is
 // here.
 

@@ -42,14 +42,14 @@ func checkLimitError(t *testing.T, what string, r *response, limit string) {
 	}
 }
 
-// TestLegacySubscriptionsBudget drives issue 23's finding 3: one
-// principal opens 12 sessions and subscribes each to 600 URIs of 8,000
-// bytes of blobs that do not exist (old code: every one kept, 1,024 a
-// session, any number of sessions, after the connection is gone: +58 MiB
-// here). At the default budget of 4 MiB of URI bytes a principal, 524 are
-// kept in all, the rest refused with -32029 (subscription_bytes, HTTP
-// 429), the heap grows by less than 8 MiB, another principal is not
-// affected, and deleting the sessions gives the budget back.
+// TestLegacySubscriptionsBudget drives a subscription flood: one principal
+// opens 12 sessions and subscribes each to 600 URIs of 8,000 bytes of blobs
+// that do not exist (old code: every one kept, 1,024 a session, any number of
+// sessions, after the connection is gone: +58 MiB here). At the default
+// budget of 4 MiB of URI bytes a principal, 524 are kept in all, the rest
+// refused with -32029 (subscription_bytes, HTTP 429), the heap grows by less
+// than 8 MiB, another principal is not affected, and deleting the sessions
+// gives the budget back.
 func TestLegacySubscriptionsBudget(t *testing.T) {
 	const sessions, perSession, size = 12, 600, 8000
 	s := NewServer(Options{})

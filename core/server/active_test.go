@@ -23,7 +23,7 @@ var (
 )
 
 // checkSafeHeaders checks the headers of a response carrying stored bytes
-// of media type mt (issue 12 item 1): nosniff always; for an active type an
+// of media type mt (docs/security.md): nosniff always; for an active type an
 // attachment and the sandboxing CSP.
 func checkSafeHeaders(t *testing.T, what, mt string, r httpResp, attachment bool) {
 	t.Helper()
@@ -132,7 +132,7 @@ func TestUploadedActiveContent(t *testing.T) {
 	}
 }
 
-// TestUploadAcceptTogether is issue 12 item 1's upload case on /u: with
+// TestUploadAcceptTogether is the stored-content rule's upload case on /u: with
 // accept [".pdf"], a part named x.pdf declared text/html, one named y.html
 // declared text/html, and one named x.pdf declared
 // application/octet-stream holding HTML are refused with 415 and nothing

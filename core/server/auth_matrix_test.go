@@ -16,13 +16,13 @@ import (
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// The cross-principal matrix (issue 13): alice and bob hold API keys on a
-// server with a namespace per principal. For every operation of every
-// surface, bob's attempt on alice's blob must fail and tell him nothing:
-// each probe runs once before alice's blob exists and once after, and the
-// two answers must be identical (a foreign key answers exactly like a
-// missing one). The capabilities bound to a principal (sessions, links
-// that need a credential, upload endpoints) are refused to bob outright.
+// The cross-principal matrix (docs/auth.md, tenancy): alice and bob hold API
+// keys on a server with a namespace per principal. For every operation of
+// every surface, bob's attempt on alice's blob must fail and tell him
+// nothing: each probe runs once before alice's blob exists and once after,
+// and the two answers must be identical (a foreign key answers exactly like a
+// missing one). The capabilities bound to a principal (sessions, links that
+// need a credential, upload endpoints) are refused to bob outright.
 
 const matrixKey = "secret/plan.txt"
 

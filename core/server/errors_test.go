@@ -10,7 +10,7 @@ import (
 )
 
 // internals are the pieces of a storage or syscall error that no client
-// answer may carry (issue 12 item 10).
+// answer may carry: they would tell an attacker about the host.
 var internals = []string{"statat", "openat", "mkdirat", "file name too long", "localfs:", "storage:", "ingest:", "syscall", ".mcpblob"}
 
 // checkNoInternals fails when answer carries a piece of internals or the

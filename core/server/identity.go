@@ -16,7 +16,7 @@ import (
 // OAuth access token, package auth), then requireScope for what the route
 // needs, then works on storeFor(id): the caller's namespace, or the whole
 // store (package tenancy). Refusals are 401 or 403 with an RFC 6750
-// challenge naming the protected resource metadata (SPEC.md §15), in the
+// challenge naming the protected resource metadata (docs/auth.md), in the
 // surface's own error body: JSON-RPC for /mcp, {"error":…} elsewhere.
 
 // identify authenticates the request. On refusal it answers (rpc: with a

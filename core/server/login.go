@@ -16,7 +16,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// The upload page's sign-in (SPEC.md §6.2): a URL-mode elicitation sends
+// The upload page's sign-in (docs/auth.md): a URL-mode elicitation sends
 // the user's browser to /upload/{token}, and whoever opens that link must
 // prove to be the user the upload was requested for, or a phishing link
 // would let a victim upload into the attacker's request (or the reverse).

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Protocol versions the test client speaks (SPEC.md §0).
+// Protocol versions the test client speaks (docs/protocol.md).
 const (
 	legacyVersion = "2025-11-25" // initialize, Mcp-Session-Id
 	modernVersion = "2026-07-28" // stateless, per-request _meta
@@ -25,7 +25,7 @@ const (
 const streamCaps = `{"resourceStreaming":{"maxStreamSize":1073741824}}`
 
 // mcpClient is the package's one MCP test client. It speaks either protocol
-// era to an /mcp endpoint over Streamable HTTP (SPEC.md §1–2):
+// era to an /mcp endpoint over Streamable HTTP (docs/protocol.md):
 //
 //   - 2025-11-25: newMCPClient sends initialize and notifications/initialized;
 //     later requests carry Mcp-Session-Id and MCP-Protocol-Version.

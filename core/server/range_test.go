@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestRangeRFC9110 sends the Range fields of issue 12 item 9 to /v1/blobs
+// TestRangeRFC9110 sends Range fields at RFC 9110's edges to /v1/blobs
 // and to a download link on both stores: a last-pos past int64 is clipped
 // (206), a first-pos past int64 is unsatisfiable (416), the unit is
 // case-insensitive, a signed position makes the field invalid (ignored:

@@ -17,7 +17,7 @@ import (
 )
 
 // TestConcurrentReadsMemoryBounded runs 256 resources/read streams of
-// large blobs at once against a real server on loopback (DESIGN.md P8):
+// large blobs at once against a real server on loopback (docs/design.md, P8):
 // half the clients read as fast as they can, half read 16 KiB and then
 // stall until the fast ones are done, so their server streams sit blocked
 // in write with whatever buffers they hold. Every stream must end with the

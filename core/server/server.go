@@ -68,7 +68,7 @@ type Options struct {
 	AuthKeys []string
 	// OAuth, when set, verifies OAuth 2.1 access tokens (package
 	// core/auth/oauth): the server is then a protected resource whose
-	// metadata names OAuthIssuer (SPEC.md §15).
+	// metadata names OAuthIssuer (docs/auth.md).
 	OAuth auth.TokenVerifier
 	// OAuthIssuer is the authorization server's issuer URL, for the
 	// protected resource metadata.

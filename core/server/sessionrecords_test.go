@@ -23,11 +23,11 @@ func deleteSession(t *testing.T, c *mcpClient) int {
 	return resp.StatusCode
 }
 
-// TestSessionClaimsBoundedByLive (issue 23, finding 5): ending a session
-// writes nothing to the store, and after a storm of sessions begun and
-// ended the session claims on the local store are no more than the
-// sessions still live (71946bf wrote a claim per DELETE that lived for the
-// session's 24 hours: 1,493 files in 5 s from one client).
+// TestSessionClaimsBoundedByLive: ending a session writes nothing to the
+// store, and after a storm of sessions begun and ended the session claims on
+// the local store are no more than the sessions still live (71946bf wrote a
+// claim per DELETE that lived for the session's 24 hours: 1,493 files in 5 s
+// from one client).
 func TestSessionClaimsBoundedByLive(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()

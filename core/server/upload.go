@@ -22,7 +22,7 @@ import (
 	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
-// Upload endpoints (DESIGN.md data flows 4 and 5): POST /u/{token} with a
+// Upload endpoints (docs/uploads.md): POST /u/{token} with a
 // multipart/form-data body (one or, when the token allows it, several parts
 // named "file"; filename from Content-Disposition, type from the part's
 // Content-Type), or PUT /u/{token} with a raw body (Content-Type, optional

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
-// The upload page of URL-mode elicitation (DESIGN.md data flow 5):
+// The upload page of URL-mode elicitation (docs/uploads.md):
 // GET /upload/{token} serves a small page (file picker, drag and drop, a
 // progress bar fed by XHR upload progress, clear errors) that posts the file
 // as multipart/form-data to /u/{token}. The page carries no third-party

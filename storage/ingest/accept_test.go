@@ -7,7 +7,7 @@ import (
 )
 
 // acceptCases check the declared type, the filename's extension and the
-// sniffed content together against an accept list (issue 12 item 1: a part
+// sniffed content together against an accept list (checked alone, a part
 // named x.pdf declared text/html passed [".pdf"] and was stored as HTML).
 var acceptCases = []struct {
 	accept             []string

@@ -33,5 +33,5 @@
 // The sniffing rules ([Sniff], [ContentProblem]) list only formats with
 // unambiguous magic numbers: for them a declared type that the content
 // contradicts is a lie; for every other type the declared type is
-// advisory (SPEC.md §7.1).
+// advisory (docs/protocol.md, "File inputs").
 package ingest

@@ -11,9 +11,9 @@ import (
 // SniffLen is how many leading bytes of an upload are kept for sniffing.
 const SniffLen = 512
 
-// magic lists the formats whose magic numbers are unambiguous (SPEC.md §7.1:
-// the declared media type is advisory). For these types a declared type
-// that the content contradicts is a lie and is rejected.
+// magic lists the formats whose magic numbers are unambiguous (the declared
+// media type is advisory: docs/protocol.md, "File inputs"). For these types a
+// declared type that the content contradicts is a lie and is rejected.
 var magic = []struct {
 	mt     string
 	off    int

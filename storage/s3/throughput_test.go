@@ -19,8 +19,8 @@ import (
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
-// benchSize is the object size of the throughput benchmarks (issue 15's
-// P9 moves 1 GiB).
+// benchSize is the object size of the throughput benchmarks (target P9 of
+// docs/design.md moves 1 GiB).
 const benchSize = 1 << 30
 
 // BenchmarkThroughput compares, on the shared SeaweedFS node, the Store's

@@ -1,5 +1,5 @@
 // Package login is mcpblob's own OAuth 2.1 client, with which a browser
-// page (the URL-mode upload page, SPEC.md §6.2) signs its user in at the
+// page (the URL-mode upload page, docs/auth.md) signs its user in at the
 // authorization server that issues the MCP access tokens: the
 // authorization URL (code flow, PKCE S256, the RFC 8707 resource), and the
 // code exchange, whose access token is verified like any bearer before it

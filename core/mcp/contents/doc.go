@@ -1,5 +1,5 @@
 // Package contents writes the streamed contents of a resources/read
-// result (DESIGN.md data flow 1): a [Body] is the result's JSON around
+// result (docs/design.md): a [Body] is the result's JSON around
 // contents read from a reader, encoded as they go out, as base64 (SIMD,
 // package codec) or as JSON-escaped text, with its exact length known
 // before the first byte (Content-Length, or one SSE data line). [ScanText]

@@ -2,7 +2,7 @@ package headers
 
 import "strings"
 
-// Header names of the Streamable HTTP transport (SPEC.md §2).
+// Header names of the Streamable HTTP transport (docs/protocol.md).
 const (
 	SessionID       = "Mcp-Session-Id"
 	ProtocolVersion = "MCP-Protocol-Version"

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// JSON-RPC and MCP error codes (SPEC.md §10).
+// JSON-RPC and MCP error codes (docs/protocol.md, "Error codes").
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600

@@ -1,5 +1,6 @@
 // Package scan reads one POSTed JSON-RPC message as it arrives, without
-// holding its large strings (DESIGN.md data flow 3).
+// holding its large strings, so memory stays flat whatever the message
+// carries (docs/design.md, "Constant memory").
 //
 // The scanner rebuilds the message in memory except for strings longer than
 // a small threshold, which never are held:

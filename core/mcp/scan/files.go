@@ -13,7 +13,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
-// FileSpec is an x-mcp-file descriptor (SPEC.md §7.1).
+// FileSpec is an x-mcp-file descriptor (docs/protocol.md, "File inputs").
 type FileSpec struct {
 	Accept  []string `json:"accept,omitempty"`
 	MaxSize int64    `json:"maxSize,omitempty"`

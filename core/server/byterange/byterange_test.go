@@ -6,7 +6,8 @@ import (
 )
 
 // selectCases are Select's answers on a 100-byte representation unless
-// size says otherwise; the issue 12 cases come first.
+// size says otherwise; the cases at RFC 9110's edges (huge positions, case,
+// signs, spaces) come first.
 var selectCases = []struct {
 	field   string
 	size    int64

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Log redaction (DESIGN.md "Tokens and security": never log data URIs,
+// Log redaction (docs/security.md, "secrets in logs": never log data URIs,
 // tokens, keys or presigned queries, at any level). Every logger the
 // server uses goes through [NewHandler], so a secret that reaches a
 // log line by any path — fasthttp's own messages, an error that quotes a

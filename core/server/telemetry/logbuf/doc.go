@@ -1,5 +1,5 @@
 // Package logbuf batches log lines into few writes. The access log writes
-// one line per request; on the small-request load (DESIGN.md P6) one
+// one line per request; on the small-request load (docs/design.md, P6) one
 // write(2) per line was a measurable share of the server's CPU per request.
 // A Writer keeps whole lines in a bounded buffer and writes them out when
 // the buffer would overflow, when a short interval has passed since the
