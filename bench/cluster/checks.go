@@ -155,7 +155,7 @@ func sessions(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {
 }
 
 // endSession: a session ended with DELETE /mcp on mcpblob1 is refused with
-// 404 on every node (SPEC.md §2.1: a terminated session answers 404). The
+// 404 on every node (a terminated session is unknown: docs/protocol.md). The
 // session is used on all three nodes first, so each holds it in memory
 // when it ends.
 func endSession(ctx context.Context, cl *cluster, rep *report, n1, n2, n3 *node) {

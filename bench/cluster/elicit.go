@@ -18,7 +18,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 )
 
-// modernVersion is the protocol of MRTR (SPEC.md §1.3, §6.3): no session,
+// modernVersion is the protocol of MRTR (docs/protocol.md): no session,
 // capabilities in every request's _meta, input gathered by retries.
 const modernVersion = "2026-07-28"
 

@@ -1,7 +1,7 @@
 // Command codec measures mcpblob's base64 codec against emmansun/base64
 // v0.9.0, encoding/base64 and copy() at 64 KiB, 1 MiB and 64 MiB, in one
 // run on one machine, and prints one markdown table with the ratios and the
-// DESIGN.md P1 targets (met or missed).
+// P1 targets of docs/design.md (met or missed).
 //
 //	cd bench && go run ./codec                   # print the table
 //	cd bench && go run ./codec -markdown RESULTS.md
@@ -11,7 +11,7 @@
 // with the markers, when they are missing), so other sections survive.
 // `make bench-compare` runs the same measurement as part of the whole report.
 // For a publishable comparison also run the micro-benchmarks with -count=10
-// through benchstat (STYLE.md section 6).
+// through benchstat (docs/design.md, "How performance is measured").
 package main
 
 import (

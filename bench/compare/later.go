@@ -2,7 +2,7 @@ package main
 
 // Workloads whose server side arrives with later issues. Each runs only when
 // the probe finds the feature; otherwise the report carries a "not available
-// yet" row with the reason. The client side follows DESIGN.md and SPEC.md §8.
+// yet" row with the reason. The client side follows docs/protocol.md.
 
 import (
 	"bytes"

@@ -7,7 +7,7 @@
 //
 //	cd bench && go run ./compare -out RESULTS.md -charts charts
 //
-// Every target (issue 15) becomes a pair.Target: mcpblob against a
+// Every target (docs/design.md) becomes a pair.Target: mcpblob against a
 // reference, run i of both sides measured side by side, at least three
 // runs, so the report gives each ratio's min, median and max; plus bounds
 // (RSS growth, p99, errors). One renderer writes them all (render.go): the

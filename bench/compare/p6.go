@@ -39,7 +39,7 @@ type p6Result struct {
 }
 
 const (
-	p6P99       = 10.0 // ms, issue 15 P6
+	p6P99       = 10.0 // ms, P6's p99 bound
 	p6Duration  = 5    // seconds per ladder run
 	p6MinTarget = 800
 	p6MaxTarget = 12800
@@ -118,7 +118,7 @@ type p6FixedRate struct {
 }
 
 const (
-	p6Rate         = 1800 // req/s, inside issue 15's 1,500–2,000
+	p6Rate         = 1800 // req/s, inside the 1,500–2,000 the target was set for
 	p6FixedSeconds = 8
 	p6FixedRuns    = 3
 )

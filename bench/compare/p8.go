@@ -1,6 +1,6 @@
 package main
 
-// P8, P9 and P10 (issue 15): mcpblob at scale — many concurrent readers,
+// P8, P9 and P10 (docs/design.md): mcpblob at scale — many concurrent readers,
 // the S3 path, and listing a large folder. Each target is measured side by
 // side (mcpblob and its reference alternating within a run, three runs) and
 // reported as a pair.Target. This file holds the entry point, the helpers

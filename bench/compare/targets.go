@@ -266,7 +266,7 @@ func (r *report) p6FloorLine(ours, allowed float64) string {
 	}
 	msg := fmt.Sprintf(" The front end alone (%s: fasthttp reading the same file per request, no MCP) costs %.0f µs; mcpblob's MCP work on top of it (session, JSON-RPC, base64, envelope, log line, metrics; half the load is tools/list) is %.0f µs.", p6Floor, floor, ours-floor)
 	if floor >= allowed {
-		return msg + fmt.Sprintf(" The floor is already above the %.0f µs the target allows, so no server on the fixed front end (fasthttp on the Go runtime: netpoller hand-offs, sysmon, a read and a write per request) can meet it; what would close it is a different front end, which DESIGN.md fixes, or accepting the floor.", allowed)
+		return msg + fmt.Sprintf(" The floor is already above the %.0f µs the target allows, so no server on the fixed front end (fasthttp on the Go runtime: netpoller hand-offs, sysmon, a read and a write per request) can meet it; what would close it is a different front end (docs/design.md says why it is fasthttp), or accepting the floor.", allowed)
 	}
 	return msg + fmt.Sprintf(" The target leaves %.0f µs for it: what would close it is cutting the MCP work by %.0f µs (profile with bench/profiles/p6-measure.sh: per-request allocations, the log line, the session check).", allowed-floor, ours-allowed)
 }

@@ -1,4 +1,4 @@
-// Command hardening is `make hardening` (issue 12): a bounded,
+// Command hardening is `make hardening` (docs/hardening.md): a bounded,
 // loopback-only run that drives every surface of mcpblob with generated
 // hostile inputs and reports, as a markdown table, how each surface
 // answered and whether the server stayed whole.
@@ -49,7 +49,7 @@
 // headers that never end, kept-alive ones) with normal requests alongside.
 // At the end every object is read back and compared with its listing.
 //
-// Then the state exhaustion class (issue 23; package internal/exhaust),
+// Then the state exhaustion class (package internal/exhaust),
 // each phase on a fresh server of its own: one principal drives sessions,
 // capabilities, subscriptions of both eras, listen and GET streams,
 // pending elicitation rounds and claims to ten times the node's limits

@@ -9,7 +9,7 @@ import (
 // inputs should get, read from `mcpblob serve -h`, so the harness follows
 // the build instead of assuming it.
 type features struct {
-	tenancy     bool // --tenancy: each principal has its own namespace (DESIGN.md)
+	tenancy     bool // --tenancy: each principal has its own namespace (docs/auth.md)
 	downloadURL bool // --download-url: a separate origin for /d links
 }
 

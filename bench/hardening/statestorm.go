@@ -15,10 +15,10 @@ import (
 // stormHold is how long the state storm holds its streams open.
 const stormHold = 10 * time.Second
 
-// stormPass is issue 23's storm on a fresh server with the default
-// limits: one principal opens c.stormSessions sessions and c.stormStreams
-// streams and holds them, while the second principal's p99 is measured;
-// its figures are noted, and written to -results.
+// stormPass is the state storm on a fresh server with the default limits: one
+// principal opens c.stormSessions sessions and c.stormStreams streams and
+// holds them, while the second principal's p99 is measured; its figures are
+// noted, and written to -results.
 func stormPass(c config, rep *report) statePass {
 	label := fmt.Sprintf("state storm: %d sessions, %d streams", c.stormSessions, c.stormStreams)
 	storm := func(ctx context.Context, t *exhaust.Target) *exhaust.Phase {
@@ -114,7 +114,7 @@ func writeStormResults(c config, row string) error {
 	b.WriteString("Written by `make hardening HARDENING_FLAGS='-results RESULTS.md'` (bench/hardening, full profile; `-results-label` names the row): " +
 		"on a fresh mcpblob with the default limits, one principal (a blobs:read key) opens 2,000 2025-11-25 sessions, then 200 notification streams " +
 		"(half GET streams, half subscriptions/listen) held " + stormHold.String() + ", while a second principal sends 2026-07-28 tools/list and resources/read of a " +
-		"1,000-byte blob (2 clients, 20 ms apart, kept-alive). Target (issue 23): peak RSS < 256 MiB and the second principal's p99 < 50 ms. " +
+		"1,000-byte blob (2 clients, 20 ms apart, kept-alive). Target: peak RSS < 256 MiB and the second principal's p99 < 50 ms. " +
 		"One row per build; a new run of the same build replaces its row.\n\n")
 	b.WriteString(stormHeader)
 	for _, r := range rows {

@@ -1,5 +1,5 @@
-// Command slowstorm is the bounded slow-body storm of hardening item 4
-// (issue 12), at the size core/server's TestSlowBodyStorm is too small
+// Command slowstorm is the bounded slow-body storm (docs/security.md,
+// "Limits"), at the size core/server's TestSlowBodyStorm is too small
 // for: it builds mcpblob, starts `mcpblob serve` with default limits on a
 // free loopback port (local store, two API keys), and keeps -conns
 // connections (default 2000) trickling their request bodies — one byte

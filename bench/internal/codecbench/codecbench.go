@@ -1,7 +1,7 @@
 // Package codecbench measures mcpblob's base64 codec against emmansun/base64
-// v0.9.0, encoding/base64 and copy() at 64 KiB, 1 MiB and 64 MiB (DESIGN.md
-// P1) and renders the result as a markdown table. bench/codec prints it and
-// bench/compare puts it into RESULTS.md.
+// v0.9.0, encoding/base64 and copy() at 64 KiB, 1 MiB and 64 MiB (target P1,
+// docs/design.md) and renders the result as a markdown table. bench/codec
+// prints it and bench/compare puts it into RESULTS.md.
 //
 // Each figure is the median of Runs timed runs of at least MinTime each; the
 // implementations take turns within every run, so drift (turbo, a noisy
@@ -46,7 +46,7 @@ var impls = []impl{
 type size struct {
 	name string
 	n    int
-	// minimum ratio ours/emmansun required by DESIGN.md P1
+	// minimum ratio ours/emmansun required by target P1 (docs/design.md)
 	vsEmmansun float64
 }
 

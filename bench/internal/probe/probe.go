@@ -19,10 +19,10 @@ import (
 
 // Features are the server features that later issues add.
 type Features struct {
-	UploadFile     bool // tools/list names upload_file (data-URI tool inputs, issue 6)
-	ResourceStream bool // initialize declares capabilities.resources.stream (issue 5)
-	ControlAPI     bool // GET /v1/blobs answers 200 (control API and /d/ links: issue 5)
-	Uploads        bool // a 1-byte multipart upload to an endpoint from POST /v1/uploads is stored (issue 6)
+	UploadFile     bool // tools/list names upload_file (data-URI tool inputs)
+	ResourceStream bool // initialize declares capabilities.resources.stream
+	ControlAPI     bool // GET /v1/blobs answers 200 (control API and /d/ links)
+	Uploads        bool // a 1-byte multipart upload to an endpoint from POST /v1/uploads is stored
 }
 
 // Issue numbers that bring each feature, for "not available yet" lines.

@@ -1,8 +1,7 @@
 // Package exhaust is the "state exhaustion by one principal" class of
-// `make hardening` (issue 23): one principal drives every piece of state
-// a client can make a node or its store hold to ten times the node's
-// limits, and each [Phase] says how the server answered and how much it
-// kept.
+// `make hardening`: one principal drives every piece of state a client can
+// make a node or its store hold to ten times the node's limits, and each
+// [Phase] says how the server answered and how much it kept.
 //
 // The attacking principal has two API keys: one with blobs:read only, the
 // key every phase uses, and one with blobs:read and blobs:write for the
@@ -26,11 +25,12 @@
 //   - claims: session DELETEs and redemptions of single-use links with
 //     Range: bytes=0-0, the claim files counted before and after.
 //
-// Every answer must be a success or exactly the refusal of issue 23
-// ([wire.JudgeLimit], [wire.JudgeClaims]); what a phase's successes made
-// the server keep must stay within the limit (Bound). [Bystander] sends a
-// second principal's requests throughout and times them; [Storm] is the
-// 2,000-session, 200-stream storm whose figures go into bench/RESULTS.md.
+// Every answer must be a success or exactly the refusal of a limit on
+// protocol state ([wire.JudgeLimit], [wire.JudgeClaims]); what a phase's
+// successes made the server keep must stay within the limit (Bound).
+// [Bystander] sends a second principal's requests throughout and times them;
+// [Storm] is the 2,000-session, 200-stream storm whose figures go into
+// bench/RESULTS.md.
 //
 // Everything is sent to the loopback address the [Target] names.
 package exhaust

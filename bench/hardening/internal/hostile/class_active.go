@@ -28,7 +28,8 @@ var activeTypes = []activeType{
 // activeContent stores each type through PUT /v1/blobs, then fetches it
 // through /v1, a /d link and resources/stream (direct): every answer must
 // carry nosniff, and active types Content-Disposition: attachment and a
-// Content-Security-Policy with sandbox (issue 12 item 1, DESIGN.md).
+// Content-Security-Policy with sandbox (docs/security.md, "How stored content
+// is served").
 func activeContent(ctx context.Context, e *Env) []Batch {
 	var v1, d, str []Case
 	for _, t := range activeTypes {

@@ -80,7 +80,7 @@ func (v eraHeaders) send(ctx context.Context, e *Env) *wire.Answer {
 	return e.sendHTTP(ctx, req)
 }
 
-// eraAbuse checks each era's header and transport rules (SPEC.md §2), and
+// eraAbuse checks each era's header and transport rules (docs/protocol.md), and
 // resources/stream's capability rules (docs/byte-plane.md).
 func eraAbuse(ctx context.Context, e *Env) []Batch {
 	var mod []Case

@@ -45,10 +45,10 @@ var smuggleRoutes = []smuggleRoute{
 	{"an unknown path", http.MethodGet, false, func(context.Context, *Env) string { return "/no-such-route" }},
 }
 
-// smuggling is a payload: the framing lines of the first request and how
-// its head ends its lines. Each is a TE.CL or TE.TE primitive (issue 23,
-// finding 7): the chunked body ends early, and the bytes after it are a
-// second request that a server framing by Transfer-Encoding would serve.
+// smuggling is a payload: the framing lines of the first request and how its
+// head ends its lines. Each is a TE.CL or TE.TE primitive: the chunked body
+// ends early, and the bytes after it are a second request that a server
+// framing by Transfer-Encoding would serve.
 type smuggling struct {
 	label  string
 	lines  []string // after Host and Authorization; %d is Content-Length (the whole rest)
@@ -65,7 +65,7 @@ var smugglings = []smuggling{
 }
 
 // smugglingAbuse sends every payload to every route (RFC 9112 §6.1 and
-// §2.2; issue 23 item 4): each must be answered 400, the connection
+// §2.2): each must be answered 400, the connection
 // closed, and the smuggled GET /healthz never answered.
 func smugglingAbuse(context.Context, *Env) []Batch {
 	var mcp, cs []Case

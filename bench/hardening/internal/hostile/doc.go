@@ -16,6 +16,6 @@
 //
 // Inputs are deterministic for a seed, bounded in number, and sent only to
 // the loopback address the Env names. Expectations cite their source (the
-// docs, SPEC.md, RFC 9110/9112, the tools' inputSchema, issue 12): a
+// docs, RFC 9110/9112, the tools' inputSchema): a
 // harness that invents rules reports noise.
 package hostile

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
 )
 
-// Protocol versions of the two eras (SPEC.md §0).
+// Protocol versions of the two eras (docs/protocol.md).
 const (
 	legacyVersion = "2025-11-25"
 	ModernVersion = "2026-07-28"
@@ -90,7 +90,7 @@ func (e *Env) ModernReq(ctx context.Context, principal, method, name string, bod
 }
 
 // headerValue encodes a value for Mcp-Name or Mcp-Param-*: as is when it
-// is plain header-safe ASCII, else the =?base64?…?= form (SPEC.md §2.2).
+// is plain header-safe ASCII, else the =?base64?…?= form (docs/protocol.md).
 func headerValue(v string) string {
 	plain := v != "" && v[0] != ' ' && v[len(v)-1] != ' '
 	for i := 0; i < len(v) && plain; i++ {

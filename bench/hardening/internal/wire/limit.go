@@ -11,7 +11,7 @@ import (
 )
 
 // CodeLimitExceeded is the JSON-RPC error code of a request refused by a
-// limit on protocol state (issue 23; core/mcp's CodeLimitExceeded).
+// limit on protocol state (core/mcp's CodeLimitExceeded; docs/protocol.md).
 const CodeLimitExceeded = -32029
 
 // LimitNames are the limits a refusal's data.limit may name: the pools and
@@ -50,7 +50,8 @@ func Outcome(a *Answer) (o RPCOutcome, ok bool) {
 }
 
 // JudgeLimit judges an /mcp answer to a request that may meet a limit on
-// protocol state. Clear is exactly the refusal of issue 23: JSON-RPC error
+// protocol state. Clear is exactly the refusal docs/protocol.md states:
+// JSON-RPC error
 // -32029 whose data.limit names a limit ([LimitNames]) and data.scope its
 // scope, with HTTP 429 and Retry-After for the principal's bound and 503
 // and Retry-After for the node's; inside an SSE stream whose 200 was

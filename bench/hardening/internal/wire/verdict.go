@@ -12,7 +12,7 @@ import (
 )
 
 // Shape is the error contract of a surface (docs/control-api.md,
-// docs/byte-plane.md, docs/uploads.md, SPEC.md §1.1 and §4).
+// docs/byte-plane.md, docs/uploads.md, docs/protocol.md and docs/tools.md).
 type Shape int
 
 const (
@@ -46,10 +46,10 @@ const (
 //   - on /mcp, -32700 (parse error) only for a body that was not
 //     well-formed JSON.
 //
-// On /mcp a 405 without a body but with Allow is clear too (SPEC.md §2.1
-// lists none for GET or DELETE not offered). A 1xx with no final answer
-// (100 Continue, after which the harness stops) counts as accepted: the
-// server asked for the body.
+// On /mcp a 405 without a body but with Allow is clear too (the transport
+// names no body for a GET or DELETE it does not offer). A 1xx with no final
+// answer (100 Continue, after which the harness stops) counts as accepted:
+// the server asked for the body.
 //
 // 5xx answers and -32603 are server errors whatever their body says; an
 // answer that never came is unclear.
@@ -86,7 +86,7 @@ func (r Rules) Judge(sh Shape, wellFormed bool, a *Answer) (Verdict, string) {
 // judgeRPC judges an /mcp answer.
 func (r Rules) judgeRPC(wellFormed bool, a *Answer) (Verdict, string) {
 	if a.Status == http.StatusMethodNotAllowed && len(bytes.TrimSpace(a.Body)) == 0 && a.Header.Get("Allow") != "" {
-		return Clear, "" // SPEC.md §2.1: GET or DELETE not offered: 405, no body
+		return Clear, "" // GET or DELETE not offered: 405, no body needed
 	}
 	if a.Status < 400 && !strings.Contains(a.ContentType(), "json") && !strings.HasPrefix(a.ContentType(), "text/event-stream") {
 		return Accepted, "" // 202 without a body, resources/stream bytes, a redirect
