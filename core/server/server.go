@@ -464,6 +464,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/mcp":
 		s.serveMCP(ctx)
+	case "/":
+		s.serveIndex(ctx) // index.go
 	case auth.MetadataPath, auth.MetadataPathMCP:
 		s.serveResourceMetadata(ctx) // identity.go
 	case callbackPath:
