@@ -25,10 +25,10 @@ func (r *responseAdapter) SendBody(rc io.ReadCloser, size int64) {
 // buffer. Memory stays flat either way.
 func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout time.Duration) {
 	if f, n, ok := sendfile.Local(rc); ok && n == size {
-		ctx.Response.SetBodyStream(sendfile.NewBody(f, n, rc, ctx.Conn(), timeout), int(size))
+		setBody(ctx, sendfile.NewBody(f, n, rc, ctx.Conn(), timeout), size)
 		return
 	}
-	ctx.Response.SetBodyStream(bodystream.New(func(w mcp.StreamWriter) error {
+	setBody(ctx, bodystream.New(func(w mcp.StreamWriter) error {
 		defer rc.Close()
 		bp := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(bp)
@@ -37,7 +37,13 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 			err = io.ErrUnexpectedEOF
 		}
 		return err
-	}, ctx.Conn(), timeout), int(size))
+	}, ctx.Conn(), timeout), size)
+}
+
+// setBody makes body (size bytes, -1: unknown) the response body, counted:
+// the access log learns what it sent once it is done (telemetry.EndRequest).
+func setBody(ctx *fasthttp.RequestCtx, body bodystream.Body, size int64) {
+	ctx.Response.SetBodyStream(bodystream.Count(body), int(size))
 }
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}

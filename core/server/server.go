@@ -708,7 +708,7 @@ func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
-	r.ctx.Response.SetBodyStream(bs, int(size))
+	setBody(r.ctx, bs, size) // byteplane_body.go
 }
 
 // printfLogger adapts slog to fasthttp's Printf logger (its lines pass the
