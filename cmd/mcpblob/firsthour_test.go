@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,5 +213,43 @@ func eventually(t *testing.T, timeout time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("condition not met within %v", timeout)
 		}
+	}
+}
+
+var shBlockRE = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// TestReadmeFirstLook: the README starts with its two set-up commands, and
+// its curl walk through /mcp goes past initialize: every sh block that
+// talks to /mcp (the 2025-11-25 session way and the stateless 2026-07-28
+// way), run as written against a started server, lists the tools.
+func TestReadmeFirstLook(t *testing.T) {
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := shBlockRE.FindAllStringSubmatch(string(readme), -1)
+	if len(blocks) == 0 || !regexp.MustCompile(`^make run +#[^\n]*\nmake test +#[^\n]*\n$`).MatchString(blocks[0][1]) {
+		t.Fatalf("the README does not start with exactly `make run` and `make test`: %q", blocks[0][1])
+	}
+	base := startServer(t, t.TempDir())
+	walks := 0
+	for _, b := range blocks {
+		if !strings.Contains(b[1], "127.0.0.1:8080/mcp") {
+			continue
+		}
+		walks++
+		script := strings.ReplaceAll(b[1], "http://127.0.0.1:8080", base)
+		out := runTool(t, t.TempDir(), time.Minute, "bash", "-eu", "-o", "pipefail", "-c", script)
+		if !strings.Contains(out, `"tools":[`) || !strings.Contains(out, `"list_blobs"`) {
+			t.Errorf("README block\n%s\nanswered %.400s; want the tools listed", b[1], out)
+		}
+	}
+	if walks < 2 {
+		t.Errorf("the README has %d curl walks through /mcp, want the session way and the stateless way", walks)
 	}
 }
