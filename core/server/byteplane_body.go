@@ -25,10 +25,10 @@ func (r *responseAdapter) SendBody(rc io.ReadCloser, size int64) {
 // buffer. Memory stays flat either way.
 func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout time.Duration) {
 	if f, n, ok := sendfile.Local(rc); ok && n == size {
-		setBody(ctx, sendfile.NewBody(f, n, rc, ctx.Conn(), timeout), size)
+		ctx.Response.SetBodyStream(bodystream.Count(sendfile.NewBody(f, n, rc, ctx.Conn(), timeout)), int(size))
 		return
 	}
-	setBody(ctx, bodystream.New(func(w mcp.StreamWriter) error {
+	ctx.Response.SetBodyStream(bodystream.Count(bodystream.New(func(w mcp.StreamWriter) error {
 		defer rc.Close()
 		bp := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(bp)
@@ -37,13 +37,7 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 			err = io.ErrUnexpectedEOF
 		}
 		return err
-	}, ctx.Conn(), timeout), size)
-}
-
-// setBody makes body (size bytes, -1: unknown) the response body, counted:
-// the access log learns what it sent once it is done (telemetry.EndRequest).
-func setBody(ctx *fasthttp.RequestCtx, body bodystream.Body, size int64) {
-	ctx.Response.SetBodyStream(bodystream.Count(body), int(size))
+	}, ctx.Conn(), timeout)), int(size))
 }
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
