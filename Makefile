@@ -37,9 +37,15 @@ PUREGO    := -tags purego,noasm
 help:
 	@echo "make run | test | check | bench | bench-codec | bench-smallreq | bench-compare | cluster | loadtest | hardening | slowstorm | fuzz | tools | clean"
 
-## run: build and serve $(DATA) on $(LISTEN) with the embedded local store.
+## run: build and serve $(DATA) on $(LISTEN) with the embedded local store. The recipe builds
+## $(RUNBIN), then execs it, so the server is make's own child: `kill` of a backgrounded
+## `make run` (SIGTERM, which make passes on to its children before it exits) stops the server and
+## frees the port and the data folder's lock. (Under `go run` the signal ended go run and left its
+## child serving.)
+RUNBIN ?= bin/mcpblob
 run:
-	$(GO) run ./cmd/mcpblob serve --listen $(LISTEN) --data $(DATA)
+	$(GO) build -o $(RUNBIN) ./cmd/mcpblob
+	exec $(RUNBIN) serve --listen $(LISTEN) --data $(DATA)
 
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob

@@ -33,10 +33,10 @@ func runAPIKey(_ context.Context, args []string, _ func(string) string) int {
 		fmt.Fprintf(os.Stderr, "usage: mcpblob %s\n\nPRINCIPAL names the key's owner (default key-<first 8 hex digits of its hash>):\n"+
 			"1 to %d of A-Z a-z 0-9 . _ @ + -, starting with a letter or digit.\n", synopsis, maxPrincipalLen)
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseAnywhere(fs, args)
+	if err != nil {
 		return exitUsage // flag printed the error (unless -h) and the usage
 	}
-	rest := fs.Args()
 	if len(rest) > 1 {
 		return apikeyUsage(synopsis, errors.New("at most one principal"))
 	}

@@ -252,7 +252,13 @@ func TestCLIAgainstServer(t *testing.T) {
 	if out := cli(true, "ls", "docs/"); !strings.Contains(out, "docs/notes.txt") || !strings.Contains(out, "text/plain") {
 		t.Fatalf("ls: %s", out)
 	}
-	url, _, _ := strings.Cut(cli(true, "link", "--single-use", "docs/notes.txt"), "\t")
+	link := exec.Command(mcpblobBin, "link", "--single-use", "docs/notes.txt")
+	link.Env = append(os.Environ(), "MCPBLOB_SERVER="+base, "MCPBLOB_API_KEY=cli-key")
+	out, err := link.Output() // stdout: the URL alone
+	if err != nil {
+		t.Fatalf("mcpblob link: %v", err)
+	}
+	url := strings.TrimSuffix(string(out), "\n")
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)

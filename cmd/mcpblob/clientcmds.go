@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,15 +24,17 @@ func init() {
 	commands["link"] = command{"link KEY: mint a signed download link", runLink}
 }
 
-// clientFlags parses the flags every client subcommand shares and returns the
-// client and the positional arguments.
+// clientFlags parses the flags every client subcommand shares (anywhere on
+// the command line, parseAnywhere) and returns the client and the positional
+// arguments.
 func clientFlags(name string, args []string, getenv func(string) string, extra func(*flag.FlagSet)) (*client.Client, []string, error) {
 	fs := flag.NewFlagSet("mcpblob "+name, flag.ContinueOnError)
 	server := fs.String("server", "", "server URL (env MCPBLOB_SERVER, default http://127.0.0.1:8080)")
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseAnywhere(fs, args)
+	if err != nil {
 		return nil, nil, err
 	}
 	if *server == "" {
@@ -39,12 +44,20 @@ func clientFlags(name string, args []string, getenv func(string) string, extra f
 		*server = "http://127.0.0.1:8080"
 	}
 	c, err := client.New(*server, client.Options{APIKey: getenv("MCPBLOB_API_KEY"), UserAgent: "mcpblob/" + versionString()})
-	return c, fs.Args(), err
+	return c, rest, err
 }
 
-// fail prints err for subcommand name and returns the exit code.
+// fail prints err for subcommand name on one line and returns the exit
+// code. When no connection to the server could be made, the line ends with
+// where to look: most often no server runs at the address, or --server
+// (MCPBLOB_SERVER) names another.
 func fail(name string, err error) int {
-	fmt.Fprintf(os.Stderr, "mcpblob %s: %v\n", name, err)
+	hint := ""
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		hint = "; is `mcpblob serve` running? (--server, MCPBLOB_SERVER)"
+	}
+	fmt.Fprintf(os.Stderr, "mcpblob %s: %v%s\n", name, err, hint)
 	return exitFailed
 }
 
@@ -154,21 +167,35 @@ func runRm(ctx context.Context, args []string, getenv func(string) string) int {
 	return exitOK
 }
 
+// runLink prints the minted URL alone on stdout, so `curl "$(mcpblob link
+// KEY)"` works, and its expiry on stderr; --json prints both as one JSON
+// object on stdout.
 func runLink(ctx context.Context, args []string, getenv func(string) string) int {
 	var ttl time.Duration
-	var singleUse bool
+	var singleUse, asJSON bool
 	c, rest, err := clientFlags("link", args, getenv, func(fs *flag.FlagSet) {
 		fs.DurationVar(&ttl, "ttl", 15*time.Minute, "how long the link works")
 		fs.BoolVar(&singleUse, "single-use", false, "the link works once")
+		fs.BoolVar(&asJSON, "json", false, `print {"url":…,"expires":…} on stdout instead of the bare URL`)
 	})
 	if err != nil || len(rest) != 1 {
-		return usageError("link KEY", err)
+		return usageError("link KEY [--ttl D] [--single-use] [--json]", err)
 	}
 	l, err := c.Link(ctx, client.LinkRequest{Key: rest[0], TTLSeconds: int(ttl.Seconds()), SingleUse: singleUse})
 	if err != nil {
 		return fail("link", err)
 	}
-	fmt.Printf("%s\t%s\n", l.URL, l.ExpiresAt.UTC().Format(time.RFC3339))
+	expires := l.ExpiresAt.UTC().Format(time.RFC3339)
+	if asJSON {
+		out, _ := json.Marshal(struct {
+			URL     string `json:"url"`
+			Expires string `json:"expires"`
+		}{l.URL, expires})
+		fmt.Printf("%s\n", out)
+		return exitOK
+	}
+	fmt.Println(l.URL)
+	fmt.Fprintf(os.Stderr, "expires %s\n", expires)
 	return exitOK
 }
 

@@ -118,14 +118,15 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 4096, "bytes per second a request body must average after --body-grace (0: no rate rule)")
 	fs.DurationVar(&c.BodyGrace, "body-grace", 10*time.Second, "slow start of a request body before --body-min-rate applies")
 	protocolLimitFlags(fs, &c.ProtocolLimits)
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseAnywhere(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
 		}
 		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		return c, fmt.Errorf("unexpected argument %q", rest[0])
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

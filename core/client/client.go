@@ -101,6 +101,12 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body io.Rea
 func (c *Client) do(req *http.Request, ok ...int) (*http.Response, error) {
 	resp, err := c.opts.HTTPClient.Do(req)
 	if err != nil {
+		// net/http's *url.Error repeats the method and URL this message
+		// already names: wrap what it wraps.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("client: %s %s: %w", req.Method, req.URL.Redacted(), err)
 	}
 	if resp.StatusCode/100 == 2 {

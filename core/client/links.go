@@ -40,9 +40,11 @@ type UploadRequest struct {
 
 // Upload is a minted upload endpoint: send the bytes to URL with Method.
 type Upload struct {
-	URL      string `json:"url"`
-	Method   string `json:"method"`
-	UploadID string `json:"uploadId"`
+	URL       string    `json:"url"`
+	Method    string    `json:"method"`
+	UploadID  string    `json:"uploadId"`
+	PageURL   string    `json:"pageUrl"` // the upload page (/upload/{token}) for a person with a browser
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // NewUpload mints a signed /u/{token} upload endpoint.

@@ -493,6 +493,13 @@ func (s *Server) serveLegacy(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 	s.precheckAndRespond(w, c, m, acc)
 }
 
+// msgNoSession answers a 2025-11-25 message without a session. A client
+// that sent nothing but the message (curl after initialize, say) learns both
+// ways on: the session, or the stateless 2026-07-28 era, which needs none.
+const msgNoSession = "Bad Request: Mcp-Session-Id header is required (send the one initialize returned; " +
+	"or use the stateless 2026-07-28 protocol, no initialize and no session: an MCP-Protocol-Version: 2026-07-28 header, " +
+	"an Mcp-Method header and params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities)"
+
 type idError struct {
 	id  json.RawMessage
 	err *Error
@@ -502,7 +509,7 @@ type idError struct {
 func (s *Server) legacySession(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) (*session.State, *idError) {
 	sid := r.Header.Get(headers.SessionID)
 	if sid == "" {
-		e := &idError{err: jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest)}
+		e := &idError{err: jsonrpc.NewError(CodeTransport, msgNoSession, nil).WithStatus(http.StatusBadRequest)}
 		if kind == jsonrpc.KindRequest && msg.Method == "server/discover" {
 			// A discovery probe without _meta: answer as the legacy
 			// transport does so dual-era clients fall back.
@@ -537,7 +544,7 @@ func (s *Server) handleGet(r *Request, w ResponseWriter) {
 		return
 	}
 	if sid == "" {
-		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Bad Request: Mcp-Session-Id header is required", nil).WithStatus(http.StatusBadRequest))
+		writeError(w, nil, jsonrpc.NewError(CodeTransport, msgNoSession, nil).WithStatus(http.StatusBadRequest))
 		return
 	}
 	sess, e := s.sessions.Find(sid, r.Principal)

@@ -25,10 +25,10 @@ func (r *responseAdapter) SendBody(rc io.ReadCloser, size int64) {
 // buffer. Memory stays flat either way.
 func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout time.Duration) {
 	if f, n, ok := sendfile.Local(rc); ok && n == size {
-		ctx.Response.SetBodyStream(sendfile.NewBody(f, n, rc, ctx.Conn(), timeout), int(size))
+		ctx.Response.SetBodyStream(bodystream.Count(sendfile.NewBody(f, n, rc, ctx.Conn(), timeout)), int(size))
 		return
 	}
-	ctx.Response.SetBodyStream(bodystream.New(func(w mcp.StreamWriter) error {
+	ctx.Response.SetBodyStream(bodystream.Count(bodystream.New(func(w mcp.StreamWriter) error {
 		defer rc.Close()
 		bp := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(bp)
@@ -37,7 +37,7 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 			err = io.ErrUnexpectedEOF
 		}
 		return err
-	}, ctx.Conn(), timeout), int(size))
+	}, ctx.Conn(), timeout)), int(size))
 }
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}

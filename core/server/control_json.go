@@ -260,6 +260,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		s.apiStorageError(ctx, "mint", req.Key, err)
 		return
 	}
+	// pageUrl: the same endpoint's upload page (uploadpage.go), for a person.
 	writeJSON(ctx, http.StatusCreated, map[string]string{"url": up.URL, "method": up.Method, "uploadId": up.UploadID,
-		"expiresAt": up.Expires.UTC().Format(time.RFC3339)})
+		"pageUrl": strings.TrimSuffix(s.opts.PublicURL, "/") + "/upload/" + up.Token, "expiresAt": up.Expires.UTC().Format(time.RFC3339)})
 }

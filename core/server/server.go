@@ -24,6 +24,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/admin"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/connlimit"
+	"github.com/mcpblob/mcpblob/core/server/index"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
@@ -464,6 +465,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/mcp":
 		s.serveMCP(ctx)
+	case "/":
+		if !index.Serve(ctx, s.opts.Name) {
+			s.drainSmall(ctx)
+			methodNotAllowed(ctx, "GET, HEAD")
+		}
 	case auth.MetadataPath, auth.MetadataPathMCP:
 		s.serveResourceMetadata(ctx) // identity.go
 	case callbackPath:
@@ -706,7 +712,7 @@ func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
-	r.ctx.Response.SetBodyStream(bs, int(size))
+	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size)) // counted: the access log's bytes_out
 }
 
 // printfLogger adapts slog to fasthttp's Printf logger (its lines pass the

@@ -5,4 +5,8 @@
 // response dropped unsent (so its cleanup always happens). The writer it
 // hands out also offers SetWriteBuffer (SO_SNDBUF on the connection), which
 // a body writer streaming a large body alone uses to queue more ahead.
+//
+// Count wraps any such body (a Stream, a sendfile.Body) so that the bytes
+// it handed the connection are known when fasthttp closes it, which is when
+// the access log writes the request's line (telemetry.EndRequest).
 package bodystream

@@ -4,8 +4,10 @@
 // Record when a request arrives, fills in the caller and the MCP method as
 // it learns them, and ends the Record when the response is set.
 //
-// The duration and byte counts are those known when the handler returns:
-// a body streamed after that (a download, an SSE stream) is counted by its
-// declared length, and its time is not in the duration. Streams in
-// progress are the active_streams gauges instead.
+// The request metrics (count, duration) are recorded when the handler
+// returns, at the response's start. A body streamed after that (a download,
+// an SSE stream) is logged when it is done: the access-log line is written
+// then, with the bytes the body handed the connection and the time since the
+// request arrived, and the sent-bytes counter grows by the same count.
+// Streams in progress are the active_streams gauges.
 package telemetry

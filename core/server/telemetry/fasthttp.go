@@ -29,19 +29,35 @@ func Of(ctx *fasthttp.RequestCtx) *Record {
 	return &Record{}
 }
 
+// FinishingBody is a response body stream that reports, once, the bytes it
+// sent when it is done (bodystream.Counted).
+type FinishingBody interface {
+	OnFinish(func(sent int64))
+}
+
 // EndRequest returns the request id in the response and ends the Record.
+// A body fasthttp streams after the handler returns (a download, an SSE
+// stream) is logged when it is done, with the bytes it sent and the time
+// it took; a FinishingBody tells when. The request metrics are recorded now,
+// at the response's start.
 func (t *Tracker) EndRequest(ctx *fasthttp.RequestCtx) {
 	rec := Of(ctx)
 	ctx.Response.Header.Set(HeaderRequestID, rec.ID)
+	status := ctx.Response.StatusCode()
 	var sent int64
 	switch {
 	case ctx.IsHead():
 	case ctx.Response.IsBodyStream():
+		if fb, ok := ctx.Response.BodyStream().(FinishingBody); ok {
+			received := t.answered(rec, status, int64(ctx.Request.Header.ContentLength()))
+			fb.OnFinish(func(sent int64) { t.finished(rec, status, sent, received) })
+			return
+		}
 		sent = int64(ctx.Response.Header.ContentLength()) // -1: unknown
 	default:
 		sent = int64(len(ctx.Response.Body()))
 	}
-	t.End(rec, ctx.Response.StatusCode(), sent, int64(ctx.Request.Header.ContentLength()))
+	t.End(rec, status, sent, int64(ctx.Request.Header.ContentLength()))
 }
 
 // ContentType is the Prometheus text exposition format's media type.

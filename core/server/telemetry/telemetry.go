@@ -111,9 +111,17 @@ func RequestID(ctx context.Context) string {
 }
 
 // End closes the Record: status is the response's, sent the response
-// body's declared length (-1: streamed, unknown), received the request
-// body's length when no counted reader read it.
+// body's length (-1: unknown), received the request body's length when no
+// counted reader read it.
 func (t *Tracker) End(r *Record, status int, sent, received int64) {
+	received = t.answered(r, status, received)
+	t.finished(r, status, sent, received)
+}
+
+// answered records the response's start: the request, its duration so far,
+// the MCP method, the request body and the upload. It returns the request
+// body's length.
+func (t *Tracker) answered(r *Record, status int, received int64) int64 {
 	d := time.Since(r.start)
 	if r.Received > 0 {
 		received = r.Received
@@ -123,12 +131,19 @@ func (t *Tracker) End(r *Record, status int, sent, received int64) {
 	if r.MCP.Method != "" {
 		m.MCP(r.MCP.Method, r.MCP.Era, r.MCP.Outcome)
 	}
-	m.Sent(r.sentPlane(), sent)
 	m.Received(r.receivedPlane(), received)
 	if surface, ok := r.uploadSurface(); ok {
 		m.Upload(surface, uploadOutcome(status, r.MCP.Outcome))
 	}
-	t.logRequest(r, status, sent, received, d)
+	return received
+}
+
+// finished records the response body's bytes and writes the access-log
+// line, with the time since the request arrived: called once the body is
+// sent (or failed), so both are what went out and when.
+func (t *Tracker) finished(r *Record, status int, sent, received int64) {
+	t.metrics.Sent(r.sentPlane(), sent)
+	t.logRequest(r, status, sent, received, time.Since(r.start))
 }
 
 // logRequest writes the access-log line: at info with the access log on,
