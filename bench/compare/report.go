@@ -74,7 +74,6 @@ type report struct {
 	features    probe.Features
 	systems     []*system
 	nginxErr    string
-	p6FloorErr  string
 	s3Err       string
 	integrity   []string
 	integrityOK []string
@@ -82,8 +81,8 @@ type report struct {
 	later       []*laterResult
 	p3          *p3Result
 	codec       *codecbench.Results
-	p6          []*p6Result // the req/s ladder, information
-	p6fixed     *p6FixedRate
+	p6sat       *p6Saturation // the verdict
+	p6fixed     *p6FixedRate  // information
 	p6Err       string
 	// targets are outcomes other workloads add (P8–P10); they are
 	// rendered with P1–P7 by the same generic code.
@@ -378,19 +377,8 @@ func (r *report) writeCharts(dir string) error {
 			}
 		}
 	}
-	if len(r.p6) > 0 {
-		var bars []bar
-		for _, p := range r.p6 {
-			b := bar{label: p.system, mark: p.system == "mcpblob"}
-			if p.best != nil {
-				b.value = float64(p.best.target)
-				b.text = fmt.Sprintf("%d req/s", p.best.target)
-			} else {
-				b.text = "none passed"
-			}
-			bars = append(bars, b)
-		}
-		if err := writeChart(dir, "p6-mixed.svg", barChart(fmt.Sprintf("P6 mixed small requests: highest rate with p99 < %.0f ms, 0 errors", p6P99), "req/s", bars)); err != nil {
+	if r.p6sat != nil {
+		if err := writeChart(dir, "p6-saturation.svg", r.p6sat.chart()); err != nil {
 			return err
 		}
 	}
