@@ -193,6 +193,9 @@ func TestWrkScriptSendsMCPAndCountsBadAnswers(t *testing.T) {
 			t.Errorf("%s: server saw %q; wrk %+v", era, srv.problems, w)
 		}
 		// wrk counts the answers it got; at most the 16 in flight at the end are cut.
+		if !strings.HasPrefix(w.firstBad, "500 ") && !strings.Contains(w.firstBad, `"code":-32602`) {
+			t.Errorf("%s: first bad answer %q", era, w.firstBad)
+		}
 		if w.non200 > int64(srv.non200) || w.non200 < int64(srv.non200)-p6Conns || w.rpcErrors > int64(srv.rpcErr) || w.rpcErrors < int64(srv.rpcErr)-p6Conns {
 			t.Errorf("%s: wrk counted %d not 200 and %d JSON-RPC errors, the server sent %d and %d", era, w.non200, w.rpcErrors, srv.non200, srv.rpcErr)
 		}

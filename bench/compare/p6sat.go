@@ -80,6 +80,7 @@ type wrkRun struct {
 	serverCores float64 // the server's CPU time ÷ the run's time
 	serverUS    float64 // the server's CPU µs per request
 	wrkCores    float64 // wrk's CPU time ÷ the run's time
+	firstBad    string  // the first bad answer's status and body head
 }
 
 // valid says whether every request got a 200 answer with a result.
@@ -160,13 +161,17 @@ func runWrk(ctx context.Context, script string, row *p6Row, seconds int) (wrkRun
 	return w, nil
 }
 
-// parseWrk reads the line wrk/p6.lua's done() prints:
-// "p6wrk requests=N duration_us=N p50_us=N … timeout=N".
+// parseWrk reads the lines wrk/p6.lua's done() prints:
+// "p6wrk requests=N duration_us=N p50_us=N … timeout=N" and, after a bad
+// answer, "p6wrk-first-bad STATUS BODY".
 func parseWrk(out string) (wrkRun, error) {
-	var line string
+	var line, firstBad string
 	for l := range strings.Lines(out) {
 		if strings.HasPrefix(l, "p6wrk ") {
 			line = l
+		}
+		if b, ok := strings.CutPrefix(l, "p6wrk-first-bad "); ok {
+			firstBad = strings.TrimSpace(b)
 		}
 	}
 	if line == "" {
@@ -193,7 +198,7 @@ func parseWrk(out string) (wrkRun, error) {
 		requests: f["requests"], seconds: float64(f["duration_us"]) / 1e6,
 		p50: float64(f["p50_us"]) / 1e3, p99: float64(f["p99_us"]) / 1e3, max: float64(f["max_us"]) / 1e3,
 		non200: f["non200"], rpcErrors: f["rpc_errors"],
-		sockErrors: f["connect"] + f["read"] + f["write"] + f["timeout"],
+		sockErrors: f["connect"] + f["read"] + f["write"] + f["timeout"], firstBad: firstBad,
 	}, nil
 }
 

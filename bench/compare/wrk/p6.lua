@@ -14,10 +14,13 @@
 --
 -- done() prints one line the harness parses:
 --   p6wrk requests=N duration_us=N p50_us=N p99_us=N max_us=N non200=N rpc_errors=N connect=N read=N write=N timeout=N
+-- and, when an answer was bad, the first one's status and body head:
+--   p6wrk-first-bad STATUS BODY
 
 local mode, method, params, body_suffix
 local id = 0
 non200, rpc_errors = 0, 0 -- per thread, read back in done()
+first_bad = "" -- the first bad answer's status and body head, for the report
 
 local threads = {}
 
@@ -66,22 +69,34 @@ function request()
 	return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. id .. body_suffix)
 end
 
+local function bad(status, body)
+	if first_bad == "" then
+		first_bad = status .. " " .. string.gsub(string.sub(body or "", 1, 160), "%s+", " ")
+	end
+end
+
 function response(status, headers, body)
 	if status ~= 200 then
 		non200 = non200 + 1
+		bad(status, body)
 	elseif mode ~= "get" and (not string.find(body, '"result":', 1, true) or string.find(body, '"error":{"code":', 1, true)) then
 		rpc_errors = rpc_errors + 1
+		bad(status, body)
 	end
 end
 
 function done(summary, latency, requests)
-	local n200, nrpc = 0, 0
+	local n200, nrpc, first = 0, 0, ""
 	for _, t in ipairs(threads) do
 		n200 = n200 + t:get("non200")
 		nrpc = nrpc + t:get("rpc_errors")
+		if first == "" then first = t:get("first_bad") end
 	end
 	local e = summary.errors
 	io.write(string.format("p6wrk requests=%d duration_us=%d p50_us=%d p99_us=%d max_us=%d non200=%d rpc_errors=%d connect=%d read=%d write=%d timeout=%d\n",
 		summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
 		n200, nrpc, e.connect, e.read, e.write, e.timeout))
+	if first ~= "" then
+		io.write("p6wrk-first-bad " .. first .. "\n")
+	end
 end
