@@ -74,8 +74,17 @@ func TestP6TargetRatiosAndWhyLines(t *testing.T) {
 		t.Errorf("floor why line: %s", w)
 	}
 	// 0.5× nginx allows 66.7 µs, above the floor's 50 µs.
-	if w := tg.Why[1]; !strings.Contains(w, "The 67 µs it allows is 17 µs above the fasthttp floor's 50 µs") {
+	if w := tg.Why[1]; !strings.Contains(w, "The 67 µs it allows is 17 µs above the fasthttp floor's 50 µs") || strings.Contains(w, "whole core") {
 		t.Errorf("nginx why line: %s", w)
+	}
+	// Servers short of their core: the line says the rounds are not saturation figures.
+	for _, name := range []string{p6RowRead, p6RowFloor} {
+		for i := range r.p6sat.row(name).runs {
+			r.p6sat.row(name).runs[i].serverCores = 0.55
+		}
+	}
+	if w := r.p6Target().Why[0]; !strings.Contains(w, "Neither server used its whole core ("+p6RowRead+" 55 %, "+p6RowFloor+" 55 %)") {
+		t.Errorf("busy note: %s", w)
 	}
 }
 

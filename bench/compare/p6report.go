@@ -140,21 +140,31 @@ func (s *p6Saturation) closing(p pair.Runs, ours, ref string) string {
 	case p6RowNginx:
 		msg += s.nginxNote(allowed)
 	case p6RowGoSDK:
-		msg += " go-sdk builds each answer with encoding/json and a goroutine and allocations per request on net/http; the floor ratios say how far mcpblob's own cost is from its front end's."
+		msg += " go-sdk is the reference here, not the bound: the floor ratios say how far mcpblob's own cost is from its front end's."
 	}
 	return msg
 }
 
 func wrkRPS(w wrkRun) float64 { return w.rps }
 
-// busyNote says when the server did not use its whole core, or wrk used all
-// of its own: then the figure is not the server's CPU cost alone.
-func (s *p6Saturation) busyNote(rows ...string) string {
+// busyNote says when a server did not use its whole core, or wrk used all
+// of its own: then a figure is not one saturated core's.
+func (s *p6Saturation) busyNote(ours, ref string) string {
+	cores := func(name string) float64 { return s.stat(name, func(w wrkRun) float64 { return w.serverCores }) }
+	oc, rc := cores(ours), cores(ref)
 	var msg string
-	for _, name := range rows {
-		if c := s.stat(name, func(w wrkRun) float64 { return w.serverCores }); c > 0 && c < 0.9 {
-			msg += fmt.Sprintf(" %s used %.0f %% of its core: it also waits (locks, the log writer, other processes on CPU %s), so CPU is not all of its cost.", name, 100*c, p6ServerCPU)
-		}
+	switch {
+	case oc > 0 && oc < 0.9 && rc > 0 && rc < 0.9:
+		msg = fmt.Sprintf(" Neither server used its whole core (%s %.0f %%, %s %.0f %%): other processes ran on CPU %s, so these rounds are not saturation figures; rerun on a quiet machine.", ours, 100*oc, ref, 100*rc, p6ServerCPU)
+	case oc > 0 && oc < 0.9:
+		msg = fmt.Sprintf(" %s used %.0f %% of its core while %s used %.0f %%: mcpblob also waits (a lock, the batched log writer, a timer), so CPU is not all of its cost.", ours, 100*oc, ref, 100*rc)
+	case rc > 0 && rc < 0.9:
+		msg = fmt.Sprintf(" %s used only %.0f %% of its core, so its figure understates it and the ratio flatters mcpblob.", ref, 100*rc)
+	}
+	if oc > 0 && oc < 0.9 {
+		msg += fmt.Sprintf(" mcpblob's own CPU time was %.1f µs per request.", s.stat(ours, func(w wrkRun) float64 { return w.serverUS }))
+	}
+	for _, name := range []string{ours, ref} {
 		if c := s.stat(name, func(w wrkRun) float64 { return w.wrkCores }); c > 0.9 {
 			msg += fmt.Sprintf(" wrk used %.0f %% of its CPU against %s: the load generator bounds that figure, not the server.", 100*c, name)
 		}

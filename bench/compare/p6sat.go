@@ -202,6 +202,15 @@ func parseWrk(out string) (wrkRun, error) {
 	}, nil
 }
 
+// wrkVersion is wrk's version as `wrk -v` prints it ("not installed" without it).
+func wrkVersion() string {
+	out, _ := exec.Command("wrk", "-v").CombinedOutput() // exits 1 after printing its usage
+	if f := strings.Fields(string(out)); len(f) > 1 && f[0] == "wrk" {
+		return f[1]
+	}
+	return "not installed"
+}
+
 // row is the row named name (nil when it did not run).
 func (s *p6Saturation) row(name string) *p6Row {
 	for _, r := range s.rows {

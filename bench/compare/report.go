@@ -126,7 +126,8 @@ func (r *report) fillEnv(root, weedBin string) {
 		{"github.com/emmansun/base64", modVer("github.com/emmansun/base64")},
 		{"nginx", nginxVersion()},
 		{"SeaweedFS", weed.Version(weedBin)},
-		{"github.com/tsenart/vegeta/v12 (load generator, in process)", modVer("github.com/tsenart/vegeta/v12")},
+		{"wrk (P6's load generator at saturation)", wrkVersion()},
+		{"github.com/tsenart/vegeta/v12 (P6's fixed-rate load, in process)", modVer("github.com/tsenart/vegeta/v12")},
 	}
 }
 
@@ -225,7 +226,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("Written by `make bench-compare` (bench/compare) in one run on one machine; no number here is typed by hand.\n")
 	b.WriteString("Targets are issue 15's (round 2; DESIGN.md's where it does not restate them). How to run each piece and what each number means: [README.md](README.md).\n\n")
 	if r.quick {
-		b.WriteString("> **-quick run**: one or two runs per pair, smaller P3–P5 objects, no 64 MiB read, no req/s ladder; a harness check, not a result.\n\n")
+		b.WriteString("> **-quick run**: one or two runs per pair, smaller P3–P5 objects, no 64 MiB read, P6 in 2 rounds of 3 s; a harness check, not a result.\n\n")
 	}
 	if r.budgetHit {
 		b.WriteString("> The time budget ran out: some measurements were skipped (cells with 0 runs).\n\n")
@@ -233,7 +234,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	fmt.Fprintf(&b, "- date: %s; bench-compare wall time %v\n", r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- commit: %s\n", r.commit)
 	fmt.Fprintf(&b, "- CPU steal during the run: %.1f %% (time the hypervisor gave these CPUs to other guests; every number here is slower by about that much, peers and mcpblob alike)\n", r.steal)
-	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and the vegeta load generator share these CPUs)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
+	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and load generators share these CPUs, except in P6: its servers on CPU 0, wrk on CPU 1)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
 	b.WriteString("- versions: ")
 	for i, v := range r.versions {
 		if i > 0 {
