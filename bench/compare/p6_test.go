@@ -23,8 +23,8 @@ func TestParseWrkReadsTheScriptsLine(t *testing.T) {
 	if w.requests != 20000 || w.seconds != 2 || w.p99 != 3.4 || w.p50 != 0.7 || w.non200 != 2 || w.rpcErrors != 3 || w.sockErrors != 5 {
 		t.Errorf("parsed %+v", w)
 	}
-	if w.valid() {
-		t.Error("a run with bad answers is valid")
+	if w.valid() || w.sockDetail != "connect 0, read 1, write 0, timeout 4" {
+		t.Errorf("a run with bad answers is valid, or its socket errors are %q", w.sockDetail)
 	}
 	for _, bad := range []string{"Requests/sec: 100\n", "p6wrk requests=1 duration_us=1\n", "p6wrk requests=x duration_us=1\n"} {
 		if _, err := parseWrk(bad); err == nil {

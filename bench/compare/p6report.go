@@ -109,8 +109,8 @@ func (s *p6Saturation) errors() []string {
 		}
 		for i, w := range r.runs {
 			if w.requests > 0 && !w.valid() {
-				e := fmt.Sprintf("%s round %d: %d answers not 200, %d without a JSON-RPC result, %d socket errors (connect, read, write, timeout): not a valid run, left out of the medians",
-					r.name, i+1, w.non200, w.rpcErrors, w.sockErrors)
+				e := fmt.Sprintf("%s round %d: %d answers not 200, %d without a JSON-RPC result, %d socket errors (%s; a timeout is an answer slower than %s): not a valid run, left out of the medians",
+					r.name, i+1, w.non200, w.rpcErrors, w.sockErrors, w.sockDetail, p6Timeout)
 				if w.firstBad != "" {
 					e += "; the first: " + w.firstBad
 				}

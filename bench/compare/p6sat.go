@@ -77,6 +77,7 @@ type wrkRun struct {
 	non200      int64   // answers with another status
 	rpcErrors   int64   // 200 answers without a JSON-RPC result
 	sockErrors  int64   // connect, read, write errors and timeouts
+	sockDetail  string  // "connect N, read N, write N, timeout N"
 	serverCores float64 // the server's CPU time ÷ the run's time
 	serverUS    float64 // the server's CPU µs per request
 	wrkCores    float64 // wrk's CPU time ÷ the run's time
@@ -199,6 +200,7 @@ func parseWrk(out string) (wrkRun, error) {
 		p50: float64(f["p50_us"]) / 1e3, p99: float64(f["p99_us"]) / 1e3, max: float64(f["max_us"]) / 1e3,
 		non200: f["non200"], rpcErrors: f["rpc_errors"],
 		sockErrors: f["connect"] + f["read"] + f["write"] + f["timeout"], firstBad: firstBad,
+		sockDetail: fmt.Sprintf("connect %d, read %d, write %d, timeout %d", f["connect"], f["read"], f["write"], f["timeout"]),
 	}, nil
 }
 

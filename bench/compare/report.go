@@ -224,7 +224,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	var b strings.Builder
 	b.WriteString("# mcpblob benchmark results\n\n")
 	b.WriteString("Written by `make bench-compare` (bench/compare) in one run on one machine; no number here is typed by hand.\n")
-	b.WriteString("Targets are issue 15's (round 2; DESIGN.md's where it does not restate them). How to run each piece and what each number means: [README.md](README.md).\n\n")
+	b.WriteString("Targets are issue 15's (round 2; DESIGN.md's where it does not restate them), P6's at saturation issue 29's. How to run each piece and what each number means: [README.md](README.md).\n\n")
 	if r.quick {
 		b.WriteString("> **-quick run**: one or two runs per pair, smaller P3–P5 objects, no 64 MiB read, P6 in 2 rounds of 3 s; a harness check, not a result.\n\n")
 	}

@@ -187,7 +187,7 @@ worker_processes 1;
 user root;
 error_log %[1]s/logs/error.log warn;
 pid %[1]s/nginx.pid;
-events { worker_connections 256; }
+events { worker_connections 1024; }
 http {
   access_log off;
   sendfile on;
