@@ -279,7 +279,8 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 func (s *p6Saturation) chart() string {
 	var bars []bar
 	for _, r := range s.rows {
-		b := bar{label: r.name, value: s.stat(r.name, wrkRPS), mark: strings.HasPrefix(r.name, "mcpblob")}
+		label := strings.ReplaceAll(r.name, "resources/read", "read") // the chart's label column is narrow
+		b := bar{label: label, value: s.stat(r.name, wrkRPS), mark: strings.HasPrefix(r.name, "mcpblob")}
 		if b.value == 0 {
 			b.text = "no valid round"
 		}
