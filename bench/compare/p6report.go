@@ -207,6 +207,7 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 		fmt.Fprintf(b, "At saturation: every server pinned to CPU %s (`taskset`; the Go servers with GOMAXPROCS=1, nginx with one worker), `wrk -t1 -c%d` (Debian's) pinned to CPU %s, %d rounds of %d s with the rows taking turns (each round starting one row further along), after a %d s warm-up per row. wrk's Lua script (bench/compare/wrk/p6.lua) sends the MCP POST with the session the harness opened, the protocol-version header and a fresh JSON-RPC id per request, and counts every answer that is not 200 or carries no JSON-RPC result; a round with any such answer, or a socket error, is not valid and is left out. Figures are the median round (min–max). *Per request* is 1 s ÷ req/s: the server's core time per request when it is saturated; *server CPU* is its user + system time over the run (/proc/PID/stat) in cores, to show it was.\n\n",
 			p6ServerCPU, p6Conns, p6LoadCPU, s.rounds, s.seconds, p6WarmSeconds)
 		s.renderTable(b)
+		fmt.Fprintf(b, "\nCPU steal during the rounds: %.1f %%.\n", s.steal)
 		for _, k := range s.skipped {
 			fmt.Fprintf(b, "\nNot measured: %s\n", k)
 		}
