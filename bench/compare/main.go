@@ -12,7 +12,7 @@
 // runs, so the report gives each ratio's min, median and max; plus bounds
 // (RSS growth, p99, errors). One renderer writes them all (render.go): the
 // targets table, a chart per target and the miss lines, which each
-// workload computes from its figures (targets.go, p3.go). P1 is the codec
+// workload computes from its figures (targets.go, p3.go, p6report.go). P1 is the codec
 // (internal/codecbench), P2 resources/read at 4 KiB to 256 MiB, P3
 // resources/stream against nginx with the page-cache residency of both
 // copies (p3.go, residency.go), P4 and P5 uploads (later.go), P6 small
