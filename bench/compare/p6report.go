@@ -147,27 +147,27 @@ func (s *p6Saturation) closing(p pair.Runs, ours, ref string) string {
 
 func wrkRPS(w wrkRun) float64 { return w.rps }
 
-// busyNote says when a server did not use its whole core, or wrk used all
-// of its own: then a figure is not one saturated core's.
+// busyNote says, from the server CPU's counters, when a round was not one
+// saturated core: the CPU idle (the server waited), or other processes on
+// it; and when wrk used all of its own CPU.
 func (s *p6Saturation) busyNote(ours, ref string) string {
-	cores := func(name string) float64 { return s.stat(name, func(w wrkRun) float64 { return w.serverCores }) }
-	oc, rc := cores(ours), cores(ref)
 	var msg string
-	switch {
-	case oc > 0 && oc < 0.9 && rc > 0 && rc < 0.9:
-		msg = fmt.Sprintf(" Neither server used its whole core (%s %.0f %%, %s %.0f %%): other processes ran on CPU %s, so these rounds are not saturation figures; rerun on a quiet machine.", ours, 100*oc, ref, 100*rc, p6ServerCPU)
-	case oc > 0 && oc < 0.9:
-		msg = fmt.Sprintf(" %s used %.0f %% of its core while %s used %.0f %%: mcpblob also waits (a lock, the batched log writer, a timer), so CPU is not all of its cost.", ours, 100*oc, ref, 100*rc)
-	case rc > 0 && rc < 0.9:
-		msg = fmt.Sprintf(" %s used only %.0f %% of its core, so its figure understates it and the ratio flatters mcpblob.", ref, 100*rc)
-	}
-	if oc > 0 && oc < 0.9 {
-		msg += fmt.Sprintf(" mcpblob's own CPU time was %.1f µs per request.", s.stat(ours, func(w wrkRun) float64 { return w.serverUS }))
-	}
 	for _, name := range []string{ours, ref} {
+		busy := s.stat(name, func(w wrkRun) float64 { return w.coreBusy })
+		own := s.stat(name, func(w wrkRun) float64 { return w.serverCores })
+		irq := s.stat(name, func(w wrkRun) float64 { return w.coreIRQ })
+		switch {
+		case busy > 0 && busy < 0.9:
+			msg += fmt.Sprintf(" CPU %s was idle %.0f %% of the time under %s: the server waited rather than computed, so its req/s is below one core's.", p6ServerCPU, 100*(1-busy), name)
+		case busy-own-irq > 0.1:
+			msg += fmt.Sprintf(" Other processes took %.0f %% of CPU %s under %s (the server %.0f %%, interrupts %.0f %%): rerun on a quiet machine.", 100*(busy-own-irq), p6ServerCPU, name, 100*own, 100*irq)
+		}
 		if c := s.stat(name, func(w wrkRun) float64 { return w.wrkCores }); c > 0.9 {
 			msg += fmt.Sprintf(" wrk used %.0f %% of its CPU against %s: the load generator bounds that figure, not the server.", 100*c, name)
 		}
+	}
+	if strings.Contains(msg, "Other processes") {
+		msg += fmt.Sprintf(" mcpblob's own CPU time was %.1f µs per request.", s.stat(ours, func(w wrkRun) float64 { return w.serverUS }))
 	}
 	if s.steal > 5 {
 		msg += fmt.Sprintf(" The hypervisor stole %.1f %% of CPU time during the rounds.", s.steal)
@@ -204,8 +204,8 @@ func (s *p6Saturation) p99Why(row string, p99 float64) string {
 // CPU per request as information.
 func (r *report) renderDetailP6(b *strings.Builder) {
 	if s := r.p6sat; s != nil {
-		fmt.Fprintf(b, "At saturation: every server pinned to CPU %s (`taskset`; the Go servers with GOMAXPROCS=1, nginx with one worker), `wrk -t1 -c%d` (Debian's) pinned to CPU %s, %d rounds of %d s with the rows taking turns (each round starting one row further along), after a %d s warm-up per row. wrk's Lua script (bench/compare/wrk/p6.lua) sends the MCP POST with the session the harness opened, the protocol-version header and a fresh JSON-RPC id per request, and counts every answer that is not 200 or carries no JSON-RPC result; a round with any such answer, or a socket error, is not valid and is left out. Figures are the median round (min–max). *Per request* is 1 s ÷ req/s: the server's core time per request when it is saturated; *server CPU* is its user + system time over the run (/proc/PID/stat) in cores, to show it was.\n\n",
-			p6ServerCPU, p6Conns, p6LoadCPU, s.rounds, s.seconds, p6WarmSeconds)
+		fmt.Fprintf(b, "At saturation: every server pinned to CPU %s (`taskset`; the Go servers with GOMAXPROCS=1, nginx with one worker), `wrk -t1 -c%d` (Debian's) pinned to CPU %s, %d rounds of %d s with the rows taking turns (each round starting one row further along), after a %d s warm-up per row. wrk's Lua script (bench/compare/wrk/p6.lua) sends the MCP POST with the session the harness opened, the protocol-version header and a fresh JSON-RPC id per request, and counts every answer that is not 200 or carries no JSON-RPC result; a round with any such answer, or a socket error, is not valid and is left out. Figures are the median round (min–max). *Per request* is 1 s ÷ req/s: the server's core time per request when it is saturated. *CPU %s busy* shows whether it was (/proc/stat, median round): the share of the run the CPU worked, then the server's own user + system time (/proc/PID/stat) and the interrupt time (irq + softirq: the kernel's loopback TCP receive work, which this kernel charges to no process); the rest is other processes. wrk's own CPU time is beside it (near 1 core the load generator bounds the figure).\n\n",
+			p6ServerCPU, p6Conns, p6LoadCPU, s.rounds, s.seconds, p6WarmSeconds, p6ServerCPU)
 		s.renderTable(b)
 		fmt.Fprintf(b, "\nCPU steal during the rounds: %.1f %%.\n", s.steal)
 		for _, k := range s.skipped {
@@ -218,7 +218,7 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 
 // renderTable is the saturation table, a row per server and request.
 func (s *p6Saturation) renderTable(b *strings.Builder) {
-	b.WriteString("| server | request | req/s (median, min–max) | per request | p99 (median, min–max) | server CPU | wrk CPU | valid rounds | answers not 200 / no result / socket errors |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(b, "| server | request | req/s (median, min–max) | per request | p99 (median, min–max) | CPU %s busy: server, interrupts | wrk CPU | valid rounds | answers not 200 / no result / socket errors |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n", p6ServerCPU)
 	for _, r := range s.rows {
 		var rps, p99 []float64
 		var bad [3]int64
@@ -233,9 +233,11 @@ func (s *p6Saturation) renderTable(b *strings.Builder) {
 			per = fmt.Sprintf("%.1f µs", 1e6/m)
 		}
 		txt := p6RowText[r.name]
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.2f cores | %.2f cores | %d of %d | %d / %d / %d |\n",
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.0f %%: %.0f %%, %.0f %% | %.2f cores | %d of %d | %d / %d / %d |\n",
 			txt[0], txt[1], spread(rps, "%.0f"), per, spread(p99, "%.2f ms"),
-			s.stat(r.name, func(w wrkRun) float64 { return w.serverCores }),
+			100*s.stat(r.name, func(w wrkRun) float64 { return w.coreBusy }),
+			100*s.stat(r.name, func(w wrkRun) float64 { return w.serverCores }),
+			100*s.stat(r.name, func(w wrkRun) float64 { return w.coreIRQ }),
 			s.stat(r.name, func(w wrkRun) float64 { return w.wrkCores }),
 			len(rps), len(r.runs), bad[0], bad[1], bad[2])
 	}

@@ -21,8 +21,9 @@ import (
 // one core serves, while wrk runs on p6LoadCPU. The same servers take the
 // fixed-rate runs (p6.go).
 const (
-	p6ServerCPU = "0"
-	p6LoadCPU   = "1"
+	p6ServerCore = 0
+	p6ServerCPU  = "0" // p6ServerCore, for taskset
+	p6LoadCPU    = "1"
 )
 
 // p6Rig is P6's pinned servers, their sessions and the saturation rows.

@@ -80,6 +80,8 @@ type wrkRun struct {
 	sockDetail  string  // "connect N, read N, write N, timeout N"
 	serverCores float64 // the server's CPU time ÷ the run's time
 	serverUS    float64 // the server's CPU µs per request
+	coreBusy    float64 // share of the run the server's CPU was busy, anyone's work
+	coreIRQ     float64 // of which interrupts (the kernel's TCP receive work, charged to no process)
 	wrkCores    float64 // wrk's CPU time ÷ the run's time
 	firstBad    string  // the first bad answer's status and body head
 }
@@ -126,8 +128,8 @@ func p6Saturate(ctx context.Context, cfg *config, g *p6Rig) *p6Saturation {
 				row.errs = append(row.errs, fmt.Sprintf("round %d: %s", r+1, err))
 			}
 			row.runs = append(row.runs, w)
-			logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, server %.2f cores (%.1f µs/request), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
-				row.name, r+1, w.rps, w.p99, w.serverCores, w.serverUS, w.wrkCores, w.non200, w.rpcErrors, w.sockErrors)
+			logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, CPU %s busy %.2f (server %.2f, %.1f µs/request; interrupts %.2f), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
+				row.name, r+1, w.rps, w.p99, p6ServerCPU, w.coreBusy, w.serverCores, w.serverUS, w.coreIRQ, w.wrkCores, w.non200, w.rpcErrors, w.sockErrors)
 		}
 	}
 	s.steal = sysinfo.StealSince(cpu0)
@@ -144,8 +146,10 @@ func runWrk(ctx context.Context, script string, row *p6Row, seconds int) (wrkRun
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	pid := row.system.pid()
 	cpu0, cerr0 := sysinfo.ProcCPU(pid)
+	core0 := sysinfo.ReadCoreTimes(p6ServerCore)
 	err := cmd.Run()
 	cpu1, cerr1 := sysinfo.ProcCPU(pid)
+	core1 := sysinfo.ReadCoreTimes(p6ServerCore)
 	if err != nil {
 		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, trunc(errOut.String()+out.String(), 200))
 	}
@@ -155,6 +159,10 @@ func runWrk(ctx context.Context, script string, row *p6Row, seconds int) (wrkRun
 	}
 	w.rps = float64(w.requests) / w.seconds
 	w.wrkCores = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() / w.seconds
+	if ticks := core1.Total() - core0.Total(); ticks > 0 {
+		w.coreBusy = float64(core1.Busy-core0.Busy) / float64(ticks)
+		w.coreIRQ = float64(core1.IRQ-core0.IRQ) / float64(ticks)
+	}
 	if cerr0 == nil && cerr1 == nil && w.requests > 0 {
 		w.serverCores = (cpu1 - cpu0).Seconds() / w.seconds
 		w.serverUS = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(w.requests)
