@@ -150,8 +150,13 @@ func ReadCoreTimes(n int) CoreTimes {
 	if err != nil {
 		return CoreTimes{}
 	}
+	return parseCoreTimes(string(data), n)
+}
+
+// parseCoreTimes reads the "cpuN" line of a /proc/stat text.
+func parseCoreTimes(stat string, n int) CoreTimes {
 	prefix := "cpu" + strconv.Itoa(n) + " "
-	for line := range strings.Lines(string(data)) {
+	for line := range strings.Lines(stat) {
 		if !strings.HasPrefix(line, prefix) {
 			continue
 		}
