@@ -136,10 +136,12 @@ bench-smallreq:
 
 ## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
 ## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP) over ≥ 3 runs, each with
-## ratio min/median/max, verdict, chart and generated miss lines; P6 is server CPU per request at
-## 1,800 req/s (vegeta) against nginx and go-sdk. Rewrites bench/RESULTS.md and bench/charts/*.svg
-## (P1–P6 ≤ ~13 min on 2 cores). QUICK=1: one or two runs per pair, small objects (~2 min): a
-## harness check, not a result.
+## ratio min/median/max, verdict, chart and generated miss lines. P6 is small requests at
+## saturation: each server pinned to CPU 0 (Go servers GOMAXPROCS=1, nginx one worker), wrk -t1 -c16
+## (Debian's, from tools-apt) pinned to CPU 1, 3 interleaved rounds of 8 s, req/s and p99 of mcpblob
+## against the fasthttp floor, nginx and go-sdk; CPU per request at 1,800 req/s (vegeta) beside it
+## as information. Rewrites bench/RESULTS.md and bench/charts/*.svg (P1–P6 ≤ ~13 min on 2 cores).
+## QUICK=1: one or two runs per pair, small objects (~3 min): a harness check, not a result.
 bench-compare: $(TOOLBIN)/weed tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed $(if $(filter 1,$(QUICK)),-quick)
 
@@ -210,9 +212,11 @@ tools-apt-test:
 	fi
 
 # tools-apt: nginx for the peer benchmarks' sendfile ceiling (also in tools-apt-test,
-# which make test installs); skipped when nginx is on PATH.
+# which make test installs) and wrk, P6's load generator at saturation; each skipped
+# when it is on PATH.
 tools-apt:
 	@command -v nginx >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nginx-light; }
+	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 
 # weed: SeaweedFS (Apache-2.0), the S3 of the tests (storage/storagetest/s3test). Its go.mod has
 # a replace directive, which `go install module@version` refuses, so the pinned module is

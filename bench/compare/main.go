@@ -12,12 +12,14 @@
 // runs, so the report gives each ratio's min, median and max; plus bounds
 // (RSS growth, p99, errors). One renderer writes them all (render.go): the
 // targets table, a chart per target and the miss lines, which each
-// workload computes from its figures (targets.go, p3.go). P1 is the codec
+// workload computes from its figures (targets.go, p3.go, p6report.go). P1 is the codec
 // (internal/codecbench), P2 resources/read at 4 KiB to 256 MiB, P3
 // resources/stream against nginx with the page-cache residency of both
-// copies (p3.go, residency.go), P4 and P5 uploads (later.go), P6 server CPU
-// per request at a fixed rate against nginx and go-sdk (p6.go). P3–P5 run
-// only once the server has the feature (probed at start).
+// copies (p3.go, residency.go), P4 and P5 uploads (later.go), P6 small
+// requests at saturation under wrk, each server pinned to one CPU, against
+// the fasthttp floor, nginx and go-sdk, with CPU per request at a fixed rate
+// as information (p6.go, p6rig.go, p6sat.go, p6report.go). P3–P5 run only
+// once the server has the feature (probed at start).
 //
 // Throughput is raw blob bytes per second (10^6 B/s; MCP systems move 4/3
 // as many bytes on the wire, as base64). Peak RSS is the serving process's
@@ -88,9 +90,9 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
-	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip the P6 comparison (vegeta load)")
+	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip P6 (wrk at saturation, vegeta at a fixed rate)")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
-	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P9) and write only it")
+	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6 or P9) and write only it")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
 	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
 	if err := fs.Parse(args); err != nil {
@@ -189,16 +191,13 @@ func run(ctx context.Context, args []string) error {
 	// P2: resources/read, all systems in alternation.
 	p2(ctx, &cfg, systems, sizes, rep, start)
 
-	// P6: CPU per request at a fixed rate, mcpblob, go-sdk and nginx.
-	p6ok := false
+	// P6: small requests at saturation (wrk), and CPU per request at a fixed
+	// rate as information, on P6's own servers pinned to one CPU.
 	if !cfg.skipP6 {
 		if time.Since(start) > cfg.budget {
 			rep.budgetHit = true
 		} else {
-			p6ok = true
-			p6sys, stopFloor := p6Systems(systems, bins["fasthttpfile"], files, rep)
-			rep.p6fixed = p6Fixed(ctx, &cfg, p6sys)
-			stopFloor()
+			runP6(ctx, &cfg, work, bins, rep)
 		}
 	}
 
@@ -220,11 +219,6 @@ func run(ctx context.Context, args []string) error {
 	// gigabytes of writes leave the disk busy with writeback for a while.
 	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
-	// The req/s ladder, information only, when the budget leaves room.
-	if p6ok && !cfg.quick && time.Since(start)+p6LadderTime < cfg.budget {
-		rep.p6 = p6Ladder(ctx, &cfg, systems, start.Add(cfg.budget))
-	}
-
 	// P8–P10 (p8.go, p9.go, p10.go) under their own budget, since P10's
 	// seeding alone takes minutes; the report renders every target the same way.
 	scale := cfg
@@ -242,6 +236,32 @@ func run(ctx context.Context, args []string) error {
 	}
 	logf("done in %v", rep.elapsed.Round(time.Second))
 	return nil
+}
+
+// runOnly runs one target alone (-only) and writes the report with it: P6
+// on its own pinned servers, or P9 on its own SeaweedFS and mcpblob.
+func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
+	switch cfg.only {
+	case "P6":
+		runP6(ctx, cfg, work, bins, rep)
+	case "P9":
+		t := newP9Target()
+		rig, err := startS3Rig(ctx, bins, work)
+		if err != nil {
+			return err
+		}
+		timeTarget(t, func() { runP9(ctx, cfg, rig, t, start) })
+		rig.stop()
+		rep.targets = append(rep.targets, t)
+	default:
+		return fmt.Errorf("-only %q: only P6 and P9 run alone", cfg.only)
+	}
+	rep.elapsed = time.Since(start)
+	rep.steal = sysinfo.StealSince(rep.cpuStart)
+	if err := rep.write(cfg.out, true); err != nil {
+		return err
+	}
+	return rep.writeCharts(cfg.charts)
 }
 
 // startSystems starts mcpblob, the peers, nginx and the raw TCP ceiling.
@@ -278,7 +298,7 @@ func startSystems(ctx context.Context, work string, bins map[string]string, data
 	if err != nil {
 		return nil, feat, err
 	}
-	if ng, err := startNginx(work, files, addr); err != nil {
+	if ng, err := startNginx(filepath.Join(work, "nginx"), files, addr); err != nil {
 		rep.nginxErr = err.Error()
 		logf("nginx: %v", err)
 	} else {

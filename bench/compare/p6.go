@@ -9,9 +9,30 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/load"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
 	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 )
+
+// P6 runs on its own servers, pinned (p6rig.go): first at saturation under
+// wrk (p6sat.go, the verdict), then at a fixed rate under vegeta, whose CPU
+// per request is information beside it.
+
+// runP6 starts P6's pinned servers, measures them and stops them.
+func runP6(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report) {
+	if why := p6Missing(sysinfo.Cores()); why != "" {
+		rep.p6Err = why
+		logf("P6: %s", why)
+		return
+	}
+	g, err := startP6Rig(ctx, work, bins)
+	if err != nil {
+		rep.p6Err = trunc(err.Error(), 300)
+		logf("P6: %v", err)
+		return
+	}
+	defer g.stop()
+	rep.p6sat = p6Saturate(ctx, cfg, g)
+	rep.p6fixed = p6Fixed(ctx, cfg, g.systems)
+}
 
 // p6step is one constant-arrival-rate run of the mixed load (or of the
 // static GETs, for the plain file servers).
@@ -26,28 +47,7 @@ type p6step struct {
 	gencpu   float64 // µs of the load generator's (this process's) CPU time per request
 	ok       bool
 	why      string
-	trials   int // runs at this rate
-	passes   int // of which passed
 }
-
-// p6Result is the highest rate one system sustained with p99 < 10 ms and no errors.
-type p6Result struct {
-	system string
-	best   *p6step
-	steps  []p6step
-	err    string
-}
-
-const (
-	p6P99       = 10.0 // ms, P6's p99 bound
-	p6Duration  = 5    // seconds per ladder run
-	p6MinTarget = 800
-	p6MaxTarget = 12800
-	p6Bisect    = 2 // bisection steps after the doubling ladder
-	// p6LadderTime is about what the ladder takes (two systems, ~6 steps
-	// each of a 5 s run): it runs only when that is left.
-	p6LadderTime = 2 * time.Minute
-)
 
 // p6Scenario is the P6 load for s (bench/internal/load): the mixed MCP
 // load, or GETs of the same 4 KiB file for nginx and the floor.
@@ -108,8 +108,8 @@ func p6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag
 	return st, nil
 }
 
-// p6FixedRate is P6's counted measurement: each system at the same fixed
-// rate, runs alternating between the systems.
+// p6FixedRate is P6's information beside the saturation verdict: each
+// system at the same fixed rate, runs alternating between the systems.
 type p6FixedRate struct {
 	rate, seconds int
 	systems       []string
@@ -118,7 +118,7 @@ type p6FixedRate struct {
 }
 
 const (
-	p6Rate         = 1800 // req/s, inside the 1,500–2,000 the target was set for
+	p6Rate         = 1800 // req/s, the fixed rate of P6's information run (docs/design.md)
 	p6FixedSeconds = 8
 	p6FixedRuns    = 3
 )
@@ -126,28 +126,6 @@ const (
 // p6Floor is the name of P6's front-end floor: bench/peers/fasthttpfile,
 // a bare fasthttp server reading the same file per request.
 const p6Floor = "fasthttp floor"
-
-// p6Systems is what P6 measures: mcpblob, go-sdk, nginx and the fasthttp
-// floor, started here (from bin, serving files) because no other target
-// uses it; stop stops it. Without it P6 still runs, and the report says
-// why the floor is missing.
-func p6Systems(systems []*system, bin, files string, rep *report) (list []*system, stop func()) {
-	for _, s := range systems {
-		if s.name == "mcpblob" || s.name == "go-sdk" || s.name == "nginx" {
-			list = append(list, s)
-		}
-	}
-	addr, err := proc.FreeAddr()
-	if err == nil {
-		var p *proc.Proc
-		if p, err = proc.Start("fasthttpfile", "http://"+addr+"/readyz", bin, []string{"-dir", files, "-listen", addr}); err == nil {
-			return append(list, &system{name: p6Floor, note: "bench/peers/fasthttpfile: fasthttp alone, reading the file per request (P6 only)", proc: p, base: "http://" + addr, plain: true}), p.Stop
-		}
-	}
-	rep.p6FloorErr = err.Error()
-	logf("P6 floor: %v", err)
-	return list, func() {}
-}
 
 // p6Fixed runs the P6 systems at p6Rate in turns (each round
 // starting one system further along) and records every run.
@@ -185,69 +163,4 @@ func (f *p6FixedRate) cpuRuns(name string) []float64 {
 		out = append(out, st.cpu)
 	}
 	return out
-}
-
-// p6Ladder climbs a doubling ladder of arrival rates (then bisects the
-// bracket) for mcpblob and go-sdk in alternation, one run per step: the
-// highest rate each sustains with p99 < 10 ms on these shared cores, as
-// information beside the fixed-rate CPU figures.
-func p6Ladder(ctx context.Context, cfg *config, systems []*system, deadline time.Time) []*p6Result {
-	var targets []*system
-	for _, s := range systems {
-		if s.name == "mcpblob" || s.name == "go-sdk" {
-			targets = append(targets, s)
-		}
-	}
-	res := make([]*p6Result, len(targets))
-	for i, s := range targets {
-		res[i] = &p6Result{system: s.name}
-	}
-	step := func(i, rate int) {
-		st, err := p6Trial(ctx, cfg, targets[i], rate, p6Duration, "ladder")
-		if err != nil {
-			res[i].err = err.Error()
-			return
-		}
-		st.trials, st.passes = 1, 0
-		if st.ok {
-			st.passes = 1
-		}
-		res[i].steps = append(res[i].steps, st)
-		if st.ok && (res[i].best == nil || st.target > res[i].best.target) {
-			cp := st
-			res[i].best = &cp
-		}
-	}
-	logf("P6 req/s ladder (information)")
-	lo, hi := make([]int, len(targets)), make([]int, len(targets))
-	over := func(i int) bool { return res[i].err != "" || ctx.Err() != nil || time.Now().After(deadline) }
-	last := func(i int) bool { n := len(res[i].steps); return n > 0 && res[i].steps[n-1].ok }
-	for rate := p6MinTarget; rate <= p6MaxTarget; rate *= 2 {
-		for i := range targets {
-			if hi[i] != 0 || over(i) {
-				continue
-			}
-			step(i, rate)
-			if last(i) {
-				lo[i] = rate
-			} else {
-				hi[i] = rate
-			}
-		}
-	}
-	for range p6Bisect {
-		for i := range targets {
-			if hi[i] == 0 || lo[i] == 0 || over(i) || hi[i]-lo[i] <= lo[i]/8 {
-				continue
-			}
-			mid := (lo[i] + hi[i]) / 2 / 50 * 50
-			step(i, mid)
-			if last(i) {
-				lo[i] = mid
-			} else {
-				hi[i] = mid
-			}
-		}
-	}
-	return res
 }

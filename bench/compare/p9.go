@@ -28,7 +28,6 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
 	"github.com/mcpblob/mcpblob/bench/internal/weed"
 )
 
@@ -67,28 +66,6 @@ func (r *s3Rig) stop() {
 // newP9Target is P9 before it runs (runP9 puts the size in its title).
 func newP9Target() *pair.Target {
 	return &pair.Target{ID: "P9", Title: "the S3 path, 1 GiB", Goal: "uploads ≥ 0.8× SeaweedFS's own PUT, each byte written once; reads ≥ 0.8× SeaweedFS presigned GET; RSS growth ≤ 64 MiB"}
-}
-
-// runOnly runs one target alone (-only) and writes the report with it:
-// P9, on its own SeaweedFS and mcpblob.
-func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
-	if cfg.only != "P9" {
-		return fmt.Errorf("-only %q: only P9 runs alone", cfg.only)
-	}
-	t := newP9Target()
-	rig, err := startS3Rig(ctx, bins, work)
-	if err != nil {
-		return err
-	}
-	timeTarget(t, func() { runP9(ctx, cfg, rig, t, start) })
-	rig.stop()
-	rep.targets = append(rep.targets, t)
-	rep.elapsed = time.Since(start)
-	rep.steal = sysinfo.StealSince(rep.cpuStart)
-	if err := rep.write(cfg.out, true); err != nil {
-		return err
-	}
-	return rep.writeCharts(cfg.charts)
 }
 
 // p9Op is one timed operation moving size bytes.

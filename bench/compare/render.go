@@ -158,7 +158,7 @@ func renderTargets(b *strings.Builder, ts []*pair.Target) {
 	for _, t := range ts {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", t.ID, t.Title, t.Goal, measuredText(t), verdictOf(t))
 	}
-	b.WriteString("\nRatios are mcpblob ÷ reference measured side by side in the same run (for CPU per request, reference ÷ mcpblob, so bigger is better either way); ✗ marks the figure that misses. Targets not met: why, and what would close them (generated from the figures).\n\n")
+	b.WriteString("\nRatios are mcpblob ÷ reference measured side by side in the same run (a pair marked Lower, where smaller figures are better, is turned around to reference ÷ mcpblob, so bigger is better either way; a target written ≤ bounds the ratio from above); ✗ marks the figure that misses. Targets not met: why, and what would close them (generated from the figures).\n\n")
 	n := 0
 	for _, t := range ts {
 		for _, w := range missLines(t) {

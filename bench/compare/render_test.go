@@ -62,27 +62,3 @@ func TestSortTargetsByNumber(t *testing.T) {
 		t.Fatalf("order %s", got)
 	}
 }
-
-func TestP6FloorLineSaysWhetherTheFrontEndAloneFits(t *testing.T) {
-	r := &report{p6fixed: &p6FixedRate{rate: p6Rate, seconds: 8, systems: []string{"mcpblob", "nginx", p6Floor}, runs: map[string][]p6step{
-		"mcpblob": {{cpu: 100, achieved: p6Rate, count: 1}},
-		"nginx":   {{cpu: 25, achieved: p6Rate, count: 1}},
-		p6Floor:   {{cpu: 60, achieved: 10, dropped: 5000, count: 1}},
-	}}}
-	if got := r.p6FloorLine(100, 50); !strings.Contains(got, "costs 60 µs") || !strings.Contains(got, "is 40 µs") || !strings.Contains(got, "already above the 50 µs") {
-		t.Errorf("floor above the allowance: %s", got)
-	}
-	if got := r.p6FloorLine(100, 80); !strings.Contains(got, "leaves 20 µs") || !strings.Contains(got, "by 20 µs") {
-		t.Errorf("floor below the allowance: %s", got)
-	}
-	for _, e := range r.p6Target().Errors {
-		if strings.Contains(e, p6Floor) {
-			t.Errorf("the floor's own rate set an error on P6: %s", e)
-		}
-	}
-	r.p6fixed.runs[p6Floor] = nil
-	r.p6FloorErr = "no binary"
-	if got := r.p6FloorLine(100, 50); !strings.Contains(got, "not measured: no binary") {
-		t.Errorf("missing floor: %s", got)
-	}
-}

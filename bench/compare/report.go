@@ -74,7 +74,6 @@ type report struct {
 	features    probe.Features
 	systems     []*system
 	nginxErr    string
-	p6FloorErr  string
 	s3Err       string
 	integrity   []string
 	integrityOK []string
@@ -82,8 +81,8 @@ type report struct {
 	later       []*laterResult
 	p3          *p3Result
 	codec       *codecbench.Results
-	p6          []*p6Result // the req/s ladder, information
-	p6fixed     *p6FixedRate
+	p6sat       *p6Saturation // the verdict
+	p6fixed     *p6FixedRate  // information
 	p6Err       string
 	// targets are outcomes other workloads add (P8–P10); they are
 	// rendered with P1–P7 by the same generic code.
@@ -127,7 +126,8 @@ func (r *report) fillEnv(root, weedBin string) {
 		{"github.com/emmansun/base64", modVer("github.com/emmansun/base64")},
 		{"nginx", nginxVersion()},
 		{"SeaweedFS", weed.Version(weedBin)},
-		{"github.com/tsenart/vegeta/v12 (load generator, in process)", modVer("github.com/tsenart/vegeta/v12")},
+		{"wrk (P6's load generator at saturation)", wrkVersion()},
+		{"github.com/tsenart/vegeta/v12 (P6's fixed-rate load, in process)", modVer("github.com/tsenart/vegeta/v12")},
 	}
 }
 
@@ -226,7 +226,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("Written by `make bench-compare` (bench/compare) in one run on one machine; no number here is typed by hand.\n")
 	b.WriteString("Targets are those of [docs/design.md](../docs/design.md#performance-targets). How to run each piece and what each number means: [README.md](README.md).\n\n")
 	if r.quick {
-		b.WriteString("> **-quick run**: one or two runs per pair, smaller P3–P5 objects, no 64 MiB read, no req/s ladder; a harness check, not a result.\n\n")
+		b.WriteString("> **-quick run**: one or two runs per pair, smaller P3–P5 objects, no 64 MiB read, P6 in 2 rounds of 3 s; a harness check, not a result.\n\n")
 	}
 	if r.budgetHit {
 		b.WriteString("> The time budget ran out: some measurements were skipped (cells with 0 runs).\n\n")
@@ -234,7 +234,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	fmt.Fprintf(&b, "- date: %s; bench-compare wall time %v\n", r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "- commit: %s\n", r.commit)
 	fmt.Fprintf(&b, "- CPU steal during the run: %.1f %% (time the hypervisor gave these CPUs to other guests; every number here is slower by about that much, peers and mcpblob alike)\n", r.steal)
-	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and the vegeta load generator share these CPUs)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
+	fmt.Fprintf(&b, "- machine: %s, %d logical CPUs, %.0f GiB RAM, %s (servers, clients and load generators share these CPUs, except in P6: its servers on CPU 0, wrk on CPU 1)\n", r.cpu, r.cores, float64(r.mem)/(1<<30), r.kernel)
 	b.WriteString("- versions: ")
 	for i, v := range r.versions {
 		if i > 0 {
@@ -378,19 +378,8 @@ func (r *report) writeCharts(dir string) error {
 			}
 		}
 	}
-	if len(r.p6) > 0 {
-		var bars []bar
-		for _, p := range r.p6 {
-			b := bar{label: p.system, mark: p.system == "mcpblob"}
-			if p.best != nil {
-				b.value = float64(p.best.target)
-				b.text = fmt.Sprintf("%d req/s", p.best.target)
-			} else {
-				b.text = "none passed"
-			}
-			bars = append(bars, b)
-		}
-		if err := writeChart(dir, "p6-mixed.svg", barChart(fmt.Sprintf("P6 mixed small requests: highest rate with p99 < %.0f ms, 0 errors", p6P99), "req/s", bars)); err != nil {
+	if r.p6sat != nil {
+		if err := writeChart(dir, "p6-saturation.svg", r.p6sat.chart()); err != nil {
 			return err
 		}
 	}

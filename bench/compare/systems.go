@@ -165,9 +165,10 @@ func (t *rawTCP) fetch(size int64, buf []byte, t0 time.Time) (int64, time.Durati
 
 func (t *rawTCP) close() { t.conn.Close(); t.ln.Close() }
 
-// startNginx serves dir with sendfile on addr: one process (master_process
-// off), so its memory is the serving process's.
-func startNginx(work, dir, addr string) (*proc.Proc, error) {
+// startNginx serves dir with sendfile on addr from the folder prefix: one
+// process (master_process off), so its memory is the serving process's.
+// pin, when given, is a command nginx runs under (taskset -c 0).
+func startNginx(prefix, dir, addr string, pin ...string) (*proc.Proc, error) {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx"} {
@@ -179,7 +180,6 @@ func startNginx(work, dir, addr string) (*proc.Proc, error) {
 			return nil, fmt.Errorf("nginx not installed (make tools-apt)")
 		}
 	}
-	prefix := filepath.Join(work, "nginx")
 	os.MkdirAll(filepath.Join(prefix, "logs"), 0o755)
 	conf := fmt.Sprintf(`daemon off;
 master_process off;
@@ -187,7 +187,7 @@ worker_processes 1;
 user root;
 error_log %[1]s/logs/error.log warn;
 pid %[1]s/nginx.pid;
-events { worker_connections 256; }
+events { worker_connections 1024; }
 http {
   access_log off;
   sendfile on;
@@ -211,7 +211,8 @@ http {
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
-	return proc.Start("nginx", "http://"+addr+"/readyz", bin, []string{"-p", prefix, "-c", confPath})
+	cmd := append(append([]string{}, pin...), bin, "-p", prefix, "-c", confPath)
+	return proc.Start("nginx", "http://"+addr+"/readyz", cmd[0], cmd[1:])
 }
 
 // nginxVersion is `nginx -v` without the prefix.

@@ -1,31 +1,40 @@
 #!/bin/bash
-# P6 measurement (bench/profiles/p6-*.txt): server CPU per request of the
-# mixed load (bench/loadrun -scenario mixed: vegeta at a constant arrival
-# rate, resources/read of a 4 KiB blob and tools/list in turn on one session)
-# against `mcpblob serve`, and of nginx serving the same 4 KiB file
-# (-scenario static-get), from /proc/PID/stat utime+stime deltas.
+# P6 by hand, for profiling what bench/compare measures (bench/compare/p6*.go;
+# the p6-*.txt beside this file were written by the cpu command, before P6's
+# verdict moved to saturation).
 #
-#   p6-measure.sh cpu BIN LABEL       RATE/s for DUR s; PROF=1 also saves a pprof CPU profile
+#   p6-measure.sh saturate BIN LABEL  P6's verdict method: `mcpblob serve` pinned to CPU 0 with
+#                                     GOMAXPROCS=1, wrk -t1 -c16 pinned to CPU 1 for DUR s with
+#                                     bench/compare/wrk/p6.lua: METHOD (default resources/read of the
+#                                     4 KiB blob; or tools/list) on one 2025-11-25 session; req/s, p99,
+#                                     server CPU per request, bad answers; PROF=1 also saves a pprof
+#                                     CPU profile of the saturated server
+#   p6-measure.sh cpu BIN LABEL       information: server CPU per request of the mixed load
+#                                     (bench/loadrun -scenario mixed: vegeta at a constant RATE/s,
+#                                     resources/read of a 4 KiB blob and tools/list in turn on one
+#                                     session) for DUR s; PROF=1 also saves a pprof CPU profile
 #   p6-measure.sh syscalls BIN LABEL  strace -c -f over a whole 600/s, 10 s run: syscalls per request
-#   p6-measure.sh nginx LABEL         nginx, one worker, sendfile, access_log off (as bench/compare)
+#   p6-measure.sh nginx LABEL         nginx, one worker, sendfile, access_log off (as bench/compare),
+#                                     GETs of the same 4 KiB file (-scenario static-get) at RATE/s
 #
-# Output under $WORK/LABEL (WORK default /tmp/p6/out); one summary line per
-# run is appended to $WORK/results.txt. Ports: PORT, APORT (admin, pprof).
-# SERVE_ARGS are added to `mcpblob serve` (for example --access-log=false).
+# CPU time is read from /proc/PID/stat utime+stime deltas. Output under $WORK/LABEL (WORK default
+# /tmp/p6/out); one summary line per run is appended to $WORK/results.txt. Ports: PORT, APORT
+# (admin, pprof). SERVE_ARGS are added to `mcpblob serve` (for example --access-log=false).
 set -e
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${WORK:-/tmp/p6/out}
 LOADRUN=${LOADRUN:-$WORK/loadrun}
-RATE=${RATE:-1800}; DUR=${DUR:-20}
+RATE=${RATE:-1800}; DUR=${DUR:-20}; METHOD=${METHOD:-resources/read}
 PORT=${PORT:-18611}; APORT=${APORT:-18612}
 TCK=$(getconf CLK_TCK)
 
 cpu_of() { awk '{print $14 + $15}' /proc/$1/stat; }
 
-# start_mcpblob BIN DIR: serve an empty store in DIR with a 4 KiB blob bench-4KiB.
+# start_mcpblob BIN DIR: serve an empty store in DIR with a 4 KiB blob bench-4KiB
+# (under $PIN, e.g. "taskset -c 0 env GOMAXPROCS=1", when set).
 start_mcpblob() {
 	rm -rf "$2/data"; mkdir -p "$2/data"
-	"$1" serve --data "$2/data" --listen 127.0.0.1:$PORT --admin-listen 127.0.0.1:$APORT $SERVE_ARGS >"$2/server.log" 2>&1 &
+	$PIN "$1" serve --data "$2/data" --listen 127.0.0.1:$PORT --admin-listen 127.0.0.1:$APORT $SERVE_ARGS >"$2/server.log" 2>&1 &
 	PID=$!
 	for _ in $(seq 50); do curl -sf http://127.0.0.1:$PORT/readyz >/dev/null && break; sleep 0.1; done
 	head -c 4096 /dev/urandom >"$2/blob"
@@ -63,6 +72,39 @@ cmd_cpu() {
 	local c1; c1=$(cpu_of $PID)
 	[ -n "$cp" ] && wait $cp
 	report "$2" "$c0" "$c1" "$out/load" mixed
+	kill $PID; wait $PID 2>/dev/null || true
+}
+
+# session: a 2025-11-25 session on PORT, initialized; prints its id.
+session() {
+	local h=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
+	local sid
+	sid=$(curl -si -X POST "${h[@]}" http://127.0.0.1:$PORT/mcp \
+		-d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"p6-measure","version":"1"}}}' |
+		tr -d '\r' | awk 'tolower($1)=="mcp-session-id:"{print $2}')
+	curl -s -X POST "${h[@]}" -H "Mcp-Session-Id: $sid" -H 'MCP-Protocol-Version: 2025-11-25' \
+		-d '{"jsonrpc":"2.0","method":"notifications/initialized"}' http://127.0.0.1:$PORT/mcp >/dev/null
+	echo "$sid"
+}
+
+cmd_saturate() {
+	local out=$WORK/$2; mkdir -p "$out"
+	PIN="taskset -c 0 env GOMAXPROCS=1" start_mcpblob "$1" "$out"
+	local sid params='{"uri":"blob:///bench-4KiB"}' c0 c1 cp=""
+	sid=$(session)
+	[ "$METHOD" = resources/read ] || params=-
+	c0=$(cpu_of $PID)
+	if [ "${PROF:-0}" = 1 ]; then
+		curl -s "http://127.0.0.1:$APORT/debug/pprof/profile?seconds=$((DUR - 2))" -o "$out/cpu.pprof" & cp=$!
+	fi
+	taskset -c 1 wrk -t1 -c16 -d"${DUR}s" --timeout 2s -s "$REPO/bench/compare/wrk/p6.lua" \
+		http://127.0.0.1:$PORT/mcp -- mcp "$METHOD" "$params" 2025-11-25 "$sid" - session >"$out/wrk.txt"
+	c1=$(cpu_of $PID)
+	[ -n "$cp" ] && wait $cp
+	awk -v l="$2" -v c=$((c1 - c0)) -v t="$TCK" '/^p6wrk /{for(i=2;i<=NF;i++){split($i,a,"=");v[a[1]]=a[2]}
+		s=v["duration_us"]/1e6; printf "%s saturate %s requests=%d req_per_s=%.0f p99=%.2fms cpu_per_request=%.1fus not200=%d rpc_errors=%d socket_errors=%d\n",
+		l, ENVIRON["METHOD"], v["requests"], v["requests"]/s, v["p99_us"]/1e3, c/t*1e6/v["requests"], v["non200"], v["rpc_errors"], v["connect"]+v["read"]+v["write"]+v["timeout"]}' \
+		"$out/wrk.txt" | tee -a "$WORK/results.txt"
 	kill $PID; wait $PID 2>/dev/null || true
 }
 

@@ -135,6 +135,42 @@ func ReadCPUTimes() CPUTimes {
 	return t
 }
 
+// CoreTimes are one CPU's counters of /proc/stat, in ticks: Busy is user,
+// nice, system, irq and softirq; IRQ is irq and softirq alone (time the
+// kernel spent on interrupts, network receive among them, charged to no
+// process); Idle is idle and iowait.
+type CoreTimes struct{ Busy, IRQ, Idle, Steal int64 }
+
+// Total is every tick of the CPU's time.
+func (c CoreTimes) Total() int64 { return c.Busy + c.Idle + c.Steal }
+
+// ReadCoreTimes reads the "cpuN" line of /proc/stat (zero when it is absent).
+func ReadCoreTimes(n int) CoreTimes {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CoreTimes{}
+	}
+	return parseCoreTimes(string(data), n)
+}
+
+// parseCoreTimes reads the "cpuN" line of a /proc/stat text.
+func parseCoreTimes(stat string, n int) CoreTimes {
+	prefix := "cpu" + strconv.Itoa(n) + " "
+	for line := range strings.Lines(stat) {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		var v [8]int64 // user nice system idle iowait irq softirq steal
+		for i, f := range strings.Fields(line)[1:] {
+			if i < len(v) {
+				v[i], _ = strconv.ParseInt(f, 10, 64)
+			}
+		}
+		return CoreTimes{Busy: v[0] + v[1] + v[2] + v[5] + v[6], IRQ: v[5] + v[6], Idle: v[3] + v[4], Steal: v[7]}
+	}
+	return CoreTimes{}
+}
+
 // StealSince is the share of CPU time the hypervisor gave to other guests
 // since t, in percent: work outside this machine that slowed every number.
 func StealSince(t CPUTimes) float64 {
