@@ -45,7 +45,7 @@ s3() {
 	fi
 	hash=$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)
 	printf 'user = "%s:%s"\n' "$(quote "$S3_ACCESS_KEY")" "$(quote "$S3_SECRET_KEY")" |
-		curl -sS -K - -o /dev/null -w '%{http_code}' --max-time 10 \
+		curl -sS -K - -o /dev/null -w '%{http_code}' --max-time 30 \
 			--aws-sigv4 "aws:amz:$region:s3" -H "x-amz-content-sha256: $hash" "$@" "$url" || true
 }
 
