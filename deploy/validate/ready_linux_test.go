@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -24,9 +23,11 @@ type weedNode struct {
 
 // startWeed starts a node on free loopback ports with the S3 credentials
 // key and secret, and returns once its S3 gateway's health URL answers 200
-// (not later: SeaweedFS refuses conditional writes for a while after that,
+// (not later: SeaweedFS holds conditional writes for a while after that,
 // which is what s3-ready.sh waits out). The node is a process group of its
-// own, killed with the test and when the test binary dies.
+// own, killed with the test and when the test binary dies. A start that
+// lost a port to another process between the pick and the bind is retried
+// on fresh ports, up to three times.
 func startWeed(t *testing.T, key, secret string) weedNode {
 	t.Helper()
 	bin := os.Getenv("MCPBLOB_WEED_BIN")
@@ -37,6 +38,23 @@ func startWeed(t *testing.T, key, secret string) weedNode {
 		t.Fatalf("no SeaweedFS at %s (make tools builds it): %v", bin, err)
 	}
 	bin, _ = filepath.Abs(bin)
+	for attempt := 1; ; attempt++ {
+		n, log, ok := launchWeed(t, bin, key, secret)
+		switch {
+		case ok:
+			return n
+		case attempt < 3 && strings.Contains(log, "address already in use"):
+			t.Logf("SeaweedFS lost a port to another process, starting again: %s", lastLine(log))
+		default:
+			t.Fatalf("SeaweedFS's S3 gateway not healthy (attempt %d):\n%s", attempt, log)
+		}
+	}
+}
+
+// launchWeed starts one node and waits up to 60 s for its S3 gateway's
+// health URL; ok is false, with the node's log, when it exits or times
+// out first.
+func launchWeed(t *testing.T, bin, key, secret string) (n weedNode, log string, ok bool) {
 	dir := t.TempDir()
 	p := loopbackPorts(t, 8)
 	cmd := exec.Command(bin, "-logtostderr", "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
@@ -48,32 +66,54 @@ func startWeed(t *testing.T, key, secret string) weedNode {
 		"-s3.localSocket="+filepath.Join(dir, "s3.sock"))
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "AWS_ACCESS_KEY_ID=" + key, "AWS_SECRET_ACCESS_KEY=" + secret}
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
+	logPath := filepath.Join(dir, "weed.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	stop := func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		<-exited
 		// `weed server` also serves each gRPC port on a Unix socket in /tmp.
 		for i, name := range map[int]string{1: "master", 3: "volume", 5: "filer", 7: "s3"} {
 			os.Remove("/tmp/seaweedfs-" + name + "-grpc-" + p[i] + ".sock")
 		}
-	})
-	n := weedNode{s3: "127.0.0.1:" + p[6], filer: "127.0.0.1:" + p[4]}
+	}
+	n = weedNode{s3: "127.0.0.1:" + p[6], filer: "127.0.0.1:" + p[4]}
 	client := http.Client{Timeout: time.Second}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-exited:
+			stop()
+			b, _ := os.ReadFile(logPath)
+			return n, string(b), false
+		default:
+		}
 		if resp, err := client.Get("http://" + n.s3 + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return n
+				t.Cleanup(stop)
+				return n, "", true
 			}
 		}
 	}
-	t.Fatalf("SeaweedFS's S3 gateway not healthy after 60 s:\n%s", log.String())
-	return n
+	stop()
+	b, _ := os.ReadFile(logPath)
+	return n, string(b), false
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
 
 // loopbackPorts returns n distinct ports free on 127.0.0.1 just now.
