@@ -190,9 +190,10 @@ slowstorm:
 
 ## deploy-check: the deploy/ files without a cluster or Docker (deploy/validate, its own module):
 ## Kubernetes manifests decoded strictly and rendered by kustomize, their cross-file invariants,
-## compose.yaml through compose-go, prometheus.yml, alert rules and the Grafana dashboard's PromQL,
-## nginx -t and haproxy -c (needs nginx and haproxy: make tools-apt-test).
-deploy-check:
+## compose.yaml through compose-go and its SeaweedFS wiring, s3-ready.sh run against the pinned SeaweedFS,
+## prometheus.yml, alert rules and the Grafana dashboard's PromQL, nginx -t and haproxy -c (needs nginx
+## and haproxy: make tools-apt-test).
+deploy-check: $(TOOLBIN)/weed
 	cd deploy/validate && $(GO) test -count=1 ./...
 
 ## tools: pinned SeaweedFS, staticcheck, Node 22 and the npm packages, each only when missing

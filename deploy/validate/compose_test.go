@@ -84,6 +84,9 @@ func TestCompose(t *testing.T) {
 	if nodes != 3 {
 		t.Errorf("%d mcpblob nodes in compose.yaml, want the 3 that nginx.conf and haproxy.cfg name", nodes)
 	}
+	if err := checkStore(p); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestComposeRejects feeds the loader broken copies of compose.yaml.
@@ -96,8 +99,8 @@ func TestComposeRejects(t *testing.T) {
 		{"misspelt service key", "  restart: unless-stopped\n  environment:", "  restrat: unless-stopped\n  environment:", "restrat"},
 		{"misspelt top-level key", "\nsecrets:\n", "\nsecret:\n", "secret"},
 		{"undefined secret", "secrets: [token-keys, api-keys]", "secrets: [token-keys, api-key]", "api-key"},
-		{"required variable missing", "${MINIO_ROOT_USER:?set MINIO_ROOT_USER in deploy/.env}\n    MCPBLOB_S3_SECRET_KEY",
-			"${MINIO_USER:?set MINIO_USER in deploy/.env}\n    MCPBLOB_S3_SECRET_KEY", "MINIO_USER"},
+		{"required variable missing", "${S3_ACCESS_KEY:?set S3_ACCESS_KEY in deploy/.env}\n    MCPBLOB_S3_SECRET_KEY",
+			"${S3_USER:?set S3_USER in deploy/.env}\n    MCPBLOB_S3_SECRET_KEY", "S3_USER"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -12,7 +12,15 @@
 //     invariants).
 //   - deploy/compose.yaml: loaded by the Compose specification's Go loader
 //     with schema validation and consistency checks on, with the variables
-//     of deploy/example.env.
+//     of deploy/example.env; then its SeaweedFS wiring, which the loader
+//     cannot see (store_test.go): the nodes' endpoint and keys are the S3
+//     gateway's, they wait for the ready step, the gateway, filer, master
+//     and volume servers name each other, replication fits the volume
+//     servers, the nodes reach no unauthenticated SeaweedFS service.
+//   - deploy/s3-ready.sh: parsed by the system's POSIX shell (sh -n), and
+//     run against the pinned SeaweedFS (`weed server -s3` from
+//     <repo>/.tools/bin/weed, or MCPBLOB_WEED_BIN, on 127.0.0.1), which
+//     fails the test, not skips it, when missing.
 //   - deploy/prometheus: prometheus.yml decoded strictly into the part of
 //     Prometheus' configuration it uses, and checked as Prometheus would;
 //     alerts.yml parsed by Prometheus' own rule file parser.

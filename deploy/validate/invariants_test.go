@@ -587,8 +587,11 @@ func (b *bundle) checkListed() error {
 	return errors.Join(errs...)
 }
 
-// cloudSecrets are the secret variables of minio-go's credential chain.
-var cloudSecrets = []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY"}
+// cloudSecrets are the secret variables of minio-go's credential chain
+// (storage/s3 uses its EnvAWS and EnvMinio providers, which read each of
+// these; the MINIO_ names are minio-go's, whatever the S3 service).
+var cloudSecrets = []string{"AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY", "AWS_SESSION_TOKEN",
+	"MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY"}
 
 // checkSecretsOut: the variables mcpblob reads only from the environment
 // (its secrets) and the cloud credential variables are never plain values
@@ -1026,6 +1029,8 @@ func TestInvariantsReject(t *testing.T) {
 		{"kustomization lists every file", "file not listed", func(b *bundle) { b.files = append(b.files, "ingress.yaml") }, "not in kustomization.yaml"},
 		{"kustomization lists every file", "example Secrets listed", func(b *bundle) { b.kust.Resources = append(b.kust.Resources, exampleSecrets) }, "placeholder values"},
 		{"secrets stay out", "secret in the ConfigMap", func(b *bundle) { b.configMaps["mcpblob-config"].Data["MCPBLOB_S3_SECRET_KEY"] = "x" }, "belongs in a Secret"},
+		{"secrets stay out", "minio-go's root password in the ConfigMap", func(b *bundle) { b.configMaps["mcpblob-config"].Data["MINIO_ROOT_PASSWORD"] = "x" }, "belongs in a Secret"},
+		{"secrets stay out", "AWS_SECRET_KEY as a plain value", func(b *bundle) { setEnv(b.server(), "AWS_SECRET_KEY", "x") }, "not a secretKeyRef"},
 		{"deployment selector", "selector off", func(b *bundle) { b.deploy.Spec.Selector.MatchLabels["app.kubernetes.io/name"] = "other" }, "does not select"},
 		{"services", "selector off", func(b *bundle) { b.services[0].Spec.Selector["app.kubernetes.io/component"] = "srv" }, "does not select"},
 		{"services", "admin on the public Service", func(b *bundle) {
