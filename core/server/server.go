@@ -272,10 +272,10 @@ func New(opts Options) (*Server, error) {
 	}
 	mo := opts.MCP
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
-	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
+	mo.Instructions = opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
 	mo.Authorize, mo.LiveSessions = s.authorizeMCP, s.facts.LiveSessions()
-	if err := s.newMCP(mo); err != nil {
+	if err := s.newMCP(implementation(opts), mo); err != nil {
 		return nil, err
 	}
 	s.fs = s.newFastHTTP()
@@ -353,10 +353,19 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // Blobs returns the blob application (upload progress and completion).
 func (s *Server) Blobs() *blobs.App { return s.blobs }
 
+// implementation is the serverInfo of opts: the blob service names itself
+// "mcpblob" unless told otherwise.
+func implementation(opts Options) mcp.Implementation {
+	if opts.Name == "" {
+		opts.Name = "mcpblob"
+	}
+	return mcp.Implementation{Name: opts.Name, Version: opts.Version}
+}
+
 // newMCP builds the MCP endpoint: the protocol server, the blob
 // application registered on it, then Options.Extend.
-func (s *Server) newMCP(mo mcp.Options) error {
-	s.mcp = mcp.NewServer(mo)
+func (s *Server) newMCP(impl mcp.Implementation, mo mcp.Options) error {
+	s.mcp = mcp.NewServer(impl, &mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
 	bo.DownloadURL, bo.Tenancy = s.opts.DownloadURL, s.tenancy
@@ -540,7 +549,7 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 	} else if b := ctx.Request.Body(); len(b) > 0 {
 		req.Body = bytes.NewReader(b)
 	}
-	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
+	s.mcp.ServeMCP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
 	if body != nil {
 		s.finishMCPBody(ctx, body)
 	}
