@@ -379,7 +379,9 @@ func (s *Server) newMCP(impl mcp.Implementation, mo mcp.Options) error {
 	if s.blobs, err = blobs.New(bo); err != nil {
 		return err
 	}
-	s.blobs.Register(s.mcp)
+	if err := s.blobs.Register(s.mcp); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
 	if s.opts.Extend != nil {
 		s.opts.Extend(s.mcp)
 	}
