@@ -222,6 +222,14 @@ func positive[T int64 | time.Duration](v *T, def T) {
 	}
 }
 
+// MaxRequestBytes is the longest request body the server can accept: a
+// message's MaxBodyBytes plus the base64 of MaxFileBytes of file inputs. A
+// transport may refuse a longer declared body before reading it (413); the
+// scan enforces the finer limits as the body arrives.
+func (s *Server) MaxRequestBytes() int64 {
+	return s.opts.MaxBodyBytes + (s.opts.MaxFileBytes+2)/3*4
+}
+
 // Context is the server's context: it ends when the server closes. Work a
 // handler starts that must outlive its call (a sink, a task) hangs off it.
 func (s *Server) Context() context.Context { return s.baseCtx }
