@@ -92,8 +92,8 @@ func TestStreamUnknownSizeCutAtMaxStreamSize(t *testing.T) {
 		return &resstream.Answer{URI: uri, MIMEType: "application/octet-stream", Size: -1, Body: body}
 	})
 	rec := streamRequest(t, s, "big:///a", 10)
-	if !errors.Is(rec.err, ErrOverMaxStreamSize) {
-		t.Fatalf("body write returned %v, want ErrOverMaxStreamSize", rec.err)
+	if !errors.Is(rec.err, resstream.ErrOverMaxStreamSize) {
+		t.Fatalf("body write returned %v, want resstream.ErrOverMaxStreamSize", rec.err)
 	}
 	if rec.body.Len() > 10 {
 		t.Fatalf("%d bytes sent to a client allowing 10", rec.body.Len())
@@ -129,17 +129,17 @@ func TestBodyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	a, err := checkStreamAnswer("x:///f", &resstream.Answer{Size: 0, Body: resstream.WithDone(f, func() {})}, 0)
+	a, err := resstream.Check("x:///f", &resstream.Answer{Size: 0, Body: resstream.WithDone(f, func() {})}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, body := range map[string]io.Reader{"wrapped": resstream.WithDone(a.Body, func() {}),
 		"file body": fileBody{f}, "file": f} {
-		if got, ok := BodyFile(body); !ok || got != f {
+		if got, ok := resstream.BodyFile(body); !ok || got != f {
 			t.Errorf("%s: BodyFile = %v, %v", name, got, ok)
 		}
 	}
-	if _, ok := BodyFile(strings.NewReader("x")); ok {
+	if _, ok := resstream.BodyFile(strings.NewReader("x")); ok {
 		t.Error("BodyFile found a file under a strings.Reader")
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -275,7 +276,7 @@ func New(opts Options) (*Server, error) {
 	mo.Instructions = opts.Instructions
 	mo.MaxBodyBytes = opts.MaxBodyBytes
 	mo.Authorize, mo.LiveSessions = s.authorizeMCP, s.facts.LiveSessions()
-	if err := s.newMCP(implementation(opts), mo); err != nil {
+	if err := s.newMCP(mcp.Implementation{Name: cmp.Or(opts.Name, "mcpblob"), Version: opts.Version}, mo); err != nil {
 		return nil, err
 	}
 	s.fs = s.newFastHTTP()
@@ -352,15 +353,6 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Blobs returns the blob application (upload progress and completion).
 func (s *Server) Blobs() *blobs.App { return s.blobs }
-
-// implementation is the serverInfo of opts: the blob service names itself
-// "mcpblob" unless told otherwise.
-func implementation(opts Options) mcp.Implementation {
-	if opts.Name == "" {
-		opts.Name = "mcpblob"
-	}
-	return mcp.Implementation{Name: opts.Name, Version: opts.Version}
-}
 
 // newMCP builds the MCP endpoint: the protocol server, the blob
 // application registered on it, then Options.Extend.

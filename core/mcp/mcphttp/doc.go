@@ -20,7 +20,7 @@
 //     http.ResponseController; a body that falls behind is cut (408);
 //   - responses: each write (and each SSE event, flushed as it is
 //     written) must reach the client within Options.WriteTimeout;
-//   - sendfile: a resources/stream body that is a file ([mcp.BodyFile])
+//   - sendfile: a resources/stream body that is a file ([resstream.BodyFile])
 //     is handed, as an *io.LimitedReader over the *os.File, to the
 //     ResponseWriter's ReadFrom, where net/http uses sendfile(2) on
 //     plain TCP connections (HTTP/1.1 without TLS).

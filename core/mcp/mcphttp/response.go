@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 )
 
 // response is the mcp.ResponseWriter over an http.ResponseWriter. The
@@ -95,7 +96,7 @@ func (r *response) commit() {
 const sendChunk = 8 << 20
 
 // sendBody sends a resources/stream body of rawSize bytes. A file
-// ([mcp.BodyFile]) of known size reaches the ResponseWriter's ReadFrom as
+// ([resstream.BodyFile]) of known size reaches the ResponseWriter's ReadFrom as
 // an *io.LimitedReader over the *os.File, which net/http sends with
 // sendfile(2); anything else is copied.
 func (r *response) sendBody() error {
@@ -106,7 +107,7 @@ func (r *response) sendBody() error {
 	}
 	r.w.WriteHeader(r.status)
 	_ = r.rc.Flush() // the headers go first, so ReadFrom need not sniff
-	f, isFile := mcp.BodyFile(r.raw)
+	f, isFile := resstream.BodyFile(r.raw)
 	if !isFile || size < 0 {
 		n, err := io.Copy(streamWriter{r}, struct{ io.Reader }{r.raw})
 		if err == nil && size >= 0 && n != size {
