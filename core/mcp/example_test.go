@@ -200,4 +200,3 @@ func text(result json.RawMessage) string {
 	}
 	return r.Content[0].Text
 }
-
