@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -18,7 +19,7 @@ func TestRegister(t *testing.T) {
 	Register(s)
 	defer func() {
 		p := recover()
-		if p == nil || !strings.Contains(p.(string), "duplicate tool") {
+		if p == nil || !strings.Contains(fmt.Sprint(p), "duplicate tool") {
 			t.Fatalf("second Register: panic %v, want a duplicate tool panic", p)
 		}
 	}()

@@ -2,7 +2,6 @@ package mcphttp
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -140,5 +139,5 @@ func writeJSONError(w http.ResponseWriter, e *mcp.Error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.HTTPStatus())
-	_, _ = io.WriteString(w, string(mcp.ErrorBody(e.Code, e.Message)))
+	_, _ = w.Write(mcp.ErrorBody(e.Code, e.Message))
 }
