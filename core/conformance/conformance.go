@@ -18,9 +18,9 @@ type fixtures struct {
 }
 
 // Register adds the fixture tools, resources and prompts to s. Tools are
-// added in the order tools/list shows them in the golden transcripts. Like
-// [mcp.Server.AddTool] it panics when a name is already taken, for
-// instance when called twice on one server.
+// added in the order tools/list shows them in the golden transcripts. It
+// panics with [mcp.Server.AddTool]'s error when a fixture is refused: a
+// name already taken, for instance when called twice on one server.
 func Register(s *mcp.Server) {
 	png := fixturePNG()
 	f := &fixtures{
