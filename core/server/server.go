@@ -273,8 +273,7 @@ func New(opts Options) (*Server, error) {
 	}
 	mo := opts.MCP
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
-	mo.Instructions = opts.Instructions
-	mo.MaxBodyBytes = opts.MaxBodyBytes
+	mo.Instructions, mo.MaxBodyBytes = opts.Instructions, opts.MaxBodyBytes
 	mo.Authorize, mo.LiveSessions = s.authorizeMCP, s.facts.LiveSessions()
 	if err := s.newMCP(mcp.Implementation{Name: cmp.Or(opts.Name, "mcpblob"), Version: opts.Version}, mo); err != nil {
 		return nil, err
@@ -371,13 +370,11 @@ func (s *Server) newMCP(impl mcp.Implementation, mo mcp.Options) error {
 	if s.blobs, err = blobs.New(bo); err != nil {
 		return err
 	}
-	if err := s.blobs.Register(s.mcp); err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	if s.opts.Extend != nil {
+	err = s.blobs.Register(s.mcp) // refused: a blob tool's maxSize above the MCP MaxFileBytes
+	if err == nil && s.opts.Extend != nil {
 		s.opts.Extend(s.mcp)
 	}
-	return nil
+	return err
 }
 
 // ListenAndServe listens on Options.Listen and serves until Shutdown.
