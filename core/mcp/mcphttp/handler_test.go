@@ -152,6 +152,46 @@ func TestSessionEra(t *testing.T) {
 	}
 }
 
+// The session's standalone GET stream opens through the handler (headers
+// flushed before any event), ends when the server closes, and DELETE ends
+// the session.
+func TestSessionStreamAndDelete(t *testing.T) {
+	hs, srv := newServer(t, mcphttp.Options{}, nil)
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, _ := do(t, req)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	session := func(method string) *http.Request {
+		r, _ := http.NewRequest(method, hs.URL, nil)
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		r.Header.Set("Accept", "text/event-stream")
+		return r
+	}
+	get, err := http.DefaultClient.Do(session(http.MethodGet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	if get.StatusCode != http.StatusOK || !strings.HasPrefix(get.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("GET stream: %d %q", get.StatusCode, get.Header.Get("Content-Type"))
+	}
+	srv.Close() // ends the stream
+	if _, err := io.Copy(io.Discard, get.Body); err != nil {
+		t.Fatalf("the GET stream did not end cleanly: %v", err)
+	}
+	del, err := http.DefaultClient.Do(session(http.MethodDelete))
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	if del.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %d", del.StatusCode)
+	}
+}
+
 // A request from another site (DNS rebinding) or for another host is
 // refused with 403 and a JSON-RPC error body.
 func TestHostAndOrigin(t *testing.T) {
