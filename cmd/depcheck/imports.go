@@ -53,6 +53,8 @@ var depRules = []depRule{
 		"core/auth/oauthtest", thirdPartyExcept()},
 	{"core/mcp/... imports nothing under storage/ (transitively): the protocol knows no blob",
 		"core/mcp/...", inModule("storage/...")},
+	{"core/mcp/mcphttp imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
+		"core/mcp/mcphttp", beyondDepsOf("core/mcp")},
 }
 
 var importRules = []importRule{
@@ -78,6 +80,18 @@ func inModule(pattern string) func(*graph, string) bool {
 	return func(g *graph, path string) bool {
 		rel, ok := g.rel(path)
 		return ok && matchAny([]string{pattern}, rel)
+	}
+}
+
+// beyondDepsOf matches packages outside the standard library that are
+// neither root (module-relative) nor among root's own dependencies.
+func beyondDepsOf(root string) func(*graph, string) bool {
+	return func(g *graph, path string) bool {
+		if p, ok := g.pkgs[path]; !ok || p.Standard {
+			return false
+		}
+		r, ok := g.pkgs[g.module+"/"+root]
+		return !ok || (path != r.ImportPath && !slices.Contains(r.Deps, path))
 	}
 }
 

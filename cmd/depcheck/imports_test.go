@@ -53,19 +53,23 @@ func TestRules(t *testing.T) {
 		"fmt":             {"io"},
 		"io":              nil,
 		"m/core/mcp/scan": {"fmt"},
+		"m/core/mcp/http": {"m/core/mcp", "m/core/mcp/scan", "fmt", "x.org/json", "x.org/cpu"},
+		"x.org/json":      nil,
 	})
 	for _, tc := range []struct {
 		res  result
 		want string
 	}{
 		{depRule{"", "core/mcp/...", inModule("storage/...")}.check(g),
-			"checked 3, skip \"\", [core/mcp/sse/: core/mcp/sse -> core/blobs -> storage]"},
+			"checked 4, skip \"\", [core/mcp/sse/: core/mcp/sse -> core/blobs -> storage]"},
+		{depRule{"", "core/mcp/http", beyondDepsOf("core/mcp")}.check(g),
+			"checked 1, skip \"\", [core/mcp/http/: core/mcp/http -> core/mcp/scan core/mcp/http/: core/mcp/http -> x.org/json]"},
 		{depRule{"", "core/codec", thirdPartyExcept("x.org/simd")}.check(g), "checked 1, skip \"\", []"},
 		{depRule{"", "core/codec", thirdPartyExcept()}.check(g),
 			"checked 1, skip \"\", [core/codec/: core/codec -> x.org/simd core/codec/: core/codec -> x.org/simd -> x.org/cpu]"},
 		{depRule{"", "core/conformance", thirdPartyExcept()}.check(g), "checked 0, skip \"no package core/conformance yet\", []"},
 		{importRule{"", inModule("core/blobs"), []string{"cmd/..."}}.check(g),
-			"checked 6, skip \"\", [core/mcp/sse/: core/mcp/sse imports core/blobs]"},
+			"checked 7, skip \"\", [core/mcp/sse/: core/mcp/sse imports core/blobs]"},
 		{importRule{"", inModule("core/conformance/..."), []string{"cmd/..."}}.check(g),
 			"checked 0, skip \"no such package in the graph\", []"},
 	} {

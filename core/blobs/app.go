@@ -114,14 +114,17 @@ func setDefault[T int | int64 | time.Duration](v *T, def T) {
 }
 
 // Register adds the blob resources and tools to s; changes are published
-// on s's Hub from then on.
-func (a *App) Register(s *mcp.Server) {
+// on s's Hub from then on. It fails when s refuses a tool (upload_file's
+// maxSize, Options.MaxFileBytes, above the server's MaxFileBytes).
+func (a *App) Register(s *mcp.Server) error {
 	a.hub = s.Hub()
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: URITemplate, Name: "blob", Title: "Stored blob",
 		Description: "A blob in the store, by key", Streamable: true},
 		mcp.ResourceHandler{Read: a.read, List: a.list, Stream: a.stream, Complete: a.complete})
-	a.registerTools(s)
-	a.registerUploads(s)
+	if err := a.registerTools(s); err != nil {
+		return err
+	}
+	return a.registerUploads(s)
 }
 
 // Changed announces that the blob under the store key raw was created,

@@ -45,7 +45,7 @@ func readResource(t *testing.T, s *mcp.Server, uri string) *recorder {
 	body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":` + string(q) +
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	rec := &recorder{header: mcp.HeaderMap{}, size: -1}
-	s.ServeHTTP(&mcp.Request{Method: http.MethodPost, Body: strings.NewReader(body), Header: mcp.HeaderMap{
+	s.ServeMCP(&mcp.Request{Method: http.MethodPost, Body: strings.NewReader(body), Header: mcp.HeaderMap{
 		"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
 		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri,
 	}}, rec)
@@ -126,7 +126,7 @@ func TestReadTextReopen(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := mcp.NewServer(mcp.Options{})
+			s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 			app, err := New(Options{Backend: tc.be})
 			if err != nil {
 				t.Fatal(err)

@@ -20,23 +20,30 @@ var (
 	minting     = json.RawMessage(`{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}`)
 )
 
-func (a *App) registerTools(s *mcp.Server) {
-	s.AddTool(checked(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
+func (a *App) registerTools(s *mcp.Server) error {
+	return addTools(s, checked(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
 		Description: "List stored blobs whose keys start with prefix, one page at a time.",
 		InputSchema: schema("list_blobs.input"), OutputSchema: schema("list_blobs.output"), Annotations: readOnly,
-		Handler: a.listBlobs}))
-	s.AddTool(checked(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
+		Handler: a.listBlobs}), checked(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
 		Description: "Return a blob's size, SHA-256 and media type, with a resource link to read it.",
 		InputSchema: schema("key.input"), OutputSchema: schema("blob.output"), Annotations: readOnly,
-		Handler: a.statBlob}))
-	s.AddTool(checked(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
+		Handler: a.statBlob}), checked(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
 		Description: "Delete a stored blob. Subscribers get resources/updated and list_changed notifications.",
 		InputSchema: schema("key.input"), OutputSchema: schema("delete_blob.output"), Annotations: destructive,
-		Handler: a.deleteBlob}))
-	s.AddTool(checked(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
+		Handler: a.deleteBlob}), checked(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
 		Description: "Mint a signed, expiring HTTPS link that downloads the blob's raw bytes.",
 		InputSchema: schema("get_download_link.input"), OutputSchema: schema("get_download_link.output"), Annotations: minting,
 		Handler: a.downloadLink}))
+}
+
+// addTools registers ts in order, stopping at the first refusal.
+func addTools(s *mcp.Server, ts ...*mcp.Tool) error {
+	for _, t := range ts {
+		if err := s.AddTool(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stringArg reads a string argument; required reports absence as a problem.

@@ -21,14 +21,13 @@ func (a *App) uploadSpec() mcp.FileSpec {
 	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes}
 }
 
-func (a *App) registerUploads(s *mcp.Server) {
-	s.AddTool(checked(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
+func (a *App) registerUploads(s *mcp.Server) error {
+	return addTools(s, checked(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
 		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +
 			"checked against accept and maxSize; nothing is stored when a check fails. Put key (and filename) before " +
 			"file in the arguments object to let the server write straight to storage.",
 		InputSchema: withFileSpec(schema("upload_file.input"), "file", a.uploadSpec()), OutputSchema: schema("blob.output"),
-		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink}))
-	s.AddTool(checked(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
+		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink}), checked(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
 		Description: "Ask the user to upload a file and store it: binary-mode elicitation when the client supports it, " +
 			"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
 		InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),

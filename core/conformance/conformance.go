@@ -18,9 +18,9 @@ type fixtures struct {
 }
 
 // Register adds the fixture tools, resources and prompts to s. Tools are
-// added in the order tools/list shows them in the golden transcripts. Like
-// [mcp.Server.AddTool] it panics when a name is already taken, for
-// instance when called twice on one server.
+// added in the order tools/list shows them in the golden transcripts. It
+// panics with [mcp.Server.AddTool]'s error when a fixture is refused: a
+// name already taken, for instance when called twice on one server.
 func Register(s *mcp.Server) {
 	png := fixturePNG()
 	f := &fixtures{
@@ -41,7 +41,9 @@ func Register(s *mcp.Server) {
 	}
 	for _, g := range groups {
 		for _, t := range g {
-			s.AddTool(t)
+			if err := s.AddTool(t); err != nil {
+				panic(err) // the fixtures are fixed: a refusal is a bug here
+			}
 		}
 	}
 	f.addResources()

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -13,12 +14,12 @@ import (
 )
 
 func TestRegister(t *testing.T) {
-	s := mcp.NewServer(mcp.Options{})
+	s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 	defer s.Close()
 	Register(s)
 	defer func() {
 		p := recover()
-		if p == nil || !strings.Contains(p.(string), "duplicate tool") {
+		if p == nil || !strings.Contains(fmt.Sprint(p), "duplicate tool") {
 			t.Fatalf("second Register: panic %v, want a duplicate tool panic", p)
 		}
 	}()
@@ -51,7 +52,7 @@ func post(t *testing.T, s *mcp.Server, method, name, params string) string {
 		h["Mcp-Name"] = name
 	}
 	var w recorder
-	s.ServeHTTP(&mcp.Request{Method: "POST", Header: h, Body: strings.NewReader(body)}, &w)
+	s.ServeMCP(&mcp.Request{Method: "POST", Header: h, Body: strings.NewReader(body)}, &w)
 	if w.status != 200 {
 		t.Fatalf("%s: status %d: %s", method, w.status, w.body.String())
 	}
@@ -61,7 +62,7 @@ func post(t *testing.T, s *mcp.Server, method, name, params string) string {
 // TestToolOrder pins the order and shape of tools/list (the golden
 // transcripts show the fixture tools in this order).
 func TestToolOrder(t *testing.T) {
-	s := mcp.NewServer(mcp.Options{})
+	s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 	defer s.Close()
 	Register(s)
 	var res struct {
@@ -101,7 +102,7 @@ var stateRE = regexp.MustCompile(`"requestState":"([^"]+)"`)
 // TestMultiRound runs test_input_required_result_multi_round's three
 // rounds: the state saved after step 1 must reach round 3.
 func TestMultiRound(t *testing.T) {
-	s := mcp.NewServer(mcp.Options{})
+	s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 	defer s.Close()
 	Register(s)
 	const tool = "test_input_required_result_multi_round"

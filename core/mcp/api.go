@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -292,20 +293,37 @@ func (s *Server) ToolReadOnly(name string) (readOnly, found bool) {
 	return t.readOnly, true
 }
 
-// AddTool registers t. It panics on a programming error: a duplicate or
-// empty name, a missing handler, or a schema that is not a JSON object.
-// Register everything before serving.
-func (s *Server) AddTool(t *Tool) {
+// AddTool registers t, or says why it cannot: an empty or duplicate name,
+// a missing handler, a schema, output schema or annotations that are not
+// JSON, or an x-mcp-file maxSize above [Options].MaxFileBytes (the server
+// would refuse bytes the tool's schema promises to accept; raise
+// MaxFileBytes or lower maxSize). An x-mcp-file without maxSize accepts up
+// to MaxFileBytes. Register everything before serving.
+func (s *Server) AddTool(t *Tool) error {
 	if t.Name == "" || t.Handler == nil {
-		panic("mcp: AddTool: a tool needs a Name and a Handler")
+		return errors.New("mcp: AddTool: a tool needs a Name and a Handler")
 	}
 	if _, dup := s.toolMap[t.Name]; dup {
-		panic("mcp: AddTool: duplicate tool " + t.Name)
+		return fmt.Errorf("mcp: AddTool: duplicate tool %q", t.Name)
 	}
+	rt, err := s.newTool(t)
+	if err != nil {
+		return fmt.Errorf("mcp: AddTool %s: %w", t.Name, err)
+	}
+	if t.TaskSupport || t.TaskRequired {
+		s.enableTasks()
+	}
+	s.tools = append(s.tools, rt)
+	s.toolMap[t.Name] = rt
+	return nil
+}
+
+// newTool derives from t's schemas what the server needs to serve it.
+func (s *Server) newTool(t *Tool) (*tool, error) {
 	rt := &tool{Tool: t, def: Object{"name": t.Name}}
 	var input Object
 	if err := json.Unmarshal(t.InputSchema, &input); err != nil || input == nil {
-		panic(fmt.Sprintf("mcp: AddTool %s: InputSchema must be a JSON object: %v", t.Name, err))
+		return nil, fmt.Errorf("InputSchema must be a JSON object: %v", err)
 	}
 	rt.def["inputSchema"] = input
 	var hints struct {
@@ -316,16 +334,16 @@ func (s *Server) AddTool(t *Tool) {
 	rt.headers = headers.Params(input)
 	rt.files = fileProps(input)
 	for name, spec := range rt.files {
-		if spec.MaxSize <= 0 || spec.MaxSize > s.opts.MaxFileBytes {
-			s.log.Warn("mcp: a file input's maxSize is above the server's limit, which applies",
-				"tool", t.Name, "argument", name, "maxSize", spec.MaxSize, "limit", s.opts.MaxFileBytes)
+		if spec.MaxSize > s.opts.MaxFileBytes {
+			return nil, fmt.Errorf("argument %q: x-mcp-file maxSize %d is above the server's MaxFileBytes %d",
+				name, spec.MaxSize, s.opts.MaxFileBytes)
 		}
 	}
 	for name, raw := range map[string]json.RawMessage{"outputSchema": t.OutputSchema, "annotations": t.Annotations} {
 		if len(raw) > 0 {
 			var v any
 			if err := json.Unmarshal(raw, &v); err != nil {
-				panic(fmt.Sprintf("mcp: AddTool %s: %s: %v", t.Name, name, err))
+				return nil, fmt.Errorf("%s: %v", name, err)
 			}
 			rt.def[name] = v
 		}
@@ -335,11 +353,7 @@ func (s *Server) AddTool(t *Tool) {
 			rt.def[name] = v
 		}
 	}
-	if t.TaskSupport || t.TaskRequired {
-		s.enableTasks()
-	}
-	s.tools = append(s.tools, rt)
-	s.toolMap[t.Name] = rt
+	return rt, nil
 }
 
 // fileProps returns the x-mcp-file descriptors of a schema's properties.

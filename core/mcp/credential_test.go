@@ -52,7 +52,7 @@ func openGetStream(t *testing.T, c *testClient, expires time.Time, valid func() 
 	live := newLiveResponse()
 	h := c.headers("", "")
 	h["Accept"] = "text/event-stream"
-	c.s.ServeHTTP(&Request{Method: http.MethodGet, Header: h, Principal: c.principal,
+	c.s.ServeMCP(&Request{Method: http.MethodGet, Header: h, Principal: c.principal,
 		CredentialExpires: expires, CredentialValid: valid}, live)
 	if live.status != http.StatusOK {
 		t.Fatalf("GET stream: %d", live.status)
@@ -70,7 +70,7 @@ func openListen(t *testing.T, c *testClient, expires time.Time, valid func() boo
 	t.Helper()
 	live := newLiveResponse()
 	body := c.message("subscriptions/listen", `{"notifications":{"resourcesListChanged":true}}`)
-	c.s.ServeHTTP(&Request{Method: http.MethodPost, Header: c.headers("subscriptions/listen", ""), Body: strings.NewReader(body),
+	c.s.ServeMCP(&Request{Method: http.MethodPost, Header: c.headers("subscriptions/listen", ""), Body: strings.NewReader(body),
 		Principal: c.principal, CredentialExpires: expires, CredentialValid: valid}, live)
 	if m, ok := live.next(t); !ok || m.Method != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("listen: want the acknowledgement, got %+v", m)
@@ -103,7 +103,7 @@ func endsWith(t *testing.T, live *liveResponse, reason string) {
 // event to prompt it) or is revoked (seen before the next event, which is
 // not delivered). 71946bf kept both streams delivering.
 func TestStreamsEndWithCredential(t *testing.T) {
-	s := NewServer(Options{KeepAlive: time.Hour}) // no keep-alive check: expiry and events alone
+	s := NewServer(testImpl, &Options{KeepAlive: time.Hour}) // no keep-alive check: expiry and events alone
 	t.Cleanup(func() { _ = s.Close() })
 	legacy, modern := newLegacyClientAs(t, s, "alice"), newModernClient(t, s).as("alice")
 	soon := time.Now().Add(time.Second)
@@ -131,7 +131,7 @@ func TestStreamsEndWithCredential(t *testing.T) {
 // TestRevocationSeenAtKeepAlive: with no event, a revoked credential ends
 // the stream at the next keep-alive interval.
 func TestRevocationSeenAtKeepAlive(t *testing.T) {
-	s := NewServer(Options{KeepAlive: 50 * time.Millisecond})
+	s := NewServer(testImpl, &Options{KeepAlive: 50 * time.Millisecond})
 	t.Cleanup(func() { _ = s.Close() })
 	var valid atomic.Bool
 	valid.Store(true)

@@ -5,8 +5,8 @@
 //
 // A program builds a [Server] with [NewServer], registers what it offers —
 // [Server.AddTool], [Server.AddResource], [Server.AddResourceTemplate],
-// [Server.AddPrompt] — and hands HTTP requests to [Server.ServeHTTP]
-// (core/server does so over fasthttp). Two things are first-class for any
+// [Server.AddPrompt] — and hands HTTP requests to [Server.ServeMCP]
+// (package mcphttp does so on net/http, core/server over fasthttp). Two things are first-class for any
 // registered tool or resource:
 //
 //   - file inputs (SEP-2356): a tool argument whose schema property carries

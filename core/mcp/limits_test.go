@@ -14,7 +14,7 @@ import (
 // resource subscriptions and no URI is longer than MaxURIBytes (bd4921f
 // kept 8,000 subscriptions of 60 KB URIs on one session: 850 MB).
 func TestSubscriptionLimits(t *testing.T) {
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	c := newLegacyClient(t, s)
 	sub := func(uri string) *response {
 		return c.request("resources/subscribe", "", `{"uri":`+string(jsonString(uri))+`}`)
@@ -59,13 +59,13 @@ func TestEndedSessionsCompact(t *testing.T) {
 	if testing.Short() {
 		n = 4_000
 	}
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	before := heapInUse()
 	var last *testClient
 	for range n {
 		last = newLegacyClient(t, s)
 		rec := newRecorder()
-		s.ServeHTTP(&Request{Method: http.MethodDelete, Header: last.headers("", "")}, rec)
+		s.ServeMCP(&Request{Method: http.MethodDelete, Header: last.headers("", "")}, rec)
 		if rec.statusCode() != http.StatusOK && rec.statusCode() != http.StatusNoContent {
 			t.Fatalf("DELETE: %d %s", rec.statusCode(), rec.body.String())
 		}
@@ -90,7 +90,7 @@ func heapInUse() uint64 {
 // TestDeepNesting: well-formed JSON nested deeper than the scanner follows
 // is an Invalid Request (bd4921f called it a parse error).
 func TestDeepNesting(t *testing.T) {
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	for _, c := range []*testClient{newLegacyClient(t, s), newModernClient(t, s)} {
 		deep := strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000)
 		r := c.request("tools/call", "x", `{"name":"x","arguments":{"a":`+deep+`}}`)

@@ -91,8 +91,8 @@ func twoNodes(t *testing.T, log *lockedBuffer) (a, b *Server, ends *sharedLive) 
 	}
 	ends = &sharedLive{}
 	logger := slog.New(slog.NewTextHandler(log, nil))
-	a = NewServer(Options{Keyring: kr, LiveSessions: ends, Logger: logger})
-	b = NewServer(Options{Keyring: kr, LiveSessions: ends, Logger: logger})
+	a = NewServer(testImpl, &Options{Keyring: kr, LiveSessions: ends, Logger: logger})
+	b = NewServer(testImpl, &Options{Keyring: kr, LiveSessions: ends, Logger: logger})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	return a, b, ends
 }
@@ -108,7 +108,7 @@ func (c *testClient) on(s *Server) *testClient {
 func (c *testClient) deleteSession() *response {
 	c.t.Helper()
 	rec := newRecorder()
-	c.s.ServeHTTP(&Request{Method: http.MethodDelete, Header: c.headers("", ""), Principal: c.principal}, rec)
+	c.s.ServeMCP(&Request{Method: http.MethodDelete, Header: c.headers("", ""), Principal: c.principal}, rec)
 	return c.parse(rec)
 }
 
@@ -142,7 +142,7 @@ func TestSessionEndSharedAcrossNodes(t *testing.T) {
 		rec := newRecorder()
 		h := onB.headers("", "")
 		h["Accept"] = "text/event-stream"
-		b.ServeHTTP(&Request{Method: http.MethodGet, Header: h}, rec)
+		b.ServeMCP(&Request{Method: http.MethodGet, Header: h}, rec)
 		getDone <- rec
 	}()
 	waitFor(t, "B's GET stream to open", func() bool { return b.Sessions() == 1 && b.hasGetStream(onB.sid) })
@@ -242,7 +242,7 @@ func (s *Server) hasGetStream(sid string) bool {
 // another principal's request with that id, or one after the id expired,
 // is still refused as the full check refuses it.
 func TestKnownSessionChecksPrincipalAndExpiry(t *testing.T) {
-	s := NewServer(Options{SessionTTL: 2 * time.Second})
+	s := NewServer(testImpl, &Options{SessionTTL: 2 * time.Second})
 	t.Cleanup(func() { s.Close() })
 	alice := newLegacyClientAs(t, s, "alice")
 	wantStatus(t, "alice's ping", alice.request("ping", "", `{}`), http.StatusOK, 0)

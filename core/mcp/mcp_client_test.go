@@ -1,7 +1,7 @@
 package mcp
 
 // An in-memory MCP client for tests: requests go straight to
-// Server.ServeHTTP and responses land in a recorder, so a whole exchange
+// Server.ServeMCP and responses land in a recorder, so a whole exchange
 // runs in-process without sockets. It speaks both eras: 2025-11-25
 // (initialize, then the session header on every request) and 2026-07-28
 // (params._meta on every request, mirrored in MCP-Protocol-Version,
@@ -184,7 +184,7 @@ func (c *testClient) headers(method, name string) HeaderMap {
 func (c *testClient) post(h HeaderMap, body io.Reader) *response {
 	c.t.Helper()
 	rec := newRecorder()
-	c.s.ServeHTTP(&Request{Method: http.MethodPost, Header: h, Body: body, Principal: c.principal}, rec)
+	c.s.ServeMCP(&Request{Method: http.MethodPost, Header: h, Body: body, Principal: c.principal}, rec)
 	return c.parse(rec)
 }
 
@@ -285,3 +285,6 @@ func (tr toolResult) text() string {
 	}
 	return tr.Content[0].Text
 }
+
+// testImpl is the serverInfo of the tests' servers.
+var testImpl = Implementation{Name: "mcp-test", Version: "1"}

@@ -13,9 +13,9 @@ import (
 )
 
 func (s *Server) serverInfo() Object {
-	info := Object{"name": s.opts.Name, "version": s.opts.Version}
-	if s.opts.Title != "" {
-		info["title"] = s.opts.Title
+	info := Object{"name": s.impl.Name, "version": s.impl.Version}
+	if s.impl.Title != "" {
+		info["title"] = s.impl.Title
 	}
 	return info
 }

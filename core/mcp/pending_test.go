@@ -85,7 +85,7 @@ func (c *testClient) startCall(name, args string) (*liveResponse, rpcMessage) {
 	c.t.Helper()
 	live := newLiveResponse()
 	body := c.message("tools/call", `{"name":`+string(jsonString(name))+`,"arguments":`+args+`}`)
-	c.s.ServeHTTP(&Request{Method: http.MethodPost, Header: c.headers("tools/call", name), Body: strings.NewReader(body),
+	c.s.ServeMCP(&Request{Method: http.MethodPost, Header: c.headers("tools/call", name), Body: strings.NewReader(body),
 		Principal: c.principal}, live)
 	m, ok := live.next(c.t)
 	if !ok {
@@ -151,7 +151,7 @@ func (s *Server) expectations() int {
 // with -32029 and nothing is sent; an answer or a cancellation gives the
 // unit back (71946bf sent every one and held it until ClientTimeout).
 func TestPendingBudget(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 4, Pending: 6}, ClientTimeout: time.Minute})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{PendingPerPrincipal: 4, Pending: 6}, ClientTimeout: time.Minute})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(formTool)
 	mallory := newLegacyClientAs(t, s, "mallory")
@@ -191,7 +191,7 @@ func TestPendingBudget(t *testing.T) {
 // TestPendingBudgetTimeouts: an elicitation nobody answers gives its unit
 // back when ClientTimeout ends the wait.
 func TestPendingBudgetTimeouts(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 3}, ClientTimeout: 300 * time.Millisecond})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{PendingPerPrincipal: 3}, ClientTimeout: 300 * time.Millisecond})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(formTool)
 	c := newLegacyClientAs(t, s, "mallory")
@@ -211,7 +211,7 @@ func TestPendingBudgetTimeouts(t *testing.T) {
 // the node's heap and stacks grow by less than 4 MiB (71946bf held all
 // 1,000 calls, their goroutines and streams, for ClientTimeout).
 func TestPendingBudgetBoundsMemory(t *testing.T) {
-	s := NewServer(Options{ClientTimeout: time.Minute})
+	s := NewServer(testImpl, &Options{ClientTimeout: time.Minute})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(formTool)
 	c := newLegacyClientAs(t, s, "mallory")
@@ -260,7 +260,7 @@ var taskAskTool = &Tool{
 // the pending budget; beyond it the task fails with -32029, and an update
 // gives the unit back.
 func TestPendingBudgetTasks(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{PendingPerPrincipal: 2}})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{PendingPerPrincipal: 2}})
 	t.Cleanup(func() { _ = s.Close() })
 	s.AddTool(taskAskTool)
 	c := newModernClient(t, s).as("mallory")

@@ -1,6 +1,6 @@
 package mcp
 
-// Protocol behaviour through Server.ServeHTTP, with tools, resources and
+// Protocol behaviour through Server.ServeMCP, with tools, resources and
 // templates registered through the public API only.
 
 import (
@@ -107,7 +107,7 @@ func TestToolFileStreamed(t *testing.T) {
 	t.Parallel()
 	payload := randomBytes(1, 3<<20)
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
-		s := NewServer(Options{SpoolDir: t.TempDir()})
+		s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 		s.AddTool(hashTool("hash", 4<<20))
 		c := newClient(t, s)
 		tr := c.streamCall("hash", "text/plain", payload).tool(t)
@@ -127,7 +127,7 @@ func TestToolFileStreamed(t *testing.T) {
 func TestToolFileProblems(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
-		s := NewServer(Options{SpoolDir: t.TempDir()})
+		s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 		s.AddTool(hashTool("hash", 4<<20))
 		s.AddTool(hashTool("hash_small", 1000))
 		c := newClient(t, s)
@@ -169,7 +169,7 @@ func TestToolFileProblems(t *testing.T) {
 // the handler sees it.
 func TestToolFileKeyOrder(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{SpoolDir: t.TempDir()})
+	s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 	s.AddTool(hashTool("hash_small", 1000))
 	c := newModernClient(t, s)
 	for _, tc := range []struct {
@@ -218,7 +218,7 @@ func TestToolFileSink(t *testing.T) {
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
 		var mu sync.Mutex
 		var sinks []*recSink
-		s := NewServer(Options{SpoolDir: t.TempDir()})
+		s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 		s.AddTool(&Tool{
 			Name: "store",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},"keep":{"type":"boolean"},` +
@@ -336,7 +336,7 @@ func TestResourceBodyStreamed(t *testing.T) {
 	data := randomBytes(10, 3*(192<<10)+2) // three and a bit of contents' raw chunks
 	text := strings.Repeat("line \"quoted\" ünï\n\t", 40000)
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
-		s := NewServer(Options{})
+		s := NewServer(testImpl, &Options{})
 		var mu sync.Mutex
 		var bodies []*trackCloser
 		s.AddResourceTemplate(ResourceTemplate{URITemplate: "mem:///{name}", Name: "mem"}, ResourceHandler{
@@ -448,7 +448,7 @@ var askTool = &Tool{
 // InputRequiredResult, and the retry that carries inputResponses succeeds.
 func TestInputRequired(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	s.AddTool(askTool)
 	c := newModernClient(t, s)
 	tr := c.callTool("greet", `{}`).tool(t)
@@ -503,7 +503,7 @@ var statefulTool = &Tool{
 // naming the argument.
 func TestRequestStateArguments(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	s.AddTool(statefulTool)
 	c := newModernClient(t, s)
 	tr := c.callTool("confirm", `{"n":1}`).tool(t)
@@ -552,7 +552,7 @@ func TestRequestStateArguments(t *testing.T) {
 func TestCompletionCapped(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
-		s := NewServer(Options{})
+		s := NewServer(testImpl, &Options{})
 		all := make([]string, 150)
 		for i := range all {
 			all[i] = fmt.Sprintf("item-%03d", i)
@@ -606,7 +606,7 @@ func dumpRaw(m map[string]json.RawMessage) string {
 // released.
 func TestToolFileRepeatedParams(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{SpoolDir: t.TempDir()})
+	s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 	s.AddTool(hashTool("hash", 4<<20))
 	c := newModernClient(t, s)
 	first := c.message("tools/call", `{"name":"hash","arguments":{"file":"data:text/plain;base64,`+
@@ -626,7 +626,7 @@ func TestToolFileRepeatedParams(t *testing.T) {
 // out.
 func TestToolFileRepeatedArgument(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{SpoolDir: t.TempDir()})
+	s := NewServer(testImpl, &Options{SpoolDir: t.TempDir()})
 	s.AddTool(hashTool("hash", 4<<20))
 	c := newModernClient(t, s)
 	big := "data:text/plain;base64," + base64.StdEncoding.EncodeToString(randomBytes(12, 100<<10))
@@ -641,7 +641,7 @@ func TestToolFileRepeatedArgument(t *testing.T) {
 func TestToolStreamsSSE(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
-		s := NewServer(Options{})
+		s := NewServer(testImpl, &Options{})
 		s.AddTool(&Tool{Name: "chatty", Streams: true, StreamsModern: true, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(c *Call) (*ToolResult, error) {
 				for i := range 3 {

@@ -36,7 +36,7 @@ func scanWith(t *testing.T, s *Server, principal string, h HeaderMap, in string)
 // for the principal the state was issued to only.
 func TestRouteRequestState(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	c := &Call{srv: s, method: "tools/call", principal: "p", params: map[string]json.RawMessage{"name": json.RawMessage(`"request_upload"`)}}
 	res, err := s.inputRequiredResult(c, map[string]InputRequest{"upload": uploadForm()})
 	if err != nil {
@@ -62,7 +62,7 @@ func TestRouteRequestState(t *testing.T) {
 // that asked only.
 func TestRouteElicitationAnswer(t *testing.T) {
 	t.Parallel()
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	c := &Call{srv: s, sess: &session.State{ID: "sid"}}
 	s.expectFiles(c, 9, fileFields(uploadForm()))
 	in := `{"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{"file":"data:text/plain;base64,` +

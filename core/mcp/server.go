@@ -65,8 +65,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Hub carries change events to notification streams; nil: a new Hub.
 	Hub *Hub
-	// Name, Version and Title form serverInfo. Defaults "mcpblob", "dev", "".
-	Name, Version, Title string
 	// Instructions is the optional initialize/discover instructions text.
 	Instructions string
 	// MaxBodyBytes bounds one POSTed JSON-RPC message, apart from its file
@@ -113,6 +111,18 @@ type Options struct {
 	Limits limits.Limits
 }
 
+// Implementation is the serverInfo a [Server] announces (initialize,
+// server/discover and the _meta of 2026-07-28 results): the embedding
+// program's own name, not the library's.
+type Implementation struct {
+	// Name is required: NewServer panics without one.
+	Name string
+	// Version defaults to "dev".
+	Version string
+	// Title is the optional display name.
+	Title string
+}
+
 // Server is the MCP endpoint: one handler for both protocol eras.
 //
 // Text rule: a text resource's JSON-escaped length is not known up front,
@@ -123,6 +133,7 @@ type Options struct {
 // Larger or non-UTF-8 text is served as a base64 blob, whose length is
 // always known. Memory stays flat either way.
 type Server struct {
+	impl    Implementation
 	opts    Options
 	keyring *token.Keyring
 	log     *slog.Logger
@@ -150,22 +161,35 @@ type Server struct {
 	budgets  limits.Pools       // protocol state per principal and per node (package limits)
 }
 
-// NewServer returns a Server for opts. Register tools, resources and
-// prompts before serving.
-func NewServer(opts Options) *Server {
-	opts = opts.withDefaults()
+// NewServer returns a Server announcing impl, configured by opts (nil: every
+// default). It panics when impl.Name is empty: a server names itself, the
+// library gives no default. Register tools, resources and prompts before
+// serving.
+func NewServer(impl Implementation, opts *Options) *Server {
+	if impl.Name == "" {
+		panic("mcp: NewServer: Implementation.Name is required")
+	}
+	if impl.Version == "" {
+		impl.Version = "dev"
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.withDefaults()
 	s := &Server{
-		opts:    opts,
-		keyring: opts.Keyring,
-		log:     opts.Logger,
-		hub:     opts.Hub,
+		impl:    impl,
+		opts:    o,
+		keyring: o.Keyring,
+		log:     o.Logger,
+		hub:     o.Hub,
 		toolMap: map[string]*tool{},
 	}
 	s.baseCtx, s.stop = context.WithCancel(context.Background())
 	s.budgets = limits.NewPools(s.opts.Limits, s.log)
 	s.sessions = &session.Lifecycle{Table: session.NewTable(s.budgets.Sessions, s.log), Keyring: s.keyring,
-		TTL: opts.SessionTTL, Live: opts.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions,
-		Newest: Version20251125, CapabilityBytes: opts.Limits.CapabilityBytes, Log: s.log}
+		TTL: o.SessionTTL, Live: o.LiveSessions, Claims: s.budgets.Claims, Versions: legacyVersions,
+		Newest: Version20251125, CapabilityBytes: o.Limits.CapabilityBytes, Log: s.log}
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
@@ -182,12 +206,6 @@ func (o Options) withDefaults() Options {
 	if o.Hub == nil {
 		o.Hub = &Hub{}
 	}
-	if o.Name == "" {
-		o.Name = "mcpblob"
-	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
 	positive(&o.MaxBodyBytes, DefaultMaxBodyBytes)
 	positive(&o.MaxFileBytes, DefaultMaxFileBytes)
 	positive(&o.SessionTTL, DefaultSessionTTL)
@@ -203,6 +221,14 @@ func positive[T int64 | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
 	}
+}
+
+// MaxRequestBytes is the longest request body the server can accept: a
+// message's MaxBodyBytes plus the base64 of MaxFileBytes of file inputs. A
+// transport may refuse a longer declared body before reading it (413); the
+// scan enforces the finer limits as the body arrives.
+func (s *Server) MaxRequestBytes() int64 {
+	return s.opts.MaxBodyBytes + (s.opts.MaxFileBytes+2)/3*4
 }
 
 // Context is the server's context: it ends when the server closes. Work a
@@ -223,8 +249,11 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ServeHTTP handles one request to the MCP endpoint.
-func (s *Server) ServeHTTP(r *Request, w ResponseWriter) {
+// ServeMCP handles one request to the MCP endpoint. It is transport
+// neutral: a transport adapter (package mcphttp for net/http, core/server
+// for fasthttp) checks Host, Origin and authentication, bounds and paces
+// the body, then calls it.
+func (s *Server) ServeMCP(r *Request, w ResponseWriter) {
 	switch r.Method {
 	case http.MethodPost:
 		s.handlePost(r, w)

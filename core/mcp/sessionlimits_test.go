@@ -54,7 +54,7 @@ func wantLimit(t *testing.T, what string, r *response, status int, limit, scope 
 // hold a few KiB, not 48 MiB (71946bf kept every object over 512 B whole for
 // the session's life).
 func TestSessionCapabilitiesPruned(t *testing.T) {
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	t.Cleanup(func() { s.Close() })
 	var junk strings.Builder // 512 KiB in strings of 32 KiB (a string over 64 KiB is refused)
 	for i := range 16 {
@@ -95,7 +95,7 @@ func TestSessionCapabilitiesPruned(t *testing.T) {
 // take more than Limits.CapabilityBytes, initialize is refused with -32602
 // naming capabilities and the limit, and no session is held.
 func TestSessionCapabilitiesOverLimit(t *testing.T) {
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	t.Cleanup(func() { s.Close() })
 	var b strings.Builder
 	b.WriteString(`{"extensions":{`)
@@ -112,7 +112,7 @@ func TestSessionCapabilitiesOverLimit(t *testing.T) {
 		!strings.Contains(res.Error.Message, strconv.Itoa(limits.DefaultCapabilityBytes)) {
 		t.Fatalf("refusal %+v (session %q, %d held); want -32602 naming capabilities and %d", res.Error, sid, s.Sessions(), limits.DefaultCapabilityBytes)
 	}
-	small := NewServer(Options{Limits: limits.Limits{CapabilityBytes: 16}})
+	small := NewServer(testImpl, &Options{Limits: limits.Limits{CapabilityBytes: 16}})
 	t.Cleanup(func() { small.Close() })
 	if res, _ := initializeAs(t, small, "", `{"elicitation":{"form":{},"url":{}}}`); res.Error == nil || res.Error.Code != CodeInvalidParams {
 		t.Fatalf("capabilities over a 16-byte limit: %s; want -32602", res.rec.body.String())
@@ -171,7 +171,7 @@ func TestSessionsPerPrincipalBounded(t *testing.T) {
 	if testing.Short() {
 		n = 4_000
 	}
-	s := NewServer(Options{Limits: limits.Limits{SessionsPerPrincipal: bound}})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{SessionsPerPrincipal: bound}})
 	t.Cleanup(func() { s.Close() })
 	before := heapInUse()
 	var first, last string
@@ -208,7 +208,7 @@ func holdGetStream(t *testing.T, c *testClient) {
 	go func() {
 		h := c.headers("", "")
 		h["Accept"] = "text/event-stream"
-		c.s.ServeHTTP(&Request{Method: http.MethodGet, Header: h, Principal: c.principal}, newRecorder())
+		c.s.ServeMCP(&Request{Method: http.MethodGet, Header: h, Principal: c.principal}, newRecorder())
 	}()
 	waitFor(t, "the GET stream to open", func() bool { return c.s.hasGetStream(c.sid) })
 }
@@ -219,7 +219,7 @@ func holdGetStream(t *testing.T, c *testClient) {
 // node's bound the node's least recently used idle session goes, and with
 // none idle the refusal is 503.
 func TestSessionsAtTheBound(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{SessionsPerPrincipal: 2, Sessions: 4}})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{SessionsPerPrincipal: 2, Sessions: 4}})
 	t.Cleanup(func() { s.Close() })
 	sid := func(principal string) string {
 		t.Helper()
@@ -262,8 +262,8 @@ func TestRebuiltSessionsCountAndEvictionEndsEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	live := &sharedLive{}
-	a := NewServer(Options{Keyring: kr, LiveSessions: live})
-	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: limits.Limits{SessionsPerPrincipal: 1}})
+	a := NewServer(testImpl, &Options{Keyring: kr, LiveSessions: live})
+	b := NewServer(testImpl, &Options{Keyring: kr, LiveSessions: live, Limits: limits.Limits{SessionsPerPrincipal: 1}})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	s1 := newLegacyClientAs(t, a, "alice")
 	s2 := newLegacyClientAs(t, a, "alice")
@@ -286,7 +286,7 @@ func TestRebuiltSessionsCountAndEvictionEndsEverywhere(t *testing.T) {
 // cannot be written answers 503 and holds nothing.
 func TestLiveSessionRecords(t *testing.T) {
 	live := &sharedLive{}
-	s := NewServer(Options{LiveSessions: live, Limits: limits.Limits{ClaimsPerMinute: 40}})
+	s := NewServer(testImpl, &Options{LiveSessions: live, Limits: limits.Limits{ClaimsPerMinute: 40}})
 	t.Cleanup(func() { s.Close() })
 	var kept []*testClient
 	for i := range 30 {
@@ -326,7 +326,7 @@ func TestLiveSessionRecords(t *testing.T) {
 // claims are charged and DELETE still ends the session.
 func TestSessionIdsWithoutRecordRefused(t *testing.T) {
 	kr := token.NewRandomKeyring()
-	s := NewServer(Options{Keyring: kr, LiveSessions: &sharedLive{}})
+	s := NewServer(testImpl, &Options{Keyring: kr, LiveSessions: &sharedLive{}})
 	t.Cleanup(func() { s.Close() })
 	old, err := kr.Sign(token.Claims{Purpose: "mcp-session", Object: Version20251125, Expires: time.Now().Add(time.Hour)})
 	if err != nil {
@@ -334,7 +334,7 @@ func TestSessionIdsWithoutRecordRefused(t *testing.T) {
 	}
 	wantStatus(t, "an id of the former purpose", clientOf(t, s, "", old).request("ping", "", `{}`), http.StatusNotFound, CodeSessionNotFound)
 
-	local := NewServer(Options{Limits: limits.Limits{ClaimsPerMinute: 1}})
+	local := NewServer(testImpl, &Options{Limits: limits.Limits{ClaimsPerMinute: 1}})
 	t.Cleanup(func() { local.Close() })
 	c := newLegacyClient(t, local)
 	newLegacyClient(t, local) // no record written: nothing charged
@@ -350,8 +350,8 @@ func TestSessionUnitsBalanced(t *testing.T) {
 	kr := token.NewRandomKeyring()
 	live := &sharedLive{}
 	lim := limits.Limits{SessionsPerPrincipal: 4, Sessions: 6}
-	a := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
-	b := NewServer(Options{Keyring: kr, LiveSessions: live, Limits: lim})
+	a := NewServer(testImpl, &Options{Keyring: kr, LiveSessions: live, Limits: lim})
+	b := NewServer(testImpl, &Options{Keyring: kr, LiveSessions: live, Limits: lim})
 	t.Cleanup(func() { a.Close(); b.Close() })
 	var wg sync.WaitGroup
 	for w := range 6 {

@@ -41,8 +41,11 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 			continue
 		}
 		ans, err := t.Stream(c, uri, maxSize)
+		if err == nil {
+			return resstream.Check(uri, ans, maxSize)
+		}
 		if !errors.Is(err, ErrNoResource) {
-			return ans, err
+			return nil, err
 		}
 	}
 	if ct, err := s.readAny(c, uri); err == nil {
@@ -55,8 +58,12 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 }
 
 // writeStreamAnswer sends a direct or redirect answer; done runs once the
-// body is out (or never will be).
+// body is out (or never will be). MCP-Resource-Uri names the answer's
+// canonical URI (a handler's own header of that name wins).
 func writeStreamAnswer(w ResponseWriter, a *resstream.Answer, done func()) {
+	if headerSafe(a.URI) {
+		w.SetHeader(resstream.HeaderResourceURI, a.URI)
+	}
 	status := http.StatusOK
 	if a.Location != "" {
 		status = http.StatusFound
@@ -82,4 +89,15 @@ func writeStreamAnswer(w ResponseWriter, a *resstream.Answer, done func()) {
 		_, err := io.Copy(sw, body)
 		return err
 	})
+}
+
+// headerSafe reports whether v may be sent as a header value as it is (no
+// control character that could end the header).
+func headerSafe(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] == 0x7f {
+			return false
+		}
+	}
+	return v != ""
 }

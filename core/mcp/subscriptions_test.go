@@ -52,7 +52,7 @@ func checkLimitError(t *testing.T, what string, r *response, limit string) {
 // gives the budget back.
 func TestLegacySubscriptionsBudget(t *testing.T) {
 	const sessions, perSession, size = 12, 600, 8000
-	s := NewServer(Options{})
+	s := NewServer(testImpl, &Options{})
 	before := heapInUse()
 	var clients []*testClient
 	kept := 0
@@ -81,7 +81,7 @@ func TestLegacySubscriptionsBudget(t *testing.T) {
 	}
 	for _, c := range clients {
 		rec := newRecorder()
-		s.ServeHTTP(&Request{Method: http.MethodDelete, Header: c.headers("", ""), Principal: "reader"}, rec)
+		s.ServeMCP(&Request{Method: http.MethodDelete, Header: c.headers("", ""), Principal: "reader"}, rec)
 		if rec.statusCode() != http.StatusOK {
 			t.Fatalf("DELETE: %d %s", rec.statusCode(), rec.body.String())
 		}
@@ -99,7 +99,7 @@ func TestLegacySubscriptionsBudget(t *testing.T) {
 // principal across its sessions and listen streams, an unsubscribe gives
 // one back, and a repeated subscription costs nothing.
 func TestSubscriptionCountBudget(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{SubscriptionsPerPrincipal: 10}})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{SubscriptionsPerPrincipal: 10}})
 	a, b := newLegacyClientAs(t, s, "reader"), newLegacyClientAs(t, s, "reader")
 	for i := range 10 {
 		c := []*testClient{a, b}[i%2]
@@ -129,7 +129,7 @@ func TestSubscriptionCountBudget(t *testing.T) {
 // stream and its subscriptions; it gives them back, so the next one is
 // not refused by the budget.
 func TestListenWithoutStreamGivesBack(t *testing.T) {
-	s := NewServer(Options{Limits: limits.Limits{StreamsPerPrincipal: 1, SubscriptionsPerPrincipal: 1}})
+	s := NewServer(testImpl, &Options{Limits: limits.Limits{StreamsPerPrincipal: 1, SubscriptionsPerPrincipal: 1}})
 	m := newModernClient(t, s).as("reader")
 	for i := range 3 {
 		h := m.headers("subscriptions/listen", "")

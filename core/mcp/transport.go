@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Request is the HTTP request the transport hands to [Server.ServeHTTP]. The
+// Request is the HTTP request the transport hands to [Server.ServeMCP]. The
 // transport has already checked Host, Origin and authentication.
 type Request struct {
 	Method    string // HTTP method: POST, GET, DELETE…
@@ -88,7 +88,7 @@ type ResponseWriter interface {
 	SetBody(b []byte)
 	// SetBodyStream sends a body produced by write. size >= 0 is the exact
 	// length (sent as Content-Length); size < 0 means unknown (chunked).
-	// write may run after ServeHTTP returns, on another goroutine; it must
+	// write may run after ServeMCP returns, on another goroutine; it must
 	// return once w reports an error (the client went away). Flush pushes
 	// buffered bytes to the client (SSE events).
 	SetBodyStream(size int64, write func(w StreamWriter) error)

@@ -33,7 +33,7 @@ func sendReader(ctx *fasthttp.RequestCtx, rc io.ReadCloser, size int64, timeout 
 		bp := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(bp)
 		n, err := io.CopyBuffer(w, struct{ io.Reader }{rc}, *bp)
-		if err == nil && n != size {
+		if err == nil && size >= 0 && n != size { // size < 0: unknown, chunked
 			err = io.ErrUnexpectedEOF
 		}
 		return err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -273,10 +274,9 @@ func New(opts Options) (*Server, error) {
 	}
 	mo := opts.MCP
 	mo.Keyring, mo.Logger = opts.Keyring, opts.Logger
-	mo.Name, mo.Version, mo.Instructions = opts.Name, opts.Version, opts.Instructions
-	mo.MaxBodyBytes = opts.MaxBodyBytes
+	mo.Instructions, mo.MaxBodyBytes = opts.Instructions, opts.MaxBodyBytes
 	mo.Authorize, mo.LiveSessions = s.authorizeMCP, s.facts.LiveSessions()
-	if err := s.newMCP(mo); err != nil {
+	if err := s.newMCP(mcp.Implementation{Name: cmp.Or(opts.Name, "mcpblob"), Version: opts.Version}, mo); err != nil {
 		return nil, err
 	}
 	s.fs = s.newFastHTTP()
@@ -356,8 +356,8 @@ func (s *Server) Blobs() *blobs.App { return s.blobs }
 
 // newMCP builds the MCP endpoint: the protocol server, the blob
 // application registered on it, then Options.Extend.
-func (s *Server) newMCP(mo mcp.Options) error {
-	s.mcp = mcp.NewServer(mo)
+func (s *Server) newMCP(impl mcp.Implementation, mo mcp.Options) error {
+	s.mcp = mcp.NewServer(impl, &mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
 	bo.DownloadURL, bo.Tenancy = s.opts.DownloadURL, s.tenancy
@@ -371,11 +371,11 @@ func (s *Server) newMCP(mo mcp.Options) error {
 	if s.blobs, err = blobs.New(bo); err != nil {
 		return err
 	}
-	s.blobs.Register(s.mcp)
-	if s.opts.Extend != nil {
+	err = s.blobs.Register(s.mcp) // refused: a blob tool's maxSize above the MCP MaxFileBytes
+	if err == nil && s.opts.Extend != nil {
 		s.opts.Extend(s.mcp)
 	}
-	return nil
+	return err
 }
 
 // ListenAndServe listens on Options.Listen and serves until Shutdown.
@@ -546,7 +546,7 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 	} else if b := ctx.Request.Body(); len(b) > 0 {
 		req.Body = bytes.NewReader(b)
 	}
-	s.mcp.ServeHTTP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
+	s.mcp.ServeMCP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
 	if body != nil {
 		s.finishMCPBody(ctx, body)
 	}

@@ -5,6 +5,12 @@
 // the method ([NotSupported], [TooLarge]), the header naming the canonical
 // URI, and the [BodySender] extension a transport offers for raw bytes.
 //
+// [Check] holds every handler's answer to what the client allows, so no
+// handler has to: over the client's maxStreamSize it is refused, a body is
+// cut at its declared Size, and a body of unknown size fails past
+// maxStreamSize. A body that is a file ([FileBody], or an *os.File) is
+// found under the server's wrappers by [BodyFile], for sendfile.
+//
 // The server offers the resources.stream capability only to clients that
 // declared resourceStreaming (2025-11-25: in initialize; 2026-07-28: in the
 // request's clientCapabilities). A handler answers with the raw bytes (sent

@@ -17,8 +17,9 @@ const (
 const HeaderResourceURI = "MCP-Resource-Uri"
 
 // Answer is a resources/stream answer: exactly one of Body (raw bytes,
-// Size long, sent directly), Location (a 302 redirect) and DownloadURL (a
-// JSON result naming a link) is set.
+// Size long, sent directly; Size < 0: of unknown length, sent chunked),
+// Location (a 302 redirect) and DownloadURL (a JSON result naming a link)
+// is set. [Check] holds it to what the client allows.
 type Answer struct {
 	URI, MIMEType string
 	Size          int64

@@ -53,9 +53,10 @@ var HashFileOutput = json.RawMessage(`{
   "required": ["sha256", "size", "mediaType"]
 }`)
 
-// Register adds hash_file to s (server.Options.Extend).
+// Register adds hash_file to s (server.Options.Extend). The tool is fixed,
+// so a refusal is a bug: it panics.
 func Register(s *mcp.Server) {
-	s.AddTool(&mcp.Tool{
+	err := s.AddTool(&mcp.Tool{
 		Name:         "hash_file",
 		Title:        "Hash a file",
 		Description:  "Returns the sha256 and size of the file passed as a data URI.",
@@ -64,6 +65,9 @@ func Register(s *mcp.Server) {
 		Annotations:  json.RawMessage(`{"readOnlyHint": true}`),
 		Handler:      hashFile,
 	})
+	if err != nil {
+		panic(err)
+	}
 }
 
 // hashFile reads the spooled file as a stream: the payload was decoded

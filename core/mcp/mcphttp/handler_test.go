@@ -1,0 +1,448 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/mcphttp"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
+)
+
+const modern = "2026-07-28"
+
+// meta is params._meta of a 2026-07-28 request with client capabilities caps.
+func meta(caps string) string {
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + modern + `","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+}
+
+// modernRequest is a 2026-07-28 request of method with params (an object
+// body without braces, may be empty) to url.
+func modernRequest(t *testing.T, url, method, name, params, caps string) *http.Request {
+	t.Helper()
+	if params != "" {
+		params += ","
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + meta(caps) + `}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modern)
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	return req
+}
+
+// rpcReply is a JSON-RPC response as received.
+type rpcReply struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// do sends req and returns the status and the JSON-RPC message of the
+// body (the last SSE data event of an event stream).
+func do(t *testing.T, req *http.Request) (*http.Response, rpcReply) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var last string
+		for _, line := range strings.Split(string(raw), "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				last = strings.TrimSpace(d)
+			}
+		}
+		raw = []byte(last)
+	}
+	var msg rpcReply
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		t.Fatalf("status %d, body %q is not JSON-RPC: %v", resp.StatusCode, raw, err)
+	}
+	return resp, msg
+}
+
+var echoSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
+
+// newServer serves an mcp.Server with an echo tool (which answers the
+// caller's principal too) through NewHandler.
+func newServer(t *testing.T, opts mcphttp.Options, mopts *mcp.Options) (*httptest.Server, *mcp.Server) {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Implementation{Name: "mcphttp-test", Version: "1"}, mopts)
+	err := srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: echoSchema, Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
+		var text string
+		_ = json.Unmarshal(c.Arguments()["text"], &text)
+		return &mcp.ToolResult{Content: []any{mcp.Text(text + " from " + c.Principal())}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(mcphttp.NewHandler(srv, opts))
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	return hs, srv
+}
+
+func TestStatelessToolCall(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{}, nil)
+	resp, msg := do(t, modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`))
+	if resp.StatusCode != http.StatusOK || msg.Error != nil || !strings.Contains(string(msg.Result), `"text":"hi from "`) {
+		t.Fatalf("%d %s %+v", resp.StatusCode, msg.Result, msg.Error)
+	}
+	if !strings.Contains(string(msg.Result), `"name":"mcphttp-test"`) {
+		t.Fatalf("serverInfo is not the embedder's: %s", msg.Result)
+	}
+}
+
+// The 2025-11-25 era: initialize gives a session the next request carries.
+func TestSessionEra(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{}, nil)
+	post := func(body, sid string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "")
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid).Body.Close()
+	resp = post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, sid)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(raw, []byte(`"name":"echo"`)) {
+		t.Fatalf("tools/list in the session: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// The session's standalone GET stream opens through the handler (headers
+// flushed before any event), ends when the server closes, and DELETE ends
+// the session.
+func TestSessionStreamAndDelete(t *testing.T) {
+	hs, srv := newServer(t, mcphttp.Options{}, nil)
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, _ := do(t, req)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	session := func(method string) *http.Request {
+		r, _ := http.NewRequest(method, hs.URL, nil)
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		r.Header.Set("Accept", "text/event-stream")
+		return r
+	}
+	get, err := http.DefaultClient.Do(session(http.MethodGet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	if get.StatusCode != http.StatusOK || !strings.HasPrefix(get.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("GET stream: %d %q", get.StatusCode, get.Header.Get("Content-Type"))
+	}
+	srv.Close() // ends the stream
+	if _, err := io.Copy(io.Discard, get.Body); err != nil {
+		t.Fatalf("the GET stream did not end cleanly: %v", err)
+	}
+	del, err := http.DefaultClient.Do(session(http.MethodDelete))
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	if del.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %d", del.StatusCode)
+	}
+}
+
+// A request from another site (DNS rebinding) or for another host is
+// refused with 403 and a JSON-RPC error body.
+func TestHostAndOrigin(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{}, nil)
+	for _, tc := range []struct {
+		name, host, origin string
+		status             int
+	}{
+		{"evil origin", "", "evil.example", http.StatusForbidden},
+		{"evil http origin", "", "http://evil.example", http.StatusForbidden},
+		{"foreign host", "evil.example", "", http.StatusForbidden},
+		{"localhost origin", "", "http://localhost:3000", http.StatusOK},
+		{"no origin", "", "", http.StatusOK},
+	} {
+		req := modernRequest(t, hs.URL, "tools/list", "", "", `{}`)
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, msg := do(t, req)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.status)
+		}
+		if tc.status == http.StatusForbidden && (msg.Error == nil || msg.Error.Code != mcp.CodeTransport ||
+			!strings.HasPrefix(msg.Error.Message, "Forbidden: ")) {
+			t.Errorf("%s: error %+v, want a JSON-RPC Forbidden error", tc.name, msg.Error)
+		}
+	}
+	// A listed host and origin pass.
+	hs2, _ := newServer(t, mcphttp.Options{AllowedHosts: []string{"mcp.example"}, AllowedOrigins: []string{"https://app.example"}}, nil)
+	req := modernRequest(t, hs2.URL, "tools/list", "", "", `{}`)
+	req.Host = "mcp.example"
+	req.Header.Set("Origin", "https://app.example")
+	if resp, msg := do(t, req); resp.StatusCode != http.StatusOK {
+		t.Fatalf("allowed host and origin: %d %+v", resp.StatusCode, msg.Error)
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{Authenticate: func(r *http.Request) (string, []string, error) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			return "", nil, errors.New("bad token")
+		}
+		return "alice", []string{"read"}, nil
+	}}, nil)
+	req := modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
+	if resp, msg := do(t, req); resp.StatusCode != http.StatusUnauthorized || msg.Error == nil {
+		t.Fatalf("no credential: %d %+v", resp.StatusCode, msg.Error)
+	}
+	req = modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
+	req.Header.Set("Authorization", "Bearer good")
+	if resp, msg := do(t, req); resp.StatusCode != http.StatusOK || !strings.Contains(string(msg.Result), "hi from alice") {
+		t.Fatalf("with a credential: %d %s", resp.StatusCode, msg.Result)
+	}
+}
+
+// A declared body over MaxRequestBytes gets 413 before it is read; a body
+// of unknown length is cut there (413); a message over the server's
+// MaxBodyBytes gets the server's 413.
+func TestBodyLimits(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{MaxRequestBytes: 64 << 10}, &mcp.Options{MaxBodyBytes: 16 << 10})
+	big := `"name":"echo","arguments":{"text":"` + strings.Repeat("x", 100<<10) + `"}`
+	req := modernRequest(t, hs.URL, "tools/call", "echo", big, `{}`)
+	if resp, msg := do(t, req); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
+		t.Fatalf("declared length: %d %+v", resp.StatusCode, msg.Error)
+	}
+	req = modernRequest(t, hs.URL, "tools/call", "echo", big, `{}`)
+	req.Body, req.ContentLength = io.NopCloser(struct{ io.Reader }{req.Body}), -1 // chunked
+	if resp, msg := do(t, req); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
+		t.Fatalf("unknown length: %d %+v", resp.StatusCode, msg.Error)
+	}
+	mid := `"name":"echo","arguments":{"text":"` + strings.Repeat("x", 20<<10) + `"}`
+	if resp, msg := do(t, modernRequest(t, hs.URL, "tools/call", "echo", mid, `{}`)); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
+		t.Fatalf("over MaxBodyBytes: %d %+v", resp.StatusCode, msg.Error)
+	}
+}
+
+// A body that stalls after its first bytes is cut off with 408.
+func TestSlowBodyCut(t *testing.T) {
+	hs, _ := newServer(t, mcphttp.Options{BodyMinRate: 1 << 20, BodyGrace: 100 * time.Millisecond,
+		BodyReadTimeout: 200 * time.Millisecond}, nil)
+	conn, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(time.Minute)) // a guard, not a measurement
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":\"2.0\",")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !bytes.Contains(raw, []byte("Request Timeout")) {
+		t.Fatalf("stalled body: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// A streaming tool's events reach the client as they are sent: the tool
+// waits for the client to have read its first log event before it ends.
+func TestSSEFlushed(t *testing.T) {
+	seen := make(chan struct{})
+	srv := mcp.NewServer(mcp.Implementation{Name: "sse-test"}, nil)
+	err := srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`), Streams: true, StreamsModern: true,
+		Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
+			c.Log("info", "slow", "started")
+			select {
+			case <-seen:
+			case <-time.After(time.Minute):
+				return mcp.ToolError("the first event never reached the client"), nil
+			}
+			return &mcp.ToolResult{Content: []any{mcp.Text("done")}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(mcphttp.NewHandler(srv, mcphttp.Options{}))
+	defer hs.Close()
+	req := modernRequest(t, hs.URL, "tools/call", "slow", `"name":"slow","arguments":{}`, `{}`)
+	req.Header.Set("Accept", "text/event-stream, application/json")
+	body := strings.Replace(readAll(t, req.Body), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"debug",`, 1)
+	req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var once sync.Once
+	var events []string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+			events = append(events, d)
+			once.Do(func() { close(seen) })
+		}
+	}
+	if len(events) != 2 || !strings.Contains(events[0], "notifications/message") || !strings.Contains(events[1], `"text":"done"`) {
+		t.Fatalf("events %q", events)
+	}
+}
+
+func readAll(t *testing.T, r io.Reader) string {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readFromRecorder is a ResponseWriter that records what its ReadFrom is
+// handed (the sendfile path) before passing it on.
+type readFromRecorder struct {
+	http.ResponseWriter
+	mu  sync.Mutex
+	src []io.Reader
+}
+
+func (r *readFromRecorder) ReadFrom(src io.Reader) (int64, error) {
+	r.mu.Lock()
+	r.src = append(r.src, src)
+	r.mu.Unlock()
+	return r.ResponseWriter.(io.ReaderFrom).ReadFrom(src)
+}
+
+func (r *readFromRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// A resources/stream body that is a file reaches the ResponseWriter's
+// ReadFrom as an *io.LimitedReader over the *os.File itself, where net/http
+// uses sendfile; the bytes and MCP-Resource-Uri arrive.
+func TestStreamFileReachesReadFrom(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	path := filepath.Join(t.TempDir(), "blob")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "stream-test"}, nil)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///{name}", Name: "file", Streamable: true}, mcp.ResourceHandler{
+		Read: func(*mcp.Call, string) (*mcp.Contents, error) { return nil, mcp.ErrNoResource },
+		Stream: func(c *mcp.Call, uri string, maxSize int64) (*resstream.Answer, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			return &resstream.Answer{URI: uri, MIMEType: "application/octet-stream", Size: int64(len(data)), Body: f}, nil
+		}})
+	rec := &readFromRecorder{}
+	h := mcphttp.NewHandler(srv, mcphttp.Options{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.ResponseWriter = w
+		h.ServeHTTP(rec, r)
+	}))
+	defer hs.Close()
+	req := modernRequest(t, hs.URL, "resources/stream", "", `"uri":"file:///blob"`, `{"resourceStreaming":{}}`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("body: %d bytes, err %v (status %d)", len(got), err, resp.StatusCode)
+	}
+	if u := resp.Header.Get("MCP-Resource-Uri"); u != "file:///blob" {
+		t.Fatalf("MCP-Resource-Uri %q", u)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.src) == 0 {
+		t.Fatal("the file never reached ReadFrom")
+	}
+	for _, src := range rec.src {
+		lr, ok := src.(*io.LimitedReader)
+		if _, isFile := lr.R.(*os.File); !ok || !isFile {
+			t.Fatalf("ReadFrom got %T, want an *io.LimitedReader over the *os.File", src)
+		}
+	}
+}
+
+// endless is a body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+func (endless) Close() error               { return nil }
+
+// A custom Stream handler that sends an endless body of unknown size to a
+// client allowing 10 bytes: the client gets a broken response, not a
+// body that looks complete, and never more than 10 bytes.
+func TestStreamUnknownSizeCutOverHTTP(t *testing.T) {
+	srv := mcp.NewServer(mcp.Implementation{Name: "stream-test"}, nil)
+	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "big:///{name}", Name: "big", Streamable: true}, mcp.ResourceHandler{
+		Read: func(*mcp.Call, string) (*mcp.Contents, error) { return nil, mcp.ErrNoResource },
+		Stream: func(c *mcp.Call, uri string, maxSize int64) (*resstream.Answer, error) {
+			return &resstream.Answer{MIMEType: "application/octet-stream", Size: -1, Body: endless{}}, nil
+		}})
+	hs := httptest.NewServer(mcphttp.NewHandler(srv, mcphttp.Options{}))
+	defer hs.Close()
+	req := modernRequest(t, hs.URL, "resources/stream", "", `"uri":"big:///x"`, `{"resourceStreaming":{"maxStreamSize":10}}`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err == nil || len(got) > 10 {
+		t.Fatalf("read %d bytes, err %v: want a broken body of at most 10 bytes", len(got), err)
+	}
+}
