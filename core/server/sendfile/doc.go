@@ -3,5 +3,8 @@
 // [Body] that fasthttp hands to the connection's ReadFrom, renewing the
 // write deadline per chunk so a stalled client fails within the timeout
 // and a long transfer that keeps moving never does, with the socket corked
-// so that the kernel sends whole segments.
+// so that the kernel sends whole segments. The body's last byte goes out
+// uncorked by a send of its own once the socket has drained, so that the
+// kernel marks the end of each response application-limited and the
+// client's delayed ACK of it does not set the pace of the next one.
 package sendfile

@@ -47,13 +47,19 @@ func Local(rc io.ReadCloser) (*os.File, int64, bool) {
 	return nil, 0, false
 }
 
+// drainWait bounds how long the body's last byte waits for the socket to
+// drain (see [Body.WriteTo]); past it, or past the write timeout if that
+// is shorter, the byte goes out anyway.
+const drainWait = time.Second
+
 // Body sends n bytes of f from its current offset with sendfile(2).
 // fasthttp calls WriteTo (BodyWriterTo) with its *bufio.Writer over the
 // connection: WriteTo flushes the headers, then hands the file to
 // bufio.Writer.ReadFrom, which with an empty buffer calls
 // (*net.TCPConn).ReadFrom, which uses sendfile for an *io.LimitedReader over
-// an *os.File. The deadline is renewed per Chunk, and the socket is
-// corked for the whole body (cork_linux.go).
+// an *os.File. The deadline is renewed per Chunk. The socket is corked
+// (cork_linux.go) for all but the body's last byte, which goes out by a
+// sendfile of its own once the rest has left (see WriteTo).
 type Body struct {
 	f       *os.File
 	n       int64
@@ -67,10 +73,29 @@ type Body struct {
 // SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
 func (b *Body) SupportsBodyWriteTo() bool { return true }
 
+// WriteTo sends the headers buffered in w, then the body. Over a socket
+// the body's last byte is held back: the rest goes out corked, the cork is
+// pulled, and once the socket has sent everything and its congestion
+// window has room (drained), that byte goes out by a send call of its own.
+//
+// Why: the kernel decides whether a flow is application-limited only at a
+// send call, so a response's final segment, released by the uncork, was
+// never marked so. Its ACK comes late: a client delays the ACK of a lone
+// sub-MSS segment (40 ms, or until its next request on a kept-alive
+// connection), and the rate sample that ACK gives, one segment over the
+// idle gap, went unmarked into the sender's congestion control. BBR (this
+// kernel's default) took it as the path's bandwidth, a few MB/s, and paced
+// the connection's next response at it: on loopback ~10% of 1 MiB Range
+// GETs finished ~45 ms late, their 64 KB segments 10-20 ms apart. A send
+// made when nothing is queued and the window has room is marked
+// application-limited, and so is the sample of its ACK, which congestion
+// control then ignores unless it is higher than the estimate.
 func (b *Body) WriteTo(w io.Writer) (int64, error) {
+	uncork := func() {}
 	if b.conn != nil {
-		defer cork(b.conn)()
+		uncork = cork(b.conn)
 	}
+	defer func() { uncork() }()
 	if f, ok := w.(interface{ Flush() error }); ok {
 		if err := b.renew(); err != nil {
 			return 0, err
@@ -83,12 +108,30 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	if !ok {
 		rf = readerFrom{w}
 	}
+	var last int64
+	if b.conn != nil && b.n > 0 {
+		last = 1
+	}
+	total, err := b.send(rf, b.n-last)
+	if err != nil || last == 0 {
+		return total, b.done(err)
+	}
+	uncork()
+	uncork = func() {}
+	b.awaitDrain()
+	m, err := b.send(rf, last)
+	return total + m, b.done(err)
+}
+
+// send moves n bytes of f to rf in rounds of at most Chunk, renewing the
+// write deadline before each.
+func (b *Body) send(rf io.ReaderFrom, n int64) (int64, error) {
 	var total int64
-	for total < b.n {
+	for total < n {
 		if err := b.renew(); err != nil {
 			return total, err
 		}
-		chunk := min(b.n-total, Chunk)
+		chunk := min(n-total, Chunk)
 		m, err := rf.ReadFrom(&io.LimitedReader{R: b.f, N: chunk})
 		total += m
 		if err != nil {
@@ -98,10 +141,29 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 			return total, io.ErrUnexpectedEOF // the file shrank under us
 		}
 	}
-	if b.conn != nil && b.timeout > 0 {
+	return total, nil
+}
+
+// awaitDrain waits until the socket is drained, polling TCP_INFO with a
+// backoff from 10 µs to 1 ms, for at most drainWait or the write timeout.
+// On loopback that is one ACK away, microseconds.
+func (b *Body) awaitDrain() {
+	limit := drainWait
+	if b.timeout > 0 {
+		limit = min(limit, b.timeout)
+	}
+	end := time.Now().Add(limit)
+	for wait := 10 * time.Microsecond; !drained(b.conn) && time.Now().Before(end); wait = min(2*wait, time.Millisecond) {
+		time.Sleep(wait)
+	}
+}
+
+// done clears the write deadline after a body sent in full.
+func (b *Body) done(err error) error {
+	if err == nil && b.conn != nil && b.timeout > 0 {
 		_ = b.conn.SetWriteDeadline(time.Time{})
 	}
-	return total, nil
+	return err
 }
 
 func (b *Body) renew() error {
