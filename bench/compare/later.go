@@ -28,7 +28,7 @@ import (
 type laterResult struct {
 	id, title, target string
 	table             *table
-	unavailable       string // "not available yet (issue N): …"
+	unavailable       string // "the server lacks …": the target is missed, not skipped
 }
 
 func later(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, feat probe.Features, rep *report, start time.Time) {
@@ -38,21 +38,21 @@ func later(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	// P3
 	if !feat.ResourceStream {
-		rep.p3 = &p3Result{unavailable: fmt.Sprintf("not available yet (issue %d): the server does not declare capabilities.resources.stream", probe.IssueResourceStream)}
+		rep.p3 = &p3Result{unavailable: "the server lacks a feature: it does not declare capabilities.resources.stream"}
 	} else if time.Since(start) < cfg.budget {
 		rep.p3 = runP3(ctx, cfg, work, bins, byName)
 	}
 	// P4
 	p4 := &laterResult{id: "P4", title: "tools/call upload_file with a 256 MiB data URI", target: "≥ 30× go-sdk and mcp-go; RSS growth ≤ 32 MiB"}
 	if !feat.UploadFile {
-		p4.unavailable = fmt.Sprintf("not available yet (issue %d): tools/list has no upload_file", probe.IssueUploadFile)
+		p4.unavailable = "the server lacks a feature: tools/list has no upload_file"
 	} else if time.Since(start) < cfg.budget {
 		p4.table = runP4(ctx, cfg, byName)
 	}
 	// P5
 	p5 := &laterResult{id: "P5", title: "multipart upload, 1 GiB", target: "≥ 0.8× raw disk write; RSS growth ≤ 32 MiB"}
 	if !feat.Uploads {
-		p5.unavailable = fmt.Sprintf("not available yet (issue %d): a 1-byte multipart upload to an endpoint minted by POST /v1/uploads is not stored (upload endpoints /u/{token})", probe.IssueUploads)
+		p5.unavailable = "the server lacks a feature: a 1-byte multipart upload to an endpoint minted by POST /v1/uploads is not stored (upload endpoints /u/{token})"
 	} else if time.Since(start) < cfg.budget {
 		p5.table = runP5(ctx, cfg, work, byName)
 	}

@@ -17,21 +17,14 @@ import (
 	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 )
 
-// Features are the server features that later issues add.
+// Features are the server features the load scenarios and benchmarks
+// need; a server without one fails them.
 type Features struct {
 	UploadFile     bool // tools/list names upload_file (data-URI tool inputs)
 	ResourceStream bool // initialize declares capabilities.resources.stream
 	ControlAPI     bool // GET /v1/blobs answers 200 (control API and /d/ links)
 	Uploads        bool // a 1-byte multipart upload to an endpoint from POST /v1/uploads is stored
 }
-
-// Issue numbers that bring each feature, for "not available yet" lines.
-const (
-	IssueUploadFile     = 6
-	IssueResourceStream = 5
-	IssueControlAPI     = 5
-	IssueUploads        = 6
-)
 
 // Probe checks base (e.g. http://127.0.0.1:8080) for each feature.
 func Probe(ctx context.Context, base string) (Features, error) {
