@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -44,12 +45,12 @@ type uploadPageData struct {
 func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 	method := string(ctx.Method())
 	if method != http.MethodGet && method != http.MethodHead {
-		s.drainSmall(ctx)
-		methodNotAllowed(ctx, "GET, HEAD")
+		s.gate.DrainSmall(ctx)
+		gate.MethodNotAllowed(ctx, "GET, HEAD")
 		return
 	}
-	if why := s.checkHostOrigin(ctx); why != "" {
-		apiError(ctx, http.StatusForbidden, "forbidden", why)
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		gate.APIError(ctx, http.StatusForbidden, "forbidden", why)
 		return
 	}
 	tok := strings.TrimPrefix(string(ctx.Path()), "/upload/")
@@ -92,7 +93,7 @@ func (s *Server) renderPage(ctx *fasthttp.RequestCtx, t *template.Template, data
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
 		s.log.Error("server: rendering a page", "page", t.Name(), "err", err)
-		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
+		gate.APIError(ctx, http.StatusInternalServerError, "internal", "internal error")
 		return
 	}
 	h := &ctx.Response.Header

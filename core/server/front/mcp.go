@@ -1,0 +1,129 @@
+package front
+
+import (
+	"bytes"
+	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/bodystream"
+	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/server/pace"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
+	"github.com/valyala/fasthttp"
+	"io"
+	"net/http"
+	"time"
+)
+
+// The path of an /mcp request: handle (front.go) calls serveMCP, which
+// admits it (Host and Origin, then the caller), takes an upload slot for a
+// large body, hands the request to core/mcp over the adapters below and
+// deals with what is left of the body.
+
+func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
+	id, ok := s.admitMCP(ctx)
+	if !ok {
+		return
+	}
+	principal := id.Principal
+	req := &mcp.Request{
+		Method:    string(ctx.Method()),
+		Header:    headerAdapter{&ctx.Request.Header},
+		Principal: principal,
+		Scopes:    id.Scopes,
+		Audience:  s.gate.Tenancy.Audience(id),
+		// The notification streams the request opens end with its
+		// credential: at the token's expiry, or once a key reload drops
+		// the key.
+		CredentialExpires: id.Expires,
+		CredentialValid:   s.gate.Auth.StillValid(string(ctx.Request.Header.Peek("Authorization")), id),
+	}
+	rec := telemetry.Of(ctx)
+	req.Note, req.Context = &rec.MCP, rec.Context()
+	// The body streams (fasthttp reads ahead at most 8 KiB). core/mcp scans
+	// it: data-URI strings go to storage or a spool as they arrive, bounded
+	// by their x-mcp-file maxSize (default 1 GiB); the rest is held up to
+	// MaxBodyBytes (413 beyond). A body over 64 KiB or of unknown length is
+	// an upload and needs a slot while it arrives; every body is read under
+	// the rate rule.
+	var body *pace.Reader
+	if bs := ctx.RequestBodyStream(); bs != nil {
+		if cl := ctx.Request.Header.ContentLength(); string(ctx.Method()) == http.MethodPost && (cl == -1 || cl > gate.UploadThreshold) {
+			release, ok := s.gate.TakeUploadSlot(ctx, principal, true)
+			if !ok {
+				return
+			}
+			defer release()
+		}
+		body = s.gate.Paced(ctx)
+		req.Body = body
+	} else if b := ctx.Request.Body(); len(b) > 0 {
+		req.Body = bytes.NewReader(b)
+	}
+	s.mcp.ServeMCP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
+	if body != nil {
+		s.finishMCPBody(ctx, body)
+	}
+}
+
+// admitMCP checks Host and Origin and authenticates a request to /mcp,
+// returning the caller; on refusal it answers and reports !ok.
+func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (auth.Identity, bool) {
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		gate.JSONError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
+		return auth.Identity{}, false
+	}
+	return s.gate.Identify(ctx, true)
+}
+
+// finishMCPBody deals with what is left of an MCP request body once the
+// response is set: a body cut off by the rate rule gets 408; a moderately
+// oversized one (413) is read so the client sees the answer; any other
+// body not read to its end is read to its end when short, else the
+// connection closes (its rest must not be taken for the next request).
+func (s *Server) finishMCPBody(ctx *fasthttp.RequestCtx, body *pace.Reader) {
+	switch {
+	case body.Expired:
+		ctx.Response.Reset()
+		gate.JSONError(ctx, http.StatusRequestTimeout, mcp.CodeTransport, "Request Timeout: the request body arrived slower than the minimum rate")
+		ctx.SetConnectionClose()
+	case ctx.Response.StatusCode() == http.StatusRequestEntityTooLarge:
+		// Let a moderately oversized upload finish so the client reads
+		// the 413 instead of a connection reset; beyond that, hang up.
+		_, _ = io.CopyN(io.Discard, body, gate.DrainLimit)
+		ctx.SetConnectionClose()
+	case !body.EOF && ctx.Request.Header.ContentLength() != 0:
+		// A refusal midway (nesting too deep, a bad member): read a
+		// bounded rest under the rate rule, so a pipelined request after
+		// it is answered and the client is not reset before it reads the
+		// answer; a longer rest closes the connection.
+		if n, _ := io.CopyN(io.Discard, body, refusedDrain); n == refusedDrain || !body.EOF {
+			ctx.SetConnectionClose()
+		}
+	}
+}
+
+// refusedDrain bounds the rest of a refused MCP body read after the answer.
+const refusedDrain = 1 << 20
+
+type headerAdapter struct{ h *fasthttp.RequestHeader }
+
+func (a headerAdapter) Get(name string) string { return string(a.h.Peek(name)) }
+
+// responseAdapter is the mcp.ResponseWriter over a fasthttp response.
+type responseAdapter struct {
+	ctx     *fasthttp.RequestCtx
+	timeout time.Duration
+	tel     *telemetry.Tracker
+}
+
+func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
+func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.Set(name, value) }
+func (r *responseAdapter) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) } // b is the writer's now: no copy
+
+func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
+	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
+	if size > int64(^uint(0)>>1) {
+		size = -1
+	}
+	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size)) // counted: the access log's bytes_out
+}
