@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"io"
 	"net/http"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // storage's.
 func TestPutBlobIngest(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: newLocalStore(t), MaxUploadBytes: 1000})
+	c := newBPClient(t, Options{Backend: newLocalStore(t), Service: blobsvc.Options{MaxUploadBytes: 1000}})
 	if r := c.put("lie.png", []byte("GIF89a, not a PNG"), map[string]string{"Content-Type": "image/png"}); r.status != 201 {
 		t.Fatalf("PUT with a contradicted type: %d %s", r.status, r.body)
 	}

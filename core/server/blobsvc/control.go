@@ -221,8 +221,8 @@ func filenameMessage(err error) string {
 	return "invalid filename"
 }
 
-// blobJSON is the blob object of docs/control-api.md.
-type blobJSON struct {
+// Blob is the blob object of docs/control-api.md.
+type Blob struct {
 	URI      string `json:"uri"`
 	Key      string `json:"key"`
 	Size     int64  `json:"size"`
@@ -233,8 +233,8 @@ type blobJSON struct {
 	Modified string `json:"modified"`
 }
 
-func blobObject(info storage.Info) blobJSON {
-	b := blobJSON{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
+func blobObject(info storage.Info) Blob {
+	b := Blob{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
 		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
@@ -438,13 +438,13 @@ func (s *Server) listBlobs(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		s.apiStorageError(ctx, "list", string(args.Peek("prefix")), err)
 		return
 	}
-	items := make([]blobJSON, 0, len(page.Items))
+	items := make([]Blob, 0, len(page.Items))
 	for _, it := range page.Items {
 		items = append(items, blobObject(it))
 	}
 	gate.WriteJSON(ctx, http.StatusOK, struct {
-		Items      []blobJSON `json:"items"`
-		NextCursor string     `json:"nextCursor,omitempty"`
+		Items      []Blob `json:"items"`
+		NextCursor string `json:"nextCursor,omitempty"`
 	}{items, page.NextCursor})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
@@ -33,9 +34,9 @@ type Options struct {
 	// minted upload endpoints. Default 5 GiB (DefaultMaxUploadBytes).
 	MaxUploadBytes int64
 	// OAuthLogin, with OAuth, lets the upload page sign its user in at the
-	// authorization server (login.go); nil: URL-mode upload pages answer
-	// that sign-in is not configured.
-	OAuthLogin *LoginConfig
+	// authorization server (package uploadpage); nil: URL-mode upload
+	// pages answer that sign-in is not configured.
+	OAuthLogin *uploadpage.LoginConfig
 }
 
 // Env is what the service works with, built by the assembly (package
@@ -55,8 +56,9 @@ type Env struct {
 	Telemetry    *telemetry.Tracker
 }
 
-// Server serves the blob service's routes: /v1/, /d/, /u/, /upload/ and
-// the upload page's sign-in (/oauth/callback, /oauth/logout).
+// Server serves the blob service's routes: /v1/, /d/, /u/, and through
+// package uploadpage /upload/ and the upload page's sign-in
+// (/oauth/callback, /oauth/logout).
 type Server struct {
 	opts  Options
 	env   Env
@@ -66,19 +68,22 @@ type Server struct {
 	blobs *blobs.App
 	facts *onetime.Facts
 	tel   *telemetry.Tracker
+	pages *uploadpage.Server
 }
 
 // New returns the service.
 func New(opts Options, env Env) *Server {
-	return &Server{opts: opts, env: env, log: env.Logger, gate: env.Gate, mcp: env.MCP,
+	s := &Server{opts: opts, env: env, log: env.Logger, gate: env.Gate, mcp: env.MCP,
 		blobs: env.Blobs, facts: env.Facts, tel: env.Telemetry}
+	s.pages = uploadpage.New(uploadpage.Options{OAuthLogin: opts.OAuthLogin}, uploadpage.Env{Keyring: env.Keyring,
+		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger})
+	return s
 }
 
 // Owns reports whether path is one of the service's routes.
 func (s *Server) Owns(path string) bool {
 	return strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/d/") ||
-		strings.HasPrefix(path, "/u/") || strings.HasPrefix(path, "/upload/") ||
-		path == callbackPath || path == logoutPath
+		strings.HasPrefix(path, "/u/") || s.pages.Owns(path)
 }
 
 // Serve answers a request for one of the service's routes (Owns).
@@ -91,14 +96,8 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx) {
 		s.serveDownload(ctx) // download.go
 	case strings.HasPrefix(path, "/u/"):
 		s.serveUpload(ctx) // upload.go
-	case strings.HasPrefix(path, "/upload/"):
-		s.serveUploadPage(ctx) // uploadpage.go
-	case path == callbackPath:
-		s.serveLoginCallback(ctx) // login.go
-	case path == logoutPath:
-		s.serveLogout(ctx) // login.go
 	default:
-		gate.NotFound(ctx)
+		s.pages.Serve(ctx) // package uploadpage
 	}
 }
 

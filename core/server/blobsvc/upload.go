@@ -166,7 +166,7 @@ func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, dat
 		}
 		return ok
 	case data.Mode == "url" && s.gate.Auth.OAuth != nil:
-		if sub, ok := s.loginSubject(ctx); !ok || sub != claims.Principal {
+		if sub, ok := s.pages.LoginSubject(ctx); !ok || sub != claims.Principal {
 			s.gate.RefuseBody(ctx, http.StatusForbidden, "login_required", "sign in as the user the upload was requested for")
 			return false
 		}
@@ -220,7 +220,7 @@ func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *upl
 func (s *Server) completeUpload(ctx *fasthttp.RequestCtx, up *upload, infos []storage.Info) {
 	finishBody(ctx, up.body)
 	s.blobs.UploadDone(up.claims.Nonce, infos)
-	files := make([]blobJSON, len(infos))
+	files := make([]Blob, len(infos))
 	for i, info := range infos {
 		info.Key = s.gate.Tenancy.Local(up.claims.Principal, info.Key)
 		files[i] = blobObject(info)
@@ -422,7 +422,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 // Bounds of a multipart upload body besides its size: parts of any kind,
 // header fields of one part and their bytes.
 const (
-	maxParts           = 64
+	MaxParts           = 64 // the most parts one upload body may have
 	maxPartHeaders     = 16
 	maxPartHeaderBytes = 8 << 10
 	// maxDispositionBytes: a longer Content-Disposition counts against
@@ -433,8 +433,8 @@ const (
 // checkPart refuses the n-th part when the body has too many parts or the
 // part too many or too long header fields.
 func checkPart(p *multipart.Part, n int) *uploadError {
-	if n > maxParts {
-		return &uploadError{http.StatusBadRequest, "too_many_parts", fmt.Sprintf("the body has more than %d parts", maxParts), nil}
+	if n > MaxParts {
+		return &uploadError{http.StatusBadRequest, "too_many_parts", fmt.Sprintf("the body has more than %d parts", MaxParts), nil}
 	}
 	fields, size := 0, 0
 	for name, values := range p.Header {

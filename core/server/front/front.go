@@ -376,3 +376,7 @@ type printfLogger struct{ l *slog.Logger }
 func (p printfLogger) Printf(format string, args ...any) {
 	p.l.Debug("fasthttp: " + fmt.Sprintf(format, args...))
 }
+
+// Handler is the front's request handler, for a caller that runs its own
+// fasthttp server or drives requests in memory (benchmarks).
+func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }

@@ -1,4 +1,4 @@
-package blobsvc
+package uploadpage
 
 import (
 	"bytes"
@@ -27,10 +27,10 @@ import (
 // they are the user the upload is for (login.go); with API keys only, the
 // link is its own credential.
 
-//go:embed uploadpage/index.html
+//go:embed index.html
 var uploadPageFS embed.FS
 
-var uploadPage = template.Must(template.ParseFS(uploadPageFS, "uploadpage/index.html"))
+var uploadPage = template.Must(template.ParseFS(uploadPageFS, "index.html"))
 
 type uploadPageData struct {
 	Nonce      string
@@ -69,8 +69,8 @@ func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 	default:
 		d.Endpoint = "/u/" + tok
 		d.MaxSize = claims.MaxSize
-		if d.MaxSize <= 0 || d.MaxSize > s.maxUpload() {
-			d.MaxSize = s.maxUpload()
+		if d.MaxSize <= 0 || d.MaxSize > s.env.MaxUpload {
+			d.MaxSize = s.env.MaxUpload
 		}
 		d.MaxHuman = humanBytes(d.MaxSize)
 		d.Accept = strings.Join(claims.Accept, ",")

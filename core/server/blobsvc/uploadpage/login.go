@@ -1,4 +1,4 @@
-package blobsvc
+package uploadpage
 
 import (
 	"crypto/subtle"
@@ -78,7 +78,7 @@ func (s *Server) loginSubject(ctx *fasthttp.RequestCtx) (string, bool) {
 // the link is its own credential, as before. On refusal it has answered
 // (a redirect to the AS or an HTML page) and reports false.
 func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims token.Claims) bool {
-	if s.gate.Auth.OAuth == nil || uploadData(claims).Mode != "url" {
+	if s.gate.Auth.OAuth == nil || uploadMode(claims) != "url" {
 		return true
 	}
 	if s.opts.OAuthLogin == nil {
