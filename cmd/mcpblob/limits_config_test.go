@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/mcpblob/mcpblob/core/server/front"
-	"github.com/mcpblob/mcpblob/core/server/gate"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // TestLoadConfigLimits: the limit flags default to the server's defaults,

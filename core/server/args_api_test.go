@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 )
 
 // apiError decodes {"error":{"code","message"}}.

@@ -3,10 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
-	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 )
 
 // TestPutBlobIngest: PUT /v1/blobs goes through the ingest path with its

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"errors"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 

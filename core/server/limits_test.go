@@ -5,14 +5,15 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
-	"github.com/mcpblob/mcpblob/core/server/front"
-	"github.com/mcpblob/mcpblob/core/server/gate"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // holdUpload starts a PUT whose body does not come, so it holds an upload

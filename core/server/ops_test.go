@@ -2,13 +2,14 @@ package server
 
 import (
 	"context"
-	"github.com/mcpblob/mcpblob/core/server/front"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/front"
 )
 
 func TestPosture(t *testing.T) {

@@ -2,16 +2,18 @@ package front
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
-	"github.com/valyala/fasthttp"
-	"io"
-	"net/http"
-	"time"
 )
 
 // The path of an /mcp request: handle (front.go) calls serveMCP, which
