@@ -36,7 +36,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 	}
 	switch {
 	case path == "/mcp":
-		_, ok := s.admitMCP(ctx) // mcp.go
+		_, ok := s.gate.AdmitMCP(ctx)
 		return ok
 	case s.svc != nil && s.svc.Owns(path):
 		return s.svc.Admit(ctx)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/gate"
@@ -22,59 +21,60 @@ import (
 // deals with what is left of the body.
 
 func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
-	id, ok := s.admitMCP(ctx)
+	caller, ok := s.gate.AdmitMCP(ctx) // Host, Origin, credential
 	if !ok {
 		return
 	}
-	principal := id.Principal
+	body, paced, release, ok := s.mcpBody(ctx, caller.Principal)
+	if !ok {
+		return
+	}
+	defer release()
+	rec := telemetry.Of(ctx)
 	req := &mcp.Request{
 		Method:    string(ctx.Method()),
 		Header:    headerAdapter{&ctx.Request.Header},
-		Principal: principal,
-		Scopes:    id.Scopes,
-		Audience:  s.gate.Tenancy.Audience(id),
+		Principal: caller.Principal,
+		Scopes:    caller.Scopes,
+		Audience:  caller.Audience,
 		// The notification streams the request opens end with its
 		// credential: at the token's expiry, or once a key reload drops
 		// the key.
-		CredentialExpires: id.Expires,
-		CredentialValid:   s.gate.Auth.StillValid(string(ctx.Request.Header.Peek("Authorization")), id),
-	}
-	rec := telemetry.Of(ctx)
-	req.Note, req.Context = &rec.MCP, rec.Context()
-	// The body streams (fasthttp reads ahead at most 8 KiB). core/mcp scans
-	// it: data-URI strings go to storage or a spool as they arrive, bounded
-	// by their x-mcp-file maxSize (default 1 GiB); the rest is held up to
-	// MaxBodyBytes (413 beyond). A body over 64 KiB or of unknown length is
-	// an upload and needs a slot while it arrives; every body is read under
-	// the rate rule.
-	var body *pace.Reader
-	if bs := ctx.RequestBodyStream(); bs != nil {
-		if cl := ctx.Request.Header.ContentLength(); string(ctx.Method()) == http.MethodPost && (cl == -1 || cl > gate.UploadThreshold) {
-			release, ok := s.gate.TakeUploadSlot(ctx, principal, true)
-			if !ok {
-				return
-			}
-			defer release()
-		}
-		body = s.gate.Paced(ctx)
-		req.Body = body
-	} else if b := ctx.Request.Body(); len(b) > 0 {
-		req.Body = bytes.NewReader(b)
+		CredentialExpires: caller.Expires,
+		CredentialValid:   caller.StillValid,
+		Body:              body,
+		Note:              &rec.MCP,
+		Context:           rec.Context(),
 	}
 	s.mcp.ServeMCP(req, &responseAdapter{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
-	if body != nil {
-		s.finishMCPBody(ctx, body)
+	if paced != nil {
+		s.finishMCPBody(ctx, paced)
 	}
 }
 
-// admitMCP checks Host and Origin and authenticates a request to /mcp,
-// returning the caller; on refusal it answers and reports !ok.
-func (s *Server) admitMCP(ctx *fasthttp.RequestCtx) (auth.Identity, bool) {
-	if why := s.gate.CheckHostOrigin(ctx); why != "" {
-		gate.JSONError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
-		return auth.Identity{}, false
+// mcpBody returns the body of an /mcp request of principal: nil when there
+// is none. It streams (fasthttp reads ahead at most 8 KiB), and core/mcp
+// scans it: data-URI strings go to storage or a spool as they arrive,
+// bounded by their x-mcp-file maxSize (default 1 GiB); the rest is held up
+// to MaxBodyBytes (413 beyond). A body over gate.UploadThreshold or of
+// unknown length is an upload and needs a slot while it arrives (release
+// returns it); every streamed body is read under the rate rule (paced).
+// On refusal it has answered and reports !ok.
+func (s *Server) mcpBody(ctx *fasthttp.RequestCtx, principal string) (body io.Reader, paced *pace.Reader, release func(), ok bool) {
+	release = func() {}
+	if ctx.RequestBodyStream() == nil {
+		if b := ctx.Request.Body(); len(b) > 0 {
+			body = bytes.NewReader(b)
+		}
+		return body, nil, release, true
 	}
-	return s.gate.Identify(ctx, true)
+	if cl := ctx.Request.Header.ContentLength(); string(ctx.Method()) == http.MethodPost && (cl == -1 || cl > gate.UploadThreshold) {
+		if release, ok = s.gate.TakeUploadSlot(ctx, principal, true); !ok {
+			return nil, nil, nil, false
+		}
+	}
+	paced = s.gate.Paced(ctx)
+	return paced, paced, release, true
 }
 
 // finishMCPBody deals with what is left of an MCP request body once the

@@ -1,16 +1,10 @@
 package gate
 
 import (
-	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/mcpblob/mcpblob/core/auth"
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 )
@@ -39,69 +33,48 @@ type Gate struct {
 	Log         *slog.Logger
 }
 
-// DrainLimit bounds how much of an oversized or refused request body is
-// read and discarded before the answer goes out.
-const DrainLimit = 16 << 20
+// Defaults of [Limits].
+const (
+	DefaultMaxUploads             = 128
+	DefaultMaxUploadsPerPrincipal = 32
+	DefaultBodyMinRate            = 4 << 10 // bytes per second
+	DefaultBodyGrace              = 10 * time.Second
+)
 
-// APIError writes {"error":{"code","message"}}.
-func APIError(ctx *fasthttp.RequestCtx, status int, code, msg string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
+// Limits bound the uploads in progress and the rate of request bodies.
+// The zero value of every field is the documented default.
+type Limits struct {
+	// MaxUploads bounds the uploads in progress: PUT /v1/blobs/{key},
+	// POST|PUT /u/{token}, and POST /mcp bodies over 64 KiB or of unknown
+	// length. One more is answered 503 with Retry-After. Default 128.
+	MaxUploads int
+	// MaxUploadsPerPrincipal bounds the uploads in progress of one
+	// principal (API key, OAuth subject, or the principal an upload link
+	// was minted for); one more is answered 429 with Retry-After. Default 32.
+	MaxUploadsPerPrincipal int
+	// BodyMinRate is the average rate, in bytes per second, below which a
+	// request body is cut off (408): after BodyGrace of slow start, each
+	// byte buys 1/BodyMinRate second of waiting, banked up to the front's
+	// ReadTimeout. Default 4096 (4 KiB/s); negative: no rate rule, only
+	// ReadTimeout per read.
+	BodyMinRate int64
+	// BodyGrace is the waiting a body gets before its bytes have to pay for
+	// it (the slow start of the rate rule). Default 10s.
+	BodyGrace time.Duration
 }
 
-// JSONError writes a JSON-RPC error body (the /mcp surface).
-func JSONError(ctx *fasthttp.RequestCtx, status, code int, msg string) {
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(mcp.ErrorBody(code, msg))
-}
-
-// WriteJSON writes v as a JSON body with status.
-func WriteJSON(ctx *fasthttp.RequestCtx, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("bug: control API response does not marshal: " + err.Error())
+// Defaults fills in the defaults of l.
+func (l *Limits) Defaults() {
+	if l.MaxUploads <= 0 {
+		l.MaxUploads = DefaultMaxUploads
 	}
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
-}
-
-// MethodNotAllowed answers 405 with Allow.
-func MethodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
-	ctx.Response.Header.Set("Allow", allow)
-	APIError(ctx, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
-}
-
-// NotFound answers 404 in plain text.
-func NotFound(ctx *fasthttp.RequestCtx) {
-	ctx.SetStatusCode(http.StatusNotFound)
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString("not found\n")
-}
-
-// RefuseBody answers an error before the request body was read: a small
-// body is read first (under the rate rule), so the client sees the answer
-// on a kept-alive connection; a large one closes the connection after the
-// answer.
-func (g *Gate) RefuseBody(ctx *fasthttp.RequestCtx, status int, code, msg string) {
-	g.DrainSmall(ctx)
-	APIError(ctx, status, code, msg)
-}
-
-// DrainSmall reads a body of at most DrainLimit declared bytes, or marks
-// the connection to close.
-func (g *Gate) DrainSmall(ctx *fasthttp.RequestCtx) {
-	cl := ctx.Request.Header.ContentLength()
-	if cl == 0 {
-		return
+	if l.MaxUploadsPerPrincipal <= 0 {
+		l.MaxUploadsPerPrincipal = DefaultMaxUploadsPerPrincipal
 	}
-	if cl > 0 && cl <= DrainLimit {
-		if _, err := io.CopyN(io.Discard, g.Paced(ctx), int64(cl)); err == nil {
-			return
-		}
+	if l.BodyMinRate == 0 {
+		l.BodyMinRate = DefaultBodyMinRate
 	}
-	ctx.SetConnectionClose()
+	if l.BodyGrace <= 0 {
+		l.BodyGrace = DefaultBodyGrace
+	}
 }

@@ -21,21 +21,26 @@ import (
 // Identify authenticates the request. On refusal it answers (rpc: with a
 // JSON-RPC error body) and reports !ok.
 func (g *Gate) Identify(ctx *fasthttp.RequestCtx, rpc bool) (auth.Identity, bool) {
-	if !g.Auth.Enabled() {
-		return auth.Open, true
-	}
-	if ctx.QueryArgs().Has("access_token") {
-		g.RefuseAuth(ctx, &auth.Failure{Status: http.StatusUnauthorized, Challenge: auth.Challenge{
-			Error: auth.ErrorInvalidRequest, Description: "tokens are accepted in the Authorization header only"}}, rpc)
-		return auth.Identity{}, false
-	}
-	id, f := g.Auth.Authenticate(context.Background(), string(ctx.Request.Header.Peek("Authorization")))
+	id, f := g.authenticate(ctx, string(ctx.Request.Header.Peek("Authorization")))
 	if f != nil {
-		g.RefuseAuth(ctx, f, rpc)
+		g.RefuseAuth(ctx, f, rpc) // refuse.go
 		return auth.Identity{}, false
 	}
 	telemetry.Of(ctx).Principal = id.Principal
 	return id, true
+}
+
+// authenticate finds who sent header: anyone on an open endpoint;
+// otherwise the holder of its bearer, which must not come in the query.
+func (g *Gate) authenticate(ctx *fasthttp.RequestCtx, header string) (auth.Identity, *auth.Failure) {
+	switch {
+	case !g.Auth.Enabled():
+		return auth.Open, nil
+	case ctx.QueryArgs().Has("access_token"):
+		return auth.Identity{}, &auth.Failure{Status: http.StatusUnauthorized, Challenge: auth.Challenge{
+			Error: auth.ErrorInvalidRequest, Description: "tokens are accepted in the Authorization header only"}}
+	}
+	return g.Auth.Authenticate(context.Background(), header)
 }
 
 // RequireScope answers 403 insufficient_scope unless id has scope.
@@ -45,49 +50,6 @@ func (g *Gate) RequireScope(ctx *fasthttp.RequestCtx, id auth.Identity, scope st
 		return false
 	}
 	return true
-}
-
-// Challenge completes f's challenge with the metadata URL and, on a 401,
-// the scopes a token should ask for.
-func (g *Gate) Challenge(f *auth.Failure) string {
-	c := f.Challenge
-	if g.Auth.OAuth != nil {
-		c.ResourceMetadata = auth.MetadataURL(g.PublicURL)
-	}
-	if c.Scope == "" && f.Status == http.StatusUnauthorized {
-		c.Scope = auth.ScopeRead + " " + auth.ScopeWrite
-	}
-	return c.String()
-}
-
-// RefuseAuth answers f.
-func (g *Gate) RefuseAuth(ctx *fasthttp.RequestCtx, f *auth.Failure, rpc bool) {
-	g.DrainSmall(ctx)
-	ctx.Response.Header.Set("WWW-Authenticate", g.Challenge(f))
-	ctx.Response.Header.Set("Cache-Control", "no-store")
-	msg := "a valid bearer token is required"
-	if f.Challenge.Description != "" {
-		msg = f.Challenge.Description
-	}
-	if f.Status == http.StatusServiceUnavailable {
-		g.Log.Error("server: access tokens cannot be verified: the authorization server's keys are unavailable")
-		ctx.Response.Header.Del("WWW-Authenticate")
-		ctx.Response.Header.Set("Retry-After", "5")
-	}
-	switch {
-	case f.Status == http.StatusServiceUnavailable && rpc:
-		JSONError(ctx, f.Status, mcp.CodeTransport, "Service Unavailable: "+msg)
-	case f.Status == http.StatusServiceUnavailable:
-		APIError(ctx, f.Status, "unavailable", msg)
-	case rpc && f.Status == http.StatusForbidden:
-		JSONError(ctx, f.Status, mcp.CodeTransport, "Forbidden: "+msg)
-	case rpc:
-		JSONError(ctx, f.Status, mcp.CodeTransport, "Unauthorized: "+msg)
-	case f.Status == http.StatusForbidden:
-		APIError(ctx, f.Status, auth.ErrorInsufficientScope, msg)
-	default:
-		APIError(ctx, f.Status, "unauthorized", msg)
-	}
 }
 
 // AuthorizeMCP is core/mcp's Authorize hook for the MCP server m: the

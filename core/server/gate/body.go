@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -69,52 +68,6 @@ func RequestBody(ctx *fasthttp.RequestCtx) io.Reader {
 
 // Paced returns the request body stream under the rate rule.
 func (g *Gate) Paced(ctx *fasthttp.RequestCtx) *pace.Reader {
-	return pace.NewReader(RequestBody(ctx), ctx.Conn(), g.BodyMinRate, g.BodyGrace, g.ReadTimeout,
-		&telemetry.Of(ctx).Received)
-}
-
-// Defaults of [Limits].
-const (
-	DefaultMaxUploads             = 128
-	DefaultMaxUploadsPerPrincipal = 32
-	DefaultBodyMinRate            = 4 << 10 // bytes per second
-	DefaultBodyGrace              = 10 * time.Second
-)
-
-// Limits bound the uploads in progress and the rate of request bodies.
-// The zero value of every field is the documented default.
-type Limits struct {
-	// MaxUploads bounds the uploads in progress: PUT /v1/blobs/{key},
-	// POST|PUT /u/{token}, and POST /mcp bodies over 64 KiB or of unknown
-	// length. One more is answered 503 with Retry-After. Default 128.
-	MaxUploads int
-	// MaxUploadsPerPrincipal bounds the uploads in progress of one
-	// principal (API key, OAuth subject, or the principal an upload link
-	// was minted for); one more is answered 429 with Retry-After. Default 32.
-	MaxUploadsPerPrincipal int
-	// BodyMinRate is the average rate, in bytes per second, below which a
-	// request body is cut off (408): after BodyGrace of slow start, each
-	// byte buys 1/BodyMinRate second of waiting, banked up to the front's
-	// ReadTimeout. Default 4096 (4 KiB/s); negative: no rate rule, only
-	// ReadTimeout per read.
-	BodyMinRate int64
-	// BodyGrace is the waiting a body gets before its bytes have to pay for
-	// it (the slow start of the rate rule). Default 10s.
-	BodyGrace time.Duration
-}
-
-// Defaults fills in the defaults of l.
-func (l *Limits) Defaults() {
-	if l.MaxUploads <= 0 {
-		l.MaxUploads = DefaultMaxUploads
-	}
-	if l.MaxUploadsPerPrincipal <= 0 {
-		l.MaxUploadsPerPrincipal = DefaultMaxUploadsPerPrincipal
-	}
-	if l.BodyMinRate == 0 {
-		l.BodyMinRate = DefaultBodyMinRate
-	}
-	if l.BodyGrace <= 0 {
-		l.BodyGrace = DefaultBodyGrace
-	}
+	body, received := RequestBody(ctx), &telemetry.Of(ctx).Received
+	return pace.NewReader(body, ctx.Conn(), g.BodyMinRate, g.BodyGrace, g.ReadTimeout, received)
 }
