@@ -49,7 +49,7 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 // controlEndpoint is a /v1 request routed before any byte of its body is
 // read: run serves it; admit, when set, makes the checks run makes of the
 // headers before it reads the body (declared size, Content-Disposition…),
-// answering a refusal itself, for Expect: 100-continue (expect.go).
+// answering a refusal itself, for Expect: 100-continue (Server.Admit).
 type controlEndpoint struct {
 	run   func()
 	admit func() bool

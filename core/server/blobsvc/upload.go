@@ -148,7 +148,7 @@ func uploadData(claims token.Claims) blobs.UploadTokenData {
 // configured. A request with a bearer must be the token's principal's. A
 // binary-mode endpoint (SEP-1306) needs that bearer: the client sends its
 // MCP authorization. A URL-mode endpoint, which the upload page posts to,
-// needs the page's login when OAuth is configured (login.go); with API
+// needs the page's login when OAuth is configured (package uploadpage); with API
 // keys only the link is its own credential, bound to its principal, as is
 // an endpoint minted through the control API for another party. On
 // refusal it answers and reports false.

@@ -214,15 +214,6 @@ func (s *Server) newFastHTTP() *fasthttp.Server {
 	}
 }
 
-// ListenAndServe listens on Options.Listen and serves until Shutdown.
-func (s *Server) ListenAndServe() error {
-	ln, err := net.Listen("tcp", s.opts.Listen)
-	if err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	return s.Serve(ln)
-}
-
 // CheckPosture refuses to serve addr, not a loopback address, without
 // authentication.
 func CheckPosture(g *gate.Gate, addr string, loopback bool) error {
