@@ -155,18 +155,17 @@ type Env struct {
 // (/, /healthz, /readyz, /metrics, the protected resource metadata) and
 // hands the rest to its Service.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	gate    *gate.Gate
-	mcp     *mcp.Server
-	svc     Service
-	fs      *fasthttp.Server
-	tel     *telemetry.Tracker
-	env     Env
-	ready   atomic.Bool
-	admin   *admin.Server
-	mu      sync.Mutex
-	serving bool
+	opts  Options
+	log   *slog.Logger
+	gate  *gate.Gate
+	mcp   *mcp.Server
+	svc   Service
+	fs    *fasthttp.Server
+	tel   *telemetry.Tracker
+	env   Env
+	ready atomic.Bool
+	admin *admin.Server
+	mu    sync.Mutex // guards admin
 }
 
 // New returns the front of opts (its defaults filled in) over env.
@@ -235,9 +234,6 @@ func (s *Server) Serve(ln net.Listener) error {
 	if !s.gate.Auth.Enabled() {
 		s.log.Warn("server: no API keys configured; the MCP endpoint is open to every local process", "addr", ln.Addr().String())
 	}
-	s.mu.Lock()
-	s.serving = true
-	s.mu.Unlock()
 	s.log.Info("server: serving", "addr", ln.Addr().String())
 	if err := s.startAdmin(); err != nil {
 		return err
