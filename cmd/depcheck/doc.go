@@ -10,8 +10,9 @@
 //     closure of its imports: which packages may appear anywhere below it;
 //   - importer rules ([importRule]) look at direct Imports: who may import a
 //     package at all;
-//   - size rules look at the parsed source: no package over 3,500 lines and
-//     no function over 80 lines. Generated files (a "// Code generated ...
+//   - size rules look at the parsed source: no package over 3,500 lines,
+//     tighter bounds under some trees ([sizeRule]: no package under
+//     core/server over 2,000), and no function over 80 lines. Generated files (a "// Code generated ...
 //     DO NOT EDIT." line before the package clause) are not counted.
 //
 // A rule whose packages do not exist (yet) is reported as skipped, never as

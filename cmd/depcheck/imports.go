@@ -55,6 +55,12 @@ var depRules = []depRule{
 		"core/mcp/...", inModule("storage/...")},
 	{"core/mcp/mcphttp imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
 		"core/mcp/mcphttp", beyondDepsOf("core/mcp")},
+	{"core/server/front does not import the blob service (transitively): it knows it only as front.Service",
+		"core/server/front", inModule("core/server/blobsvc/...")},
+	{"core/server/blobsvc/... does not import the front (transitively)",
+		"core/server/blobsvc/...", inModule("core/server/front")},
+	{"core/server/gate imports neither the front, the blob service nor the assembly (transitively): both sides share it",
+		"core/server/gate", inModule("core/server", "core/server/front", "core/server/blobsvc/...")},
 }
 
 var importRules = []importRule{
@@ -64,6 +70,8 @@ var importRules = []importRule{
 		below(minioGo), []string{"storage/s3"}},
 	{"only core/blobs, core/server/..., core/tenancy, storage/... and cmd/... import storage/...",
 		inModule("storage/..."), []string{"core/blobs", "core/server/...", "core/tenancy", "storage/...", "cmd/..."}},
+	{"only core/server (the assembly) and cmd/... (for their Options) import core/server/front and core/server/blobsvc/...",
+		inModule("core/server/front", "core/server/blobsvc/..."), []string{"core/server", "core/server/blobsvc/...", "cmd/..."}},
 	{"only cmd/... imports core/conformance",
 		inModule("core/conformance/..."), []string{"cmd/...", "core/conformance/..."}},
 }
@@ -75,11 +83,11 @@ func below(roots ...string) func(*graph, string) bool {
 	}
 }
 
-// inModule matches main-module packages by module-relative pattern.
-func inModule(pattern string) func(*graph, string) bool {
+// inModule matches main-module packages by module-relative patterns.
+func inModule(patterns ...string) func(*graph, string) bool {
 	return func(g *graph, path string) bool {
 		rel, ok := g.rel(path)
-		return ok && matchAny([]string{pattern}, rel)
+		return ok && matchAny(patterns, rel)
 	}
 }
 

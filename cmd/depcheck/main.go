@@ -40,7 +40,11 @@ func run(w io.Writer, reportOnlySizes bool) int {
 	for _, r := range importRules {
 		results = append(results, r.check(g))
 	}
-	for _, r := range []result{packageSizes(g), funcLengths(g)} {
+	sizes := []result{packageSizes(g)}
+	for _, r := range sizeRules {
+		sizes = append(sizes, r.check(g))
+	}
+	for _, r := range append(sizes, funcLengths(g)) {
 		r.reportOnly = reportOnlySizes
 		results = append(results, r)
 	}

@@ -101,3 +101,24 @@ func TestCountLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeRule: a package under the rule's pattern over its limit fails,
+// one at the limit or outside the pattern does not.
+func TestSizeRule(t *testing.T) {
+	g := &graph{module: "m", files: map[string][]*srcFile{}}
+	for _, p := range []struct {
+		path  string
+		lines int
+	}{{"m/core/server/front", 2001}, {"m/core/server/gate", 2000}, {"m/core/mcp", 3000}} {
+		_, f := parseSrc(t, "package x\n")
+		g.main = append(g.main, &pkg{ImportPath: p.path, Name: "x"})
+		g.files[p.path] = []*srcFile{{path: p.path + "/x.go", ast: f, lines: p.lines}}
+	}
+	res := sizeRule{"core/server/...", 2000}.check(g)
+	if res.checked != 2 || len(res.violations) != 1 || !strings.Contains(res.violations[0], "core/server/front/") {
+		t.Errorf("checked %d, violations %q; want 2 checked, core/server/front over", res.checked, res.violations)
+	}
+	if res := (sizeRule{"core/nothing/...", 1}).check(g); res.skip == "" {
+		t.Errorf("a rule over no package is not skipped: %+v", res)
+	}
+}

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // TestLoadConfigLimits: the limit flags default to the server's defaults,
@@ -17,9 +18,9 @@ func TestLoadConfigLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MaxConns != server.DefaultMaxConns || c.MaxConnsPerIP != 0 || c.MaxUploads != server.DefaultMaxUploads ||
-		c.MaxUploadsPerPrincipal != server.DefaultMaxUploadsPerPrincipal || c.BodyMinRate != server.DefaultBodyMinRate ||
-		c.BodyGrace != server.DefaultBodyGrace {
+	if c.MaxConns != front.DefaultMaxConns || c.MaxConnsPerIP != 0 || c.MaxUploads != gate.DefaultMaxUploads ||
+		c.MaxUploadsPerPrincipal != gate.DefaultMaxUploadsPerPrincipal || c.BodyMinRate != gate.DefaultBodyMinRate ||
+		c.BodyGrace != gate.DefaultBodyGrace {
 		t.Errorf("limit defaults differ from the server's: %+v", c)
 	}
 	c, err = loadConfig([]string{"--max-uploads", "7"}, env(map[string]string{"MCPBLOB_MAX_CONNS_PER_IP": "50",

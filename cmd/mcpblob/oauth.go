@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/auth/oauth"
-	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 )
 
 // oauthVerifier discovers the authorization server of --oauth-issuer and
@@ -30,12 +30,12 @@ func oauthVerifier(ctx context.Context, cfg Config, logger *slog.Logger) (*oauth
 
 // oauthLogin is the upload page's sign-in at the authorization server
 // (nil without --oauth-client-id).
-func oauthLogin(cfg Config, v *oauth.Verifier) *server.LoginConfig {
+func oauthLogin(cfg Config, v *oauth.Verifier) *uploadpage.LoginConfig {
 	if v == nil || cfg.OAuthClientID == "" {
 		return nil
 	}
 	md := v.Metadata()
-	return &server.LoginConfig{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret,
+	return &uploadpage.LoginConfig{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret,
 		AuthorizationEndpoint: md.AuthorizationEndpoint, TokenEndpoint: md.TokenEndpoint}
 }
 

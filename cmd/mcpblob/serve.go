@@ -15,6 +15,9 @@ import (
 	"github.com/mcpblob/mcpblob/core/conformance"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry/logbuf"
 	"github.com/mcpblob/mcpblob/storage"
@@ -56,37 +59,42 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	srv, err := server.New(server.Options{
-		OAuth:               tokenVerifier(verifier),
-		OAuthIssuer:         cfg.OAuthIssuer,
-		OAuthLogin:          oauthLogin(cfg, verifier),
-		Tenancy:             cfg.Tenancy,
-		LinksNeedCredential: cfg.LinkAuth,
-		Backend:             backend,
-		Keyring:             keyring,
-		Logger:              logger,
-		Listen:              cfg.Listen,
-		PublicURL:           cfg.PublicURL,
-		DownloadURL:         cfg.DownloadURL,
-		AuthKeysFile:        cfg.AuthKeys,
-		Extend:              extensions(cfg),
-		Version:             versionString(),
-		ShutdownDelay:       cfg.ShutdownDelay,
-		GracePeriod:         cfg.GracePeriod,
-		AccessLog:           cfg.AccessLog,
-		AdminListen:         cfg.AdminListen,
-		AdminHosts:          adminHosts(cfg.AdminHosts),
-		AdminToken:          cfg.AdminToken,
-		MaxUploadBytes:      cfg.MaxUpload,
-		DownloadRedirect:    cfg.DownloadRedirect,
-		Blobs:               blobs.Options{StreamMode: cfg.StreamMode},
-
-		MaxConns:               cfg.MaxConns,
-		MaxConnsPerIP:          cfg.MaxConnsPerIP,
-		MaxUploads:             cfg.MaxUploads,
-		MaxUploadsPerPrincipal: cfg.MaxUploadsPerPrincipal,
-		BodyMinRate:            bodyMinRate(cfg.BodyMinRate),
-		BodyGrace:              cfg.BodyGrace,
-		MCP:                    mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
+		Backend:     backend,
+		Keyring:     keyring,
+		Logger:      logger,
+		Version:     versionString(),
+		Extend:      extensions(cfg),
+		PublicURL:   cfg.PublicURL,
+		DownloadURL: cfg.DownloadURL,
+		Auth: server.Auth{
+			KeysFile:    cfg.AuthKeys,
+			OAuth:       tokenVerifier(verifier),
+			OAuthIssuer: cfg.OAuthIssuer,
+			Tenancy:     cfg.Tenancy,
+		},
+		Front: front.Options{
+			Listen:        cfg.Listen,
+			ShutdownDelay: cfg.ShutdownDelay,
+			GracePeriod:   cfg.GracePeriod,
+			AccessLog:     cfg.AccessLog,
+			MaxConns:      cfg.MaxConns,
+			MaxConnsPerIP: cfg.MaxConnsPerIP,
+			Admin:         front.Admin{Listen: cfg.AdminListen, Hosts: adminHosts(cfg.AdminHosts), Token: cfg.AdminToken},
+		},
+		Limits: gate.Limits{
+			MaxUploads:             cfg.MaxUploads,
+			MaxUploadsPerPrincipal: cfg.MaxUploadsPerPrincipal,
+			BodyMinRate:            bodyMinRate(cfg.BodyMinRate),
+			BodyGrace:              cfg.BodyGrace,
+		},
+		Service: blobsvc.Options{
+			LinksNeedCredential: cfg.LinkAuth,
+			DownloadRedirect:    cfg.DownloadRedirect,
+			MaxUploadBytes:      cfg.MaxUpload,
+			OAuthLogin:          oauthLogin(cfg, verifier),
+		},
+		MCP:   mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
+		Blobs: blobs.Options{StreamMode: cfg.StreamMode},
 	})
 	if err != nil {
 		return err

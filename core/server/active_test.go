@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -90,7 +91,7 @@ func TestStoredContentHeaders(t *testing.T) {
 func TestStoredContentRedirect(t *testing.T) {
 	parallel(t)
 	be := byteplaneBackends()[1]
-	c := newBPClient(t, Options{Backend: be.new(t), DownloadRedirect: true, Blobs: blobs.Options{StreamMode: blobs.StreamRedirect}})
+	c := newBPClient(t, Options{Backend: be.new(t), Blobs: blobs.Options{StreamMode: blobs.StreamRedirect}, Service: blobsvc.Options{DownloadRedirect: true}})
 	if r := c.put("x/page.html", []byte("<script>1</script>"), map[string]string{"Content-Type": "text/html"}); r.status != 201 {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 )
 
 // apiError decodes {"error":{"code","message"}}.
@@ -210,7 +212,7 @@ func expectResponse(t *testing.T, base, head string) (*http.Response, []byte, ne
 // first, inviting the client to send a body that was then refused.
 func TestArgsExpectContinue(t *testing.T) {
 	parallel(t)
-	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey("secret") + " alice"}, MaxUploadBytes: 1000})
+	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), Auth: Auth{Keys: []string{HashKey("secret") + " alice"}}, Service: blobsvc.Options{MaxUploadBytes: 1000}})
 	c := &bpClient{t: t, base: base, hc: &http.Client{Timeout: 30 * time.Second}}
 	auth := "Authorization: Bearer secret\r\n"
 	r := c.do("POST", "/v1/uploads", strings.NewReader(`{"maxSize":10}`), map[string]string{"Authorization": "Bearer secret"})

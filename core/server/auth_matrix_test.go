@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -37,8 +38,10 @@ func bearer(key string) map[string]string { return map[string]string{"Authorizat
 
 func TestCrossPrincipalMatrix(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: newLocalStore(t),
-		AuthKeys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}})
+	c := newBPClient(t, Options{
+		Backend: newLocalStore(t),
+		Auth:    Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}},
+	})
 	probes := append(controlProbes(c, bearer("bob-key")), mcpProbes(c, bearer("bob-key"))...)
 	// Deletions last: were one to succeed, the probes after it would see
 	// nothing either way.
@@ -172,8 +175,11 @@ func boundProbes(t *testing.T, c *bpClient) int {
 	if r := c.do("POST", "/u/"+up, strings.NewReader(body), hdr); r.status != http.StatusForbidden {
 		t.Errorf("alice's binary upload endpoint with bob's key: %d %s", r.status, r.body)
 	}
-	lc := newBPClient(t, Options{Backend: newLocalStore(t), LinksNeedCredential: true,
-		AuthKeys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}})
+	lc := newBPClient(t, Options{
+		Backend: newLocalStore(t),
+		Auth:    Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}},
+		Service: blobsvc.Options{LinksNeedCredential: true},
+	})
 	lc.put("k", []byte("v"), bearer("alice-key"))
 	r := lc.do("POST", "/v1/links", strings.NewReader(`{"key":"k"}`), bearer("alice-key"))
 	var link struct{ URL string }
@@ -195,7 +201,7 @@ func boundProbes(t *testing.T, c *bpClient) int {
 func sealedUpload(t *testing.T, srv *Server, principal, mode string) string {
 	data, _ := json.Marshal(blobs.UploadTokenData{Field: "file", Mode: mode})
 	tok, err := srv.opts.Keyring.Seal(token.Claims{Purpose: token.PurposeUpload, Principal: principal,
-		Prefix: srv.tenancy.RawPrefix(identityOf(principal)), MaxSize: 1 << 20, Nonce: token.NewUploadID(),
+		Prefix: srv.gate.Tenancy.RawPrefix(identityOf(principal)), MaxSize: 1 << 20, Nonce: token.NewUploadID(),
 		Expires: time.Now().Add(time.Minute), Data: data})
 	if err != nil {
 		t.Fatal(err)
@@ -211,8 +217,10 @@ func identityOf(principal string) auth.Identity {
 // her notification stream and never bob's.
 func TestCrossPrincipalSubscriptions(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: newLocalStore(t),
-		AuthKeys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}})
+	c := newBPClient(t, Options{
+		Backend: newLocalStore(t),
+		Auth:    Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}},
+	})
 	streams := map[string]<-chan rpcMsg{}
 	for _, who := range []string{"alice", "bob"} {
 		mc := newMCPClientWith(t, c.base, legacyVersion, `{}`, bearer(who+"-key"))

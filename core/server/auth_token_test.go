@@ -49,7 +49,7 @@ func startOAuthServer(t *testing.T, opts Options, mods ...func(*oauth.Config)) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.OAuth, opts.OAuthIssuer, opts.PublicURL = v, as.Issuer, base
+	opts.Auth.OAuth, opts.Auth.OAuthIssuer, opts.PublicURL = v, as.Issuer, base
 	if opts.Backend == nil {
 		opts.Backend = newLocalStore(t)
 	}

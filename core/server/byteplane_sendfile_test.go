@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
@@ -71,7 +72,7 @@ func TestSendfileChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Backend: b, Listen: ln.Addr().String()})
+	s, err := New(Options{Backend: b, Front: front.Options{Listen: ln.Addr().String()}})
 	if err != nil {
 		t.Fatal(err)
 	}

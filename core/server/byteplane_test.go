@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -409,7 +410,7 @@ func TestDownloadRedirect(t *testing.T) {
 	parallel(t)
 	be := byteplaneBackends()[1]
 	data := randomBytes(100_000)
-	c := newBPClient(t, Options{Backend: be.new(t), DownloadRedirect: true})
+	c := newBPClient(t, Options{Backend: be.new(t), Service: blobsvc.Options{DownloadRedirect: true}})
 	c.put("r.bin", data, map[string]string{"Content-Type": "image/png"})
 	link := c.link("r.bin", `,"singleUse":true`)
 	if r := c.do("HEAD", link, nil, nil); r.status != 200 || r.header.Get("Content-Length") != "100000" || r.header.Get("Content-Type") != "image/png" {
@@ -456,7 +457,7 @@ func TestControlAPI(t *testing.T) {
 			}
 			r = c.put("k/v.bin", data, map[string]string{"x-mcp-sha256": hexSum, "Content-MD5": base64.StdEncoding.EncodeToString(m[:]),
 				"Content-Type": "text/x-thing", "Content-Disposition": `attachment; filename="v 1.bin"`})
-			var obj blobJSON
+			var obj blobsvc.Blob
 			if r.status != 201 || json.Unmarshal(r.body, &obj) != nil {
 				t.Fatalf("PUT: %d %s", r.status, r.body)
 			}
@@ -510,7 +511,7 @@ func TestControlAPI(t *testing.T) {
 			for range 5 {
 				r := c.do("GET", "/v1/blobs?prefix=k/&limit=1&cursor="+url.QueryEscape(cursor), nil, nil)
 				var page struct {
-					Items      []blobJSON
+					Items      []blobsvc.Blob
 					NextCursor string
 				}
 				if r.status != 200 || json.Unmarshal(r.body, &page) != nil {
@@ -562,7 +563,7 @@ func TestControlAPI(t *testing.T) {
 				!strings.HasPrefix(up.URL, c.base+"/u/") {
 				t.Fatalf("POST /v1/uploads: %d %s", r.status, r.body)
 			}
-			claims, err := c.srv.verifyUpload(strings.TrimPrefix(up.URL, c.base+"/u/"))
+			claims, err := c.srv.opts.Keyring.Verify(strings.TrimPrefix(up.URL, c.base+"/u/"), token.PurposeUpload)
 			if err != nil || claims.Nonce != up.UploadID || claims.MaxSize != 1000 || claims.Accept[0] != "image/*" || claims.Object != "" {
 				t.Fatalf("upload claims %+v, %v", claims, err)
 			}
@@ -576,7 +577,7 @@ func TestControlAPI(t *testing.T) {
 
 func TestControlAuth(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), AuthKeys: []string{HashKey("sekret") + " alice"}})
+	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), Auth: Auth{Keys: []string{HashKey("sekret") + " alice"}}})
 	if r := c.do("GET", "/v1/blobs", nil, nil); r.status != 401 || errCode(t, r) != "unauthorized" {
 		t.Fatalf("no key: %d %s", r.status, r.body)
 	}
@@ -601,7 +602,7 @@ func TestControlAuth(t *testing.T) {
 
 func TestPutLimit(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), MaxUploadBytes: 1000})
+	c := newBPClient(t, Options{Backend: byteplaneBackends()[0].new(t), Service: blobsvc.Options{MaxUploadBytes: 1000}})
 	if r := c.put("big", make([]byte, 1001), nil); r.status != 413 || errCode(t, r) != "too_large" {
 		t.Fatalf("over the limit: %d %s", r.status, r.body)
 	}

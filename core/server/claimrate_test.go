@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -157,9 +158,12 @@ func TestDownloadRedirectClaimsRate(t *testing.T) {
 	parallel(t)
 	be := byteplaneBackends()[1].new(t)
 	putObject(t, be, "r.bin", []byte("hello"))
-	base, srv := startTestServer(t, Options{Backend: be, DownloadRedirect: true,
-		MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 1}}})
-	node2, _ := startTestServer(t, Options{Backend: be, DownloadRedirect: true})
+	base, srv := startTestServer(t, Options{
+		Backend: be,
+		MCP:     mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 1}},
+		Service: blobsvc.Options{DownloadRedirect: true},
+	})
+	node2, _ := startTestServer(t, Options{Backend: be, Service: blobsvc.Options{DownloadRedirect: true}})
 	link := func(principal string) string {
 		l, err := srv.opts.Keyring.MintDownload(base, token.DownloadGrant{Principal: principal, Key: "r.bin", SingleUse: true, TTL: time.Hour})
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -32,7 +33,7 @@ func TestSingleUseLinkFlood(t *testing.T) {
 	}
 	be := newLocalStore(t)
 	putObject(t, be, "f.txt", []byte("hello"))
-	srv, err := New(Options{Backend: be, Listen: "127.0.0.1:0", MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: -1}}})
+	srv, err := New(Options{Backend: be, MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: -1}}, Front: front.Options{Listen: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)
 	}

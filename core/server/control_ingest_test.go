@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 )
 
 // TestPutBlobIngest: PUT /v1/blobs goes through the ingest path with its
@@ -14,7 +16,7 @@ import (
 // storage's.
 func TestPutBlobIngest(t *testing.T) {
 	parallel(t)
-	c := newBPClient(t, Options{Backend: newLocalStore(t), MaxUploadBytes: 1000})
+	c := newBPClient(t, Options{Backend: newLocalStore(t), Service: blobsvc.Options{MaxUploadBytes: 1000}})
 	if r := c.put("lie.png", []byte("GIF89a, not a PNG"), map[string]string{"Content-Type": "image/png"}); r.status != 201 {
 		t.Fatalf("PUT with a contradicted type: %d %s", r.status, r.body)
 	}

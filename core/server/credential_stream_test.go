@@ -122,7 +122,7 @@ func TestStreamsEndWithKeyRevocation(t *testing.T) {
 	}
 	alice, bob := HashKey("alice-key")+" alice", HashKey("bob-key")+" bob"
 	writeKeys(alice, bob)
-	base, srv := startTestServer(t, Options{Backend: newLocalStore(t), AuthKeysFile: keysFile})
+	base, srv := startTestServer(t, Options{Backend: newLocalStore(t), Auth: Auth{KeysFile: keysFile}})
 	aliceStreams, bobStreams := openCredStreams(t, base, "Bearer alice-key"), openCredStreams(t, base, "Bearer bob-key")
 	deliver(t, srv, aliceStreams, bobStreams)
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
@@ -56,12 +57,15 @@ func Example_extend() {
 		panic(err)
 	}
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	srv, err := server.New(server.Options{Backend: store, Listen: ln.Addr().String(),
+	srv, err := server.New(server.Options{
+		Backend: store,
 		Extend: func(s *mcp.Server) {
 			if err := s.AddTool(hashFile); err != nil {
 				panic(err)
 			}
-		}})
+		},
+		Front: front.Options{Listen: ln.Addr().String()},
+	})
 	if err != nil {
 		panic(err)
 	}

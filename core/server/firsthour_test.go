@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
@@ -114,7 +115,7 @@ func TestAccessLogSendfileBody(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	logs := &logBuffer{}
-	c := newBPClient(t, Options{Backend: st, AccessLog: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	c := newBPClient(t, Options{Backend: st, Logger: slog.New(slog.NewTextHandler(logs, nil)), Front: front.Options{AccessLog: true}})
 	if r := c.put("big.bin", bytes.Repeat([]byte("0123456789abcdef"), size/16), nil); r.status != http.StatusCreated {
 		t.Fatalf("PUT: %d %s", r.status, r.body)
 	}

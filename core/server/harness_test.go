@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -127,4 +128,10 @@ func trySendRefused(req *http.Request) (*http.Response, []byte, error) {
 		return nil, nil, fmt.Errorf("reading the response: %w", err)
 	}
 	return resp, body, nil
+}
+
+// isTimeout reports a read deadline that passed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

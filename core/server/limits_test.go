@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // holdUpload starts a PUT whose body does not come, so it holds an upload
@@ -30,7 +33,7 @@ func holdUpload(t *testing.T, addr, key, path string) net.Conn {
 // uploadsInProgress reports whether srv counts n uploads holding a slot.
 func uploadsInProgress(srv *Server, n int) func() bool {
 	return func() bool {
-		return srv.uploads.InProgress() == float64(n)
+		return srv.gate.Uploads.InProgress() == float64(n)
 	}
 }
 
@@ -40,8 +43,11 @@ func uploadsInProgress(srv *Server, n int) func() bool {
 func TestUploadLimits(t *testing.T) {
 	parallel(t)
 	ka, kb := "mcpb_a"+rand.Text(), "mcpb_b"+rand.Text()
-	c := newBPClient(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey(ka) + " a", HashKey(kb) + " b"},
-		MaxUploads: 2, MaxUploadsPerPrincipal: 1})
+	c := newBPClient(t, Options{
+		Backend: newLocalStore(t),
+		Auth:    Auth{Keys: []string{HashKey(ka) + " a", HashKey(kb) + " b"}},
+		Limits:  gate.Limits{MaxUploads: 2, MaxUploadsPerPrincipal: 1},
+	})
 	addr := strings.TrimPrefix(c.base, "http://")
 	holdUpload(t, addr, ka, "/v1/blobs/held/a")
 	eventually(t, 5*time.Second, uploadsInProgress(c.srv, 1)) // the PUT has its slot
@@ -80,7 +86,7 @@ func TestConnLimits(t *testing.T) {
 	for _, tc := range []struct {
 		opts   Options
 		status int
-	}{{Options{MaxConns: 2}, 503}, {Options{MaxConnsPerIP: 2, Backend: newLocalStore(t)}, 429}} {
+	}{{Options{Front: front.Options{MaxConns: 2}}, 503}, {Options{Backend: newLocalStore(t), Front: front.Options{MaxConnsPerIP: 2}}, 429}} {
 		c := newBPClient(t, tc.opts)
 		addr := strings.TrimPrefix(c.base, "http://")
 		held := []net.Conn{healthConn(t, addr, 200), healthConn(t, addr, 200)}
@@ -91,7 +97,7 @@ func TestConnLimits(t *testing.T) {
 		for _, h := range held {
 			h.Close()
 		}
-		if tc.opts.MaxConnsPerIP == 0 {
+		if tc.opts.Front.MaxConnsPerIP == 0 {
 			continue
 		}
 		data := randomBytes(1 << 20)

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth/oauth"
 	"github.com/mcpblob/mcpblob/core/auth/oauthtest"
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -115,12 +116,16 @@ func startLoginEnv(t *testing.T, secret string, login bool) *loginEnv {
 	}
 	md := v.Metadata()
 	e := &loginEnv{base: base, as: as, st: newLocalStore(t), logs: &logBuffer{}}
-	opts := Options{Backend: e.st, OAuth: v, OAuthIssuer: as.Issuer, PublicURL: base,
-		Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	opts := Options{
+		Backend:   e.st,
+		PublicURL: base,
+		Logger:    slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Auth:      Auth{OAuth: v, OAuthIssuer: as.Issuer},
+	}
 	if login {
 		var tokenURL string
 		e.tokens, tokenURL = startTokenTap(t, md.TokenEndpoint)
-		opts.OAuthLogin = &LoginConfig{ClientID: loginClient, ClientSecret: secret,
+		opts.Service.OAuthLogin = &uploadpage.LoginConfig{ClientID: loginClient, ClientSecret: secret,
 			AuthorizationEndpoint: md.AuthorizationEndpoint, TokenEndpoint: tokenURL}
 	}
 	_, e.srv = startTestServerOn(t, opts, ln)
@@ -132,7 +137,7 @@ func startLoginEnv(t *testing.T, secret string, login bool) *loginEnv {
 func mintPageToken(t *testing.T, srv *Server, principal string) string {
 	t.Helper()
 	data, _ := json.Marshal(blobs.UploadTokenData{Field: "file", Mode: "url"})
-	prefix := srv.tenancy.RawPrefix(auth.Identity{Principal: principal, Scopes: []string{auth.ScopeWrite}})
+	prefix := srv.gate.Tenancy.RawPrefix(auth.Identity{Principal: principal, Scopes: []string{auth.ScopeWrite}})
 	tok, err := srv.opts.Keyring.Seal(token.Claims{Purpose: token.PurposeUpload, Principal: principal, MaxSize: 1 << 20, Prefix: prefix,
 		Nonce: token.NewUploadID(), Expires: time.Now().Add(5 * time.Minute), Data: data})
 	if err != nil {
@@ -467,7 +472,7 @@ func TestLoginNotConfigured(t *testing.T) {
 		t.Fatalf("callback: %d", resp.StatusCode)
 	}
 
-	base, srv := startTestServer(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey("mcpb_login_test_key_0123456789") + " alice"}})
+	base, srv := startTestServer(t, Options{Backend: newLocalStore(t), Auth: Auth{Keys: []string{HashKey("mcpb_login_test_key_0123456789") + " alice"}}})
 	tok = mintPageToken(t, srv, "alice")
 	if resp, body := b.get(base + "/upload/" + tok); resp.StatusCode != http.StatusOK || !strings.Contains(body, "data-endpoint") {
 		t.Fatalf("API keys only, page: %d %s", resp.StatusCode, body)

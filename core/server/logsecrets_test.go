@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/s3"
 	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
@@ -169,8 +170,11 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			var logBuf logBuffer
 			key := "mcpb_" + base64.RawURLEncoding.EncodeToString(randomBytes(32))
-			c := newBPClient(t, Options{Backend: newLocalStore(t), AuthKeys: []string{HashKey(key)},
-				Logger: debugLogger(&logBuf, format)})
+			c := newBPClient(t, Options{
+				Backend: newLocalStore(t),
+				Logger:  debugLogger(&logBuf, format),
+				Auth:    Auth{Keys: []string{HashKey(key)}},
+			})
 			s := mintLogSecrets(t, c, key)
 			honestTraffic(t, c, s)
 			host := strings.TrimPrefix(c.base, "http://")
@@ -204,8 +208,12 @@ func TestLogsHoldNoPresignedQuery(t *testing.T) {
 	t.Cleanup(func() { be.Close() })
 	var logBuf logBuffer
 	key := "mcpb_" + base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	c := newBPClient(t, Options{Backend: storage.Backend(be), AuthKeys: []string{HashKey(key)},
-		DownloadRedirect: true, Logger: debugLogger(&logBuf, "text")})
+	c := newBPClient(t, Options{
+		Backend: storage.Backend(be),
+		Logger:  debugLogger(&logBuf, "text"),
+		Auth:    Auth{Keys: []string{HashKey(key)}},
+		Service: blobsvc.Options{DownloadRedirect: true},
+	})
 	s := mintLogSecrets(t, c, key)
 	needles := s.needles()
 	r := c.do("GET", s.linkURL, nil, nil)

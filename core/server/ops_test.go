@@ -8,26 +8,28 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/front"
 )
 
 func TestPosture(t *testing.T) {
 	parallel(t)
 	be := newMemBackend()
-	if _, err := New(Options{Backend: be, Listen: "0.0.0.0:8080"}); err == nil {
+	if _, err := New(Options{Backend: be, Front: front.Options{Listen: "0.0.0.0:8080"}}); err == nil {
 		t.Fatal("non-loopback bind without keys accepted")
 	}
-	if _, err := New(Options{Backend: be, Listen: ":8080"}); err == nil {
+	if _, err := New(Options{Backend: be, Front: front.Options{Listen: ":8080"}}); err == nil {
 		t.Fatal("wildcard bind without keys accepted")
 	}
-	if _, err := New(Options{Backend: be, Listen: "0.0.0.0:8080", AuthKeys: []string{HashKey("k")}}); err != nil {
+	if _, err := New(Options{Backend: be, Auth: Auth{Keys: []string{HashKey("k")}}, Front: front.Options{Listen: "0.0.0.0:8080"}}); err != nil {
 		t.Fatalf("non-loopback bind with keys: %v", err)
 	}
 	for _, l := range []string{"127.0.0.1:0", "localhost:1", "[::1]:2"} {
-		if _, err := New(Options{Backend: be, Listen: l}); err != nil {
+		if _, err := New(Options{Backend: be, Front: front.Options{Listen: l}}); err != nil {
 			t.Fatalf("loopback %s: %v", l, err)
 		}
 	}
-	if _, err := New(Options{Backend: be, AuthKeys: []string{"nothex"}}); err == nil {
+	if _, err := New(Options{Backend: be, Auth: Auth{Keys: []string{"nothex"}}}); err == nil {
 		t.Fatal("malformed key digest accepted")
 	}
 	if _, err := New(Options{}); err == nil {
@@ -60,7 +62,7 @@ func TestReadinessDuringShutdown(t *testing.T) {
 	parallel(t)
 	// The drain delay is the window for the checks below; a second leaves
 	// room for a loaded machine.
-	base, srv := startTestServer(t, Options{ShutdownDelay: time.Second})
+	base, srv := startTestServer(t, Options{Front: front.Options{ShutdownDelay: time.Second}})
 	get := func(path string) int {
 		resp, err := http.Get(base + path)
 		if err != nil {

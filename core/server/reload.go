@@ -7,7 +7,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 )
 
-// ReloadKeys reads the API keys again (Options.AuthKeysFile and AuthKeys)
+// ReloadKeys reads the API keys again (Options.Auth.KeysFile and Keys)
 // and replaces those in use, returning how many there are now. A key no
 // longer there is refused from its next request, and the notification
 // streams it opened (GET streams, subscriptions/listen) end at their next
@@ -15,13 +15,13 @@ import (
 // turn authentication off (no key left and no OAuth) or on, changes
 // nothing: restart for that.
 func (s *Server) ReloadKeys() (int, error) {
-	keys, err := auth.LoadKeys(s.opts.AuthKeysFile, s.opts.AuthKeys)
+	keys, err := auth.LoadKeys(s.opts.Auth.KeysFile, s.opts.Auth.Keys)
 	if err != nil {
 		return 0, fmt.Errorf("server: %w", err)
 	}
-	if (keys.Len() > 0 || s.auth.OAuth != nil) != s.auth.Enabled() {
+	if (keys.Len() > 0 || s.gate.Auth.OAuth != nil) != s.gate.Auth.Enabled() {
 		return 0, errors.New("server: a reload of the API keys cannot turn authentication on or off; the keys are unchanged (restart instead)")
 	}
-	s.auth.Keys.Replace(keys)
+	s.gate.Auth.Keys.Replace(keys)
 	return keys.Len(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/valyala/fasthttp"
 )
 
@@ -22,7 +23,7 @@ import (
 func BenchmarkSmallRequest(b *testing.B) {
 	be := newMemBackend()
 	be.put("bench/4k.bin", "application/octet-stream", bytes.Repeat([]byte{0xA5}, 4096))
-	srv, err := New(Options{Backend: be, Listen: "127.0.0.1:0"})
+	srv, err := New(Options{Backend: be, Front: front.Options{Listen: "127.0.0.1:0"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				benchInit(&ctx, &req)
-				srv.handle(&ctx)
+				srv.front.Handler()(&ctx)
 				if err := ctx.Response.Write(w); err != nil {
 					b.Fatal(err)
 				}
@@ -85,7 +86,7 @@ func BenchmarkSmallRequest(b *testing.B) {
 func benchServe(srv *Server, req *fasthttp.Request) []byte {
 	var ctx fasthttp.RequestCtx
 	benchInit(&ctx, req)
-	srv.handle(&ctx)
+	srv.front.Handler()(&ctx)
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
 	if err := ctx.Response.Write(w); err != nil {
@@ -105,7 +106,7 @@ func benchSession(b *testing.B, srv *Server) string {
 	req.SetBody([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"` + strconv.Itoa(1) + `"}}}`))
 	var ctx fasthttp.RequestCtx
 	benchInit(&ctx, &req)
-	srv.handle(&ctx)
+	srv.front.Handler()(&ctx)
 	sid := string(ctx.Response.Header.Peek("Mcp-Session-Id"))
 	if sid == "" {
 		b.Fatalf("initialize gave no session: %s", ctx.Response.Body())

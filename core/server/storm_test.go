@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
@@ -291,8 +292,11 @@ func stormServer(t *testing.T, shape stormShape) (*bpClient, *stormTarget, strin
 	stormKey, honestKey := "mcpb_storm"+rand.Text(), "mcpb_honest"+rand.Text()
 	dir := t.TempDir()
 	be := newLocalStoreAt(t, dir)
-	opts := Options{Backend: be, AuthKeys: []string{HashKey(stormKey) + " storm", HashKey(honestKey) + " honest"},
-		ReadTimeout: 3 * time.Second}
+	opts := Options{
+		Backend: be,
+		Auth:    Auth{Keys: []string{HashKey(stormKey) + " storm", HashKey(honestKey) + " honest"}},
+		Front:   front.Options{ReadTimeout: 3 * time.Second},
+	}
 	stormOptions(&opts)
 	c := newBPClient(t, opts)
 	st := &stormTarget{addr: strings.TrimPrefix(c.base, "http://"), key: stormKey}

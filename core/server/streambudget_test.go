@@ -46,7 +46,7 @@ func serveBudgeted(t *testing.T, lim limits.Limits, principals ...string) (strin
 		keys[p] = "mcpb_" + p + rand.Text()
 		lines = append(lines, auth.KeyLine(keys[p], p, []string{"blobs:read"}))
 	}
-	base, _ := startTestServer(t, Options{AuthKeys: lines, MCP: mcp.Options{Limits: lim, KeepAlive: 20 * time.Millisecond}})
+	base, _ := startTestServer(t, Options{MCP: mcp.Options{Limits: lim, KeepAlive: 20 * time.Millisecond}, Auth: Auth{Keys: lines}})
 	return base, keys
 }
 

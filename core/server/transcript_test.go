@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/conformance"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -124,7 +125,7 @@ func startTestServerOn(t *testing.T, opts Options, ln net.Listener) (string, *Se
 		}
 		opts.Keyring = kr
 	}
-	opts.Listen = ln.Addr().String()
+	opts.Front.Listen = ln.Addr().String()
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func runTranscript(t *testing.T, file string) {
 		opts.Extend = conformance.Register
 	}
 	if strings.Contains(comment, "auth: on") {
-		opts.AuthKeys = []string{HashKey("secret-key") + " alice"}
+		opts.Auth.Keys = []string{HashKey("secret-key") + " alice"}
 	}
 	base, _ := startTestServer(t, opts)
 	client := &http.Client{Timeout: 10 * time.Second}
@@ -273,7 +274,7 @@ func doTranscriptRequest(t *testing.T, client *http.Client, base, spec string) t
 	rest, _ := io.ReadAll(br)
 	body := strings.TrimRight(string(rest), "\n")
 	if body == "@oversize" {
-		body = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", DefaultMaxBodyBytes) + `"}}`
+		body = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", front.DefaultMaxBodyBytes) + `"}}`
 	}
 	var rd io.Reader
 	if body != "" {

@@ -86,7 +86,7 @@ func hexSum(b []byte) string {
 func TestUploadEndpoint(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
-	base, srv := startTestServer(t, Options{Backend: st, AuthKeys: []string{HashKey("secret-a") + " alice", HashKey("secret-b") + " bob"}})
+	base, srv := startTestServer(t, Options{Backend: st, Auth: Auth{Keys: []string{HashKey("secret-a") + " alice", HashKey("secret-b") + " bob"}}})
 	alice := map[string]string{"Authorization": "Bearer secret-a"}
 	mint := func(u token.Upload) token.MintedURL {
 		t.Helper()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -44,7 +45,7 @@ func FuzzUploadMultipart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { be.Close() })
-	srv, err := New(Options{Backend: be, Listen: "127.0.0.1:0"})
+	srv, err := New(Options{Backend: be, Front: front.Options{Listen: "127.0.0.1:0"}})
 	if err != nil {
 		f.Fatal(err)
 	}

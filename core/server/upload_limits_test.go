@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -43,7 +44,7 @@ func TestMultipartBounds(t *testing.T) {
 		code                      string
 	}{
 		{"ordinary", 2, 2, 10, 201, ""},
-		{"too many parts", maxParts, 0, 0, 400, "too_many_parts"},
+		{"too many parts", blobsvc.MaxParts, 0, 0, 400, "too_many_parts"},
 		{"too many part headers", 0, 1000, 1, 400, "part_headers_too_large"},
 		{"part headers too long", 0, 1, 100 << 10, 400, "part_headers_too_large"},
 	} {

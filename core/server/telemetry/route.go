@@ -29,7 +29,7 @@ const (
 	RouteOther         = "other"
 )
 
-// Paths of the login routes (core/server's login.go serves them).
+// Paths of the login routes (package core/server/blobsvc/uploadpage serves them).
 const (
 	PathOAuthCallback = "/oauth/callback"
 	PathOAuthLogout   = "/oauth/logout"

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
@@ -122,7 +123,7 @@ func Start(ln net.Listener, dir string) (stop func() error, err error) {
 	}
 	srv, err := server.New(server.Options{
 		Backend: st,
-		Listen:  ln.Addr().String(),
+		Front:   front.Options{Listen: ln.Addr().String()},
 		Extend:  Register,
 		// The server-wide bound on a message's decoded data URIs (default
 		// 1 GiB) caps every x-mcp-file maxSize: raise it to the tool's.

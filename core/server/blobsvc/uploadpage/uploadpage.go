@@ -1,4 +1,4 @@
-package server
+package uploadpage
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -26,10 +27,10 @@ import (
 // they are the user the upload is for (login.go); with API keys only, the
 // link is its own credential.
 
-//go:embed uploadpage/index.html
+//go:embed index.html
 var uploadPageFS embed.FS
 
-var uploadPage = template.Must(template.ParseFS(uploadPageFS, "uploadpage/index.html"))
+var uploadPage = template.Must(template.ParseFS(uploadPageFS, "index.html"))
 
 type uploadPageData struct {
 	Nonce      string
@@ -44,12 +45,12 @@ type uploadPageData struct {
 func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 	method := string(ctx.Method())
 	if method != http.MethodGet && method != http.MethodHead {
-		s.drainSmall(ctx)
-		methodNotAllowed(ctx, "GET, HEAD")
+		s.gate.DrainSmall(ctx)
+		gate.MethodNotAllowed(ctx, "GET, HEAD")
 		return
 	}
-	if why := s.checkHostOrigin(ctx); why != "" {
-		apiError(ctx, http.StatusForbidden, "forbidden", why)
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		gate.APIError(ctx, http.StatusForbidden, "forbidden", why)
 		return
 	}
 	tok := strings.TrimPrefix(string(ctx.Path()), "/upload/")
@@ -68,8 +69,8 @@ func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 	default:
 		d.Endpoint = "/u/" + tok
 		d.MaxSize = claims.MaxSize
-		if d.MaxSize <= 0 || d.MaxSize > s.maxUpload() {
-			d.MaxSize = s.maxUpload()
+		if d.MaxSize <= 0 || d.MaxSize > s.env.MaxUpload {
+			d.MaxSize = s.env.MaxUpload
 		}
 		d.MaxHuman = humanBytes(d.MaxSize)
 		d.Accept = strings.Join(claims.Accept, ",")
@@ -92,7 +93,7 @@ func (s *Server) renderPage(ctx *fasthttp.RequestCtx, t *template.Template, data
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
 		s.log.Error("server: rendering a page", "page", t.Name(), "err", err)
-		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
+		gate.APIError(ctx, http.StatusInternalServerError, "internal", "internal error")
 		return
 	}
 	h := &ctx.Response.Header

@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // The byte plane's claims (a single-use link redeemed, an upload id taken)
@@ -29,7 +30,7 @@ func refuseClaimRate(ctx *fasthttp.RequestCtx, err error) bool {
 	}
 	secs := max(int64((e.RetryAfter+time.Second-1)/time.Second), 1)
 	ctx.Response.Header.Set("Retry-After", strconv.FormatInt(secs, 10))
-	apiError(ctx, http.StatusTooManyRequests, "too_many_claims",
+	gate.APIError(ctx, http.StatusTooManyRequests, "too_many_claims",
 		"too many single-use downloads and upload starts for this principal: at most "+
 			strconv.FormatInt(e.Max, 10)+" a minute; retry in "+strconv.FormatInt(secs, 10)+" s")
 	return true

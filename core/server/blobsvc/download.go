@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -23,27 +24,27 @@ import (
 func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 	method := string(ctx.Method())
 	if method != http.MethodGet && method != http.MethodHead {
-		methodNotAllowed(ctx, "GET, HEAD")
+		gate.MethodNotAllowed(ctx, "GET, HEAD")
 		return
 	}
 	tok := strings.TrimPrefix(string(ctx.Path()), "/d/")
-	c, err := s.opts.Keyring.Verify(tok, token.PurposeDownload)
+	c, err := s.env.Keyring.Verify(tok, token.PurposeDownload)
 	switch {
 	case errors.Is(err, token.ErrExpired):
-		apiError(ctx, http.StatusGone, "expired", "this link has expired; ask for a new one")
+		gate.APIError(ctx, http.StatusGone, "expired", "this link has expired; ask for a new one")
 		return
 	case err != nil:
-		apiError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
+		gate.APIError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
 		return
 	case c.Object == "" || storage.ValidateKey(c.Object) != nil:
-		apiError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
+		gate.APIError(ctx, http.StatusUnauthorized, "unauthorized", "invalid link")
 		return
 	}
 	if !s.linkCaller(ctx, c) {
 		return
 	}
 	if s.opts.DownloadRedirect && ctx.IsGet() { // a presigned GET does not answer HEAD: serve HEAD here
-		if p, ok := s.opts.Backend.(storage.Presigner); ok {
+		if p, ok := s.env.Backend.(storage.Presigner); ok {
 			s.redirectDownload(ctx, p, c)
 			return
 		}
@@ -56,7 +57,7 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner, c token.Claims) {
-	info, err := s.opts.Backend.Stat(context.Background(), c.Object)
+	info, err := s.env.Backend.Stat(context.Background(), c.Object)
 	if err = linkedVersion(info, c.Version, err); err != nil {
 		s.blobStorageError(ctx, blobServe{key: c.Object, link: true}, "stat", err)
 		return
@@ -89,11 +90,11 @@ func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	if errors.Is(err, onetime.ErrClaimed) {
-		apiError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
+		gate.APIError(ctx, http.StatusNotFound, "not_found", "this single-use link was already used")
 		return
 	}
 	s.log.Error("server: recording a single-use link's redemption failed", "err", err)
-	apiError(ctx, http.StatusServiceUnavailable, "unavailable", "the link cannot be redeemed right now; try again")
+	gate.APIError(ctx, http.StatusServiceUnavailable, "unavailable", "the link cannot be redeemed right now; try again")
 }
 
 // linkCaller checks the caller of a download link when links need the
@@ -101,15 +102,15 @@ func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
 // without it, or with another principal's, is refused. On refusal it
 // answers and reports false.
 func (s *Server) linkCaller(ctx *fasthttp.RequestCtx, c token.Claims) bool {
-	if !s.opts.LinksNeedCredential || !s.auth.Enabled() {
+	if !s.opts.LinksNeedCredential || !s.gate.Auth.Enabled() {
 		return true
 	}
-	id, ok := s.identify(ctx, false)
+	id, ok := s.gate.Identify(ctx, false)
 	if !ok {
 		return false
 	}
 	if id.Principal != c.Principal && !id.Admin() {
-		apiError(ctx, http.StatusForbidden, "forbidden", "the link belongs to another principal")
+		gate.APIError(ctx, http.StatusForbidden, "forbidden", "the link belongs to another principal")
 		return false
 	}
 	return true

@@ -1,4 +1,4 @@
-package server
+package uploadpage
 
 import (
 	"crypto/subtle"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/auth/login"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -65,7 +66,7 @@ func (s *Server) loginSubject(ctx *fasthttp.RequestCtx) (string, bool) {
 	if len(v) == 0 {
 		return "", false
 	}
-	c, err := s.opts.Keyring.Verify(string(v), purposeLogin)
+	c, err := s.env.Keyring.Verify(string(v), purposeLogin)
 	if err != nil || c.Principal == "" {
 		return "", false
 	}
@@ -77,7 +78,7 @@ func (s *Server) loginSubject(ctx *fasthttp.RequestCtx) (string, bool) {
 // the link is its own credential, as before. On refusal it has answered
 // (a redirect to the AS or an HTML page) and reports false.
 func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims token.Claims) bool {
-	if s.auth.OAuth == nil || uploadData(claims).Mode != "url" {
+	if s.gate.Auth.OAuth == nil || uploadMode(claims) != "url" {
 		return true
 	}
 	if s.opts.OAuthLogin == nil {
@@ -108,7 +109,7 @@ func (s *Server) uploadPageLogin(ctx *fasthttp.RequestCtx, tok string, claims to
 // a sign-out, so its own session does not sign the same user back in).
 func (s *Server) startLogin(ctx *fasthttp.RequestCtx, returnPath string, reauth bool) {
 	state, verifier := login.NewState()
-	rec, err := s.opts.Keyring.Seal(token.Claims{Purpose: purposeLoginState, Nonce: state,
+	rec, err := s.env.Keyring.Seal(token.Claims{Purpose: purposeLoginState, Nonce: state,
 		Object: returnPath, Data: []byte(verifier), Expires: time.Now().Add(loginStateTTL)})
 	u, uerr := s.loginClient().AuthorizationURL(state, verifier, reauth)
 	if err != nil || uerr != nil {
@@ -126,23 +127,23 @@ func (s *Server) startLogin(ctx *fasthttp.RequestCtx, returnPath string, reauth 
 func (s *Server) loginClient() login.Client {
 	lc := s.opts.OAuthLogin
 	return login.Client{ClientID: lc.ClientID, ClientSecret: lc.ClientSecret, AuthorizationEndpoint: lc.AuthorizationEndpoint,
-		TokenEndpoint: lc.TokenEndpoint, RedirectURI: s.callbackURL(), Resource: auth.CanonicalResource(s.opts.PublicURL),
-		Verifier: s.opts.OAuth}
+		TokenEndpoint: lc.TokenEndpoint, RedirectURI: s.callbackURL(), Resource: auth.CanonicalResource(s.env.PublicURL),
+		Verifier: s.gate.Auth.OAuth}
 }
 
 func (s *Server) callbackURL() string {
-	return strings.TrimSuffix(s.opts.PublicURL, "/") + callbackPath
+	return strings.TrimSuffix(s.env.PublicURL, "/") + callbackPath
 }
 
 // serveLoginCallback completes the sign-in: the AS sent the browser back
 // with a code (or an error) and the state startLogin sealed in a cookie.
 func (s *Server) serveLoginCallback(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() { // not even HEAD: it redeems the code
-		s.drainSmall(ctx)
-		methodNotAllowed(ctx, "GET")
+		s.gate.DrainSmall(ctx)
+		gate.MethodNotAllowed(ctx, "GET")
 		return
 	}
-	if s.auth.OAuth == nil || s.opts.OAuthLogin == nil {
+	if s.gate.Auth.OAuth == nil || s.opts.OAuthLogin == nil {
 		s.loginMessage(ctx, http.StatusNotFound, "Not found", "Sign-in is not configured on this server.", "")
 		return
 	}
@@ -167,7 +168,7 @@ func (s *Server) serveLoginCallback(ctx *fasthttp.RequestCtx) {
 			"The sign-in could not be completed. Open the upload link again to retry.", "")
 		return
 	}
-	cookie, err := s.opts.Keyring.Seal(token.Claims{Purpose: purposeLogin, Principal: id.Principal, Expires: expires})
+	cookie, err := s.env.Keyring.Seal(token.Claims{Purpose: purposeLogin, Principal: id.Principal, Expires: expires})
 	if err != nil {
 		s.log.Error("server: sealing the login cookie failed", "err", err)
 		s.loginMessage(ctx, http.StatusInternalServerError, "Sign-in failed", "Try again later.", "")
@@ -184,7 +185,7 @@ func (s *Server) serveLoginCallback(ctx *fasthttp.RequestCtx) {
 // cookie (CSRF defence: the code must come back to the browser that asked
 // for it) and returns the sealed record. On refusal it answers 400.
 func (s *Server) loginState(ctx *fasthttp.RequestCtx) (token.Claims, bool) {
-	rec, err := s.opts.Keyring.Verify(string(ctx.Request.Header.Cookie(loginStateCookie)), purposeLoginState)
+	rec, err := s.env.Keyring.Verify(string(ctx.Request.Header.Cookie(loginStateCookie)), purposeLoginState)
 	state := ctx.QueryArgs().Peek("state")
 	if err != nil || len(state) == 0 || subtle.ConstantTimeCompare(state, []byte(rec.Nonce)) != 1 ||
 		!strings.HasPrefix(rec.Object, "/upload/") {
@@ -201,13 +202,13 @@ func (s *Server) loginState(ctx *fasthttp.RequestCtx) (token.Claims, bool) {
 // the upload page with a fresh sign-in (no redirect: the form's CSP
 // form-action 'self' would refuse the hop to the AS).
 func (s *Server) serveLogout(ctx *fasthttp.RequestCtx) {
-	s.drainSmall(ctx)
+	s.gate.DrainSmall(ctx)
 	if !ctx.IsPost() {
-		methodNotAllowed(ctx, "POST")
+		gate.MethodNotAllowed(ctx, "POST")
 		return
 	}
 	site := string(ctx.Request.Header.Peek("Sec-Fetch-Site"))
-	if why := s.checkHostOrigin(ctx); why != "" || (site != "" && site != "same-origin") {
+	if why := s.gate.CheckHostOrigin(ctx); why != "" || (site != "" && site != "same-origin") {
 		s.loginMessage(ctx, http.StatusForbidden, "Sign-out refused", "Sign out from this site's own pages.", "")
 		return
 	}

@@ -1,12 +1,10 @@
-package server
+package front
 
 import (
 	"net/http"
-	"strings"
 
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/valyala/fasthttp"
-
-	"github.com/mcpblob/mcpblob/core/blobs"
 )
 
 // expectContinue is the server's fasthttp ExpectHandler. A request with
@@ -25,7 +23,7 @@ func (s *Server) expectContinue(ctx *fasthttp.RequestCtx) int {
 	if !refuseFraming(ctx) && s.admit(ctx) { // framing.go
 		return fasthttp.StatusContinue
 	}
-	ctx.Response.Header.Set(blobs.HeaderContentTypeOptions, blobs.NoSniff) // as handle sets on every answer
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff") // as handle sets on every answer
 	return ctx.Response.StatusCode()
 }
 
@@ -37,26 +35,17 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	switch {
-	case strings.HasPrefix(path, "/v1/"):
-		ep, ok := s.controlRoute(ctx)
-		return ok && (ep.admit == nil || ep.admit())
-	case strings.HasPrefix(path, "/u/"):
-		return s.admitUpload(ctx)
 	case path == "/mcp":
-		_, ok := s.admitMCP(ctx)
+		_, ok := s.gate.AdmitMCP(ctx)
 		return ok
-	case strings.HasPrefix(path, "/d/"), strings.HasPrefix(path, "/upload/"), path == "/healthz", path == "/readyz":
+	case s.svc != nil && s.svc.Owns(path):
+		return s.svc.Admit(ctx)
+	case path == "/healthz", path == "/readyz":
 		// No body is read there: do not ask for one.
-		apiError(ctx, http.StatusBadRequest, "unexpected_body", "this route takes no request body")
+		gate.APIError(ctx, http.StatusBadRequest, "unexpected_body", "this route takes no request body")
 		ctx.SetConnectionClose()
 		return false
 	}
-	notFound(ctx)
+	gate.NotFound(ctx)
 	return false
-}
-
-// admitUpload makes serveUpload's checks before the body (checkUpload).
-func (s *Server) admitUpload(ctx *fasthttp.RequestCtx) bool {
-	_, _, _, ok := s.checkUpload(ctx, false)
-	return ok
 }

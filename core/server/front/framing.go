@@ -1,4 +1,4 @@
-package server
+package front
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/framing"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // refuseFraming answers 400 to a request whose body framing another parser
@@ -24,9 +25,9 @@ func refuseFraming(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	if string(ctx.Path()) == "/mcp" {
-		jsonError(ctx, http.StatusBadRequest, mcp.CodeTransport, "Bad Request: "+err.Error())
+		gate.JSONError(ctx, http.StatusBadRequest, mcp.CodeTransport, "Bad Request: "+err.Error())
 	} else {
-		apiError(ctx, http.StatusBadRequest, "bad_request", err.Error())
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", err.Error())
 	}
 	ctx.SetConnectionClose()
 	return true

@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"github.com/mcpblob/mcpblob/core/token"
@@ -15,10 +15,10 @@ const DefaultMaxUploadBytes = 5 << 30
 // (field "file") or PUT with a raw body. core/mcp mints the same tokens with
 // Keyring.MintUpload, so both sides agree.
 func (s *Server) mintUpload(u token.Upload) (token.MintedURL, error) {
-	return s.opts.Keyring.MintUpload(s.opts.PublicURL, u)
+	return s.env.Keyring.MintUpload(s.env.PublicURL, u)
 }
 
 // verifyUpload checks an upload endpoint's token.
 func (s *Server) verifyUpload(tok string) (token.Claims, error) {
-	return s.opts.Keyring.Verify(tok, token.PurposeUpload)
+	return s.env.Keyring.Verify(tok, token.PurposeUpload)
 }

@@ -1,19 +1,16 @@
-package server
+package front
 
 import (
 	"fmt"
 	"net"
 	"net/http"
-	"runtime"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/asm"
 	"github.com/mcpblob/mcpblob/core/budget"
-	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/metrics"
 	"github.com/mcpblob/mcpblob/core/server/admin"
-	"github.com/mcpblob/mcpblob/core/server/telemetry"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // Every request opens a telemetry Record (request id, route, caller, MCP
@@ -21,23 +18,12 @@ import (
 // operations are observed below the blob application, so every path's
 // count and latency show.
 
-// setUpTelemetry creates the metric set (unless opts brought one) and
-// wraps the backend so its operations are measured.
-func setUpTelemetry(opts *Options) *telemetry.Tracker {
-	if opts.Metrics == nil {
-		opts.Metrics = metrics.New(metrics.Build{Version: opts.Version, Go: runtime.Version(),
-			CodecEncode: codec.Tier(), CodecDecode: codec.Tier(), JSONScan: asm.JSONScanTier()})
-	}
-	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger)
-	return telemetry.New(opts.Metrics, opts.Logger, opts.AccessLog)
-}
-
 // countStreams adds the streams core/mcp and the upload slots count.
 func (s *Server) countStreams() {
 	m := s.tel.Metrics()
 	m.StreamSource(metrics.StreamSSE, func() float64 { sse, _ := s.mcp.ActiveStreams(); return float64(sse) })
 	m.StreamSource(metrics.StreamListen, func() float64 { _, l := s.mcp.ActiveStreams(); return float64(l) })
-	m.StreamSource(metrics.StreamUpload, s.uploads.InProgress)
+	m.StreamSource(metrics.StreamUpload, s.gate.Uploads.InProgress)
 	m.Gauge("mcpblob_sessions_active", func() float64 { return float64(s.mcp.Sessions()) })
 	b := s.mcp.Budgets()
 	b.Notify(func(e *budget.Exceeded) { m.LimitRefused(e.Name, string(e.Scope)) })
@@ -52,12 +38,12 @@ func (s *Server) countStreams() {
 // if any, a localhost origin): a page whose name was rebound to 127.0.0.1
 // must not read the node's counters.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
-	if !s.loopback || s.auth.Enabled() || s.opts.AdminListen != "" {
-		notFound(ctx)
+	if !s.gate.Loopback || s.gate.Auth.Enabled() || s.opts.Admin.Listen != "" {
+		gate.NotFound(ctx)
 		return
 	}
-	if why := s.checkHostOrigin(ctx); why != "" {
-		apiError(ctx, http.StatusForbidden, "forbidden", why)
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		gate.APIError(ctx, http.StatusForbidden, "forbidden", why)
 		return
 	}
 	s.tel.ServeMetrics(ctx)
@@ -65,11 +51,11 @@ func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 
 // startAdmin starts the admin listener, when configured.
 func (s *Server) startAdmin() error {
-	if s.opts.AdminListen == "" {
+	if s.opts.Admin.Listen == "" {
 		return nil
 	}
-	a, err := admin.Listen(s.opts.AdminListen, s.tel.Metrics(),
-		admin.Options{Hosts: s.opts.AdminHosts, Token: s.opts.AdminToken}, s.log)
+	a, err := admin.Listen(s.opts.Admin.Listen, s.tel.Metrics(),
+		admin.Options{Hosts: s.opts.Admin.Hosts, Token: s.opts.Admin.Token}, s.log)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}

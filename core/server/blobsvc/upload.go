@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"context"
@@ -15,8 +15,10 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/budget"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/lazybody"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
+	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -52,7 +54,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	}
 	// The slot first: it has no side effect, while the reservation takes
 	// the upload link for good.
-	release, ok := s.takeUploadSlot(ctx, claims.Principal, false)
+	release, ok := s.gate.TakeUploadSlot(ctx, claims.Principal, false)
 	if !ok {
 		return
 	}
@@ -60,7 +62,7 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	if !s.reserveUpload(ctx, claims) {
 		return
 	}
-	up := &upload{srv: s, ctx: ctx, claims: claims, data: data, max: maxSize, body: s.paced(ctx)}
+	up := &upload{srv: s, ctx: ctx, claims: claims, data: data, max: maxSize, body: s.gate.Paced(ctx)}
 	if cl := ctx.Request.Header.ContentLength(); cl > 0 {
 		up.total = int64(cl)
 	} else {
@@ -88,15 +90,15 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 // sending the body (not waiting for 100 Continue), which a refused method
 // then reads when small.
 func (s *Server) checkUpload(ctx *fasthttp.RequestCtx, bodySent bool) (claims token.Claims, data blobs.UploadTokenData, maxSize int64, ok bool) {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		s.refuseBody(ctx, http.StatusForbidden, "forbidden", why)
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		s.gate.RefuseBody(ctx, http.StatusForbidden, "forbidden", why)
 		return claims, data, 0, false
 	}
 	if m := string(ctx.Method()); m != http.MethodPost && m != http.MethodPut {
 		if bodySent {
-			s.drainSmall(ctx)
+			s.gate.DrainSmall(ctx)
 		}
-		methodNotAllowed(ctx, "POST, PUT")
+		gate.MethodNotAllowed(ctx, "POST, PUT")
 		return claims, data, 0, false
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
@@ -108,7 +110,7 @@ func (s *Server) checkUpload(ctx *fasthttp.RequestCtx, bodySent bool) (claims to
 		maxSize = s.maxUpload()
 	}
 	if cl := ctx.Request.Header.ContentLength(); cl > 0 && int64(cl) > maxSize+64<<10 {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
+		s.gate.RefuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", maxSize))
 		return claims, data, 0, false
 	}
 	return claims, data, maxSize, true
@@ -122,9 +124,9 @@ func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, da
 	claims, err := s.verifyUpload(tok)
 	if err != nil {
 		if errors.Is(err, token.ErrExpired) {
-			s.refuseBody(ctx, http.StatusGone, "expired", "the upload link has expired")
+			s.gate.RefuseBody(ctx, http.StatusGone, "expired", "the upload link has expired")
 		} else {
-			s.refuseBody(ctx, http.StatusForbidden, "invalid_token", "the upload link is not valid")
+			s.gate.RefuseBody(ctx, http.StatusForbidden, "invalid_token", "the upload link is not valid")
 		}
 		return claims, data, false
 	}
@@ -146,26 +148,26 @@ func uploadData(claims token.Claims) blobs.UploadTokenData {
 // configured. A request with a bearer must be the token's principal's. A
 // binary-mode endpoint (SEP-1306) needs that bearer: the client sends its
 // MCP authorization. A URL-mode endpoint, which the upload page posts to,
-// needs the page's login when OAuth is configured (login.go); with API
+// needs the page's login when OAuth is configured (package uploadpage); with API
 // keys only the link is its own credential, bound to its principal, as is
 // an endpoint minted through the control API for another party. On
 // refusal it answers and reports false.
 func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, data blobs.UploadTokenData) bool {
-	if !s.auth.Enabled() {
+	if !s.gate.Auth.Enabled() {
 		return true
 	}
 	hasBearer := len(ctx.Request.Header.Peek("Authorization")) > 0
 	switch {
 	case hasBearer || data.Mode == "binary":
-		id, ok := s.identify(ctx, false)
+		id, ok := s.gate.Identify(ctx, false)
 		if ok && id.Principal != claims.Principal {
-			s.refuseBody(ctx, http.StatusForbidden, "forbidden", "the upload endpoint belongs to another principal")
+			s.gate.RefuseBody(ctx, http.StatusForbidden, "forbidden", "the upload endpoint belongs to another principal")
 			return false
 		}
 		return ok
-	case data.Mode == "url" && s.auth.OAuth != nil:
-		if sub, ok := s.loginSubject(ctx); !ok || sub != claims.Principal {
-			s.refuseBody(ctx, http.StatusForbidden, "login_required", "sign in as the user the upload was requested for")
+	case data.Mode == "url" && s.gate.Auth.OAuth != nil:
+		if sub, ok := s.pages.LoginSubject(ctx); !ok || sub != claims.Principal {
+			s.gate.RefuseBody(ctx, http.StatusForbidden, "login_required", "sign in as the user the upload was requested for")
 			return false
 		}
 	}
@@ -184,20 +186,20 @@ func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bo
 	case err == nil:
 		return true
 	case errors.As(err, new(*budget.Exceeded)):
-		s.drainSmall(ctx)
+		s.gate.DrainSmall(ctx)
 		refuseClaimRate(ctx, err)
 	case errors.Is(err, onetime.ErrClaimed):
-		s.refuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
+		s.gate.RefuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
 	default:
 		s.log.Error("server: reserving an upload id failed", "uploadId", claims.Nonce, "err", err)
-		s.refuseBody(ctx, http.StatusServiceUnavailable, "unavailable", "the upload cannot start right now; try again")
+		s.gate.RefuseBody(ctx, http.StatusServiceUnavailable, "unavailable", "the upload cannot start right now; try again")
 	}
 	return false
 }
 
 // failUpload logs a failed upload and answers its error, closing the
 // connection unless the body was merely truncated. What is left of the
-// body is read first (up to drainLimit, under the rate rule), so a client
+// body is read first (up to gate.DrainLimit, under the rate rule), so a client
 // still sending does not have the answer destroyed by the reset a close
 // with unread bytes causes.
 func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *uploadError, body io.Reader) {
@@ -210,7 +212,7 @@ func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *upl
 	if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
 		ctx.SetConnectionClose()
 	}
-	apiError(ctx, uerr.status, uerr.code, uerr.msg)
+	gate.APIError(ctx, uerr.status, uerr.code, uerr.msg)
 }
 
 // completeUpload finishes the request body, reports the upload done and
@@ -218,16 +220,16 @@ func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *upl
 func (s *Server) completeUpload(ctx *fasthttp.RequestCtx, up *upload, infos []storage.Info) {
 	finishBody(ctx, up.body)
 	s.blobs.UploadDone(up.claims.Nonce, infos)
-	files := make([]blobJSON, len(infos))
+	files := make([]Blob, len(infos))
 	for i, info := range infos {
-		info.Key = s.tenancy.Local(up.claims.Principal, info.Key)
+		info.Key = s.gate.Tenancy.Local(up.claims.Principal, info.Key)
 		files[i] = blobObject(info)
 	}
 	res := map[string]any{"uploadId": up.claims.Nonce, "status": "completed", "files": files}
 	if len(infos) == 1 {
 		res["blob"] = files[0]
 	}
-	writeJSON(ctx, http.StatusCreated, res)
+	gate.WriteJSON(ctx, http.StatusCreated, res)
 }
 
 type uploadError struct {
@@ -288,7 +290,7 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 	var (
 		ie *ingest.Error
 		me *multipartError
-		be *bodyError
+		be *pace.BodyError
 		ne interface{ Timeout() bool }
 	)
 	switch {
@@ -340,7 +342,7 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 			mt += "; charset=" + strings.ToLower(cs)
 		}
 	}
-	up, err := ingest.Begin(context.Background(), u.srv.opts.Backend, ingest.Spec{ // the token holds the store key
+	up, err := ingest.Begin(context.Background(), u.srv.env.Backend, ingest.Spec{ // the token holds the store key
 		Key: token.UploadObjectKey(u.claims, filename), MediaType: mt, Filename: filename,
 		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true})
 	if err != nil {
@@ -420,7 +422,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 // Bounds of a multipart upload body besides its size: parts of any kind,
 // header fields of one part and their bytes.
 const (
-	maxParts           = 64
+	MaxParts           = 64 // the most parts one upload body may have
 	maxPartHeaders     = 16
 	maxPartHeaderBytes = 8 << 10
 	// maxDispositionBytes: a longer Content-Disposition counts against
@@ -431,8 +433,8 @@ const (
 // checkPart refuses the n-th part when the body has too many parts or the
 // part too many or too long header fields.
 func checkPart(p *multipart.Part, n int) *uploadError {
-	if n > maxParts {
-		return &uploadError{http.StatusBadRequest, "too_many_parts", fmt.Sprintf("the body has more than %d parts", maxParts), nil}
+	if n > MaxParts {
+		return &uploadError{http.StatusBadRequest, "too_many_parts", fmt.Sprintf("the body has more than %d parts", MaxParts), nil}
 	}
 	fields, size := 0, 0
 	for name, values := range p.Header {
@@ -507,10 +509,10 @@ func (u *upload) multipart() ([]storage.Info, *uploadError) {
 // finishBody reads what is left of a request body once the upload has what it
 // needs (a multipart epilogue, the terminating chunk of a chunked body), so
 // the kept-alive connection starts the next request at the right byte. A
-// longer remainder than drainLimit closes the connection instead.
+// longer remainder than gate.DrainLimit closes the connection instead.
 func finishBody(ctx *fasthttp.RequestCtx, body io.Reader) {
-	n, err := io.CopyN(io.Discard, body, drainLimit+1)
-	if err != io.EOF || n > drainLimit {
+	n, err := io.CopyN(io.Discard, body, gate.DrainLimit+1)
+	if err != io.EOF || n > gate.DrainLimit {
 		ctx.SetConnectionClose()
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -33,18 +34,18 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	if !s.admitJSON(ctx) {
 		return false
 	}
-	b, err := io.ReadAll(io.LimitReader(s.paced(ctx), maxControlJSON+1))
+	b, err := io.ReadAll(io.LimitReader(s.gate.Paced(ctx), maxControlJSON+1))
 	if err != nil {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 		return false
 	}
 	if len(b) > maxControlJSON {
 		ctx.SetConnectionClose()
-		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
+		gate.APIError(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
 		return false
 	}
 	if why := jsonProblem(b, v); why != "" {
-		apiError(ctx, http.StatusBadRequest, "bad_request", why)
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", why)
 		return false
 	}
 	return true
@@ -54,7 +55,7 @@ func (s *Server) readJSON(ctx *fasthttp.RequestCtx, v any) bool {
 // maxControlJSON, before any body byte.
 func (s *Server) admitJSON(ctx *fasthttp.RequestCtx) bool {
 	if cl := ctx.Request.Header.ContentLength(); cl > maxControlJSON {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
+		s.gate.RefuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large", "JSON body too large")
 		return false
 	}
 	return true
@@ -155,7 +156,7 @@ func intField(ctx *fasthttp.RequestCtx, name string, raw json.RawMessage, def, m
 	}
 	n, ok := scan.Integer(raw, 1, most)
 	if !ok {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("%s must be an integer in [1, %d]", name, most))
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("%s must be an integer in [1, %d]", name, most))
 	}
 	return n, ok
 }
@@ -171,7 +172,7 @@ func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) 
 // the reason when it breaks the key rules.
 func keyField(ctx *fasthttp.RequestCtx, key string) bool {
 	if err := storage.ValidateKey(key); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 		return false
 	}
 	return true
@@ -181,7 +182,7 @@ func keyField(ctx *fasthttp.RequestCtx, key string) bool {
 // reason when it breaks the filename rules (storage.ValidateFilename).
 func filenameField(ctx *fasthttp.RequestCtx, name string) bool {
 	if err := storage.ValidateFilename(name); err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
 		return false
 	}
 	return true
@@ -198,7 +199,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		return
 	}
 	if req.Key == "" {
-		apiError(ctx, http.StatusBadRequest, "bad_request", "key is required")
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", "key is required")
 		return
 	}
 	if !keyField(ctx, req.Key) || !filenameField(ctx, req.Filename) {
@@ -209,7 +210,7 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		return
 	}
 	if req.SingleUse && ttl > token.MaxSingleUseTTL {
-		apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("a single-use link lives at most %d seconds (ttlSeconds)", int64(token.MaxSingleUseTTL/time.Second)))
 		return
 	}
 	info, err := s.storeFor(id).Stat(context.Background(), req.Key)
@@ -217,13 +218,13 @@ func (s *Server) postLink(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		s.apiStorageError(ctx, "stat", req.Key, err)
 		return
 	}
-	link, err := s.opts.Keyring.MintDownload(s.opts.DownloadURL, token.DownloadGrant{Principal: id.Principal,
-		Key: s.tenancy.Raw(id, req.Key), Version: info.ETag, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
+	link, err := s.env.Keyring.MintDownload(s.env.DownloadURL, token.DownloadGrant{Principal: id.Principal,
+		Key: s.gate.Tenancy.Raw(id, req.Key), Version: info.ETag, Filename: req.Filename, SingleUse: req.SingleUse, TTL: ttl})
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)
 		return
 	}
-	writeJSON(ctx, http.StatusCreated, map[string]string{"url": link.URL, "expiresAt": link.Expires.UTC().Format(time.RFC3339)})
+	gate.WriteJSON(ctx, http.StatusCreated, map[string]string{"url": link.URL, "expiresAt": link.Expires.UTC().Format(time.RFC3339)})
 }
 
 func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
@@ -245,7 +246,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	}
 	for _, a := range req.Accept {
 		if !validMediaRange(a) {
-			apiError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("accept entry %q is not a media type or range", a))
+			gate.APIError(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("accept entry %q is not a media type or range", a))
 			return
 		}
 	}
@@ -254,13 +255,13 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		return
 	}
 	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
-	u.Key, u.Prefix = s.tenancy.UploadTarget(id, req.Key)
+	u.Key, u.Prefix = s.gate.Tenancy.UploadTarget(id, req.Key)
 	up, err := s.mintUpload(u)
 	if err != nil {
 		s.apiStorageError(ctx, "mint", req.Key, err)
 		return
 	}
 	// pageUrl: the same endpoint's upload page (uploadpage.go), for a person.
-	writeJSON(ctx, http.StatusCreated, map[string]string{"url": up.URL, "method": up.Method, "uploadId": up.UploadID,
-		"pageUrl": strings.TrimSuffix(s.opts.PublicURL, "/") + "/upload/" + up.Token, "expiresAt": up.Expires.UTC().Format(time.RFC3339)})
+	gate.WriteJSON(ctx, http.StatusCreated, map[string]string{"url": up.URL, "method": up.Method, "uploadId": up.UploadID,
+		"pageUrl": strings.TrimSuffix(s.env.PublicURL, "/") + "/upload/" + up.Token, "expiresAt": up.Expires.UTC().Format(time.RFC3339)})
 }

@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -24,6 +23,8 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
 )
@@ -48,7 +49,7 @@ func (s *Server) serveControl(ctx *fasthttp.RequestCtx) {
 // controlEndpoint is a /v1 request routed before any byte of its body is
 // read: run serves it; admit, when set, makes the checks run makes of the
 // headers before it reads the body (declared size, Content-Disposition…),
-// answering a refusal itself, for Expect: 100-continue (expect.go).
+// answering a refusal itself, for Expect: 100-continue (Server.Admit).
 type controlEndpoint struct {
 	run   func()
 	admit func() bool
@@ -58,16 +59,16 @@ type controlEndpoint struct {
 // controlRoute checks Host and Origin, authenticates and routes a /v1
 // request (path, method, key); on refusal it answers and reports !ok.
 func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) {
-	if why := s.checkHostOrigin(ctx); why != "" {
-		apiError(ctx, http.StatusForbidden, "forbidden", why)
+	if why := s.gate.CheckHostOrigin(ctx); why != "" {
+		gate.APIError(ctx, http.StatusForbidden, "forbidden", why)
 		return controlEndpoint{}, false
 	}
-	id, ok := s.identify(ctx, false)
+	id, ok := s.gate.Identify(ctx, false)
 	if !ok {
 		return controlEndpoint{}, false
 	}
 	ep, ok := s.routeControl(ctx, id)
-	if ok && !s.requireScope(ctx, id, ep.scope, false) {
+	if ok && !s.gate.RequireScope(ctx, id, ep.scope, false) {
 		return controlEndpoint{}, false
 	}
 	return ep, ok
@@ -99,10 +100,10 @@ func (s *Server) routeControl(ctx *fasthttp.RequestCtx, id auth.Identity) (contr
 	case raw == "/v1/links" || raw == "/v1/uploads":
 		allow = "POST"
 	default:
-		apiError(ctx, http.StatusNotFound, "not_found", "no such endpoint")
+		gate.APIError(ctx, http.StatusNotFound, "not_found", "no such endpoint")
 		return controlEndpoint{}, false
 	}
-	methodNotAllowed(ctx, allow)
+	gate.MethodNotAllowed(ctx, allow)
 	return controlEndpoint{}, false
 }
 
@@ -110,7 +111,7 @@ func (s *Server) routeControl(ctx *fasthttp.RequestCtx, id auth.Identity) (contr
 func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth.Identity) (controlEndpoint, bool) {
 	key, err := url.PathUnescape(strings.TrimPrefix(raw, "/v1/blobs/"))
 	if err != nil {
-		apiError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_key", "invalid key: the path has a malformed percent-escape")
 		return controlEndpoint{}, false
 	}
 	if !keyField(ctx, key) {
@@ -128,21 +129,8 @@ func (s *Server) blobRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth
 	case http.MethodDelete:
 		return controlEndpoint{run: func() { s.deleteBlob(ctx, key, id) }, scope: auth.ScopeWrite}, true
 	}
-	methodNotAllowed(ctx, "GET, HEAD, PUT, DELETE")
+	gate.MethodNotAllowed(ctx, "GET, HEAD, PUT, DELETE")
 	return controlEndpoint{}, false
-}
-
-// apiError writes {"error":{"code","message"}}.
-func apiError(ctx *fasthttp.RequestCtx, status int, code, msg string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
-}
-
-func methodNotAllowed(ctx *fasthttp.RequestCtx, allow string) {
-	ctx.Response.Header.Set("Allow", allow)
-	apiError(ctx, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed; use "+allow)
 }
 
 // msgNoSpace is the answer to an upload the store has no room for.
@@ -161,41 +149,41 @@ func isTimeout(err error) bool {
 // a request body being stored, become HTTP statuses for the control API and
 // the byte plane. Internal detail goes to the log.
 func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err error) {
-	var be *bodyError
+	var be *pace.BodyError
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		apiError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
+		gate.APIError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
 	case errors.Is(err, storage.ErrInvalidKey):
-		apiError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_key", invalidKeyMessage(key, err))
 	case errors.Is(err, storage.ErrPathConflict):
-		apiError(ctx, http.StatusConflict, "path_conflict", conflictMessage(err))
+		gate.APIError(ctx, http.StatusConflict, "path_conflict", conflictMessage(err))
 	case errors.Is(err, storage.ErrInvalidMediaType):
-		apiError(ctx, http.StatusBadRequest, "bad_content_type", fmt.Sprintf("Content-Type must be at most %d bytes without control characters", storage.MaxMediaTypeLen))
+		gate.APIError(ctx, http.StatusBadRequest, "bad_content_type", fmt.Sprintf("Content-Type must be at most %d bytes without control characters", storage.MaxMediaTypeLen))
 	case errors.Is(err, storage.ErrInvalidFilename):
-		apiError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
 	case errors.Is(err, storage.ErrExists):
-		apiError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
+		gate.APIError(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 	case errors.Is(err, storage.ErrTooLarge), errors.Is(err, ingest.ErrTooLarge):
-		apiError(ctx, http.StatusRequestEntityTooLarge, "too_large", "body over the upload limit")
+		gate.APIError(ctx, http.StatusRequestEntityTooLarge, "too_large", "body over the upload limit")
 	case errors.Is(err, storage.ErrSizeMismatch):
-		apiError(ctx, http.StatusBadRequest, "bad_request", "body length does not match Content-Length")
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", "body length does not match Content-Length")
 	case errors.Is(err, storage.ErrInvalidCursor):
-		apiError(ctx, http.StatusBadRequest, "bad_request", "invalid cursor")
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", "invalid cursor")
 	case errors.Is(err, storage.ErrInvalidRange):
-		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range not satisfiable")
+		gate.APIError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable", "range not satisfiable")
 	case errors.Is(err, storage.ErrInsufficientStorage):
 		s.log.Error("server: storage full", "op", op, "key", key, "err", err)
-		apiError(ctx, http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace)
+		gate.APIError(ctx, http.StatusInsufficientStorage, "insufficient_storage", msgNoSpace)
 	case errors.As(err, &be) && isTimeout(err):
 		s.log.Debug("server: request body too slow", "op", op, "key", key, "err", err)
-		apiError(ctx, http.StatusRequestTimeout, "timeout", msgTooSlow)
+		gate.APIError(ctx, http.StatusRequestTimeout, "timeout", msgTooSlow)
 	case errors.As(err, &be):
 		// The client went away; nobody may read the answer.
 		s.log.Debug("server: request body", "op", op, "key", key, "err", err)
-		apiError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
+		gate.APIError(ctx, http.StatusBadRequest, "bad_request", "reading the body failed")
 	default:
 		s.log.Error("server: storage", "op", op, "key", key, "err", err)
-		apiError(ctx, http.StatusInternalServerError, "internal", "internal error")
+		gate.APIError(ctx, http.StatusInternalServerError, "internal", "internal error")
 	}
 }
 
@@ -233,8 +221,8 @@ func filenameMessage(err error) string {
 	return "invalid filename"
 }
 
-// blobJSON is the blob object of docs/control-api.md.
-type blobJSON struct {
+// Blob is the blob object of docs/control-api.md.
+type Blob struct {
 	URI      string `json:"uri"`
 	Key      string `json:"key"`
 	Size     int64  `json:"size"`
@@ -245,23 +233,13 @@ type blobJSON struct {
 	Modified string `json:"modified"`
 }
 
-func blobObject(info storage.Info) blobJSON {
-	b := blobJSON{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
+func blobObject(info storage.Info) Blob {
+	b := Blob{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
 		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
 	}
 	return b
-}
-
-func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("bug: control API response does not marshal: " + err.Error())
-	}
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
 }
 
 func (s *Server) maxUpload() int64 {
@@ -279,7 +257,7 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity)
 	if !ok {
 		return
 	}
-	release, ok := s.takeUploadSlot(ctx, id.Principal, false)
+	release, ok := s.gate.TakeUploadSlot(ctx, id.Principal, false)
 	if !ok {
 		return
 	}
@@ -287,13 +265,13 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity)
 	wctx, store := context.Background(), s.storeFor(id)
 	if spec.IfNotExists {
 		if _, err := store.Stat(wctx, key); err == nil {
-			s.refuseBody(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
+			s.gate.RefuseBody(ctx, http.StatusPreconditionFailed, "exists", fmt.Sprintf("blob %q already exists", key))
 			return
 		}
 	}
 	up, err := ingest.Begin(wctx, store, spec)
 	if err != nil {
-		s.drainSmall(ctx)
+		s.gate.DrainSmall(ctx)
 		s.apiStorageError(ctx, "create", key, err)
 		return
 	}
@@ -306,8 +284,8 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity)
 		s.apiStorageError(ctx, "commit", key, err)
 		return
 	}
-	s.blobs.Changed(s.tenancy.Raw(id, key))
-	writeJSON(ctx, http.StatusCreated, blobObject(info))
+	s.blobs.Changed(s.gate.Tenancy.Raw(id, key))
+	gate.WriteJSON(ctx, http.StatusCreated, blobObject(info))
 }
 
 // admitPut checks a PUT's headers and declared size before any body byte:
@@ -319,7 +297,7 @@ func (s *Server) admitPut(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spe
 	}
 	cl := int64(ctx.Request.Header.ContentLength()) // -1 chunked
 	if cl > spec.MaxSize {
-		s.refuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
+		s.gate.RefuseBody(ctx, http.StatusRequestEntityTooLarge, "too_large",
 			fmt.Sprintf("body of %d bytes is over the upload limit of %d bytes", cl, spec.MaxSize))
 		return spec, want, false
 	}
@@ -341,19 +319,19 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 	spec = ingest.Spec{Key: key, MediaType: string(hdr.ContentType()), MaxSize: s.maxUpload(), AllowEmpty: true, NoSniff: true}
 	if spec.MediaType != "" {
 		if _, _, err := mime.ParseMediaType(spec.MediaType); err != nil || len(spec.MediaType) > storage.MaxMediaTypeLen {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("bad Content-Type: malformed, or over %d bytes", storage.MaxMediaTypeLen))
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", fmt.Sprintf("bad Content-Type: malformed, or over %d bytes", storage.MaxMediaTypeLen))
 			return spec, want, false
 		}
 	}
 	if cd := string(hdr.Peek("Content-Disposition")); cd != "" {
 		_, params, err := mime.ParseMediaType(cd)
 		if err != nil {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Disposition")
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", "bad Content-Disposition")
 			return spec, want, false
 		}
 		spec.Filename = params["filename"]
 		if err := storage.ValidateFilename(spec.Filename); err != nil {
-			s.refuseBody(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "invalid_filename", filenameMessage(err))
 			return spec, want, false
 		}
 	}
@@ -362,7 +340,7 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 	}
 	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {
 		if v != "*" {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
 			return spec, want, false
 		}
 		spec.IfNotExists = true
@@ -377,7 +355,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 	if v := string(hdr.Peek("Content-MD5")); v != "" {
 		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
 		if err != nil || len(b) != md5.Size {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "Content-MD5 must be the base64 MD5 of the body")
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", "Content-MD5 must be the base64 MD5 of the body")
 			return want, false
 		}
 		want.md5 = b
@@ -385,7 +363,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 	if v := string(hdr.Peek("x-mcp-sha256")); v != "" {
 		b, err := hex.DecodeString(strings.TrimSpace(v))
 		if err != nil || len(b) != sha256.Size {
-			s.refuseBody(ctx, http.StatusBadRequest, "bad_request", "x-mcp-sha256 must be the hex SHA-256 of the body")
+			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", "x-mcp-sha256 must be the hex SHA-256 of the body")
 			return want, false
 		}
 		want.sha256 = b
@@ -397,7 +375,7 @@ func (s *Server) putWantDigests(ctx *fasthttp.RequestCtx) (want putDigests, ok b
 // wanted digests. On failure it answers the error and reports false; the
 // caller's deferred Abort discards the write.
 func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.Upload, want putDigests) bool {
-	paced := s.paced(ctx)
+	paced := s.gate.Paced(ctx)
 	var body io.Reader = paced
 	var sh, mh hash.Hash
 	var hashes []io.Writer
@@ -413,7 +391,7 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 		body = io.TeeReader(body, io.MultiWriter(hashes...))
 	}
 	if _, err := io.Copy(up, body); err != nil {
-		var be *bodyError
+		var be *pace.BodyError
 		if errors.As(err, &be) {
 			ctx.SetConnectionClose() // the client's side failed: nothing to wait for
 		} else {
@@ -429,32 +407,10 @@ func (s *Server) writePutBody(ctx *fasthttp.RequestCtx, key string, up *ingest.U
 		return false
 	}
 	if (sh != nil && !bytes.Equal(sh.Sum(nil), want.sha256)) || (mh != nil && !bytes.Equal(mh.Sum(nil), want.md5)) {
-		apiError(ctx, http.StatusBadRequest, "checksum_mismatch", "the body does not match its Content-MD5 or x-mcp-sha256; nothing was stored")
+		gate.APIError(ctx, http.StatusBadRequest, "checksum_mismatch", "the body does not match its Content-MD5 or x-mcp-sha256; nothing was stored")
 		return false
 	}
 	return true
-}
-
-// refuseBody answers before reading a request body: a small body (up to
-// drainLimit) is read, under the rate rule, and discarded so the client
-// sees the answer on a kept-alive connection; a large one closes the
-// connection after the answer.
-func (s *Server) refuseBody(ctx *fasthttp.RequestCtx, status int, code, msg string) {
-	s.drainSmall(ctx)
-	apiError(ctx, status, code, msg)
-}
-
-func (s *Server) drainSmall(ctx *fasthttp.RequestCtx) {
-	cl := ctx.Request.Header.ContentLength()
-	if cl == 0 {
-		return
-	}
-	if cl > 0 && cl <= drainLimit {
-		if _, err := io.CopyN(io.Discard, s.paced(ctx), int64(cl)); err == nil {
-			return
-		}
-	}
-	ctx.SetConnectionClose()
 }
 
 func (s *Server) deleteBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity) {
@@ -462,7 +418,7 @@ func (s *Server) deleteBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identi
 		s.apiStorageError(ctx, "delete", key, err)
 		return
 	}
-	s.blobs.Changed(s.tenancy.Raw(id, key))
+	s.blobs.Changed(s.gate.Tenancy.Raw(id, key))
 	ctx.SetStatusCode(http.StatusNoContent)
 }
 
@@ -472,7 +428,7 @@ func (s *Server) listBlobs(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	if v := args.Peek("limit"); len(v) > 0 {
 		n, err := strconv.Atoi(string(v))
 		if err != nil || n < 1 || n > 1000 {
-			apiError(ctx, http.StatusBadRequest, "bad_request", "limit must be an integer in [1, 1000]")
+			gate.APIError(ctx, http.StatusBadRequest, "bad_request", "limit must be an integer in [1, 1000]")
 			return
 		}
 		limit = n
@@ -482,13 +438,13 @@ func (s *Server) listBlobs(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		s.apiStorageError(ctx, "list", string(args.Peek("prefix")), err)
 		return
 	}
-	items := make([]blobJSON, 0, len(page.Items))
+	items := make([]Blob, 0, len(page.Items))
 	for _, it := range page.Items {
 		items = append(items, blobObject(it))
 	}
-	writeJSON(ctx, http.StatusOK, struct {
-		Items      []blobJSON `json:"items"`
-		NextCursor string     `json:"nextCursor,omitempty"`
+	gate.WriteJSON(ctx, http.StatusOK, struct {
+		Items      []Blob `json:"items"`
+		NextCursor string `json:"nextCursor,omitempty"`
 	}{items, page.NextCursor})
 }
 

@@ -1,4 +1,4 @@
-package server
+package blobsvc
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
+	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/byterange"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -43,7 +45,7 @@ type blobServe struct {
 // object is a plain 404.
 func (s *Server) blobStorageError(ctx *fasthttp.RequestCtx, bs blobServe, op string, err error) {
 	if bs.link && errors.Is(err, storage.ErrNotFound) {
-		apiError(ctx, http.StatusNotFound, "not_found", "the linked blob was deleted or replaced")
+		gate.APIError(ctx, http.StatusNotFound, "not_found", "the linked blob was deleted or replaced")
 		return
 	}
 	s.apiStorageError(ctx, op, bs.key, err)
@@ -54,7 +56,7 @@ func (bs blobServe) backend(s *Server) storage.Backend {
 	if bs.store != nil {
 		return bs.store
 	}
-	return s.opts.Backend
+	return s.env.Backend
 }
 
 // etagMatch reports whether an If-None-Match list names etag (weak
@@ -187,7 +189,7 @@ func blobRange(ctx *fasthttp.RequestCtx, info storage.Info) (off, n int64, statu
 	case byterange.Unsatisfiable:
 		h.Del("Content-Disposition")
 		h.Set("Content-Range", "bytes */"+strconv.FormatInt(info.Size, 10))
-		apiError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
+		gate.APIError(ctx, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
 			"no range starts before the end of the "+strconv.FormatInt(info.Size, 10)+"-byte blob")
 		return 0, 0, 0, false
 	}
@@ -222,11 +224,11 @@ func (s *Server) sendBlobBody(ctx *fasthttp.RequestCtx, bs blobServe, info stora
 			return true
 		}
 		ctx.Response.Header.Set("Retry-After", "1")
-		apiError(ctx, http.StatusServiceUnavailable, "internal", "the blob kept changing while being read; retry")
+		gate.APIError(ctx, http.StatusServiceUnavailable, "internal", "the blob kept changing while being read; retry")
 		return false
 	}
 	ctx.SetStatusCode(status)
-	sendReader(ctx, s.tel.Download(&cancelReadCloser{ReadCloser: rc, cancel: cancel}), n, s.opts.WriteTimeout)
+	bodystream.SendReader(ctx, s.tel.Download(&cancelReadCloser{ReadCloser: rc, cancel: cancel}), n, s.env.WriteTimeout)
 	return false
 }
 

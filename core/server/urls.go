@@ -2,24 +2,20 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/valyala/fasthttp"
 )
 
 // A separate download origin (Options.DownloadURL; docs/security.md, "How
 // stored content is served"): /d links are minted on it and served only
-// there, and it serves nothing else, so neither stored bytes on the
-// service's origin nor the API on the origin of stored bytes.
+// there (package front refuses the rest), and it serves nothing else.
 
-// resolveURLs applies the defaults of PublicURL ("http://" + Listen) and
+// resolveURLs applies the defaults of PublicURL ("http://" + Front.Listen) and
 // DownloadURL (PublicURL), drops their trailing '/', checks the download
 // origin and returns its host name, "" when there is none.
 func resolveURLs(opts *Options) (dlHost string, err error) {
 	if opts.PublicURL == "" {
-		opts.PublicURL = "http://" + opts.Listen
+		opts.PublicURL = "http://" + opts.Front.Listen
 	}
 	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
 	if dlHost, err = downloadHost(opts.PublicURL, opts.DownloadURL); err != nil {
@@ -50,25 +46,4 @@ func downloadHost(publicURL, downloadURL string) (string, error) {
 		return "", fmt.Errorf("server: DownloadURL %q is on the host of PublicURL %q; a download origin needs a host of its own", downloadURL, publicURL)
 	}
 	return strings.TrimSuffix(d.Hostname(), "."), nil
-}
-
-// misdirected refuses, with 404, a request for the wrong origin when a
-// download origin is configured: anything but /d (and the health probes)
-// on the download host, and /d on any other host. It reports whether it
-// answered.
-func (s *Server) misdirected(ctx *fasthttp.RequestCtx, path string) bool {
-	if s.dlHost == "" || path == "/healthz" || path == "/readyz" {
-		return false
-	}
-	onDownload := strings.EqualFold(strings.TrimSuffix(hostOnly(string(ctx.Host())), "."), s.dlHost)
-	isLink := strings.HasPrefix(path, "/d/")
-	switch {
-	case onDownload && !isLink:
-		s.refuseBody(ctx, http.StatusNotFound, "not_found", "this origin serves download links only")
-	case !onDownload && isLink:
-		s.refuseBody(ctx, http.StatusNotFound, "not_found", "download links are served from "+s.opts.DownloadURL)
-	default:
-		return false
-	}
-	return true
 }
