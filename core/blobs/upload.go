@@ -32,7 +32,7 @@ func (a *App) registerUploads(s *mcp.Server) error {
 			"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
 		InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
 		Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
-		Streams:     true, Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload}))
+		Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload}))
 }
 
 // filenameProblem checks upload_file's filename, naming the argument.

@@ -119,16 +119,20 @@ func (c *Call) HasCapability(name string) bool {
 }
 
 // File returns the x-mcp-file argument name, decoded while it arrived (or,
-// for a small value, now). bad, when not "", says why there is none: the
-// argument is absent or not a string. Check File.Problem before using it.
-func (c *Call) File(name string) (f *File, bad string) {
-	spec := FileSpec{MaxSize: c.srv.opts.MaxFileBytes}
+// for a small value, now) and checked against its descriptor. A value the
+// client must fix (absent, not a string, not a data URI, too large, a
+// media type not accepted, refused by the FileSink) is a *[FileError]:
+// return it as it is and the client gets an isError result naming the
+// argument. Any other error is the server's (the spool or the sink
+// failed): return it too, it is an internal error.
+func (c *Call) File(name string) (*File, error) {
+	spec := scan.FileSpec{MaxSize: c.srv.opts.MaxFileBytes}
 	if c.tool != nil {
 		if s, ok := c.tool.files[name]; ok {
 			spec = s
 		}
 	}
-	return c.files.Value("/params/arguments/"+scan.PathElem(name), name, c.args[name], spec)
+	return fileValue(c.files, "/params/arguments/"+scan.PathElem(name), name, c.args[name], spec, false)
 }
 
 func (c *Call) send(msg []byte) {

@@ -63,8 +63,9 @@ type Answer struct {
 
 // File returns the file field of an elicitation answer, decoded while it
 // arrived (bounded then by the field's descriptor when the server could
-// tell, else by the server's limit) and checked now against spec.
-func (a *Answer) File(field string, spec FileSpec) (*File, string) {
+// tell, else by the server's limit) and checked now against spec. Its
+// errors are those of [Call.File]; a *[FileError] names the field.
+func (a *Answer) File(field string, spec FileSpec) (*File, error) {
 	var content map[string]json.RawMessage
 	var r struct {
 		Content map[string]json.RawMessage `json:"content"`
@@ -72,7 +73,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, string) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	return a.files.Value(a.path+scan.PathElem(field), field, content[field], spec)
+	return fileValue(a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true)
 }
 
 // InputError is an input request the client could not serve (a missing
@@ -208,7 +209,7 @@ func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Obj
 		irs[k] = Object{"method": r.Method, "params": r.Params}
 		if f := fileFields(r); f != nil {
 			if env.Files == nil {
-				env.Files = map[string]map[string]FileSpec{}
+				env.Files = map[string]map[string]scan.FileSpec{}
 			}
 			env.Files[k] = f
 		}
@@ -226,7 +227,7 @@ func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Obj
 }
 
 // fileFields returns the x-mcp-file fields of an elicitation's form.
-func fileFields(r InputRequest) map[string]FileSpec {
+func fileFields(r InputRequest) map[string]scan.FileSpec {
 	if r.Method != "elicitation/create" {
 		return nil
 	}
@@ -243,7 +244,10 @@ func fileFields(r InputRequest) map[string]FileSpec {
 func (s *Server) inputOutcome(c *Call, err error) (Object, error) {
 	var ir *inputRequired
 	var ie *InputError
+	var fe *FileError
 	switch {
+	case errors.As(err, &fe):
+		return fe.result().object(), nil
 	case errors.As(err, &ir):
 		if !c.modern {
 			return nil, errors.New("mcp: AskAgain outside 2026-07-28")

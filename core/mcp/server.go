@@ -352,7 +352,8 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 		// transport close the connection.
 		s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
 		w.SetHeader("Connection", "close")
-		res, _ := json.Marshal(FileError(abort.File).object())
+		fe := &FileError{Arg: abort.File.Name, Reason: abort.File.Problem, Limit: abort.File.Limit}
+		res, _ := json.Marshal(fe.result().object())
 		w.SetStatus(http.StatusOK)
 		w.SetHeader("Content-Type", "application/json")
 		id := json.RawMessage(`null`)

@@ -83,7 +83,7 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 	if len(missing) > 0 {
 		return missingCapability(missing...)
 	}
-	if t.TaskRequired && !c.hasExtension(ExtTasks) {
+	if t.TaskSupport == TaskRequired && !c.hasExtension(ExtTasks) {
 		return missingExtension(ExtTasks)
 	}
 	return nil
@@ -97,16 +97,25 @@ func (s *Server) toolsStream(c *Call) bool {
 		return false
 	}
 	if c.modern {
-		return c.tool.StreamsModern
+		return c.tool.Streams
 	}
-	return c.tool.Streams
+	return c.tool.Streams || c.tool.asksInput()
 }
+
+// asksInput reports a tool that asks the client for input (it needs client
+// capabilities, or keeps state across input rounds): in 2025-11-25 its
+// requests travel on the call's SSE stream.
+func (t *tool) asksInput() bool { return t.Stateful || len(t.Requires) > 0 }
 
 func (s *Server) toolsCall(c *Call) (any, error) {
 	if c.args == nil {
 		c.args = map[string]json.RawMessage{}
 	}
 	res, err := c.tool.Handler(c)
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.result().object(), nil
+	}
 	if err != nil {
 		if o, ierr := s.inputOutcome(c, err); o != nil || ierr != nil {
 			return o, ierr

@@ -1,4 +1,4 @@
-package blobs
+package mcp
 
 import (
 	"encoding/json"
@@ -8,16 +8,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// The blob tools check their arguments against their input schemas before
-// they run: the subset of JSON Schema the schemas use (type, minLength and
-// maxLength, minimum and maximum, enum, items, required, and
-// additionalProperties false). A failed check is a tool execution error
-// naming the argument (SEP-1303), the same in both protocol eras. x-mcp-file
-// arguments are left to the handler (Call.File checks their descriptor).
+// A typed tool's arguments are checked against its input schema before
+// they are decoded: the subset of JSON Schema that maps onto Go values
+// (type, minLength and maxLength, minimum and maximum, enum, items,
+// required, and additionalProperties false; other keywords are not
+// checked). A failed check is a tool execution error naming the argument
+// (SEP-1303), the same in both protocol eras. x-mcp-file arguments are
+// checked by Call.File against their descriptor.
 
 // argRules are one tool's argument checks, read from its input schema.
 type argRules struct {
@@ -40,37 +40,23 @@ type propRule struct {
 	File      json.RawMessage `json:"x-mcp-file"`
 }
 
-// checked returns t with a handler that checks the arguments against
-// t.InputSchema first. It panics on a schema it cannot read (a bug).
-func checked(t *mcp.Tool) *mcp.Tool {
-	r := newArgRules(t.Name, t.InputSchema)
-	h := t.Handler
-	t.Handler = func(c *mcp.Call) (*mcp.ToolResult, error) {
-		if bad := r.check(c); bad != "" {
-			return mcp.ToolError("%s", bad), nil
-		}
-		return h(c)
-	}
-	return t
-}
-
 // newArgRules reads the checks of tool's arguments from its input schema.
-func newArgRules(tool string, schema json.RawMessage) *argRules {
+func newArgRules(tool string, schema json.RawMessage) (*argRules, error) {
 	var s struct {
 		Properties map[string]*propRule `json:"properties"`
 		Additional *bool                `json:"additionalProperties"`
 		Required   []string             `json:"required"`
 	}
 	if err := json.Unmarshal(schema, &s); err != nil {
-		panic("bug: input schema of " + tool + ": " + err.Error())
+		return nil, err
 	}
 	return &argRules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
-		closed: s.Additional != nil && !*s.Additional, required: s.Required}
+		closed: s.Additional != nil && !*s.Additional, required: s.Required}, nil
 }
 
 // check returns the problem with the call's arguments, or "".
-func (r *argRules) check(c *mcp.Call) string {
-	args := c.Arguments()
+func (r *argRules) check(c *Call) string {
+	args := c.args
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		p := r.props[name]
 		if p == nil {
@@ -93,7 +79,7 @@ func (r *argRules) check(c *mcp.Call) string {
 
 // check returns the problem with the value raw of argument name, or "".
 // null stands for an absent argument.
-func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
+func (p *propRule) check(c *Call, name string, raw json.RawMessage) string {
 	if string(raw) == "null" || p.File != nil {
 		return ""
 	}
@@ -134,10 +120,9 @@ func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
 }
 
 // diverted reports a string argument taken out of the message while it
-// arrived (over 64 KiB): Arguments reads "" for it.
-func diverted(c *mcp.Call, name string) bool {
-	f, _ := c.File(name)
-	return f != nil && f.Diverted()
+// arrived (over 64 KiB): the rebuilt arguments read "" for it.
+func diverted(c *Call, name string) bool {
+	return c.files.Get("/params/arguments/"+scan.PathElem(name)) != nil
 }
 
 func (p *propRule) checkString(name, v string) string {
