@@ -98,7 +98,7 @@ func asking(name, desc string, in json.RawMessage, h mcp.ToolHandler) *mcp.Tool 
 
 // text is a result with one text block.
 func text(s string) *mcp.ToolResult {
-	return &mcp.ToolResult{Content: []any{mcp.Text(s)}}
+	return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: s}}}
 }
 
 // stringArg is a string argument, "" when absent or not a string.

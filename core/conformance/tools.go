@@ -18,7 +18,7 @@ func (f *fixtures) contentTools() []*mcp.Tool {
 	}
 	return []*mcp.Tool{
 		tool("test_simple_text", "Returns simple text content", noArgs,
-			blocks(mcp.Text("This is a simple text response for testing."))),
+			blocks(mcp.Text{Text: "This is a simple text response for testing."})),
 		tool("test_image_content", "Returns image content", noArgs, blocks(image)),
 		tool("test_audio_content", "Returns audio content", noArgs,
 			blocks(mcp.Object{"type": "audio", "data": f.wavB64, "mimeType": "audio/wav"})),
@@ -27,7 +27,7 @@ func (f *fixtures) contentTools() []*mcp.Tool {
 				"uri": "test://embedded-resource", "mimeType": "text/plain", "text": "This is an embedded resource content.",
 			}})),
 		tool("test_multiple_content_types", "Returns text, image and resource content", noArgs,
-			blocks(mcp.Text("Multiple content types test:"), image, mcp.Object{"type": "resource", "resource": mcp.Object{
+			blocks(mcp.Text{Text: "Multiple content types test:"}, image, mcp.Object{"type": "resource", "resource": mcp.Object{
 				"uri": "test://mixed-content-resource", "mimeType": "application/json", "text": `{"test":"data","value":123}`,
 			}})),
 		both(tool("test_tool_with_logging", "Sends three log messages while it runs", noArgs, withLogging)),

@@ -29,20 +29,16 @@ func ExampleServer_AddTool() {
 			"file":{"type":"string","x-mcp-file":{"maxSize":1073741824,"accept":["text/*","application/pdf"]}}},
 			"required":["file"]}`),
 		Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
-			f, bad := c.File("file")
-			if bad != "" {
-				return mcp.ToolError("%s", bad), nil
-			}
-			defer f.Release()
-			if f.Problem != "" {
-				return mcp.FileError(f), nil // over maxSize, not accepted, malformed…
+			f, err := c.File("file")
+			if err != nil {
+				return nil, err // a *mcp.FileError (over maxSize, not accepted, malformed…) is an isError result
 			}
 			h := sha256.New()
 			n, err := io.Copy(h, f.Reader())
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ToolResult{Content: []any{mcp.Text(fmt.Sprintf("%d bytes, sha256 %x", n, h.Sum(nil)))}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: fmt.Sprintf("%d bytes, sha256 %x", n, h.Sum(nil))}}}, nil
 		},
 	})
 	if err != nil {
@@ -132,7 +128,7 @@ func ExampleCall_Input() {
 			if json.Unmarshal(ans["name"].Result, &r) != nil || r.Action != "accept" {
 				return mcp.ToolError("no name given"), nil
 			}
-			return &mcp.ToolResult{Content: []any{mcp.Text("hello " + r.Content.Name)}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: "hello " + r.Content.Name}}}, nil
 		},
 	})
 	if err != nil {

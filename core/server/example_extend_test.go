@@ -39,7 +39,7 @@ var hashFile = &mcp.Tool{
 			return nil, err
 		}
 		sum := hex.EncodeToString(h.Sum(nil))
-		return &mcp.ToolResult{Content: []any{mcp.Text(fmt.Sprintf("%d bytes, sha256 %s", f.Size, sum))},
+		return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: fmt.Sprintf("%d bytes, sha256 %s", f.Size, sum)}},
 			StructuredContent: mcp.Object{"size": f.Size, "sha256": sum}}, nil
 	},
 }

@@ -95,7 +95,7 @@ func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	return &mcp.ToolResult{
-		Content:           []any{mcp.Text(fmt.Sprintf("sha256 %s, %d bytes (%s)", sum, n, f.MediaType()))},
+		Content:           []mcp.Content{mcp.Text{Text: fmt.Sprintf("sha256 %s, %d bytes (%s)", sum, n, f.MediaType())}},
 		StructuredContent: mcp.Object{"sha256": sum, "size": n, "mediaType": f.MediaType()},
 	}, nil
 }

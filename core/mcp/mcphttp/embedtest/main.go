@@ -87,7 +87,7 @@ func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	return &mcp.ToolResult{
-		Content:           []any{mcp.Text(fmt.Sprintf("sha256 %s, %d bytes", sum, n))},
+		Content:           []mcp.Content{mcp.Text{Text: fmt.Sprintf("sha256 %s, %d bytes", sum, n)}},
 		StructuredContent: mcp.Object{"sha256": sum, "size": n},
 	}, nil
 }
