@@ -31,7 +31,7 @@ func (f *fixtures) addPrompts() {
 	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image",
 		Get: func(*mcp.Call, map[string]string) (mcp.Object, error) {
 			return messages(
-				user(mcp.Object{"type": "image", "data": f.pngB64, "mimeType": "image/png"}),
+				user(mcp.Image{Data: f.png, MIMEType: "image/png"}),
 				user(mcp.Text{Text: "Please analyze the image above."}),
 			), nil
 		}})
@@ -40,7 +40,7 @@ func (f *fixtures) addPrompts() {
 }
 
 // user is a user message with one content block.
-func user(content mcp.Object) mcp.Object { return mcp.Object{"role": "user", "content": content} }
+func user(content mcp.Content) mcp.Object { return mcp.Object{"role": "user", "content": content} }
 
 // messages is a GetPromptResult.
 func messages(m ...any) mcp.Object { return mcp.Object{"messages": m} }
@@ -51,8 +51,7 @@ func embeddedPrompt(_ *mcp.Call, args map[string]string) (mcp.Object, error) {
 		return nil, mcp.InvalidParams("Invalid params: argument resourceUri is required")
 	}
 	return messages(
-		user(mcp.Object{"type": "resource", "resource": mcp.Object{
-			"uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing."}}),
+		user(mcp.EmbeddedResource{URI: uri, MIMEType: "text/plain", Text: "Embedded resource content for testing."}),
 		user(mcp.Text{Text: "Please process the embedded resource above."}),
 	), nil
 }

@@ -72,13 +72,9 @@ func NewServer() (*mcp.Server, error) {
 
 // hashFile reads the spooled file as a stream: only a copy buffer is held.
 func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
-	f, bad := c.File("file")
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
-	defer f.Release()
-	if f.Problem != "" {
-		return mcp.FileError(f), nil
+	f, err := c.File("file")
+	if err != nil {
+		return nil, err // a *mcp.FileError (maxSize, accept, malformed data URI…) is an isError result
 	}
 	h := sha256.New()
 	n, err := io.Copy(h, f.Reader())
