@@ -84,7 +84,7 @@ func tool(name, desc string, in json.RawMessage, h mcp.ToolHandler) *mcp.Tool {
 // 2025-11-25 so its requests can go out on the call's stream.
 func asking(name, desc string, in json.RawMessage, h mcp.ToolHandler) *mcp.Tool {
 	t := tool(name, desc, in, h)
-	t.Streams = true
+	t.Streams = mcp.StreamForInput
 	return t
 }
 

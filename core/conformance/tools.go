@@ -39,7 +39,7 @@ func (f *fixtures) contentTools() []*mcp.Tool {
 // both makes t answer over SSE (in both eras), so its notifications reach
 // the client.
 func both(t *mcp.Tool) *mcp.Tool {
-	t.Streams = true
+	t.Streams = mcp.StreamAlways
 	return t
 }
 
@@ -67,7 +67,7 @@ func withProgress(c *mcp.Call) (*mcp.ToolResult, error) {
 func streamTools() []*mcp.Tool {
 	reconnect := tool("test_reconnection",
 		"Closes its SSE connection mid-call; the result arrives after the client reconnects (SEP-1699)", noArgs, reconnection)
-	reconnect.Streams = true
+	reconnect.Streams = mcp.StreamForInput // SEP-1699 polling exists in 2025-11-25 only
 	return []*mcp.Tool{
 		both(tool("test_logging_tool", "Logs three messages (only when the client set a log level)", noArgs, loggingTool)),
 		reconnect,

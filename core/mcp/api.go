@@ -79,14 +79,10 @@ type Tool struct {
 	Handler ToolHandler
 	// FileSink, when set, may take a file input's bytes straight away.
 	FileSink FileSink
-	// Streams: the handler talks to the client while it runs (logs,
-	// progress, other notifications, input requests), so the answer goes
-	// over SSE when the client accepts it, in both eras. A tool that is
-	// Stateful or Requires capabilities asks for input: its 2025-11-25
-	// calls stream whatever Streams says, since the requests travel on the
-	// call's stream (in 2026-07-28 they come back by retried requests,
-	// MRTR, and need none). A call with a progressToken always streams.
-	Streams bool
+	// Streams says when the answer goes over SSE (when the client accepts
+	// it) rather than as one JSON body: see [Streaming]. A call with a
+	// progressToken streams whatever it says.
+	Streams Streaming
 	// Stateful: the tool's input rounds (2026-07-28) carry its progress in
 	// a signed requestState, and input responses that come without one
 	// are ignored.
@@ -101,6 +97,24 @@ type Tool struct {
 	// negotiate it.
 	TaskSupport TaskSupport
 }
+
+// Streaming is when a tool's calls answer over SSE, by what the handler
+// sends while it runs.
+type Streaming int
+
+// The values of [Tool].Streams.
+const (
+	// StreamNever: one JSON body (the handler sends nothing while it runs).
+	StreamNever Streaming = iota
+	// StreamForInput: the handler asks the client for input ([Call.Input])
+	// and sends no notifications. Its 2025-11-25 calls stream, since the
+	// requests travel on the call's stream; its 2026-07-28 calls do not,
+	// since the answers come back by retried requests (MRTR).
+	StreamForInput
+	// StreamAlways: the handler sends notifications (logs, progress…)
+	// while it runs, and may ask for input: every call streams.
+	StreamAlways
+)
 
 // TaskSupport is a tool's use of the tasks extension.
 type TaskSupport int

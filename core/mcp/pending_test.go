@@ -98,7 +98,7 @@ func (c *testClient) startCall(name, args string) (*liveResponse, rpcMessage) {
 // also holds an expectation (session.Expectations).
 var formTool = &Tool{
 	Name:        "ask",
-	Streams:     true,
+	Streams:     StreamForInput,
 	InputSchema: json.RawMessage(`{"type":"object"}`),
 	Handler: func(c *Call) (*ToolResult, error) {
 		form := Object{"type": "object", "properties": Object{

@@ -636,7 +636,7 @@ func TestToolStreamsSSE(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
 		s := NewServer(testImpl, &Options{})
-		s.AddTool(&Tool{Name: "chatty", Streams: true, InputSchema: json.RawMessage(`{"type":"object"}`),
+		s.AddTool(&Tool{Name: "chatty", Streams: StreamAlways, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(c *Call) (*ToolResult, error) {
 				for i := range 3 {
 					c.Notify("notifications/message", Object{"level": "info", "data": i})

@@ -96,16 +96,8 @@ func (s *Server) toolsStream(c *Call) bool {
 	if c.tool == nil {
 		return false
 	}
-	if c.modern {
-		return c.tool.Streams
-	}
-	return c.tool.Streams || c.tool.asksInput()
+	return c.tool.Streams == StreamAlways || c.tool.Streams == StreamForInput && !c.modern
 }
-
-// asksInput reports a tool that asks the client for input (it needs client
-// capabilities, or keeps state across input rounds): in 2025-11-25 its
-// requests travel on the call's SSE stream.
-func (t *tool) asksInput() bool { return t.Stateful || len(t.Requires) > 0 }
 
 func (s *Server) toolsCall(c *Call) (any, error) {
 	if c.args == nil {

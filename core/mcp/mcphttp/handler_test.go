@@ -298,7 +298,7 @@ func TestSlowBodyCut(t *testing.T) {
 func TestSSEFlushed(t *testing.T) {
 	seen := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "sse-test"}, nil)
-	err := srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`), Streams: true,
+	err := srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`), Streams: mcp.StreamAlways,
 		Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 			c.Log("info", "slow", "started")
 			select {
