@@ -33,7 +33,7 @@ func (a *App) registerUploads(s *mcp.Server) error {
 				"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
 			InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
 			Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
-			Stateful:    true, Requires: []string{"elicitation"}}, a.requestUpload))
+			Streams:     mcp.StreamForInput, Stateful: true, Requires: []string{"elicitation"}}, a.requestUpload))
 }
 
 // uploadArgs are upload_file's arguments.
