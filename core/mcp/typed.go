@@ -1,19 +1,12 @@
 package mcp
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
-	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
 )
-
-// TypedHandler serves a tools/call whose arguments were checked against
-// the tool's input schema and decoded into In (see [AddTypedTool]).
-type TypedHandler[In any] func(c *Call, in In) (*ToolResult, error)
 
 // AddTypedTool registers t with h as its handler: the arguments are
 // checked against t.InputSchema (type, length and range bounds, enum,
@@ -29,7 +22,7 @@ type TypedHandler[In any] func(c *Call, in In) (*ToolResult, error)
 // described by a `description:"…"` tag), additionalProperties false, and
 // an empty x-mcp-file descriptor for a *File (up to MaxFileBytes, any
 // media type: give the schema to say more). t.Handler must be nil.
-func AddTypedTool[In any](s *Server, t *Tool, h TypedHandler[In]) error {
+func AddTypedTool[In any](s *Server, t *Tool, h func(c *Call, in In) (*ToolResult, error)) error {
 	if t.Handler != nil || h == nil {
 		return fmt.Errorf("mcp: AddTypedTool %s: give the handler as h, not as Tool.Handler", t.Name)
 	}
@@ -39,141 +32,48 @@ func AddTypedTool[In any](s *Server, t *Tool, h TypedHandler[In]) error {
 	}
 	tt := *t
 	if tt.InputSchema == nil {
-		tt.InputSchema = deriveSchema(in)
+		tt.InputSchema = toolargs.Derive(in, fileType)
 	}
-	rules, err := newArgRules(t.Name, tt.InputSchema)
+	rules, err := toolargs.Parse(t.Name, tt.InputSchema)
 	if err != nil {
 		return fmt.Errorf("mcp: AddTypedTool %s: InputSchema: %w", t.Name, err)
 	}
-	files := fileFieldsOf(in)
+	files := toolargs.FileFields(in, fileType)
 	tt.Handler = func(c *Call) (*ToolResult, error) {
-		if bad := rules.check(c); bad != "" {
+		var v In
+		if bad := rules.Check(c.args, c.diverted); bad != "" {
 			return ToolError("%s", bad), nil
 		}
-		var v In
-		if res, err := decodeArgs(c, rules, &v, files); res != nil || err != nil {
-			return res, err
+		if bad := rules.Decode(c.args, &v); bad != "" {
+			return ToolError("%s", bad), nil
+		}
+		if err := c.fillFiles(reflect.ValueOf(&v).Elem(), files); err != nil {
+			return nil, err
 		}
 		return h(c, v)
 	}
 	return s.AddTool(&tt)
 }
 
-// fileField is a *File field of a typed tool's arguments.
-type fileField struct {
-	index []int
-	name  string
-}
-
 var fileType = reflect.TypeFor[*File]()
 
-// fileFieldsOf returns the *File fields of struct type in.
-func fileFieldsOf(in reflect.Type) []fileField {
-	var out []fileField
-	for _, f := range reflect.VisibleFields(in) {
-		if f.Type == fileType && f.IsExported() {
-			out = append(out, fileField{index: f.Index, name: jsonName(f)})
-		}
-	}
-	return out
+// diverted reports a string argument taken out of the message while it
+// arrived (over 64 KiB): the rebuilt arguments read "" for it.
+func (c *Call) diverted(name string) bool {
+	return c.files.Get("/params/arguments/"+scan.PathElem(name)) != nil
 }
 
-// jsonName is the argument name of a struct field.
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "" {
-		return f.Name
-	}
-	return name
-}
-
-// decodeArgs decodes the checked arguments into v: integers in canonical
-// notation, files by Call.File. A value the checks let through but v
-// cannot hold (a schema keyword they do not check) is an isError result.
-func decodeArgs(c *Call, rules *argRules, v any, files []fileField) (*ToolResult, error) {
-	args := make(map[string]json.RawMessage, len(c.args))
-	for name, raw := range c.args {
-		p := rules.props[name]
-		switch {
-		case p != nil && p.File != nil:
-			continue // set below, from the scanner
-		case p != nil && p.Type == "integer" && string(raw) != "null":
-			n, _ := scan.Integer(raw, p.min(), p.max()) // checked
-			raw = strconv.AppendInt(nil, n, 10)
-		}
-		args[name] = raw
-	}
-	b, err := json.Marshal(args)
-	if err == nil {
-		err = json.Unmarshal(b, v)
-	}
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te) && te.Field != "":
-		return ToolError("Argument %q must be a %s", te.Field, te.Type), nil
-	case err != nil:
-		return ToolError("Invalid arguments: %v", err), nil
-	}
-	rv := reflect.ValueOf(v).Elem()
+// fillFiles sets the *File fields of v from the call's file arguments.
+func (c *Call) fillFiles(v reflect.Value, files []toolargs.Field) error {
 	for _, ff := range files {
-		if raw, ok := c.args[ff.name]; !ok || string(raw) == "null" {
+		if raw, ok := c.args[ff.Name]; !ok || string(raw) == "null" {
 			continue // absent and not required (checked)
 		}
-		f, err := c.File(ff.name)
+		f, err := c.File(ff.Name)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rv.FieldByIndex(ff.index).Set(reflect.ValueOf(f))
+		v.FieldByIndex(ff.Index).Set(reflect.ValueOf(f))
 	}
-	return nil, nil
-}
-
-// deriveSchema is the input schema of struct type in.
-func deriveSchema(in reflect.Type) json.RawMessage {
-	props := Object{}
-	required := []string{}
-	for _, f := range reflect.VisibleFields(in) {
-		if !f.IsExported() || f.Anonymous || f.Tag.Get("json") == "-" {
-			continue
-		}
-		name := jsonName(f)
-		p := typeSchema(f.Type)
-		if d := f.Tag.Get("description"); d != "" {
-			p["description"] = d
-		}
-		props[name] = p
-		if !strings.Contains(f.Tag.Get("json"), ",omitempty") {
-			required = append(required, name)
-		}
-	}
-	o := Object{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		o["required"] = required
-	}
-	b, _ := json.Marshal(o)
-	return b
-}
-
-// typeSchema is the JSON Schema of a Go type.
-func typeSchema(t reflect.Type) Object {
-	if t == fileType {
-		return Object{"type": "string", "format": "uri", "x-mcp-file": Object{}}
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return Object{"type": "string"}
-	case reflect.Bool:
-		return Object{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Object{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return Object{"type": "number"}
-	case reflect.Slice, reflect.Array:
-		return Object{"type": "array", "items": typeSchema(t.Elem())}
-	}
-	return Object{"type": "object"}
+	return nil
 }

@@ -1,4 +1,4 @@
-package mcp
+package toolargs
 
 import (
 	"encoding/json"
@@ -11,16 +11,8 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// A typed tool's arguments are checked against its input schema before
-// they are decoded: the subset of JSON Schema that maps onto Go values
-// (type, minLength and maxLength, minimum and maximum, enum, items,
-// required, and additionalProperties false; other keywords are not
-// checked). A failed check is a tool execution error naming the argument
-// (SEP-1303), the same in both protocol eras. x-mcp-file arguments are
-// checked by Call.File against their descriptor.
-
-// argRules are one tool's argument checks, read from its input schema.
-type argRules struct {
+// Rules are one tool's argument checks, read from its input schema.
+type Rules struct {
 	tool     string
 	props    map[string]*propRule
 	names    []string // sorted, for messages
@@ -40,8 +32,8 @@ type propRule struct {
 	File      json.RawMessage `json:"x-mcp-file"`
 }
 
-// newArgRules reads the checks of tool's arguments from its input schema.
-func newArgRules(tool string, schema json.RawMessage) (*argRules, error) {
+// Parse reads the checks of tool's arguments from its input schema.
+func Parse(tool string, schema json.RawMessage) (*Rules, error) {
 	var s struct {
 		Properties map[string]*propRule `json:"properties"`
 		Additional *bool                `json:"additionalProperties"`
@@ -50,13 +42,14 @@ func newArgRules(tool string, schema json.RawMessage) (*argRules, error) {
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, err
 	}
-	return &argRules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
+	return &Rules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
 		closed: s.Additional != nil && !*s.Additional, required: s.Required}, nil
 }
 
-// check returns the problem with the call's arguments, or "".
-func (r *argRules) check(c *Call) string {
-	args := c.args
+// Check returns the problem with args, naming the argument, or "".
+// diverted reports a string argument taken out of the message while it
+// arrived (over 64 KiB), which args read as "".
+func (r *Rules) Check(args map[string]json.RawMessage, diverted func(name string) bool) string {
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		p := r.props[name]
 		if p == nil {
@@ -65,7 +58,7 @@ func (r *argRules) check(c *Call) string {
 			}
 			continue
 		}
-		if bad := p.check(c, name, args[name]); bad != "" {
+		if bad := p.check(diverted, name, args[name]); bad != "" {
 			return bad
 		}
 	}
@@ -79,7 +72,7 @@ func (r *argRules) check(c *Call) string {
 
 // check returns the problem with the value raw of argument name, or "".
 // null stands for an absent argument.
-func (p *propRule) check(c *Call, name string, raw json.RawMessage) string {
+func (p *propRule) check(diverted func(string) bool, name string, raw json.RawMessage) string {
 	if string(raw) == "null" || p.File != nil {
 		return ""
 	}
@@ -89,7 +82,7 @@ func (p *propRule) check(c *Call, name string, raw json.RawMessage) string {
 		if json.Unmarshal(raw, &v) != nil {
 			return fmt.Sprintf("Argument %q must be a string", name)
 		}
-		if v == "" && c != nil && diverted(c, name) {
+		if v == "" && diverted != nil && diverted(name) {
 			// Over 64 KiB: the scanner took it out of the message.
 			return p.lengthProblem(name)
 		}
@@ -117,12 +110,6 @@ func (p *propRule) check(c *Call, name string, raw json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-// diverted reports a string argument taken out of the message while it
-// arrived (over 64 KiB): the rebuilt arguments read "" for it.
-func diverted(c *Call, name string) bool {
-	return c.files.Get("/params/arguments/"+scan.PathElem(name)) != nil
 }
 
 func (p *propRule) checkString(name, v string) string {

@@ -1,0 +1,129 @@
+package toolargs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
+)
+
+// IsFile reports whether argument name is an x-mcp-file argument.
+func (r *Rules) IsFile(name string) bool {
+	p := r.props[name]
+	return p != nil && p.File != nil
+}
+
+// Decode decodes args, checked by Check, into the struct v points to:
+// integers in any notation (60, 6e1), x-mcp-file arguments left out. A
+// value the checks let through but v cannot hold (a keyword they do not
+// check) is a problem naming the argument; "" when v was filled.
+func (r *Rules) Decode(args map[string]json.RawMessage, v any) string {
+	plain := make(map[string]json.RawMessage, len(args))
+	for name, raw := range args {
+		p := r.props[name]
+		switch {
+		case p != nil && p.File != nil:
+			continue
+		case p != nil && p.Type == "integer" && string(raw) != "null":
+			n, _ := scan.Integer(raw, p.min(), p.max()) // checked
+			raw = strconv.AppendInt(nil, n, 10)
+		}
+		plain[name] = raw
+	}
+	b, err := json.Marshal(plain)
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("Argument %q must be a %s", te.Field, te.Type)
+	case err != nil:
+		return fmt.Sprintf("Invalid arguments: %v", err)
+	}
+	return ""
+}
+
+// Field is a struct field that holds an x-mcp-file argument.
+type Field struct {
+	Index []int  // for reflect.Value.FieldByIndex
+	Name  string // the argument
+}
+
+// FileFields returns the exported fields of struct type t whose type is
+// file.
+func FileFields(t, file reflect.Type) []Field {
+	var out []Field
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Type == file && f.IsExported() {
+			out = append(out, Field{Index: f.Index, Name: jsonName(f)})
+		}
+	}
+	return out
+}
+
+// jsonName is the argument name of a struct field.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// Derive is the input schema of struct type t: a property per exported
+// field, named by its json tag, required unless omitempty, described by
+// its `description:"…"` tag; additionalProperties false. A field of type
+// file is an x-mcp-file argument with an empty descriptor.
+func Derive(t, file reflect.Type) json.RawMessage {
+	props := map[string]any{}
+	required := []string{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous || f.Tag.Get("json") == "-" {
+			continue
+		}
+		name := jsonName(f)
+		p := typeSchema(f.Type, file)
+		if d := f.Tag.Get("description"); d != "" {
+			p["description"] = d
+		}
+		props[name] = p
+		if !strings.Contains(f.Tag.Get("json"), ",omitempty") {
+			required = append(required, name)
+		}
+	}
+	o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	b, _ := json.Marshal(o)
+	return b
+}
+
+// typeSchema is the JSON Schema of a Go type.
+func typeSchema(t, file reflect.Type) map[string]any {
+	if t == file {
+		return map[string]any{"type": "string", "format": "uri", "x-mcp-file": map[string]any{}}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		return map[string]any{"type": "array", "items": typeSchema(t.Elem(), file)}
+	}
+	return map[string]any{"type": "object"}
+}
