@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
 )
 
 // Object is a small JSON object built by handlers. encoding/json writes its
@@ -351,7 +350,7 @@ func (s *Server) newTool(t *Tool) (*tool, error) {
 	_ = json.Unmarshal(t.Annotations, &hints) // checked below
 	rt.readOnly = hints.ReadOnly
 	rt.headers = headers.Params(input)
-	rt.files = fileProps(input)
+	rt.files = toolargs.FileSpecs(input)
 	for name, spec := range rt.files {
 		if spec.MaxSize > s.opts.MaxFileBytes {
 			return nil, fmt.Errorf("argument %q: x-mcp-file maxSize %d is above the server's MaxFileBytes %d",
@@ -373,27 +372,6 @@ func (s *Server) newTool(t *Tool) (*tool, error) {
 		}
 	}
 	return rt, nil
-}
-
-// fileProps returns the x-mcp-file descriptors of a schema's properties.
-func fileProps(schema Object) map[string]scan.FileSpec {
-	props, _ := schema["properties"].(Object)
-	var out map[string]scan.FileSpec
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, _ := props[name].(Object)
-		raw, ok := p["x-mcp-file"]
-		if !ok {
-			continue
-		}
-		b, _ := json.Marshal(raw)
-		var spec scan.FileSpec
-		_ = json.Unmarshal(b, &spec)
-		if out == nil {
-			out = map[string]scan.FileSpec{}
-		}
-		out[name] = spec
-	}
-	return out
 }
 
 // AddResource registers a single resource: listed first on the first page

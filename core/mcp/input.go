@@ -22,6 +22,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
 )
 
 // InputRequest is one request for client input: sent as a server-to-client
@@ -235,7 +236,7 @@ func fileFields(r InputRequest) map[string]scan.FileSpec {
 	if schema == nil {
 		return nil
 	}
-	return fileProps(schema)
+	return toolargs.FileSpecs(schema)
 }
 
 // inputOutcome turns a handler's input error into its answer: an

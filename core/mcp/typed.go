@@ -26,54 +26,33 @@ func AddTypedTool[In any](s *Server, t *Tool, h func(c *Call, in In) (*ToolResul
 	if t.Handler != nil || h == nil {
 		return fmt.Errorf("mcp: AddTypedTool %s: give the handler as h, not as Tool.Handler", t.Name)
 	}
-	in := reflect.TypeFor[In]()
-	if in.Kind() != reflect.Struct {
-		return fmt.Errorf("mcp: AddTypedTool %s: In must be a struct, not %s", t.Name, in)
+	typed, schema, err := toolargs.NewTyped(t.Name, t.InputSchema, reflect.TypeFor[In](), reflect.TypeFor[*File]())
+	if err != nil {
+		return fmt.Errorf("mcp: AddTypedTool %s: %w", t.Name, err)
 	}
 	tt := *t
-	if tt.InputSchema == nil {
-		tt.InputSchema = toolargs.Derive(in, fileType)
-	}
-	rules, err := toolargs.Parse(t.Name, tt.InputSchema)
-	if err != nil {
-		return fmt.Errorf("mcp: AddTypedTool %s: InputSchema: %w", t.Name, err)
-	}
-	files := toolargs.FileFields(in, fileType)
+	tt.InputSchema = schema
 	tt.Handler = func(c *Call) (*ToolResult, error) {
 		var v In
-		if bad := rules.Check(c.args, c.diverted); bad != "" {
-			return ToolError("%s", bad), nil
-		}
-		if bad := rules.Decode(c.args, &v); bad != "" {
-			return ToolError("%s", bad), nil
-		}
-		if err := c.fillFiles(reflect.ValueOf(&v).Elem(), files); err != nil {
-			return nil, err
+		bad, err := typed.Fill(c.args, c.diverted, &v, func(name string) (any, error) { return c.File(name) })
+		if bad != "" || err != nil {
+			return toolProblem(bad), err
 		}
 		return h(c, v)
 	}
 	return s.AddTool(&tt)
 }
 
-var fileType = reflect.TypeFor[*File]()
+// toolProblem is the isError result for problem, nil for none.
+func toolProblem(problem string) *ToolResult {
+	if problem == "" {
+		return nil
+	}
+	return ToolError("%s", problem)
+}
 
 // diverted reports a string argument taken out of the message while it
 // arrived (over 64 KiB): the rebuilt arguments read "" for it.
 func (c *Call) diverted(name string) bool {
 	return c.files.Get("/params/arguments/"+scan.PathElem(name)) != nil
-}
-
-// fillFiles sets the *File fields of v from the call's file arguments.
-func (c *Call) fillFiles(v reflect.Value, files []toolargs.Field) error {
-	for _, ff := range files {
-		if raw, ok := c.args[ff.Name]; !ok || string(raw) == "null" {
-			continue // absent and not required (checked)
-		}
-		f, err := c.File(ff.Name)
-		if err != nil {
-			return err
-		}
-		v.FieldByIndex(ff.Index).Set(reflect.ValueOf(f))
-	}
-	return nil
 }

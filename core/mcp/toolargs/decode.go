@@ -48,6 +48,76 @@ func (r *Rules) Decode(args map[string]json.RawMessage, v any) string {
 	return ""
 }
 
+// Typed is a typed tool's argument handling: the checks of its schema and
+// the struct fields that hold its x-mcp-file arguments.
+type Typed struct {
+	rules *Rules
+	files []Field
+}
+
+// NewTyped returns the argument handling of tool for struct type in, and
+// the input schema: schema, or when nil one derived from in (see Derive).
+// file is the type of the fields that hold x-mcp-file arguments.
+func NewTyped(tool string, schema json.RawMessage, in, file reflect.Type) (*Typed, json.RawMessage, error) {
+	if in.Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("In must be a struct, not %s", in)
+	}
+	if schema == nil {
+		schema = Derive(in, file)
+	}
+	rules, err := Parse(tool, schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("InputSchema: %w", err)
+	}
+	return &Typed{rules: rules, files: FileFields(in, file)}, schema, nil
+}
+
+// Fill checks args and decodes them into the struct v points to; file
+// returns the value of an x-mcp-file argument present in args. problem is
+// what the caller must fix, naming the argument; err is file's error.
+func (t *Typed) Fill(args map[string]json.RawMessage, diverted func(string) bool, v any,
+	file func(name string) (any, error)) (problem string, err error) {
+	if bad := t.rules.Check(args, diverted); bad != "" {
+		return bad, nil
+	}
+	if bad := t.rules.Decode(args, v); bad != "" {
+		return bad, nil
+	}
+	rv := reflect.ValueOf(v).Elem()
+	for _, ff := range t.files {
+		if raw, ok := args[ff.Name]; !ok || string(raw) == "null" {
+			continue // absent and not required (checked)
+		}
+		f, err := file(ff.Name)
+		if err != nil {
+			return "", err
+		}
+		rv.FieldByIndex(ff.Index).Set(reflect.ValueOf(f))
+	}
+	return "", nil
+}
+
+// FileSpecs returns the x-mcp-file descriptors of a schema's properties.
+func FileSpecs(schema map[string]any) map[string]scan.FileSpec {
+	props, _ := schema["properties"].(map[string]any)
+	var out map[string]scan.FileSpec
+	for name, p := range props {
+		p, _ := p.(map[string]any)
+		raw, ok := p["x-mcp-file"]
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(raw)
+		var spec scan.FileSpec
+		_ = json.Unmarshal(b, &spec)
+		if out == nil {
+			out = map[string]scan.FileSpec{}
+		}
+		out[name] = spec
+	}
+	return out
+}
+
 // Field is a struct field that holds an x-mcp-file argument.
 type Field struct {
 	Index []int  // for reflect.Value.FieldByIndex
