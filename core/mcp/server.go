@@ -37,8 +37,8 @@ var supportedModern = []string{VersionModern}
 
 // _meta keys of the 2026-07-28 era.
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaProtocolVersion    = headers.MetaProtocolVersion
+	metaClientCapabilities = headers.MetaClientCapabilities
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
@@ -371,7 +371,7 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 // _meta protocolVersion, or a non-legacy MCP-Protocol-Version header without
 // a session, selects 2026-07-28.
 func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) bool {
-	if _, ok := msg.Meta[metaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
+	if _, ok := msg.Meta[headers.MetaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
 		return true
 	}
 	if msg.Method == "initialize" {
@@ -393,10 +393,7 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
-	ver, caps, e := modernMeta(msg)
-	if e == nil {
-		e = checkModernHeaders(r.Header, msg, ver)
-	}
+	ver, caps, e := headers.CheckModern(r.Header, msg, supportedModern)
 	if e != nil {
 		writeError(w, msg.ID, e)
 		return
@@ -417,46 +414,6 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 		}
 	}
 	s.precheckAndRespond(w, c, m, acc)
-}
-
-// modernMeta reads the protocol version and client capabilities every
-// 2026-07-28 request carries in params._meta.
-func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
-	var ver string
-	verRaw, hasVer := msg.Meta[metaProtocolVersion]
-	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
-		hasVer = false
-	}
-	caps, hasCaps := msg.Meta[metaClientCapabilities]
-	if hasCaps && (len(caps) == 0 || caps[0] != '{') {
-		hasCaps = false
-	}
-	switch {
-	case msg.Meta == nil:
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: params._meta is required", nil).WithStatus(http.StatusBadRequest)
-	case !hasVer || ver == "":
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).WithStatus(http.StatusBadRequest)
-	case !hasCaps:
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).WithStatus(http.StatusBadRequest)
-	}
-	return ver, caps, nil
-}
-
-// checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and Mcp-Name
-// against the body (docs/protocol.md, "2026-07-28: stateless requests").
-func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
-	if hv, ok := headers.Decode(h.Get(headers.ProtocolVersion)); !ok || hv != ver {
-		return headers.Mismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
-	}
-	if ver != VersionModern {
-		return jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
-			"supported": supportedModern, "requested": ver,
-		}).WithStatus(http.StatusBadRequest)
-	}
-	if e := headers.CheckMethod(h, msg.Method); e != nil {
-		return e
-	}
-	return headers.CheckNameParam(h, msg.Method, msg.ParamFields)
 }
 
 // authorize asks Options.Authorize, when set, whether the caller may make
