@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
@@ -109,14 +110,7 @@ func (c *Call) param(name string, v any) *Error {
 }
 
 // HasCapability reports whether the client declared capability name.
-func (c *Call) HasCapability(name string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(c.caps, &m) != nil {
-		return false
-	}
-	v, ok := m[name]
-	return ok && string(v) != "null" && string(v) != "false"
-}
+func (c *Call) HasCapability(name string) bool { return clientcaps.Has(c.caps, name) }
 
 // File returns the x-mcp-file argument name, decoded while it arrived (or,
 // for a small value, now) and checked against its descriptor. A value the

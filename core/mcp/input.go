@@ -19,7 +19,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
@@ -174,30 +173,13 @@ func (c *Call) inputResponses() (map[string]json.RawMessage, error) {
 }
 
 func (c *Call) loadInput() (map[string]json.RawMessage, error) {
-	raw, ok := c.params["inputResponses"]
-	m, e := mrtr.Responses(raw, ok)
+	m, env, e := mrtr.Load(c.srv.keyring, c.params, c.args, c.principal, c.method, c.nameParam(), c.tool != nil && c.tool.Stateful)
 	if e != nil {
 		return nil, e
 	}
-	sraw, hasState := c.params["requestState"]
-	if !hasState || string(sraw) == "null" {
-		if c.tool != nil && c.tool.Stateful {
-			return nil, nil // answers without the state they belong to: start over
-		}
-		return m, nil
+	if env != nil {
+		c.state = env.State
 	}
-	var rs string
-	if json.Unmarshal(sraw, &rs) != nil {
-		return nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
-	}
-	env, e := mrtr.Verify(c.srv.keyring, rs, c.principal, c.method, c.nameParam())
-	if e != nil {
-		return nil, e
-	}
-	if e := mrtr.CheckArgs(env.Args, c.args); e != nil {
-		return nil, e
-	}
-	c.state = env.State
 	return m, nil
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
@@ -234,4 +237,30 @@ func EncodeRequest(id int64, method string, params any) []byte {
 		panic("bug: request params do not marshal: " + err.Error())
 	}
 	return b
+}
+
+// EncodeObject encodes the object o with member name set to value, JSON
+// encoded already (a large member encoded once and reused), its keys in
+// json.Marshal's sorted order.
+func EncodeObject(o map[string]any, name string, value []byte) ([]byte, error) {
+	keys := append(slices.Sorted(maps.Keys(o)), name)
+	slices.Sort(keys)
+	out := append(make([]byte, 0, len(value)+256), '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, k) // keys are plain ASCII names
+		out = append(out, ':')
+		if k == name {
+			out = append(out, value...)
+			continue
+		}
+		v, err := json.Marshal(o[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
 }

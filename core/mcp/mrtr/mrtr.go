@@ -102,3 +102,35 @@ func ArgDigests(args map[string]json.RawMessage) map[string]string {
 	}
 	return out
 }
+
+// Load reads a request's params.inputResponses and params.requestState:
+// the responses and, when a requestState came, its verified envelope,
+// bound to principal, method and name and to the request's args. A
+// stateful tool's responses that came without a state are dropped (nil):
+// the handler starts over.
+func Load(kr *token.Keyring, params, args map[string]json.RawMessage, principal, method, name string, stateful bool) (map[string]json.RawMessage, *Envelope, *jsonrpc.Error) {
+	raw, ok := params["inputResponses"]
+	m, e := Responses(raw, ok)
+	if e != nil {
+		return nil, nil, e
+	}
+	sraw, hasState := params["requestState"]
+	if !hasState || string(sraw) == "null" {
+		if stateful {
+			return nil, nil, nil
+		}
+		return m, nil, nil
+	}
+	var rs string
+	if json.Unmarshal(sraw, &rs) != nil {
+		return nil, nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
+	}
+	env, e := Verify(kr, rs, principal, method, name)
+	if e == nil {
+		e = CheckArgs(env.Args, args)
+	}
+	if e != nil {
+		return nil, nil, e
+	}
+	return m, env, nil
+}
