@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -200,30 +198,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 		return nil, err
 	}
 	defer release()
-	id, ch := c.sess.NewPending()
-	defer c.sess.DropPending(id)
-	if sent != nil {
-		sent(id)
-	}
-	if err := c.out.Event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
-		return nil, err
-	}
-	t := time.NewTimer(c.srv.opts.ClientTimeout)
-	defer t.Stop()
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			m.Files.Discard()
-			var e Error
-			_ = json.Unmarshal(m.Error, &e)
-			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)
-		}
-		return m, nil
-	case <-c.ctx.Done():
-		return nil, c.ctx.Err()
-	case <-t.C:
-		return nil, fmt.Errorf("mcp: no answer to %s within %v", method, c.srv.opts.ClientTimeout)
-	}
+	return c.sess.Ask(c.ctx, method, params, c.srv.opts.ClientTimeout, c.out.Event, sent)
 }
 
 // HoldPending charges a wait for the client to the pending budget
