@@ -37,7 +37,9 @@ type EmbeddedResource struct {
 }
 
 // MarshalJSON encodes the block as the protocol sends it.
-func (b Text) MarshalJSON() ([]byte, error) { return json.Marshal(Object{"type": "text", "text": b.Text}) }
+func (b Text) MarshalJSON() ([]byte, error) {
+	return json.Marshal(Object{"type": "text", "text": b.Text})
+}
 
 // MarshalJSON encodes the block as the protocol sends it.
 func (b Image) MarshalJSON() ([]byte, error) { return media("image", b.Data, b.MIMEType) }

@@ -186,27 +186,11 @@ func (c *Call) loadInput() (map[string]json.RawMessage, error) {
 // inputRequiredResult builds an InputRequiredResult; a requestState is
 // signed when the handler saved state or a request carries file fields.
 func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Object, error) {
-	irs := Object{}
-	env := mrtr.Envelope{State: c.state, Args: mrtr.ArgDigests(c.args)}
+	mreqs := make(map[string]mrtr.Request, len(reqs))
 	for k, r := range reqs {
-		irs[k] = Object{"method": r.Method, "params": r.Params}
-		if f := fileFields(r); f != nil {
-			if env.Files == nil {
-				env.Files = map[string]map[string]scan.FileSpec{}
-			}
-			env.Files[k] = f
-		}
+		mreqs[k] = mrtr.Request{Method: r.Method, Params: r.Params, Files: fileFields(r)}
 	}
-	res := Object{"resultType": "input_required", "inputRequests": irs}
-	if c.state == nil && env.Files == nil {
-		return res, nil
-	}
-	tok, err := mrtr.Sign(s.keyring, &env, c.principal, c.method, c.nameParam(), s.opts.RequestStateTTL)
-	if err != nil {
-		return nil, err
-	}
-	res["requestState"] = tok
-	return res, nil
+	return mrtr.Required(s.keyring, mreqs, c.state, c.args, c.principal, c.method, c.nameParam(), s.opts.RequestStateTTL)
 }
 
 // fileFields returns the x-mcp-file fields of an elicitation's form.

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -233,16 +232,7 @@ func FilterPrefix(all []string, prefix string) []string {
 
 // MissingCapability is the 2026-07-28 -32021 error for client
 // capabilities a request needs.
-func MissingCapability(names ...string) *Error { return missingCapability(names...) }
-
-func missingCapability(names ...string) *Error {
-	req := Object{}
-	for _, n := range names {
-		req[n] = Object{}
-	}
-	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
-		Object{"requiredCapabilities": req}).WithStatus(http.StatusBadRequest)
-}
+func MissingCapability(names ...string) *Error { return jsonrpc.MissingCapability(names...) }
 
 // Prompts.
 

@@ -122,7 +122,9 @@ type encodedResult struct {
 
 // encode returns the result object with keys in json.Marshal's (sorted)
 // order, the encoded member among them.
-func (e *encodedResult) encode(o Object) ([]byte, error) { return jsonrpc.EncodeObject(o, e.name, e.value) }
+func (e *encodedResult) encode(o Object) ([]byte, error) {
+	return jsonrpc.EncodeObject(o, e.name, e.value)
+}
 
 func (s *Server) addCacheHints(o Object) {
 	o["ttlMs"] = s.opts.CacheTTL.Milliseconds()

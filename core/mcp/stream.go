@@ -32,7 +32,7 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 	ok, maxSize := resstream.Capability(c.caps)
 	if !ok {
 		if c.modern {
-			return nil, missingCapability("resourceStreaming")
+			return nil, MissingCapability("resourceStreaming")
 		}
 		return nil, resstream.NotSupported(uri, "the client did not declare the resourceStreaming capability")
 	}

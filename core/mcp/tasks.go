@@ -10,7 +10,6 @@ package mcp
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -43,10 +42,7 @@ func (s *Server) enableTasks() {
 // hasExtension reports whether the client's capabilities list extension id.
 func (c *Call) hasExtension(id string) bool { return clientcaps.HasExtension(c.caps, id) }
 
-func missingExtension(id string) *Error {
-	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
-		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).WithStatus(http.StatusBadRequest)
-}
+func missingExtension(id string) *Error { return jsonrpc.MissingExtension(id) }
 
 // TasksOK reports whether this call may answer with a CreateTaskResult.
 func (c *Call) TasksOK() bool {

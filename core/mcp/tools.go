@@ -81,7 +81,7 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 		}
 	}
 	if len(missing) > 0 {
-		return missingCapability(missing...)
+		return jsonrpc.MissingCapability(missing...)
 	}
 	if t.TaskSupport == TaskRequired && !c.hasExtension(ExtTasks) {
 		return missingExtension(ExtTasks)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
@@ -263,4 +264,21 @@ func EncodeObject(o map[string]any, name string, value []byte) ([]byte, error) {
 		out = append(out, v...)
 	}
 	return append(out, '}'), nil
+}
+
+// MissingCapability is the 2026-07-28 -32021 error for the client
+// capabilities a request needs.
+func MissingCapability(names ...string) *Error {
+	req := map[string]any{}
+	for _, n := range names {
+		req[n] = map[string]any{}
+	}
+	return NewError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
+		map[string]any{"requiredCapabilities": req}).WithStatus(http.StatusBadRequest)
+}
+
+// MissingExtension is the -32021 error for an extension a request needs.
+func MissingExtension(id string) *Error {
+	return NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
+		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{id: map[string]any{}}}}).WithStatus(http.StatusBadRequest)
 }
