@@ -327,43 +327,28 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 
 // readFailed answers a body the scanner could not read.
 func (s *Server) readFailed(w ResponseWriter, err error) {
-	var bad *scan.BadJSONError
 	var abort *scan.AbortError
-	var member *scan.MemberError
-	switch {
-	case errors.As(err, &member):
-		e := jsonrpc.BadRequest(member.Problem()) // the message, the id or the method
-		if strings.HasPrefix(member.Path, "/params/") {
-			e = jsonrpc.NewError(CodeInvalidParams, "Invalid params: "+member.Problem(), Object{"path": member.Path}).WithStatus(http.StatusBadRequest)
-		}
-		if member.Unread {
+	if !errors.As(err, &abort) {
+		id, e, unread := jsonrpc.ReadError(err)
+		if unread {
 			w.SetHeader("Connection", "close")
 		}
-		writeError(w, member.ID, e)
-	case errors.Is(err, scan.ErrTooLarge):
-		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
-	case errors.Is(err, scan.ErrTooDeep):
-		// The rest of the body is unread: the transport reads or closes it.
-		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Invalid Request: JSON nested deeper than 64 levels", nil).WithStatus(http.StatusBadRequest))
-	case errors.As(err, &bad):
-		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest))
-	case errors.As(err, &abort):
-		// A rejected file too long to read past: answer now and let the
-		// transport close the connection.
-		s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
-		w.SetHeader("Connection", "close")
-		fe := &FileError{Arg: abort.File.Name, Reason: abort.File.Problem, Limit: abort.File.Limit}
-		res, _ := json.Marshal(fe.result().object())
-		w.SetStatus(http.StatusOK)
-		w.SetHeader("Content-Type", "application/json")
-		id := json.RawMessage(`null`)
-		if abort.ID != nil {
-			id = abort.ID
-		}
-		w.SetBody(jsonrpc.Envelope(id, res))
-	default:
-		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest))
+		writeError(w, id, e)
+		return
 	}
+	// A rejected file too long to read past: answer now and let the
+	// transport close the connection.
+	s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
+	w.SetHeader("Connection", "close")
+	fe := &FileError{Arg: abort.File.Name, Reason: abort.File.Problem, Limit: abort.File.Limit}
+	res, _ := json.Marshal(fe.result().object())
+	w.SetStatus(http.StatusOK)
+	w.SetHeader("Content-Type", "application/json")
+	id := json.RawMessage(`null`)
+	if abort.ID != nil {
+		id = abort.ID
+	}
+	w.SetBody(jsonrpc.Envelope(id, res))
 }
 
 // isModern decides the era of a POST (docs/protocol.md, "Which era a request

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -281,4 +282,29 @@ func MissingCapability(names ...string) *Error {
 func MissingExtension(id string) *Error {
 	return NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
 		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{id: map[string]any{}}}}).WithStatus(http.StatusBadRequest)
+}
+
+// ReadError is the error answer to a message the scanner could not read
+// (err from scan.Read, other than *scan.AbortError): the id when the
+// scanner learnt it, and whether the rest of the body is unread, so the
+// connection must close.
+func ReadError(err error) (id json.RawMessage, e *Error, unread bool) {
+	var bad *scan.BadJSONError
+	var member *scan.MemberError
+	switch {
+	case errors.As(err, &member):
+		e := BadRequest(member.Problem()) // the message, the id or the method
+		if strings.HasPrefix(member.Path, "/params/") {
+			e = NewError(CodeInvalidParams, "Invalid params: "+member.Problem(), map[string]any{"path": member.Path}).WithStatus(http.StatusBadRequest)
+		}
+		return member.ID, e, member.Unread
+	case errors.Is(err, scan.ErrTooLarge):
+		return nil, NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge), false
+	case errors.Is(err, scan.ErrTooDeep):
+		// The rest of the body is unread: the transport reads or closes it.
+		return nil, NewError(CodeInvalidRequest, "Invalid Request: JSON nested deeper than 64 levels", nil).WithStatus(http.StatusBadRequest), false
+	case errors.As(err, &bad):
+		return nil, NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest), false
+	}
+	return nil, NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest), false
 }
