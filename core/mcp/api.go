@@ -200,17 +200,16 @@ type ResourceTemplate struct {
 	Streamable                                      bool
 }
 
-func (t ResourceTemplate) object() Object {
-	o := Object{"uriTemplate": t.URITemplate, "name": t.Name}
-	for k, v := range map[string]string{"title": t.Title, "description": t.Description, "mimeType": t.MIMEType} {
-		if v != "" {
-			o[k] = v
-		}
-	}
-	if t.Streamable {
-		o["streamable"] = true
-	}
-	return o
+func (t ResourceTemplate) object() any {
+	// Fields in the sorted order of their keys, as an Object would be.
+	return struct {
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+		Name        string `json:"name"`
+		Streamable  bool   `json:"streamable,omitempty"`
+		Title       string `json:"title,omitempty"`
+		URITemplate string `json:"uriTemplate"`
+	}{t.Description, t.MIMEType, t.Name, t.Streamable, t.Title, t.URITemplate}
 }
 
 // Contents is a resource's contents, answered by resources/read. Small
@@ -268,26 +267,23 @@ type PromptArgument struct {
 	Required          bool
 }
 
-func (p *Prompt) object() Object {
-	o := Object{"name": p.Name}
-	if p.Title != "" {
-		o["title"] = p.Title
+func (p *Prompt) object() any {
+	// Fields in the sorted order of their keys, as an Object would be.
+	type arg struct {
+		Description string `json:"description"`
+		Name        string `json:"name"`
+		Required    bool   `json:"required,omitempty"`
 	}
-	if p.Description != "" {
-		o["description"] = p.Description
+	args := make([]arg, 0, len(p.Arguments))
+	for _, a := range p.Arguments {
+		args = append(args, arg{a.Description, a.Name, a.Required})
 	}
-	if len(p.Arguments) > 0 {
-		args := make([]any, 0, len(p.Arguments))
-		for _, a := range p.Arguments {
-			ao := Object{"name": a.Name, "description": a.Description}
-			if a.Required {
-				ao["required"] = true
-			}
-			args = append(args, ao)
-		}
-		o["arguments"] = args
-	}
-	return o
+	return struct {
+		Arguments   []arg  `json:"arguments,omitempty"`
+		Description string `json:"description,omitempty"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+	}{args, p.Description, p.Name, p.Title}
 }
 
 // tool is a registered Tool with what the server derived from its schema.

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -27,23 +26,10 @@ type File struct {
 	f *scan.File
 }
 
-// errInSink is what Reader reads for a payload that went to a sink.
-var errInSink = errors.New("mcp: the file's bytes went to its FileSink: use File.Sink")
-
 // Reader reads the payload from its spool (or, for a small value, from
-// memory). It is never nil: for a payload that went to a [FileSink] it
-// fails, as it does when the server lost the bytes.
-func (f *File) Reader() io.Reader {
-	if r := f.f.Reader(); r != nil {
-		return r
-	}
-	return errReader{errInSink}
-}
-
-// errReader fails every Read with err.
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+// memory). It is never nil: for a payload that went to a [FileSink] (read
+// it there, [File.Sink]) it fails.
+func (f *File) Reader() io.Reader { return f.f.Payload() }
 
 // Sink is the Sink the tool's [FileSink] chose for the payload, or nil
 // when the payload was spooled.

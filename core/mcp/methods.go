@@ -200,20 +200,16 @@ func (s *Server) complete(c *Call) (any, error) {
 }
 
 func (r Completion) object() Object {
-	values := r.Values
+	values, more := r.Values, r.HasMore
 	if values == nil {
 		values = []string{}
 	}
-	more := r.HasMore
 	if len(values) > 100 {
 		values, more = values[:100], true
 	}
 	o := Object{"values": values, "hasMore": more}
-	switch {
-	case r.Total >= len(r.Values):
-		o["total"] = r.Total
-	case !more:
-		o["total"] = len(values)
+	if r.Total >= len(r.Values) || !more {
+		o["total"] = max(r.Total, len(values))
 	}
 	return Object{"completion": o}
 }

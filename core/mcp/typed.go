@@ -34,21 +34,15 @@ func AddTypedTool[In any](s *Server, t *Tool, h func(c *Call, in In) (*ToolResul
 	tt.InputSchema = schema
 	tt.Handler = func(c *Call) (*ToolResult, error) {
 		var v In
-		bad, err := typed.Fill(c.args, c.diverted, &v, func(name string) (any, error) { return c.File(name) })
-		if bad != "" || err != nil {
-			return toolProblem(bad), err
+		switch bad, err := typed.Fill(c.args, c.diverted, &v, func(name string) (any, error) { return c.File(name) }); {
+		case err != nil:
+			return nil, err
+		case bad != "":
+			return ToolError("%s", bad), nil
 		}
 		return h(c, v)
 	}
 	return s.AddTool(&tt)
-}
-
-// toolProblem is the isError result for problem, nil for none.
-func toolProblem(problem string) *ToolResult {
-	if problem == "" {
-		return nil
-	}
-	return ToolError("%s", problem)
 }
 
 // diverted reports a string argument taken out of the message while it

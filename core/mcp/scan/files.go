@@ -107,6 +107,18 @@ func (f *File) Reader() io.Reader {
 	return nil
 }
 
+// ErrInSink is what Payload reads of a payload that went to a sink.
+var ErrInSink = errors.New("scan: the payload went to its sink")
+
+// Payload is Reader, never nil: for a payload that went to a sink it
+// fails with ErrInSink.
+func (f *File) Payload() io.Reader {
+	if r := f.Reader(); r != nil {
+		return r
+	}
+	return errReader{ErrInSink}
+}
+
 // errReader fails every Read with err.
 type errReader struct{ err error }
 
