@@ -60,7 +60,7 @@ type Typed struct {
 // file is the type of the fields that hold x-mcp-file arguments.
 func NewTyped(tool string, schema json.RawMessage, in, file reflect.Type) (*Typed, json.RawMessage, error) {
 	if in.Kind() != reflect.Struct {
-		return nil, nil, fmt.Errorf("In must be a struct, not %s", in)
+		return nil, nil, fmt.Errorf("the arguments type must be a struct, not %s", in)
 	}
 	if schema == nil {
 		schema = Derive(in, file)
