@@ -11,12 +11,6 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// IsFile reports whether argument name is an x-mcp-file argument.
-func (r *Rules) IsFile(name string) bool {
-	p := r.props[name]
-	return p != nil && p.File != nil
-}
-
 // Decode decodes args, checked by Check, into the struct v points to:
 // integers in any notation (60, 6e1), x-mcp-file arguments left out. A
 // value the checks let through but v cannot hold (a keyword they do not
@@ -52,24 +46,24 @@ func (r *Rules) Decode(args map[string]json.RawMessage, v any) string {
 // the struct fields that hold its x-mcp-file arguments.
 type Typed struct {
 	rules *Rules
-	files []Field
+	files []field
 }
 
 // NewTyped returns the argument handling of tool for struct type in, and
-// the input schema: schema, or when nil one derived from in (see Derive).
+// the input schema: schema, or when nil one derived from in (see derive).
 // file is the type of the fields that hold x-mcp-file arguments.
 func NewTyped(tool string, schema json.RawMessage, in, file reflect.Type) (*Typed, json.RawMessage, error) {
 	if in.Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("the arguments type must be a struct, not %s", in)
 	}
 	if schema == nil {
-		schema = Derive(in, file)
+		schema = derive(in, file)
 	}
 	rules, err := Parse(tool, schema)
 	if err != nil {
 		return nil, nil, fmt.Errorf("InputSchema: %w", err)
 	}
-	return &Typed{rules: rules, files: FileFields(in, file)}, schema, nil
+	return &Typed{rules: rules, files: fileFields(in, file)}, schema, nil
 }
 
 // Fill checks args and decodes them into the struct v points to; file
@@ -118,19 +112,19 @@ func FileSpecs(schema map[string]any) map[string]scan.FileSpec {
 	return out
 }
 
-// Field is a struct field that holds an x-mcp-file argument.
-type Field struct {
+// field is a struct field that holds an x-mcp-file argument.
+type field struct {
 	Index []int  // for reflect.Value.FieldByIndex
 	Name  string // the argument
 }
 
-// FileFields returns the exported fields of struct type t whose type is
+// fileFields returns the exported fields of struct type t whose type is
 // file.
-func FileFields(t, file reflect.Type) []Field {
-	var out []Field
+func fileFields(t, file reflect.Type) []field {
+	var out []field
 	for _, f := range reflect.VisibleFields(t) {
 		if f.Type == file && f.IsExported() {
-			out = append(out, Field{Index: f.Index, Name: jsonName(f)})
+			out = append(out, field{Index: f.Index, Name: jsonName(f)})
 		}
 	}
 	return out
@@ -145,11 +139,11 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// Derive is the input schema of struct type t: a property per exported
+// derive is the input schema of struct type t: a property per exported
 // field, named by its json tag, required unless omitempty, described by
 // its `description:"…"` tag; additionalProperties false. A field of type
 // file is an x-mcp-file argument with an empty descriptor.
-func Derive(t, file reflect.Type) json.RawMessage {
+func derive(t, file reflect.Type) json.RawMessage {
 	props := map[string]any{}
 	required := []string{}
 	for _, f := range reflect.VisibleFields(t) {
