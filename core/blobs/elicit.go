@@ -13,8 +13,8 @@ import (
 // requestUpload is the request_upload tool: it elicits a file (binary, form
 // or URL mode), then verifies or stores it. In 2026-07-28 each round is a
 // retry carrying the signed state; in 2025-11-25 the call waits.
-func (a *App) requestUpload(c *mcp.Call) (*mcp.ToolResult, error) {
-	st, res, err := a.uploadRound(c)
+func (a *App) requestUpload(c *mcp.Call, in requestArgs) (*mcp.ToolResult, error) {
+	st, res, err := a.uploadRound(c, in)
 	if res != nil || err != nil {
 		return res, err
 	}
@@ -53,13 +53,13 @@ func (a *App) requestUpload(c *mcp.Call) (*mcp.ToolResult, error) {
 
 // uploadRound returns the upload this call is about: new (first round), or
 // the one its state names.
-func (a *App) uploadRound(c *mcp.Call) (*uploadState, *mcp.ToolResult, error) {
+func (a *App) uploadRound(c *mcp.Call, in requestArgs) (*uploadState, *mcp.ToolResult, error) {
 	raw, err := c.State()
 	if err != nil {
 		return nil, nil, err
 	}
 	if raw == nil {
-		st, bad := a.newUploadState(c)
+		st, bad := a.newUploadState(c, in)
 		if bad != "" {
 			return nil, mcp.ToolError("%s", bad), nil
 		}
@@ -87,9 +87,9 @@ func uploadProgress(c *mcp.Call, id string, n, total int64) {
 
 // finishForm stores the data URI of a form-mode answer.
 func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.ToolResult, error) {
-	f, bad := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize})
-	if bad != "" {
-		return mcp.ToolError("%s", strings.Replace(bad, "Argument", "Field", 1)), nil
+	f, err := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize})
+	if err != nil {
+		return nil, err // a *mcp.FileError names the field
 	}
 	key := st.Key
 	if key == "" {
@@ -97,9 +97,10 @@ func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.To
 	}
 	info, res, err := a.store(c, f, key, "", true)
 	if res != nil {
-		for _, b := range res.Content {
-			if tb, ok := b.(mcp.Object); ok {
-				tb["text"] = strings.Replace(tb["text"].(string), "Argument", "Field", 1)
+		for i, b := range res.Content {
+			if tb, ok := b.(mcp.Text); ok {
+				tb.Text = strings.Replace(tb.Text, "Argument", "Field", 1)
+				res.Content[i] = tb
 			}
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -64,51 +63,33 @@ func binaryMaxFileSize(caps json.RawMessage) int64 {
 	return c.Elicitation.Binary.MaxFileSize
 }
 
+// requestArgs are request_upload's arguments.
+type requestArgs struct {
+	Message string   `json:"message"`
+	Key     string   `json:"key"`
+	Accept  []string `json:"accept"`
+	MaxSize int64    `json:"maxSize"` // 0: MaxFileBytes
+	Mode    string   `json:"mode"`
+}
+
 // newUploadState validates request_upload's arguments and picks the mode.
-func (a *App) newUploadState(c *mcp.Call) (*uploadState, string) {
-	st := &uploadState{ID: token.NewUploadID(), MaxSize: a.opts.MaxFileBytes}
-	var bad string
-	if st.Message, bad = stringArg(c, "message", false); bad != "" {
-		return nil, bad
-	}
+func (a *App) newUploadState(c *mcp.Call, in requestArgs) (*uploadState, string) {
+	st := &uploadState{ID: token.NewUploadID(), MaxSize: a.opts.MaxFileBytes, Message: in.Message, Key: in.Key, Accept: in.Accept}
 	if st.Message == "" {
 		st.Message = "Choose a file to upload to mcpblob"
-	}
-	if st.Key, bad = stringArg(c, "key", false); bad != "" {
-		return nil, bad
 	}
 	if st.Key != "" {
 		if err := storage.ValidateKey(st.Key); err != nil {
 			return nil, fmt.Sprintf("Argument %q: %s", "key", keyProblem(err))
 		}
 	}
-	if bad := st.limits(c.Arguments(), a.opts.MaxFileBytes); bad != "" {
-		return nil, bad
+	if in.MaxSize > 0 {
+		st.MaxSize = min(in.MaxSize, a.opts.MaxFileBytes)
 	}
-	mode, bad := stringArg(c, "mode", false)
-	if bad != "" {
-		return nil, bad
-	}
-	if bad := st.pickMode(c.Capabilities(), mode); bad != "" {
+	if bad := st.pickMode(c.Capabilities(), in.Mode); bad != "" {
 		return nil, bad
 	}
 	return st, ""
-}
-
-func (st *uploadState) limits(args map[string]json.RawMessage, maxFile int64) string {
-	if raw, ok := args["accept"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &st.Accept) != nil {
-			return `Argument "accept" must be an array of media types`
-		}
-	}
-	if raw, ok := args["maxSize"]; ok && string(raw) != "null" {
-		n, ok := scan.Integer(raw, 1, 1<<63-1)
-		if !ok {
-			return `Argument "maxSize" must be an integer of at least 1`
-		}
-		st.MaxSize = min(n, maxFile)
-	}
-	return ""
 }
 
 func (st *uploadState) pickMode(caps json.RawMessage, mode string) string {

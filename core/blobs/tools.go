@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
-	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -21,59 +20,39 @@ var (
 )
 
 func (a *App) registerTools(s *mcp.Server) error {
-	return addTools(s, checked(&mcp.Tool{Name: "list_blobs", Title: "List blobs",
-		Description: "List stored blobs whose keys start with prefix, one page at a time.",
-		InputSchema: schema("list_blobs.input"), OutputSchema: schema("list_blobs.output"), Annotations: readOnly,
-		Handler: a.listBlobs}), checked(&mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
-		Description: "Return a blob's size, SHA-256 and media type, with a resource link to read it.",
-		InputSchema: schema("key.input"), OutputSchema: schema("blob.output"), Annotations: readOnly,
-		Handler: a.statBlob}), checked(&mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
-		Description: "Delete a stored blob. Subscribers get resources/updated and list_changed notifications.",
-		InputSchema: schema("key.input"), OutputSchema: schema("delete_blob.output"), Annotations: destructive,
-		Handler: a.deleteBlob}), checked(&mcp.Tool{Name: "get_download_link", Title: "Get a download link",
-		Description: "Mint a signed, expiring HTTPS link that downloads the blob's raw bytes.",
-		InputSchema: schema("get_download_link.input"), OutputSchema: schema("get_download_link.output"), Annotations: minting,
-		Handler: a.downloadLink}))
+	return errors.Join(
+		mcp.AddTypedTool(s, &mcp.Tool{Name: "list_blobs", Title: "List blobs",
+			Description: "List stored blobs whose keys start with prefix, one page at a time.",
+			InputSchema: schema("list_blobs.input"), OutputSchema: schema("list_blobs.output"), Annotations: readOnly}, a.listBlobs),
+		mcp.AddTypedTool(s, &mcp.Tool{Name: "stat_blob", Title: "Describe a blob",
+			Description: "Return a blob's size, SHA-256 and media type, with a resource link to read it.",
+			InputSchema: schema("key.input"), OutputSchema: schema("blob.output"), Annotations: readOnly}, a.statBlob),
+		mcp.AddTypedTool(s, &mcp.Tool{Name: "delete_blob", Title: "Delete a blob",
+			Description: "Delete a stored blob. Subscribers get resources/updated and list_changed notifications.",
+			InputSchema: schema("key.input"), OutputSchema: schema("delete_blob.output"), Annotations: destructive}, a.deleteBlob),
+		mcp.AddTypedTool(s, &mcp.Tool{Name: "get_download_link", Title: "Get a download link",
+			Description: "Mint a signed, expiring HTTPS link that downloads the blob's raw bytes.",
+			InputSchema: schema("get_download_link.input"), OutputSchema: schema("get_download_link.output"), Annotations: minting}, a.downloadLink))
 }
 
-// addTools registers ts in order, stopping at the first refusal.
-func addTools(s *mcp.Server, ts ...*mcp.Tool) error {
-	for _, t := range ts {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
+// The arguments of the tools, checked against their schemas (schemas/)
+// before the handlers run.
+type (
+	listArgs struct {
+		Prefix string `json:"prefix"`
+		Cursor string `json:"cursor"`
+		Limit  int    `json:"limit"` // 0: the page size
 	}
-	return nil
-}
-
-// stringArg reads a string argument; required reports absence as a problem.
-func stringArg(c *mcp.Call, name string, required bool) (string, string) {
-	raw, ok := c.Arguments()[name]
-	if !ok || string(raw) == "null" {
-		if required {
-			return "", fmt.Sprintf("Argument %q is required", name)
-		}
-		return "", ""
+	keyArgs struct {
+		Key string `json:"key"`
 	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return "", fmt.Sprintf("Argument %q must be a string", name)
+	linkArgs struct {
+		Key        string `json:"key"`
+		TTLSeconds int64  `json:"ttlSeconds"` // 0: DefaultLinkTTL
+		Filename   string `json:"filename"`
+		SingleUse  bool   `json:"singleUse"`
 	}
-	return v, ""
-}
-
-// intArg reads an integer argument (60, 6e1…) in [min, max].
-func intArg(c *mcp.Call, name string, def, min, max int64) (int64, string) {
-	raw, ok := c.Arguments()[name]
-	if !ok || string(raw) == "null" {
-		return def, ""
-	}
-	v, ok := scan.Integer(raw, min, max)
-	if !ok {
-		return 0, fmt.Sprintf("Argument %q must be an integer in [%d, %d]", name, min, max)
-	}
-	return v, ""
-}
+)
 
 func mediaType(info storage.Info) string {
 	if info.MediaType == "" {
@@ -99,21 +78,19 @@ func resource(info storage.Info) mcp.Resource {
 	return r
 }
 
-func resourceLink(info storage.Info) mcp.Object {
-	l := mcp.ResourceObject(resource(info))
-	l["type"] = "resource_link"
-	return l
+func resourceLink(info storage.Info) mcp.ResourceLink {
+	return mcp.ResourceLink{Resource: resource(info)}
 }
 
-func structuredText(v any) mcp.Object {
+func structuredText(v any) mcp.Text {
 	b, _ := json.Marshal(v)
-	return mcp.Text(string(b))
+	return mcp.Text{Text: string(b)}
 }
 
 // blobResult is a tool result describing one blob, with a link to read it.
 func blobResult(info storage.Info) *mcp.ToolResult {
 	sc := blobStruct(info)
-	return &mcp.ToolResult{Content: []any{structuredText(sc), resourceLink(info)}, StructuredContent: sc}
+	return &mcp.ToolResult{Content: []mcp.Content{structuredText(sc), resourceLink(info)}, StructuredContent: sc}
 }
 
 // keyError is the isError result for a storage error about the key
@@ -152,14 +129,11 @@ func keyProblem(err error) string {
 	return ""
 }
 
-func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
-	prefix, bad := stringArg(c, "prefix", false)
-	cursor, bad2 := stringArg(c, "cursor", false)
-	limit, bad3 := intArg(c, "limit", int64(a.opts.PageSize), 1, 1000)
-	if bad := firstOf(bad, bad2, bad3); bad != "" {
-		return mcp.ToolError("%s", bad), nil
+func (a *App) listBlobs(c *mcp.Call, in listArgs) (*mcp.ToolResult, error) {
+	if in.Limit == 0 {
+		in.Limit = a.opts.PageSize
 	}
-	page, err := a.view(c).List(c.Context(), prefix, cursor, int(limit))
+	page, err := a.view(c).List(c.Context(), in.Prefix, in.Cursor, in.Limit)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalidCursor) {
 			return mcp.ToolError("Invalid cursor"), nil
@@ -174,27 +148,15 @@ func (a *App) listBlobs(c *mcp.Call) (*mcp.ToolResult, error) {
 	if page.NextCursor != "" {
 		sc["nextCursor"] = page.NextCursor
 	}
-	content := []any{structuredText(sc)}
+	content := []mcp.Content{structuredText(sc)}
 	for _, info := range page.Items {
 		content = append(content, resourceLink(info))
 	}
 	return &mcp.ToolResult{Content: content, StructuredContent: sc}, nil
 }
 
-func firstOf(problems ...string) string {
-	for _, p := range problems {
-		if p != "" {
-			return p
-		}
-	}
-	return ""
-}
-
-func (a *App) statBlob(c *mcp.Call) (*mcp.ToolResult, error) {
-	key, bad := stringArg(c, "key", true)
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
+func (a *App) statBlob(c *mcp.Call, in keyArgs) (*mcp.ToolResult, error) {
+	key := in.Key
 	info, err := a.view(c).Stat(c.Context(), key)
 	if err != nil {
 		if r := keyError(key, err); r != nil {
@@ -205,11 +167,8 @@ func (a *App) statBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	return blobResult(info), nil
 }
 
-func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
-	key, bad := stringArg(c, "key", true)
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
+func (a *App) deleteBlob(c *mcp.Call, in keyArgs) (*mcp.ToolResult, error) {
+	key := in.Key
 	store := a.view(c)
 	info, err := store.Stat(c.Context(), key)
 	if err == nil {
@@ -225,7 +184,7 @@ func (a *App) deleteBlob(c *mcp.Call) (*mcp.ToolResult, error) {
 	sc := blobStruct(info)
 	sc["deleted"] = true
 	// No resource_link: the blob it would name is gone.
-	return &mcp.ToolResult{Content: []any{structuredText(sc)}, StructuredContent: sc}, nil
+	return &mcp.ToolResult{Content: []mcp.Content{structuredText(sc)}, StructuredContent: sc}, nil
 }
 
 // linkFilenameProblem checks the filename a link names (the filename rules:
@@ -241,18 +200,14 @@ func linkFilenameProblem(name string) string {
 // downloadLink is the get_download_link tool: a signed, expiring
 // "<DownloadURL>/d/<token>" link to the blob's raw bytes, bound to the caller
 // and the key. The link itself is the credential until it expires.
-func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
-	key, bad := stringArg(c, "key", true)
-	ttl, bad2 := intArg(c, "ttlSeconds", int64(DefaultLinkTTL/time.Second), 1, 86400)
-	filename, bad3 := stringArg(c, "filename", false)
-	if bad := firstOf(bad, bad2, bad3, linkFilenameProblem(filename)); bad != "" {
+func (a *App) downloadLink(c *mcp.Call, in linkArgs) (*mcp.ToolResult, error) {
+	key, filename := in.Key, in.Filename
+	if bad := linkFilenameProblem(filename); bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	var singleUse bool
-	if raw, ok := c.Arguments()["singleUse"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &singleUse) != nil {
-			return mcp.ToolError("Argument \"singleUse\" must be a boolean"), nil
-		}
+	ttl := time.Duration(in.TTLSeconds) * time.Second
+	if ttl == 0 {
+		ttl = DefaultLinkTTL
 	}
 	info, err := a.view(c).Stat(c.Context(), key)
 	if err != nil {
@@ -262,7 +217,7 @@ func (a *App) downloadLink(c *mcp.Call) (*mcp.ToolResult, error) {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}
 	link, err := a.keyring.MintDownload(a.opts.DownloadURL, token.DownloadGrant{
-		Principal: c.Principal(), Key: a.raw(c, info.Key), Version: info.ETag, Filename: filename, SingleUse: singleUse, TTL: time.Duration(ttl) * time.Second})
+		Principal: c.Principal(), Key: a.raw(c, info.Key), Version: info.ETag, Filename: filename, SingleUse: in.SingleUse, TTL: ttl})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: get_download_link %q: %w", key, err)
 	}

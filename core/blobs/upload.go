@@ -22,17 +22,25 @@ func (a *App) uploadSpec() mcp.FileSpec {
 }
 
 func (a *App) registerUploads(s *mcp.Server) error {
-	return addTools(s, checked(&mcp.Tool{Name: "upload_file", Title: "Upload a file",
+	return errors.Join(mcp.AddTypedTool(s, &mcp.Tool{Name: "upload_file", Title: "Upload a file",
 		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +
 			"checked against accept and maxSize; nothing is stored when a check fails. Put key (and filename) before " +
 			"file in the arguments object to let the server write straight to storage.",
 		InputSchema: withFileSpec(schema("upload_file.input"), "file", a.uploadSpec()), OutputSchema: schema("blob.output"),
-		Annotations: destructive, Handler: a.uploadFile, FileSink: a.fileSink}), checked(&mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
-		Description: "Ask the user to upload a file and store it: binary-mode elicitation when the client supports it, " +
-			"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
-		InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
-		Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
-		Streams:     true, Stateful: true, Requires: []string{"elicitation"}, Handler: a.requestUpload}))
+		Annotations: destructive, FileSink: a.fileSink}, a.uploadFile),
+		mcp.AddTypedTool(s, &mcp.Tool{Name: "request_upload", Title: "Ask the user for a file",
+			Description: "Ask the user to upload a file and store it: binary-mode elicitation when the client supports it, " +
+				"else a form with a file field, else a link to the server's upload page. Returns the stored blob.",
+			InputSchema: schema("request_upload.input"), OutputSchema: schema("blob.output"),
+			Annotations: []byte(`{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}`),
+			Streams:     mcp.StreamForInput, Stateful: true, Requires: []string{"elicitation"}}, a.requestUpload))
+}
+
+// uploadArgs are upload_file's arguments.
+type uploadArgs struct {
+	File     *mcp.File `json:"file"`
+	Filename string    `json:"filename"`
+	Key      string    `json:"key"`
 }
 
 // filenameProblem checks upload_file's filename, naming the argument.
@@ -75,7 +83,7 @@ func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
 	}
 	filename := t.Args["filename"]
 	if why := filenameReason(filename); why != "" {
-		return nil, false, &mcp.FileRefusal{Argument: "filename", Problem: why}
+		return nil, false, &mcp.FileError{Arg: "filename", Reason: why}
 	}
 	view := a.opts.Tenancy.Store(a.backend, auth.Identity{Principal: t.Principal, Scopes: t.Scopes})
 	u, err := ingest.Begin(t.Ctx, view, ingest.Spec{Key: key, MediaType: t.MediaType, Filename: filename,
@@ -84,26 +92,21 @@ func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
 		var ie *ingest.Error
 		switch {
 		case keyProblem(err) != "":
-			return nil, false, &mcp.FileRefusal{Argument: "key", Problem: keyProblem(err)}
+			return nil, false, &mcp.FileError{Arg: "key", Reason: keyProblem(err)}
 		case errors.As(err, &ie):
-			return nil, false, &mcp.FileRefusal{Argument: t.Argument, Problem: ie.Detail}
+			return nil, false, &mcp.FileError{Arg: t.Argument, Reason: ie.Detail}
 		}
 		return nil, false, fmt.Errorf("blobs: create %q: %w", key, err)
 	}
 	return &keySink{Upload: u, key: key}, true, nil
 }
 
-func (a *App) uploadFile(c *mcp.Call) (*mcp.ToolResult, error) {
-	key, bad := stringArg(c, "key", false)
-	filename, bad2 := stringArg(c, "filename", false)
-	if bad := firstOf(bad, bad2, filenameProblem(filename)); bad != "" {
+func (a *App) uploadFile(c *mcp.Call, in uploadArgs) (*mcp.ToolResult, error) {
+	key, filename, f := in.Key, in.Filename, in.File
+	if bad := filenameProblem(filename); bad != "" {
 		return mcp.ToolError("%s", bad), nil
 	}
-	f, bad := c.File("file")
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
-	defer f.Release()
+	defer f.Abort()
 	if key == "" {
 		key = UploadPrefix(token.NewUploadID()) + orDefault(filename, "upload")
 	}
@@ -130,14 +133,6 @@ func orDefault(s, def string) string {
 // an error (-32603); either way nothing is stored.
 func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
 	ctx := c.Context()
-	if f.Err != nil {
-		// The bytes were lost while they arrived (storage or the spool
-		// failed): an internal error, logged by core/mcp at ERROR.
-		return storage.Info{}, nil, fmt.Errorf("blobs: store %q: %w", key, f.Err)
-	}
-	if f.Problem != "" {
-		return storage.Info{}, mcp.FileError(f), nil
-	}
 	var info storage.Info
 	var err error
 	switch sink, _ := f.Sink().(*keySink); {
@@ -145,10 +140,13 @@ func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bo
 		if err = sink.Close(); err == nil {
 			info, err = sink.Commit(ctx)
 		}
+		if err == nil {
+			f.Keep()
+		}
 	case sink != nil:
 		return info, mcp.ToolError("Argument %q must be given once", "key"), nil
 	default:
-		info, err = ingest.Store(ctx, a.view(c), ingest.Spec{Key: key, MediaType: f.MediaType(), Filename: filename,
+		info, err = ingest.Store(ctx, a.view(c), ingest.Spec{Key: key, MediaType: f.MediaType, Filename: filename,
 			Size: f.Size, IfNotExists: mustBeNew}, f.Reader())
 	}
 	if err != nil {
@@ -169,8 +167,7 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 	)
 	switch {
 	case errors.As(err, &ie):
-		f.Problem = ie.Detail
-		return mcp.FileError(f), nil
+		return mcp.ToolError("Argument %q: %s", f.Name, ie.Detail), nil
 	case keyProblem(err) != "":
 		return mcp.ToolError("Argument %q: %s", "key", keyProblem(err)), nil
 	case errors.As(err, &fe):
@@ -178,8 +175,8 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 	case errors.Is(err, storage.ErrExists):
 		return mcp.ToolError("Blob %q already exists", key), nil
 	case errors.Is(err, storage.ErrInvalidMediaType):
-		f.Problem = fmt.Sprintf("its media type must be at most %d bytes without control characters", storage.MaxMediaTypeLen)
-		return mcp.FileError(f), nil
+		return mcp.ToolError("Argument %q: its media type must be at most %d bytes without control characters",
+			f.Name, storage.MaxMediaTypeLen), nil
 	}
 	return nil, fmt.Errorf("blobs: store %q: %w", key, err)
 }

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"time"
 
@@ -11,10 +10,9 @@ import (
 // fixtures is what the fixture handlers share: the server (for its hub)
 // and the media they return.
 type fixtures struct {
-	srv    *mcp.Server
-	png    []byte
-	pngB64 string
-	wavB64 string
+	srv *mcp.Server
+	png []byte
+	wav []byte
 }
 
 // Register adds the fixture tools, resources and prompts to s. Tools are
@@ -22,13 +20,7 @@ type fixtures struct {
 // panics with [mcp.Server.AddTool]'s error when a fixture is refused: a
 // name already taken, for instance when called twice on one server.
 func Register(s *mcp.Server) {
-	png := fixturePNG()
-	f := &fixtures{
-		srv:    s,
-		png:    png,
-		pngB64: base64.StdEncoding.EncodeToString(png),
-		wavB64: base64.StdEncoding.EncodeToString(fixtureWAV()),
-	}
+	f := &fixtures{srv: s, png: fixturePNG(), wav: fixtureWAV()}
 	groups := [][]*mcp.Tool{
 		f.contentTools(),      // test_simple_text … test_tool_with_progress
 		elicitationTools(),    // test_sampling … test_elicitation_sep1330_enums
@@ -92,13 +84,13 @@ func tool(name, desc string, in json.RawMessage, h mcp.ToolHandler) *mcp.Tool {
 // 2025-11-25 so its requests can go out on the call's stream.
 func asking(name, desc string, in json.RawMessage, h mcp.ToolHandler) *mcp.Tool {
 	t := tool(name, desc, in, h)
-	t.Streams = true
+	t.Streams = mcp.StreamForInput
 	return t
 }
 
 // text is a result with one text block.
 func text(s string) *mcp.ToolResult {
-	return &mcp.ToolResult{Content: []any{mcp.Text(s)}}
+	return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: s}}}
 }
 
 // stringArg is a string argument, "" when absent or not a string.

@@ -15,12 +15,12 @@ func (f *fixtures) addPrompts() {
 	}
 	s.AddPrompt(&mcp.Prompt{Name: "test_simple_prompt", Description: "A simple prompt without arguments",
 		Get: func(*mcp.Call, map[string]string) (mcp.Object, error) {
-			return messages(user(mcp.Text("This is a simple prompt for testing."))), nil
+			return messages(user(mcp.Text{Text: "This is a simple prompt for testing."})), nil
 		}})
 	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_arguments", Description: "A prompt with arguments",
 		Arguments: []mcp.PromptArgument{arg("arg1", "First test argument"), arg("arg2", "Second test argument")},
 		Get: func(_ *mcp.Call, args map[string]string) (mcp.Object, error) {
-			return messages(user(mcp.Text(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", args["arg1"], args["arg2"])))), nil
+			return messages(user(mcp.Text{Text: fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", args["arg1"], args["arg2"])})), nil
 		},
 		Complete: func(_ *mcp.Call, _, value string) (mcp.Completion, error) {
 			return completion([]string{"paris", "park", "party", "test", "testing"}, value), nil
@@ -31,8 +31,8 @@ func (f *fixtures) addPrompts() {
 	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image",
 		Get: func(*mcp.Call, map[string]string) (mcp.Object, error) {
 			return messages(
-				user(mcp.Object{"type": "image", "data": f.pngB64, "mimeType": "image/png"}),
-				user(mcp.Text("Please analyze the image above.")),
+				user(mcp.Image{Data: f.png, MIMEType: "image/png"}),
+				user(mcp.Text{Text: "Please analyze the image above."}),
 			), nil
 		}})
 	s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks for input first (MRTR)",
@@ -40,7 +40,7 @@ func (f *fixtures) addPrompts() {
 }
 
 // user is a user message with one content block.
-func user(content mcp.Object) mcp.Object { return mcp.Object{"role": "user", "content": content} }
+func user(content mcp.Content) mcp.Object { return mcp.Object{"role": "user", "content": content} }
 
 // messages is a GetPromptResult.
 func messages(m ...any) mcp.Object { return mcp.Object{"messages": m} }
@@ -51,9 +51,8 @@ func embeddedPrompt(_ *mcp.Call, args map[string]string) (mcp.Object, error) {
 		return nil, mcp.InvalidParams("Invalid params: argument resourceUri is required")
 	}
 	return messages(
-		user(mcp.Object{"type": "resource", "resource": mcp.Object{
-			"uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing."}}),
-		user(mcp.Text("Please process the embedded resource above.")),
+		user(mcp.EmbeddedResource{URI: uri, MIMEType: "text/plain", Text: "Embedded resource content for testing."}),
+		user(mcp.Text{Text: "Please process the embedded resource above."}),
 	), nil
 }
 
@@ -63,7 +62,7 @@ func embeddedPrompt(_ *mcp.Call, args map[string]string) (mcp.Object, error) {
 // elicitation capability, then the InputRequiredResult.
 func contextPrompt(c *mcp.Call, _ map[string]string) (mcp.Object, error) {
 	if !c.Modern() {
-		return messages(user(mcp.Text("This prompt asks for context first in protocol version " + mcp.VersionModern + "."))), nil
+		return messages(user(mcp.Text{Text: "This prompt asks for context first in protocol version " + mcp.VersionModern + "."})), nil
 	}
 	a, err := inputOne(c, "user_context", mcp.Elicit("What context should the prompt use?", field("context")))
 	if err != nil {
@@ -73,5 +72,5 @@ func contextPrompt(c *mcp.Call, _ map[string]string) (mcp.Object, error) {
 		}
 		return nil, err
 	}
-	return messages(user(mcp.Text("Prompt using context: " + elicitField(a, "context")))), nil
+	return messages(user(mcp.Text{Text: "Prompt using context: " + elicitField(a, "context")})), nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Tools of the tasks-extension scenarios (io.modelcontextprotocol/tasks,
-// SEP-2663). A tool with TaskSupport makes the server offer the extension;
+// SEP-2663). A tool with a TaskSupport makes the server offer the extension;
 // its handler answers through [mcp.Call.RunAsTask], which runs the work in
 // the background when the client negotiated tasks and inline otherwise.
 
@@ -18,11 +18,11 @@ import (
 func taskTools() []*mcp.Tool {
 	slow := tool("slow_compute", "Sleeps for the given seconds, then answers (task-supporting)",
 		schema(object(mcp.Object{"seconds": mcp.Object{"type": "number", "minimum": 0}, "label": str()})), slowCompute)
-	slow.TaskSupport = true
+	slow.TaskSupport = mcp.TaskOptional
 	failing := tool("failing_job", "Fails with a tool error after about a second (task required)", noArgs, failingJob)
-	failing.TaskSupport, failing.TaskRequired = true, true
+	failing.TaskSupport = mcp.TaskRequired
 	crash := tool("protocol_error_job", "Fails with a protocol error (task-supporting)", noArgs, protocolErrorJob)
-	crash.TaskSupport = true
+	crash.TaskSupport = mcp.TaskOptional
 	return []*mcp.Tool{
 		tool("greet", "Says hello (synchronous only)", schema(object(mcp.Object{"name": str()}, "name")), greet),
 		slow,
@@ -71,11 +71,11 @@ func protocolErrorJob(c *mcp.Call) (*mcp.ToolResult, error) {
 func taskInputTools() []*mcp.Tool {
 	confirm := asking("confirm_delete", "Asks for confirmation, then deletes (task-supporting)",
 		schema(object(mcp.Object{"filename": str()}, "filename")), confirmDelete)
-	confirm.TaskSupport = true
+	confirm.TaskSupport = mcp.TaskOptional
 	multi := asking("multi_input", "Asks for two inputs at once (task-supporting)", noArgs, multiInput)
-	multi.TaskSupport = true
+	multi.TaskSupport = mcp.TaskOptional
 	named := asking("test_tool_with_task", "Gathers a name (MRTR), then finishes as a task (task required)", noArgs, nameThenTask)
-	named.TaskSupport, named.TaskRequired = true, true
+	named.TaskSupport = mcp.TaskRequired
 	return []*mcp.Tool{confirm, multi, named}
 }
 

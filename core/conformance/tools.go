@@ -12,24 +12,22 @@ import (
 // logging, error and progress tools (in the old registration order, which
 // tools/list shows).
 func (f *fixtures) contentTools() []*mcp.Tool {
-	image := mcp.Object{"type": "image", "data": f.pngB64, "mimeType": "image/png"}
-	blocks := func(b ...any) mcp.ToolHandler {
+	image := mcp.Image{Data: f.png, MIMEType: "image/png"}
+	blocks := func(b ...mcp.Content) mcp.ToolHandler {
 		return func(*mcp.Call) (*mcp.ToolResult, error) { return &mcp.ToolResult{Content: b}, nil }
 	}
 	return []*mcp.Tool{
 		tool("test_simple_text", "Returns simple text content", noArgs,
-			blocks(mcp.Text("This is a simple text response for testing."))),
+			blocks(mcp.Text{Text: "This is a simple text response for testing."})),
 		tool("test_image_content", "Returns image content", noArgs, blocks(image)),
 		tool("test_audio_content", "Returns audio content", noArgs,
-			blocks(mcp.Object{"type": "audio", "data": f.wavB64, "mimeType": "audio/wav"})),
+			blocks(mcp.Audio{Data: f.wav, MIMEType: "audio/wav"})),
 		tool("test_embedded_resource", "Returns an embedded resource", noArgs,
-			blocks(mcp.Object{"type": "resource", "resource": mcp.Object{
-				"uri": "test://embedded-resource", "mimeType": "text/plain", "text": "This is an embedded resource content.",
-			}})),
+			blocks(mcp.EmbeddedResource{URI: "test://embedded-resource", MIMEType: "text/plain",
+				Text: "This is an embedded resource content."})),
 		tool("test_multiple_content_types", "Returns text, image and resource content", noArgs,
-			blocks(mcp.Text("Multiple content types test:"), image, mcp.Object{"type": "resource", "resource": mcp.Object{
-				"uri": "test://mixed-content-resource", "mimeType": "application/json", "text": `{"test":"data","value":123}`,
-			}})),
+			blocks(mcp.Text{Text: "Multiple content types test:"}, image, mcp.EmbeddedResource{URI: "test://mixed-content-resource",
+				MIMEType: "application/json", Text: `{"test":"data","value":123}`})),
 		both(tool("test_tool_with_logging", "Sends three log messages while it runs", noArgs, withLogging)),
 		tool("test_error_handling", "Always returns a tool error", noArgs, func(*mcp.Call) (*mcp.ToolResult, error) {
 			return mcp.ToolError("This tool intentionally returns an error for testing"), nil
@@ -38,10 +36,10 @@ func (f *fixtures) contentTools() []*mcp.Tool {
 	}
 }
 
-// both makes t answer over SSE in both eras, so its notifications reach
+// both makes t answer over SSE (in both eras), so its notifications reach
 // the client.
 func both(t *mcp.Tool) *mcp.Tool {
-	t.Streams, t.StreamsModern = true, true
+	t.Streams = mcp.StreamAlways
 	return t
 }
 
@@ -69,7 +67,7 @@ func withProgress(c *mcp.Call) (*mcp.ToolResult, error) {
 func streamTools() []*mcp.Tool {
 	reconnect := tool("test_reconnection",
 		"Closes its SSE connection mid-call; the result arrives after the client reconnects (SEP-1699)", noArgs, reconnection)
-	reconnect.Streams = true
+	reconnect.Streams = mcp.StreamForInput // SEP-1699 polling exists in 2025-11-25 only
 	return []*mcp.Tool{
 		both(tool("test_logging_tool", "Logs three messages (only when the client set a log level)", noArgs, loggingTool)),
 		reconnect,

@@ -6,34 +6,32 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
 )
 
 // Object is a small JSON object built by handlers. encoding/json writes its
 // keys sorted, which keeps answers stable.
 type Object = map[string]any
 
-// File is an x-mcp-file input (SEP-2356): a data URI decoded while it
-// arrived, with its descriptor's maxSize and accept enforced as bytes came
-// in. Its payload went to the tool's [FileSink], or to a spool read through
-// File.Reader; File.Problem, when set, says why the value is rejected.
-type File = scan.File
-
-// FileSpec is an x-mcp-file descriptor: accepted media types and maxSize.
-type FileSpec = scan.FileSpec
+// FileSpec is an x-mcp-file descriptor: the accepted media types (type/*
+// wildcards allowed) and the largest file in bytes (0: the server's
+// MaxFileBytes).
+type FileSpec struct {
+	Accept  []string `json:"accept,omitempty"`
+	MaxSize int64    `json:"maxSize,omitempty"`
+}
 
 // Sink takes a file input's bytes as they are decoded (see [Tool].FileSink).
-type Sink = scan.Sink
-
-// FileRefusal is the error a [FileSink] returns to refuse a file input
-// before its first byte, naming the argument at fault: the value is read
-// and dropped and File.Problem tells the handler why.
-type FileRefusal = scan.Refusal
+// Abort discards what was written; the server calls it when the value is
+// rejected or the call ends without [File.Keep].
+type Sink interface {
+	io.Writer
+	Abort()
+}
 
 // FileTarget describes a file input about to arrive, for a [Tool].FileSink.
 type FileTarget struct {
@@ -57,8 +55,9 @@ type FileTarget struct {
 // returns a Sink (a storage upload, say), or (nil, false) to let them be
 // spooled and read by the handler from File.Reader. The handler finds the
 // sink again with File.Sink(); the server aborts it when the value is
-// rejected or the handler did not keep it (a sink whose bytes were kept,
-// for instance committed, must make Abort a no-op).
+// rejected or the handler did not call File.Keep. A *[FileError] refuses
+// the value before its first byte, naming the argument at fault: the value
+// is read and dropped, and File returns that error to the handler.
 type FileSink func(t FileTarget) (Sink, bool, error)
 
 // Tool is one tool a [Server] offers. Register it with [Server.AddTool].
@@ -79,10 +78,10 @@ type Tool struct {
 	Handler ToolHandler
 	// FileSink, when set, may take a file input's bytes straight away.
 	FileSink FileSink
-	// Streams answers over SSE when the client accepts it, so the handler
-	// can log, report progress and ask the client for input while it runs
-	// (2025-11-25); StreamsModern does the same in 2026-07-28.
-	Streams, StreamsModern bool
+	// Streams says when the answer goes over SSE (when the client accepts
+	// it) rather than as one JSON body: see [Streaming]. A call with a
+	// progressToken streams whatever it says.
+	Streams Streaming
 	// Stateful: the tool's input rounds (2026-07-28) carry its progress in
 	// a signed requestState, and input responses that come without one
 	// are ignored.
@@ -90,21 +89,50 @@ type Tool struct {
 	// Requires lists client capabilities the tool needs: a 2026-07-28
 	// client without them gets -32021 before any work.
 	Requires []string
-	// TaskRequired: 2026-07-28 clients must negotiate the tasks extension.
-	TaskRequired bool
-	// TaskSupport makes the server offer the tasks extension: the handler
-	// may answer with [Call.RunAsTask].
-	TaskSupport bool
+	// TaskSupport says whether the handler may run as a task (the tasks
+	// extension, 2026-07-28): any value but TaskForbidden makes the server
+	// offer the extension and lets the handler answer with
+	// [Call.RunAsTask]; TaskRequired refuses clients that did not
+	// negotiate it.
+	TaskSupport TaskSupport
 }
 
+// Streaming is when a tool's calls answer over SSE, by what the handler
+// sends while it runs.
+type Streaming int
+
+// The values of [Tool].Streams.
+const (
+	// StreamNever: one JSON body (the handler sends nothing while it runs).
+	StreamNever Streaming = iota
+	// StreamForInput: the handler asks the client for input ([Call.Input])
+	// and sends no notifications. Its 2025-11-25 calls stream, since the
+	// requests travel on the call's stream; its 2026-07-28 calls do not,
+	// since the answers come back by retried requests (MRTR).
+	StreamForInput
+	// StreamAlways: the handler sends notifications (logs, progress…)
+	// while it runs, and may ask for input: every call streams.
+	StreamAlways
+)
+
+// TaskSupport is a tool's use of the tasks extension.
+type TaskSupport int
+
+// The values of [Tool].TaskSupport.
+const (
+	TaskForbidden TaskSupport = iota // the handler never runs as a task
+	TaskOptional                     // it may, when the client negotiated tasks
+	TaskRequired                     // clients must negotiate tasks
+)
+
 // ToolHandler serves a tools/call. A returned error that is an *Error is
-// sent as that JSON-RPC error; any other error is an internal error (logged,
-// not sent). A failed tool execution is a result with IsError (ToolError).
+// sent as that JSON-RPC error, a *FileError (or *InputError) as an isError
+// result; any other error is an internal error (logged, not sent). A failed tool execution is a result with IsError (ToolError).
 type ToolHandler func(c *Call) (*ToolResult, error)
 
 // ToolResult is a CallToolResult.
 type ToolResult struct {
-	Content           []any // content blocks: Text(…), Object{"type":"resource_link",…}…
+	Content           []Content // Text{…}, Image{…}, ResourceLink{…}…
 	StructuredContent any
 	IsError           bool
 	// special is a protocol answer in place of a CallToolResult (a
@@ -118,7 +146,7 @@ func (r *ToolResult) object() Object {
 	}
 	o := Object{"content": r.Content}
 	if r.Content == nil {
-		o["content"] = []any{}
+		o["content"] = []Content{}
 	}
 	if r.StructuredContent != nil {
 		o["structuredContent"] = r.StructuredContent
@@ -129,17 +157,11 @@ func (r *ToolResult) object() Object {
 	return o
 }
 
-// Text is a text content block.
-func Text(s string) Object { return Object{"type": "text", "text": s} }
-
 // ToolError is a tool execution error (SEP-1303): a result with isError and
 // the message as text.
 func ToolError(format string, a ...any) *ToolResult {
-	return &ToolResult{Content: []any{Text(fmt.Sprintf(format, a...))}, IsError: true}
+	return &ToolResult{Content: []Content{Text{Text: fmt.Sprintf(format, a...)}}, IsError: true}
 }
-
-// FileError is the isError result for a rejected file input.
-func FileError(f *File) *ToolResult { return ToolError("Argument %q: %s", f.Name, f.Problem) }
 
 // Resource describes one resource in resources/list.
 type Resource struct {
@@ -151,10 +173,6 @@ type Resource struct {
 	// Streamable marks resources better fetched by resources/stream (SEP-2532).
 	Streamable bool
 }
-
-// ResourceObject is r as resources/list sends it (a resource_link content
-// block is this object with "type":"resource_link").
-func ResourceObject(r Resource) Object { return r.object() }
 
 func (r Resource) object() Object {
 	o := Object{"uri": r.URI, "name": r.Name}
@@ -182,17 +200,16 @@ type ResourceTemplate struct {
 	Streamable                                      bool
 }
 
-func (t ResourceTemplate) object() Object {
-	o := Object{"uriTemplate": t.URITemplate, "name": t.Name}
-	for k, v := range map[string]string{"title": t.Title, "description": t.Description, "mimeType": t.MIMEType} {
-		if v != "" {
-			o[k] = v
-		}
-	}
-	if t.Streamable {
-		o["streamable"] = true
-	}
-	return o
+func (t ResourceTemplate) object() any {
+	// Fields in the sorted order of their keys, as an Object would be.
+	return struct {
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+		Name        string `json:"name"`
+		Streamable  bool   `json:"streamable,omitempty"`
+		Title       string `json:"title,omitempty"`
+		URITemplate string `json:"uriTemplate"`
+	}{t.Description, t.MIMEType, t.Name, t.Streamable, t.Title, t.URITemplate}
 }
 
 // Contents is a resource's contents, answered by resources/read. Small
@@ -250,26 +267,23 @@ type PromptArgument struct {
 	Required          bool
 }
 
-func (p *Prompt) object() Object {
-	o := Object{"name": p.Name}
-	if p.Title != "" {
-		o["title"] = p.Title
+func (p *Prompt) object() any {
+	// Fields in the sorted order of their keys, as an Object would be.
+	type arg struct {
+		Description string `json:"description"`
+		Name        string `json:"name"`
+		Required    bool   `json:"required,omitempty"`
 	}
-	if p.Description != "" {
-		o["description"] = p.Description
+	args := make([]arg, 0, len(p.Arguments))
+	for _, a := range p.Arguments {
+		args = append(args, arg{a.Description, a.Name, a.Required})
 	}
-	if len(p.Arguments) > 0 {
-		args := make([]any, 0, len(p.Arguments))
-		for _, a := range p.Arguments {
-			ao := Object{"name": a.Name, "description": a.Description}
-			if a.Required {
-				ao["required"] = true
-			}
-			args = append(args, ao)
-		}
-		o["arguments"] = args
-	}
-	return o
+	return struct {
+		Arguments   []arg  `json:"arguments,omitempty"`
+		Description string `json:"description,omitempty"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+	}{args, p.Description, p.Name, p.Title}
 }
 
 // tool is a registered Tool with what the server derived from its schema.
@@ -277,7 +291,7 @@ type tool struct {
 	*Tool
 	def     Object // the Tool object of tools/list
 	headers []headers.Param
-	files   map[string]FileSpec
+	files   map[string]scan.FileSpec
 	// readOnly: the annotations say readOnlyHint: true.
 	readOnly bool
 }
@@ -310,7 +324,7 @@ func (s *Server) AddTool(t *Tool) error {
 	if err != nil {
 		return fmt.Errorf("mcp: AddTool %s: %w", t.Name, err)
 	}
-	if t.TaskSupport || t.TaskRequired {
+	if t.TaskSupport != TaskForbidden {
 		s.enableTasks()
 	}
 	s.tools = append(s.tools, rt)
@@ -332,7 +346,7 @@ func (s *Server) newTool(t *Tool) (*tool, error) {
 	_ = json.Unmarshal(t.Annotations, &hints) // checked below
 	rt.readOnly = hints.ReadOnly
 	rt.headers = headers.Params(input)
-	rt.files = fileProps(input)
+	rt.files = toolargs.FileSpecs(input)
 	for name, spec := range rt.files {
 		if spec.MaxSize > s.opts.MaxFileBytes {
 			return nil, fmt.Errorf("argument %q: x-mcp-file maxSize %d is above the server's MaxFileBytes %d",
@@ -354,27 +368,6 @@ func (s *Server) newTool(t *Tool) (*tool, error) {
 		}
 	}
 	return rt, nil
-}
-
-// fileProps returns the x-mcp-file descriptors of a schema's properties.
-func fileProps(schema Object) map[string]FileSpec {
-	props, _ := schema["properties"].(Object)
-	var out map[string]FileSpec
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, _ := props[name].(Object)
-		raw, ok := p["x-mcp-file"]
-		if !ok {
-			continue
-		}
-		b, _ := json.Marshal(raw)
-		var spec FileSpec
-		_ = json.Unmarshal(b, &spec)
-		if out == nil {
-			out = map[string]FileSpec{}
-		}
-		out[name] = spec
-	}
-	return out
 }
 
 // AddResource registers a single resource: listed first on the first page

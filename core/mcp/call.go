@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"time"
 
+	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
@@ -109,26 +108,23 @@ func (c *Call) param(name string, v any) *Error {
 }
 
 // HasCapability reports whether the client declared capability name.
-func (c *Call) HasCapability(name string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(c.caps, &m) != nil {
-		return false
-	}
-	v, ok := m[name]
-	return ok && string(v) != "null" && string(v) != "false"
-}
+func (c *Call) HasCapability(name string) bool { return clientcaps.Has(c.caps, name) }
 
 // File returns the x-mcp-file argument name, decoded while it arrived (or,
-// for a small value, now). bad, when not "", says why there is none: the
-// argument is absent or not a string. Check File.Problem before using it.
-func (c *Call) File(name string) (f *File, bad string) {
-	spec := FileSpec{MaxSize: c.srv.opts.MaxFileBytes}
+// for a small value, now) and checked against its descriptor. A value the
+// client must fix (absent, not a string, not a data URI, too large, a
+// media type not accepted, refused by the FileSink) is a *[FileError]:
+// return it as it is and the client gets an isError result naming the
+// argument. Any other error is the server's (the spool or the sink
+// failed): return it too, it is an internal error.
+func (c *Call) File(name string) (*File, error) {
+	spec := scan.FileSpec{MaxSize: c.srv.opts.MaxFileBytes}
 	if c.tool != nil {
 		if s, ok := c.tool.files[name]; ok {
 			spec = s
 		}
 	}
-	return c.files.Value("/params/arguments/"+scan.PathElem(name), name, c.args[name], spec)
+	return fileValue(c.files, "/params/arguments/"+scan.PathElem(name), name, c.args[name], spec, false)
 }
 
 func (c *Call) send(msg []byte) {
@@ -202,30 +198,7 @@ func (c *Call) request(method string, params any, sent func(id int64)) (*jsonrpc
 		return nil, err
 	}
 	defer release()
-	id, ch := c.sess.NewPending()
-	defer c.sess.DropPending(id)
-	if sent != nil {
-		sent(id)
-	}
-	if err := c.out.Event(jsonrpc.EncodeRequest(id, method, params)); err != nil {
-		return nil, err
-	}
-	t := time.NewTimer(c.srv.opts.ClientTimeout)
-	defer t.Stop()
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			m.Files.Discard()
-			var e Error
-			_ = json.Unmarshal(m.Error, &e)
-			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)
-		}
-		return m, nil
-	case <-c.ctx.Done():
-		return nil, c.ctx.Err()
-	case <-t.C:
-		return nil, fmt.Errorf("mcp: no answer to %s within %v", method, c.srv.opts.ClientTimeout)
-	}
+	return c.sess.Ask(c.ctx, method, params, c.srv.opts.ClientTimeout, c.out.Event, sent)
 }
 
 // HoldPending charges a wait for the client to the pending budget

@@ -5,13 +5,14 @@
 //
 // A program builds a [Server] with [NewServer], registers what it offers —
 // [Server.AddTool], [Server.AddResource], [Server.AddResourceTemplate],
-// [Server.AddPrompt] — and hands HTTP requests to [Server.ServeMCP]
+// [Server.AddPrompt]; [AddTypedTool] decodes a tool's arguments into a struct
+// checked against its schema — and hands HTTP requests to [Server.ServeMCP]
 // (package mcphttp does so on net/http, core/server over fasthttp). Two things are first-class for any
 // registered tool or resource:
 //
 //   - file inputs (SEP-2356): a tool argument whose schema property carries
 //     "x-mcp-file" reaches the handler as a [File] decoded while it arrives
-//     (package scan), with maxSize and accept enforced as bytes arrive and
+//     (package scan; a refusal is a [FileError]), with maxSize and accept enforced as bytes arrive and
 //     memory flat whatever its size; a [FileSink] may choose where the
 //     bytes go before they arrive, else they are spooled. File fields of a
 //     form elicitation ([Elicit]) are handled the same way in both eras;
@@ -59,6 +60,7 @@
 // resumable streams), session (a 2025-11-25 session's node-local state),
 // mrtr (the signed MRTR requestState), tasks (the tasks extension's task
 // store), contents (the streamed resources/read body; [ScanText]), events
-// (the change-event [Hub], re-exported here) and credwatch (when a
-// notification stream's credential ends).
+// (the change-event [Hub], re-exported here), credwatch (when a
+// notification stream's credential ends) and toolargs (typed tools'
+// argument checks and decoding).
 package mcp

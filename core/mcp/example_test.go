@@ -29,20 +29,16 @@ func ExampleServer_AddTool() {
 			"file":{"type":"string","x-mcp-file":{"maxSize":1073741824,"accept":["text/*","application/pdf"]}}},
 			"required":["file"]}`),
 		Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
-			f, bad := c.File("file")
-			if bad != "" {
-				return mcp.ToolError("%s", bad), nil
-			}
-			defer f.Release()
-			if f.Problem != "" {
-				return mcp.FileError(f), nil // over maxSize, not accepted, malformed…
+			f, err := c.File("file")
+			if err != nil {
+				return nil, err // a *mcp.FileError (over maxSize, not accepted, malformed…) is an isError result
 			}
 			h := sha256.New()
 			n, err := io.Copy(h, f.Reader())
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ToolResult{Content: []any{mcp.Text(fmt.Sprintf("%d bytes, sha256 %x", n, h.Sum(nil)))}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: fmt.Sprintf("%d bytes, sha256 %x", n, h.Sum(nil))}}}, nil
 		},
 	})
 	if err != nil {
@@ -56,6 +52,48 @@ func ExampleServer_AddTool() {
 		`"name":"hash_file","arguments":{"file":"data:text/plain;base64,aGVsbG8="}`, `{}`)
 	fmt.Println(text(res))
 	// Output: 5 bytes, sha256 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+}
+
+// A tool whose arguments are decoded into a struct: they are checked
+// against the schema first (a failure is an isError result naming the
+// argument), and the *mcp.File field gets the x-mcp-file argument decoded
+// while it arrived, never held in memory. Without an InputSchema, the
+// schema is derived from the struct.
+func ExampleAddTypedTool() {
+	type args struct {
+		File  *mcp.File `json:"file"`
+		Label string    `json:"label"`
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "labeller", Version: "1.0.0"}, nil)
+	err := mcp.AddTypedTool(srv, &mcp.Tool{
+		Name: "label_file",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"file":{"type":"string","x-mcp-file":{"maxSize":1073741824,"accept":["text/*"]}},
+			"label":{"type":"string","minLength":1,"maxLength":64}},
+			"required":["file","label"],"additionalProperties":false}`),
+	}, func(c *mcp.Call, in args) (*mcp.ToolResult, error) {
+		n, err := io.Copy(io.Discard, in.File.Reader())
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: fmt.Sprintf("%s: %d bytes of %s", in.Label, n, in.File.MediaType)}}}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	hs := httptest.NewServer(mcphttp.NewHandler(srv, mcphttp.Options{}))
+	defer hs.Close()
+
+	fmt.Println(text(call(hs.URL, "tools/call", "label_file",
+		`"name":"label_file","arguments":{"label":"greeting","file":"data:text/plain;charset=utf-8;base64,aGVsbG8="}`, `{}`)))
+	fmt.Println(text(call(hs.URL, "tools/call", "label_file",
+		`"name":"label_file","arguments":{"label":"","file":"data:text/plain;base64,aGVsbG8="}`, `{}`)))
+	fmt.Println(text(call(hs.URL, "tools/call", "label_file",
+		`"name":"label_file","arguments":{"label":"pic","file":"data:image/png;base64,AAAA"}`, `{}`)))
+	// Output:
+	// greeting: 5 bytes of text/plain; charset=utf-8
+	// Argument "label" must not be empty
+	// Argument "file": media type "image/png" is not accepted (accept: text/*)
 }
 
 // A resource whose body is streamed: resources/read sends it base64 in JSON
@@ -132,7 +170,7 @@ func ExampleCall_Input() {
 			if json.Unmarshal(ans["name"].Result, &r) != nil || r.Action != "accept" {
 				return mcp.ToolError("no name given"), nil
 			}
-			return &mcp.ToolResult{Content: []any{mcp.Text("hello " + r.Content.Name)}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: "hello " + r.Content.Name}}}, nil
 		},
 	})
 	if err != nil {

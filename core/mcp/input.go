@@ -19,9 +19,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/mrtr"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
+	"github.com/mcpblob/mcpblob/core/mcp/toolargs"
 )
 
 // InputRequest is one request for client input: sent as a server-to-client
@@ -63,8 +63,9 @@ type Answer struct {
 
 // File returns the file field of an elicitation answer, decoded while it
 // arrived (bounded then by the field's descriptor when the server could
-// tell, else by the server's limit) and checked now against spec.
-func (a *Answer) File(field string, spec FileSpec) (*File, string) {
+// tell, else by the server's limit) and checked now against spec. Its
+// errors are those of [Call.File]; a *[FileError] names the field.
+func (a *Answer) File(field string, spec FileSpec) (*File, error) {
 	var content map[string]json.RawMessage
 	var r struct {
 		Content map[string]json.RawMessage `json:"content"`
@@ -72,7 +73,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, string) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	return a.files.Value(a.path+scan.PathElem(field), field, content[field], spec)
+	return fileValue(a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true)
 }
 
 // InputError is an input request the client could not serve (a missing
@@ -172,61 +173,28 @@ func (c *Call) inputResponses() (map[string]json.RawMessage, error) {
 }
 
 func (c *Call) loadInput() (map[string]json.RawMessage, error) {
-	raw, ok := c.params["inputResponses"]
-	m, e := mrtr.Responses(raw, ok)
+	m, env, e := mrtr.Load(c.srv.keyring, c.params, c.args, c.principal, c.method, c.nameParam(), c.tool != nil && c.tool.Stateful)
 	if e != nil {
 		return nil, e
 	}
-	sraw, hasState := c.params["requestState"]
-	if !hasState || string(sraw) == "null" {
-		if c.tool != nil && c.tool.Stateful {
-			return nil, nil // answers without the state they belong to: start over
-		}
-		return m, nil
+	if env != nil {
+		c.state = env.State
 	}
-	var rs string
-	if json.Unmarshal(sraw, &rs) != nil {
-		return nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
-	}
-	env, e := mrtr.Verify(c.srv.keyring, rs, c.principal, c.method, c.nameParam())
-	if e != nil {
-		return nil, e
-	}
-	if e := mrtr.CheckArgs(env.Args, c.args); e != nil {
-		return nil, e
-	}
-	c.state = env.State
 	return m, nil
 }
 
 // inputRequiredResult builds an InputRequiredResult; a requestState is
 // signed when the handler saved state or a request carries file fields.
 func (s *Server) inputRequiredResult(c *Call, reqs map[string]InputRequest) (Object, error) {
-	irs := Object{}
-	env := mrtr.Envelope{State: c.state, Args: mrtr.ArgDigests(c.args)}
+	mreqs := make(map[string]mrtr.Request, len(reqs))
 	for k, r := range reqs {
-		irs[k] = Object{"method": r.Method, "params": r.Params}
-		if f := fileFields(r); f != nil {
-			if env.Files == nil {
-				env.Files = map[string]map[string]FileSpec{}
-			}
-			env.Files[k] = f
-		}
+		mreqs[k] = mrtr.Request{Method: r.Method, Params: r.Params, Files: fileFields(r)}
 	}
-	res := Object{"resultType": "input_required", "inputRequests": irs}
-	if c.state == nil && env.Files == nil {
-		return res, nil
-	}
-	tok, err := mrtr.Sign(s.keyring, &env, c.principal, c.method, c.nameParam(), s.opts.RequestStateTTL)
-	if err != nil {
-		return nil, err
-	}
-	res["requestState"] = tok
-	return res, nil
+	return mrtr.Required(s.keyring, mreqs, c.state, c.args, c.principal, c.method, c.nameParam(), s.opts.RequestStateTTL)
 }
 
 // fileFields returns the x-mcp-file fields of an elicitation's form.
-func fileFields(r InputRequest) map[string]FileSpec {
+func fileFields(r InputRequest) map[string]scan.FileSpec {
 	if r.Method != "elicitation/create" {
 		return nil
 	}
@@ -234,7 +202,7 @@ func fileFields(r InputRequest) map[string]FileSpec {
 	if schema == nil {
 		return nil
 	}
-	return fileProps(schema)
+	return toolargs.FileSpecs(schema)
 }
 
 // inputOutcome turns a handler's input error into its answer: an
@@ -243,7 +211,10 @@ func fileFields(r InputRequest) map[string]FileSpec {
 func (s *Server) inputOutcome(c *Call, err error) (Object, error) {
 	var ir *inputRequired
 	var ie *InputError
+	var fe *FileError
 	switch {
+	case errors.As(err, &fe):
+		return fe.result().object(), nil
 	case errors.As(err, &ir):
 		if !c.modern {
 			return nil, errors.New("mcp: AskAgain outside 2026-07-28")

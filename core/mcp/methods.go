@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -201,20 +200,16 @@ func (s *Server) complete(c *Call) (any, error) {
 }
 
 func (r Completion) object() Object {
-	values := r.Values
+	values, more := r.Values, r.HasMore
 	if values == nil {
 		values = []string{}
 	}
-	more := r.HasMore
 	if len(values) > 100 {
 		values, more = values[:100], true
 	}
 	o := Object{"values": values, "hasMore": more}
-	switch {
-	case r.Total >= len(r.Values):
-		o["total"] = r.Total
-	case !more:
-		o["total"] = len(values)
+	if r.Total >= len(r.Values) || !more {
+		o["total"] = max(r.Total, len(values))
 	}
 	return Object{"completion": o}
 }
@@ -233,16 +228,7 @@ func FilterPrefix(all []string, prefix string) []string {
 
 // MissingCapability is the 2026-07-28 -32021 error for client
 // capabilities a request needs.
-func MissingCapability(names ...string) *Error { return missingCapability(names...) }
-
-func missingCapability(names ...string) *Error {
-	req := Object{}
-	for _, n := range names {
-		req[n] = Object{}
-	}
-	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
-		Object{"requiredCapabilities": req}).WithStatus(http.StatusBadRequest)
-}
+func MissingCapability(names ...string) *Error { return jsonrpc.MissingCapability(names...) }
 
 // Prompts.
 

@@ -98,7 +98,7 @@ func (c *testClient) startCall(name, args string) (*liveResponse, rpcMessage) {
 // also holds an expectation (session.Expectations).
 var formTool = &Tool{
 	Name:        "ask",
-	Streams:     true,
+	Streams:     StreamForInput,
 	InputSchema: json.RawMessage(`{"type":"object"}`),
 	Handler: func(c *Call) (*ToolResult, error) {
 		form := Object{"type": "object", "properties": Object{
@@ -106,7 +106,7 @@ var formTool = &Tool{
 		if _, err := c.Input(map[string]InputRequest{"f": Elicit("A file?", form)}); err != nil {
 			return nil, err
 		}
-		return &ToolResult{Content: []any{Text("thanks")}}, nil
+		return &ToolResult{Content: []Content{Text{Text: "thanks"}}}, nil
 	},
 }
 
@@ -244,14 +244,14 @@ func memInUse() uint64 {
 // taskAskTool runs as a task that asks for input and waits for tasks/update.
 var taskAskTool = &Tool{
 	Name:        "task_ask",
-	TaskSupport: true,
+	TaskSupport: TaskOptional,
 	InputSchema: json.RawMessage(`{"type":"object"}`),
 	Handler: func(c *Call) (*ToolResult, error) {
 		return c.RunAsTask(func(tc *Call) (*ToolResult, error) {
 			if _, err := tc.Input(map[string]InputRequest{"ok": Elicit("Sure?", Object{"type": "object"})}); err != nil {
 				return nil, err
 			}
-			return &ToolResult{Content: []any{Text("done")}}, nil
+			return &ToolResult{Content: []Content{Text{Text: "done"}}}, nil
 		})
 	},
 }

@@ -40,12 +40,9 @@ func hashTool(name string, maxSize int64) *Tool {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"file":{"type":"string","format":"uri",` +
 			`"x-mcp-file":{"maxSize":` + strconv.FormatInt(maxSize, 10) + `,"accept":["text/plain"]}}},"required":["file"]}`),
 		Handler: func(c *Call) (*ToolResult, error) {
-			f, bad := c.File("file")
-			if bad != "" {
-				return ToolError("%s", bad), nil
-			}
-			if f.Problem != "" {
-				return FileError(f), nil
+			f, err := c.File("file")
+			if err != nil {
+				return nil, err
 			}
 			h := sha256.New()
 			n, err := io.Copy(h, f.Reader())
@@ -53,7 +50,7 @@ func hashTool(name string, maxSize int64) *Tool {
 				return nil, err
 			}
 			sum := hex.EncodeToString(h.Sum(nil))
-			return &ToolResult{Content: []any{Text(sum)}, StructuredContent: Object{"sha256": sum, "size": n}}, nil
+			return &ToolResult{Content: []Content{Text{Text: sum}}, StructuredContent: Object{"sha256": sum, "size": n}}, nil
 		},
 	}
 }
@@ -234,24 +231,21 @@ func TestToolFileSink(t *testing.T) {
 				return sk, true, nil
 			},
 			Handler: func(c *Call) (*ToolResult, error) {
-				f, bad := c.File("file")
-				if bad != "" {
-					return ToolError("%s", bad), nil
-				}
-				if f.Problem != "" {
-					return FileError(f), nil
+				f, err := c.File("file")
+				if err != nil {
+					return nil, err
 				}
 				sk, ok := f.Sink().(*recSink)
 				if !ok {
 					n, _ := io.Copy(io.Discard, f.Reader())
-					return &ToolResult{Content: []any{Text("spooled " + strconv.FormatInt(n, 10))}}, nil
+					return &ToolResult{Content: []Content{Text{Text: "spooled " + strconv.FormatInt(n, 10)}}}, nil
 				}
 				if string(c.Arguments()["keep"]) == "true" {
 					sk.mu.Lock()
 					sk.committed = true
 					sk.mu.Unlock()
 				}
-				return &ToolResult{Content: []any{Text("sink " + strconv.FormatInt(f.Size, 10))}}, nil
+				return &ToolResult{Content: []Content{Text{Text: "sink " + strconv.FormatInt(f.Size, 10)}}}, nil
 			},
 		})
 		c := newClient(t, s).as("alice")
@@ -440,7 +434,7 @@ var askTool = &Tool{
 		if err := json.Unmarshal(ans["x"].Result, &r); err != nil || r.Action != "accept" {
 			return ToolError("declined"), nil
 		}
-		return &ToolResult{Content: []any{Text("hello " + r.Content.Name)}}, nil
+		return &ToolResult{Content: []Content{Text{Text: "hello " + r.Content.Name}}}, nil
 	},
 }
 
@@ -494,7 +488,7 @@ var statefulTool = &Tool{
 		if _, err := c.Input(reqs); err != nil {
 			return nil, err
 		}
-		return &ToolResult{Content: []any{Text("done " + string(st))}}, nil
+		return &ToolResult{Content: []Content{Text{Text: "done " + string(st)}}}, nil
 	},
 }
 
@@ -642,12 +636,12 @@ func TestToolStreamsSSE(t *testing.T) {
 	t.Parallel()
 	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
 		s := NewServer(testImpl, &Options{})
-		s.AddTool(&Tool{Name: "chatty", Streams: true, StreamsModern: true, InputSchema: json.RawMessage(`{"type":"object"}`),
+		s.AddTool(&Tool{Name: "chatty", Streams: StreamAlways, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(c *Call) (*ToolResult, error) {
 				for i := range 3 {
 					c.Notify("notifications/message", Object{"level": "info", "data": i})
 				}
-				return &ToolResult{Content: []any{Text("done")}}, nil
+				return &ToolResult{Content: []Content{Text{Text: "done"}}}, nil
 			}})
 		c := newClient(t, s)
 		res := c.callTool("chatty", `{}`)

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/mcp/contents"
@@ -126,26 +123,7 @@ type encodedResult struct {
 // encode returns the result object with keys in json.Marshal's (sorted)
 // order, the encoded member among them.
 func (e *encodedResult) encode(o Object) ([]byte, error) {
-	keys := append(slices.Sorted(maps.Keys(o)), e.name)
-	slices.Sort(keys)
-	out := append(make([]byte, 0, len(e.value)+256), '{')
-	for i, k := range keys {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = strconv.AppendQuote(out, k) // keys are plain ASCII names
-		out = append(out, ':')
-		if k == e.name {
-			out = append(out, e.value...)
-			continue
-		}
-		v, err := json.Marshal(o[k])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v...)
-	}
-	return append(out, '}'), nil
+	return jsonrpc.EncodeObject(o, e.name, e.value)
 }
 
 func (s *Server) addCacheHints(o Object) {

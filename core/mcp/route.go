@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/codec"
@@ -59,16 +60,20 @@ func (rt *router) argument(seen *scan.Seen, arg string) (scan.Route, bool) {
 	if rt.s.authorize(rt.r.Principal, rt.r.Scopes, seen.Method, seen.Name) != nil {
 		// The call will be refused: drop the bytes rather than store them.
 		route.Open = func(codec.DataURIHeader) (scan.Sink, error) {
-			return nil, &FileRefusal{Argument: arg, Problem: "not authorized"}
+			return nil, &scan.Refusal{Argument: arg, Problem: "not authorized"}
 		}
 		return route, true
 	}
 	if t.FileSink != nil {
 		route.Open = func(h codec.DataURIHeader) (scan.Sink, error) {
-			f := &File{Header: h}
+			f := &scan.File{Header: h}
 			sink, ok, err := t.FileSink(FileTarget{Ctx: observe.WithValues(rt.s.baseCtx, rt.r.Context), Argument: arg, MediaType: f.MediaType(),
-				Spec: spec, Args: seen.Args, Principal: rt.r.Principal, Scopes: rt.r.Scopes})
-			if err != nil || !ok {
+				Spec: FileSpec(spec), Args: seen.Args, Principal: rt.r.Principal, Scopes: rt.r.Scopes})
+			var refused *FileError
+			switch {
+			case errors.As(err, &refused):
+				return nil, &scan.Refusal{Argument: refused.Arg, Problem: refused.Reason}
+			case err != nil || !ok:
 				return nil, err
 			}
 			return sink, nil
@@ -87,7 +92,7 @@ func (rt *router) verified(seen *scan.Seen) *mrtr.Envelope {
 
 // expectFiles expects fields in the answer to the server-to-client request
 // id of c's session (session.Expectations) until forgetFiles.
-func (s *Server) expectFiles(c *Call, id int64, fields map[string]FileSpec) {
+func (s *Server) expectFiles(c *Call, id int64, fields map[string]scan.FileSpec) {
 	c.expected = append(c.expected, s.expect.Expect(c.sess.ID, id, fields))
 }
 

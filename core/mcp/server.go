@@ -37,8 +37,8 @@ var supportedModern = []string{VersionModern}
 
 // _meta keys of the 2026-07-28 era.
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaProtocolVersion    = headers.MetaProtocolVersion
+	metaClientCapabilities = headers.MetaClientCapabilities
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
@@ -327,42 +327,28 @@ func (s *Server) handlePost(r *Request, w ResponseWriter) {
 
 // readFailed answers a body the scanner could not read.
 func (s *Server) readFailed(w ResponseWriter, err error) {
-	var bad *scan.BadJSONError
 	var abort *scan.AbortError
-	var member *scan.MemberError
-	switch {
-	case errors.As(err, &member):
-		e := jsonrpc.BadRequest(member.Problem()) // the message, the id or the method
-		if strings.HasPrefix(member.Path, "/params/") {
-			e = jsonrpc.NewError(CodeInvalidParams, "Invalid params: "+member.Problem(), Object{"path": member.Path}).WithStatus(http.StatusBadRequest)
-		}
-		if member.Unread {
+	if !errors.As(err, &abort) {
+		id, e, unread := jsonrpc.ReadError(err)
+		if unread {
 			w.SetHeader("Connection", "close")
 		}
-		writeError(w, member.ID, e)
-	case errors.Is(err, scan.ErrTooLarge):
-		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge))
-	case errors.Is(err, scan.ErrTooDeep):
-		// The rest of the body is unread: the transport reads or closes it.
-		writeError(w, nil, jsonrpc.NewError(CodeInvalidRequest, "Invalid Request: JSON nested deeper than 64 levels", nil).WithStatus(http.StatusBadRequest))
-	case errors.As(err, &bad):
-		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest))
-	case errors.As(err, &abort):
-		// A rejected file too long to read past: answer now and let the
-		// transport close the connection.
-		s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
-		w.SetHeader("Connection", "close")
-		res, _ := json.Marshal(FileError(abort.File).object())
-		w.SetStatus(http.StatusOK)
-		w.SetHeader("Content-Type", "application/json")
-		id := json.RawMessage(`null`)
-		if abort.ID != nil {
-			id = abort.ID
-		}
-		w.SetBody(jsonrpc.Envelope(id, res))
-	default:
-		writeError(w, nil, jsonrpc.NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest))
+		writeError(w, id, e)
+		return
 	}
+	// A rejected file too long to read past: answer now and let the
+	// transport close the connection.
+	s.log.Debug("mcp: request abandoned", "argument", abort.File.Name, "problem", abort.File.Problem)
+	w.SetHeader("Connection", "close")
+	fe := &FileError{Arg: abort.File.Name, Reason: abort.File.Problem, Limit: abort.File.Limit}
+	res, _ := json.Marshal(fe.result().object())
+	w.SetStatus(http.StatusOK)
+	w.SetHeader("Content-Type", "application/json")
+	id := json.RawMessage(`null`)
+	if abort.ID != nil {
+		id = abort.ID
+	}
+	w.SetBody(jsonrpc.Envelope(id, res))
 }
 
 // isModern decides the era of a POST (docs/protocol.md, "Which era a request
@@ -370,7 +356,7 @@ func (s *Server) readFailed(w ResponseWriter, err error) {
 // _meta protocolVersion, or a non-legacy MCP-Protocol-Version header without
 // a session, selects 2026-07-28.
 func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) bool {
-	if _, ok := msg.Meta[metaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
+	if _, ok := msg.Meta[headers.MetaProtocolVersion]; ok && kind == jsonrpc.KindRequest {
 		return true
 	}
 	if msg.Method == "initialize" {
@@ -392,10 +378,7 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 		w.SetStatus(http.StatusAccepted)
 		return
 	}
-	ver, caps, e := modernMeta(msg)
-	if e == nil {
-		e = checkModernHeaders(r.Header, msg, ver)
-	}
+	ver, caps, e := headers.CheckModern(r.Header, msg, supportedModern)
 	if e != nil {
 		writeError(w, msg.ID, e)
 		return
@@ -416,46 +399,6 @@ func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 		}
 	}
 	s.precheckAndRespond(w, c, m, acc)
-}
-
-// modernMeta reads the protocol version and client capabilities every
-// 2026-07-28 request carries in params._meta.
-func modernMeta(msg *jsonrpc.Message) (string, json.RawMessage, *Error) {
-	var ver string
-	verRaw, hasVer := msg.Meta[metaProtocolVersion]
-	if hasVer && json.Unmarshal(verRaw, &ver) != nil {
-		hasVer = false
-	}
-	caps, hasCaps := msg.Meta[metaClientCapabilities]
-	if hasCaps && (len(caps) == 0 || caps[0] != '{') {
-		hasCaps = false
-	}
-	switch {
-	case msg.Meta == nil:
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: params._meta is required", nil).WithStatus(http.StatusBadRequest)
-	case !hasVer || ver == "":
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaProtocolVersion, nil).WithStatus(http.StatusBadRequest)
-	case !hasCaps:
-		return "", nil, jsonrpc.NewError(CodeInvalidParams, "Invalid params: _meta is missing "+metaClientCapabilities, nil).WithStatus(http.StatusBadRequest)
-	}
-	return ver, caps, nil
-}
-
-// checkModernHeaders validates MCP-Protocol-Version, Mcp-Method and Mcp-Name
-// against the body (docs/protocol.md, "2026-07-28: stateless requests").
-func checkModernHeaders(h Header, msg *jsonrpc.Message, ver string) *Error {
-	if hv, ok := headers.Decode(h.Get(headers.ProtocolVersion)); !ok || hv != ver {
-		return headers.Mismatch("MCP-Protocol-Version does not match _meta " + metaProtocolVersion)
-	}
-	if ver != VersionModern {
-		return jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version", Object{
-			"supported": supportedModern, "requested": ver,
-		}).WithStatus(http.StatusBadRequest)
-	}
-	if e := headers.CheckMethod(h, msg.Method); e != nil {
-		return e
-	}
-	return headers.CheckNameParam(h, msg.Method, msg.ParamFields)
 }
 
 // authorize asks Options.Authorize, when set, whether the caller may make

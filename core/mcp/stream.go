@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"io"
-	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
@@ -32,7 +31,7 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 	ok, maxSize := resstream.Capability(c.caps)
 	if !ok {
 		if c.modern {
-			return nil, missingCapability("resourceStreaming")
+			return nil, MissingCapability("resourceStreaming")
 		}
 		return nil, resstream.NotSupported(uri, "the client did not declare the resourceStreaming capability")
 	}
@@ -61,20 +60,11 @@ func (s *Server) resourcesStream(c *Call) (any, error) {
 // body is out (or never will be). MCP-Resource-Uri names the answer's
 // canonical URI (a handler's own header of that name wins).
 func writeStreamAnswer(w ResponseWriter, a *resstream.Answer, done func()) {
-	if headerSafe(a.URI) {
-		w.SetHeader(resstream.HeaderResourceURI, a.URI)
-	}
-	status := http.StatusOK
-	if a.Location != "" {
-		status = http.StatusFound
-		w.SetHeader("Location", a.Location)
-	} else {
-		w.SetHeader("Content-Type", a.MIMEType)
-	}
-	w.SetStatus(status)
-	for _, h := range a.Header {
+	status, header := resstream.Headers(a)
+	for _, h := range header {
 		w.SetHeader(h[0], h[1])
 	}
+	w.SetStatus(status)
 	if a.Body == nil {
 		done()
 		return
@@ -89,15 +79,4 @@ func writeStreamAnswer(w ResponseWriter, a *resstream.Answer, done func()) {
 		_, err := io.Copy(sw, body)
 		return err
 	})
-}
-
-// headerSafe reports whether v may be sent as a header value as it is (no
-// control character that could end the header).
-func headerSafe(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if v[i] < 0x20 || v[i] == 0x7f {
-			return false
-		}
-	}
-	return v != ""
 }

@@ -9,10 +9,9 @@ package mcp
 // supports tasks (today the conformance fixtures).
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 
+	"github.com/mcpblob/mcpblob/core/mcp/clientcaps"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 	"github.com/mcpblob/mcpblob/core/mcp/tasks"
@@ -41,21 +40,9 @@ func (s *Server) enableTasks() {
 }
 
 // hasExtension reports whether the client's capabilities list extension id.
-func (c *Call) hasExtension(id string) bool {
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(c.caps, &caps) != nil {
-		return false
-	}
-	v, ok := caps.Extensions[id]
-	return ok && string(v) != "null" && string(v) != "false"
-}
+func (c *Call) hasExtension(id string) bool { return clientcaps.HasExtension(c.caps, id) }
 
-func missingExtension(id string) *Error {
-	return jsonrpc.NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
-		Object{"requiredCapabilities": Object{"extensions": Object{id: Object{}}}}).WithStatus(http.StatusBadRequest)
-}
+func missingExtension(id string) *Error { return jsonrpc.MissingExtension(id) }
 
 // TasksOK reports whether this call may answer with a CreateTaskResult.
 func (c *Call) TasksOK() bool {

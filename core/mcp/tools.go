@@ -81,9 +81,9 @@ func (s *Server) toolsPrecheck(c *Call) *Error {
 		}
 	}
 	if len(missing) > 0 {
-		return missingCapability(missing...)
+		return jsonrpc.MissingCapability(missing...)
 	}
-	if t.TaskRequired && !c.hasExtension(ExtTasks) {
+	if t.TaskSupport == TaskRequired && !c.hasExtension(ExtTasks) {
 		return missingExtension(ExtTasks)
 	}
 	return nil
@@ -96,10 +96,7 @@ func (s *Server) toolsStream(c *Call) bool {
 	if c.tool == nil {
 		return false
 	}
-	if c.modern {
-		return c.tool.StreamsModern
-	}
-	return c.tool.Streams
+	return c.tool.Streams == StreamAlways || c.tool.Streams == StreamForInput && !c.modern
 }
 
 func (s *Server) toolsCall(c *Call) (any, error) {
@@ -107,6 +104,10 @@ func (s *Server) toolsCall(c *Call) (any, error) {
 		c.args = map[string]json.RawMessage{}
 	}
 	res, err := c.tool.Handler(c)
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.result().object(), nil
+	}
 	if err != nil {
 		if o, ierr := s.inputOutcome(c, err); o != nil || ierr != nil {
 			return o, ierr

@@ -28,19 +28,16 @@ var hashFile = &mcp.Tool{
 		"file":{"type":"string","format":"uri","x-mcp-file":{"maxSize":1073741824,"accept":["application/pdf","text/*"]}}},
 		"required":["file"]}`),
 	Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
-		f, bad := c.File("file")
-		if bad != "" {
-			return mcp.ToolError("%s", bad), nil
-		}
-		if f.Problem != "" {
-			return mcp.FileError(f), nil // maxSize, accept, malformed data URI…
+		f, err := c.File("file")
+		if err != nil {
+			return nil, err // a *mcp.FileError (maxSize, accept, malformed data URI…) is an isError result
 		}
 		h := sha256.New()
 		if _, err := io.Copy(h, f.Reader()); err != nil {
 			return nil, err
 		}
 		sum := hex.EncodeToString(h.Sum(nil))
-		return &mcp.ToolResult{Content: []any{mcp.Text(fmt.Sprintf("%d bytes, sha256 %s", f.Size, sum))},
+		return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: fmt.Sprintf("%d bytes, sha256 %s", f.Size, sum)}},
 			StructuredContent: mcp.Object{"size": f.Size, "sha256": sum}}, nil
 	},
 }

@@ -3,8 +3,13 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
@@ -234,4 +239,72 @@ func EncodeRequest(id int64, method string, params any) []byte {
 		panic("bug: request params do not marshal: " + err.Error())
 	}
 	return b
+}
+
+// EncodeObject encodes the object o with member name set to value, JSON
+// encoded already (a large member encoded once and reused), its keys in
+// json.Marshal's sorted order.
+func EncodeObject(o map[string]any, name string, value []byte) ([]byte, error) {
+	keys := append(slices.Sorted(maps.Keys(o)), name)
+	slices.Sort(keys)
+	out := append(make([]byte, 0, len(value)+256), '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, k) // keys are plain ASCII names
+		out = append(out, ':')
+		if k == name {
+			out = append(out, value...)
+			continue
+		}
+		v, err := json.Marshal(o[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
+}
+
+// MissingCapability is the 2026-07-28 -32021 error for the client
+// capabilities a request needs.
+func MissingCapability(names ...string) *Error {
+	req := map[string]any{}
+	for _, n := range names {
+		req[n] = map[string]any{}
+	}
+	return NewError(CodeMissingCapability, "Missing required client capability: "+strings.Join(names, ", "),
+		map[string]any{"requiredCapabilities": req}).WithStatus(http.StatusBadRequest)
+}
+
+// MissingExtension is the -32021 error for an extension a request needs.
+func MissingExtension(id string) *Error {
+	return NewError(CodeMissingCapability, "Missing required client capability: extension "+id,
+		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{id: map[string]any{}}}}).WithStatus(http.StatusBadRequest)
+}
+
+// ReadError is the error answer to a message the scanner could not read
+// (err from scan.Read, other than *scan.AbortError): the id when the
+// scanner learnt it, and whether the rest of the body is unread, so the
+// connection must close.
+func ReadError(err error) (id json.RawMessage, e *Error, unread bool) {
+	var bad *scan.BadJSONError
+	var member *scan.MemberError
+	switch {
+	case errors.As(err, &member):
+		e := BadRequest(member.Problem()) // the message, the id or the method
+		if strings.HasPrefix(member.Path, "/params/") {
+			e = NewError(CodeInvalidParams, "Invalid params: "+member.Problem(), map[string]any{"path": member.Path}).WithStatus(http.StatusBadRequest)
+		}
+		return member.ID, e, member.Unread
+	case errors.Is(err, scan.ErrTooLarge):
+		return nil, NewError(CodeInvalidRequest, "Request body too large", nil).WithStatus(http.StatusRequestEntityTooLarge), false
+	case errors.Is(err, scan.ErrTooDeep):
+		// The rest of the body is unread: the transport reads or closes it.
+		return nil, NewError(CodeInvalidRequest, "Invalid Request: JSON nested deeper than 64 levels", nil).WithStatus(http.StatusBadRequest), false
+	case errors.As(err, &bad):
+		return nil, NewError(CodeParseError, "Parse error: invalid JSON", nil).WithStatus(http.StatusBadRequest), false
+	}
+	return nil, NewError(CodeParseError, "Parse error: reading body failed", nil).WithStatus(http.StatusBadRequest), false
 }

@@ -99,7 +99,7 @@ func newServer(t *testing.T, opts mcphttp.Options, mopts *mcp.Options) (*httptes
 	err := srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: echoSchema, Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 		var text string
 		_ = json.Unmarshal(c.Arguments()["text"], &text)
-		return &mcp.ToolResult{Content: []any{mcp.Text(text + " from " + c.Principal())}}, nil
+		return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: text + " from " + c.Principal()}}}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func TestSlowBodyCut(t *testing.T) {
 func TestSSEFlushed(t *testing.T) {
 	seen := make(chan struct{})
 	srv := mcp.NewServer(mcp.Implementation{Name: "sse-test"}, nil)
-	err := srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`), Streams: true, StreamsModern: true,
+	err := srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`), Streams: mcp.StreamAlways,
 		Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 			c.Log("info", "slow", "started")
 			select {
@@ -306,7 +306,7 @@ func TestSSEFlushed(t *testing.T) {
 			case <-time.After(time.Minute):
 				return mcp.ToolError("the first event never reached the client"), nil
 			}
-			return &mcp.ToolResult{Content: []any{mcp.Text("done")}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: "done"}}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -102,3 +102,71 @@ func ArgDigests(args map[string]json.RawMessage) map[string]string {
 	}
 	return out
 }
+
+// Load reads a request's params.inputResponses and params.requestState:
+// the responses and, when a requestState came, its verified envelope,
+// bound to principal, method and name and to the request's args. A
+// stateful tool's responses that came without a state are dropped (nil):
+// the handler starts over.
+func Load(kr *token.Keyring, params, args map[string]json.RawMessage, principal, method, name string, stateful bool) (map[string]json.RawMessage, *Envelope, *jsonrpc.Error) {
+	raw, ok := params["inputResponses"]
+	m, e := Responses(raw, ok)
+	if e != nil {
+		return nil, nil, e
+	}
+	sraw, hasState := params["requestState"]
+	if !hasState || string(sraw) == "null" {
+		if stateful {
+			return nil, nil, nil
+		}
+		return m, nil, nil
+	}
+	var rs string
+	if json.Unmarshal(sraw, &rs) != nil {
+		return nil, nil, jsonrpc.InvalidParams("Invalid params: requestState must be a string")
+	}
+	env, e := Verify(kr, rs, principal, method, name)
+	if e == nil {
+		e = CheckArgs(env.Args, args)
+	}
+	if e != nil {
+		return nil, nil, e
+	}
+	return m, env, nil
+}
+
+// Request is one input request of an InputRequiredResult: its method and
+// params, and the x-mcp-file fields of an elicited form.
+type Request struct {
+	Method string
+	Params any
+	Files  map[string]scan.FileSpec
+}
+
+// Required returns an InputRequiredResult for reqs. A requestState is
+// signed (see Sign) into it when the handler saved state or a request
+// carries file fields; it binds the request's args.
+func Required(kr *token.Keyring, reqs map[string]Request, state json.RawMessage, args map[string]json.RawMessage,
+	principal, method, name string, ttl time.Duration) (map[string]any, error) {
+	irs := map[string]any{}
+	env := Envelope{State: state, Args: ArgDigests(args)}
+	for k, r := range reqs {
+		irs[k] = map[string]any{"method": r.Method, "params": r.Params}
+		if r.Files != nil {
+			if env.Files == nil {
+				env.Files = map[string]map[string]scan.FileSpec{}
+			}
+			env.Files[k] = r.Files
+		}
+	}
+	res := map[string]any{"resultType": "input_required", "inputRequests": irs}
+	if state == nil && env.Files == nil {
+		return res, nil
+	}
+	tok, err := Sign(kr, &env, principal, method, name, ttl)
+	if err != nil {
+		return nil, err
+	}
+	res["requestState"] = tok
+	return res, nil
+}

@@ -3,6 +3,7 @@ package resstream
 import (
 	"encoding/json"
 	"io"
+	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -97,4 +98,32 @@ func (c *doneCloser) Close() error {
 	err := c.ReadCloser.Close()
 	c.done()
 	return err
+}
+
+// Headers are the status and headers of a direct or redirect answer a:
+// MCP-Resource-Uri names its canonical URI (a handler's own header of that
+// name, in a.Header, comes later and wins).
+func Headers(a *Answer) (status int, header [][2]string) {
+	if headerSafe(a.URI) {
+		header = append(header, [2]string{HeaderResourceURI, a.URI})
+	}
+	status = http.StatusOK
+	if a.Location != "" {
+		status = http.StatusFound
+		header = append(header, [2]string{"Location", a.Location})
+	} else {
+		header = append(header, [2]string{"Content-Type", a.MIMEType})
+	}
+	return status, append(header, a.Header...)
+}
+
+// headerSafe reports whether v may be sent as a header value as it is (no
+// control character that could end the header).
+func headerSafe(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] == 0x7f {
+			return false
+		}
+	}
+	return v != ""
 }

@@ -50,6 +50,9 @@ type File struct {
 	Head []byte
 	// Problem says why the value is rejected; "" when it is fine so far.
 	Problem string
+	// Limit is the byte limit a value too large broke (its maxSize, or the
+	// server's limit); 0 for any other problem.
+	Limit int64
 	// Err is the server's failure to keep the payload: the sink or spool
 	// could not be opened or written (a full disk, a failing store). The
 	// value was still read to its end and checked, so the message parses;
@@ -62,6 +65,7 @@ type File struct {
 	raw      bool
 	inline   []byte
 	diverted bool
+	kept     bool
 }
 
 // Diverted reports a value taken out of the message while it arrived: a
@@ -103,15 +107,31 @@ func (f *File) Reader() io.Reader {
 	return nil
 }
 
+// ErrInSink is what Payload reads of a payload that went to a sink.
+var ErrInSink = errors.New("scan: the payload went to its sink")
+
+// Payload is Reader, never nil: for a payload that went to a sink it
+// fails with ErrInSink.
+func (f *File) Payload() io.Reader {
+	if r := f.Reader(); r != nil {
+		return r
+	}
+	return errReader{ErrInSink}
+}
+
 // errReader fails every Read with err.
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// Release aborts the sink and closes the spool (a spool file is unlinked,
-// so it disappears).
+// Keep tells Release that the sink's bytes were kept (committed): it is
+// not aborted.
+func (f *File) Keep() { f.kept = true }
+
+// Release aborts the sink, unless it was kept, and closes the spool (a
+// spool file is unlinked, so it disappears).
 func (f *File) Release() {
-	if f.sink != nil {
+	if f.sink != nil && !f.kept {
 		f.sink.Abort()
 	}
 	if f.spool != nil {
@@ -143,6 +163,7 @@ func (f *File) check(spec FileSpec) {
 		f.Reject(AcceptProblem(f.Header.MediaType, spec.Accept))
 	case spec.MaxSize > 0 && f.Size > spec.MaxSize:
 		f.Reject(SizeProblem(spec.MaxSize))
+		f.Limit = spec.MaxSize
 	}
 }
 
@@ -384,6 +405,7 @@ func decodeDataURI(name string, spec FileSpec, src io.Reader, open openFunc, bud
 		} else {
 			f.Problem = fmt.Sprintf("file is larger than the server's limit of %d bytes", limit)
 		}
+		f.Limit = limit
 	case errors.As(err, &de):
 		f.Problem = "malformed data URI: " + de.Reason
 	default:

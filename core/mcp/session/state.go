@@ -292,3 +292,35 @@ func (sess *State) ReleaseGetStream() {
 	defer sess.mu.Unlock()
 	sess.getStream = false
 }
+
+// Ask sends the server-to-client request method with send (the call's SSE
+// stream) and waits for the client's answer, until ctx ends or timeout;
+// sent, when set, learns the request id before it goes out. An error
+// answer is an error naming the method (its files are discarded).
+func (sess *State) Ask(ctx context.Context, method string, params any, timeout time.Duration,
+	send func(msg []byte) error, sent func(id int64)) (*jsonrpc.Message, error) {
+	id, ch := sess.NewPending()
+	defer sess.DropPending(id)
+	if sent != nil {
+		sent(id)
+	}
+	if err := send(jsonrpc.EncodeRequest(id, method, params)); err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			m.Files.Discard()
+			var e jsonrpc.Error
+			_ = json.Unmarshal(m.Error, &e)
+			return nil, fmt.Errorf("mcp: client answered %s with error %d: %s", method, e.Code, e.Message)
+		}
+		return m, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+		return nil, fmt.Errorf("mcp: no answer to %s within %v", method, timeout)
+	}
+}

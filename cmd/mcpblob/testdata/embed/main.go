@@ -74,20 +74,12 @@ func Register(s *mcp.Server) {
 // hashFile reads the spooled file as a stream: the payload was decoded
 // while the request arrived, so only a copy buffer is held here.
 func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
-	f, bad := c.File("file")
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
-	defer f.Release()
-	if f.Problem != "" {
-		return mcp.FileError(f), nil
-	}
-	r := f.Reader()
-	if r == nil {
-		return mcp.ToolError("file: no payload to read"), nil
+	f, err := c.File("file")
+	if err != nil {
+		return nil, err // a *mcp.FileError (maxSize, accept, malformed data URI…) is an isError result
 	}
 	h := sha256.New()
-	n, err := io.Copy(h, &ctxReader{ctx: c.Context(), r: r})
+	n, err := io.Copy(h, &ctxReader{ctx: c.Context(), r: f.Reader()})
 	if err != nil {
 		return nil, fmt.Errorf("hash_file: read: %w", err)
 	}
@@ -96,8 +88,8 @@ func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	return &mcp.ToolResult{
-		Content:           []any{mcp.Text(fmt.Sprintf("sha256 %s, %d bytes (%s)", sum, n, f.MediaType()))},
-		StructuredContent: mcp.Object{"sha256": sum, "size": n, "mediaType": f.MediaType()},
+		Content:           []mcp.Content{mcp.Text{Text: fmt.Sprintf("sha256 %s, %d bytes (%s)", sum, n, f.MediaType)}},
+		StructuredContent: mcp.Object{"sha256": sum, "size": n, "mediaType": f.MediaType},
 	}, nil
 }
 

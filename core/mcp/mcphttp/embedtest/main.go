@@ -58,36 +58,33 @@ func NewServer() (*mcp.Server, error) {
 	// MaxFileBytes (default 1 GiB) bounds every x-mcp-file maxSize:
 	// AddTool refuses a larger one, so raise it to the tool's.
 	srv := mcp.NewServer(mcp.Implementation{Name: Name, Version: "1.0.0"}, &mcp.Options{MaxFileBytes: MaxFileSize})
-	err := srv.AddTool(&mcp.Tool{
+	err := mcp.AddTypedTool(srv, &mcp.Tool{
 		Name:         "hash_file",
 		Title:        "Hash a file",
 		Description:  "Returns the sha256 and size of the file passed as a data URI.",
 		InputSchema:  hashFileInput,
 		OutputSchema: hashFileOutput,
 		Annotations:  json.RawMessage(`{"readOnlyHint": true}`),
-		Handler:      hashFile,
-	})
+	}, hashFile)
 	return srv, err
 }
 
+// hashFileArgs are hash_file's arguments: the file, decoded while the
+// request arrived (a refused one never reaches the handler).
+type hashFileArgs struct {
+	File *mcp.File `json:"file"`
+}
+
 // hashFile reads the spooled file as a stream: only a copy buffer is held.
-func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
-	f, bad := c.File("file")
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
-	}
-	defer f.Release()
-	if f.Problem != "" {
-		return mcp.FileError(f), nil
-	}
+func hashFile(c *mcp.Call, in hashFileArgs) (*mcp.ToolResult, error) {
 	h := sha256.New()
-	n, err := io.Copy(h, f.Reader())
+	n, err := io.Copy(h, in.File.Reader())
 	if err != nil {
 		return nil, fmt.Errorf("hash_file: read: %w", err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	return &mcp.ToolResult{
-		Content:           []any{mcp.Text(fmt.Sprintf("sha256 %s, %d bytes", sum, n))},
+		Content:           []mcp.Content{mcp.Text{Text: fmt.Sprintf("sha256 %s, %d bytes", sum, n)}},
 		StructuredContent: mcp.Object{"sha256": sum, "size": n},
 	}, nil
 }

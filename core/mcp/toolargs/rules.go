@@ -1,4 +1,4 @@
-package blobs
+package toolargs
 
 import (
 	"encoding/json"
@@ -8,19 +8,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
-// The blob tools check their arguments against their input schemas before
-// they run: the subset of JSON Schema the schemas use (type, minLength and
-// maxLength, minimum and maximum, enum, items, required, and
-// additionalProperties false). A failed check is a tool execution error
-// naming the argument (SEP-1303), the same in both protocol eras. x-mcp-file
-// arguments are left to the handler (Call.File checks their descriptor).
-
-// argRules are one tool's argument checks, read from its input schema.
-type argRules struct {
+// Rules are one tool's argument checks, read from its input schema.
+type Rules struct {
 	tool     string
 	props    map[string]*propRule
 	names    []string // sorted, for messages
@@ -40,37 +32,24 @@ type propRule struct {
 	File      json.RawMessage `json:"x-mcp-file"`
 }
 
-// checked returns t with a handler that checks the arguments against
-// t.InputSchema first. It panics on a schema it cannot read (a bug).
-func checked(t *mcp.Tool) *mcp.Tool {
-	r := newArgRules(t.Name, t.InputSchema)
-	h := t.Handler
-	t.Handler = func(c *mcp.Call) (*mcp.ToolResult, error) {
-		if bad := r.check(c); bad != "" {
-			return mcp.ToolError("%s", bad), nil
-		}
-		return h(c)
-	}
-	return t
-}
-
-// newArgRules reads the checks of tool's arguments from its input schema.
-func newArgRules(tool string, schema json.RawMessage) *argRules {
+// Parse reads the checks of tool's arguments from its input schema.
+func Parse(tool string, schema json.RawMessage) (*Rules, error) {
 	var s struct {
 		Properties map[string]*propRule `json:"properties"`
 		Additional *bool                `json:"additionalProperties"`
 		Required   []string             `json:"required"`
 	}
 	if err := json.Unmarshal(schema, &s); err != nil {
-		panic("bug: input schema of " + tool + ": " + err.Error())
+		return nil, err
 	}
-	return &argRules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
-		closed: s.Additional != nil && !*s.Additional, required: s.Required}
+	return &Rules{tool: tool, props: s.Properties, names: slices.Sorted(maps.Keys(s.Properties)),
+		closed: s.Additional != nil && !*s.Additional, required: s.Required}, nil
 }
 
-// check returns the problem with the call's arguments, or "".
-func (r *argRules) check(c *mcp.Call) string {
-	args := c.Arguments()
+// Check returns the problem with args, naming the argument, or "".
+// diverted reports a string argument taken out of the message while it
+// arrived (over 64 KiB), which args read as "".
+func (r *Rules) Check(args map[string]json.RawMessage, diverted func(name string) bool) string {
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		p := r.props[name]
 		if p == nil {
@@ -79,7 +58,7 @@ func (r *argRules) check(c *mcp.Call) string {
 			}
 			continue
 		}
-		if bad := p.check(c, name, args[name]); bad != "" {
+		if bad := p.check(diverted, name, args[name]); bad != "" {
 			return bad
 		}
 	}
@@ -93,7 +72,7 @@ func (r *argRules) check(c *mcp.Call) string {
 
 // check returns the problem with the value raw of argument name, or "".
 // null stands for an absent argument.
-func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
+func (p *propRule) check(diverted func(string) bool, name string, raw json.RawMessage) string {
 	if string(raw) == "null" || p.File != nil {
 		return ""
 	}
@@ -103,7 +82,7 @@ func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
 		if json.Unmarshal(raw, &v) != nil {
 			return fmt.Sprintf("Argument %q must be a string", name)
 		}
-		if v == "" && c != nil && diverted(c, name) {
+		if v == "" && diverted != nil && diverted(name) {
 			// Over 64 KiB: the scanner took it out of the message.
 			return p.lengthProblem(name)
 		}
@@ -131,13 +110,6 @@ func (p *propRule) check(c *mcp.Call, name string, raw json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-// diverted reports a string argument taken out of the message while it
-// arrived (over 64 KiB): Arguments reads "" for it.
-func diverted(c *mcp.Call, name string) bool {
-	f, _ := c.File(name)
-	return f != nil && f.Diverted()
 }
 
 func (p *propRule) checkString(name, v string) string {
