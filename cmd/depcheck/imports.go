@@ -55,6 +55,8 @@ var depRules = []depRule{
 		"core/mcp/...", inModule("storage/...")},
 	{"core/mcp/mcphttp imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
 		"core/mcp/mcphttp", beyondDepsOf("core/mcp")},
+	{"core/mcp/mcptest imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
+		"core/mcp/mcptest", beyondDepsOf("core/mcp")},
 	{"core/server/front does not import the blob service (transitively): it knows it only as front.Service",
 		"core/server/front", inModule("core/server/blobsvc/...")},
 	{"core/server/blobsvc/... does not import the front (transitively)",
