@@ -83,6 +83,13 @@ func (c *Client) Send(r *Request) (*Response, error) {
 	return out, out.decode()
 }
 
+// ReadAnswer decodes an answer read by other means (a raw request, a
+// harness's own connection) as Send decodes one; the Response has no Req.
+func ReadAnswer(status int, h http.Header, body []byte) (*Response, error) {
+	r := &Response{Status: status, Header: h, Body: body}
+	return r, r.decode()
+}
+
 func (r *Response) decode() error {
 	mt := MediaType(r.Header)
 	if r.Header.Get("MCP-Resource-Uri") != "" {
@@ -278,13 +285,16 @@ func MediaType(h http.Header) string {
 
 // checkID reports an answer to a request other than r.
 func (r *Request) checkID(m Message) error {
-	if r.ID != nil && m.ID != nil && m.Method == "" && !bytes.Equal(m.ID, r.ID) {
+	if r != nil && r.ID != nil && m.ID != nil && m.Method == "" && !bytes.Equal(m.ID, r.ID) {
 		return fmt.Errorf("mcptest: %s: answer id %s, want %s", r.label(), m.ID, r.ID)
 	}
 	return nil
 }
 
 func (r *Request) label() string {
+	if r == nil {
+		return "answer"
+	}
 	if r.Method != "" {
 		return r.Method
 	}
