@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // TestSIGHUPReloadsKeys: SIGHUP makes `mcpblob serve` read --auth-keys
@@ -28,19 +30,12 @@ func TestSIGHUPReloadsKeys(t *testing.T) {
 	proc, logs := startServerProcess(t, addr, "--data", filepath.Join(dir, "data"), "--auth-keys", keys)
 	status := func(key string) int {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/list")
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
+		res, err := mcptest.New("http://"+addr+"/mcp", mcptest.Version20260728).WithBearer(key).
+			Call(context.Background(), "tools/list", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return res.Status
 	}
 	reload := func(want string) {
 		t.Helper()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // TestMetricsAfterKnownSequence runs `mcpblob serve` as `make run` does (an
@@ -25,11 +28,11 @@ func TestMetricsAfterKnownSequence(t *testing.T) {
 	c.do("PUT", "/v1/blobs/m.txt", "hello metrics", map[string]string{"Content-Type": "text/plain", "X-Request-Id": "seq-put-1"})
 	c.do("GET", "/v1/blobs/m.txt", "", nil)
 	missing := c.do("GET", "/v1/blobs/nope", "", nil)
-	c.mcp("tools/list", `{}`, "")
-	c.mcp("resources/read", `{"uri":"blob:///m.txt"}`, "blob:///m.txt")
+	c.mcp("tools/list", `{}`)
+	c.mcp("resources/read", `{"uri":"blob:///m.txt"}`)
 	upload := `{"name":"upload_file","arguments":{"key":"u.bin","file":"data:application/octet-stream;base64,AAECAw=="}}`
-	c.mcp("tools/call", upload, "upload_file", "Mcp-Param-Blob-Key", "u.bin")
-	c.mcp("no/such-method", `{}`, "")
+	c.mcp("tools/call", upload, "Mcp-Param-Blob-Key", "u.bin")
+	c.mcp("no/such-method", `{}`)
 	c.legacyInitialize()
 	link := c.do("POST", "/v1/links", `{"key":"m.txt"}`, map[string]string{"Content-Type": "application/json"})
 	var l struct {
@@ -242,47 +245,51 @@ func (c *seqClient) do(method, path, body string, hdr map[string]string) seqResp
 	if resp.Header.Get("X-Request-Id") == "" {
 		c.t.Errorf("%s %s: no X-Request-Id in the response", method, path)
 	}
-	if path == "/mcp" {
-		c.mcpSent += len(b)
-	}
 	return seqResp{resp.StatusCode, b}
 }
 
-// mcpBody is a 2026-07-28 request body of params with _meta first.
-func (c *seqClient) mcpBody(params string) string {
-	meta := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	if params == `{}` {
-		return meta + "}"
-	}
-	return meta + "," + strings.TrimPrefix(params, "{")
-}
-
-func (c *seqClient) mcp(method, params, name string, extra ...string) {
+// mcp sends a 2026-07-28 request of method with params; extra are header
+// name, value pairs (Mcp-Param-*).
+func (c *seqClient) mcp(method, params string, extra ...string) {
 	c.t.Helper()
-	c.id++
-	p := c.mcpBody(params)
-	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(c.id) + `,"method":"` + method + `","params":` + p + `}`
-	c.bodyLen[method] = len(body)
-	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json",
-		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-	if name != "" {
-		hdr["Mcp-Name"] = name
-	}
+	hdr := map[string]string{}
 	for i := 0; i+1 < len(extra); i += 2 {
 		hdr[extra[i]] = extra[i+1]
 	}
-	if r := c.do("POST", "/mcp", body, hdr); r.status != http.StatusOK && method != "no/such-method" {
-		c.t.Errorf("%s: %d %s", method, r.status, r.body)
+	mc := mcptest.New(c.base+"/mcp", mcptest.Version20260728).With(hdr)
+	req := mc.NewRequest(context.Background(), method, params)
+	c.bodyLen[method] = int(req.ContentLength)
+	r := c.send(mc, req)
+	if r.Status != http.StatusOK && method != "no/such-method" {
+		c.t.Errorf("%s: %d %s", method, r.Status, r.Body)
 	}
 }
 
+// legacyInitialize sends a 2025-11-25 initialize (and no
+// notifications/initialized: the metrics count one request).
 func (c *seqClient) legacyInitialize() {
 	c.t.Helper()
-	body := `{"jsonrpc":"2.0","id":100,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"seq","version":"1"}}}`
-	r := c.do("POST", "/mcp", body, map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-	if r.status != http.StatusOK {
-		c.t.Fatalf("initialize: %d %s", r.status, r.body)
+	mc := mcptest.New(c.base+"/mcp", mcptest.Version20251125)
+	r := c.send(mc, mc.NewRequest(context.Background(), "initialize",
+		`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"seq","version":"1"}}`))
+	if r.Status != http.StatusOK {
+		c.t.Fatalf("initialize: %d %s", r.Status, r.Body)
 	}
+}
+
+// send sends an /mcp request, counts the answer's bytes and checks it has a
+// request id.
+func (c *seqClient) send(mc *mcptest.Client, req *mcptest.Request) *mcptest.Response {
+	c.t.Helper()
+	r, err := mc.Send(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.mcpSent += len(r.Body)
+	if r.Header.Get("X-Request-Id") == "" {
+		c.t.Errorf("POST /mcp %s: no X-Request-Id in the response", req.Method)
+	}
+	return r
 }
 
 // scrape reads /metrics until ready holds (at most 5 s) and returns each

@@ -1,23 +1,23 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth/oauthtest"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 const (
@@ -293,75 +293,23 @@ func showRequests(reqs []oauthRequest) string {
 	return b.String()
 }
 
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *rpcError) String() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
-
 // mcpRead opens a 2025-11-25 session with token and reads uri: the result,
 // or the JSON-RPC error.
-func mcpRead(t *testing.T, endpoint, token, uri string) (json.RawMessage, *rpcError) {
+func mcpRead(t *testing.T, endpoint, token, uri string) (json.RawMessage, *mcptest.RPCError) {
 	t.Helper()
-	hc := &http.Client{Timeout: 10 * time.Second}
-	session := ""
-	call := func(id int, method string, params any) (json.RawMessage, *rpcError) {
-		t.Helper()
-		msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
-		if id > 0 {
-			msg["id"] = id
-		}
-		body, _ := json.Marshal(msg)
-		req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		if id == 0 {
-			if resp.StatusCode != http.StatusAccepted {
-				t.Fatalf("%s: %s %s", method, resp.Status, data)
-			}
-			return nil, nil
-		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %s %s %s", method, resp.Status, resp.Header.Get("WWW-Authenticate"), data)
-		}
-		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
-			session = s
-		}
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			data = sseResponse(t, data, id)
-		}
-		var out struct {
-			Result json.RawMessage `json:"result"`
-			Error  *rpcError       `json:"error"`
-		}
-		if err := json.Unmarshal(data, &out); err != nil {
-			t.Fatalf("%s: %v in %s", method, err, data)
-		}
-		return out.Result, out.Error
+	c := mcptest.New(endpoint, mcptest.Version20251125).WithBearer(token)
+	c.HTTP.Timeout = 10 * time.Second
+	if err := c.Connect(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	if _, e := call(1, "initialize", map[string]any{
-		"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "oauth-e2e", "version": "1"},
-	}); e != nil {
-		t.Fatalf("initialize: %s", e)
+	res, err := c.Call(context.Background(), "resources/read", `{"uri":`+strconv.Quote(uri)+`}`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	call(0, "notifications/initialized", map[string]any{})
-	return call(2, "resources/read", map[string]any{"uri": uri})
+	if res.Status != http.StatusOK {
+		t.Fatalf("resources/read: %d %s %s", res.Status, res.Header.Get("WWW-Authenticate"), res.Body)
+	}
+	return res.Result, res.RPCError()
 }
 
 // blobSum is the sha256 of a resources/read result's one blob.
@@ -381,25 +329,4 @@ func blobSum(t *testing.T, res json.RawMessage) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// sseResponse returns the data of the SSE event holding the response to id.
-func sseResponse(t *testing.T, stream []byte, id int) []byte {
-	t.Helper()
-	lines := bufio.NewScanner(bytes.NewReader(stream))
-	lines.Buffer(nil, 64<<20)
-	for lines.Scan() {
-		data, ok := strings.CutPrefix(lines.Text(), "data:")
-		if !ok {
-			continue
-		}
-		var m struct {
-			ID *int `json:"id"`
-		}
-		if json.Unmarshal([]byte(strings.TrimSpace(data)), &m) == nil && m.ID != nil && *m.ID == id {
-			return []byte(strings.TrimSpace(data))
-		}
-	}
-	t.Fatalf("no response to request %d in the event stream: %.500s", id, stream)
-	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // TestInteropTypeScriptSDKv2 drives `mcpblob serve` with the official
@@ -192,14 +195,9 @@ func ts2StreamReleased(t *testing.T, hc *http.Client, base, version, session, lo
 	if session == "" {
 		t.Fatal("the 2025-11-25 client reported no session id")
 	}
-	req, err := http.NewRequest(http.MethodGet, base+"/mcp", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("MCP-Protocol-Version", version)
-	resp, err := hc.Do(req)
+	c := mcptest.New(base+"/mcp", version)
+	c.HTTP, c.Session = hc, session
+	resp, err := c.Open(c.NewGet(context.Background(), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
