@@ -1,12 +1,10 @@
-// Package mcpc is the small MCP client the benchmarks drive servers with:
-// Streamable HTTP, protocol 2025-11-25 (which every system under test
-// speaks), one session, raw access to the response body so large results
-// can be timed without being held.
+// Package mcpc is what the benchmarks drive MCP servers with: the protocol
+// client is core/mcp/mcptest's (2025-11-25, which every system under test
+// speaks); mcpc adds a loopback-tuned HTTP client, params given as Go
+// values, and reads that time large answers without holding them.
 package mcpc
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -18,20 +16,18 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Protocol is the MCP protocol version the client negotiates.
-const Protocol = "2025-11-25"
+const Protocol = mcptest.Version20251125
 
-// Client talks to one MCP endpoint.
+// Client talks to one MCP endpoint; Session (Mcp-Session-Id) is set by Init.
 type Client struct {
-	Endpoint string // e.g. http://127.0.0.1:8080/mcp
-	HTTP     *http.Client
-	Session  string          // Mcp-Session-Id, set by Init
-	Caps     json.RawMessage // server capabilities, set by Init
-	id       atomic.Int64
+	*mcptest.Client
+	Caps json.RawMessage // server capabilities, set by Init
 }
 
 // NewHTTPClient is an HTTP client tuned for loopback bulk transfers: no
@@ -50,76 +46,48 @@ func NewHTTPClient() *http.Client {
 
 // New returns a client for endpoint; call Init before anything else.
 func New(endpoint string) *Client {
-	return &Client{Endpoint: endpoint, HTTP: NewHTTPClient()}
+	c := mcptest.New(endpoint, Protocol)
+	c.HTTP = NewHTTPClient()
+	return &Client{Client: c}
 }
 
 // Init runs initialize (declaring clientCaps, which may be nil) and sends
 // notifications/initialized.
 func (c *Client) Init(ctx context.Context, clientCaps map[string]any) error {
-	if clientCaps == nil {
-		clientCaps = map[string]any{}
+	if clientCaps != nil {
+		b, err := json.Marshal(clientCaps)
+		if err != nil {
+			return err
+		}
+		c.Capabilities = string(b)
+	}
+	if err := c.Connect(ctx); err != nil {
+		return fmt.Errorf("mcpc: %w", err)
 	}
 	var res struct {
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	resp, err := c.Post(ctx, "initialize", map[string]any{
-		"protocolVersion": Protocol,
-		"capabilities":    clientCaps,
-		"clientInfo":      map[string]string{"name": "mcpblob-bench", "version": "1"},
-	})
-	if err != nil {
-		return err
-	}
-	c.Session = resp.Header.Get("Mcp-Session-Id")
-	if err := Decode(resp, &res); err != nil {
+	if err := json.Unmarshal(c.Client.Init.Result, &res); err != nil {
 		return fmt.Errorf("mcpc: initialize: %w", err)
 	}
 	c.Caps = res.Capabilities
-	resp, err = c.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 	return nil
 }
 
 // Post sends one request and returns the raw response; the caller closes its body.
 func (c *Client) Post(ctx context.Context, method string, params any) (*http.Response, error) {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id.Add(1), "method": method, "params": params})
+	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	return c.post(ctx, body)
+	return c.Open(c.NewRequest(ctx, method, string(p)))
 }
 
 // PostBody sends a request whose body the caller supplies (for bodies too
 // large to build with encoding/json); size is its length.
 func (c *Client) PostBody(ctx context.Context, body io.Reader, size int64) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Endpoint, body)
-	if err != nil {
-		return nil, err
-	}
-	req.ContentLength = size
-	c.headers(req)
-	return c.HTTP.Do(req)
+	return c.Open(c.NewRaw(ctx, body, size))
 }
-
-func (c *Client) post(ctx context.Context, body []byte) (*http.Response, error) {
-	return c.PostBody(ctx, bytes.NewReader(body), int64(len(body)))
-}
-
-func (c *Client) headers(req *http.Request) {
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", Protocol)
-	if c.Session != "" {
-		req.Header.Set("Mcp-Session-Id", c.Session)
-	}
-}
-
-// NextID returns a fresh JSON-RPC id.
-func (c *Client) NextID() int64 { return c.id.Add(1) }
 
 // Call sends one request and decodes its result into out (which may be nil).
 func (c *Client) Call(ctx context.Context, method string, params, out any) error {
@@ -134,12 +102,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 }
 
 // RPCError is a JSON-RPC error answer.
-type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *RPCError) Error() string { return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message) }
+type RPCError = mcptest.RPCError
 
 // Decode reads a JSON or SSE response (200 or 202) holding one JSON-RPC
 // answer, closes its body and decodes the result into out (which may be
@@ -153,49 +116,38 @@ func Decode(resp *http.Response, out any) error {
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
 		return fmt.Errorf("http %d: %s", resp.StatusCode, truncate(body))
 	}
-	msg, err := Message(resp.Header.Get("Content-Type"), body)
+	r, err := mcptest.ReadAnswer(resp.StatusCode, resp.Header, body)
 	if err != nil {
 		return err
 	}
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *RPCError       `json:"error"`
-	}
-	if err := json.Unmarshal(msg, &env); err != nil {
-		return fmt.Errorf("bad answer %s: %w", truncate(msg), err)
-	}
-	if env.Error != nil {
-		return env.Error
+	if e := r.RPCError(); e != nil {
+		return e
 	}
 	if out == nil {
 		return nil
 	}
-	return json.Unmarshal(env.Result, out)
+	return json.Unmarshal(r.Result, out)
 }
 
-// Message extracts the JSON-RPC answer from a JSON body, or from the SSE
-// event carrying an "id" (skipping notifications and keep-alive comments).
+// Message extracts the JSON-RPC answer from a JSON body, or from an SSE
+// body the first message carrying an id (the response, or a request of the
+// server's), else the last message.
 func Message(contentType string, body []byte) ([]byte, error) {
 	if !strings.HasPrefix(contentType, "text/event-stream") {
 		return body, nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(nil, len(body)+1)
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		switch {
-		case bytes.HasPrefix(line, []byte("data:")):
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-		case len(line) == 0 && len(data) > 0:
-			if bytes.Contains(data, []byte(`"id"`)) {
-				return data, nil
-			}
-			data = data[:0]
+	r, err := mcptest.ReadAnswer(http.StatusOK, http.Header{"Content-Type": {contentType}}, body)
+	if err != nil {
+		return nil, err
+	}
+	msgs := append(r.Before, r.Message)
+	for _, m := range msgs {
+		if m.ID != nil {
+			return json.Marshal(m)
 		}
 	}
-	if len(data) > 0 {
-		return data, nil
+	if len(r.Before) > 0 {
+		return json.Marshal(r.Before[len(r.Before)-1])
 	}
 	return nil, errors.New("no JSON-RPC answer in the event stream")
 }
