@@ -55,11 +55,11 @@ func (c *Client) NewToolRequest(ctx context.Context, name string, args ...Arg) *
 	const hole = "\x00" // where the arguments go; never in JSON text
 	id := c.nextID()
 	params := `{"name":` + jsonString(name) + `,"arguments":` + hole + `}`
-	head, tail, _ := strings.Cut(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":`+c.meta(params)+`}`, hole)
+	head, tail, _ := strings.Cut(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":`+c.WithMeta(params)+`}`, hole)
 	size := argsSize(head, tail, args)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeArgs(pw, head, tail, args)) }()
-	r := &Request{Request: c.post(ctx, pr, size), ID: []byte(id), Method: "tools/call",
+	r := &Request{Request: c.post(ctx, pr, size), ID: []byte(id), RPCMethod: "tools/call",
 		Params: `{"name":` + jsonString(name) + `}`}
 	c.setMethod(r.Request, "tools/call", r.Params)
 	c.setExtra(r.Request)

@@ -13,9 +13,9 @@ import (
 // carries. ID is nil for raw bodies, notifications, replies and GETs.
 type Request struct {
 	*http.Request
-	ID     json.RawMessage
-	Method string // the JSON-RPC method, "" for raw bodies and GETs
-	Params string // as the caller gave them, without the client's _meta
+	ID        json.RawMessage
+	RPCMethod string // the JSON-RPC method, "" for raw bodies and GETs
+	Params    string // as the caller gave them, without the client's _meta
 }
 
 // NewRequest builds the POST of method with params (a JSON object, ""
@@ -26,9 +26,9 @@ func (c *Client) NewRequest(ctx context.Context, method, params string) *Request
 
 // NewRequestID is NewRequest with the JSON id given (e.g. `"call-1"`).
 func (c *Client) NewRequestID(ctx context.Context, id, method, params string) *Request {
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":` + jsonString(method) + `,"params":` + c.meta(params) + `}`
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":` + jsonString(method) + `,"params":` + c.WithMeta(params) + `}`
 	r := &Request{Request: c.post(ctx, strings.NewReader(body), int64(len(body))), ID: json.RawMessage(id),
-		Method: method, Params: params}
+		RPCMethod: method, Params: params}
 	c.setMethod(r.Request, method, params)
 	c.setExtra(r.Request)
 	return r
@@ -36,8 +36,8 @@ func (c *Client) NewRequestID(ctx context.Context, id, method, params string) *R
 
 // NewNotification builds the POST of notification method with params.
 func (c *Client) NewNotification(ctx context.Context, method, params string) *Request {
-	body := `{"jsonrpc":"2.0","method":` + jsonString(method) + `,"params":` + c.meta(params) + `}`
-	r := &Request{Request: c.post(ctx, strings.NewReader(body), int64(len(body))), Method: method, Params: params}
+	body := `{"jsonrpc":"2.0","method":` + jsonString(method) + `,"params":` + c.WithMeta(params) + `}`
+	r := &Request{Request: c.post(ctx, strings.NewReader(body), int64(len(body))), RPCMethod: method, Params: params}
 	c.setMethod(r.Request, method, params)
 	c.setExtra(r.Request)
 	return r
@@ -131,9 +131,10 @@ func (c *Client) setExtra(req *http.Request) {
 	}
 }
 
-// meta returns params with, for 2026-07-28, the client's _meta members
-// first (merged into a leading _meta object of params).
-func (c *Client) meta(params string) string {
+// WithMeta returns params (a JSON object, "" for none) as c sends them:
+// for 2026-07-28, with the client's _meta members first (merged into a
+// leading _meta object of params). For bodies built by hand.
+func (c *Client) WithMeta(params string) string {
 	if params == "" {
 		params = "{}"
 	}

@@ -59,7 +59,7 @@ type Response struct {
 func (c *Client) Open(r *Request) (*http.Response, error) {
 	resp, err := c.HTTP.Do(r.Request)
 	if err != nil {
-		return nil, fmt.Errorf("mcptest: %s %s: %w", r.Request.Method, r.label(), err)
+		return nil, fmt.Errorf("mcptest: %s %s: %w", r.Method, r.label(), err)
 	}
 	return resp, nil
 }
@@ -193,6 +193,12 @@ func (c *Client) Events(r *Request) (*Stream, error) {
 	return &Stream{Response: resp, br: bufio.NewReader(resp.Body), req: r}, nil
 }
 
+// NewStream reads the SSE body of r's answer, obtained by other means (a
+// raw connection); r may be nil.
+func NewStream(body io.Reader, r *Request) *Stream {
+	return &Stream{br: bufio.NewReader(body), req: r}
+}
+
 // Stream reads the JSON-RPC messages of an SSE answer.
 type Stream struct {
 	Response *http.Response // nil for a body already read
@@ -295,10 +301,10 @@ func (r *Request) label() string {
 	if r == nil {
 		return "answer"
 	}
-	if r.Method != "" {
-		return r.Method
+	if r.RPCMethod != "" {
+		return r.RPCMethod
 	}
-	return r.Request.Method + " " + r.URL.Path
+	return r.Method + " " + r.URL.Path
 }
 
 // Call sends one request and reads the answer.

@@ -33,7 +33,7 @@ func (c *Client) Retry(ctx context.Context, prev *Response, inputResponses strin
 		params += `"requestState":` + jsonString(tr.RequestState) + ","
 	}
 	params += `"inputResponses":` + inputResponses + `}`
-	return c.Call(ctx, prev.Req.Method, params)
+	return c.Call(ctx, prev.Req.RPCMethod, params)
 }
 
 // CallToolRounds calls tool name with args and answers the server's input
