@@ -68,9 +68,9 @@ func (b *Bystander) client(ctx context.Context, c int) {
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: nil, DisableCompression: true,
 		MaxIdleConnsPerHost: 1, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}}
 	for i := c; ctx.Err() == nil; i++ {
-		req := b.t.modern(context.WithoutCancel(ctx), b.Key, "tools/list", "", map[string]any{})
+		req := b.t.modern(context.WithoutCancel(ctx), b.Key, "tools/list", map[string]any{})
 		if i%2 == 1 {
-			req = b.t.modern(context.WithoutCancel(ctx), b.Key, "resources/read", b.URI, map[string]any{"uri": b.URI})
+			req = b.t.modern(context.WithoutCancel(ctx), b.Key, "resources/read", map[string]any{"uri": b.URI})
 		}
 		b.mu.Lock()
 		label := b.label

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Claims makes ten times the per-minute claims limit of claims: half
@@ -56,7 +57,7 @@ func (t *Target) deleteOne(ctx context.Context, p *Phase) (status int, sent bool
 		p.judged("initialize", v, why)
 		return 0, false
 	}
-	a = t.do(t.request(ctx, http.MethodDelete, t.Attacker, sid, nil))
+	a = t.do(t.mcp(mcptest.Version20251125, t.Attacker, sid).NewDelete(ctx).Request)
 	v, why := wire.JudgeLimit(a)
 	p.judged("DELETE /mcp", v, why)
 	return a.Status, true

@@ -8,17 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
-)
-
-// Protocol versions of the two eras.
-const (
-	legacyVersion = "2025-11-25"
-	modernVersion = "2026-07-28"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Target is the server the phases drive and who drives it.
@@ -57,53 +53,35 @@ func (t *Target) client() *http.Client {
 	return t.http.Load()
 }
 
-// rpc is a JSON-RPC request body.
-func (t *Target) rpc(method string, params any) []byte {
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": t.ids.Add(1), "method": method, "params": params})
-	if err != nil {
-		panic("bug: exhaust: rpc body: " + err.Error())
-	}
-	return b
+// mcp is a client of version as key, on session sid ("" for none). It
+// builds the requests; the answers are read by package wire, whole and raw.
+func (t *Target) mcp(version, key, sid string) *mcptest.Client {
+	c := mcptest.New("http://"+t.Addr+"/mcp", version).WithBearer(key)
+	c.HTTP, c.Session = t.client(), sid
+	return c
 }
 
-// request is a POST /mcp (GET or DELETE when method says so) with key; a
-// session id makes it a 2025-11-25 request on that session, modern a
-// 2026-07-28 one with Mcp-Method (and Mcp-Name when name is set).
-func (t *Target) request(ctx context.Context, method, key, sid string, body []byte) *http.Request {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+t.Addr+"/mcp", r)
-	if err != nil {
-		panic("bug: exhaust: request: " + err.Error())
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("MCP-Protocol-Version", legacyVersion)
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	return req
+// call is a 2025-11-25 POST of method with params on session sid, with an
+// id unique across the phases (calls in flight on one session must not
+// share one).
+func (t *Target) call(ctx context.Context, key, sid, method string, params any) *http.Request {
+	return t.mcp(mcptest.Version20251125, key, sid).NewRequestID(ctx, t.nextID(), method, jsonOf(params)).Request
 }
 
-// modern is a 2026-07-28 POST /mcp of method with params (its _meta added).
-func (t *Target) modern(ctx context.Context, key, method, name string, params map[string]any) *http.Request {
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    modernVersion,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "mcpblob-hardening", "version": "1"},
+// modern is a 2026-07-28 POST of method with params (the client adds _meta,
+// Mcp-Method and, for the methods that name something, Mcp-Name).
+func (t *Target) modern(ctx context.Context, key, method string, params any) *http.Request {
+	return t.mcp(mcptest.Version20260728, key, "").NewRequestID(ctx, t.nextID(), method, jsonOf(params)).Request
+}
+
+func (t *Target) nextID() string { return strconv.FormatInt(t.ids.Add(1), 10) }
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("bug: exhaust: params: " + err.Error())
 	}
-	req := t.request(ctx, http.MethodPost, key, "", t.rpc(method, params))
-	req.Header.Set("MCP-Protocol-Version", modernVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	return req
+	return string(b)
 }
 
 // do sends req and reads the whole answer.
@@ -112,13 +90,11 @@ func (t *Target) do(req *http.Request) *wire.Answer {
 }
 
 // initialize opens a 2025-11-25 session with caps (raw JSON) as key; sid is
-// "" when the server gave none.
+// "" when the server gave none. It sends no notifications/initialized: a
+// session the server holds is what the phases count.
 func (t *Target) initialize(ctx context.Context, key string, caps json.RawMessage) (sid string, a *wire.Answer) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + legacyVersion +
-		`","clientInfo":{"name":"mcpblob-hardening","version":"1"},"capabilities":` + string(caps) + `}}`)
-	req := t.request(ctx, http.MethodPost, key, "", body)
-	req.Header.Del("MCP-Protocol-Version")
-	a = t.do(req)
+	a = t.do(t.call(ctx, key, "", "initialize", map[string]any{"protocolVersion": mcptest.Version20251125,
+		"clientInfo": map[string]string{"name": "mcpblob-hardening", "version": "1"}, "capabilities": caps}))
 	if a.Status == http.StatusOK {
 		sid = a.Header.Get("Mcp-Session-Id")
 		if sid != "" && t.Secret != nil {

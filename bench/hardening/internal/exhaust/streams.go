@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Streams opens ten times the per-principal stream limit of notification
@@ -73,7 +74,7 @@ func (t *Target) getStream(ctx context.Context, p *Phase) (*wire.Answer, *held) 
 		return nil, nil
 	}
 	return t.open(ctx, func(ctx context.Context) *http.Request {
-		return t.request(ctx, http.MethodGet, t.Attacker, sid, nil)
+		return t.mcp(mcptest.Version20251125, t.Attacker, sid).NewGet(ctx, "").Request
 	}, false)
 }
 
@@ -94,8 +95,8 @@ func Pending(ctx context.Context, t *Target) *Phase {
 	var waiting int64
 	parallel(n, t.Workers, func() bool { return ctx.Err() != nil }, func(i int) {
 		a, h := t.open(ctx, func(ctx context.Context) *http.Request {
-			body := t.rpc("tools/call", map[string]any{"name": "request_upload", "arguments": map[string]any{"mode": "form"}})
-			return t.request(ctx, http.MethodPost, t.Writer, sids[i%len(sids)], body)
+			return t.call(ctx, t.Writer, sids[i%len(sids)], "tools/call",
+				map[string]any{"name": "request_upload", "arguments": map[string]any{"mode": "form"}})
 		}, true)
 		mu.Lock()
 		defer mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // uriLen is the length of the URIs subscribed to: just under core/mcp's
@@ -44,7 +45,7 @@ func Subscribe(ctx context.Context, t *Target) *Phase {
 	var count, bytes int64
 	parallel(n, t.Workers, func() bool { return ctx.Err() != nil }, func(i int) {
 		u := uri("sub", i)
-		a := t.do(t.request(ctx, http.MethodPost, t.Attacker, sids[i%len(sids)], t.rpc("resources/subscribe", map[string]any{"uri": u})))
+		a := t.do(t.call(ctx, t.Attacker, sids[i%len(sids)], "resources/subscribe", map[string]any{"uri": u}))
 		v, why := wire.JudgeLimit(a)
 		p.judged("resources/subscribe", v, why)
 		if v == wire.Accepted {
@@ -62,7 +63,7 @@ func Subscribe(ctx context.Context, t *Target) *Phase {
 // endSessions deletes sessions (judged like any answer).
 func (t *Target) endSessions(ctx context.Context, p *Phase, sids []string) {
 	parallel(len(sids), t.Workers, func() bool { return false }, func(i int) {
-		a := t.do(t.request(context.WithoutCancel(ctx), http.MethodDelete, t.Attacker, sids[i], nil))
+		a := t.do(t.mcp(mcptest.Version20251125, t.Attacker, sids[i]).NewDelete(context.WithoutCancel(ctx)).Request)
 		v, why := wire.JudgeLimit(a)
 		p.judged("DELETE /mcp", v, why)
 	})
@@ -120,7 +121,7 @@ func (t *Target) listen(ctx context.Context, uris []string) (*wire.Answer, *held
 		if len(uris) > 0 {
 			n["resourceSubscriptions"] = uris
 		}
-		return t.modern(ctx, t.Attacker, "subscriptions/listen", "", map[string]any{"notifications": n})
+		return t.modern(ctx, t.Attacker, "subscriptions/listen", map[string]any{"notifications": n})
 	}, true)
 }
 

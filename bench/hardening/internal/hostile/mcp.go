@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"github.com/mcpblob/mcpblob/bench/hardening/internal/wire"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Protocol versions of the two eras (docs/protocol.md).
@@ -112,27 +112,20 @@ func (e *Env) session(ctx context.Context, principal string, caps map[string]any
 	if sid, ok := e.sessions[name]; ok {
 		return sid
 	}
-	if caps == nil {
-		caps = map[string]any{}
+	c := mcptest.New(e.base()+"/mcp", mcptest.Version20251125)
+	c.HTTP = e.HTTP
+	if principal != "" {
+		c = c.WithBearer(e.apiKeys[principal])
 	}
-	req := e.mcpReq(ctx, principal, RPC("initialize", map[string]any{
-		"protocolVersion": legacyVersion, "capabilities": caps,
-		"clientInfo": map[string]string{"name": "mcpblob-hardening", "version": "1"}}))
-	resp, err := e.HTTP.Do(req)
-	if err != nil {
-		return ""
+	if caps != nil {
+		c.Capabilities = string(capsJSON)
 	}
-	wire.ReadAnswer(resp, nil)
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
+	_ = c.Connect(ctx) // judged by the cases: all that matters here is whether a session opened
+	sid := c.Session
 	if sid == "" {
 		return ""
 	}
 	e.sec.AddToken("session id", sid)
-	note := e.mcpReq(ctx, principal, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	note.Header.Set("MCP-Protocol-Version", legacyVersion)
-	note.Header.Set("Mcp-Session-Id", sid)
-	wire.Do(e.HTTP, note)
 	e.sessions[name] = sid
 	return sid
 }
