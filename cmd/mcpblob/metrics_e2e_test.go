@@ -214,8 +214,7 @@ func TestAdminToken(t *testing.T) {
 type seqClient struct {
 	t       *testing.T
 	base    string
-	mcpSent int // bytes of /mcp answers received
-	id      int
+	mcpSent int            // bytes of /mcp answers received
 	bodyLen map[string]int // request body length by MCP method
 }
 
