@@ -101,7 +101,7 @@ func (r *Response) decode() error {
 			return nil
 		}
 		if err := json.Unmarshal(r.Body, &r.Message); err != nil {
-			return fmt.Errorf("mcptest: %s: bad JSON answer %d: %v: %.300q", r.Req.label(), r.Status, err, r.Body)
+			return fmt.Errorf("%w: %s: bad JSON, status %d: %v: %.300q", ErrMalformed, r.Req.label(), r.Status, err, r.Body)
 		}
 		return r.Req.checkID(r.Message)
 	case "text/event-stream":
@@ -216,8 +216,14 @@ func (s *Stream) Close() error {
 	return s.Response.Body.Close()
 }
 
+// ReadLine reads one raw line of the stream, end of line included: for
+// tests of the SSE framing itself (comments, event ids, retry fields).
+func (s *Stream) ReadLine() (string, error) { return s.br.ReadString('\n') }
+
 // Next returns the next message, skipping events without data (priming
-// events, keep-alive comments); io.EOF at the end of the stream.
+// events, keep-alive comments): io.EOF at the end of the stream, another
+// read error when the stream broke, an error wrapping ErrMalformed when an
+// event's data is not JSON.
 func (s *Stream) Next() (Message, error) {
 	var data []string
 	for {
@@ -256,12 +262,16 @@ func (s *Stream) message(data []string) (Message, error) {
 	d := strings.Join(data, "\n")
 	var m Message
 	if err := json.Unmarshal([]byte(d), &m); err != nil {
-		return Message{}, fmt.Errorf("mcptest: bad SSE data %.300q: %v", d, err)
+		return Message{}, fmt.Errorf("%w: SSE data %.300q: %v", ErrMalformed, d, err)
 	}
 	return m, nil
 }
 
 var errNoResponse = errors.New("the stream ended without a response")
+
+// ErrMalformed is what an answer that is not JSON-RPC is (wrapped in the
+// error Send, Next and Result return); other errors are the transport's.
+var ErrMalformed = errors.New("mcptest: malformed answer")
 
 // Result reads up to the response to the stream's request and returns it
 // with the messages sent before it.
