@@ -27,7 +27,7 @@ func openCredStreams(t *testing.T, base, authz string) credStreams {
 	legacy := newMCPClientWith(t, base, legacyVersion, `{}`, hdr)
 	get := legacy.events(legacy.get(""))
 	// The GET stream's first comment goes out once it is subscribed.
-	if line, err := get.br.ReadString('\n'); err != nil || !strings.HasPrefix(line, ":") {
+	if line, err := get.s.ReadLine(); err != nil || !strings.HasPrefix(line, ":") {
 		t.Fatalf("GET stream's first line %q, %v; want a comment", line, err)
 	}
 	modern := newMCPClientWith(t, base, modernVersion, `{}`, hdr)

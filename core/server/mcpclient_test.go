@@ -1,58 +1,42 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/base64"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
-	"mime"
 	"net/http"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 // Protocol versions the test client speaks (docs/protocol.md).
 const (
-	legacyVersion = "2025-11-25" // initialize, Mcp-Session-Id
-	modernVersion = "2026-07-28" // stateless, per-request _meta
+	legacyVersion = mcptest.Version20251125 // initialize, Mcp-Session-Id
+	modernVersion = mcptest.Version20260728 // stateless, per-request _meta
 )
 
 // streamCaps declares resourceStreaming up to 1 GiB.
 const streamCaps = `{"resourceStreaming":{"maxStreamSize":1073741824}}`
 
-// mcpClient is the package's one MCP test client. It speaks either protocol
-// era to an /mcp endpoint over Streamable HTTP (docs/protocol.md):
-//
-//   - 2025-11-25: newMCPClient sends initialize and notifications/initialized;
-//     later requests carry Mcp-Session-Id and MCP-Protocol-Version.
-//   - 2026-07-28: no session; the client puts protocolVersion and
-//     clientCapabilities first in every params._meta and mirrors the body in
-//     MCP-Protocol-Version, Mcp-Method and, where the spec asks for it,
-//     Mcp-Name. Mcp-Param-* headers come from the test (see with).
-//
-// A client reports failures to the test it was made for; a subtest takes
-// its own copy with in. A request is built (request, requestID, raw, get)
-// and then sent: send
-// reads the whole response and decodes its JSON-RPC message (JSON body or
-// SSE events), open leaves a huge body to the caller, events reads an SSE
-// body message by message. call, callTool, readResource, streamResource,
-// retry (MRTR), notify and reply are the one-line forms. Redirects are not
-// followed: a 302 is a result for the test to check. Failures to talk to the
-// server end the test; statuses and JSON-RPC errors are for the test to judge.
+// mcpClient is the package's MCP test client: core/mcp/mcptest's Client
+// bound to a test, so that a failure to talk to the server ends the test.
+// Statuses and JSON-RPC errors are for the test to judge. A subtest takes
+// its own copy with in; with adds headers. A request is built (request,
+// requestID, raw, get) and then sent: send reads the whole answer, open
+// leaves a huge body to the caller, events reads an SSE body message by
+// message. call, callTool, readResource, streamResource, retry (MRTR),
+// notify and reply are the one-line forms. Redirects are not followed.
 type mcpClient struct {
 	t       testing.TB
+	mc      *mcptest.Client
 	url     string // the /mcp endpoint
 	hc      *http.Client
-	version string            // legacyVersion or modernVersion
-	caps    string            // client capabilities, a JSON object
-	sid     string            // the 2025-11-25 session
-	init    rpcMsg            // the initialize response (2025-11-25)
-	extra   map[string]string // headers set last, see with
-	ids     *atomic.Int64
+	version string // legacyVersion or modernVersion
+	sid     string // the 2025-11-25 session
+	init    rpcMsg // the initialize response (2025-11-25)
 }
 
 // newMCPClient connects to the server at base ("http://host:port") as a
@@ -68,29 +52,20 @@ func newMCPClientWith(t testing.TB, base, version, caps string, hdr map[string]s
 	t.Helper()
 	tr := &http.Transport{DisableCompression: true, ResponseHeaderTimeout: time.Minute}
 	t.Cleanup(tr.CloseIdleConnections)
-	c := &mcpClient{
-		t:   t,
-		url: base + "/mcp",
-		hc: &http.Client{Transport: tr, Timeout: 2 * time.Minute,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		version: version,
-		caps:    caps,
-		extra:   hdr,
-		ids:     new(atomic.Int64),
-	}
-	switch version {
-	case modernVersion:
-	case legacyVersion:
-		r := c.call("initialize", `{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"mcpblob-test","version":"1"}}`)
-		c.sid, c.init = r.header.Get("Mcp-Session-Id"), r.msg
-		if r.status != http.StatusOK || c.sid == "" || r.msg.Result == nil {
-			t.Fatalf("initialize: status %d, session %q: %.300s", r.status, c.sid, r.body)
+	mc := mcptest.New(base+"/mcp", version).With(hdr)
+	mc.HTTP = &http.Client{Transport: tr, Timeout: 2 * time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	mc.Capabilities = caps
+	if version == legacyVersion {
+		if err := mc.Connect(context.Background()); err != nil {
+			t.Fatal(err)
 		}
-		if r := c.notify("notifications/initialized", ""); r.status != http.StatusAccepted {
-			t.Fatalf("notifications/initialized: status %d: %.300s", r.status, r.body)
-		}
-	default:
+	} else if version != modernVersion {
 		t.Fatalf("bug: protocol version %q", version)
+	}
+	c := &mcpClient{t: t, mc: mc, url: mc.Endpoint, hc: mc.HTTP, version: version, sid: mc.Session}
+	if mc.Init != nil {
+		c.init = mc.Init.Message
 	}
 	return c
 }
@@ -106,13 +81,7 @@ func serveMCP(t *testing.T, opts Options, version, caps string) *mcpClient {
 // own (an empty value removes a header). It shares the session and ids.
 func (c *mcpClient) with(h map[string]string) *mcpClient {
 	d := *c
-	d.extra = make(map[string]string, len(c.extra)+len(h))
-	for k, v := range c.extra {
-		d.extra[k] = v
-	}
-	for k, v := range h {
-		d.extra[k] = v
-	}
+	d.mc = c.mc.With(h)
 	return &d
 }
 
@@ -133,132 +102,47 @@ type mcpRequest struct {
 	params string // as the test gave them, without the client's _meta
 }
 
+func fromMCPTest(r *mcptest.Request) *mcpRequest {
+	return &mcpRequest{Request: r.Request, id: r.ID, method: r.RPCMethod, params: r.Params}
+}
+
+func (r *mcpRequest) mcptest() *mcptest.Request {
+	return &mcptest.Request{Request: r.Request, ID: r.id, RPCMethod: r.method, Params: r.params}
+}
+
+func (r *mcpRequest) label() string {
+	if r.method != "" {
+		return r.method
+	}
+	return r.URL.Path
+}
+
 // request builds the POST of method with params (a JSON object, "" for
 // none) and the next numeric id.
 func (c *mcpClient) request(method, params string) *mcpRequest {
-	return c.requestID(strconv.FormatInt(c.ids.Add(1), 10), method, params)
+	return fromMCPTest(c.mc.NewRequest(context.Background(), method, params))
 }
 
 // requestID is request with the JSON id given (e.g. `"call-1"` or `7`).
 func (c *mcpClient) requestID(id, method, params string) *mcpRequest {
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":` + jsonString(method) + `,"params":` + c.meta(params) + `}`
-	r := &mcpRequest{Request: c.post(strings.NewReader(body), int64(len(body))), id: json.RawMessage(id), method: method, params: params}
-	if c.version == modernVersion {
-		r.Header.Set("Mcp-Method", method)
-		if name, ok := nameOf(method, params); ok {
-			r.Header.Set("Mcp-Name", headerValue(name))
-		}
-	}
-	c.setExtra(r.Request)
-	return r
+	return fromMCPTest(c.mc.NewRequestID(context.Background(), id, method, params))
 }
 
 // raw builds a POST whose body is sent as is (size -1: unknown, chunked),
 // with the era's headers but no Mcp-Method or Mcp-Name.
 func (c *mcpClient) raw(body io.Reader, size int64) *mcpRequest {
-	r := &mcpRequest{Request: c.post(body, size)}
-	c.setExtra(r.Request)
-	return r
+	return fromMCPTest(c.mc.NewRaw(context.Background(), body, size))
 }
 
 // get builds the 2025-11-25 GET of the session's SSE stream; a lastEventID
 // resumes a stream (SEP-1699).
 func (c *mcpClient) get(lastEventID string) *mcpRequest {
-	req, err := http.NewRequest("GET", c.url, nil)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	c.setEra(req)
-	if lastEventID != "" {
-		req.Header.Set("Last-Event-ID", lastEventID)
-	}
-	c.setExtra(req)
-	return &mcpRequest{Request: req}
-}
-
-func (c *mcpClient) post(body io.Reader, size int64) *http.Request {
-	req, err := http.NewRequest("POST", c.url, body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.ContentLength = size
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	c.setEra(req)
-	return req
-}
-
-func (c *mcpClient) setEra(req *http.Request) {
-	switch {
-	case c.version == modernVersion:
-		req.Header.Set("MCP-Protocol-Version", modernVersion)
-	case c.sid != "": // not on initialize
-		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("MCP-Protocol-Version", legacyVersion)
-	}
-}
-
-func (c *mcpClient) setExtra(req *http.Request) {
-	for k, v := range c.extra {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
+	return fromMCPTest(c.mc.NewGet(context.Background(), lastEventID))
 }
 
 // meta returns params with, for 2026-07-28, the client's _meta members
-// first (merged into a leading _meta object of params).
-func (c *mcpClient) meta(params string) string {
-	if params == "" {
-		params = "{}"
-	}
-	if c.version != modernVersion {
-		return params
-	}
-	fields := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + c.caps
-	if rest, ok := strings.CutPrefix(params, `{"_meta":{`); ok {
-		if !strings.HasPrefix(rest, "}") {
-			fields += ","
-		}
-		return `{"_meta":{` + fields + rest
-	}
-	if rest := strings.TrimPrefix(params, "{"); strings.HasPrefix(rest, "}") {
-		return `{"_meta":{` + fields + `}` + rest
-	}
-	return `{"_meta":{` + fields + `},` + params[1:]
-}
-
-// nameOf returns the params member Mcp-Name mirrors for method, if the
-// method has one (tools/call, prompts/get, resources/read, tasks/*).
-func nameOf(method, params string) (string, bool) {
-	member := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-		"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}[method]
-	if member == "" {
-		return "", false
-	}
-	var m map[string]json.RawMessage
-	var v string
-	if json.Unmarshal([]byte(params), &m) != nil || json.Unmarshal(m[member], &v) != nil {
-		return "", false
-	}
-	return v, true
-}
-
-// headerValue carries a value that is not plain printable ASCII in the
-// "=?base64?…?=" form (SEP-2243).
-func headerValue(v string) string {
-	plain := v == strings.TrimSpace(v)
-	for i := 0; i < len(v) && plain; i++ {
-		plain = v[i] >= 0x20 && v[i] <= 0x7e
-	}
-	if plain {
-		return v
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
-}
+// first (for bodies built by hand).
+func (c *mcpClient) meta(params string) string { return c.mc.WithMeta(params) }
 
 // open sends r and returns the response with its body unread (closed when
 // the test ends): for bodies too big to hold.
@@ -271,18 +155,11 @@ func (c *mcpClient) open(r *mcpRequest) *http.Response {
 
 func (c *mcpClient) do(r *mcpRequest) *http.Response {
 	c.t.Helper()
-	resp, err := c.hc.Do(r.Request)
+	resp, err := c.mc.Open(r.mcptest())
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", r.Method, r.label(), err)
+		c.t.Fatal(err)
 	}
 	return resp
-}
-
-func (r *mcpRequest) label() string {
-	if r.method != "" {
-		return r.method
-	}
-	return r.URL.Path
 }
 
 // send sends r and reads the whole response. A JSON body is decoded into
@@ -291,57 +168,26 @@ func (r *mcpRequest) label() string {
 // MCP-Resource-Uri) is the blob's bytes, whatever their type, and is not.
 func (c *mcpClient) send(r *mcpRequest) *mcpResponse {
 	c.t.Helper()
-	resp := c.do(r)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	res, err := c.mc.Send(r.mcptest())
 	if err != nil {
-		c.t.Fatalf("%s: reading the response: %v", r.label(), err)
+		c.t.Fatal(err)
 	}
-	out := &mcpResponse{httpResp: httpResp{resp.StatusCode, resp.Header, body}, t: c.t, req: r}
-	mt := mediaType(resp.Header)
-	if resp.Header.Get("MCP-Resource-Uri") != "" {
-		mt = "" // a resources/stream answer: the blob's bytes (or a redirect), whatever their type
-	}
-	switch mt {
-	case "application/json":
-		if len(body) > 0 {
-			if err := json.Unmarshal(body, &out.msg); err != nil {
-				c.t.Fatalf("%s: bad JSON response %d: %v: %.300q", r.label(), resp.StatusCode, err, body)
-			}
-			checkID(c.t, r, out.msg)
-		}
-	case "text/event-stream":
-		s := &sseStream{t: c.t, br: bufio.NewReader(bytes.NewReader(body)), req: r}
-		for {
-			m, ok := s.next()
-			if !ok {
-				break
-			}
-			if m.Method == "" {
-				checkID(c.t, r, m)
-				out.msg = m
-			}
-		}
-	}
-	return out
+	return &mcpResponse{httpResp: httpResp{res.Status, res.Header, res.Body}, msg: res.Message, t: c.t, req: r, res: res}
 }
 
 // events sends r, which must be answered with SSE, and returns the stream
 // to read message by message (closed when the test ends).
 func (c *mcpClient) events(r *mcpRequest) *sseStream {
 	c.t.Helper()
-	resp := c.open(r)
-	if mediaType(resp.Header) != "text/event-stream" {
-		b, _ := io.ReadAll(resp.Body)
-		c.t.Fatalf("%s: want an SSE response, got %d %q: %.300s", r.label(), resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	s, err := c.mc.Events(r.mcptest())
+	if err != nil {
+		c.t.Fatal(err)
 	}
-	return &sseStream{t: c.t, br: bufio.NewReader(resp.Body), req: r}
+	c.t.Cleanup(func() { s.Close() })
+	return &sseStream{t: c.t, s: s, req: r}
 }
 
-func mediaType(h http.Header) string {
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	return mt
-}
+func mediaType(h http.Header) string { return mcptest.MediaType(h) }
 
 // call sends one request and reads the response.
 func (c *mcpClient) call(method, params string) *mcpResponse {
@@ -374,38 +220,25 @@ func (c *mcpClient) streamResource(uri string) *mcpResponse {
 // object) after the original params, state first.
 func (c *mcpClient) retry(prev *mcpResponse, inputResponses string) *mcpResponse {
 	c.t.Helper()
-	var res struct {
-		ResultType   string `json:"resultType"`
-		RequestState string `json:"requestState"`
+	res, err := c.mc.Retry(context.Background(), prev.res, inputResponses)
+	if err != nil {
+		c.t.Fatal(err)
 	}
-	if prev.msg.Result == nil || json.Unmarshal(prev.msg.Result, &res) != nil || res.ResultType != "input_required" {
-		c.t.Fatalf("retry: not an InputRequiredResult: %.500q", prev.body)
-	}
-	params := strings.TrimSuffix(strings.TrimSpace(prev.req.params), "}")
-	if !strings.HasSuffix(strings.TrimSpace(params), "{") {
-		params += ","
-	}
-	params += `"requestState":` + jsonString(res.RequestState) + `,"inputResponses":` + inputResponses + `}`
-	return c.call(prev.req.method, params)
+	return &mcpResponse{httpResp: httpResp{res.Status, res.Header, res.Body}, msg: res.Message, t: c.t,
+		req: fromMCPTest(res.Req), res: res}
 }
 
 // notify sends a notification (the server answers 202).
 func (c *mcpClient) notify(method, params string) *mcpResponse {
 	c.t.Helper()
-	body := `{"jsonrpc":"2.0","method":` + jsonString(method) + `,"params":` + c.meta(params) + `}`
-	r := &mcpRequest{Request: c.post(strings.NewReader(body), int64(len(body))), method: method, params: params}
-	c.setExtra(r.Request)
-	return c.send(r)
+	return c.send(fromMCPTest(c.mc.NewNotification(context.Background(), method, params)))
 }
 
 // reply answers the server's request id (elicitation/create,
 // sampling/createMessage) with result, a JSON object.
 func (c *mcpClient) reply(id json.RawMessage, result string) *mcpResponse {
 	c.t.Helper()
-	body := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`
-	r := &mcpRequest{Request: c.post(strings.NewReader(body), int64(len(body)))}
-	c.setExtra(r.Request)
-	return c.send(r)
+	return c.send(fromMCPTest(c.mc.NewReply(context.Background(), id, result)))
 }
 
 // httpResp is a finished HTTP exchange.
@@ -423,6 +256,7 @@ type mcpResponse struct {
 	msg rpcMsg // the JSON-RPC response, zero if there is none
 	t   testing.TB
 	req *mcpRequest
+	res *mcptest.Response // nil for a response read by hand
 }
 
 // tool decodes msg as a CallToolResult and fails the test if msg is not a
@@ -454,13 +288,7 @@ func (r *mcpResponse) rpcError() rpcErr {
 }
 
 // rpcMsg is any JSON-RPC message.
-type rpcMsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
+type rpcMsg = mcptest.Message
 
 // toolResult is the part of a CallToolResult the tests look at.
 type toolResult struct {
@@ -508,72 +336,39 @@ func decodeTool(t testing.TB, m rpcMsg) toolResult {
 	return r
 }
 
-// checkID fails the test if m answers a request other than r.
-func checkID(t testing.TB, r *mcpRequest, m rpcMsg) {
-	t.Helper()
-	if r.id != nil && m.ID != nil && m.Method == "" && !bytes.Equal(m.ID, r.id) {
-		t.Fatalf("%s: response id %s, want %s", r.label(), m.ID, r.id)
-	}
-}
-
 // sseStream reads the JSON-RPC messages of an SSE body.
 type sseStream struct {
 	t   testing.TB
-	br  *bufio.Reader
+	s   *mcptest.Stream
 	req *mcpRequest
 }
 
+// newSSEStream reads body, the SSE answer to req read by hand.
+func newSSEStream(t testing.TB, body io.Reader, req *mcpRequest) *sseStream {
+	return &sseStream{t: t, s: mcptest.NewStream(body, req.mcptest()), req: req}
+}
+
 // next returns the next message, skipping events without data (priming);
-// false at the end of the stream.
+// false at the end of the stream or when it broke (closed at the test's
+// end). Data that is not JSON fails the test.
 func (s *sseStream) next() (rpcMsg, bool) {
 	s.t.Helper()
-	var data []string
-	for {
-		line, err := s.br.ReadString('\n')
-		if err != nil && line == "" {
-			return rpcMsg{}, false
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line != "" {
-			if field, value, _ := strings.Cut(line, ":"); field == "data" {
-				data = append(data, strings.TrimPrefix(value, " "))
-			}
-			if err == nil {
-				continue
-			}
-		}
-		// An event ends at a blank line (or, cut short, at the end).
-		if d := strings.Join(data, "\n"); d != "" {
-			var m rpcMsg
-			if err := json.Unmarshal([]byte(d), &m); err != nil {
-				s.t.Fatalf("bad SSE data %q: %v", d, err)
-			}
-			return m, true
-		}
-		data = data[:0]
-		if err != nil {
-			return rpcMsg{}, false
-		}
+	m, err := s.s.Next()
+	if errors.Is(err, mcptest.ErrMalformed) {
+		s.t.Fatal(err)
 	}
+	return m, err == nil
 }
 
 // result reads up to the response to the stream's request and returns it
 // with the messages sent before it (notifications and server requests).
 func (s *sseStream) result() (rpcMsg, []rpcMsg) {
 	s.t.Helper()
-	var before []rpcMsg
-	for {
-		m, ok := s.next()
-		if !ok {
-			s.t.Fatalf("%s: the stream ended without a response; before it: %v", s.req.label(), before)
-		}
-		if m.Method != "" {
-			before = append(before, m)
-			continue
-		}
-		checkID(s.t, s.req, m)
-		return m, before
+	m, before, err := s.s.Result()
+	if err != nil {
+		s.t.Fatalf("%v; before it: %v", err, before)
 	}
+	return m, before
 }
 
 // toolResult is result for a tools/call: it fails the test unless the

@@ -195,7 +195,7 @@ func TestRegressListenCloseLogging(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("listen: %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	events := &sseStream{t: t, br: bufio.NewReader(resp.Body), req: req}
+	events := newSSEStream(t, resp.Body, req)
 	for {
 		m, ok := events.next()
 		if !ok {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -96,7 +95,7 @@ func (c *mcpClient) openSSE(r *mcpRequest) (*openStream, *mcpResponse) {
 		return nil, out
 	}
 	c.t.Cleanup(func() { resp.Body.Close() })
-	return &openStream{&sseStream{t: c.t, br: bufio.NewReader(resp.Body), req: r}, resp.Body}, nil
+	return &openStream{newSSEStream(c.t, resp.Body, r), resp.Body}, nil
 }
 
 // openListen is openSSE of a listen request whose stream must begin with
