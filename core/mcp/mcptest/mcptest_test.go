@@ -33,14 +33,14 @@ func testServer(t *testing.T) *mcp.Server {
 			Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 				var s string
 				_ = json.Unmarshal(c.Arguments()["text"], &s)
-				return &mcp.ToolResult{Content: []any{mcp.Text(s)}}, nil
+				return text(s), nil
 			}},
 		{Name: "hash", Handler: hashFile, InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"file":{"type":"string","x-mcp-file":{"maxSize":134217728}}},"required":["file"]}`)},
 		{Name: "chatty", Streams: true, StreamsModern: true, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 				c.Notify("notifications/message", map[string]any{"level": "info", "data": "working"})
-				return &mcp.ToolResult{Content: []any{mcp.Text("done")}}, nil
+				return text("done"), nil
 			}},
 		{Name: "greet", Streams: true, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: greet},
 	}
@@ -51,6 +51,10 @@ func testServer(t *testing.T) *mcp.Server {
 	}
 	return srv
 }
+
+// text is a result of one text block. With hashFile, it is where these
+// tests meet the handler API.
+func text(s string) *mcp.ToolResult { return &mcp.ToolResult{Content: []any{mcp.Text(s)}} }
 
 func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	f, bad := c.File("file")
@@ -66,7 +70,7 @@ func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ToolResult{Content: []any{mcp.Text(fmt.Sprintf("%d %x", n, h.Sum(nil)))}}, nil
+	return text(fmt.Sprintf("%d %x", n, h.Sum(nil))), nil
 }
 
 func greet(c *mcp.Call) (*mcp.ToolResult, error) {
@@ -82,7 +86,7 @@ func greet(c *mcp.Call) (*mcp.ToolResult, error) {
 	if json.Unmarshal(ans["name"].Result, &r) != nil || r.Action != "accept" {
 		return mcp.ToolError("no name given"), nil
 	}
-	return &mcp.ToolResult{Content: []any{mcp.Text("hello " + r.Content.Name)}}, nil
+	return text("hello " + r.Content.Name), nil
 }
 
 // transports gives a client of version over HTTP (mcphttp) and in memory.
