@@ -43,6 +43,7 @@ func testServer(t *testing.T) *mcp.Server {
 				return text("done"), nil
 			}},
 		{Name: "greet", Streams: true, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: greet},
+		{Name: "survey", Stateful: true, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: survey},
 	}
 	for _, tool := range tools {
 		if err := srv.AddTool(tool); err != nil {
@@ -87,6 +88,36 @@ func greet(c *mcp.Call) (*mcp.ToolResult, error) {
 		return mcp.ToolError("no name given"), nil
 	}
 	return text("hello " + r.Content.Name), nil
+}
+
+// survey asks two questions in two rounds (2026-07-28), keeping its
+// progress and the first answer in its requestState (a stateful tool
+// ignores answers that come without one).
+func survey(c *mcp.Call) (*mcp.ToolResult, error) {
+	ask := func(key string) map[string]mcp.InputRequest {
+		return map[string]mcp.InputRequest{key: mcp.Elicit(key+"?", mcp.Object{"type": "object", "properties": mcp.Object{}})}
+	}
+	st, err := c.State()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st == nil:
+		c.SetState(json.RawMessage(`"start"`))
+		return nil, c.AskAgain(ask("name"))
+	case string(st) == `"start"`:
+		ans, err := c.Input(ask("name"))
+		if err != nil {
+			return nil, err
+		}
+		c.SetState(ans["name"].Result)
+		return nil, c.AskAgain(ask("color"))
+	}
+	ans, err := c.Input(ask("color"))
+	if err != nil {
+		return nil, err
+	}
+	return text(string(st) + " " + string(ans["color"].Result)), nil
 }
 
 // transports gives a client of version over HTTP (mcphttp) and in memory.
@@ -240,6 +271,29 @@ func TestCallToolRounds(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCallToolRoundsState: three rounds, each retry carrying the state the
+// round before left (and the first round's params only once).
+func TestCallToolRoundsState(t *testing.T) {
+	for name, client := range transports(t, testServer(t)) {
+		t.Run(name, func(t *testing.T) {
+			c := connect(t, client(mcptest.Version20260728))
+			var asked []string
+			res, err := c.CallToolRounds(context.Background(), "survey", `{}`, func(reqs map[string]mcptest.InputRequest) (string, error) {
+				var out []string
+				for key := range reqs {
+					asked = append(asked, key)
+					out = append(out, fmt.Sprintf(`%q:{"action":"accept","content":{"v":%q}}`, key, key+"-answer"))
+				}
+				return "{" + strings.Join(out, ",") + "}", nil
+			})
+			got := toolText(t, res, err)
+			if !strings.Contains(got, "name-answer") || !strings.Contains(got, "color-answer") || strings.Join(asked, ",") != "name,color" {
+				t.Fatalf("%q after asking %v", got, asked)
+			}
+		})
 	}
 }
 

@@ -16,6 +16,9 @@ type Request struct {
 	ID        json.RawMessage
 	RPCMethod string // the JSON-RPC method, "" for raw bodies and GETs
 	Params    string // as the caller gave them, without the client's _meta
+	// first is the params of the round that began an MRTR exchange (set
+	// on retries; Params then holds that round's state and responses).
+	first string
 }
 
 // NewRequest builds the POST of method with params (a JSON object, ""

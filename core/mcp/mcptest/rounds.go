@@ -18,14 +18,18 @@ const MaxRounds = 16
 type Answerer func(reqs map[string]InputRequest) (inputResponses string, err error)
 
 // Retry answers prev, an InputRequiredResult (2026-07-28 MRTR), by sending
-// its request again: the original params, then prev's requestState (when
-// it has one) and inputResponses (a JSON object).
+// its request again: the params of the exchange's first round, then prev's
+// requestState (when it has one) and inputResponses (a JSON object).
 func (c *Client) Retry(ctx context.Context, prev *Response, inputResponses string) (*Response, error) {
 	tr, err := prev.ToolResult()
 	if err != nil || !tr.InputRequired() {
 		return nil, fmt.Errorf("mcptest: retry: not an InputRequiredResult: %.500q", prev.Body)
 	}
-	params := strings.TrimSuffix(strings.TrimSpace(prev.Req.Params), "}")
+	first := prev.Req.Params
+	if prev.Req.first != "" {
+		first = prev.Req.first
+	}
+	params := strings.TrimSuffix(strings.TrimSpace(first), "}")
 	if !strings.HasSuffix(strings.TrimSpace(params), "{") {
 		params += ","
 	}
@@ -33,7 +37,9 @@ func (c *Client) Retry(ctx context.Context, prev *Response, inputResponses strin
 		params += `"requestState":` + jsonString(tr.RequestState) + ","
 	}
 	params += `"inputResponses":` + inputResponses + `}`
-	return c.Call(ctx, prev.Req.RPCMethod, params)
+	r := c.NewRequest(ctx, prev.Req.RPCMethod, params)
+	r.first = first
+	return c.Send(r)
 }
 
 // CallToolRounds calls tool name with args and answers the server's input
