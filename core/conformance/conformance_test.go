@@ -1,16 +1,17 @@
 package conformance
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
 func TestRegister(t *testing.T) {
@@ -26,37 +27,11 @@ func TestRegister(t *testing.T) {
 	Register(s)
 }
 
-// recorder is a ResponseWriter for plain JSON answers.
-type recorder struct {
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) SetStatus(code int)       { r.status = code }
-func (r *recorder) SetHeader(string, string) {}
-func (r *recorder) SetBody(b []byte)         { r.body.Write(b) }
-func (r *recorder) SetBodyStream(int64, func(mcp.StreamWriter) error) {
-	panic("conformance test: unexpected streamed answer")
-}
-
-// post sends a 2026-07-28 request (params without _meta) and returns the
-// answer's body.
-func post(t *testing.T, s *mcp.Server, method, name, params string) string {
-	t.Helper()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + meta + `}}`
-	h := mcp.HeaderMap{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"MCP-Protocol-Version": mcp.VersionModern, "Mcp-Method": method}
-	if name != "" {
-		h["Mcp-Name"] = name
-	}
-	var w recorder
-	s.ServeMCP(&mcp.Request{Method: "POST", Header: h, Body: strings.NewReader(body)}, &w)
-	if w.status != 200 {
-		t.Fatalf("%s: status %d: %s", method, w.status, w.body.String())
-	}
-	return w.body.String()
+// client is a 2026-07-28 client of s, in memory.
+func client(s *mcp.Server) *mcptest.Client {
+	c := mcptest.NewInMemory(s).Client(mcptest.Version20260728)
+	c.Capabilities = `{"elicitation":{}}`
+	return c
 }
 
 // TestToolOrder pins the order and shape of tools/list (the golden
@@ -65,16 +40,18 @@ func TestToolOrder(t *testing.T) {
 	s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 	defer s.Close()
 	Register(s)
-	var res struct {
-		Result struct {
-			Tools []map[string]json.RawMessage `json:"tools"`
-		} `json:"result"`
+	res, err := client(s).Call(context.Background(), "tools/list", "")
+	if err != nil || res.Status != 200 {
+		t.Fatalf("tools/list: %v %d %s", err, res.Status, res.Body)
 	}
-	if err := json.Unmarshal([]byte(post(t, s, "tools/list", "", "")), &res); err != nil {
+	var list struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(res.Result, &list); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, tl := range res.Result.Tools {
+	for _, tl := range list.Tools {
 		var n string
 		_ = json.Unmarshal(tl["name"], &n)
 		names = append(names, n)
@@ -97,35 +74,32 @@ func TestToolOrder(t *testing.T) {
 	}
 }
 
-var stateRE = regexp.MustCompile(`"requestState":"([^"]+)"`)
-
 // TestMultiRound runs test_input_required_result_multi_round's three
-// rounds: the state saved after step 1 must reach round 3.
+// rounds: the name given in step 1 reaches round 3 only in the state.
 func TestMultiRound(t *testing.T) {
 	s := mcp.NewServer(mcp.Implementation{Name: "test"}, nil)
 	defer s.Close()
 	Register(s)
-	const tool = "test_input_required_result_multi_round"
-	args := `"name":"` + tool + `","arguments":{},`
-	rounds := []struct{ responses, want string }{
-		{"", `"inputRequests":{"step1":`},
-		{`"inputResponses":{"step1":{"action":"accept","content":{"name":"Ada"}}},`, `"inputRequests":{"step2":`},
-		{`"inputResponses":{"step2":{"action":"accept","content":{"color":"green"}}},`, `Hello Ada, your favorite color is green`},
+	answers := map[string]string{"step1": `{"action":"accept","content":{"name":"Ada"}}`,
+		"step2": `{"action":"accept","content":{"color":"green"}}`}
+	var asked []string
+	res, err := client(s).CallToolRounds(context.Background(), "test_input_required_result_multi_round", `{}`,
+		func(reqs map[string]mcptest.InputRequest) (string, error) {
+			var out []string
+			for key := range reqs {
+				asked = append(asked, key)
+				out = append(out, strconv.Quote(key)+":"+answers[key])
+			}
+			return "{" + strings.Join(out, ",") + "}", nil
+		})
+	if err != nil {
+		t.Fatal(err)
 	}
-	state := ""
-	for i, r := range rounds {
-		params := args + r.responses
-		if state != "" {
-			params += `"requestState":"` + state + `",`
-		}
-		got := post(t, s, "tools/call", tool, params)
-		if !strings.Contains(got, r.want) {
-			t.Fatalf("round %d: %s\nwant it to contain %s", i+1, got, r.want)
-		}
-		if m := stateRE.FindStringSubmatch(got); m != nil {
-			state = m[1]
-		} else if i < 2 {
-			t.Fatalf("round %d: no requestState in %s", i+1, got)
-		}
+	tr, err := res.ToolResult()
+	if err != nil || tr.InputRequired() || !strings.Contains(tr.Text(), "Hello Ada, your favorite color is green") {
+		t.Fatalf("last round: %v %s", err, res.Body)
+	}
+	if !slices.Equal(asked, []string{"step1", "step2"}) {
+		t.Fatalf("asked for %v, want step1 then step2", asked)
 	}
 }
