@@ -3,6 +3,7 @@ package mcphttp_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,50 +20,21 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/mcphttp"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 )
 
-const modern = "2026-07-28"
-
-// meta is params._meta of a 2026-07-28 request with client capabilities caps.
-func meta(caps string) string {
-	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + modern + `","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+// modernRequest is mcptest's 2026-07-28 request of method with params (an
+// object body without braces, may be empty) to url, declaring caps.
+func modernRequest(url, method, params, caps string) *http.Request {
+	c := mcptest.New(url, mcptest.Version20260728)
+	c.Capabilities = caps
+	return c.NewRequest(context.Background(), method, "{"+params+"}").Request
 }
 
-// modernRequest is a 2026-07-28 request of method with params (an object
-// body without braces, may be empty) to url.
-func modernRequest(t *testing.T, url, method, name, params, caps string) *http.Request {
-	t.Helper()
-	if params != "" {
-		params += ","
-	}
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + meta(caps) + `}}`
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", modern)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	return req
-}
-
-// rpcReply is a JSON-RPC response as received.
-type rpcReply struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// do sends req and returns the status and the JSON-RPC message of the
-// body (the last SSE data event of an event stream).
-func do(t *testing.T, req *http.Request) (*http.Response, rpcReply) {
+// do sends req and reads its answer: the status, and the JSON-RPC message
+// of a JSON or SSE body.
+func do(t *testing.T, req *http.Request) *mcptest.Response {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -73,20 +45,11 @@ func do(t *testing.T, req *http.Request) (*http.Response, rpcReply) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var last string
-		for _, line := range strings.Split(string(raw), "\n") {
-			if d, ok := strings.CutPrefix(line, "data:"); ok {
-				last = strings.TrimSpace(d)
-			}
-		}
-		raw = []byte(last)
-	}
-	var msg rpcReply
-	if err := json.Unmarshal(raw, &msg); err != nil {
+	res, err := mcptest.ReadAnswer(resp.StatusCode, resp.Header, raw)
+	if err != nil || res.Error == nil && res.Result == nil {
 		t.Fatalf("status %d, body %q is not JSON-RPC: %v", resp.StatusCode, raw, err)
 	}
-	return resp, msg
+	return res
 }
 
 var echoSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
@@ -111,44 +74,25 @@ func newServer(t *testing.T, opts mcphttp.Options, mopts *mcp.Options) (*httptes
 
 func TestStatelessToolCall(t *testing.T) {
 	hs, _ := newServer(t, mcphttp.Options{}, nil)
-	resp, msg := do(t, modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`))
-	if resp.StatusCode != http.StatusOK || msg.Error != nil || !strings.Contains(string(msg.Result), `"text":"hi from "`) {
-		t.Fatalf("%d %s %+v", resp.StatusCode, msg.Result, msg.Error)
+	res := do(t, modernRequest(hs.URL, "tools/call", `"name":"echo","arguments":{"text":"hi"}`, `{}`))
+	if res.Status != http.StatusOK || res.Error != nil || !strings.Contains(string(res.Result), `"text":"hi from "`) {
+		t.Fatalf("%d %s", res.Status, res.Body)
 	}
-	if !strings.Contains(string(msg.Result), `"name":"mcphttp-test"`) {
-		t.Fatalf("serverInfo is not the embedder's: %s", msg.Result)
+	if !strings.Contains(string(res.Result), `"name":"mcphttp-test"`) {
+		t.Fatalf("serverInfo is not the embedder's: %s", res.Result)
 	}
 }
 
 // The 2025-11-25 era: initialize gives a session the next request carries.
 func TestSessionEra(t *testing.T) {
 	hs, _ := newServer(t, mcphttp.Options{}, nil)
-	post := func(body, sid string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+	c := mcptest.New(hs.URL, mcptest.Version20251125)
+	if err := c.Connect(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	resp := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "")
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
-	}
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid).Body.Close()
-	resp = post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, sid)
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(raw, []byte(`"name":"echo"`)) {
-		t.Fatalf("tools/list in the session: %d %s", resp.StatusCode, raw)
+	res, err := c.Call(context.Background(), "tools/list", "")
+	if err != nil || res.Status != http.StatusOK || !bytes.Contains(res.Body, []byte(`"name":"echo"`)) {
+		t.Fatalf("tools/list in the session: %v %d %s", err, res.Status, res.Body)
 	}
 }
 
@@ -157,38 +101,29 @@ func TestSessionEra(t *testing.T) {
 // the session.
 func TestSessionStreamAndDelete(t *testing.T) {
 	hs, srv := newServer(t, mcphttp.Options{}, nil)
-	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(
-		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, _ := do(t, req)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	session := func(method string) *http.Request {
-		r, _ := http.NewRequest(method, hs.URL, nil)
-		r.Header.Set("Mcp-Session-Id", sid)
-		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		r.Header.Set("Accept", "text/event-stream")
-		return r
+	ctx := context.Background()
+	c := mcptest.New(hs.URL, mcptest.Version20251125)
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
 	}
-	get, err := http.DefaultClient.Do(session(http.MethodGet))
+	get, err := c.Get(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer get.Body.Close()
-	if get.StatusCode != http.StatusOK || !strings.HasPrefix(get.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("GET stream: %d %q", get.StatusCode, get.Header.Get("Content-Type"))
+	defer get.Close()
+	if get.Response.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %d", get.Response.StatusCode)
 	}
 	srv.Close() // ends the stream
-	if _, err := io.Copy(io.Discard, get.Body); err != nil {
+	if _, err := io.Copy(io.Discard, get.Response.Body); err != nil {
 		t.Fatalf("the GET stream did not end cleanly: %v", err)
 	}
-	del, err := http.DefaultClient.Do(session(http.MethodDelete))
+	del, err := c.Delete(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	del.Body.Close()
-	if del.StatusCode != http.StatusOK {
-		t.Fatalf("DELETE: %d", del.StatusCode)
+	if del.Status != http.StatusOK {
+		t.Fatalf("DELETE: %d", del.Status)
 	}
 }
 
@@ -206,29 +141,29 @@ func TestHostAndOrigin(t *testing.T) {
 		{"localhost origin", "", "http://localhost:3000", http.StatusOK},
 		{"no origin", "", "", http.StatusOK},
 	} {
-		req := modernRequest(t, hs.URL, "tools/list", "", "", `{}`)
+		req := modernRequest(hs.URL, "tools/list", "", `{}`)
 		if tc.host != "" {
 			req.Host = tc.host
 		}
 		if tc.origin != "" {
 			req.Header.Set("Origin", tc.origin)
 		}
-		resp, msg := do(t, req)
-		if resp.StatusCode != tc.status {
-			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.status)
+		res := do(t, req)
+		if res.Status != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, res.Status, tc.status)
 		}
-		if tc.status == http.StatusForbidden && (msg.Error == nil || msg.Error.Code != mcp.CodeTransport ||
-			!strings.HasPrefix(msg.Error.Message, "Forbidden: ")) {
-			t.Errorf("%s: error %+v, want a JSON-RPC Forbidden error", tc.name, msg.Error)
+		if e := res.RPCError(); tc.status == http.StatusForbidden && (e == nil || e.Code != mcp.CodeTransport ||
+			!strings.HasPrefix(e.Message, "Forbidden: ")) {
+			t.Errorf("%s: error %+v, want a JSON-RPC Forbidden error", tc.name, e)
 		}
 	}
 	// A listed host and origin pass.
 	hs2, _ := newServer(t, mcphttp.Options{AllowedHosts: []string{"mcp.example"}, AllowedOrigins: []string{"https://app.example"}}, nil)
-	req := modernRequest(t, hs2.URL, "tools/list", "", "", `{}`)
+	req := modernRequest(hs2.URL, "tools/list", "", `{}`)
 	req.Host = "mcp.example"
 	req.Header.Set("Origin", "https://app.example")
-	if resp, msg := do(t, req); resp.StatusCode != http.StatusOK {
-		t.Fatalf("allowed host and origin: %d %+v", resp.StatusCode, msg.Error)
+	if res := do(t, req); res.Status != http.StatusOK {
+		t.Fatalf("allowed host and origin: %d %s", res.Status, res.Body)
 	}
 }
 
@@ -239,14 +174,14 @@ func TestAuthenticate(t *testing.T) {
 		}
 		return "alice", []string{"read"}, nil
 	}}, nil)
-	req := modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
-	if resp, msg := do(t, req); resp.StatusCode != http.StatusUnauthorized || msg.Error == nil {
-		t.Fatalf("no credential: %d %+v", resp.StatusCode, msg.Error)
+	req := modernRequest(hs.URL, "tools/call", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
+	if res := do(t, req); res.Status != http.StatusUnauthorized || res.Error == nil {
+		t.Fatalf("no credential: %d %s", res.Status, res.Body)
 	}
-	req = modernRequest(t, hs.URL, "tools/call", "echo", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
+	req = modernRequest(hs.URL, "tools/call", `"name":"echo","arguments":{"text":"hi"}`, `{}`)
 	req.Header.Set("Authorization", "Bearer good")
-	if resp, msg := do(t, req); resp.StatusCode != http.StatusOK || !strings.Contains(string(msg.Result), "hi from alice") {
-		t.Fatalf("with a credential: %d %s", resp.StatusCode, msg.Result)
+	if res := do(t, req); res.Status != http.StatusOK || !strings.Contains(string(res.Result), "hi from alice") {
+		t.Fatalf("with a credential: %d %s", res.Status, res.Body)
 	}
 }
 
@@ -256,18 +191,18 @@ func TestAuthenticate(t *testing.T) {
 func TestBodyLimits(t *testing.T) {
 	hs, _ := newServer(t, mcphttp.Options{MaxRequestBytes: 64 << 10}, &mcp.Options{MaxBodyBytes: 16 << 10})
 	big := `"name":"echo","arguments":{"text":"` + strings.Repeat("x", 100<<10) + `"}`
-	req := modernRequest(t, hs.URL, "tools/call", "echo", big, `{}`)
-	if resp, msg := do(t, req); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
-		t.Fatalf("declared length: %d %+v", resp.StatusCode, msg.Error)
+	req := modernRequest(hs.URL, "tools/call", big, `{}`)
+	if res := do(t, req); res.Status != http.StatusRequestEntityTooLarge || res.Error == nil {
+		t.Fatalf("declared length: %d %s", res.Status, res.Body)
 	}
-	req = modernRequest(t, hs.URL, "tools/call", "echo", big, `{}`)
+	req = modernRequest(hs.URL, "tools/call", big, `{}`)
 	req.Body, req.ContentLength = io.NopCloser(struct{ io.Reader }{req.Body}), -1 // chunked
-	if resp, msg := do(t, req); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
-		t.Fatalf("unknown length: %d %+v", resp.StatusCode, msg.Error)
+	if res := do(t, req); res.Status != http.StatusRequestEntityTooLarge || res.Error == nil {
+		t.Fatalf("unknown length: %d %s", res.Status, res.Body)
 	}
 	mid := `"name":"echo","arguments":{"text":"` + strings.Repeat("x", 20<<10) + `"}`
-	if resp, msg := do(t, modernRequest(t, hs.URL, "tools/call", "echo", mid, `{}`)); resp.StatusCode != http.StatusRequestEntityTooLarge || msg.Error == nil {
-		t.Fatalf("over MaxBodyBytes: %d %+v", resp.StatusCode, msg.Error)
+	if res := do(t, modernRequest(hs.URL, "tools/call", mid, `{}`)); res.Status != http.StatusRequestEntityTooLarge || res.Error == nil {
+		t.Fatalf("over MaxBodyBytes: %d %s", res.Status, res.Body)
 	}
 }
 
@@ -313,39 +248,28 @@ func TestSSEFlushed(t *testing.T) {
 	}
 	hs := httptest.NewServer(mcphttp.NewHandler(srv, mcphttp.Options{}))
 	defer hs.Close()
-	req := modernRequest(t, hs.URL, "tools/call", "slow", `"name":"slow","arguments":{}`, `{}`)
+	c := mcptest.New(hs.URL, mcptest.Version20260728)
+	req := c.NewRequest(context.Background(), "tools/call",
+		`{"_meta":{"io.modelcontextprotocol/logLevel":"debug"},"name":"slow","arguments":{}}`)
 	req.Header.Set("Accept", "text/event-stream, application/json")
-	body := strings.Replace(readAll(t, req.Body), `"_meta":{`, `"_meta":{"io.modelcontextprotocol/logLevel":"debug",`, 1)
-	req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
-	resp, err := http.DefaultClient.Do(req)
+	s, err := c.Events(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		t.Fatalf("Content-Type %q", ct)
-	}
-	sc := bufio.NewScanner(resp.Body)
+	defer s.Close()
 	var once sync.Once
-	var events []string
-	for sc.Scan() {
-		if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
-			events = append(events, d)
-			once.Do(func() { close(seen) })
+	var events []mcptest.Message
+	for {
+		m, err := s.Next()
+		if err != nil {
+			break
 		}
+		events = append(events, m)
+		once.Do(func() { close(seen) })
 	}
-	if len(events) != 2 || !strings.Contains(events[0], "notifications/message") || !strings.Contains(events[1], `"text":"done"`) {
-		t.Fatalf("events %q", events)
+	if len(events) != 2 || events[0].Method != "notifications/message" || !strings.Contains(string(events[1].Result), `"text":"done"`) {
+		t.Fatalf("events %+v", events)
 	}
-}
-
-func readAll(t *testing.T, r io.Reader) string {
-	t.Helper()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // readFromRecorder is a ResponseWriter that records what its ReadFrom is
@@ -391,7 +315,7 @@ func TestStreamFileReachesReadFrom(t *testing.T) {
 		h.ServeHTTP(rec, r)
 	}))
 	defer hs.Close()
-	req := modernRequest(t, hs.URL, "resources/stream", "", `"uri":"file:///blob"`, `{"resourceStreaming":{}}`)
+	req := modernRequest(hs.URL, "resources/stream", `"uri":"file:///blob"`, `{"resourceStreaming":{}}`)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -435,7 +359,7 @@ func TestStreamUnknownSizeCutOverHTTP(t *testing.T) {
 		}})
 	hs := httptest.NewServer(mcphttp.NewHandler(srv, mcphttp.Options{}))
 	defer hs.Close()
-	req := modernRequest(t, hs.URL, "resources/stream", "", `"uri":"big:///x"`, `{"resourceStreaming":{"maxStreamSize":10}}`)
+	req := modernRequest(hs.URL, "resources/stream", `"uri":"big:///x"`, `{"resourceStreaming":{"maxStreamSize":10}}`)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
