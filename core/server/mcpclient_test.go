@@ -57,8 +57,8 @@ func newMCPClientWith(t testing.TB, base, version, caps string, hdr map[string]s
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	mc.Capabilities = caps
 	if version == legacyVersion {
-		if err := mc.Connect(context.Background()); err != nil {
-			t.Fatal(err)
+		if err := mc.Connect(context.Background()); err != nil || mc.Session == "" {
+			t.Fatalf("connect: %v (session %q)", err, mc.Session)
 		}
 	} else if version != modernVersion {
 		t.Fatalf("bug: protocol version %q", version)

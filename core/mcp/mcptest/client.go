@@ -28,13 +28,15 @@ type Client struct {
 	// Header is set on every request after the client's own headers
 	// (initialize included); an empty value removes a header.
 	Header map[string]string
-	// Session is the 2025-11-25 session id, set by Connect.
+	// Session is the 2025-11-25 session id, set by Connect ("" when the
+	// server assigned none).
 	Session string
 	// Init is the answer to initialize (2025-11-25) or server/discover
 	// (2026-07-28), set by Connect.
 	Init *Response
 
-	ids *atomic.Int64
+	ids         *atomic.Int64
+	initialized bool // initialize succeeded: later requests carry the version
 }
 
 // New returns a client of version for endpoint with [NewHTTPClient]. A
@@ -100,10 +102,11 @@ func (c *Client) initialize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Session = res.Header.Get("Mcp-Session-Id")
-	if res.Status != http.StatusOK || c.Session == "" || res.Result == nil {
-		return fmt.Errorf("mcptest: initialize: status %d, session %q: %.300s", res.Status, c.Session, res.Body)
+	c.Session = res.Header.Get("Mcp-Session-Id") // a server may run without sessions
+	if res.Status != http.StatusOK || res.Result == nil {
+		return fmt.Errorf("mcptest: initialize: status %d: %.300s", res.Status, res.Body)
 	}
+	c.initialized = true
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}

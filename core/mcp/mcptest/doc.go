@@ -6,8 +6,8 @@
 // A [Client] speaks one era:
 //
 //   - 2025-11-25 ([Version20251125]): [Client.Connect] sends initialize and
-//     notifications/initialized; later requests carry Mcp-Session-Id and
-//     MCP-Protocol-Version. [Client.Get] opens the session's SSE stream and
+//     notifications/initialized; later requests carry MCP-Protocol-Version
+//     and the Mcp-Session-Id the server gave, if any. [Client.Get] opens the session's SSE stream and
 //     [Client.Delete] ends the session;
 //   - 2026-07-28 ([Version20260728]): stateless. Every request's
 //     params._meta starts with the protocol version and the client's

@@ -106,9 +106,11 @@ func (c *Client) newHTTP(ctx context.Context, method string, body io.Reader) *ht
 	switch {
 	case c.Modern():
 		req.Header.Set("MCP-Protocol-Version", Version20260728)
-	case c.Session != "": // not on initialize
-		req.Header.Set("Mcp-Session-Id", c.Session)
+	case c.Session != "" || c.initialized: // not on initialize
 		req.Header.Set("MCP-Protocol-Version", Version20251125)
+	}
+	if c.Session != "" {
+		req.Header.Set("Mcp-Session-Id", c.Session)
 	}
 	return req
 }
