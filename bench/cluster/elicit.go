@@ -1,32 +1,26 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
-// modernVersion is the protocol of MRTR (docs/protocol.md): no session,
-// capabilities in every request's _meta, input gathered by retries.
-const modernVersion = "2026-07-28"
-
-// toolParams are the params of a 2026-07-28 tools/call, members in the order
-// a client sends them: the retry's requestState before its inputResponses
-// (the server bounds the answer by the state's limits as it arrives).
+// toolParams are the params of a 2026-07-28 tools/call (the client puts
+// its _meta first), members in the order a client sends them: the retry's
+// requestState before its inputResponses (the server bounds the answer by
+// the state's limits as it arrives).
 type toolParams struct {
-	Meta           map[string]any `json:"_meta"`
 	Name           string         `json:"name"`
 	Arguments      map[string]any `json:"arguments"`
 	RequestState   string         `json:"requestState,omitempty"`
@@ -73,45 +67,38 @@ func (r toolResult) text() string {
 	return r.Content[0].Text
 }
 
-// modernCall sends one 2026-07-28 tools/call to base with the headers
-// SEP-2243 asks for and decodes its result.
+// modernCall sends one 2026-07-28 tools/call to base (MRTR: no session,
+// capabilities in every request's _meta, input gathered by retries) with
+// the headers SEP-2243 asks for, and decodes its result.
 func (cl *cluster) modernCall(ctx context.Context, base string, id int, caps map[string]any, p toolParams) (int, toolResult, error) {
 	var res toolResult
-	p.Meta = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    modernVersion,
-		"io.modelcontextprotocol/clientCapabilities": caps,
-		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "mcpblob-cluster", "version": "1"},
-	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p})
+	capsJSON, err := json.Marshal(caps)
 	if err != nil {
 		return 0, res, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", bytes.NewReader(body))
+	params, err := json.Marshal(p)
 	if err != nil {
 		return 0, res, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", modernVersion)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", p.Name)
+	c := mcptest.New(base+"/mcp", mcptest.Version20260728)
+	c.HTTP, c.Capabilities = cl.http, string(capsJSON)
+	req := c.NewRequestID(ctx, strconv.Itoa(id), "tools/call", string(params))
 	// request_upload's key carries "x-mcp-header":"Blob-Key" in its input
-	// schema: the client mirrors it in Mcp-Param-Blob-Key (SEP-2243; the
-	// checks' keys are plain ASCII, sent as they are).
+	// schema: the client mirrors it in Mcp-Param-Blob-Key (SEP-2243).
 	if key, ok := p.Arguments["key"].(string); ok {
-		req.Header.Set("Mcp-Param-Blob-Key", key)
+		req.Header.Set("Mcp-Param-Blob-Key", mcptest.HeaderValue(key))
 	}
-	resp, err := cl.http.Do(req)
+	ans, err := c.Send(req)
 	if err != nil {
 		return 0, res, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, res, fmt.Errorf("http %d: %s", resp.StatusCode, clip(b))
+	if ans.Status != http.StatusOK {
+		return ans.Status, res, fmt.Errorf("http %d: %s", ans.Status, clip(ans.Body))
 	}
-	err = mcpc.Decode(resp, &res)
-	return resp.StatusCode, res, err
+	if e := ans.RPCError(); e != nil {
+		return ans.Status, res, e
+	}
+	return ans.Status, res, json.Unmarshal(ans.Result, &res)
 }
 
 // mrtrUpload: a 2026-07-28 request_upload in binary mode (SEP-1306) whose
@@ -209,8 +196,8 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 		rep.fail(g, "form elicitation: tools/call request_upload through nginx", fmt.Sprintf("http %d %q, want an SSE stream: %s", resp.StatusCode, resp.Header.Get("Content-Type"), clip(b)))
 		return
 	}
-	events := &sseReader{br: bufio.NewReader(resp.Body)}
-	req, err := events.next()
+	events := mcptest.NewStream(resp.Body, nil)
+	req, err := events.Next()
 	var p elicitParams
 	if err == nil {
 		err = json.Unmarshal(req.Params, &p)
@@ -226,28 +213,26 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 
 	data := content(200 << 10)
 	copy(data, "form elicitation through nginx")
-	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
-		"action": "accept", "content": map[string]any{"file": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(data)}}})
-	ans, err := c.PostBody(ctx, bytes.NewReader(reply), int64(len(reply)))
+	reply, _ := json.Marshal(map[string]any{"action": "accept", "content": map[string]any{
+		"file": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(data)}})
+	ans, err := c.Reply(ctx, req.ID, string(reply))
 	if err != nil {
 		rep.fail(g, "form elicitation: answer POSTed through nginx", err.Error())
 		return
 	}
-	ab, _ := io.ReadAll(ans.Body)
-	ans.Body.Close()
-	if ans.StatusCode != http.StatusAccepted {
-		rep.fail(g, "form elicitation: answer POSTed through nginx", fmt.Sprintf("http %d (want 202): %s", ans.StatusCode, clip(ab)))
+	if ans.Status != http.StatusAccepted {
+		rep.fail(g, "form elicitation: answer POSTed through nginx", fmt.Sprintf("http %d (want 202): %s", ans.Status, clip(ans.Body)))
 		return
 	}
-	var final sseMessage
+	var final mcptest.Message
 	for {
-		if final, err = events.next(); err != nil || final.Method == "" {
+		if final, err = events.Next(); err != nil || final.Method == "" {
 			break
 		}
 	}
 	var res toolResult
-	if err == nil && final.Error != nil {
-		err = final.Error
+	if e := final.RPCError(); err == nil && e != nil {
+		err = e
 	}
 	if err == nil {
 		err = json.Unmarshal(final.Result, &res)
@@ -297,44 +282,4 @@ func (cl *cluster) sessionRoute(from logMark, want int) (desc string, one bool) 
 	}
 	later := slices.Compact(slices.Sorted(slices.Values(names[1:])))
 	return fmt.Sprintf("initialize on %s, then %d requests on %s", names[0], len(names)-1, strings.Join(later, " and ")), len(later) == 1
-}
-
-// sseMessage is one JSON-RPC message of an SSE stream.
-type sseMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *mcpc.RPCError  `json:"error"`
-}
-
-// sseReader reads the JSON-RPC messages of an SSE body one at a time
-// (notifications included), skipping priming events (empty data), ids,
-// retry fields and comments.
-type sseReader struct{ br *bufio.Reader }
-
-func (s *sseReader) next() (sseMessage, error) {
-	var data []byte
-	for {
-		line, err := s.br.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return sseMessage{}, err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if len(bytes.TrimSpace(data)) == 0 {
-				data = data[:0]
-				continue
-			}
-			var m sseMessage
-			err := json.Unmarshal(data, &m)
-			return m, err
-		case bytes.HasPrefix(line, []byte("data:")):
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
-		}
-	}
 }
