@@ -40,7 +40,7 @@ func (f *fakeMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch req.Method {
 	case "initialize":
 		w.Header().Set("Mcp-Session-Id", "s-1")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, req.ID)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`, req.ID)
 		return
 	case "notifications/initialized":
 		w.WriteHeader(http.StatusAccepted)

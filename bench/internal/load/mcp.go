@@ -5,18 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // Protocol is the MCP revision the load speaks (mcpblob and the peer SDK
 // servers all do).
-const Protocol = "2025-11-25"
+const Protocol = mcptest.Version20251125
 
 // Session is one MCP session every request of a scenario shares.
 type Session struct {
@@ -54,55 +54,33 @@ func RPC(method string, params any) []byte {
 	return b
 }
 
-// Open runs initialize and notifications/initialized on endpoint.
+// Open runs initialize and notifications/initialized on endpoint (the
+// client is core/mcp/mcptest's).
 func Open(ctx context.Context, endpoint, apiKey string, clientCaps map[string]any) (*Session, error) {
-	s := &Session{Endpoint: endpoint, APIKey: apiKey}
-	if clientCaps == nil {
-		clientCaps = map[string]any{}
+	c := mcptest.New(endpoint, Protocol)
+	c.HTTP = http.DefaultClient
+	if apiKey != "" {
+		c = c.WithBearer(apiKey)
 	}
-	res, body, err := s.post(ctx, RPC("initialize", map[string]any{
-		"protocolVersion": Protocol, "capabilities": clientCaps,
-		"clientInfo": map[string]any{"name": "mcpblob-load", "version": "1"},
-	}))
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
+	if clientCaps != nil {
+		b, err := json.Marshal(clientCaps)
+		if err != nil {
+			return nil, err
+		}
+		c.Capabilities = string(b)
 	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("initialize: http %d: %.300s", res.StatusCode, body)
+	if err := c.Connect(ctx); err != nil {
+		return nil, err
 	}
-	s.ID = res.Header.Get("Mcp-Session-Id")
-	var msg struct {
-		Result struct {
-			Capabilities map[string]any `json:"capabilities"`
-		} `json:"result"`
+	s := &Session{Endpoint: endpoint, ID: c.Session, APIKey: apiKey}
+	var res struct {
+		Capabilities map[string]any `json:"capabilities"`
 	}
-	if err := json.Unmarshal(jsonOf(body), &msg); err != nil {
+	if err := json.Unmarshal(c.Init.Result, &res); err != nil {
 		return nil, fmt.Errorf("initialize answer: %w", err)
 	}
-	s.Capabilities = msg.Result.Capabilities
-	res, body, err = s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	if err != nil {
-		return nil, fmt.Errorf("notifications/initialized: %w", err)
-	}
-	if res.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("notifications/initialized: http %d: %.300s", res.StatusCode, body)
-	}
+	s.Capabilities = res.Capabilities
 	return s, nil
-}
-
-func (s *Session) post(ctx context.Context, body []byte) (*http.Response, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.Endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, nil, err
-	}
-	req.Header = s.Header()
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	return res, b, err
 }
 
 // Call is a Targeter of MCP requests on s: each hit asks params(seq) for
