@@ -395,3 +395,42 @@ func heapPeak(f func()) (base, peak uint64) {
 	wg.Wait()
 	return base, peak
 }
+
+// TestSessionlessLegacy: a 2025-11-25 server that assigns no session is
+// connected to, and later requests carry the protocol version (and no
+// session header).
+func TestSessionlessLegacy(t *testing.T) {
+	var mu sync.Mutex
+	var seen []http.Header
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg mcptest.Message
+		_ = json.NewDecoder(r.Body).Decode(&msg)
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		if msg.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"tools":[]}}`, msg.ID)
+	}))
+	defer hs.Close()
+	c := mcptest.New(hs.URL, mcptest.Version20251125)
+	if err := c.Connect(context.Background()); err != nil || c.Session != "" {
+		t.Fatalf("connect: %v, session %q", err, c.Session)
+	}
+	if _, err := c.Call(context.Background(), "tools/list", ""); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[0].Get("MCP-Protocol-Version") != "" {
+		t.Fatalf("%d requests; initialize's version header %q", len(seen), seen[0].Get("MCP-Protocol-Version"))
+	}
+	for i, h := range seen[1:] {
+		if h.Get("MCP-Protocol-Version") != mcptest.Version20251125 || h.Get("Mcp-Session-Id") != "" {
+			t.Errorf("request %d: version %q, session %q", i+2, h.Get("MCP-Protocol-Version"), h.Get("Mcp-Session-Id"))
+		}
+	}
+}
