@@ -51,7 +51,7 @@ type Response struct {
 	// Before holds the messages an SSE answer sent before the response
 	// (notifications and the server's requests).
 	Before []Message
-	Req    *Request
+	Req    *Request // the request answered; nil for ReadAnswer
 }
 
 // Open sends r and returns the response with its body unread; the caller
