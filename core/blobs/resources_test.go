@@ -1,58 +1,32 @@
 package blobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
-// recorder is an mcp.ResponseWriter that keeps the response in memory; a
-// streamed body is written at once.
-type recorder struct {
-	status   int
-	header   mcp.HeaderMap
-	body     bytes.Buffer
-	size     int64
-	streamed bool
-	err      error
-}
-
-func (r *recorder) SetStatus(code int)           { r.status = code }
-func (r *recorder) SetHeader(name, value string) { r.header[name] = value }
-func (r *recorder) SetBody(b []byte)             { r.body.Write(b) }
-func (r *recorder) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
-	r.size, r.streamed = size, true
-	r.err = write(flushBuffer{&r.body})
-}
-
-type flushBuffer struct{ *bytes.Buffer }
-
-func (flushBuffer) Flush() error { return nil }
-
-// readResource sends a 2026-07-28 resources/read of uri to s.
-func readResource(t *testing.T, s *mcp.Server, uri string) *recorder {
+// readResource sends a 2026-07-28 resources/read of uri to s, in memory
+// (a streamed body shorter or longer than its declared length is an
+// error).
+func readResource(t *testing.T, s *mcp.Server, uri string) *mcptest.Response {
 	t.Helper()
 	q, _ := json.Marshal(uri)
-	body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":` + string(q) +
-		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	rec := &recorder{header: mcp.HeaderMap{}, size: -1}
-	s.ServeMCP(&mcp.Request{Method: http.MethodPost, Body: strings.NewReader(body), Header: mcp.HeaderMap{
-		"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri,
-	}}, rec)
-	if rec.err != nil {
-		t.Fatalf("writing the body: %v", rec.err)
+	c := mcptest.NewInMemory(s).Client(mcptest.Version20260728)
+	res, err := c.Call(context.Background(), "resources/read", `{"uri":`+string(q)+`}`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rec
+	return res
 }
 
 // streamBackend serves one object from a reader that cannot seek (or,
@@ -132,9 +106,9 @@ func TestReadTextReopen(t *testing.T) {
 				t.Fatal(err)
 			}
 			app.Register(s)
-			rec := readResource(t, s, "blob:///t.txt")
-			if !rec.streamed || int64(rec.body.Len()) != rec.size {
-				t.Fatalf("Content-Length %d but %d bytes written (streamed %v): %s", rec.size, rec.body.Len(), rec.streamed, rec.body.String())
+			res := readResource(t, s, "blob:///t.txt")
+			if cl := res.Header.Get("Content-Length"); cl != strconv.Itoa(len(res.Body)) {
+				t.Fatalf("Content-Length %q but %d bytes written: %s", cl, len(res.Body), res.Body)
 			}
 			var msg struct {
 				Result struct {
@@ -146,8 +120,8 @@ func TestReadTextReopen(t *testing.T) {
 					} `json:"contents"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(rec.body.Bytes(), &msg); err != nil || len(msg.Result.Contents) != 1 {
-				t.Fatalf("%v: %s", err, rec.body.String())
+			if err := json.Unmarshal(res.Body, &msg); err != nil || len(msg.Result.Contents) != 1 {
+				t.Fatalf("%v: %s", err, res.Body)
 			}
 			ct := msg.Result.Contents[0]
 			if ct.URI != "blob:///t.txt" || ct.MIMEType != tc.be.mt {
