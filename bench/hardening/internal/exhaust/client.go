@@ -93,8 +93,10 @@ func (t *Target) do(req *http.Request) *wire.Answer {
 // "" when the server gave none. It sends no notifications/initialized: a
 // session the server holds is what the phases count.
 func (t *Target) initialize(ctx context.Context, key string, caps json.RawMessage) (sid string, a *wire.Answer) {
-	a = t.do(t.call(ctx, key, "", "initialize", map[string]any{"protocolVersion": mcptest.Version20251125,
-		"clientInfo": map[string]string{"name": "mcpblob-hardening", "version": "1"}, "capabilities": caps}))
+	// caps may be MiBs: spliced in as they are, not re-encoded.
+	params := `{"protocolVersion":"` + mcptest.Version20251125 +
+		`","clientInfo":{"name":"mcpblob-hardening","version":"1"},"capabilities":` + string(caps) + `}`
+	a = t.do(t.mcp(mcptest.Version20251125, key, "").NewRequestID(ctx, t.nextID(), "initialize", params).Request)
 	if a.Status == http.StatusOK {
 		sid = a.Header.Get("Mcp-Session-Id")
 		if sid != "" && t.Secret != nil {
