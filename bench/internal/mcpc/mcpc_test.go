@@ -16,7 +16,7 @@ func TestInitCallMessage(t *testing.T) {
 	srv := mcp.NewServer(mcp.Implementation{Name: "mcpc-test", Version: "1"}, nil)
 	err := srv.AddTool(&mcp.Tool{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Handler: func(*mcp.Call) (*mcp.ToolResult, error) {
-			return &mcp.ToolResult{Content: []any{mcp.Text("pong")}}, nil
+			return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: "pong"}}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -37,12 +37,12 @@ func testServer(t *testing.T) *mcp.Server {
 			}},
 		{Name: "hash", Handler: hashFile, InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"file":{"type":"string","x-mcp-file":{"maxSize":134217728}}},"required":["file"]}`)},
-		{Name: "chatty", Streams: true, StreamsModern: true, InputSchema: json.RawMessage(`{"type":"object"}`),
+		{Name: "chatty", Streams: mcp.StreamAlways, InputSchema: json.RawMessage(`{"type":"object"}`),
 			Handler: func(c *mcp.Call) (*mcp.ToolResult, error) {
 				c.Notify("notifications/message", map[string]any{"level": "info", "data": "working"})
 				return text("done"), nil
 			}},
-		{Name: "greet", Streams: true, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: greet},
+		{Name: "greet", Streams: mcp.StreamForInput, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: greet},
 		{Name: "survey", Stateful: true, InputSchema: json.RawMessage(`{"type":"object"}`), Handler: survey},
 	}
 	for _, tool := range tools {
@@ -55,17 +55,14 @@ func testServer(t *testing.T) *mcp.Server {
 
 // text is a result of one text block. With hashFile, it is where these
 // tests meet the handler API.
-func text(s string) *mcp.ToolResult { return &mcp.ToolResult{Content: []any{mcp.Text(s)}} }
+func text(s string) *mcp.ToolResult { return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: s}}} }
 
 func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
-	f, bad := c.File("file")
-	if bad != "" {
-		return mcp.ToolError("%s", bad), nil
+	f, err := c.File("file")
+	if err != nil {
+		return nil, err // a *mcp.FileError: an isError result naming the argument
 	}
-	defer f.Release()
-	if f.Problem != "" {
-		return mcp.FileError(f), nil
-	}
+	defer f.Abort()
 	h := sha256.New()
 	n, err := io.Copy(h, f.Reader())
 	if err != nil {
