@@ -55,7 +55,9 @@ func testServer(t *testing.T) *mcp.Server {
 
 // text is a result of one text block. With hashFile, it is where these
 // tests meet the handler API.
-func text(s string) *mcp.ToolResult { return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: s}}} }
+func text(s string) *mcp.ToolResult {
+	return &mcp.ToolResult{Content: []mcp.Content{mcp.Text{Text: s}}}
+}
 
 func hashFile(c *mcp.Call) (*mcp.ToolResult, error) {
 	f, err := c.File("file")
