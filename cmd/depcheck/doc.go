@@ -3,9 +3,15 @@
 //
 // It loads the graph once, with `go list -deps -json ./...` at the module
 // root, so bench/, asm/_gen and the testdata modules (each with its own
-// go.mod) are out of scope. Three kinds of rule are checked, all on non-test
+// go.mod) are out of scope. Four kinds of rule are checked, all on non-test
 // code:
 //
+//   - the package table ([allowRule], one row per package of the main
+//     module) lists the only packages each may import directly besides the
+//     standard library; a package without a row, or a row without a
+//     package, fails too. docs/architecture.md's table must say the same,
+//     row for row, and its list of graph rules must be the texts of the two
+//     kinds below, so the document states exactly what is checked;
 //   - dependency rules ([depRule]) look at a package's Deps, the transitive
 //     closure of its imports: which packages may appear anywhere below it;
 //   - importer rules ([importRule]) look at direct Imports: who may import a

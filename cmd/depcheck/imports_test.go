@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,8 @@ func testGraph(edges map[string][]string) *graph {
 		}
 		g.pkgs[path] = p
 	}
+	// Sorted, as load sorts them.
+	slices.SortFunc(g.main, func(a, b *pkg) int { return strings.Compare(a.ImportPath, b.ImportPath) })
 	for _, p := range g.pkgs { // Deps: the transitive closure of Imports
 		seen := map[string]bool{}
 		var walk func(string)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // result is the outcome of one rule.
@@ -40,6 +41,7 @@ func run(w io.Writer, reportOnlySizes bool) int {
 	for _, r := range importRules {
 		results = append(results, r.check(g))
 	}
+	results = append(results, checkAllowed(g, allowRules), g.checkDocFile())
 	sizes := []result{packageSizes(g)}
 	for _, r := range sizeRules {
 		sizes = append(sizes, r.check(g))
@@ -52,6 +54,15 @@ func run(w io.Writer, reportOnlySizes bool) int {
 		return 1
 	}
 	return 0
+}
+
+// checkDocFile holds archDoc, read from the module root, against the tables.
+func (g *graph) checkDocFile() result {
+	doc, err := os.ReadFile(filepath.Join(g.root, archDoc))
+	if err != nil {
+		return result{rule: archDoc + " states the rules depcheck checks", violations: []string{err.Error()}}
+	}
+	return checkDoc(doc, allowRules, depRules, importRules)
 }
 
 // report prints one line per rule followed by its violations and
