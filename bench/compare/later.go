@@ -19,9 +19,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 )
 
 // laterResult is a P3/P4/P5 outcome: a table, or why there is none.

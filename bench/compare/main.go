@@ -40,11 +40,11 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 type config struct {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // peakWatch tracks the peak resident memory of pid while a run lasts:

@@ -24,7 +24,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"

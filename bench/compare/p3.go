@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P3: resources/stream direct against nginx sendfile of the same bytes,

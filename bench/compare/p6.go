@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/load"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/load"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P6 runs on its own servers, pinned (p6rig.go): first at saturation under
@@ -49,7 +49,7 @@ type p6step struct {
 	why      string
 }
 
-// p6Scenario is the P6 load for s (bench/internal/load): the mixed MCP
+// p6Scenario is the P6 load for s (loadtest/rig/load): the mixed MCP
 // load, or GETs of the same 4 KiB file for nginx and the floor.
 func p6Scenario(s *system) string {
 	if s.plain {

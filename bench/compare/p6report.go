@@ -258,7 +258,7 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nInformation (no verdict): CPU per request at a fixed %d req/s, %d s per run, the same pinned servers taking turns (mcpblob and go-sdk: the mixed scenario of bench/internal/load, resources/read and tools/list in turn on one session; nginx and the fasthttp floor: its static-get scenario, GETs of the same 4 KiB file). vegeta runs in the harness process, unpinned. Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests vegeta made; vegeta's own CPU per request beside it.\n\n", f.rate, f.seconds)
+	fmt.Fprintf(b, "\nInformation (no verdict): CPU per request at a fixed %d req/s, %d s per run, the same pinned servers taking turns (mcpblob and go-sdk: the mixed scenario of loadtest/rig/load, resources/read and tools/list in turn on one session; nginx and the fasthttp floor: its static-get scenario, GETs of the same 4 KiB file). vegeta runs in the harness process, unpinned. Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests vegeta made; vegeta's own CPU per request beside it.\n\n", f.rate, f.seconds)
 	b.WriteString("| system | runs | achieved req/s (median) | p99 per run (ms) | server CPU per request per run (µs) | median | vegeta CPU per request (median) | failed requests |\n|---|--:|--:|---|---|--:|--:|--:|\n")
 	for _, name := range f.systems {
 		var p99, cpu []string

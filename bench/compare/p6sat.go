@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P6 at saturation: wrk (Debian's, C, one event loop: the lightest load

@@ -19,11 +19,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )

@@ -25,10 +25,10 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/weed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 )
 
 // s3Rig is a single SeaweedFS node with a bucket that an mcpblob serves

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
-	"github.com/mcpblob/mcpblob/bench/internal/weed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 )
 
 // cell is one system's result on one workload.
@@ -265,7 +265,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and bench/hardening
+	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and loadtest/hardening
 		if body, ok := mdsection.Extract(string(old), kept); ok {
 			begin, end := mdsection.Markers(kept)
 			b.WriteString("\n" + begin + "\n" + body + end + "\n")

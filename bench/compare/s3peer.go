@@ -10,7 +10,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/mcpblob/mcpblob/bench/internal/weed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/s3"
 )

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
 // system is one server under test: how to fetch a blob of a given key from

@@ -199,5 +199,5 @@ func (f *p6FixedRate) medianGenCPU(name string) float64 {
 
 func p7Target() *pair.Target {
 	return &pair.Target{ID: "P7", Title: "3 nodes + nginx + SeaweedFS, loopback", Goal: "0 errors; links and sessions across nodes; no loss on node kill",
-		NotRun: "not measured here: a pass/fail cluster check, not a ratio (`make cluster`, bench/cluster; docs/deploy.md)"}
+		NotRun: "not measured here: a pass/fail cluster check, not a ratio (`make cluster`, loadtest/cluster; docs/deploy.md)"}
 }

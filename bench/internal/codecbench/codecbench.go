@@ -26,7 +26,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/mcpblob/mcpblob/asm"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
