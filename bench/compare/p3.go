@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
@@ -66,7 +67,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	res := &p3Result{size: size}
 	key := "bench-stream"
-	logf("P3 resources/stream %d MiB", size>>20)
+	measure.Logf("P3 resources/stream %d MiB", size>>20)
 	ours, theirs := filepath.Join(work, "data", key), filepath.Join(work, "files", key)
 	streamer, err := restartWithStreamBlob(ctx, bins, by["mcpblob"], filepath.Join(work, "data"), key, size)
 	if err == nil {
@@ -83,12 +84,12 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 	list := []*system{streamer, ng}
 	if sw := by["SeaweedFS"]; sw != nil {
 		if err := sw.s3.put(ctx, key, theirs); err != nil {
-			logf("P3: SeaweedFS upload: %v", err)
+			measure.Logf("P3: SeaweedFS upload: %v", err)
 		} else {
 			list = append(list, sw)
 		}
 	}
-	settleDisk()
+	measure.SettleDisk()
 	buf := make([]byte, 256<<10)
 	one := func(s *system) (sample, time.Duration) { return p3Once(ctx, s, key, size, buf) }
 	pairRun := func(state string, r int) p3Run {
@@ -102,7 +103,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 			run.ref, run.cpuRef = one(ng)
 			run.ours, run.cpuOurs = one(streamer)
 		}
-		logf("  P3 %s: mcpblob %.0f MB/s (%.0f %% cached), nginx %.0f MB/s (%.0f %% cached)", state, run.ours.mbps, 100*run.resOurs, run.ref.mbps, 100*run.resRef)
+		measure.Logf("  P3 %s: mcpblob %.0f MB/s (%.0f %% cached), nginx %.0f MB/s (%.0f %% cached)", state, run.ours.mbps, 100*run.resOurs, run.ref.mbps, 100*run.resRef)
 		return run
 	}
 	res.runs = append(res.runs, pairRun(p3AsFound, 0))
@@ -158,7 +159,7 @@ func restartWithStreamBlob(ctx context.Context, bins map[string]string, mb *syst
 // CPU time s's process spent on it.
 func p3Once(ctx context.Context, s *system, key string, size int64, buf []byte) (sample, time.Duration) {
 	cpu0, _ := sysinfo.ProcCPU(s.pid())
-	w := watchPeak(s.pid())
+	w := measure.WatchPeak(s.pid())
 	t0 := time.Now()
 	var err error
 	var ttfb time.Duration
@@ -168,10 +169,10 @@ func p3Once(ctx context.Context, s *system, key string, size int64, buf []byte) 
 		_, ttfb, err = s.fetch(ctx, key, size, buf)
 	}
 	el := time.Since(t0)
-	smp := sample{peak: w.end(), ttfb: ttfb, err: err}
+	smp := sample{peak: w.End(), ttfb: ttfb, err: err}
 	cpu1, _ := sysinfo.ProcCPU(s.pid())
 	if err == nil {
-		smp.mbps = mbps(size, el)
+		smp.mbps = measure.MBps(size, el)
 	}
 	return smp, cpu1 - cpu0
 }
@@ -253,7 +254,7 @@ func (res *p3Result) cpuPerGiB() (ours, ref float64) {
 		o = append(o, r.cpuOurs.Seconds()/gib)
 		f = append(f, r.cpuRef.Seconds()/gib)
 	}
-	return median(o), median(f)
+	return measure.Median(o), measure.Median(f)
 }
 
 // cpuFinding says whether the CPU per byte points at a copy through user

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,13 +21,13 @@ import (
 func runP6(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report) {
 	if why := p6Missing(sysinfo.Cores()); why != "" {
 		rep.p6Err = why
-		logf("P6: %s", why)
+		measure.Logf("P6: %s", why)
 		return
 	}
 	g, err := startP6Rig(ctx, work, bins)
 	if err != nil {
 		rep.p6Err = trunc(err.Error(), 300)
-		logf("P6: %v", err)
+		measure.Logf("P6: %v", err)
 		return
 	}
 	defer g.stop()
@@ -104,7 +105,7 @@ func p6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag
 	case st.achieved < 0.95*float64(rate):
 		st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
 	}
-	logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, vegeta CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.gencpu, st.ok, st.why)
+	measure.Logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, vegeta CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.gencpu, st.ok, st.why)
 	return st, nil
 }
 
@@ -138,7 +139,7 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 	for _, s := range systems {
 		res.systems = append(res.systems, s.name)
 	}
-	logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
+	measure.Logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
 	for r := range rounds {
 		for i := range systems {
 			s := systems[(i+r)%len(systems)]

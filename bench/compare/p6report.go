@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -229,7 +230,7 @@ func (s *p6Saturation) renderTable(b *strings.Builder) {
 			}
 		}
 		per := "—"
-		if m := median(rps); m > 0 {
+		if m := measure.Median(rps); m > 0 {
 			per = fmt.Sprintf("%.1f µs", 1e6/m)
 		}
 		txt := p6RowText[r.name]
@@ -270,7 +271,7 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 			cpu = append(cpu, fmt.Sprintf("%.0f", st.cpu))
 			fails += st.failed * st.count
 		}
-		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), median(f.cpuRuns(name)), f.medianGenCPU(name), fails)
+		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), measure.Median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), measure.Median(f.cpuRuns(name)), f.medianGenCPU(name), fails)
 	}
 	for _, e := range f.errs {
 		fmt.Fprintf(b, "\nFixed-rate run failed: %s\n", e)

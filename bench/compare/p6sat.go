@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,7 +111,7 @@ func p6Saturate(ctx context.Context, cfg *config, g *p6Rig) *p6Saturation {
 		s.skipped = append(s.skipped, "every row: "+err.Error())
 		return s
 	}
-	logf("P6 at saturation: %d rows, %d rounds of %d s; servers on CPU %s, wrk -t1 -c%d on CPU %s", len(s.rows), s.rounds, s.seconds, p6ServerCPU, p6Conns, p6LoadCPU)
+	measure.Logf("P6 at saturation: %d rows, %d rounds of %d s; servers on CPU %s, wrk -t1 -c%d on CPU %s", len(s.rows), s.rounds, s.seconds, p6ServerCPU, p6Conns, p6LoadCPU)
 	for _, row := range s.rows {
 		if _, err := runWrk(ctx, script, row, p6WarmSeconds); err != nil {
 			row.errs = append(row.errs, "warm-up: "+err.Error())
@@ -128,7 +129,7 @@ func p6Saturate(ctx context.Context, cfg *config, g *p6Rig) *p6Saturation {
 				row.errs = append(row.errs, fmt.Sprintf("round %d: %s", r+1, err))
 			}
 			row.runs = append(row.runs, w)
-			logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, CPU %s busy %.2f (server %.2f, %.1f µs/request; interrupts %.2f), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
+			measure.Logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, CPU %s busy %.2f (server %.2f, %.1f µs/request; interrupts %.2f), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
 				row.name, r+1, w.rps, w.p99, p6ServerCPU, w.coreBusy, w.serverCores, w.serverUS, w.coreIRQ, w.wrkCores, w.non200, w.rpcErrors, w.sockErrors)
 		}
 	}
@@ -258,5 +259,5 @@ func (s *p6Saturation) stat(name string, fig func(wrkRun) float64) float64 {
 			v = append(v, fig(w))
 		}
 	}
-	return median(v)
+	return measure.Median(v)
 }

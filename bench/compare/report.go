@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
@@ -393,7 +394,7 @@ func (r *report) writeCharts(dir string) error {
 	if f := r.p6fixed; f != nil {
 		var bars []bar
 		for _, name := range f.systems {
-			bars = append(bars, bar{label: name, value: median(f.cpuRuns(name)), mark: name == "mcpblob"})
+			bars = append(bars, bar{label: name, value: measure.Median(f.cpuRuns(name)), mark: name == "mcpblob"})
 		}
 		title := fmt.Sprintf("P6 server CPU per request at %d req/s (median run, lower is better)", f.rate)
 		if err := writeChart(dir, "p6-cpu-per-request.svg", barChart(title, "µs", bars)); err != nil {

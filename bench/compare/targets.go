@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -194,7 +195,7 @@ func (f *p6FixedRate) medianGenCPU(name string) float64 {
 	for _, st := range f.runs[name] {
 		v = append(v, st.gencpu)
 	}
-	return median(v)
+	return measure.Median(v)
 }
 
 func p7Target() *pair.Target {

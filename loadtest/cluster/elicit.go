@@ -224,7 +224,28 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 		rep.fail(g, "form elicitation: answer POSTed through nginx", fmt.Sprintf("http %d (want 202): %s", ans.Status, clip(ans.Body)))
 		return
 	}
+	res, err := finalResult(events)
+	stored := err == nil && !res.IsError && res.StructuredContent.Key == key && res.StructuredContent.SHA256 == sum(data)
+	io.Copy(io.Discard, resp.Body)         // to the stream's end, so nginx logs it
+	route, one := cl.sessionRoute(from, 4) // initialize, notifications/initialized, tools/call, the answer
+	rep.add(g, "form elicitation: answer POSTed (202), result on the call's stream", stored && one,
+		fmt.Sprintf("err %v, isError %v %s; blob %s, %d bytes, sha256 %s (want %s); nginx: %s",
+			err, res.IsError, clip([]byte(res.text())), res.StructuredContent.Key, res.StructuredContent.Size,
+			short(res.StructuredContent.SHA256), short(sum(data)), route))
+	if !stored {
+		return
+	}
+	ok = readOnEveryNode(ctx, cl, rep, g, key, data)
+	if ok {
+		figures = fmt.Sprintf("elicitation/create on the call's SSE stream, answer (%d KiB data URI) 202, result with the sha256; %s; read back on all 3 nodes", len(data)>>10, route)
+	}
+}
+
+// finalResult reads the call's stream past any further request to its
+// result and decodes it.
+func finalResult(events *mcptest.Stream) (toolResult, error) {
 	var final mcptest.Message
+	var err error
 	for {
 		if final, err = events.Next(); err != nil || final.Method == "" {
 			break
@@ -237,17 +258,13 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 	if err == nil {
 		err = json.Unmarshal(final.Result, &res)
 	}
-	stored := err == nil && !res.IsError && res.StructuredContent.Key == key && res.StructuredContent.SHA256 == sum(data)
-	io.Copy(io.Discard, resp.Body)         // to the stream's end, so nginx logs it
-	route, one := cl.sessionRoute(from, 4) // initialize, notifications/initialized, tools/call, the answer
-	rep.add(g, "form elicitation: answer POSTed (202), result on the call's stream", stored && one,
-		fmt.Sprintf("err %v, isError %v %s; blob %s, %d bytes, sha256 %s (want %s); nginx: %s",
-			err, res.IsError, clip([]byte(res.text())), res.StructuredContent.Key, res.StructuredContent.Size,
-			short(res.StructuredContent.SHA256), short(sum(data)), route))
-	if !stored {
-		return
-	}
-	ok = true
+	return res, err
+}
+
+// readOnEveryNode GETs key from every node, adds the row and reports
+// whether each answered data.
+func readOnEveryNode(ctx context.Context, cl *cluster, rep *report, g, key string, data []byte) bool {
+	ok := true
 	var read []string
 	for _, n := range cl.nodes {
 		status, got, err := cl.call(ctx, http.MethodGet, n.url()+"/v1/blobs/"+key, nil)
@@ -255,9 +272,7 @@ func formElicitation(ctx context.Context, cl *cluster, rep *report) {
 		read = append(read, fmt.Sprintf("%s http %d sha256 %s", n.name, status, short(sum(got))))
 	}
 	rep.add(g, "form-elicited blob read on every node", ok, strings.Join(read, "; "))
-	if ok {
-		figures = fmt.Sprintf("elicitation/create on the call's SSE stream, answer (%d KiB data URI) 202, result with the sha256; %s; read back on all 3 nodes", len(data)>>10, route)
-	}
+	return ok
 }
 
 // sessionRoute describes where nginx sent the /mcp requests since from

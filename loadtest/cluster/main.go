@@ -93,50 +93,10 @@ func logf(format string, args ...any) {
 }
 
 func run(ctx context.Context, args []string) (bool, error) {
-	var c config
-	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
-	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
-	fs.StringVar(&c.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
-	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
-	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
-	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
-	fs.DurationVar(&c.duration, "duration", 0, "load `time` (at most 30s; default the profile's: 20s, test 12s)")
-	fs.DurationVar(&c.killAfter, "kill-after", 0, "SIGKILL a node this long after the load starts (default the profile's: 8s, test 5s)")
-	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
-	if err := fs.Parse(args); err != nil {
-		return false, err
-	}
-	p, ok := profiles[c.profile]
-	if !ok {
-		return false, fmt.Errorf("unknown -profile %q (full or test)", c.profile)
-	}
-	if c.duration == 0 {
-		c.duration = p.duration
-	}
-	if c.killAfter == 0 {
-		c.killAfter = p.killAfter
-	}
-	c.bound = p.bound
-	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter+3*time.Second > c.duration {
-		return false, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after ≤ -duration - 3s (the volume server is killed after the node)")
-	}
-	root, err := filepath.Abs(c.repo)
+	c, err := parseConfig(args)
 	if err != nil {
 		return false, err
 	}
-	c.repo = root
-	if c.weed == "" {
-		c.weed = filepath.Join(root, ".tools", "bin", "weed")
-	}
-	for _, bin := range []string{c.weed} {
-		if _, err := os.Stat(bin); err != nil {
-			return false, fmt.Errorf("%s missing: run `make tools` first", bin)
-		}
-	}
-	if c.nginx, err = findNginx(c.nginx); err != nil {
-		return false, err
-	}
-
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, c.bound)
 	defer cancel()
@@ -158,7 +118,69 @@ func run(ctx context.Context, args []string) (bool, error) {
 	}
 	rep.setup = cl.describe()
 	logf("cluster up in %.1fs: %s", time.Since(start).Seconds(), cl.lb)
+	runChecks(ctx, c, cl, rep)
+	noteLogErrors(cl, rep)
+	rep.unmeasured()
+	rep.elapsed = time.Since(start)
 
+	md := rep.markdown()
+	fmt.Print(md)
+	if c.out != "" {
+		if err := os.WriteFile(c.out, []byte(md), 0o644); err != nil {
+			return false, err
+		}
+	}
+	return rep.passed(), nil
+}
+
+// parseConfig reads the flags and fills in the profile's defaults and the
+// tools' paths.
+func parseConfig(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
+	fs.StringVar(&c.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
+	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
+	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
+	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
+	fs.DurationVar(&c.duration, "duration", 0, "load `time` (at most 30s; default the profile's: 20s, test 12s)")
+	fs.DurationVar(&c.killAfter, "kill-after", 0, "SIGKILL a node this long after the load starts (default the profile's: 8s, test 5s)")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	p, ok := profiles[c.profile]
+	if !ok {
+		return c, fmt.Errorf("unknown -profile %q (full or test)", c.profile)
+	}
+	if c.duration == 0 {
+		c.duration = p.duration
+	}
+	if c.killAfter == 0 {
+		c.killAfter = p.killAfter
+	}
+	c.bound = p.bound
+	if c.duration > 30*time.Second || c.killAfter < time.Second || c.killAfter+3*time.Second > c.duration {
+		return c, fmt.Errorf("want -duration ≤ 30s and 1s ≤ -kill-after ≤ -duration - 3s (the volume server is killed after the node)")
+	}
+	root, err := filepath.Abs(c.repo)
+	if err != nil {
+		return c, err
+	}
+	c.repo = root
+	if c.weed == "" {
+		c.weed = filepath.Join(root, ".tools", "bin", "weed")
+	}
+	if _, err := os.Stat(c.weed); err != nil {
+		return c, fmt.Errorf("%s missing: run `make tools` first", c.weed)
+	}
+	c.nginx, err = findNginx(c.nginx)
+	return c, err
+}
+
+// runChecks runs the cross-node checks, the load with its kills and the
+// SIGTERM during an upload, each only while the run's time bound holds.
+func runChecks(ctx context.Context, c config, cl *cluster, rep *report) {
 	t := time.Now()
 	crossNode(ctx, cl, rep)
 	logf("cross-node checks took %.1fs", time.Since(t).Seconds())
@@ -177,6 +199,11 @@ func run(ctx context.Context, args []string) (bool, error) {
 	if ctx.Err() != nil {
 		rep.fail("time", "whole run bounded", "stopped: "+ctx.Err().Error())
 	}
+}
+
+// noteLogErrors notes the error lines each node and each SeaweedFS process
+// logged.
+func noteLogErrors(cl *cluster, rep *report) {
 	for _, n := range cl.nodes {
 		if lines := errorLines(n); len(lines) > 0 {
 			rep.note("logs", n.name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
@@ -187,15 +214,4 @@ func run(ctx context.Context, args []string) (bool, error) {
 		lines := weedErrors[name]
 		rep.note("logs", "SeaweedFS "+name+" logged errors", fmt.Sprintf("%d, the first: %s", len(lines), clip([]byte(lines[0]))))
 	}
-	rep.unmeasured()
-	rep.elapsed = time.Since(start)
-
-	md := rep.markdown()
-	fmt.Print(md)
-	if c.out != "" {
-		if err := os.WriteFile(c.out, []byte(md), 0o644); err != nil {
-			return false, err
-		}
-	}
-	return rep.passed(), nil
 }

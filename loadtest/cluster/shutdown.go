@@ -29,6 +29,17 @@ type readyzSample struct {
 	err    error
 }
 
+// answer is how the trickled upload ended.
+type answer struct {
+	status int
+	body   []byte
+	err    error
+	at     time.Time
+}
+
+// gracefulShutdown SIGTERMs a node while a 64 MiB upload streams into it:
+// /readyz turns 503, the upload completes within the grace period, the node
+// exits cleanly afterwards and the blob reads back on another node.
 func gracefulShutdown(ctx context.Context, cl *cluster, rep *report) {
 	const g = "shutdown"
 	n := cl.nodes[1]
@@ -40,12 +51,6 @@ func gracefulShutdown(ctx context.Context, cl *cluster, rep *report) {
 	data := content(termSize)
 	copy(data, key)
 	want := sum(data)
-	type answer struct {
-		status int
-		body   []byte
-		err    error
-		at     time.Time
-	}
 	answered := make(chan answer, 1)
 	start := time.Now()
 	go func() {
@@ -67,35 +72,7 @@ func gracefulShutdown(ctx context.Context, cl *cluster, rep *report) {
 	}
 	logf("SIGTERM %s (pid %d) %.1fs into a %d MiB upload", n.name, pid, termAt.Sub(start).Seconds(), termSize>>20)
 
-	// /readyz on fresh connections (a kept-alive one would outlive the
-	// listener), every 100 ms until the upload is answered.
-	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 500 * time.Millisecond}
-	var samples []readyzSample
-	var a answer
-	deadline := time.After(gracePeriod + 5*time.Second)
-poll:
-	for {
-		s := readyzSample{at: time.Since(termAt)}
-		resp, err := probe.Get(n.url() + "/readyz")
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			s.status = resp.StatusCode
-		}
-		s.err = err
-		samples = append(samples, s)
-		select {
-		case a = <-answered:
-			break poll
-		case <-deadline:
-			a = answer{err: fmt.Errorf("no answer %s after the SIGTERM", gracePeriod+5*time.Second), at: time.Now()}
-			break poll
-		case <-ctx.Done():
-			a = answer{err: ctx.Err(), at: time.Now()}
-			break poll
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	samples, a := pollReadyz(ctx, n.url(), termAt, answered)
 	exited := false
 	for end := time.Now().Add(gracePeriod); time.Now().Before(end) && !exited; time.Sleep(10 * time.Millisecond) {
 		exited = n.proc.Exited()
@@ -128,6 +105,35 @@ poll:
 	ok = readyOK && upOK && exitOK && readOK
 	summary = fmt.Sprintf("/readyz 503 for %.1f s; upload answered %d %.1f s after the signal (delay %s, grace %s); sha256 read back: %v; exit: %s",
 		last503.Seconds(), a.status, took.Seconds(), shutdownDelay, gracePeriod, readOK, state)
+}
+
+// pollReadyz GETs base's /readyz on fresh connections (a kept-alive one
+// would outlive the listener) every 100 ms until the upload is answered,
+// the grace period (and 5 s) is over or ctx ends.
+func pollReadyz(ctx context.Context, base string, termAt time.Time, answered <-chan answer) ([]readyzSample, answer) {
+	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 500 * time.Millisecond}
+	var samples []readyzSample
+	deadline := time.After(gracePeriod + 5*time.Second)
+	for {
+		s := readyzSample{at: time.Since(termAt)}
+		resp, err := probe.Get(base + "/readyz")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			s.status = resp.StatusCode
+		}
+		s.err = err
+		samples = append(samples, s)
+		select {
+		case a := <-answered:
+			return samples, a
+		case <-deadline:
+			return samples, answer{err: fmt.Errorf("no answer %s after the SIGTERM", gracePeriod+5*time.Second), at: time.Now()}
+		case <-ctx.Done():
+			return samples, answer{err: ctx.Err(), at: time.Now()}
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // readyzVerdict judges the /readyz samples taken after the SIGTERM: 503

@@ -1,4 +1,4 @@
-package main
+package scale
 
 // P9: the S3 path. mcpblob on its S3 backend over a single SeaweedFS node
 // (`weed server -s3`: master, volume server, filer and S3 gateway in one
@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"net/http"
 	"os"
@@ -25,8 +26,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 )
@@ -43,7 +44,7 @@ type s3Rig struct {
 
 func startS3Rig(ctx context.Context, bins map[string]string, work string) (*s3Rig, error) {
 	r := &s3Rig{bucket: "scale"}
-	w, creds, client, err := startS3Node(ctx, bins["weed"], filepath.Join(work, "scale-weed"), r.bucket)
+	w, creds, client, err := StartS3Node(ctx, bins["weed"], filepath.Join(work, "scale-weed"), r.bucket)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +87,13 @@ type p9Sample struct {
 	err     error
 }
 
-func runP9(ctx context.Context, cfg *config, rig *s3Rig, t *pair.Target, start time.Time) {
+func runP9(ctx context.Context, cfg *Options, rig *s3Rig, t *pair.Target, start time.Time) {
 	size := int64(1 << 30)
-	if cfg.quick {
+	if cfg.Quick {
 		size = 256 << 20
 	}
 	t.Title = fmt.Sprintf("the S3 path, %d MiB", size>>20)
-	logf("P9 S3 path, %d MiB: building the bodies", size>>20)
+	measure.Logf("P9 S3 path, %d MiB: building the bodies", size>>20)
 	raw, err := io.ReadAll(seed.Reader(size))
 	if err != nil {
 		t.Errors = append(t.Errors, err.Error())
@@ -149,7 +150,7 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 				}
 				mcp = c
 			}
-			return uploadOnce(ctx, mcp, body)
+			return measure.UploadOnce(ctx, mcp, body)
 		}},
 		{name: "PUT /v1/blobs", write: true, mcpblb: true, run: func(ctx context.Context) error {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPut, srv.base+"/v1/blobs/p9/put", bytes.NewReader(raw))
@@ -188,7 +189,7 @@ func p9Ops(rig *s3Rig, raw, body []byte) []p9Op {
 			if err != nil {
 				return err
 			}
-			_, _, err = drain(resp, time.Now(), make([]byte, 256<<10), 4*((size+2)/3))
+			_, _, err = measure.Drain(resp, time.Now(), make([]byte, 256<<10), 4*((size+2)/3))
 			return err
 		}},
 		{name: "/d link", mcpblb: true, run: func(ctx context.Context) error {
@@ -218,7 +219,7 @@ func getAll(ctx context.Context, hc *http.Client, url string, size int64) error 
 	if err != nil {
 		return err
 	}
-	n, _, err := drain(resp, time.Now(), make([]byte, 256<<10), size)
+	n, _, err := measure.Drain(resp, time.Now(), make([]byte, 256<<10), size)
 	if err == nil && n != size {
 		err = fmt.Errorf("GET: %d bytes, want %d", n, size)
 	}
@@ -230,11 +231,11 @@ func getAll(ctx context.Context, hc *http.Client, url string, size int64) error 
 // operations measured around it.
 func p9Once(ctx context.Context, rig *s3Rig, op p9Op, size int64) p9Sample {
 	if op.write {
-		settleDisk()
+		measure.SettleDisk()
 	}
 	ops0 := storageOps(ctx, rig.srv)
 	written0 := diskWritten(rig.weed.PID())
-	w := watchPeak(rig.srv.pid())
+	w := measure.WatchPeak(rig.srv.pid())
 	cpu := startCPU(rig.srv.pid(), rig.weed.PID(), os.Getpid())
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	t0 := time.Now()
@@ -242,7 +243,7 @@ func p9Once(ctx context.Context, rig *s3Rig, op p9Op, size int64) p9Sample {
 	el := time.Since(t0)
 	cancel()
 	smp := p9Sample{cpu: cpu.end(), err: err}
-	peak := w.end()
+	peak := w.End()
 	if op.mcpblb {
 		smp.growth = growthMiB(peak, rig.srv.idle)
 	}
@@ -251,9 +252,9 @@ func p9Once(ctx context.Context, rig *s3Rig, op p9Op, size int64) p9Sample {
 	}
 	smp.ops = subOps(storageOps(ctx, rig.srv), ops0)
 	if err == nil {
-		smp.mbps = mbps(size, el)
+		smp.mbps = measure.MBps(size, el)
 	}
-	logf("  P9 %s: %.0f MB/s, RSS +%.0f MiB, SeaweedFS wrote %.2f× the bytes, storage ops %v, %v", op.name, smp.mbps, smp.growth, smp.written, smp.ops, err)
+	measure.Logf("  P9 %s: %.0f MB/s, RSS +%.0f MiB, SeaweedFS wrote %.2f× the bytes, storage ops %v, %v", op.name, smp.mbps, smp.growth, smp.written, smp.ops, err)
 	return smp
 }
 

@@ -1,4 +1,4 @@
-package main
+package scale
 
 // P10: listing. A folder of 100,000 blobs and one of 100, on the local
 // store and on SeaweedFS through mcpblob's S3 backend: a page of 100 from
@@ -15,6 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 )
@@ -58,16 +59,16 @@ type p10Walk struct {
 	err       error
 }
 
-func runP10(ctx context.Context, cfg *config, work string, bins map[string]string, rig *s3Rig, t *pair.Target, start time.Time) {
+func runP10(ctx context.Context, cfg *Options, work string, bins map[string]string, rig *s3Rig, t *pair.Target, start time.Time) {
 	n := 100_000
 	walkCap, reps := 8*time.Second, 5
-	if cfg.quick {
+	if cfg.Quick {
 		n, walkCap = 10_000, 5*time.Second
 	}
 	t.Title = fmt.Sprintf("paging %d blobs, %d per page", n, p10Page)
 	t.Goal = fmt.Sprintf("a page from %d ≤ 2× a page from 100 (first and middle pages, both stores); local walk ≤ 2× the SeaweedFS walk", n)
 	data := filepath.Join(work, "p10data")
-	logf("P10 creating %d + %d blobs on the local store and on SeaweedFS (at once)", n, p10Page)
+	measure.Logf("P10 creating %d + %d blobs on the local store and on SeaweedFS (at once)", n, p10Page)
 	var localTime, s3Time time.Duration
 	var localErr, s3Err error
 	var wg sync.WaitGroup
@@ -82,7 +83,7 @@ func runP10(ctx context.Context, cfg *config, work string, bins map[string]strin
 	if len(t.Errors) > 0 {
 		return
 	}
-	logf("  seeded: local store %.1f s, SeaweedFS %.1f s", localTime.Seconds(), s3Time.Seconds())
+	measure.Logf("  seeded: local store %.1f s, SeaweedFS %.1f s", localTime.Seconds(), s3Time.Seconds())
 	local, err := startScaleServer(ctx, bins["mcpblob"], []string{"--data", data})
 	if err != nil {
 		t.Errors = append(t.Errors, err.Error())
@@ -105,7 +106,7 @@ func runP10(ctx context.Context, cfg *config, work string, bins map[string]strin
 		for k := range stores {
 			si := (k + r) % len(stores)
 			w := p10WalkOnce(ctx, stores[si], n, walkCap)
-			logf("  P10 walk %s: %.1f s (%d pages, estimated %v) %v", stores[si].name, w.seconds, w.pages, w.estimated, w.err)
+			measure.Logf("  P10 walk %s: %.1f s (%d pages, estimated %v) %v", stores[si].name, w.seconds, w.pages, w.estimated, w.err)
 			walks[si] = append(walks[si], w)
 		}
 		for k := range stores {
@@ -339,7 +340,7 @@ func p10Time(ctx context.Context, s *p10Store, c p10Case, reps int) (float64, er
 		}
 		ms = append(ms, float64(el.Microseconds())/1000)
 	}
-	return median(ms), nil
+	return measure.Median(ms), nil
 }
 
 func p10Report(t *pair.Target, n int, stores []*p10Store, walks [][]p10Walk, pages map[string][]float64, localTime, s3Time time.Duration) {
@@ -387,7 +388,7 @@ func p10Report(t *pair.Target, n int, stores []*p10Store, walks [][]p10Walk, pag
 	if !walk.Met() {
 		_, med, _, _ := walk.Spread()
 		t.Why = append(t.Why, fmt.Sprintf("the local walk took %.1f× SeaweedFS's (%.1f s against %.1f s median): each page costs the local store work that grows with the folder (see its deep and first page figures); an index of keys in order, read from the cursor on, would close it.",
-			med, median(walk.Ours), median(walk.Ref)))
+			med, measure.Median(walk.Ours), measure.Median(walk.Ref)))
 	}
 	t.Detail = d.String() + t.Detail
 }
@@ -405,18 +406,18 @@ func msList(v []float64) string {
 // pages.
 func p10PageWhy(p pair.Runs, s *p10Store, n int, pages map[string][]float64) string {
 	_, med, _, _ := p.Spread()
-	perKey := (median(p.Ours) - median(p.Ref)) / float64(n) * 1e3
-	msg := fmt.Sprintf("%s: %.1f× the small folder's page (%.2f ms against %.2f ms), %.1f µs more per blob in the folder", p.Label, med, median(p.Ours), median(p.Ref), perKey)
+	perKey := (measure.Median(p.Ours) - measure.Median(p.Ref)) / float64(n) * 1e3
+	msg := fmt.Sprintf("%s: %.1f× the small folder's page (%.2f ms against %.2f ms), %.1f µs more per blob in the folder", p.Label, med, measure.Median(p.Ours), measure.Median(p.Ref), perKey)
 	if s.rig == nil {
 		return msg + ": the local store's page cost grows with the folder (first and middle pages alike, so it reads the whole folder for every page); an ordered index read from the cursor on would make a page cost what it returns."
 	}
-	big, small := median(pages[s.name+"|SeaweedFS ListObjectsV2, first page"]), median(pages[s.name+"|SeaweedFS ListObjectsV2, folder of 100"])
+	big, small := measure.Median(pages[s.name+"|SeaweedFS ListObjectsV2, first page"]), measure.Median(pages[s.name+"|SeaweedFS ListObjectsV2, folder of 100"])
 	if big <= 0 || small <= 0 {
 		return msg + "."
 	}
 	own := fmt.Sprintf(": SeaweedFS's own ListObjectsV2 of the first 100 (from the harness) takes %.2f ms in the large folder against %.2f ms in the small one (%.1f×)", big, small, big/small)
 	if big/small > 2 {
-		return msg + own + ", so the growth is SeaweedFS's listing, not mcpblob's (which adds about " + fmt.Sprintf("%.0f", max(0, median(p.Ours)-big)) + " ms per page on top); only a key index kept beside the bucket would avoid it."
+		return msg + own + ", so the growth is SeaweedFS's listing, not mcpblob's (which adds about " + fmt.Sprintf("%.0f", max(0, measure.Median(p.Ours)-big)) + " ms per page on top); only a key index kept beside the bucket would avoid it."
 	}
 	return msg + own + ", so the growth is in mcpblob's S3 listing path (its LIST per page and the HEADs where metadata is missing), which would need fixing there."
 }

@@ -1,4 +1,4 @@
-package main
+package scale
 
 // P8, P9 and P10 (docs/design.md): mcpblob at scale — many concurrent readers,
 // the S3 path, and listing a large folder. Each target is measured side by
@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"net/http"
 	"os"
@@ -19,8 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
@@ -31,20 +32,20 @@ import (
 // scaleRuns is how many side-by-side runs each pair gets.
 const scaleRuns = 3
 
-// scaleTargets runs P8, then P9 and P10 on one SeaweedFS node with an
+// Targets runs P8, then P9 and P10 on one SeaweedFS node with an
 // mcpblob on its S3 backend, and returns the three targets. A target that
-// would start after cfg.budget is reported as not run.
-func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, start time.Time) []*pair.Target {
+// would start after cfg.Budget is reported as not run.
+func Targets(ctx context.Context, cfg *Options, work string, bins map[string]string, peers []Peer, start time.Time) []*pair.Target {
 	over := func(t *pair.Target) bool {
-		if time.Since(start) > cfg.budget {
-			t.NotRun = fmt.Sprintf("time budget (%v) spent before it started", cfg.budget)
+		if time.Since(start) > cfg.Budget {
+			t.NotRun = fmt.Sprintf("time budget (%v) spent before it started", cfg.Budget)
 			return true
 		}
 		return ctx.Err() != nil
 	}
 	p8 := &pair.Target{ID: "P8", Title: "concurrent 64 MiB reads", Goal: "aggregate ≥ 0.8× one client; RSS growth ≤ 128 MiB; 0 errors"}
 	if !over(p8) {
-		timeTarget(p8, func() { runP8(ctx, cfg, work, bins, systems, p8, start) })
+		timeTarget(p8, func() { runP8(ctx, cfg, work, bins, peers, p8, start) })
 	}
 	p9 := newP9Target()
 	p10 := &pair.Target{ID: "P10", Title: "paging 100,000 blobs, 100 per page", Goal: "a page from 100,000 ≤ 2× a page from 100 (first and deep pages, both stores); local walk ≤ 2× the SeaweedFS walk"}
@@ -60,7 +61,7 @@ func scaleTargets(ctx context.Context, cfg *config, work string, bins map[string
 		return []*pair.Target{p8, p9, p10}
 	}
 	defer rig.stop()
-	logf("SeaweedFS and mcpblob on S3 started in %.1f s", time.Since(t0).Seconds())
+	measure.Logf("SeaweedFS and mcpblob on S3 started in %.1f s", time.Since(t0).Seconds())
 	timeTarget(p9, func() { runP9(ctx, cfg, rig, p9, start) })
 	if !over(p10) {
 		timeTarget(p10, func() { runP10(ctx, cfg, work, bins, rig, p10, start) })
@@ -73,18 +74,18 @@ func timeTarget(t *pair.Target, run func()) {
 	t0 := time.Now()
 	run()
 	el := time.Since(t0).Seconds()
-	logf("%s took %.0f s", t.ID, el)
+	measure.Logf("%s took %.0f s", t.ID, el)
 	t.Detail += fmt.Sprintf("\n%s took %.0f s, setup included.\n", t.ID, el)
 }
 
 // anotherRun reports whether run r (from 0) may start: the first always
 // does, a later one only within the time budget; a run left out is noted
 // in the target's detail.
-func anotherRun(cfg *config, start time.Time, r int, t *pair.Target) bool {
-	if r == 0 || time.Since(start) <= cfg.budget {
+func anotherRun(cfg *Options, start time.Time, r int, t *pair.Target) bool {
+	if r == 0 || time.Since(start) <= cfg.Budget {
 		return true
 	}
-	t.Detail += fmt.Sprintf("\nStopped after %d of %d runs: the time budget (%v) was spent.\n", r, scaleRuns, cfg.budget)
+	t.Detail += fmt.Sprintf("\nStopped after %d of %d runs: the time budget (%v) was spent.\n", r, scaleRuns, cfg.Budget)
 	return false
 }
 
@@ -327,12 +328,12 @@ type p8Run struct {
 // runP8 seeds one blob per client straight into a local store, serves it
 // with its own mcpblob, and for resources/read and /d alternates one client
 // reading one blob with all clients reading their own blob at once.
-func runP8(ctx context.Context, cfg *config, work string, bins map[string]string, systems []*system, t *pair.Target, start time.Time) {
-	plan := p8Sizes(cfg.quick)
+func runP8(ctx context.Context, cfg *Options, work string, bins map[string]string, peers []Peer, t *pair.Target, start time.Time) {
+	plan := p8Sizes(cfg.Quick)
 	t.Title = fmt.Sprintf("%d concurrent %d MiB reads", plan.clients, plan.size>>20)
 	data := filepath.Join(work, "p8data")
 	defer os.RemoveAll(data)
-	logf("P8 seeding %d × %d MiB", plan.clients, plan.size>>20)
+	measure.Logf("P8 seeding %d × %d MiB", plan.clients, plan.size>>20)
 	t0 := time.Now()
 	if err := seedDistinct(data, plan.clients, plan.size); err != nil {
 		t.Errors = append(t.Errors, "seeding: "+err.Error())
@@ -357,11 +358,11 @@ func runP8(ctx context.Context, cfg *config, work string, bins map[string]string
 		}
 		for k := range surfaces {
 			si := (k + r) % len(surfaces)
-			logf("P8 run %d: %s", r+1, surfaces[si].name)
+			measure.Logf("P8 run %d: %s", r+1, surfaces[si].name)
 			runs[si] = append(runs[si], p8Once(ctx, srv, surfaces[si], plan, r%2 == 1))
 		}
 	}
-	peer := p8Peer(ctx, systems, plan)
+	peer := p8Peer(ctx, peers, plan)
 	p8Report(t, plan, surfaces, runs, srv, peer, seedTime)
 }
 
@@ -455,7 +456,7 @@ func p8Surfaces(ctx context.Context, srv *scaleServer, plan p8Plan) ([]p8Surface
 			if err != nil {
 				return 0, err
 			}
-			n, _, err := drain(resp, t0, buf, wire)
+			n, _, err := measure.Drain(resp, t0, buf, wire)
 			return n, err
 		}},
 		{name: "/d link", read: func(ctx context.Context, i int, buf []byte) (int64, error) {
@@ -464,7 +465,7 @@ func p8Surfaces(ctx context.Context, srv *scaleServer, plan p8Plan) ([]p8Surface
 			if err != nil {
 				return 0, err
 			}
-			n, _, err := drain(resp, time.Now(), buf, plan.size)
+			n, _, err := measure.Drain(resp, time.Now(), buf, plan.size)
 			return n, err
 		}},
 	}, nil
@@ -485,12 +486,12 @@ func p8Once(ctx context.Context, srv *scaleServer, s p8Surface, plan p8Plan, sin
 				return
 			}
 		}
-		run.single = mbps(3*plan.size, time.Since(t0))
+		run.single = measure.MBps(3*plan.size, time.Since(t0))
 	}
 	if singleFirst {
 		single()
 	}
-	w := watchPeak(srv.pid())
+	w := measure.WatchPeak(srv.pid())
 	cpu := startCPU(srv.pid(), os.Getpid())
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -516,14 +517,14 @@ func p8Once(ctx context.Context, srv *scaleServer, s p8Surface, plan p8Plan, sin
 	wg.Wait()
 	el := time.Since(t0)
 	run.cpu = cpu.end()
-	run.growth = growthMiB(w.end(), srv.idle)
+	run.growth = growthMiB(w.End(), srv.idle)
 	if run.errs == 0 {
-		run.aggregate = mbps(int64(plan.clients)*plan.size, el)
+		run.aggregate = measure.MBps(int64(plan.clients)*plan.size, el)
 	}
 	if !singleFirst {
 		single()
 	}
-	logf("  %s: one client %.0f MB/s, %d clients %.0f MB/s, RSS +%.0f MiB, cores: server %.2f, harness %.2f, others %.2f, iowait %.2f; %d errors",
+	measure.Logf("  %s: one client %.0f MB/s, %d clients %.0f MB/s, RSS +%.0f MiB, cores: server %.2f, harness %.2f, others %.2f, iowait %.2f; %d errors",
 		s.name, run.single, plan.clients, run.aggregate, run.growth, run.cpu.cores(0), run.cpu.cores(1), run.cpu.others(), run.cpu.iowait, run.errs)
 	return run
 }
@@ -540,11 +541,11 @@ type p8PeerResult struct {
 // p8Peer has plan.peers clients read go-sdk's 64 MiB file at once, for its
 // RSS growth beside mcpblob's (fewer clients when free memory would not
 // hold them: go-sdk builds each answer in memory, ~7× the blob).
-func p8Peer(ctx context.Context, systems []*system, plan p8Plan) p8PeerResult {
-	var sdk *system
-	for _, s := range systems {
-		if s.name == "go-sdk" {
-			sdk = s
+func p8Peer(ctx context.Context, peers []Peer, plan p8Plan) p8PeerResult {
+	var sdk *Peer
+	for i := range peers {
+		if peers[i].Name == "go-sdk" {
+			sdk = &peers[i]
 		}
 	}
 	const key, size = "bench-64MiB", int64(64 << 20)
@@ -560,14 +561,14 @@ func p8Peer(ctx context.Context, systems []*system, plan p8Plan) p8PeerResult {
 	if res.clients == 0 {
 		return res
 	}
-	logf("P8 go-sdk: %d clients × 64 MiB", res.clients)
-	w := watchPeak(sdk.pid())
+	measure.Logf("P8 go-sdk: %d clients × 64 MiB", res.clients)
+	w := measure.WatchPeak(sdk.PID)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	t0 := time.Now()
 	for range res.clients {
 		wg.Go(func() {
-			err := peerRead(ctx, sdk.base, key, size)
+			err := peerRead(ctx, sdk.Base, key, size)
 			if err != nil {
 				mu.Lock()
 				res.note = "error: " + err.Error()
@@ -576,9 +577,9 @@ func p8Peer(ctx context.Context, systems []*system, plan p8Plan) p8PeerResult {
 		})
 	}
 	wg.Wait()
-	res.mbps = mbps(int64(res.clients)*size, time.Since(t0))
-	res.growth = growthMiB(w.end(), sdk.baseline)
-	logf("  go-sdk: %.0f MB/s aggregate, RSS +%.0f MiB %s", res.mbps, res.growth, res.note)
+	res.mbps = measure.MBps(int64(res.clients)*size, time.Since(t0))
+	res.growth = growthMiB(w.End(), sdk.Baseline)
+	measure.Logf("  go-sdk: %.0f MB/s aggregate, RSS +%.0f MiB %s", res.mbps, res.growth, res.note)
 	return res
 }
 
@@ -593,7 +594,7 @@ func peerRead(ctx context.Context, base, key string, size int64) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = drain(resp, time.Now(), make([]byte, 256<<10), 4*((size+2)/3))
+	_, _, err = measure.Drain(resp, time.Now(), make([]byte, 256<<10), 4*((size+2)/3))
 	return err
 }
 
@@ -601,7 +602,7 @@ func peerRead(ctx context.Context, base, key string, size int64) error {
 func p8Report(t *pair.Target, plan p8Plan, surfaces []p8Surface, runs [][]p8Run, srv *scaleServer, peer p8PeerResult, seedTime time.Duration) {
 	var d strings.Builder
 	fmt.Fprintf(&d, "Seeding %d blobs of %d MiB (distinct bytes) through the local store, 4 writers: %.1f s (%.0f MB/s). mcpblob idle RSS %.0f MiB.\n\n",
-		plan.clients, plan.size>>20, seedTime.Seconds(), mbps(int64(plan.clients)*plan.size, seedTime), inMiB(srv.idle))
+		plan.clients, plan.size>>20, seedTime.Seconds(), measure.MBps(int64(plan.clients)*plan.size, seedTime), inMiB(srv.idle))
 	d.WriteString("| surface | run | one client MB/s | all clients MB/s | ratio | RSS growth MiB | cores: server / harness / other processes | iowait cores | errors |\n|---|---|---|---|---|---|---|---|---|\n")
 	for si, s := range surfaces {
 		p := pair.Runs{Label: fmt.Sprintf("%s, %d clients ÷ one client", s.name, plan.clients), Unit: "MB/s", RefName: "one client", Want: 0.8}
