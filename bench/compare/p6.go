@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func runP6(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	g, err := startP6Rig(ctx, work, bins)
 	if err != nil {
-		rep.p6Err = trunc(err.Error(), 300)
+		rep.p6Err = render.Trunc(err.Error(), 300)
 		measure.Logf("P6: %v", err)
 		return
 	}
@@ -148,7 +149,7 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 			}
 			st, err := p6Trial(ctx, cfg, s, res.rate, res.seconds, fmt.Sprintf("fixed%d", r+1))
 			if err != nil {
-				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, trunc(err.Error(), 200)))
+				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, render.Trunc(err.Error(), 200)))
 				continue
 			}
 			res.runs[s.name] = append(res.runs[s.name], st)

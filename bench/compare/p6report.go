@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -62,7 +63,7 @@ func (r *report) p6Target() *pair.Target {
 	t.Errors = s.errors()
 	for i, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, "P6: "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+s.closing(p, p6Pairs[i].ours, p6Pairs[i].ref))
+			t.Why = append(t.Why, "P6: "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+s.closing(p, p6Pairs[i].ours, p6Pairs[i].ref))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -70,7 +71,7 @@ func (r *report) p6Target() *pair.Target {
 	}
 	if len(t.Why) > 0 { // the generic lines stand only when none is written here
 		for _, e := range t.Errors {
-			t.Why = append(t.Why, "P6: "+trunc(e, 200))
+			t.Why = append(t.Why, "P6: "+render.Trunc(e, 200))
 		}
 	}
 	return t
@@ -132,7 +133,7 @@ func (s *p6Saturation) closing(p pair.Runs, ours, ref string) string {
 	}
 	oUS, fUS, allowed := 1e6/o, 1e6/f, 1e6/(p.Want*f)
 	msg := fmt.Sprintf("On its one core mcpblob spends %.1f µs per request (1 s ÷ %s req/s), %s %.1f µs; %g× leaves mcpblob %.1f µs, so %.1f µs (%.0f %%) has to go.",
-		oUS, human(o), p.RefName, fUS, p.Want, allowed, oUS-allowed, 100*(oUS-allowed)/oUS)
+		oUS, render.Human(o), p.RefName, fUS, p.Want, allowed, oUS-allowed, 100*(oUS-allowed)/oUS)
 	msg += s.busyNote(ours, ref)
 	switch ref {
 	case p6RowFloor:
@@ -198,7 +199,7 @@ func (s *p6Saturation) p99Why(row string, p99 float64) string {
 		mean = 1e3 * p6Conns / rps // Little's law, ms
 	}
 	return fmt.Sprintf("P6: p99 %.1f ms ≥ %.0f ms on %s at %d connections: its median latency was %.2f ms, and %d requests in flight on one core at %s req/s make %.2f ms on average (Little's law), so the tail is pauses rather than throughput: GC (the heap target on GOMAXPROCS=1), the batched log writer, or another process on CPU %s; GODEBUG=gctrace=1 on the pinned server shows which.",
-		p99, p6P99, row, p6Conns, p50, p6Conns, human(rps), mean, p6ServerCPU)
+		p99, p6P99, row, p6Conns, p50, p6Conns, render.Human(rps), mean, p6ServerCPU)
 }
 
 // renderDetailP6 is P6's section: the saturation table, then the fixed-rate
@@ -281,14 +282,14 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 
 // chart is the median req/s of every row.
 func (s *p6Saturation) chart() string {
-	var bars []bar
+	var bars []render.Bar
 	for _, r := range s.rows {
 		label := strings.ReplaceAll(r.name, "resources/read", "read") // the chart's label column is narrow
-		b := bar{label: label, value: s.stat(r.name, wrkRPS), mark: strings.HasPrefix(r.name, "mcpblob")}
-		if b.value == 0 {
-			b.text = "no valid round"
+		b := render.Bar{Label: label, Value: s.stat(r.name, wrkRPS), Mark: strings.HasPrefix(r.name, "mcpblob")}
+		if b.Value == 0 {
+			b.Text = "no valid round"
 		}
 		bars = append(bars, b)
 	}
-	return barChart(fmt.Sprintf("P6 at saturation: req/s of one pinned core, wrk -t1 -c%d (median round, higher is better)", p6Conns), "req/s", bars)
+	return render.BarChart(fmt.Sprintf("P6 at saturation: req/s of one pinned core, wrk -t1 -c%d (median round, higher is better)", p6Conns), "req/s", bars)
 }

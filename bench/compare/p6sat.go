@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,7 +153,7 @@ func runWrk(ctx context.Context, script string, row *p6Row, seconds int) (wrkRun
 	cpu1, cerr1 := sysinfo.ProcCPU(pid)
 	core1 := sysinfo.ReadCoreTimes(p6ServerCore)
 	if err != nil {
-		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, trunc(errOut.String()+out.String(), 200))
+		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, render.Trunc(errOut.String()+out.String(), 200))
 	}
 	w, err := parseWrk(out.String())
 	if err != nil {
@@ -185,7 +186,7 @@ func parseWrk(out string) (wrkRun, error) {
 		}
 	}
 	if line == "" {
-		return wrkRun{}, fmt.Errorf("wrk printed no p6wrk line: %s", trunc(out, 200))
+		return wrkRun{}, fmt.Errorf("wrk printed no p6wrk line: %s", render.Trunc(out, 200))
 	}
 	f := map[string]int64{}
 	for _, kv := range strings.Fields(line)[1:] {

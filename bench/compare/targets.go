@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -19,7 +20,7 @@ func (r *report) allTargets() []*pair.Target {
 	}
 	ts = append(ts, r.p6Target(), p7Target())
 	ts = append(ts, r.targets...)
-	sortTargets(ts)
+	render.SortTargets(ts)
 	return ts
 }
 
@@ -83,7 +84,7 @@ func (r *report) p1Target() *pair.Target {
 // copy() in MB/s): near copy() the codec is memory-bound; far below it the
 // kernel is slow or the run was disturbed.
 func p1Why(name string, mb []float64) string {
-	head := fmt.Sprintf("P1 %s: ours %s MB/s, emmansun %s, encoding/base64 %s, copy() %s (ours/copy %.2f×)", name, human(mb[0]), human(mb[1]), human(mb[2]), human(mb[3]), mb[0]/mb[3])
+	head := fmt.Sprintf("P1 %s: ours %s MB/s, emmansun %s, encoding/base64 %s, copy() %s (ours/copy %.2f×)", name, render.Human(mb[0]), render.Human(mb[1]), render.Human(mb[2]), render.Human(mb[3]), mb[0]/mb[3])
 	if mb[0] >= 0.7*mb[3] {
 		return head + ": the codec runs near a plain memory copy, so it is memory-bound here; what would close it is fewer passes over memory (non-temporal stores, or fusing the JSON scan into the decode), not faster arithmetic."
 	}
@@ -108,7 +109,7 @@ func (r *report) p2Target() *pair.Target {
 	t.Errors = cellErrors(big, "mcpblob")
 	for _, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, "P2: "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.p2Closing(big, p))
+			t.Why = append(t.Why, "P2: "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.p2Closing(big, p))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -162,7 +163,7 @@ func (r *report) laterTarget(l *laterResult) *pair.Target {
 	t.Errors = cellErrors(l.table, "mcpblob")
 	for _, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, l.id+": "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.laterClosing(l.id, p))
+			t.Why = append(t.Why, l.id+": "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.laterClosing(l.id, p))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -174,7 +175,7 @@ func (r *report) laterTarget(l *laterResult) *pair.Target {
 func (r *report) laterClosing(id string, p pair.Runs) string {
 	switch id {
 	case "P4":
-		_, need, _, _ := pair.Stats(positive(p.Ref))
+		_, need, _, _ := pair.Stats(render.Positive(p.Ref))
 		need *= p.Want
 		msg := ""
 		if disk := r.diskMBps(); disk > 0 && need > disk {

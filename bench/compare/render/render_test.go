@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"strings"
@@ -22,8 +22,8 @@ func TestMissLinesGeneratedForEveryMiss(t *testing.T) {
 	if !strings.Contains(lines[1], "200 MiB > 128 MiB") {
 		t.Errorf("bound line: %s", lines[1])
 	}
-	if verdictOf(tg) != "**missed**" {
-		t.Errorf("verdict %q", verdictOf(tg))
+	if Verdict(tg) != "**missed**" {
+		t.Errorf("verdict %q", Verdict(tg))
 	}
 }
 
@@ -42,7 +42,7 @@ func TestTargetChartDrawsEveryRunAndTheLine(t *testing.T) {
 		{Ours: []float64{1, 2}, Ref: []float64{2, 2}, RefName: "nginx", Want: 0.7},
 		{Ours: []float64{30}, Ref: []float64{1}, RefName: "go-sdk", Want: 30},
 	}}
-	svg := targetChart(tg)
+	svg := TargetChart(tg)
 	if n := strings.Count(svg, "<rect x="); n != 3 {
 		t.Errorf("%d bars, want one per run (3)", n)
 	}
@@ -53,7 +53,7 @@ func TestTargetChartDrawsEveryRunAndTheLine(t *testing.T) {
 
 func TestSortTargetsByNumber(t *testing.T) {
 	ts := []*pair.Target{{ID: "P10"}, {ID: "P2"}, {ID: "P9"}, {ID: "P1"}}
-	sortTargets(ts)
+	SortTargets(ts)
 	var ids []string
 	for _, t := range ts {
 		ids = append(ids, t.ID)

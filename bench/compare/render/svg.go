@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 	"strings"
 )
 
-// bar is one bar of a chart.
-type bar struct {
-	label string
-	value float64
-	text  string // value label; "" means the value with the chart's unit
-	mark  bool   // mcpblob: drawn in the accent colour
+// Bar is one bar of a chart.
+type Bar struct {
+	Label string
+	Value float64
+	Text  string // value label; "" means the value with the chart's unit
+	Mark  bool   // mcpblob: drawn in the accent colour
 }
 
-// barChart renders a horizontal bar chart as a standalone SVG document
+// BarChart renders a horizontal bar chart as a standalone SVG document
 // (hand-written, no dependencies). Bars with value ≤ 0 are drawn empty
 // with their text (e.g. "n/a").
-func barChart(title, unit string, bars []bar) string {
+func BarChart(title, unit string, bars []Bar) string {
 	const (
 		width  = 760
 		left   = 190
@@ -32,7 +32,7 @@ func barChart(title, unit string, bars []bar) string {
 	)
 	maxV := 0.0
 	for _, b := range bars {
-		maxV = math.Max(maxV, b.value)
+		maxV = math.Max(maxV, b.Value)
 	}
 	if maxV <= 0 {
 		maxV = 1
@@ -44,18 +44,18 @@ func barChart(title, unit string, bars []bar) string {
 	for i, b := range bars {
 		y := top + i*rowH
 		w := 0.0
-		if b.value > 0 {
-			w = math.Max(1, plot*b.value/maxV)
+		if b.Value > 0 {
+			w = math.Max(1, plot*b.Value/maxV)
 		}
 		fill := "#8aa4c8"
-		if b.mark {
+		if b.Mark {
 			fill = "#e0662b"
 		}
-		text := b.text
+		text := b.Text
 		if text == "" {
-			text = fmt.Sprintf("%s %s", human(b.value), unit)
+			text = fmt.Sprintf("%s %s", Human(b.Value), unit)
 		}
-		chartRow(&s, b.label, text, fill, left, y, barH, y+barH-5, w)
+		chartRow(&s, b.Label, text, fill, left, y, barH, y+barH-5, w)
 	}
 	s.WriteString("</svg>\n")
 	return s.String()
@@ -70,8 +70,8 @@ func chartHead(s *strings.Builder, title string, fontSize, width, height, left, 
 	fmt.Fprintf(s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`+"\n", left, top-6, left, height-bottom+4)
 }
 
-// chartRow draws one bar of width w at row y: its label right-aligned
-// before the axis, the bar, and text after the bar, both texts on the
+// chartRow draws one Bar of width w at row y: its label right-aligned
+// before the axis, the Bar, and text after the Bar, both texts on the
 // baseline textY.
 func chartRow(s *strings.Builder, label, text, fill string, left, y, barH, textY int, w float64) {
 	fmt.Fprintf(s, `<text x="%d" y="%d" text-anchor="end" fill="#222">%s</text>`+"\n", left-8, textY, html.EscapeString(label))
@@ -79,8 +79,8 @@ func chartRow(s *strings.Builder, label, text, fill string, left, y, barH, textY
 	fmt.Fprintf(s, `<text x="%.1f" y="%d" fill="#222">%s</text>`+"\n", float64(left)+w+6, textY, html.EscapeString(text))
 }
 
-// human formats a value with 3 significant digits.
-func human(v float64) string {
+// Human formats a value with 3 significant digits.
+func Human(v float64) string {
 	switch {
 	case v >= 100:
 		return fmt.Sprintf("%.0f", v)
@@ -91,7 +91,7 @@ func human(v float64) string {
 	}
 }
 
-func writeChart(dir, name, svg string) error {
+func WriteChart(dir, name, svg string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"cmp"
@@ -12,11 +12,11 @@ import (
 )
 
 // The generic rendering of targets: whatever workload filled a
-// pair.Target (P1–P7 here, P8–P10 from their own files) gets a row in the
+// pair.Target (P1–P7 in package main, P8–P10 in package scale) gets a row in the
 // targets table, its miss lines and a chart of its per-run ratios.
 
-// sortTargets orders targets by number (P1, P2, …, P10).
-func sortTargets(ts []*pair.Target) {
+// SortTargets orders targets by number (P1, P2, …, P10).
+func SortTargets(ts []*pair.Target) {
 	num := func(id string) int {
 		n, err := strconv.Atoi(strings.TrimPrefix(id, "P"))
 		if err != nil {
@@ -27,8 +27,8 @@ func sortTargets(ts []*pair.Target) {
 	slices.SortStableFunc(ts, func(a, b *pair.Target) int { return cmp.Compare(num(a.ID), num(b.ID)) })
 }
 
-// verdictOf is a target's verdict cell.
-func verdictOf(t *pair.Target) string {
+// Verdict is a target's verdict cell.
+func Verdict(t *pair.Target) string {
 	switch {
 	case t.NotRun != "":
 		return "not run"
@@ -69,9 +69,9 @@ func measuredText(t *pair.Target) string {
 	var parts []string
 	for i, p := range t.Pairs {
 		s := fmt.Sprintf("%s: %s", p.Label, ratioText(p))
-		if _, om, _, ok := pair.Stats(positive(p.Ours)); ok && len(t.Pairs) <= 4 {
-			_, rm, _, _ := pair.Stats(positive(p.Ref))
-			s += fmt.Sprintf(" [%s %s vs %s %s]", human(om), p.Unit, p.RefName, human(rm))
+		if _, om, _, ok := pair.Stats(Positive(p.Ours)); ok && len(t.Pairs) <= 4 {
+			_, rm, _, _ := pair.Stats(Positive(p.Ref))
+			s += fmt.Sprintf(" [%s %s vs %s %s]", Human(om), p.Unit, p.RefName, Human(rm))
 		}
 		if !pairMet(t, i) {
 			s += " ✗"
@@ -86,7 +86,7 @@ func measuredText(t *pair.Target) string {
 		parts = append(parts, fmt.Sprintf("%s %s %s (≤ %s)%s", b.Label, figure(b.Value), b.Unit, figure(b.Limit), mark))
 	}
 	if len(t.Errors) > 0 {
-		parts = append(parts, fmt.Sprintf("%d errors: %s", len(t.Errors), trunc(t.Errors[0], 100)))
+		parts = append(parts, fmt.Sprintf("%d errors: %s", len(t.Errors), Trunc(t.Errors[0], 100)))
 	}
 	return strings.ReplaceAll(strings.Join(parts, "; "), "|", "/")
 }
@@ -104,7 +104,7 @@ func missLines(t *pair.Target) []string {
 	var out []string
 	for i, p := range t.Pairs {
 		if !pairMet(t, i) {
-			out = append(out, t.ID+": "+pairGap(p, wantText(t, i)))
+			out = append(out, t.ID+": "+PairGap(p, wantText(t, i)))
 		}
 	}
 	for _, b := range t.Bounds {
@@ -113,15 +113,15 @@ func missLines(t *pair.Target) []string {
 		}
 	}
 	for _, e := range t.Errors {
-		out = append(out, fmt.Sprintf("%s: %s", t.ID, trunc(e, 200)))
+		out = append(out, fmt.Sprintf("%s: %s", t.ID, Trunc(e, 200)))
 	}
 	return out
 }
 
-// pairGap states a missed pair as figures: the ratio and its spread, and
+// PairGap states a missed pair as figures: the ratio and its spread, and
 // in the median run what mcpblob's figure would have had to be beside the
 // reference's, and what it was.
-func pairGap(p pair.Runs, want string) string {
+func PairGap(p pair.Runs, want string) string {
 	run, ok := medianRun(p)
 	if !ok {
 		return fmt.Sprintf("%s: no run measured both sides.", p.Label)
@@ -132,7 +132,7 @@ func pairGap(p pair.Runs, want string) string {
 		need = ref / p.Want
 	}
 	return fmt.Sprintf("%s = %s, want %s: in the median run (run %d) %s measured %s %s, so mcpblob needed %s %s; it measured %s.",
-		p.Label, ratioText(p), want, run+1, p.RefName, human(ref), p.Unit, human(need), p.Unit, human(ours))
+		p.Label, ratioText(p), want, run+1, p.RefName, Human(ref), p.Unit, Human(need), p.Unit, Human(ours))
 }
 
 // medianRun is the index of the run whose ratio is the median (the lower
@@ -152,11 +152,11 @@ func medianRun(p pair.Runs) (int, bool) {
 	return idx[(len(idx)-1)/2], true
 }
 
-// renderTargets writes the targets table and the miss lines.
-func renderTargets(b *strings.Builder, ts []*pair.Target) {
+// Targets writes the targets table and the miss lines.
+func Targets(b *strings.Builder, ts []*pair.Target) {
 	b.WriteString("| # | workload | target | measured: median ratio (min–max, runs) [medians] | verdict |\n|---|---|---|---|---|\n")
 	for _, t := range ts {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", t.ID, t.Title, t.Goal, measuredText(t), verdictOf(t))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", t.ID, t.Title, t.Goal, measuredText(t), Verdict(t))
 	}
 	b.WriteString("\nRatios are mcpblob ÷ reference measured side by side in the same run (a pair marked Lower, where smaller figures are better, is turned around to reference ÷ mcpblob, so bigger is better either way; a target written ≤ bounds the ratio from above); ✗ marks the figure that misses. Targets not met: why, and what would close them (generated from the figures).\n\n")
 	n := 0
@@ -172,16 +172,16 @@ func renderTargets(b *strings.Builder, ts []*pair.Target) {
 	b.WriteString("\n")
 	for _, t := range ts {
 		if len(t.Pairs) > 0 {
-			fmt.Fprintf(b, "![%s](charts/%s)\n", t.ID, targetChartName(t))
+			fmt.Fprintf(b, "![%s](charts/%s)\n", t.ID, TargetChartName(t))
 		}
 	}
 }
 
-func targetChartName(t *pair.Target) string { return "target-" + strings.ToLower(t.ID) + ".svg" }
+func TargetChartName(t *pair.Target) string { return "target-" + strings.ToLower(t.ID) + ".svg" }
 
-// targetChart draws every run of every pair as ratio ÷ wanted ratio, so
+// TargetChart draws every run of every pair as ratio ÷ wanted ratio, so
 // the target is the line at 1 whatever the pair's scale.
-func targetChart(t *pair.Target) string {
+func TargetChart(t *pair.Target) string {
 	var rows []ratioRow
 	for i, p := range t.Pairs {
 		for r, x := range p.Ratios() {
@@ -205,7 +205,7 @@ func shortLabel(p pair.Runs) string {
 	return p.Label
 }
 
-func positive(v []float64) []float64 {
+func Positive(v []float64) []float64 {
 	var out []float64
 	for _, x := range v {
 		if x > 0 {
@@ -218,7 +218,7 @@ func positive(v []float64) []float64 {
 // ratioText is "0.72× (0.69–0.75×, 3 runs)", "0.72× (1 run)" or "n/a".
 func ratioText(p pair.Runs) string {
 	lo, med, hi, ok := p.Spread()
-	n := len(positive(p.Ratios()))
+	n := len(Positive(p.Ratios()))
 	switch {
 	case !ok:
 		return "n/a"
@@ -234,5 +234,14 @@ func figure(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
 		return fmt.Sprintf("%.0f", v)
 	}
-	return human(v)
+	return Human(v)
+}
+
+// Trunc puts s on one line and cuts it to n bytes, marking the cut.
+func Trunc(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
