@@ -177,6 +177,7 @@ func Targets(b *strings.Builder, ts []*pair.Target) {
 	}
 }
 
+// TargetChartName is the file name of t's chart.
 func TargetChartName(t *pair.Target) string { return "target-" + strings.ToLower(t.ID) + ".svg" }
 
 // TargetChart draws every run of every pair as ratio ÷ wanted ratio, so
@@ -205,6 +206,7 @@ func shortLabel(p pair.Runs) string {
 	return p.Label
 }
 
+// Positive is v without the figures that are not above 0.
 func Positive(v []float64) []float64 {
 	var out []float64
 	for _, x := range v {

@@ -91,6 +91,7 @@ func Human(v float64) string {
 	}
 }
 
+// WriteChart writes svg as dir/name, creating dir.
 func WriteChart(dir, name, svg string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
