@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
 // nodeCount is fixed by deploy/nginx.conf, which names three nodes.

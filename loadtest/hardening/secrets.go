@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // principals are the API-key holders the hostile inputs use; alice is the

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/mcphttp"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 )
 
 func TestInitCallMessage(t *testing.T) {

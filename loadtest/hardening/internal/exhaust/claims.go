@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // Claims makes ten times the per-minute claims limit of claims: half

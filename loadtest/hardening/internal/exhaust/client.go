@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // Target is the server the phases drive and who drives it.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // Streams opens ten times the per-principal stream limit of notification

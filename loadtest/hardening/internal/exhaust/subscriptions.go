@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // uriLen is the length of the URIs subscribed to: just under core/mcp's

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 const b64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // Env is what the inputs of one target are sent with: the server's
