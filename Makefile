@@ -178,7 +178,7 @@ loadtest-smoke:
 ## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS, p99 or
 ## /healthz breach, broken limit, 5xx, unclear or wrong answer. hardening-smoke: the same classes,
 ## 200-connection storms, scaled-down limits, no state storm, no SeaweedFS (≤ ~45 s, part of make test).
-## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results RESULTS.md, -only PARTS).
+## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results ../bench/RESULTS.md, -only PARTS).
 hardening: $(TOOLBIN)/weed
 	cd loadtest && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -weed $(TOOLBIN)/weed $(HARDENING_FLAGS)
 

@@ -150,6 +150,6 @@ CONF
 }
 
 mkdir -p "$WORK"
-[ -x "$LOADRUN" ] || (cd "$REPO/bench" && go build -o "$LOADRUN" ./loadrun)
+[ -x "$LOADRUN" ] || (cd "$REPO/loadtest" && go build -o "$LOADRUN" ./loadrun)
 cmd=$1; shift
 "cmd_$cmd" "$@"

@@ -36,7 +36,7 @@
 //     into it; /readyz answers 503 during --shutdown-delay, the upload
 //     finishes within --grace-period and reads back whole.
 //
-// From bench/:
+// From loadtest/:
 //
 //	go run ./cluster                       # tools from ../.tools/bin, nginx from PATH
 //	go run ./cluster -profile test         # the make test profile: shorter load

@@ -90,7 +90,7 @@ func (r *report) markdown() string {
 	}
 	fmt.Fprintf(&b, "# P7 cluster check: %s\n\n", verdict)
 	fmt.Fprintf(&b, "P7: 3 nodes + nginx + SeaweedFS (3 volume servers, 2 copies of each volume), loopback: 0 errors; links and sessions work across nodes; a node killed mid-load loses no committed data, nor a volume server lost with its disk.\n\n")
-	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Run took %.1f s, build included (`cd bench && go run ./cluster -profile %s`).\n\n",
+	fmt.Fprintf(&b, "Machine: %s, %d cores, %s. Run took %.1f s, build included (`cd loadtest && go run ./cluster -profile %s`).\n\n",
 		sysinfo.CPUModel(), sysinfo.Cores(), runtime.Version(), r.elapsed.Seconds(), r.profile)
 	if len(r.summary) > 0 {
 		b.WriteString("## Summary\n\n| property | result | figures |\n| --- | --- | --- |\n")

@@ -79,11 +79,11 @@
 // unclear error or a wrong answer, a broken limit or an RSS or p99 over
 // its bound in the state passes; 2 when the run itself could not be done.
 //
-//	cd bench && go run ./hardening                          # full: ≤ ~5 min on 2 cores
-//	cd bench && go run ./hardening -profile smoke           # ≤ ~45 s (make test)
-//	cd bench && go run ./hardening -out /tmp/hardening.md -keep
-//	cd bench && go run ./hardening -results RESULTS.md      # also record the state storm
-//	cd bench && go run ./hardening -profile smoke -only "smuggling,state exhaustion"
+//	cd loadtest && go run ./hardening                          # full: ≤ ~5 min on 2 cores
+//	cd loadtest && go run ./hardening -profile smoke           # ≤ ~45 s (make test)
+//	cd loadtest && go run ./hardening -out /tmp/hardening.md -keep
+//	cd loadtest && go run ./hardening -results ../bench/RESULTS.md   # also record the state storm
+//	cd loadtest && go run ./hardening -profile smoke -only "smuggling,state exhaustion"
 //
 // It never leaves 127.0.0.1, stops by itself (-budget bounds the run after
 // the build), and stops every process it started by its PID (Pdeathsig

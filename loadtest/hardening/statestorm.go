@@ -111,7 +111,7 @@ func writeStormResults(c config, row string) error {
 	rows = append(rows, row)
 	var b strings.Builder
 	b.WriteString("## State storm: 2,000 sessions and 200 streams from one principal\n\n")
-	b.WriteString("Written by `make hardening HARDENING_FLAGS='-results RESULTS.md'` (loadtest/hardening, full profile; `-results-label` names the row): " +
+	b.WriteString("Written by `make hardening HARDENING_FLAGS='-results ../bench/RESULTS.md'` (loadtest/hardening, full profile; `-results-label` names the row): " +
 		"on a fresh mcpblob with the default limits, one principal (a blobs:read key) opens 2,000 2025-11-25 sessions, then 200 notification streams " +
 		"(half GET streams, half subscriptions/listen) held " + stormHold.String() + ", while a second principal sends 2026-07-28 tools/list and resources/read of a " +
 		"1,000-byte blob (2 clients, 20 ms apart, kept-alive). Target: peak RSS < 256 MiB and the second principal's p99 < 50 ms. " +

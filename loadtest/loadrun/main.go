@@ -8,8 +8,8 @@
 // loadtest/results/, stops the server, and exits non-zero when any
 // threshold failed.
 //
-//	cd bench && go run ./loadrun -profile full    # ≤ 60 s of load
-//	cd bench && go run ./loadrun -profile smoke   # ≤ 20 s in all
+//	cd loadtest && go run ./loadrun -profile full    # ≤ 60 s of load
+//	cd loadtest && go run ./loadrun -profile smoke   # ≤ 20 s in all
 //
 // With -target it runs one scenario against a server already running
 // (bench/profiles/p6-measure.sh):

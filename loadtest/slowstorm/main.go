@@ -11,8 +11,8 @@
 // server's RSS from /proc/PID/status and prints peak and settled RSS,
 // /healthz latencies, the answers by surface and the longest connection.
 //
-//	cd bench && go run ./slowstorm                         # 2000 connections, 60 s
-//	cd bench && go run ./slowstorm -conns 500 -duration 20s
+//	cd loadtest && go run ./slowstorm                         # 2000 connections, 60 s
+//	cd loadtest && go run ./slowstorm -conns 500 -duration 20s
 //
 // It exits non-zero when the peak RSS growth reaches -max-rss (512 MiB),
 // a /healthz poll failed or its p99 passed -health (100 ms), an honest
