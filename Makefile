@@ -62,6 +62,7 @@ check: depcheck licensecheck
 	GOARCH=arm64 $(GO) vet ./...
 	$(TOOLBIN)/staticcheck ./...
 	cd bench && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
+	cd loadtest && $(GO) vet ./... && $(TOOLBIN)/staticcheck ./...
 	cd cmd/mcpblob/testdata/gosdk && $(GO) vet ./...
 	cd cmd/mcpblob/testdata/embed && $(GO) vet ./...
 	cd core/mcp/mcphttp/embedtest && $(GO) vet ./...
@@ -147,7 +148,7 @@ bench-smallreq:
 bench-compare: $(TOOLBIN)/weed tools-apt
 	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed $(if $(filter 1,$(QUICK)),-quick)
 
-## cluster: target P7 (bench/README.md) on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
+## cluster: target P7 (bench/README.md; the rig is loadtest/cluster) on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
 ## keeping 2 copies of each volume, filer, an S3 gateway per node) behind nginx running
 ## deploy/nginx.conf; sessions, links, uploads and elicitation (MRTR, form) across nodes, claims
 ## (If-None-Match: *) raced across the gateways; a node SIGKILLed, then a volume server SIGKILLed and
@@ -156,20 +157,20 @@ bench-compare: $(TOOLBIN)/weed tools-apt
 ## CLUSTER_FLAGS passes more flags (-out FILE, -keep).
 .PHONY: cluster-check
 cluster: $(TOOLBIN)/weed tools-apt
-	cd bench && $(GO) run ./cluster -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
+	cd loadtest && $(GO) run ./cluster -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
 cluster-check: $(TOOLBIN)/weed tools-apt
-	cd bench && $(GO) run ./cluster -profile test -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
+	cd loadtest && $(GO) run ./cluster -profile test -weed $(TOOLBIN)/weed $(CLUSTER_FLAGS)
 
 ## loadtest: every load scenario (vegeta as a Go library, constant arrival rates) with thresholds
 ## against a freshly started mcpblob (≤ 60 s of load); a text summary and an HTML latency plot per
 ## scenario in loadtest/results/. loadtest-smoke: the same in ≤ 20 s (for make test).
 ## LOADTEST_FLAGS=-head builds mcpblob from the committed HEAD instead of the working tree.
 loadtest:
-	cd bench && $(GO) run ./loadrun -profile full $(LOADTEST_FLAGS)
+	cd loadtest && $(GO) run ./loadrun -profile full $(LOADTEST_FLAGS)
 
 loadtest-smoke:
-	cd bench && $(GO) run ./loadrun -profile smoke $(LOADTEST_FLAGS)
+	cd loadtest && $(GO) run ./loadrun -profile smoke $(LOADTEST_FLAGS)
 
 ## hardening: hostile inputs on every surface of a freshly built mcpblob (local store, then SeaweedFS), a
 ## 2,000-connection slow-body storm and a connection storm, one principal at ten times every limit on
@@ -177,18 +178,18 @@ loadtest-smoke:
 ## table of docs/hardening.md and fails on any crash, lost object, secret in the logs, RSS, p99 or
 ## /healthz breach, broken limit, 5xx, unclear or wrong answer. hardening-smoke: the same classes,
 ## 200-connection storms, scaled-down limits, no state storm, no SeaweedFS (≤ ~45 s, part of make test).
-## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results RESULTS.md, -only PARTS).
+## HARDENING_FLAGS passes more flags (-out FILE, -keep, -seed N, -results ../bench/RESULTS.md, -only PARTS).
 hardening: $(TOOLBIN)/weed
-	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -weed $(TOOLBIN)/weed $(HARDENING_FLAGS)
+	cd loadtest && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile full -weed $(TOOLBIN)/weed $(HARDENING_FLAGS)
 
 hardening-smoke:
-	cd bench && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
+	cd loadtest && $(GO) test -count=1 ./hardening/... && $(GO) run ./hardening -profile smoke $(HARDENING_FLAGS)
 
 ## slowstorm: 2000 connections trickling request bodies into every upload surface of a freshly
 ## started mcpblob for 60 s (loopback only); fails on peak RSS growth ≥ 512 MiB, a slow /healthz,
 ## a failed honest slow upload or a connection outliving the rate rule. SLOWSTORM_FLAGS to change.
 slowstorm:
-	cd bench && $(GO) run ./slowstorm $(SLOWSTORM_FLAGS)
+	cd loadtest && $(GO) run ./slowstorm $(SLOWSTORM_FLAGS)
 
 ## deploy-check: the deploy/ files without a cluster or Docker (deploy/validate, its own module):
 ## Kubernetes manifests decoded strictly and rendered by kustomize, their cross-file invariants,

@@ -1,12 +1,16 @@
 // The benchmark module: side-by-side comparisons against peer MCP servers,
-// nginx and the raw limits, and the load-test runner (vegeta as a library). A module of its own
+// nginx and the raw limits. It starts servers, seeds blobs and drives load
+// with the whole-system test module's rig (loadtest/rig). A module of its own
 // so the peers (the official go-sdk, mark3labs/mcp-go) never enter mcpblob's
 // module graph.
 module github.com/mcpblob/mcpblob/bench
 
 go 1.26.0
 
-replace github.com/mcpblob/mcpblob => ../
+replace (
+	github.com/mcpblob/mcpblob => ../
+	github.com/mcpblob/mcpblob/loadtest => ../loadtest
+)
 
 require (
 	github.com/emmansun/base64 v0.9.0
@@ -20,8 +24,6 @@ require (
 )
 
 require (
-	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/c2h5oh/datasize v0.0.0-20231215233829-aa82cc1e6500 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -31,15 +33,11 @@ require (
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/klauspost/crc32 v1.3.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/mcpblob/mcpblob/loadtest v0.0.0
 	github.com/minio/crc64nvme v1.1.1 // indirect
 	github.com/minio/md5-simd v1.1.2 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
-	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
-	github.com/prometheus/client_golang v1.19.1 // indirect
-	github.com/prometheus/client_model v0.6.1 // indirect
-	github.com/prometheus/common v0.55.0 // indirect
-	github.com/prometheus/procfs v0.15.1 // indirect
 	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
 	github.com/rs/xid v1.6.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
@@ -59,6 +57,5 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 )

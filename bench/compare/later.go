@@ -10,18 +10,18 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 )
 
 // laterResult is a P3/P4/P5 outcome: a table, or why there is none.
@@ -88,7 +88,7 @@ func streamOnce(ctx context.Context, c *mcpc.Client, key string, size int64, buf
 			return 0, err
 		}
 	}
-	n, ttfb, err := drain(resp, t0, buf, size)
+	n, ttfb, err := measure.Drain(resp, t0, buf, size)
 	if err == nil && n != size {
 		err = fmt.Errorf("streamed %d bytes, want %d", n, size)
 	}
@@ -102,7 +102,7 @@ func runP4(ctx context.Context, cfg *config, by map[string]*system) *table {
 	if cfg.quick {
 		size = 16 << 20
 	}
-	logf("P4 tools/call data URI %d MiB", size>>20)
+	measure.Logf("P4 tools/call data URI %d MiB", size>>20)
 	raw, _ := io.ReadAll(seed.Reader(size))
 	prefix := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{"key":"bench-upload","filename":"bench.bin","file":"data:application/octet-stream;base64,`
 	suffix := `"}}}`
@@ -132,30 +132,9 @@ func runP4(ctx context.Context, cfg *config, by map[string]*system) *table {
 	samples := make([][]sample, len(list))
 	for _, si := range order {
 		s := list[si]
-		samples[si] = append(samples[si], timedWrite("P4", s, size, func() error { return uploadOnce(ctx, s.mcp, body) }))
+		samples[si] = append(samples[si], timedWrite("P4", s, size, func() error { return measure.UploadOnce(ctx, s.mcp, body) }))
 	}
 	return summarize("P4", "tools/call upload_file", size, list, samples)
-}
-
-func uploadOnce(ctx context.Context, c *mcpc.Client, body []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	resp, err := c.PostBody(ctx, bytes.NewReader(body), int64(len(body)))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	ans, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("http %d: %.200s", resp.StatusCode, ans)
-	}
-	if bytes.Contains(ans, []byte(`"isError":true`)) || bytes.Contains(ans, []byte(`"error":{`)) {
-		return fmt.Errorf("tool error: %.200s", ans)
-	}
-	return nil
 }
 
 // runP5 uploads 1 GiB as multipart/form-data to an upload endpoint minted
@@ -166,7 +145,7 @@ func runP5(ctx context.Context, cfg *config, work string, by map[string]*system)
 	if cfg.quick {
 		size = 64 << 20
 	}
-	logf("P5 multipart upload %d MiB", size>>20)
+	measure.Logf("P5 multipart upload %d MiB", size>>20)
 	mb := by["mcpblob"]
 	disk := &system{name: "raw disk write"}
 	list := []*system{mb, disk}
@@ -249,20 +228,15 @@ func diskWrite(path string, size int64) error {
 // timedWrite is one run of a workload that writes size bytes through s:
 // on a settled disk, timed, with the peak RSS of s's process, and logged.
 func timedWrite(id string, s *system, size int64, run func() error) sample {
-	settleDisk()
-	w := watchPeak(s.pid())
+	measure.SettleDisk()
+	w := measure.WatchPeak(s.pid())
 	t0 := time.Now()
 	err := run()
 	el := time.Since(t0)
-	smp := sample{peak: w.end(), err: err}
+	smp := sample{peak: w.End(), err: err}
 	if err == nil {
-		smp.mbps = mbps(size, el)
+		smp.mbps = measure.MBps(size, el)
 	}
-	logf("  %s %s: %.0f MB/s %v", id, s.name, smp.mbps, err)
+	measure.Logf("  %s %s: %.0f MB/s %v", id, s.name, smp.mbps, err)
 	return smp
 }
-
-// settleDisk flushes every dirty page (sync(2)) before a run that writes,
-// so no run pays for the writeback of an earlier one's bytes, the seeding's
-// included.
-func settleDisk() { syscall.Sync() }

@@ -32,6 +32,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/scale"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,11 +42,11 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 type config struct {
@@ -67,10 +69,6 @@ func main() {
 	}
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...)
-}
-
 // readSize is one P2 size.
 type readSize struct {
 	name string
@@ -82,33 +80,13 @@ func (r readSize) key() string { return "bench-" + strings.ReplaceAll(r.name, " 
 var readSizes = []readSize{{"4 KiB", 4 << 10}, {"1 MiB", 1 << 20}, {"64 MiB", 64 << 20}, {"256 MiB", 256 << 20}}
 
 func run(ctx context.Context, args []string) error {
-	var cfg config
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
-	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
-	fs.StringVar(&cfg.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
-	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
-	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
-	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
-	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip P6 (wrk at saturation, vegeta at a fixed rate)")
-	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
-	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6 or P9) and write only it")
-	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
-	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	start := time.Now()
-	root, err := filepath.Abs(cfg.repo)
+	cfg, err := parseConfig(args)
 	if err != nil {
 		return err
 	}
-	cfg.repo = root
-	if cfg.weed == "" {
-		cfg.weed = filepath.Join(root, ".tools", "bin", "weed")
-	}
+	start := time.Now()
 	rep := &report{started: start.UTC(), quick: cfg.quick, worktree: cfg.worktree}
-	rep.fillEnv(root, cfg.weed)
+	rep.fillEnv(cfg.repo, cfg.weed)
 	rep.cpuStart = sysinfo.ReadCPUTimes()
 
 	work, err := os.MkdirTemp("", "mcpblob-compare-")
@@ -116,29 +94,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-
-	// Build everything first, so compile time never lands in a measurement.
-	// mcpblob is built from the committed HEAD (git archive), so the result
-	// belongs to the commit in the report even while the tree is being edited.
-	logf("building mcpblob (HEAD) and the peers")
-	src := root
-	if !cfg.worktree {
-		src = filepath.Join(work, "src")
-		if err := proc.ExportHEAD(root, src); err != nil {
-			return err
-		}
-	}
-	bins := map[string]string{"weed": cfg.weed}
-	for _, b := range []struct{ name, dir, pkg string }{
-		{"mcpblob", src, "./cmd/mcpblob"},
-		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
-		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
-		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
-	} {
-		bins[b.name] = filepath.Join(work, b.name)
-		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
-			return err
-		}
+	bins, err := buildAll(&cfg, work)
+	if err != nil {
+		return err
 	}
 	if cfg.only != "" {
 		return runOnly(ctx, &cfg, work, bins, rep, start)
@@ -149,39 +107,15 @@ func run(ctx context.Context, args []string) error {
 		// The 256 MiB read holds the P2 target: keep it, drop 64 MiB.
 		sizes = []readSize{readSizes[0], readSizes[1], readSizes[3]}
 	}
-	logf("seeding blobs")
-	files := filepath.Join(work, "files")
-	os.MkdirAll(files, 0o755)
-	var blobs []seed.Blob
-	sums := map[string]string{}
-	for _, s := range sizes {
-		blobs = append(blobs, seed.Blob{Key: s.key(), Size: s.n})
-		if sums[s.key()], err = seed.File(filepath.Join(files, s.key()), s.n); err != nil {
-			return err
-		}
-	}
-	data := filepath.Join(work, "data")
-	if _, err := seed.Store(data, blobs...); err != nil {
-		return err
-	}
-
-	systems, feat, err := startSystems(ctx, work, bins, data, files, rep)
+	data, files, sums, err := seedBlobs(work, sizes)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, s := range systems {
-			switch {
-			case s.stop != nil:
-				s.stop()
-			case s.proc != nil:
-				s.proc.Stop()
-			}
-			if s.rawTCP != nil {
-				s.rawTCP.close()
-			}
-		}
-	}()
+	systems, feat, err := startSystems(ctx, work, bins, data, files, rep)
+	defer stopSystems(systems)
+	if err != nil {
+		return err
+	}
 	rep.features = feat
 	rep.systems = systems
 
@@ -200,41 +134,143 @@ func run(ctx context.Context, args []string) error {
 			runP6(ctx, &cfg, work, bins, rep)
 		}
 	}
-
-	// P1: the codec.
-	if !cfg.skipCodec {
-		logf("codec (P1)")
-		runs, mt := 3, 200*time.Millisecond
-		if cfg.quick {
-			runs, mt = 1, 50*time.Millisecond
-		}
-		res, err := codecbench.Measure(runs, mt, os.Stderr)
-		if err != nil {
-			return err
-		}
-		rep.codec = &res
+	if err := runCodec(&cfg, rep); err != nil {
+		return err
 	}
 
 	// P3, P4, P5: only when the server has the feature. Last, because their
 	// gigabytes of writes leave the disk busy with writeback for a while.
 	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
-	// P8–P10 (p8.go, p9.go, p10.go) under their own budget, since P10's
-	// seeding alone takes minutes; the report renders every target the same way.
-	scale := cfg
-	scale.budget = cfg.scaleBudget
-	rep.targets = append(rep.targets, scaleTargets(ctx, &scale, work, bins, systems, time.Now())...)
+	// P8–P10 (package scale) under their own budget, since P10's seeding
+	// alone takes minutes; the report renders every target the same way.
+	opt := &scale.Options{Budget: cfg.scaleBudget, Quick: cfg.quick}
+	rep.targets = append(rep.targets, scale.Targets(ctx, opt, work, bins, peersOf(systems), time.Now())...)
+	return finish(&cfg, rep, start)
+}
 
+// parseConfig reads the flags and fills in the repository root and the
+// SeaweedFS binary.
+func parseConfig(args []string) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
+	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
+	fs.StringVar(&cfg.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
+	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
+	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
+	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
+	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip P6 (wrk at saturation, vegeta at a fixed rate)")
+	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
+	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6 or P9) and write only it")
+	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
+	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	root, err := filepath.Abs(cfg.repo)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.repo = root
+	if cfg.weed == "" {
+		cfg.weed = filepath.Join(root, ".tools", "bin", "weed")
+	}
+	return cfg, nil
+}
+
+// buildAll builds mcpblob and the peers into work first, so compile time
+// never lands in a measurement. mcpblob is built from the committed HEAD
+// (git archive) unless -worktree, so the result belongs to the commit in
+// the report even while the tree is being edited.
+func buildAll(cfg *config, work string) (map[string]string, error) {
+	measure.Logf("building mcpblob (HEAD) and the peers")
+	root, src := cfg.repo, cfg.repo
+	if !cfg.worktree {
+		src = filepath.Join(work, "src")
+		if err := proc.ExportHEAD(root, src); err != nil {
+			return nil, err
+		}
+	}
+	bins := map[string]string{"weed": cfg.weed}
+	for _, b := range []struct{ name, dir, pkg string }{
+		{"mcpblob", src, "./cmd/mcpblob"},
+		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
+		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
+		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
+	} {
+		bins[b.name] = filepath.Join(work, b.name)
+		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
+			return nil, err
+		}
+	}
+	return bins, nil
+}
+
+// seedBlobs writes the P2 blobs as files (for the peers) and into a local
+// store (for mcpblob), and returns both folders and the sha256 by key.
+func seedBlobs(work string, sizes []readSize) (data, files string, sums map[string]string, err error) {
+	measure.Logf("seeding blobs")
+	files = filepath.Join(work, "files")
+	os.MkdirAll(files, 0o755)
+	var blobs []seed.Blob
+	sums = map[string]string{}
+	for _, s := range sizes {
+		blobs = append(blobs, seed.Blob{Key: s.key(), Size: s.n})
+		if sums[s.key()], err = seed.File(filepath.Join(files, s.key()), s.n); err != nil {
+			return "", "", nil, err
+		}
+	}
+	data = filepath.Join(work, "data")
+	_, err = seed.Store(data, blobs...)
+	return data, files, sums, err
+}
+
+// stopSystems stops every system that started.
+func stopSystems(systems []*system) {
+	for _, s := range systems {
+		switch {
+		case s.stop != nil:
+			s.stop()
+		case s.proc != nil:
+			s.proc.Stop()
+		}
+		if s.rawTCP != nil {
+			s.rawTCP.close()
+		}
+	}
+}
+
+// runCodec measures P1, the codec, unless -skip-codec.
+func runCodec(cfg *config, rep *report) error {
+	if cfg.skipCodec {
+		return nil
+	}
+	measure.Logf("codec (P1)")
+	runs, mt := 3, 200*time.Millisecond
+	if cfg.quick {
+		runs, mt = 1, 50*time.Millisecond
+	}
+	res, err := codecbench.Measure(runs, mt, os.Stderr)
+	if err != nil {
+		return err
+	}
+	rep.codec = &res
+	return nil
+}
+
+// finish writes the report and the charts.
+func finish(cfg *config, rep *report, start time.Time) error {
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)
-	logf("writing %s and %s/", cfg.out, cfg.charts)
+	measure.Logf("writing %s and %s/", cfg.out, cfg.charts)
 	if err := rep.write(cfg.out, cfg.skipCodec); err != nil {
 		return err
 	}
 	if err := rep.writeCharts(cfg.charts); err != nil {
 		return err
 	}
-	logf("done in %v", rep.elapsed.Round(time.Second))
+	measure.Logf("done in %v", rep.elapsed.Round(time.Second))
 	return nil
 }
 
@@ -245,13 +281,10 @@ func runOnly(ctx context.Context, cfg *config, work string, bins map[string]stri
 	case "P6":
 		runP6(ctx, cfg, work, bins, rep)
 	case "P9":
-		t := newP9Target()
-		rig, err := startS3Rig(ctx, bins, work)
+		t, err := scale.P9Alone(ctx, &scale.Options{Budget: cfg.budget, Quick: cfg.quick}, work, bins, start)
 		if err != nil {
 			return err
 		}
-		timeTarget(t, func() { runP9(ctx, cfg, rig, t, start) })
-		rig.stop()
 		rep.targets = append(rep.targets, t)
 	default:
 		return fmt.Errorf("-only %q: only P6 and P9 run alone", cfg.only)
@@ -300,13 +333,13 @@ func startSystems(ctx context.Context, work string, bins map[string]string, data
 	}
 	if ng, err := startNginx(filepath.Join(work, "nginx"), files, addr); err != nil {
 		rep.nginxErr = err.Error()
-		logf("nginx: %v", err)
+		measure.Logf("nginx: %v", err)
 	} else {
 		systems = append(systems, &system{name: "nginx", note: "nginx sendfile of the raw bytes (ceiling for a file server)", proc: ng, base: "http://" + addr, plain: true})
 	}
 	if w, peer, err := startSeaweedFS(ctx, bins["weed"], work, files); err != nil {
 		rep.s3Err = err.Error()
-		logf("SeaweedFS: %v", err)
+		measure.Logf("SeaweedFS: %v", err)
 	} else {
 		systems = append(systems, &system{name: "SeaweedFS", note: "SeaweedFS (one node: `weed server -s3`) GET of the same object by presigned URL (an S3 store's download path)",
 			proc: w.Proc, stop: w.Stop, s3: peer, plain: true})
@@ -385,7 +418,7 @@ func p2(ctx context.Context, cfg *config, systems []*system, sizes []readSize, r
 		for _, s := range systems {
 			maxReps = max(maxReps, reps(s))
 		}
-		logf("P2 resources/read %s", sz.name)
+		measure.Logf("P2 resources/read %s", sz.name)
 		for r := range maxReps {
 			for i := range systems {
 				si := (i + r) % len(systems)
@@ -399,7 +432,7 @@ func p2(ctx context.Context, cfg *config, systems []*system, sizes []readSize, r
 				}
 				smp := readRun(ctx, s, sz.key(), sz.n, minTime, buf)
 				if smp.err != nil {
-					logf("  %s %s: %v", s.name, sz.name, smp.err)
+					measure.Logf("  %s %s: %v", s.name, sz.name, smp.err)
 				}
 				samples[si] = append(samples[si], smp)
 			}
@@ -426,8 +459,8 @@ func summarize(id, title string, size int64, systems []*system, samples [][]samp
 			c.peak = max(c.peak, smp.peak)
 		}
 		c.runs = len(mbps)
-		c.mbps = median(mbps)
-		c.ttfb = medianDur(ttfb)
+		c.mbps = measure.Median(mbps)
+		c.ttfb = measure.MedianDur(ttfb)
 		if c.peak > 0 && s.baseline > 0 {
 			c.growth = max(0, c.peak-s.baseline)
 		}
@@ -437,4 +470,13 @@ func summarize(id, title string, size int64, systems []*system, samples [][]samp
 		t.cells = append(t.cells, c)
 	}
 	return t
+}
+
+// peersOf describes the running peers for the scale targets.
+func peersOf(systems []*system) []scale.Peer {
+	var peers []scale.Peer
+	for _, s := range systems {
+		peers = append(peers, scale.Peer{Name: s.name, Base: s.base, PID: s.pid(), Baseline: s.baseline})
+	}
+	return peers
 }

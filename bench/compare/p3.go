@@ -3,15 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
-	"github.com/mcpblob/mcpblob/bench/internal/seed"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P3: resources/stream direct against nginx sendfile of the same bytes,
@@ -66,7 +68,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 	}
 	res := &p3Result{size: size}
 	key := "bench-stream"
-	logf("P3 resources/stream %d MiB", size>>20)
+	measure.Logf("P3 resources/stream %d MiB", size>>20)
 	ours, theirs := filepath.Join(work, "data", key), filepath.Join(work, "files", key)
 	streamer, err := restartWithStreamBlob(ctx, bins, by["mcpblob"], filepath.Join(work, "data"), key, size)
 	if err == nil {
@@ -83,12 +85,12 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 	list := []*system{streamer, ng}
 	if sw := by["SeaweedFS"]; sw != nil {
 		if err := sw.s3.put(ctx, key, theirs); err != nil {
-			logf("P3: SeaweedFS upload: %v", err)
+			measure.Logf("P3: SeaweedFS upload: %v", err)
 		} else {
 			list = append(list, sw)
 		}
 	}
-	settleDisk()
+	measure.SettleDisk()
 	buf := make([]byte, 256<<10)
 	one := func(s *system) (sample, time.Duration) { return p3Once(ctx, s, key, size, buf) }
 	pairRun := func(state string, r int) p3Run {
@@ -102,7 +104,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 			run.ref, run.cpuRef = one(ng)
 			run.ours, run.cpuOurs = one(streamer)
 		}
-		logf("  P3 %s: mcpblob %.0f MB/s (%.0f %% cached), nginx %.0f MB/s (%.0f %% cached)", state, run.ours.mbps, 100*run.resOurs, run.ref.mbps, 100*run.resRef)
+		measure.Logf("  P3 %s: mcpblob %.0f MB/s (%.0f %% cached), nginx %.0f MB/s (%.0f %% cached)", state, run.ours.mbps, 100*run.resOurs, run.ref.mbps, 100*run.resRef)
 		return run
 	}
 	res.runs = append(res.runs, pairRun(p3AsFound, 0))
@@ -158,7 +160,7 @@ func restartWithStreamBlob(ctx context.Context, bins map[string]string, mb *syst
 // CPU time s's process spent on it.
 func p3Once(ctx context.Context, s *system, key string, size int64, buf []byte) (sample, time.Duration) {
 	cpu0, _ := sysinfo.ProcCPU(s.pid())
-	w := watchPeak(s.pid())
+	w := measure.WatchPeak(s.pid())
 	t0 := time.Now()
 	var err error
 	var ttfb time.Duration
@@ -168,10 +170,10 @@ func p3Once(ctx context.Context, s *system, key string, size int64, buf []byte) 
 		_, ttfb, err = s.fetch(ctx, key, size, buf)
 	}
 	el := time.Since(t0)
-	smp := sample{peak: w.end(), ttfb: ttfb, err: err}
+	smp := sample{peak: w.End(), ttfb: ttfb, err: err}
 	cpu1, _ := sysinfo.ProcCPU(s.pid())
 	if err == nil {
-		smp.mbps = mbps(size, el)
+		smp.mbps = measure.MBps(size, el)
 	}
 	return smp, cpu1 - cpu0
 }
@@ -216,7 +218,7 @@ func (r *report) p3Target() *pair.Target {
 	t.Pairs = []pair.Runs{p}
 	t.Bounds = []pair.Bound{{Label: "RSS growth", Value: float64(max(growth, 0)) / (1 << 20), Limit: 32, Unit: "MiB"}}
 	if !p.EveryRun() && len(t.Errors) == 0 {
-		t.Why = append(t.Why, "P3: "+pairGap(p, "≥ 0.9× in every run")+" "+res.cpuFinding())
+		t.Why = append(t.Why, "P3: "+render.PairGap(p, "≥ 0.9× in every run")+" "+res.cpuFinding())
 	}
 	if !t.Bounds[0].Met() {
 		t.Why = append(t.Why, fmt.Sprintf("P3: RSS grew by %.0f MiB > 32 MiB: the direct path buffers instead of handing the file to the socket.", t.Bounds[0].Value))
@@ -253,7 +255,7 @@ func (res *p3Result) cpuPerGiB() (ours, ref float64) {
 		o = append(o, r.cpuOurs.Seconds()/gib)
 		f = append(f, r.cpuRef.Seconds()/gib)
 	}
-	return median(o), median(f)
+	return measure.Median(o), measure.Median(f)
 }
 
 // cpuFinding says whether the CPU per byte points at a copy through user
@@ -276,7 +278,7 @@ func (res *p3Result) detail() string {
 	b.WriteString("Page-cache residency of each copy is read with mincore(2) on a mapping of the file just before each run. One pair runs with the copies as the seeding left them, then the counted runs after reading both files through the cache, then one pair after dropping both (sync, fadvise DONTNEED). Server CPU: the serving process's user + system time during the transfer.\n\n")
 	b.WriteString("| run | cache state | mcpblob copy cached | nginx copy cached | mcpblob MB/s | nginx MB/s | mcpblob ÷ nginx | mcpblob CPU | nginx CPU |\n|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for i, r := range res.runs {
-		fmt.Fprintf(&b, "| %d | %s | %.0f %% | %.0f %% | %s | %s | %.2f× | %.2f s | %.2f s |\n", i+1, r.state, 100*r.resOurs, 100*r.resRef, human(r.ours.mbps), human(r.ref.mbps), r.ratio(), r.cpuOurs.Seconds(), r.cpuRef.Seconds())
+		fmt.Fprintf(&b, "| %d | %s | %.0f %% | %.0f %% | %s | %s | %.2f× | %.2f s | %.2f s |\n", i+1, r.state, 100*r.resOurs, 100*r.resRef, render.Human(r.ours.mbps), render.Human(r.ref.mbps), r.ratio(), r.cpuOurs.Seconds(), r.cpuRef.Seconds())
 	}
 	b.WriteString("\n**Finding** (generated from the figures above): " + res.finding() + "\n")
 	if res.table != nil {
@@ -297,20 +299,20 @@ func (res *p3Result) finding() string {
 		warm = append(warm, r.ratio())
 		minRes = min(minRes, r.resOurs, r.resRef)
 	}
-	lo, med, hi, okWarm := pair.Stats(positive(warm))
+	lo, med, hi, okWarm := pair.Stats(render.Positive(warm))
 	if len(found) > 0 {
 		f := found[0]
-		parts = append(parts, fmt.Sprintf("before the first run mcpblob's copy (written through the store, whose writer drops each written chunk from the page cache) was %.0f %% cached and nginx's copy (written through the cache) %.0f %%; that pair gave %.2f× (mcpblob %s MB/s, nginx %s MB/s).", 100*f.resOurs, 100*f.resRef, f.ratio(), human(f.ours.mbps), human(f.ref.mbps)))
+		parts = append(parts, fmt.Sprintf("before the first run mcpblob's copy (written through the store, whose writer drops each written chunk from the page cache) was %.0f %% cached and nginx's copy (written through the cache) %.0f %%; that pair gave %.2f× (mcpblob %s MB/s, nginx %s MB/s).", 100*f.resOurs, 100*f.resRef, f.ratio(), render.Human(f.ours.mbps), render.Human(f.ref.mbps)))
 	}
 	if okWarm {
-		parts = append(parts, fmt.Sprintf("With both copies read into the cache first (≥ %.0f %% cached), the %d counted runs gave %.2f–%.2f× (median %.2f×).", 100*minRes, len(positive(warm)), lo, hi, med))
+		parts = append(parts, fmt.Sprintf("With both copies read into the cache first (≥ %.0f %% cached), the %d counted runs gave %.2f–%.2f× (median %.2f×).", 100*minRes, len(render.Positive(warm)), lo, hi, med))
 		if lo < 0.9 {
 			parts = append(parts, fmt.Sprintf("A run fell to %.2f× with both copies cached: that fall is not a cache effect; the CPU figures below say whether it is a copy, otherwise it is the 2 shared cores (client, server and other processes; the steal share is in the header).", lo))
 		}
 	}
 	if cold := res.runsIn(p3Cold); len(cold) > 0 {
 		c := cold[0]
-		parts = append(parts, fmt.Sprintf("With both dropped (%.0f %% and %.0f %% cached): %.2f× (mcpblob %s MB/s, nginx %s MB/s), both at the disk's pace.", 100*c.resOurs, 100*c.resRef, c.ratio(), human(c.ours.mbps), human(c.ref.mbps)))
+		parts = append(parts, fmt.Sprintf("With both dropped (%.0f %% and %.0f %% cached): %.2f× (mcpblob %s MB/s, nginx %s MB/s), both at the disk's pace.", 100*c.resOurs, 100*c.resRef, c.ratio(), render.Human(c.ours.mbps), render.Human(c.ref.mbps)))
 	}
 	parts = append(parts, res.cpuFinding())
 	if len(found) > 0 && okWarm {

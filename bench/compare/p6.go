@@ -3,13 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/load"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/load"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P6 runs on its own servers, pinned (p6rig.go): first at saturation under
@@ -20,13 +22,13 @@ import (
 func runP6(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report) {
 	if why := p6Missing(sysinfo.Cores()); why != "" {
 		rep.p6Err = why
-		logf("P6: %s", why)
+		measure.Logf("P6: %s", why)
 		return
 	}
 	g, err := startP6Rig(ctx, work, bins)
 	if err != nil {
-		rep.p6Err = trunc(err.Error(), 300)
-		logf("P6: %v", err)
+		rep.p6Err = render.Trunc(err.Error(), 300)
+		measure.Logf("P6: %v", err)
 		return
 	}
 	defer g.stop()
@@ -49,7 +51,7 @@ type p6step struct {
 	why      string
 }
 
-// p6Scenario is the P6 load for s (bench/internal/load): the mixed MCP
+// p6Scenario is the P6 load for s (loadtest/rig/load): the mixed MCP
 // load, or GETs of the same 4 KiB file for nginx and the floor.
 func p6Scenario(s *system) string {
 	if s.plain {
@@ -104,7 +106,7 @@ func p6Trial(ctx context.Context, cfg *config, s *system, rate, seconds int, tag
 	case st.achieved < 0.95*float64(rate):
 		st.ok, st.why = false, fmt.Sprintf("achieved %.0f/s", st.achieved)
 	}
-	logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, vegeta CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.gencpu, st.ok, st.why)
+	measure.Logf("  P6 %s @%d/s %s: %.0f req/s, p99 %.2f ms, failed %.4f, server CPU %.0f µs/req, vegeta CPU %.0f µs/req, ok %v %s", s.name, rate, tag, st.achieved, st.p99, st.failed, st.cpu, st.gencpu, st.ok, st.why)
 	return st, nil
 }
 
@@ -138,7 +140,7 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 	for _, s := range systems {
 		res.systems = append(res.systems, s.name)
 	}
-	logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
+	measure.Logf("P6 fixed rate %d/s, %d runs of %d s per system", res.rate, rounds, res.seconds)
 	for r := range rounds {
 		for i := range systems {
 			s := systems[(i+r)%len(systems)]
@@ -147,7 +149,7 @@ func p6Fixed(ctx context.Context, cfg *config, systems []*system) *p6FixedRate {
 			}
 			st, err := p6Trial(ctx, cfg, s, res.rate, res.seconds, fmt.Sprintf("fixed%d", r+1))
 			if err != nil {
-				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, trunc(err.Error(), 200)))
+				res.errs = append(res.errs, fmt.Sprintf("%s: %s", s.name, render.Trunc(err.Error(), 200)))
 				continue
 			}
 			res.runs[s.name] = append(res.runs[s.name], st)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -66,8 +67,8 @@ func TestP6TargetRatiosAndWhyLines(t *testing.T) {
 			t.Errorf("%s met %v, want %v", label, met[label], want)
 		}
 	}
-	if verdictOf(tg) != "**missed**" || len(tg.Why) != 3 {
-		t.Fatalf("verdict %s, %d why lines: %q", verdictOf(tg), len(tg.Why), tg.Why)
+	if render.Verdict(tg) != "**missed**" || len(tg.Why) != 3 {
+		t.Fatalf("verdict %s, %d why lines: %q", render.Verdict(tg), len(tg.Why), tg.Why)
 	}
 	// The floor line: 100 µs per read, the floor 50 µs, 0.8× leaves 62.5 µs.
 	if w := tg.Why[0]; !strings.Contains(w, "spends 100.0 µs per request") || !strings.Contains(w, "leaves mcpblob 62.5 µs, so 37.5 µs (38 %) has to go") || !strings.Contains(w, "on top of the same front end is 50.0 µs") {
@@ -106,7 +107,7 @@ func TestP6InvalidRoundIsLeftOutAndMisses(t *testing.T) {
 	if got := s.rps(p6RowList); got[1] != 0 {
 		t.Errorf("the invalid round's req/s is kept: %v", got)
 	}
-	lo, med, hi, _ := pair.Stats(positive(tg.Pairs[2].Ratios()))
+	lo, med, hi, _ := pair.Stats(render.Positive(tg.Pairs[2].Ratios()))
 	if lo != hi || med != lo {
 		t.Errorf("tools/list ratio spread %v–%v: the invalid round was counted", lo, hi)
 	}

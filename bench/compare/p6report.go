@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -61,7 +63,7 @@ func (r *report) p6Target() *pair.Target {
 	t.Errors = s.errors()
 	for i, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, "P6: "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+s.closing(p, p6Pairs[i].ours, p6Pairs[i].ref))
+			t.Why = append(t.Why, "P6: "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+s.closing(p, p6Pairs[i].ours, p6Pairs[i].ref))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -69,7 +71,7 @@ func (r *report) p6Target() *pair.Target {
 	}
 	if len(t.Why) > 0 { // the generic lines stand only when none is written here
 		for _, e := range t.Errors {
-			t.Why = append(t.Why, "P6: "+trunc(e, 200))
+			t.Why = append(t.Why, "P6: "+render.Trunc(e, 200))
 		}
 	}
 	return t
@@ -131,7 +133,7 @@ func (s *p6Saturation) closing(p pair.Runs, ours, ref string) string {
 	}
 	oUS, fUS, allowed := 1e6/o, 1e6/f, 1e6/(p.Want*f)
 	msg := fmt.Sprintf("On its one core mcpblob spends %.1f µs per request (1 s ÷ %s req/s), %s %.1f µs; %g× leaves mcpblob %.1f µs, so %.1f µs (%.0f %%) has to go.",
-		oUS, human(o), p.RefName, fUS, p.Want, allowed, oUS-allowed, 100*(oUS-allowed)/oUS)
+		oUS, render.Human(o), p.RefName, fUS, p.Want, allowed, oUS-allowed, 100*(oUS-allowed)/oUS)
 	msg += s.busyNote(ours, ref)
 	switch ref {
 	case p6RowFloor:
@@ -197,7 +199,7 @@ func (s *p6Saturation) p99Why(row string, p99 float64) string {
 		mean = 1e3 * p6Conns / rps // Little's law, ms
 	}
 	return fmt.Sprintf("P6: p99 %.1f ms ≥ %.0f ms on %s at %d connections: its median latency was %.2f ms, and %d requests in flight on one core at %s req/s make %.2f ms on average (Little's law), so the tail is pauses rather than throughput: GC (the heap target on GOMAXPROCS=1), the batched log writer, or another process on CPU %s; GODEBUG=gctrace=1 on the pinned server shows which.",
-		p99, p6P99, row, p6Conns, p50, p6Conns, human(rps), mean, p6ServerCPU)
+		p99, p6P99, row, p6Conns, p50, p6Conns, render.Human(rps), mean, p6ServerCPU)
 }
 
 // renderDetailP6 is P6's section: the saturation table, then the fixed-rate
@@ -229,7 +231,7 @@ func (s *p6Saturation) renderTable(b *strings.Builder) {
 			}
 		}
 		per := "—"
-		if m := median(rps); m > 0 {
+		if m := measure.Median(rps); m > 0 {
 			per = fmt.Sprintf("%.1f µs", 1e6/m)
 		}
 		txt := p6RowText[r.name]
@@ -258,7 +260,7 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nInformation (no verdict): CPU per request at a fixed %d req/s, %d s per run, the same pinned servers taking turns (mcpblob and go-sdk: the mixed scenario of bench/internal/load, resources/read and tools/list in turn on one session; nginx and the fasthttp floor: its static-get scenario, GETs of the same 4 KiB file). vegeta runs in the harness process, unpinned. Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests vegeta made; vegeta's own CPU per request beside it.\n\n", f.rate, f.seconds)
+	fmt.Fprintf(b, "\nInformation (no verdict): CPU per request at a fixed %d req/s, %d s per run, the same pinned servers taking turns (mcpblob and go-sdk: the mixed scenario of loadtest/rig/load, resources/read and tools/list in turn on one session; nginx and the fasthttp floor: its static-get scenario, GETs of the same 4 KiB file). vegeta runs in the harness process, unpinned. Server CPU per request: the serving process's user + system time over the run (/proc/PID/stat, 10 ms ticks) ÷ the requests vegeta made; vegeta's own CPU per request beside it.\n\n", f.rate, f.seconds)
 	b.WriteString("| system | runs | achieved req/s (median) | p99 per run (ms) | server CPU per request per run (µs) | median | vegeta CPU per request (median) | failed requests |\n|---|--:|--:|---|---|--:|--:|--:|\n")
 	for _, name := range f.systems {
 		var p99, cpu []string
@@ -270,7 +272,7 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 			cpu = append(cpu, fmt.Sprintf("%.0f", st.cpu))
 			fails += st.failed * st.count
 		}
-		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), median(f.cpuRuns(name)), f.medianGenCPU(name), fails)
+		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %s | %.0f µs | %.0f µs | %.0f |\n", name, len(f.runs[name]), measure.Median(achV), strings.Join(p99, ", "), strings.Join(cpu, ", "), measure.Median(f.cpuRuns(name)), f.medianGenCPU(name), fails)
 	}
 	for _, e := range f.errs {
 		fmt.Fprintf(b, "\nFixed-rate run failed: %s\n", e)
@@ -280,14 +282,14 @@ func (r *report) renderFixedP6(b *strings.Builder) {
 
 // chart is the median req/s of every row.
 func (s *p6Saturation) chart() string {
-	var bars []bar
+	var bars []render.Bar
 	for _, r := range s.rows {
 		label := strings.ReplaceAll(r.name, "resources/read", "read") // the chart's label column is narrow
-		b := bar{label: label, value: s.stat(r.name, wrkRPS), mark: strings.HasPrefix(r.name, "mcpblob")}
-		if b.value == 0 {
-			b.text = "no valid round"
+		b := render.Bar{Label: label, Value: s.stat(r.name, wrkRPS), Mark: strings.HasPrefix(r.name, "mcpblob")}
+		if b.Value == 0 {
+			b.Text = "no valid round"
 		}
 		bars = append(bars, b)
 	}
-	return barChart(fmt.Sprintf("P6 at saturation: req/s of one pinned core, wrk -t1 -c%d (median round, higher is better)", p6Conns), "req/s", bars)
+	return render.BarChart(fmt.Sprintf("P6 at saturation: req/s of one pinned core, wrk -t1 -c%d (median round, higher is better)", p6Conns), "req/s", bars)
 }

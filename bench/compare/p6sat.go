@@ -5,6 +5,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // P6 at saturation: wrk (Debian's, C, one event loop: the lightest load
@@ -110,7 +112,7 @@ func p6Saturate(ctx context.Context, cfg *config, g *p6Rig) *p6Saturation {
 		s.skipped = append(s.skipped, "every row: "+err.Error())
 		return s
 	}
-	logf("P6 at saturation: %d rows, %d rounds of %d s; servers on CPU %s, wrk -t1 -c%d on CPU %s", len(s.rows), s.rounds, s.seconds, p6ServerCPU, p6Conns, p6LoadCPU)
+	measure.Logf("P6 at saturation: %d rows, %d rounds of %d s; servers on CPU %s, wrk -t1 -c%d on CPU %s", len(s.rows), s.rounds, s.seconds, p6ServerCPU, p6Conns, p6LoadCPU)
 	for _, row := range s.rows {
 		if _, err := runWrk(ctx, script, row, p6WarmSeconds); err != nil {
 			row.errs = append(row.errs, "warm-up: "+err.Error())
@@ -128,7 +130,7 @@ func p6Saturate(ctx context.Context, cfg *config, g *p6Rig) *p6Saturation {
 				row.errs = append(row.errs, fmt.Sprintf("round %d: %s", r+1, err))
 			}
 			row.runs = append(row.runs, w)
-			logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, CPU %s busy %.2f (server %.2f, %.1f µs/request; interrupts %.2f), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
+			measure.Logf("  P6 %s round %d: %.0f req/s, p99 %.2f ms, CPU %s busy %.2f (server %.2f, %.1f µs/request; interrupts %.2f), wrk %.2f cores, not 200 %d, JSON-RPC errors %d, socket errors %d",
 				row.name, r+1, w.rps, w.p99, p6ServerCPU, w.coreBusy, w.serverCores, w.serverUS, w.coreIRQ, w.wrkCores, w.non200, w.rpcErrors, w.sockErrors)
 		}
 	}
@@ -151,7 +153,7 @@ func runWrk(ctx context.Context, script string, row *p6Row, seconds int) (wrkRun
 	cpu1, cerr1 := sysinfo.ProcCPU(pid)
 	core1 := sysinfo.ReadCoreTimes(p6ServerCore)
 	if err != nil {
-		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, trunc(errOut.String()+out.String(), 200))
+		return wrkRun{}, fmt.Errorf("wrk: %v: %s", err, render.Trunc(errOut.String()+out.String(), 200))
 	}
 	w, err := parseWrk(out.String())
 	if err != nil {
@@ -184,7 +186,7 @@ func parseWrk(out string) (wrkRun, error) {
 		}
 	}
 	if line == "" {
-		return wrkRun{}, fmt.Errorf("wrk printed no p6wrk line: %s", trunc(out, 200))
+		return wrkRun{}, fmt.Errorf("wrk printed no p6wrk line: %s", render.Trunc(out, 200))
 	}
 	f := map[string]int64{}
 	for _, kv := range strings.Fields(line)[1:] {
@@ -258,5 +260,5 @@ func (s *p6Saturation) stat(name string, fig func(wrkRun) float64) float64 {
 			v = append(v, fig(w))
 		}
 	}
-	return median(v)
+	return measure.Median(v)
 }

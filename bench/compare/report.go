@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,11 +12,11 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/bench/internal/probe"
-	"github.com/mcpblob/mcpblob/bench/internal/sysinfo"
-	"github.com/mcpblob/mcpblob/bench/internal/weed"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
+	"github.com/mcpblob/mcpblob/loadtest/rig/probe"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
+	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 )
 
 // cell is one system's result on one workload.
@@ -155,7 +157,7 @@ func renderTable(b *strings.Builder, t *table, baselineName string) {
 		}
 		mbps := "—"
 		if c.runs > 0 {
-			mbps = human(c.mbps)
+			mbps = render.Human(c.mbps)
 		}
 		ttfb := "—"
 		if c.runs > 0 && c.ttfb > 0 {
@@ -169,7 +171,7 @@ func renderTable(b *strings.Builder, t *table, baselineName string) {
 		}
 		errs := ""
 		if len(c.errs) > 0 {
-			errs = fmt.Sprintf("%d: %s", len(c.errs), strings.ReplaceAll(trunc(c.errs[0], 120), "|", "/"))
+			errs = fmt.Sprintf("%d: %s", len(c.errs), strings.ReplaceAll(render.Trunc(c.errs[0], 120), "|", "/"))
 		}
 		name := c.system
 		if name == "mcpblob" {
@@ -178,14 +180,6 @@ func renderTable(b *strings.Builder, t *table, baselineName string) {
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", name, mbps, c.runs, ratio, ttfb, peak, growth, errs)
 	}
 	_ = baselineName
-}
-
-func trunc(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // laterMethod says how P3–P5 are measured, above their tables.
@@ -252,12 +246,12 @@ func (r *report) write(path string, keepCodec bool) error {
 
 	ts := r.allTargets()
 	b.WriteString("\n## Targets\n\n")
-	renderTargets(&b, ts)
+	render.Targets(&b, ts)
 	for _, t := range ts {
 		if t.ID == "P1" || t.ID == "P7" {
 			continue // the codec section closes the file; P7 is `make cluster`
 		}
-		fmt.Fprintf(&b, "\n## %s: %s\n\nTarget: %s. Verdict: %s.\n\n", t.ID, t.Title, t.Goal, verdictOf(t))
+		fmt.Fprintf(&b, "\n## %s: %s\n\nTarget: %s. Verdict: %s.\n\n", t.ID, t.Title, t.Goal, render.Verdict(t))
 		r.writeDetail(&b, t)
 	}
 
@@ -265,7 +259,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and bench/hardening
+	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and loadtest/hardening
 		if body, ok := mdsection.Extract(string(old), kept); ok {
 			begin, end := mdsection.Markers(kept)
 			b.WriteString("\n" + begin + "\n" + body + end + "\n")
@@ -341,12 +335,12 @@ func (r *report) p2Largest() *table {
 	return r.p2[len(r.p2)-1]
 }
 
-func throughputBars(t *table) []bar {
-	var bars []bar
+func throughputBars(t *table) []render.Bar {
+	var bars []render.Bar
 	for _, c := range t.cells {
-		b := bar{label: c.system, value: c.mbps, mark: c.system == "mcpblob"}
+		b := render.Bar{Label: c.system, Value: c.mbps, Mark: c.system == "mcpblob"}
 		if c.runs == 0 {
-			b.text = "n/a"
+			b.Text = "n/a"
 		}
 		bars = append(bars, b)
 	}
@@ -355,61 +349,61 @@ func throughputBars(t *table) []bar {
 
 func (r *report) writeCharts(dir string) error {
 	for _, t := range r.p2 {
-		if err := writeChart(dir, chartName(t), barChart("P2 "+t.title+": throughput (raw MB/s, higher is better)", "MB/s", throughputBars(t))); err != nil {
+		if err := render.WriteChart(dir, chartName(t), render.BarChart("P2 "+t.title+": throughput (raw MB/s, higher is better)", "MB/s", throughputBars(t))); err != nil {
 			return err
 		}
 	}
 	if t := r.p2Largest(); t != nil {
-		var bars []bar
+		var bars []render.Bar
 		for _, c := range t.cells {
 			if c.pid == 0 {
 				continue
 			}
-			bars = append(bars, bar{label: c.system, value: float64(c.growth) / (1 << 20), mark: c.system == "mcpblob", text: mib(c.growth)})
+			bars = append(bars, render.Bar{Label: c.system, Value: float64(c.growth) / (1 << 20), Mark: c.system == "mcpblob", Text: mib(c.growth)})
 		}
-		if err := writeChart(dir, "p2-rss-growth.svg", barChart("P2 "+t.title+": RSS growth of the server (lower is better)", "MiB", bars)); err != nil {
+		if err := render.WriteChart(dir, "p2-rss-growth.svg", render.BarChart("P2 "+t.title+": RSS growth of the server (lower is better)", "MiB", bars)); err != nil {
 			return err
 		}
 	}
 	for _, l := range r.later {
 		if l.table != nil {
-			if err := writeChart(dir, chartName(l.table), barChart(l.id+" "+l.title+": throughput (MB/s)", "MB/s", throughputBars(l.table))); err != nil {
+			if err := render.WriteChart(dir, chartName(l.table), render.BarChart(l.id+" "+l.title+": throughput (MB/s)", "MB/s", throughputBars(l.table))); err != nil {
 				return err
 			}
 		}
 	}
 	if r.p6sat != nil {
-		if err := writeChart(dir, "p6-saturation.svg", r.p6sat.chart()); err != nil {
+		if err := render.WriteChart(dir, "p6-saturation.svg", r.p6sat.chart()); err != nil {
 			return err
 		}
 	}
 	for _, t := range r.allTargets() {
 		if len(t.Pairs) > 0 {
-			if err := writeChart(dir, targetChartName(t), targetChart(t)); err != nil {
+			if err := render.WriteChart(dir, render.TargetChartName(t), render.TargetChart(t)); err != nil {
 				return err
 			}
 		}
 	}
 	if f := r.p6fixed; f != nil {
-		var bars []bar
+		var bars []render.Bar
 		for _, name := range f.systems {
-			bars = append(bars, bar{label: name, value: median(f.cpuRuns(name)), mark: name == "mcpblob"})
+			bars = append(bars, render.Bar{Label: name, Value: measure.Median(f.cpuRuns(name)), Mark: name == "mcpblob"})
 		}
 		title := fmt.Sprintf("P6 server CPU per request at %d req/s (median run, lower is better)", f.rate)
-		if err := writeChart(dir, "p6-cpu-per-request.svg", barChart(title, "µs", bars)); err != nil {
+		if err := render.WriteChart(dir, "p6-cpu-per-request.svg", render.BarChart(title, "µs", bars)); err != nil {
 			return err
 		}
 	}
 	if r.codec != nil {
 		names := codecbench.Impls()
 		for op, opName := range []string{"encode", "decode"} {
-			var bars []bar
+			var bars []render.Bar
 			for si, sz := range codecbench.Sizes() {
 				for ii, im := range names {
-					bars = append(bars, bar{label: sz + " " + im, value: r.codec.MBps[si][op][ii], mark: im == "ours"})
+					bars = append(bars, render.Bar{Label: sz + " " + im, Value: r.codec.MBps[si][op][ii], Mark: im == "ours"})
 				}
 			}
-			if err := writeChart(dir, "p1-codec-"+opName+".svg", barChart("P1 base64 "+opName+" (MB/s of raw bytes, higher is better)", "MB/s", bars)); err != nil {
+			if err := render.WriteChart(dir, "p1-codec-"+opName+".svg", render.BarChart("P1 base64 "+opName+" (MB/s of raw bytes, higher is better)", "MB/s", bars)); err != nil {
 				return err
 			}
 		}

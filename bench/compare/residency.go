@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"os"
 	"syscall"
@@ -59,7 +60,7 @@ func warmFile(path string) error {
 // DONTNEED, after sync(2) so no page is still dirty), the state the local
 // store's writer leaves a blob in.
 func dropFile(path string) error {
-	settleDisk()
+	measure.SettleDisk()
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-
-	"github.com/mcpblob/mcpblob/bench/internal/weed"
+	"github.com/mcpblob/mcpblob/bench/compare/scale"
+	"github.com/mcpblob/mcpblob/loadtest/rig/weed"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/s3"
 )
@@ -27,7 +24,7 @@ type s3Peer struct {
 // data under work, and uploads the files in files (named by key) to the
 // bucket "bench".
 func startSeaweedFS(ctx context.Context, bin, work, files string) (*weed.Service, *s3Peer, error) {
-	w, creds, _, err := startS3Node(ctx, bin, filepath.Join(work, "weed"), "bench")
+	w, creds, _, err := scale.StartS3Node(ctx, bin, filepath.Join(work, "weed"), "bench")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,31 +47,6 @@ func startSeaweedFS(ctx context.Context, bin, work, files string) (*weed.Service
 		return nil, nil, err
 	}
 	return w, m, nil
-}
-
-// startS3Node starts a single SeaweedFS node in dir with fresh
-// credentials and returns it, with a minio-go client of the harness's
-// own, once it takes writes in bucket (weed.Writable creates it).
-func startS3Node(ctx context.Context, bin, dir, bucket string) (*weed.Service, weed.S3Options, *minio.Client, error) {
-	creds := weed.S3Options{AccessKey: "mcpblob-bench", SecretKey: rand.Text()}
-	if _, err := os.Stat(bin); err != nil {
-		return nil, creds, nil, fmt.Errorf("SeaweedFS missing (%s): run `make tools`", bin)
-	}
-	w, err := weed.StartServer(bin, dir, creds)
-	if err != nil {
-		return nil, creds, nil, err
-	}
-	client, err := weed.Client(w.Addr.HTTP, creds)
-	if err == nil {
-		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err = weed.Writable(wctx, client, bucket)
-		cancel()
-	}
-	if err != nil {
-		w.Stop()
-		return nil, creds, nil, err
-	}
-	return w, creds, client, nil
 }
 
 // put uploads the file at path as key and presigns its GET URL.

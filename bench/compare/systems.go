@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"net"
 	"net/http"
@@ -14,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mcpc"
-	"github.com/mcpblob/mcpblob/bench/internal/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
 // system is one server under test: how to fetch a blob of a given key from
@@ -53,7 +54,7 @@ func (s *system) fetch(ctx context.Context, key string, size int64, buf []byte) 
 		if err != nil {
 			return 0, 0, err
 		}
-		return drain(resp, t0, buf, 4*((size+2)/3))
+		return measure.Drain(resp, t0, buf, 4*((size+2)/3))
 	default:
 		url := s.base + "/" + key
 		if s.s3 != nil {
@@ -64,37 +65,13 @@ func (s *system) fetch(ctx context.Context, key string, size int64, buf []byte) 
 		if err != nil {
 			return 0, 0, err
 		}
-		return drain(resp, t0, buf, size)
+		return measure.Drain(resp, t0, buf, size)
 	}
 }
 
 var plainHTTP = mcpc.NewHTTPClient()
 
 func (s *system) mcpHTTP() *http.Client { return plainHTTP }
-
-// drain reads the body to the end, timing the first byte, and checks that
-// at least want bytes arrived with status 200.
-func drain(resp *http.Response, t0 time.Time, buf []byte, want int64) (int64, time.Duration, error) {
-	defer resp.Body.Close()
-	n, err := io.ReadAtLeast(resp.Body, buf[:1], 1)
-	ttfb := time.Since(t0)
-	total := int64(n)
-	if err == nil {
-		var m int64
-		m, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{resp.Body}, buf)
-		total += m
-	}
-	if err != nil {
-		return total, ttfb, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return total, ttfb, fmt.Errorf("http %d", resp.StatusCode)
-	}
-	if total < want {
-		return total, ttfb, fmt.Errorf("short answer: %d bytes, want ≥ %d", total, want)
-	}
-	return total, ttfb, nil
-}
 
 // rawTCP is the loopback ceiling: a server goroutine that writes n bytes
 // from a 1 MiB buffer for every 8-byte request, and one kept connection.

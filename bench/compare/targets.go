@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/bench/compare/render"
 
 	"github.com/mcpblob/mcpblob/bench/internal/codecbench"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
@@ -18,7 +20,7 @@ func (r *report) allTargets() []*pair.Target {
 	}
 	ts = append(ts, r.p6Target(), p7Target())
 	ts = append(ts, r.targets...)
-	sortTargets(ts)
+	render.SortTargets(ts)
 	return ts
 }
 
@@ -82,7 +84,7 @@ func (r *report) p1Target() *pair.Target {
 // copy() in MB/s): near copy() the codec is memory-bound; far below it the
 // kernel is slow or the run was disturbed.
 func p1Why(name string, mb []float64) string {
-	head := fmt.Sprintf("P1 %s: ours %s MB/s, emmansun %s, encoding/base64 %s, copy() %s (ours/copy %.2f×)", name, human(mb[0]), human(mb[1]), human(mb[2]), human(mb[3]), mb[0]/mb[3])
+	head := fmt.Sprintf("P1 %s: ours %s MB/s, emmansun %s, encoding/base64 %s, copy() %s (ours/copy %.2f×)", name, render.Human(mb[0]), render.Human(mb[1]), render.Human(mb[2]), render.Human(mb[3]), mb[0]/mb[3])
 	if mb[0] >= 0.7*mb[3] {
 		return head + ": the codec runs near a plain memory copy, so it is memory-bound here; what would close it is fewer passes over memory (non-temporal stores, or fusing the JSON scan into the decode), not faster arithmetic."
 	}
@@ -107,7 +109,7 @@ func (r *report) p2Target() *pair.Target {
 	t.Errors = cellErrors(big, "mcpblob")
 	for _, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, "P2: "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.p2Closing(big, p))
+			t.Why = append(t.Why, "P2: "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.p2Closing(big, p))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -161,7 +163,7 @@ func (r *report) laterTarget(l *laterResult) *pair.Target {
 	t.Errors = cellErrors(l.table, "mcpblob")
 	for _, p := range t.Pairs {
 		if !p.Met() {
-			t.Why = append(t.Why, l.id+": "+pairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.laterClosing(l.id, p))
+			t.Why = append(t.Why, l.id+": "+render.PairGap(p, fmt.Sprintf("≥ %g×", p.Want))+" "+r.laterClosing(l.id, p))
 		}
 	}
 	if !t.Bounds[0].Met() {
@@ -173,7 +175,7 @@ func (r *report) laterTarget(l *laterResult) *pair.Target {
 func (r *report) laterClosing(id string, p pair.Runs) string {
 	switch id {
 	case "P4":
-		_, need, _, _ := pair.Stats(positive(p.Ref))
+		_, need, _, _ := pair.Stats(render.Positive(p.Ref))
 		need *= p.Want
 		msg := ""
 		if disk := r.diskMBps(); disk > 0 && need > disk {
@@ -194,10 +196,10 @@ func (f *p6FixedRate) medianGenCPU(name string) float64 {
 	for _, st := range f.runs[name] {
 		v = append(v, st.gencpu)
 	}
-	return median(v)
+	return measure.Median(v)
 }
 
 func p7Target() *pair.Target {
 	return &pair.Target{ID: "P7", Title: "3 nodes + nginx + SeaweedFS, loopback", Goal: "0 errors; links and sessions across nodes; no loss on node kill",
-		NotRun: "not measured here: a pass/fail cluster check, not a ratio (`make cluster`, bench/cluster; docs/deploy.md)"}
+		NotRun: "not measured here: a pass/fail cluster check, not a ratio (`make cluster`, loadtest/cluster; docs/deploy.md)"}
 }

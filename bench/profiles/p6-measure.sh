@@ -10,7 +10,7 @@
 #                                     server CPU per request, bad answers; PROF=1 also saves a pprof
 #                                     CPU profile of the saturated server
 #   p6-measure.sh cpu BIN LABEL       information: server CPU per request of the mixed load
-#                                     (bench/loadrun -scenario mixed: vegeta at a constant RATE/s,
+#                                     (loadtest/loadrun -scenario mixed: vegeta at a constant RATE/s,
 #                                     resources/read of a 4 KiB blob and tools/list in turn on one
 #                                     session) for DUR s; PROF=1 also saves a pprof CPU profile
 #   p6-measure.sh syscalls BIN LABEL  strace -c -f over a whole 600/s, 10 s run: syscalls per request
@@ -150,6 +150,6 @@ CONF
 }
 
 mkdir -p "$WORK"
-[ -x "$LOADRUN" ] || (cd "$REPO/bench" && go build -o "$LOADRUN" ./loadrun)
+[ -x "$LOADRUN" ] || (cd "$REPO/loadtest" && go build -o "$LOADRUN" ./loadrun)
 cmd=$1; shift
 "cmd_$cmd" "$@"

@@ -16,7 +16,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 )
 
 func main() {

@@ -1,25 +1,35 @@
 // Command depcheck enforces mcpblob's package rules (docs/architecture.md)
-// on the real build graph of the main module. `make depcheck` runs it.
+// on the real build graph of the main module, and its size rules on every
+// module of the repository. `make depcheck` runs it.
 //
-// It loads the graph once, with `go list -deps -json ./...` at the module
-// root, so bench/, asm/_gen and the testdata modules (each with its own
-// go.mod) are out of scope. Four kinds of rule are checked, all on non-test
-// code:
+// It loads the main module's graph once, with `go list -deps -json ./...` at
+// the module root, and the packages of every other module of the repository
+// (each folder below the root with a go.mod: bench, loadtest, asm/_gen, the
+// test data modules ...; .git, .tools and node_modules skipped) with
+// `go list -json ./...` in its folder. Five kinds of rule are checked, all
+// on non-test code:
 //
 //   - the package table ([allowRule], one row per package of the main
 //     module) lists the only packages each may import directly besides the
 //     standard library; a package without a row, or a row without a
 //     package, fails too. docs/architecture.md's table must say the same,
-//     row for row, and its list of graph rules must be the texts of the two
-//     kinds below, so the document states exactly what is checked;
-//   - dependency rules ([depRule]) look at a package's Deps, the transitive
-//     closure of its imports: which packages may appear anywhere below it;
-//   - importer rules ([importRule]) look at direct Imports: who may import a
-//     package at all;
-//   - size rules look at the parsed source: no package over 3,500 lines,
-//     tighter bounds under some trees ([sizeRule]: no package under
-//     core/server over 2,000), and no function over 80 lines. Generated files (a "// Code generated ...
-//     DO NOT EDIT." line before the package clause) are not counted.
+//     row for row, and its list of graph rules must be the texts of the
+//     dependency and importer rules, so the document states exactly what is
+//     checked;
+//   - dependency rules ([depRule]) look at a main-module package's Deps, the
+//     transitive closure of its imports: which packages may appear anywhere
+//     below it;
+//   - importer rules ([importRule]) look at direct Imports in the main
+//     module: who may import a package at all;
+//   - module rules ([moduleRule]) look at direct Imports in one other module:
+//     loadtest's rig imports none of its suites (bench imports the rig), and
+//     neither loadtest nor bench imports core/server/... or cmd/... (they
+//     drive the built binary);
+//   - size rules look at the parsed source of every module: no package over
+//     3,500 lines, tighter bounds under some trees of the main module
+//     ([sizeRule]: no package under core/server over 2,000), and no function
+//     over 80 lines. Generated files (a "// Code generated ... DO NOT EDIT."
+//     line before the package clause) are not counted.
 //
 // A rule whose packages do not exist (yet) is reported as skipped, never as
 // an error, so rules for packages that a restructuring is still creating can

@@ -30,38 +30,51 @@ type pkg struct {
 	Imports, Deps                     []string // non-test only
 }
 
-// srcFile is one parsed non-test source file of the main module.
+// srcFile is one parsed non-test source file of a module.
 type srcFile struct {
-	path      string // relative to the module root
+	path      string // relative to the repository root
 	ast       *ast.File
 	lines     int
 	generated bool
 }
 
-// graph is the build graph of the main module and its parsed sources.
+// graph is the build graph of one module of the repository and its parsed
+// sources. Only the main module's graph holds its dependencies too.
 type graph struct {
+	repo   string          // repository root (the main module's directory); "" means root
 	root   string          // module directory
 	module string          // module path
 	pkgs   map[string]*pkg // every package in the graph, by import path
-	main   []*pkg          // the main module's packages, sorted
+	main   []*pkg          // the module's own packages, sorted
 	fset   *token.FileSet
 	files  map[string][]*srcFile        // by import path
 	imps   map[string]map[string]string // import path -> imported path -> "file:line"
 }
 
-// load lists the main module's packages with all their dependencies and
-// parses the main module's non-test files.
-func load() (*graph, error) {
+// mainModuleDir is the directory of the module around the working
+// directory: the repository root.
+func mainModuleDir() (string, error) {
 	gomod, err := goCmd("", "env", "GOMOD")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	gomod = strings.TrimSpace(gomod)
 	if gomod == "" || gomod == os.DevNull {
-		return nil, errors.New("depcheck: not inside a Go module")
+		return "", errors.New("depcheck: not inside a Go module")
 	}
-	g := &graph{root: filepath.Dir(gomod), pkgs: map[string]*pkg{}}
-	out, err := goCmd(g.root, "list", "-deps", "-json", "./...")
+	return filepath.Dir(gomod), nil
+}
+
+// load lists the packages of the module in dir (with all their dependencies
+// when deps is set) and parses the module's non-test files; file paths are
+// reported relative to repo.
+func load(repo, dir string, deps bool) (*graph, error) {
+	g := &graph{repo: repo, root: dir, pkgs: map[string]*pkg{}}
+	args := []string{"list", "-json", "./..."}
+	if deps {
+		args = []string{"list", "-deps", "-json", "./..."}
+	}
+	out, err := goCmd(g.root, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +100,7 @@ func load() (*graph, error) {
 func goCmd(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off") // each module on its own go.mod
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -132,7 +146,7 @@ func (g *graph) parseFile(abs string) (*srcFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("depcheck: %w", err)
 	}
-	rel, err := filepath.Rel(g.root, abs)
+	rel, err := filepath.Rel(g.base(), abs)
 	if err != nil {
 		return nil, fmt.Errorf("depcheck: %w", err)
 	}
@@ -156,7 +170,29 @@ func countLines(src []byte) int {
 // line before its package clause (https://go.dev/s/generatedcode).
 func generated(f *ast.File) bool { return ast.IsGenerated(f) }
 
-// pos formats a position as "file:line", the file relative to the module root.
+// base is the folder that reported paths are relative to: the repository
+// root, or the module's own directory when no repository root is set.
+func (g *graph) base() string {
+	if g.repo != "" {
+		return g.repo
+	}
+	return g.root
+}
+
+// dir is p's folder relative to the repository root, or p's path relative
+// to the module when its folder is unknown.
+func (g *graph) dir(p *pkg) string {
+	if p.Dir == "" {
+		return g.short(p.ImportPath)
+	}
+	rel, err := filepath.Rel(g.base(), p.Dir)
+	if err != nil {
+		return p.Dir
+	}
+	return filepath.ToSlash(rel)
+}
+
+// pos formats a position as "file:line", the file relative to the repository root.
 func (g *graph) pos(p token.Pos) string {
 	at := g.fset.Position(p)
 	return fmt.Sprintf("%s:%d", at.Filename, at.Line)
@@ -167,8 +203,7 @@ func (g *graph) importPos(p *pkg, path string) string {
 	if at, ok := g.imps[p.ImportPath][path]; ok {
 		return at
 	}
-	rel, _ := filepath.Rel(g.root, p.Dir)
-	return filepath.ToSlash(rel) + "/"
+	return g.dir(p) + "/"
 }
 
 // rel returns path relative to the module ("." for its root package) and

@@ -17,6 +17,7 @@ type result struct {
 	violations []string // "file:line: message"
 	exempt     []string // functions allowed over the limit, with the reason
 	reportOnly bool     // violations are printed but do not fail the run
+	modules    int      // how many modules the rule looked at; 0 means the main module only
 }
 
 func main() {
@@ -26,14 +27,17 @@ func main() {
 	os.Exit(run(os.Stdout, *reportOnlySizes))
 }
 
-// run checks every rule on the module around the working directory, writes
-// the report to w and returns the exit code.
+// run checks every rule on the repository around the working directory (the
+// main module's rules on the main module, the size rules on every module,
+// each module's own rules on it), writes the report to w and returns the
+// exit code.
 func run(w io.Writer, reportOnlySizes bool) int {
-	g, err := load()
+	mods, err := loadModules()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	g := mods[0]
 	var results []result
 	for _, r := range depRules {
 		results = append(results, r.check(g))
@@ -42,11 +46,14 @@ func run(w io.Writer, reportOnlySizes bool) int {
 		results = append(results, r.check(g))
 	}
 	results = append(results, checkAllowed(g, allowRules), g.checkDocFile())
-	sizes := []result{packageSizes(g)}
+	for _, r := range moduleRules {
+		results = append(results, r.check(mods))
+	}
+	sizes := []result{inEvery(mods, packageSizes)}
 	for _, r := range sizeRules {
 		sizes = append(sizes, r.check(g))
 	}
-	for _, r := range append(sizes, funcLengths(g)) {
+	for _, r := range append(sizes, inEvery(mods, funcLengths)) {
 		r.reportOnly = reportOnlySizes
 		results = append(results, r)
 	}
@@ -102,6 +109,9 @@ func (r result) count() string {
 	unit := r.unit
 	if unit == "" {
 		unit = "package"
+	}
+	if r.modules > 0 {
+		return plural(r.checked, unit) + " checked in " + plural(r.modules, "module")
 	}
 	return plural(r.checked, unit) + " checked"
 }

@@ -26,7 +26,7 @@ var sizeRules = []sizeRule{
 	{"core/server/...", 2000},
 }
 
-// packageSizes reports every main-module package whose hand-written
+// packageSizes reports every package of g's module whose hand-written
 // non-test files (those of the package clause's name, whatever their build
 // constraints) hold more than maxPackageLines lines.
 func packageSizes(g *graph) result {
@@ -67,7 +67,7 @@ func packageSizesOf(g *graph, pkgs []*pkg, limit int) result {
 			top = append(top, fmt.Sprintf("%s %d", f.path, f.lines))
 		}
 		res.violations = append(res.violations, fmt.Sprintf("%s/: package %s has %d lines in %d files (limit %d); largest: %s",
-			g.short(p.ImportPath), p.Name, total, len(largest), limit, strings.Join(top, ", ")))
+			g.dir(p), p.Name, total, len(largest), limit, strings.Join(top, ", ")))
 	}
 	return res
 }

@@ -15,7 +15,7 @@ import (
 // `nginx -t` and `haproxy -c`. Both resolve the upstream server names as
 // they parse, and mcpblob1..3 exist only on the compose network, so the
 // check runs on a copy in a temporary folder whose `mcpblobN:8080`
-// addresses are rewritten to 127.0.0.1:8080 (as bench/cluster does for its
+// addresses are rewritten to 127.0.0.1:8080 (as loadtest/cluster does for its
 // loopback run). Nothing listens there, and nothing needs to: neither
 // check connects to a server or binds a listener. Any warning fails too.
 

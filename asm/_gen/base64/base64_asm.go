@@ -60,14 +60,42 @@ func main() {
 func encode(name string, nt bool) {
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[64]byte) int")
 	Pragma("noescape")
-	doc := []string{
-		name + " encodes whole 48-byte blocks of src into 64-character",
-		"blocks of dst with the alphabet lut, n = min(len(src)/48, len(dst)/64) blocks,",
-		"and returns n*48, the src bytes consumed; it wrote n*64 bytes of dst. It reads",
-		"only src[:n*48] and lut, writes only dst[:n*64], and needs AVX-512 F, BW and VBMI.",
-	}
+	Doc(encodeDoc(name, nt)...)
+	e := &encoder{name: name}
+	e.dst = Load(Param("dst").Base(), GP64())
+	e.dstLen = Load(Param("dst").Len(), GP64())
+	e.src = Load(Param("src").Base(), GP64())
+	e.srcLen = Load(Param("src").Len(), GP64())
+	lut := Load(Param("lut"), GP64())
+	start := GP64()
+	MOVQ(e.src, start)
+	CMPQ(e.srcLen, U8(48))
+	JB(LabelRef(e.l("ret")))
+	CMPQ(e.dstLen, U8(64))
+	JB(LabelRef(e.l("ret")))
+	e.setup(lut)
+
 	if nt {
-		doc = []string{
+		e.alignForNT()
+		e.loops("nt", true)
+	}
+	e.loops("", false)
+
+	Label(e.l("done"))
+	if nt {
+		SFENCE()
+	}
+	VZEROUPPER()
+	Label(e.l("ret"))
+	SUBQ(start, e.src)
+	Store(e.src, ReturnIndex(0))
+	RET()
+}
+
+// encodeDoc is the Go doc comment of the encode kernel name.
+func encodeDoc(name string, nt bool) []string {
+	if nt {
+		return []string{
 			name + " is encodeBase64AVX512VBMI writing dst with",
 			"non-temporal stores (past the caches) when dst is 4-byte aligned, for outputs",
 			"much larger than the last-level cache; it may first encode one partial block",
@@ -76,119 +104,122 @@ func encode(name string, nt bool) {
 			"dst, within the same bounds as encodeBase64AVX512VBMI.",
 		}
 	}
-	Doc(doc...)
-	l := func(s string) string { return name + "_" + s }
+	return []string{
+		name + " encodes whole 48-byte blocks of src into 64-character",
+		"blocks of dst with the alphabet lut, n = min(len(src)/48, len(dst)/64) blocks,",
+		"and returns n*48, the src bytes consumed; it wrote n*64 bytes of dst. It reads",
+		"only src[:n*48] and lut, writes only dst[:n*64], and needs AVX-512 F, BW and VBMI.",
+	}
+}
 
-	dst := Load(Param("dst").Base(), GP64())
-	dstLen := Load(Param("dst").Len(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	srcLen := Load(Param("src").Len(), GP64())
-	lut := Load(Param("lut"), GP64())
-	start := GP64()
-	MOVQ(src, start)
-	CMPQ(srcLen, U8(48))
-	JB(LabelRef(l("ret")))
-	CMPQ(dstLen, U8(64))
-	JB(LabelRef(l("ret")))
+// encoder holds the registers of one encode kernel.
+type encoder struct {
+	name                     string
+	dst, dstLen, src, srcLen Register
+	alphabet, shuffle, shift VecVirtual
+	load                     Op // the 48-byte load mask
+	mask                     Register
+	regs                     [unroll]VecVirtual
+}
 
-	alphabet := ZMM()
-	VMOVDQU64(Mem{Base: lut}, alphabet)
-	shuffle := ZMM()
-	VMOVDQU64(encodeShuffle(), shuffle)
-	shift := ZMM()
-	VPBROADCASTQ(encodeShift(), shift)
+// l is the kernel's label s.
+func (e *encoder) l(s string) string { return e.name + "_" + s }
+
+// setup loads the alphabet from lut, the shuffle and shift constants and
+// the load mask, and allocates the block registers.
+func (e *encoder) setup(lut Register) {
+	e.alphabet = ZMM()
+	VMOVDQU64(Mem{Base: lut}, e.alphabet)
+	e.shuffle = ZMM()
+	VMOVDQU64(encodeShuffle(), e.shuffle)
+	e.shift = ZMM()
+	VPBROADCASTQ(encodeShift(), e.shift)
 	load := K()
-	mask := GP64()
-	MOVQ(U64(1<<48-1), mask)
-	KMOVQ(mask, load)
+	e.mask = GP64()
+	MOVQ(U64(1<<48-1), e.mask)
+	KMOVQ(e.mask, load)
+	e.load = load
+	for u := range e.regs {
+		e.regs[u] = ZMM()
+	}
+}
 
-	// block encodes the bytes at s under the load mask lk into d, with a
-	// masked store under sk, a non-temporal store, or a plain store.
-	block := func(in VecVirtual, s, d Mem, lk, sk Op, ntStore bool) {
-		VMOVDQU8_Z(s, lk, in)
-		VPERMB(in, shuffle, in)
-		VPMULTISHIFTQB(in, shift, in)
-		VPERMB(alphabet, in, in)
-		switch {
-		case sk != nil:
-			VMOVDQU8(in, sk, d)
-		case ntStore:
-			VMOVNTDQ(in, d)
-		default:
-			VMOVDQU64(in, d)
-		}
+// block encodes the bytes at s under the load mask lk into d, with a
+// masked store under sk, a non-temporal store, or a plain store.
+func (e *encoder) block(in VecVirtual, s, d Mem, lk, sk Op, ntStore bool) {
+	VMOVDQU8_Z(s, lk, in)
+	VPERMB(in, e.shuffle, in)
+	VPMULTISHIFTQB(in, e.shift, in)
+	VPERMB(e.alphabet, in, in)
+	switch {
+	case sk != nil:
+		VMOVDQU8(in, sk, d)
+	case ntStore:
+		VMOVNTDQ(in, d)
+	default:
+		VMOVDQU64(in, d)
 	}
-	var regs [unroll]VecVirtual
-	for u := range regs {
-		regs[u] = ZMM()
-	}
-	loops := func(prefix string, ntStore bool) {
-		Label(l(prefix + "loop4"))
-		CMPQ(srcLen, U32(48*unroll))
-		JB(LabelRef(l(prefix + "loop1")))
-		CMPQ(dstLen, U32(64*unroll))
-		JB(LabelRef(l(prefix + "loop1")))
-		for u, in := range regs {
-			block(in, Mem{Base: src, Disp: 48 * u}, Mem{Base: dst, Disp: 64 * u}, load, nil, ntStore)
-		}
-		ADDQ(U32(48*unroll), src)
-		ADDQ(U32(64*unroll), dst)
-		SUBQ(U32(48*unroll), srcLen)
-		SUBQ(U32(64*unroll), dstLen)
-		JMP(LabelRef(l(prefix + "loop4")))
+}
 
-		Label(l(prefix + "loop1"))
-		CMPQ(srcLen, U8(48))
-		JB(LabelRef(l("done")))
-		CMPQ(dstLen, U8(64))
-		JB(LabelRef(l("done")))
-		block(regs[0], Mem{Base: src}, Mem{Base: dst}, load, nil, ntStore)
-		ADDQ(U8(48), src)
-		ADDQ(U8(64), dst)
-		SUBQ(U8(48), srcLen)
-		SUBQ(U8(64), dstLen)
-		JMP(LabelRef(l(prefix + "loop1")))
+// loops emits the unrolled loop, then the one-block loop, under prefix.
+func (e *encoder) loops(prefix string, ntStore bool) {
+	Label(e.l(prefix + "loop4"))
+	CMPQ(e.srcLen, U32(48*unroll))
+	JB(LabelRef(e.l(prefix + "loop1")))
+	CMPQ(e.dstLen, U32(64*unroll))
+	JB(LabelRef(e.l(prefix + "loop1")))
+	for u, in := range e.regs {
+		e.block(in, Mem{Base: e.src, Disp: 48 * u}, Mem{Base: e.dst, Disp: 64 * u}, e.load, nil, ntStore)
 	}
+	ADDQ(U32(48*unroll), e.src)
+	ADDQ(U32(64*unroll), e.dst)
+	SUBQ(U32(48*unroll), e.srcLen)
+	SUBQ(U32(64*unroll), e.dstLen)
+	JMP(LabelRef(e.l(prefix + "loop4")))
 
-	if nt {
-		Comment("Align dst to 64 bytes for VMOVNTDQ, or use plain stores.")
-		off := GP64()
-		MOVQ(dst, off)
-		ANDQ(U8(63), off)
-		JZ(LabelRef(l("ntloop4")))
-		TESTQ(U32(3), off)
-		JNZ(LabelRef(l("loop4")))
-		h, n := GP64(), GP64()
-		MOVQ(U32(64), h)
-		SUBQ(off, h) // characters to write: 4..60, a multiple of 4
-		MOVQ(h, n)
-		SHRQ(U8(2), n)
-		LEAQ(Mem{Base: n, Index: n, Scale: 2}, n) // bytes to read: h/4*3
-		hl, hs := K(), K()
-		MOVQ(I32(-1), mask)
-		BZHIQ(n, mask, mask)
-		KMOVQ(mask, hl)
-		MOVQ(I32(-1), mask)
-		BZHIQ(h, mask, mask)
-		KMOVQ(mask, hs)
-		block(regs[0], Mem{Base: src}, Mem{Base: dst}, hl, hs, false)
-		ADDQ(n, src)
-		ADDQ(h, dst)
-		SUBQ(n, srcLen)
-		SUBQ(h, dstLen)
-		loops("nt", true)
-	}
-	loops("", false)
+	Label(e.l(prefix + "loop1"))
+	CMPQ(e.srcLen, U8(48))
+	JB(LabelRef(e.l("done")))
+	CMPQ(e.dstLen, U8(64))
+	JB(LabelRef(e.l("done")))
+	e.block(e.regs[0], Mem{Base: e.src}, Mem{Base: e.dst}, e.load, nil, ntStore)
+	ADDQ(U8(48), e.src)
+	ADDQ(U8(64), e.dst)
+	SUBQ(U8(48), e.srcLen)
+	SUBQ(U8(64), e.dstLen)
+	JMP(LabelRef(e.l(prefix + "loop1")))
+}
 
-	Label(l("done"))
-	if nt {
-		SFENCE()
-	}
-	VZEROUPPER()
-	Label(l("ret"))
-	SUBQ(start, src)
-	Store(src, ReturnIndex(0))
-	RET()
+// alignForNT jumps to the non-temporal loops when dst is 64-byte aligned,
+// to the plain ones when it is not even 4-byte aligned, and otherwise
+// encodes one partial block that aligns dst and falls into the
+// non-temporal loops.
+func (e *encoder) alignForNT() {
+	Comment("Align dst to 64 bytes for VMOVNTDQ, or use plain stores.")
+	off := GP64()
+	MOVQ(e.dst, off)
+	ANDQ(U8(63), off)
+	JZ(LabelRef(e.l("ntloop4")))
+	TESTQ(U32(3), off)
+	JNZ(LabelRef(e.l("loop4")))
+	h, n := GP64(), GP64()
+	MOVQ(U32(64), h)
+	SUBQ(off, h) // characters to write: 4..60, a multiple of 4
+	MOVQ(h, n)
+	SHRQ(U8(2), n)
+	LEAQ(Mem{Base: n, Index: n, Scale: 2}, n) // bytes to read: h/4*3
+	hl, hs := K(), K()
+	MOVQ(I32(-1), e.mask)
+	BZHIQ(n, e.mask, e.mask)
+	KMOVQ(e.mask, hl)
+	MOVQ(I32(-1), e.mask)
+	BZHIQ(h, e.mask, e.mask)
+	KMOVQ(e.mask, hs)
+	e.block(e.regs[0], Mem{Base: e.src}, Mem{Base: e.dst}, hl, hs, false)
+	ADDQ(n, e.src)
+	ADDQ(h, e.dst)
+	SUBQ(n, e.srcLen)
+	SUBQ(h, e.dstLen)
 }
 
 // consts holds the data symbols emitted so far: the kernels share them.
@@ -257,10 +288,54 @@ func encodeShuffle() Mem {
 // aligned (192-byte steps keep it so) and plain ones otherwise; the
 // one-block loop always stores plainly. It ends with SFENCE.
 func decode(name string, nt bool) {
-	l := func(s string) string { return name + "_" + s }
+	d := &decoder{name: name}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[128]byte) int")
 	Pragma("noescape")
-	doc := []string{
+	Doc(decodeDoc(name, nt)...)
+	d.dst = Load(Param("dst").Base(), GP64())
+	d.dstLen = Load(Param("dst").Len(), GP64())
+	d.src = Load(Param("src").Base(), GP64())
+	d.srcLen = Load(Param("src").Len(), GP64())
+	lut := Load(Param("lut"), GP64())
+	start := GP64()
+	MOVQ(d.src, start)
+	CMPQ(d.srcLen, U8(64))
+	JB(LabelRef(d.l("ret")))
+	CMPQ(d.dstLen, U8(48))
+	JB(LabelRef(d.l("ret")))
+	d.setup(lut)
+
+	if nt {
+		Comment("VMOVNTDQ needs dst 64-byte aligned; the group stores keep it so.")
+		TESTQ(U32(63), d.dst)
+		JNZ(LabelRef(d.l("loop4")))
+		d.group("nt", true)
+	}
+	d.group("", false)
+	d.oneBlockLoop()
+
+	Label(d.l("done"))
+	if nt {
+		SFENCE()
+	}
+	VZEROUPPER()
+	Label(d.l("ret"))
+	SUBQ(start, d.src)
+	Store(d.src, ReturnIndex(0))
+	RET()
+}
+
+// decodeDoc is the Go doc comment of the decode kernel name.
+func decodeDoc(name string, nt bool) []string {
+	if nt {
+		return []string{
+			name + " is decodeBase64AVX512VBMI writing dst with",
+			"non-temporal stores (past the caches) when dst is 64-byte aligned, for outputs",
+			"much larger than the last-level cache; otherwise it uses plain stores. Its",
+			"results and bounds are those of decodeBase64AVX512VBMI.",
+		}
+	}
+	return []string{
 		name + " decodes whole 64-character blocks of src into 48-byte",
 		"blocks of dst with the reverse table lut (the value of each 7-bit character,",
 		"0x80 for characters outside the alphabet), at most",
@@ -270,137 +345,123 @@ func decode(name string, nt bool) {
 		"whole 64-character blocks of src and lut, writes only that prefix of dst, and",
 		"needs AVX-512 F, BW and VBMI.",
 	}
-	if nt {
-		doc = []string{
-			name + " is decodeBase64AVX512VBMI writing dst with",
-			"non-temporal stores (past the caches) when dst is 64-byte aligned, for outputs",
-			"much larger than the last-level cache; otherwise it uses plain stores. Its",
-			"results and bounds are those of decodeBase64AVX512VBMI.",
-		}
-	}
-	Doc(doc...)
+}
 
-	dst := Load(Param("dst").Base(), GP64())
-	dstLen := Load(Param("dst").Len(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	srcLen := Load(Param("src").Len(), GP64())
-	lut := Load(Param("lut"), GP64())
-	start := GP64()
-	MOVQ(src, start)
-	CMPQ(srcLen, U8(64))
-	JB(LabelRef(l("ret")))
-	CMPQ(dstLen, U8(48))
-	JB(LabelRef(l("ret")))
+// decoder holds the registers of one decode kernel.
+type decoder struct {
+	name                     string
+	dst, dstLen, src, srcLen Register
+	lutLo, lutHi             VecVirtual // the 128-entry reverse table
+	merge1, merge2, pack     VecVirtual
+	merges                   [3]VecVirtual // decodeStore(0..2)
+	store, bad               Op            // the 48-byte store mask; the bad-byte mask
+	ins, ts                  [unroll]VecVirtual
+	errs                     VecVirtual
+}
 
-	lutLo, lutHi := ZMM(), ZMM()
-	VMOVDQU64(Mem{Base: lut}, lutLo)
-	VMOVDQU64(Mem{Base: lut, Disp: 64}, lutHi)
-	merge1, merge2 := ZMM(), ZMM()
-	VPBROADCASTD(constant("decodeMerge1", func() Mem { return ConstData("decodeMerge1", U32(0x01400140)) }), merge1)
-	VPBROADCASTD(constant("decodeMerge2", func() Mem { return ConstData("decodeMerge2", U32(0x00011000)) }), merge2)
-	pack := ZMM()
-	VMOVDQU64(decodePack(), pack)
-	var merges [3]VecVirtual
-	for k := range merges {
-		merges[k] = ZMM()
-		VMOVDQU64(decodeStore(k), merges[k])
+// l is the kernel's label s.
+func (d *decoder) l(s string) string { return d.name + "_" + s }
+
+// setup loads the table from lut and the constants, makes the store mask
+// and allocates the block registers.
+func (d *decoder) setup(lut Register) {
+	d.lutLo, d.lutHi = ZMM(), ZMM()
+	VMOVDQU64(Mem{Base: lut}, d.lutLo)
+	VMOVDQU64(Mem{Base: lut, Disp: 64}, d.lutHi)
+	d.merge1, d.merge2 = ZMM(), ZMM()
+	VPBROADCASTD(constant("decodeMerge1", func() Mem { return ConstData("decodeMerge1", U32(0x01400140)) }), d.merge1)
+	VPBROADCASTD(constant("decodeMerge2", func() Mem { return ConstData("decodeMerge2", U32(0x00011000)) }), d.merge2)
+	d.pack = ZMM()
+	VMOVDQU64(decodePack(), d.pack)
+	for k := range d.merges {
+		d.merges[k] = ZMM()
+		VMOVDQU64(decodeStore(k), d.merges[k])
 	}
 	store := K()
 	mask := GP64()
 	MOVQ(U64(1<<48-1), mask)
 	KMOVQ(mask, store)
-	bad := K()
+	d.store, d.bad = store, K()
+	for u := range d.ins {
+		d.ins[u], d.ts[u] = ZMM(), ZMM()
+	}
+	d.errs = ZMM()
+}
 
-	lookup := func(in, t VecVirtual, s Mem) {
-		VMOVDQU64(s, in)
-		VMOVDQA64(lutLo, t)
-		VPERMT2B(lutHi, in, t)
-	}
-	finish := func(t VecVirtual, d Mem) {
-		VPMADDUBSW(merge1, t, t)
-		VPMADDWD(merge2, t, t)
-		VPERMB(t, pack, t)
-		VMOVDQU8(t, store, d)
-	}
+// lookup loads the block at s into in and looks its bytes up into t.
+func (d *decoder) lookup(in, t VecVirtual, s Mem) {
+	VMOVDQU64(s, in)
+	VMOVDQA64(d.lutLo, t)
+	VPERMT2B(d.lutHi, in, t)
+}
 
-	var ins, ts [unroll]VecVirtual
-	for u := range ins {
-		ins[u], ts[u] = ZMM(), ZMM()
-	}
-	errs := ZMM()
-	// group emits the main loop, unroll blocks per turn; it falls into the
-	// one-block loop at the end or at a group with a bad block.
-	group := func(prefix string, ntStore bool) {
-		Label(l(prefix + "loop4"))
-		CMPQ(srcLen, U32(64*unroll))
-		JB(LabelRef(l("loop1")))
-		CMPQ(dstLen, U32(48*unroll))
-		JB(LabelRef(l("loop1")))
-		for u := range ins {
-			lookup(ins[u], ts[u], Mem{Base: src, Disp: 64 * u})
-			if u == 0 {
-				VPORD(ins[u], ts[u], errs)
-			} else {
-				VPTERNLOGD(U8(0xFE), ins[u], ts[u], errs) // errs |= in | t
-			}
+// finish packs the looked-up block t into 48 bytes and stores them at dst.
+func (d *decoder) finish(t VecVirtual, dst Mem) {
+	VPMADDUBSW(d.merge1, t, t)
+	VPMADDWD(d.merge2, t, t)
+	VPERMB(t, d.pack, t)
+	VMOVDQU8(t, d.store, dst)
+}
+
+// group emits the main loop, unroll blocks per turn; it falls into the
+// one-block loop at the end or at a group with a bad block.
+func (d *decoder) group(prefix string, ntStore bool) {
+	Label(d.l(prefix + "loop4"))
+	CMPQ(d.srcLen, U32(64*unroll))
+	JB(LabelRef(d.l("loop1")))
+	CMPQ(d.dstLen, U32(48*unroll))
+	JB(LabelRef(d.l("loop1")))
+	for u := range d.ins {
+		d.lookup(d.ins[u], d.ts[u], Mem{Base: d.src, Disp: 64 * u})
+		if u == 0 {
+			VPORD(d.ins[u], d.ts[u], d.errs)
+		} else {
+			VPTERNLOGD(U8(0xFE), d.ins[u], d.ts[u], d.errs) // errs |= in | t
 		}
-		VPMOVB2M(errs, bad)
-		KORTESTQ(bad, bad)
-		JNZ(LabelRef(l("loop1")))
-		// The group's 192 output bytes go out as three full 64-byte stores,
-		// each permuted from two blocks' dwords (see decodeStore).
-		for _, t := range ts {
-			VPMADDUBSW(merge1, t, t)
-			VPMADDWD(merge2, t, t)
+	}
+	VPMOVB2M(d.errs, d.bad)
+	KORTESTQ(d.bad, d.bad)
+	JNZ(LabelRef(d.l("loop1")))
+	// The group's 192 output bytes go out as three full 64-byte stores,
+	// each permuted from two blocks' dwords (see decodeStore).
+	for _, t := range d.ts {
+		VPMADDUBSW(d.merge1, t, t)
+		VPMADDWD(d.merge2, t, t)
+	}
+	for k, idx := range d.merges {
+		VPERMT2B(d.ts[k+1], idx, d.ts[k]) // ts[k] = bytes of ts[k] || ts[k+1] at idx
+		if ntStore {
+			VMOVNTDQ(d.ts[k], Mem{Base: d.dst, Disp: 64 * k})
+		} else {
+			VMOVDQU64(d.ts[k], Mem{Base: d.dst, Disp: 64 * k})
 		}
-		for k, idx := range merges {
-			VPERMT2B(ts[k+1], idx, ts[k]) // ts[k] = bytes of ts[k] || ts[k+1] at idx
-			if ntStore {
-				VMOVNTDQ(ts[k], Mem{Base: dst, Disp: 64 * k})
-			} else {
-				VMOVDQU64(ts[k], Mem{Base: dst, Disp: 64 * k})
-			}
-		}
-		ADDQ(U32(64*unroll), src)
-		ADDQ(U32(48*unroll), dst)
-		SUBQ(U32(64*unroll), srcLen)
-		SUBQ(U32(48*unroll), dstLen)
-		JMP(LabelRef(l(prefix + "loop4")))
 	}
-	if nt {
-		Comment("VMOVNTDQ needs dst 64-byte aligned; the group stores keep it so.")
-		TESTQ(U32(63), dst)
-		JNZ(LabelRef(l("loop4")))
-		group("nt", true)
-	}
-	group("", false)
+	ADDQ(U32(64*unroll), d.src)
+	ADDQ(U32(48*unroll), d.dst)
+	SUBQ(U32(64*unroll), d.srcLen)
+	SUBQ(U32(48*unroll), d.dstLen)
+	JMP(LabelRef(d.l(prefix + "loop4")))
+}
 
-	Label(l("loop1"))
-	CMPQ(srcLen, U8(64))
-	JB(LabelRef(l("done")))
-	CMPQ(dstLen, U8(48))
-	JB(LabelRef(l("done")))
-	lookup(ins[0], ts[0], Mem{Base: src})
-	VPORD(ins[0], ts[0], errs)
-	VPMOVB2M(errs, bad)
-	KORTESTQ(bad, bad)
-	JNZ(LabelRef(l("done")))
-	finish(ts[0], Mem{Base: dst})
-	ADDQ(U8(64), src)
-	ADDQ(U8(48), dst)
-	SUBQ(U8(64), srcLen)
-	SUBQ(U8(48), dstLen)
-	JMP(LabelRef(l("loop1")))
-
-	Label(l("done"))
-	if nt {
-		SFENCE()
-	}
-	VZEROUPPER()
-	Label(l("ret"))
-	SUBQ(start, src)
-	Store(src, ReturnIndex(0))
-	RET()
+// oneBlockLoop emits the loop that decodes one block at a time and stops
+// before a bad one.
+func (d *decoder) oneBlockLoop() {
+	Label(d.l("loop1"))
+	CMPQ(d.srcLen, U8(64))
+	JB(LabelRef(d.l("done")))
+	CMPQ(d.dstLen, U8(48))
+	JB(LabelRef(d.l("done")))
+	d.lookup(d.ins[0], d.ts[0], Mem{Base: d.src})
+	VPORD(d.ins[0], d.ts[0], d.errs)
+	VPMOVB2M(d.errs, d.bad)
+	KORTESTQ(d.bad, d.bad)
+	JNZ(LabelRef(d.l("done")))
+	d.finish(d.ts[0], Mem{Base: d.dst})
+	ADDQ(U8(64), d.src)
+	ADDQ(U8(48), d.dst)
+	SUBQ(U8(64), d.srcLen)
+	SUBQ(U8(48), d.dstLen)
+	JMP(LabelRef(d.l("loop1")))
 }
 
 // decodeStore is the VPERMT2B index vector for the k-th (0..2) 64-byte store

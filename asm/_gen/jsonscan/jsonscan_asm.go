@@ -56,110 +56,136 @@ func avx512() {
 		"'\\\\' or below 0x20, or -1 when there is none. It reads only b (any length,",
 		"including 0) and needs AVX-512 F and BW.",
 	)
-	base := Load(Param("b").Base(), GP64())
-	n := Load(Param("b").Len(), GP64())
-	i := GP64()
-	XORQ(i, i)
-	ret := GP64()
-	MOVQ(I32(-1), ret)
-	TESTQ(n, n)
+	s := &avx512Scan{}
+	s.base = Load(Param("b").Base(), GP64())
+	s.n = Load(Param("b").Len(), GP64())
+	s.i = GP64()
+	XORQ(s.i, s.i)
+	s.ret = GP64()
+	MOVQ(I32(-1), s.ret)
+	TESTQ(s.n, s.n)
 	JZ(LabelRef("avx512_ret"))
+	s.broadcast()
+	s.v0, s.v1 = ZMM(), ZMM()
+	s.k0, s.k1 = K(), K()
+	s.mask = GP64()
+	s.blocks()
+	s.tail()
+	s.found()
+}
 
-	quote, bslash, space := ZMM(), ZMM(), ZMM()
+// avx512Scan holds the registers of indexJSONSpecialAVX512.
+type avx512Scan struct {
+	base, n, i, ret      Register
+	quote, bslash, space VecVirtual // the special bytes, broadcast
+	v0, v1               VecVirtual
+	k0, k1               OpmaskVirtual
+	mask                 Register
+}
+
+// broadcast fills quote, bslash and space with their byte.
+func (s *avx512Scan) broadcast() {
+	s.quote, s.bslash, s.space = ZMM(), ZMM(), ZMM()
 	c := GP32()
 	MOVL(U32('"'), c)
-	VPBROADCASTB(c, quote)
+	VPBROADCASTB(c, s.quote)
 	MOVL(U32('\\'), c)
-	VPBROADCASTB(c, bslash)
+	VPBROADCASTB(c, s.bslash)
 	MOVL(U32(0x20), c)
-	VPBROADCASTB(c, space)
+	VPBROADCASTB(c, s.space)
+}
 
-	// block sets k to the ordinary bytes of the 64 bytes at m, loading them
-	// into v (under the zeroing mask w when w is not nil): each compare runs
-	// under the mask of the one before, so k = c >= 0x20 && c != '"' &&
-	// c != '\\' with no mask-register ORs. All ones means no special byte;
-	// KORTESTQ sets CF exactly then.
-	block := func(m Mem, v VecVirtual, k OpmaskVirtual, w Op) {
-		if w == nil {
-			VMOVDQU64(m, v)
-			VPCMPUB(U8(5), space, v, k) // v >= 0x20 (not less than), unsigned
-		} else {
-			VMOVDQU8_Z(m, w, v)
-			VPCMPUB(U8(5), space, v, w, k)
-		}
-		VPCMPB(U8(4), quote, v, k, k)  // and v != '"'
-		VPCMPB(U8(4), bslash, v, k, k) // and v != '\\'
+// block sets k to the ordinary bytes of the 64 bytes at m, loading them
+// into v (under the zeroing mask w when w is not nil): each compare runs
+// under the mask of the one before, so k = c >= 0x20 && c != '"' &&
+// c != '\\' with no mask-register ORs. All ones means no special byte;
+// KORTESTQ sets CF exactly then.
+func (s *avx512Scan) block(m Mem, v VecVirtual, k OpmaskVirtual, w Op) {
+	if w == nil {
+		VMOVDQU64(m, v)
+		VPCMPUB(U8(5), s.space, v, k) // v >= 0x20 (not less than), unsigned
+	} else {
+		VMOVDQU8_Z(m, w, v)
+		VPCMPUB(U8(5), s.space, v, w, k)
 	}
-	v0, v1 := ZMM(), ZMM()
-	k0, k1 := K(), K()
-	mask := GP64()
+	VPCMPB(U8(4), s.quote, v, k, k)  // and v != '"'
+	VPCMPB(U8(4), s.bslash, v, k, k) // and v != '\\'
+}
 
+// blocks emits the loop over two 64-byte blocks per turn, then one block.
+func (s *avx512Scan) blocks() {
 	Label("avx512_loop2")
-	MOVQ(n, mask)
-	SUBQ(i, mask)
-	CMPQ(mask, U32(128))
+	MOVQ(s.n, s.mask)
+	SUBQ(s.i, s.mask)
+	CMPQ(s.mask, U32(128))
 	JB(LabelRef("avx512_one"))
-	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
-	block(Mem{Base: base, Index: i, Scale: 1, Disp: 64}, v1, k1, nil)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.v0, s.k0, nil)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1, Disp: 64}, s.v1, s.k1, nil)
 	both := K()
-	KANDQ(k0, k1, both)
+	KANDQ(s.k0, s.k1, both)
 	KORTESTQ(both, both)
 	JCC(LabelRef("avx512_found2"))
-	ADDQ(U32(128), i)
+	ADDQ(U32(128), s.i)
 	JMP(LabelRef("avx512_loop2"))
 
 	Label("avx512_one")
-	CMPQ(mask, U8(64))
+	CMPQ(s.mask, U8(64))
 	JB(LabelRef("avx512_tail"))
-	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
-	KORTESTQ(k0, k0)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.v0, s.k0, nil)
+	KORTESTQ(s.k0, s.k0)
 	JCC(LabelRef("avx512_found"))
-	ADDQ(U8(64), i)
+	ADDQ(U8(64), s.i)
+}
 
+// tail emits the last 64 bytes, or the masked load of a b shorter than 64.
+func (s *avx512Scan) tail() {
 	Label("avx512_tail")
-	CMPQ(i, n)
+	CMPQ(s.i, s.n)
 	JE(LabelRef("avx512_done"))
-	CMPQ(n, U8(64))
+	CMPQ(s.n, U8(64))
 	JB(LabelRef("avx512_short"))
-	MOVQ(n, i)
-	SUBQ(U8(64), i)
-	block(Mem{Base: base, Index: i, Scale: 1}, v0, k0, nil)
-	KORTESTQ(k0, k0)
+	MOVQ(s.n, s.i)
+	SUBQ(U8(64), s.i)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.v0, s.k0, nil)
+	KORTESTQ(s.k0, s.k0)
 	JCC(LabelRef("avx512_found"))
 	JMP(LabelRef("avx512_done"))
 
 	Label("avx512_short")
 	Comment("0 < len(b) < 64: load only b[0:len(b)]")
 	w := K()
-	MOVQ(I32(-1), mask)
-	BZHIQ(n, mask, mask)
-	KMOVQ(mask, w)
-	block(Mem{Base: base}, v0, k0, w)
-	KXORQ(k0, w, k0) // the special bytes of b: k0 holds the ordinary ones of w
-	KORTESTQ(k0, k0)
+	MOVQ(I32(-1), s.mask)
+	BZHIQ(s.n, s.mask, s.mask)
+	KMOVQ(s.mask, w)
+	s.block(Mem{Base: s.base}, s.v0, s.k0, w)
+	KXORQ(s.k0, w, s.k0) // the special bytes of b: k0 holds the ordinary ones of w
+	KORTESTQ(s.k0, s.k0)
 	JZ(LabelRef("avx512_done"))
-	KMOVQ(k0, ret)
-	TZCNTQ(ret, ret)
+	KMOVQ(s.k0, s.ret)
+	TZCNTQ(s.ret, s.ret)
 	JMP(LabelRef("avx512_done"))
+}
 
+// found emits the index of the first special byte and the return.
+func (s *avx512Scan) found() {
 	Label("avx512_found2")
-	KORTESTQ(k0, k0)
+	KORTESTQ(s.k0, s.k0)
 	JCC(LabelRef("avx512_found"))
-	ADDQ(U8(64), i)
-	KMOVQ(k1, ret)
+	ADDQ(U8(64), s.i)
+	KMOVQ(s.k1, s.ret)
 	JMP(LabelRef("avx512_index"))
 
 	Label("avx512_found")
-	KMOVQ(k0, ret)
+	KMOVQ(s.k0, s.ret)
 	Label("avx512_index")
-	NOTQ(ret)
-	TZCNTQ(ret, ret)
-	ADDQ(i, ret)
+	NOTQ(s.ret)
+	TZCNTQ(s.ret, s.ret)
+	ADDQ(s.i, s.ret)
 
 	Label("avx512_done")
 	VZEROUPPER()
 	Label("avx512_ret")
-	Store(ret, ReturnIndex(0))
+	Store(s.ret, ReturnIndex(0))
 	RET()
 }
 
@@ -189,95 +215,116 @@ func avx2() {
 		"'\\\\' or below 0x20, or -1 when there is none. len(b) must be at least 16.",
 		"It reads only b and needs AVX2.",
 	)
-	base := Load(Param("b").Base(), GP64())
-	n := Load(Param("b").Len(), GP64())
-	i := GP64()
-	XORQ(i, i)
-	ret := GP64()
-	MOVQ(I32(-1), ret)
+	s := &avx2Scan{}
+	s.base = Load(Param("b").Base(), GP64())
+	s.n = Load(Param("b").Len(), GP64())
+	s.i = GP64()
+	XORQ(s.i, s.i)
+	s.ret = GP64()
+	MOVQ(I32(-1), s.ret)
+	s.broadcast()
+	s.m0, s.m1, s.rest = GP64(), GP64(), GP64()
+	s.blocks()
+	s.tail()
+}
 
-	quote, bslash, low := YMM(), YMM(), YMM()
+// avx2Scan holds the registers of indexJSONSpecialAVX2.
+type avx2Scan struct {
+	base, n, i, ret    Register
+	quote, bslash, low VecVirtual // '"', '\\' and 0x1F, broadcast
+	m0, m1, rest       GPVirtual
+}
+
+// broadcast fills quote, bslash and low with their byte.
+func (s *avx2Scan) broadcast() {
+	s.quote, s.bslash, s.low = YMM(), YMM(), YMM()
 	c := GP32()
 	MOVL(U32('"'), c)
-	MOVD(c, quote.AsX())
-	VPBROADCASTB(quote.AsX(), quote)
+	MOVD(c, s.quote.AsX())
+	VPBROADCASTB(s.quote.AsX(), s.quote)
 	MOVL(U32('\\'), c)
-	MOVD(c, bslash.AsX())
-	VPBROADCASTB(bslash.AsX(), bslash)
+	MOVD(c, s.bslash.AsX())
+	VPBROADCASTB(s.bslash.AsX(), s.bslash)
 	MOVL(U32(0x1F), c)
-	MOVD(c, low.AsX())
-	VPBROADCASTB(low.AsX(), low)
+	MOVD(c, s.low.AsX())
+	VPBROADCASTB(s.low.AsX(), s.low)
+}
 
-	// block sets the 32-bit (16-bit for xmm) mask r of the special bytes at m.
-	block := func(m Mem, r GPVirtual, xmm bool) {
-		v, t1, t2 := YMM(), YMM(), YMM()
-		q, b, l := Op(quote), Op(bslash), Op(low)
-		var vv, tt1, tt2 Op = v, t1, t2
-		if xmm {
-			q, b, l = quote.AsX(), bslash.AsX(), low.AsX()
-			vv, tt1, tt2 = v.AsX(), t1.AsX(), t2.AsX()
-		}
-		VMOVDQU(m, vv)
-		VPCMPEQB(vv, q, tt1)
-		VPCMPEQB(vv, b, tt2)
-		VPOR(tt1, tt2, tt1)
-		VPMINUB(vv, l, tt2)
-		VPCMPEQB(vv, tt2, tt2) // c <= 0x1F
-		VPOR(tt1, tt2, tt1)
-		VPMOVMSKB(tt1, r.As32())
+// block sets the 32-bit (16-bit for xmm) mask r of the special bytes at m.
+func (s *avx2Scan) block(m Mem, r GPVirtual, xmm bool) {
+	v, t1, t2 := YMM(), YMM(), YMM()
+	q, b, l := Op(s.quote), Op(s.bslash), Op(s.low)
+	var vv, tt1, tt2 Op = v, t1, t2
+	if xmm {
+		q, b, l = s.quote.AsX(), s.bslash.AsX(), s.low.AsX()
+		vv, tt1, tt2 = v.AsX(), t1.AsX(), t2.AsX()
 	}
-	m0, m1, rest := GP64(), GP64(), GP64()
+	VMOVDQU(m, vv)
+	VPCMPEQB(vv, q, tt1)
+	VPCMPEQB(vv, b, tt2)
+	VPOR(tt1, tt2, tt1)
+	VPMINUB(vv, l, tt2)
+	VPCMPEQB(vv, tt2, tt2) // c <= 0x1F
+	VPOR(tt1, tt2, tt1)
+	VPMOVMSKB(tt1, r.As32())
+}
 
+// blocks emits the loop over two 32-byte blocks per turn, then one block.
+func (s *avx2Scan) blocks() {
 	Label("avx2_loop2")
-	MOVQ(n, rest)
-	SUBQ(i, rest)
-	CMPQ(rest, U8(64))
+	MOVQ(s.n, s.rest)
+	SUBQ(s.i, s.rest)
+	CMPQ(s.rest, U8(64))
 	JB(LabelRef("avx2_one"))
-	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
-	block(Mem{Base: base, Index: i, Scale: 1, Disp: 32}, m1, false)
-	SHLQ(U8(32), m1)
-	ORQ(m1, m0)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.m0, false)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1, Disp: 32}, s.m1, false)
+	SHLQ(U8(32), s.m1)
+	ORQ(s.m1, s.m0)
 	JNZ(LabelRef("avx2_found"))
-	ADDQ(U8(64), i)
+	ADDQ(U8(64), s.i)
 	JMP(LabelRef("avx2_loop2"))
 
 	Label("avx2_one")
-	CMPQ(rest, U8(32))
+	CMPQ(s.rest, U8(32))
 	JB(LabelRef("avx2_tail"))
-	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
-	TESTQ(m0, m0)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.m0, false)
+	TESTQ(s.m0, s.m0)
 	JNZ(LabelRef("avx2_found"))
-	ADDQ(U8(32), i)
+	ADDQ(U8(32), s.i)
+}
 
+// tail emits the last 32 bytes, or two 16-byte blocks for a b shorter
+// than 32, then the index of the first special byte and the return.
+func (s *avx2Scan) tail() {
 	Label("avx2_tail")
-	CMPQ(i, n)
+	CMPQ(s.i, s.n)
 	JE(LabelRef("avx2_done"))
-	CMPQ(n, U8(32))
+	CMPQ(s.n, U8(32))
 	JB(LabelRef("avx2_short"))
-	MOVQ(n, i)
-	SUBQ(U8(32), i)
-	block(Mem{Base: base, Index: i, Scale: 1}, m0, false)
-	TESTQ(m0, m0)
+	MOVQ(s.n, s.i)
+	SUBQ(U8(32), s.i)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.m0, false)
+	TESTQ(s.m0, s.m0)
 	JNZ(LabelRef("avx2_found"))
 	JMP(LabelRef("avx2_done"))
 
 	Label("avx2_short")
 	Comment("16 <= len(b) < 32: b[0:16] and b[len(b)-16:]")
-	block(Mem{Base: base}, m0, true)
-	TESTQ(m0, m0)
+	s.block(Mem{Base: s.base}, s.m0, true)
+	TESTQ(s.m0, s.m0)
 	JNZ(LabelRef("avx2_found"))
-	MOVQ(n, i)
-	SUBQ(U8(16), i)
-	block(Mem{Base: base, Index: i, Scale: 1}, m0, true)
-	TESTQ(m0, m0)
+	MOVQ(s.n, s.i)
+	SUBQ(U8(16), s.i)
+	s.block(Mem{Base: s.base, Index: s.i, Scale: 1}, s.m0, true)
+	TESTQ(s.m0, s.m0)
 	JZ(LabelRef("avx2_done"))
 
 	Label("avx2_found")
-	TZCNTQ(m0, ret)
-	ADDQ(i, ret)
+	TZCNTQ(s.m0, s.ret)
+	ADDQ(s.i, s.ret)
 
 	Label("avx2_done")
 	VZEROUPPER()
-	Store(ret, ReturnIndex(0))
+	Store(s.ret, ReturnIndex(0))
 	RET()
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/mcpblob/mcpblob/asm"
-	"github.com/mcpblob/mcpblob/bench/internal/mdsection"
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 )
 
 type impl struct {

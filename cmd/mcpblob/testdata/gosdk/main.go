@@ -42,6 +42,26 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// listsResource pages through resources/list until it finds uri.
+func listsResource(ctx context.Context, cs *mcp.ClientSession, uri string) error {
+	var cursor string
+	for {
+		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return fmt.Errorf("resources/list: %w", err)
+		}
+		for _, r := range res.Resources {
+			if r.URI == uri {
+				return nil
+			}
+		}
+		if res.NextCursor == "" {
+			return fmt.Errorf("resources/list does not list %s", uri)
+		}
+		cursor = res.NextCursor
+	}
+}
+
 func run(url, uri, key, want, version, token string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -54,25 +74,8 @@ func run(url, uri, key, want, version, token string) error {
 	defer cs.Close()
 	negotiated := cs.InitializeResult().ProtocolVersion
 
-	found := false
-	var cursor string
-	for {
-		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return fmt.Errorf("resources/list: %w", err)
-		}
-		for _, r := range res.Resources {
-			if r.URI == uri {
-				found = true
-			}
-		}
-		if res.NextCursor == "" {
-			break
-		}
-		cursor = res.NextCursor
-	}
-	if !found {
-		return fmt.Errorf("resources/list does not list %s", uri)
+	if err := listsResource(ctx, cs, uri); err != nil {
+		return err
 	}
 
 	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
+)
+
+// monitor samples the server's RSS (/proc/PID/status, every 50 ms) and
+// times GET /healthz (every cfg.healthzEvery) for the whole run, charging
+// each sample to the phase running at the time (a table row, a storm, or
+// setup).
+type monitor struct {
+	t     *target
+	every time.Duration
+	hc    *http.Client
+
+	mu     sync.Mutex
+	label  string
+	stats  map[string]*phaseStats
+	labels []string // in first-seen order
+}
+
+// phaseStats is what the monitor saw during one phase.
+type phaseStats struct {
+	peakRSS    int64
+	healthzMax time.Duration
+	probes     int
+	failed     int // probes that got no 200
+	samples    []time.Duration
+}
+
+func newMonitor(t *target, c config) *monitor {
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: !c.probeKeepAlive, MaxIdleConnsPerHost: 1}
+	return &monitor{t: t, every: c.healthzEvery, hc: &http.Client{Transport: tr, Timeout: 5 * time.Second},
+		stats: map[string]*phaseStats{}}
+}
+
+// phase makes later samples count for label; it takes one RSS sample at
+// once, so even a phase shorter than the sampling period has one.
+func (m *monitor) phase(label string) {
+	v := sysinfo.RSS(m.t.pid())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.label = label
+	s := m.current()
+	s.peakRSS = max(s.peakRSS, v)
+}
+
+// get returns a copy of label's stats.
+func (m *monitor) get(label string) phaseStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.stats[label]; s != nil {
+		return *s
+	}
+	return phaseStats{}
+}
+
+// current is the running phase's stats, created on first use; m.mu is held.
+func (m *monitor) current() *phaseStats {
+	if m.stats[m.label] == nil {
+		m.stats[m.label] = &phaseStats{}
+		m.labels = append(m.labels, m.label)
+	}
+	return m.stats[m.label]
+}
+
+// run samples until ctx ends.
+func (m *monitor) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { m.sampleRSS(ctx) })
+	wg.Go(func() { m.probeHealthz(ctx) })
+	wg.Wait()
+}
+
+func (m *monitor) sampleRSS(ctx context.Context) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		v := sysinfo.RSS(m.t.pid())
+		m.mu.Lock()
+		if s := m.current(); v > s.peakRSS {
+			s.peakRSS = v
+		}
+		m.mu.Unlock()
+	}
+}
+
+func (m *monitor) probeHealthz(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(m.every):
+		}
+		if !m.t.alive() {
+			continue // the crash is reported by the batch checks
+		}
+		start := time.Now()
+		ok := m.probe(ctx)
+		d := time.Since(start)
+		if ctx.Err() != nil {
+			return
+		}
+		m.mu.Lock()
+		s := m.current()
+		s.probes++
+		s.samples = append(s.samples, d)
+		if d > s.healthzMax {
+			s.healthzMax = d
+		}
+		if !ok {
+			s.failed++
+		}
+		m.mu.Unlock()
+	}
+}
+
+func (m *monitor) probe(ctx context.Context) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, m.t.base()+"/healthz", nil)
+	resp, err := m.hc.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
