@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // internals are the pieces of a storage or syscall error that no client
@@ -33,11 +31,7 @@ func checkNoInternals(t *testing.T, what, answer, dir string) {
 func TestErrorsNameNoInternals(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	st, err := localfs.Open(dir, localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStoreAt(t, dir)
 	c := newBPClient(t, Options{Backend: st})
 	if r := c.put("x/y", []byte("hi"), nil); r.status != 201 {
 		t.Fatalf("PUT: %d %s", r.status, r.body)

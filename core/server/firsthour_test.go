@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/server/front"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // TestIndexPointsTheWay: GET / names the MCP endpoint, the control API, the
@@ -109,11 +108,7 @@ var (
 func TestAccessLogSendfileBody(t *testing.T) {
 	parallel(t)
 	const size, wait = 64 << 20, 300 * time.Millisecond
-	st, err := localfs.Open(t.TempDir(), localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStore(t)
 	logs := &logBuffer{}
 	c := newBPClient(t, Options{Backend: st, Logger: slog.New(slog.NewTextHandler(logs, nil)), Front: front.Options{AccessLog: true}})
 	if r := c.put("big.bin", bytes.Repeat([]byte("0123456789abcdef"), size/16), nil); r.status != http.StatusCreated {

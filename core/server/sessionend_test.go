@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
 	"github.com/mcpblob/mcpblob/storage/storagetest/s3test"
 )
@@ -27,11 +26,7 @@ func TestSessionEndAcrossNodes(t *testing.T) {
 	t.Run("localfs", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		st, err := localfs.Open(dir, localfs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st := newLocalStoreAt(t, dir)
 		records := func() []string { return sessionClaimFiles(t, dir) }
 		// One store: a directory takes one process's lock.
 		checkSessionEndAcrossNodes(t, st, st, func(sid string) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
-	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // deleteSession sends DELETE /mcp for c's session and returns the status.
@@ -31,11 +30,7 @@ func deleteSession(t *testing.T, c *mcpClient) int {
 func TestSessionClaimsBoundedByLive(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	st, err := localfs.Open(dir, localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStoreAt(t, dir)
 	base, _ := startTestServer(t, Options{Backend: st})
 	const storm, kept = 150, 5
 	var live []*mcpClient
@@ -70,11 +65,7 @@ func TestSessionClaimsBoundedByLive(t *testing.T) {
 func TestSessionRecordsPerMinute(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	st, err := localfs.Open(dir, localfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := newLocalStoreAt(t, dir)
 	base, _ := startTestServer(t, Options{Backend: st, MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 3}}})
 	c := newMCPClient(t, base, legacyVersion, "{}")
 	newMCPClient(t, base, legacyVersion, "{}")

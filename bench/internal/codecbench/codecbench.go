@@ -28,6 +28,7 @@ import (
 	"github.com/mcpblob/mcpblob/asm"
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 type impl struct {
@@ -201,7 +202,7 @@ func median(v []float64) float64 {
 
 func render(results [][2][]float64, runs int, minTime time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- CPU: %s (cpuid: %s), %d logical CPUs\n", procModel(), cpuid.CPU.BrandName, runtime.NumCPU())
+	fmt.Fprintf(&b, "- CPU: %s (cpuid: %s), %d logical CPUs\n", sysinfo.CPUModel(), cpuid.CPU.BrandName, runtime.NumCPU())
 	fmt.Fprintf(&b, "- Go %s, %s/%s, GOAMD64=%s\n", strings.TrimPrefix(runtime.Version(), "go"), runtime.GOOS, runtime.GOARCH, goamd64())
 	fmt.Fprintf(&b, "- tiers: codec %q, asm base64 %q, asm features %v\n", codec.Tier(), asm.Base64Tier(), asm.Features())
 	fmt.Fprintf(&b, "- method: median of %d runs of ≥ %v each, implementations interleaved; MB/s of decoded bytes (10^6 B/s); measured %s\n\n",
@@ -229,20 +230,6 @@ func render(results [][2][]float64, runs int, minTime time.Duration) string {
 		}
 	}
 	return b.String()
-}
-
-// procModel returns the first "model name" of /proc/cpuinfo.
-func procModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }
 
 // goamd64 returns the GOAMD64 level the binary was built for.
