@@ -53,8 +53,8 @@ var depRules = []depRule{
 		"core/auth/oauthtest", thirdPartyExcept()},
 	{"core/mcp/... imports nothing under storage/ (transitively): the protocol knows no blob",
 		"core/mcp/...", inModule("storage/...")},
-	{"core/mcp/mcphttp imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
-		"core/mcp/mcphttp", beyondDepsOf("core/mcp")},
+	{"core/mcp/mcphttp imports only std, core/mcp and core/mcp/bodyrate (transitively: nothing they do not already need)",
+		"core/mcp/mcphttp", beyondDepsOf("core/mcp", "core/mcp/bodyrate")},
 	{"core/mcp/mcptest imports only std and core/mcp (transitively: nothing core/mcp does not already need)",
 		"core/mcp/mcptest", beyondDepsOf("core/mcp")},
 	{"core/server/front does not import the blob service (transitively): it knows it only as front.Service",
@@ -94,14 +94,23 @@ func inModule(patterns ...string) func(*graph, string) bool {
 }
 
 // beyondDepsOf matches packages outside the standard library that are
-// neither root (module-relative) nor among root's own dependencies.
-func beyondDepsOf(root string) func(*graph, string) bool {
+// neither one of roots (module-relative) nor among a root's own
+// dependencies.
+func beyondDepsOf(roots ...string) func(*graph, string) bool {
 	return func(g *graph, path string) bool {
 		if p, ok := g.pkgs[path]; !ok || p.Standard {
 			return false
 		}
-		r, ok := g.pkgs[g.module+"/"+root]
-		return !ok || (path != r.ImportPath && !slices.Contains(r.Deps, path))
+		for _, root := range roots {
+			r, ok := g.pkgs[g.module+"/"+root]
+			if !ok {
+				return true
+			}
+			if path == r.ImportPath || slices.Contains(r.Deps, path) {
+				return false
+			}
+		}
+		return true
 	}
 }
 

@@ -5,23 +5,20 @@ import (
 	"io"
 	"net"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/bodyrate"
 )
 
-// Reader reads a request body under the minimum-rate rule. The client
-// has a budget of time the server waits for its bytes: Grace at the start,
-// plus 1/MinRate second for every byte that arrives, banked up to
-// ReadTimeout. Only time spent waiting in Read is charged (the server's
-// own pauses, such as a slow store, are not); each Read's deadline is the
-// budget left, so a body that averages less than MinRate is cut off with a
-// timeout soon after its budget is gone, while one that keeps the average
-// may pause for as long as it has banked.
+// Reader reads a request body under the minimum-rate rule (package
+// bodyrate): each Read's deadline on the connection is the budget left, so
+// a body that averages less than the rate is cut off with a timeout soon
+// after its budget is gone, while one that keeps the average may pause for
+// as long as it has banked.
 type Reader struct {
 	r       io.Reader
 	conn    net.Conn
-	count   *int64        // body bytes read, or nil
-	perByte time.Duration // 1/MinRate; 0: no rate rule, only ReadTimeout per read
-	bank    time.Duration // most budget that can be banked (ReadTimeout)
-	budget  time.Duration
+	count   *int64 // body bytes read, or nil
+	rate    bodyrate.Budget
 	Expired bool // a Read timed out
 	EOF     bool // the body was read to its end
 }
@@ -31,16 +28,7 @@ type Reader struct {
 // readTimeout per read), adding the bytes it reads to *count when count
 // is not nil.
 func NewReader(r io.Reader, conn net.Conn, minRate int64, grace, readTimeout time.Duration, count *int64) *Reader {
-	p := &Reader{r: r, conn: conn, count: count, bank: readTimeout, budget: grace}
-	if minRate > 0 {
-		p.perByte = time.Second / time.Duration(minRate)
-		if p.perByte == 0 {
-			p.perByte = 1 // over 1 GB/s: a nanosecond a byte
-		}
-	} else {
-		p.budget = readTimeout
-	}
-	return p
+	return &Reader{r: r, conn: conn, count: count, rate: bodyrate.New(minRate, grace, readTimeout)}
 }
 
 // BodyError is a failure reading a request body: the client went away,
@@ -52,21 +40,14 @@ func (e *BodyError) Unwrap() error { return e.Err }
 
 func (p *Reader) Read(b []byte) (int, error) {
 	if p.conn != nil {
-		_ = p.conn.SetReadDeadline(time.Now().Add(max(p.budget, time.Millisecond)))
+		_ = p.conn.SetReadDeadline(p.rate.Deadline(time.Now()))
 	}
 	start := time.Now()
 	n, err := p.r.Read(b)
 	if p.count != nil {
 		*p.count += int64(n)
 	}
-	switch {
-	case p.perByte == 0:
-		p.budget = p.bank
-	case p.budget < p.bank:
-		p.budget = min(p.budget-time.Since(start)+time.Duration(n)*p.perByte, p.bank)
-	default: // a grace longer than the bank: spend it first
-		p.budget -= time.Since(start)
-	}
+	p.rate.Charge(time.Since(start), n)
 	var ne net.Error
 	switch {
 	case err == nil:
