@@ -56,13 +56,7 @@ func avx512() {
 		"'\\\\' or below 0x20, or -1 when there is none. It reads only b (any length,",
 		"including 0) and needs AVX-512 F and BW.",
 	)
-	s := &avx512Scan{}
-	s.base = Load(Param("b").Base(), GP64())
-	s.n = Load(Param("b").Len(), GP64())
-	s.i = GP64()
-	XORQ(s.i, s.i)
-	s.ret = GP64()
-	MOVQ(I32(-1), s.ret)
+	s := &avx512Scan{scanArgs: loadScanArgs()}
 	TESTQ(s.n, s.n)
 	JZ(LabelRef("avx512_ret"))
 	s.broadcast()
@@ -75,8 +69,21 @@ func avx512() {
 }
 
 // avx512Scan holds the registers of indexJSONSpecialAVX512.
+// scanArgs are the registers both kernels start from: b's base and
+// length, the index i = 0 and the answer ret = -1.
+type scanArgs struct{ base, n, i, ret Register }
+
+// loadScanArgs loads b and sets i and ret.
+func loadScanArgs() scanArgs {
+	a := scanArgs{base: Load(Param("b").Base(), GP64()), n: Load(Param("b").Len(), GP64()), i: GP64()}
+	XORQ(a.i, a.i)
+	a.ret = GP64()
+	MOVQ(I32(-1), a.ret)
+	return a
+}
+
 type avx512Scan struct {
-	base, n, i, ret      Register
+	scanArgs
 	quote, bslash, space VecVirtual // the special bytes, broadcast
 	v0, v1               VecVirtual
 	k0, k1               OpmaskVirtual
@@ -215,13 +222,7 @@ func avx2() {
 		"'\\\\' or below 0x20, or -1 when there is none. len(b) must be at least 16.",
 		"It reads only b and needs AVX2.",
 	)
-	s := &avx2Scan{}
-	s.base = Load(Param("b").Base(), GP64())
-	s.n = Load(Param("b").Len(), GP64())
-	s.i = GP64()
-	XORQ(s.i, s.i)
-	s.ret = GP64()
-	MOVQ(I32(-1), s.ret)
+	s := &avx2Scan{scanArgs: loadScanArgs()}
 	s.broadcast()
 	s.m0, s.m1, s.rest = GP64(), GP64(), GP64()
 	s.blocks()
@@ -230,7 +231,7 @@ func avx2() {
 
 // avx2Scan holds the registers of indexJSONSpecialAVX2.
 type avx2Scan struct {
-	base, n, i, ret    Register
+	scanArgs
 	quote, bslash, low VecVirtual // '"', '\\' and 0x1F, broadcast
 	m0, m1, rest       GPVirtual
 }
