@@ -236,7 +236,7 @@ func putBlob(ctx context.Context, base, key string, blob readSize) error {
 func p6Session(ctx context.Context, base, key string) (string, error) {
 	c := mcpc.New(base + "/mcp")
 	if key != "" {
-		c.HTTP = &http.Client{Transport: bearer{key: key, next: c.HTTP.Transport}}
+		c.Client = c.Client.WithBearer(key)
 	}
 	if err := c.Init(ctx, nil); err != nil {
 		return "", err
@@ -247,14 +247,3 @@ func p6Session(ctx context.Context, base, key string) (string, error) {
 	return c.Session, nil
 }
 
-// bearer adds Authorization: Bearer key to every request.
-type bearer struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return b.next.RoundTrip(r)
-}
