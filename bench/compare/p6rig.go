@@ -246,4 +246,3 @@ func p6Session(ctx context.Context, base, key string) (string, error) {
 	}
 	return c.Session, nil
 }
-
