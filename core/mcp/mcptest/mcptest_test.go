@@ -433,3 +433,13 @@ func TestSessionlessLegacy(t *testing.T) {
 		}
 	}
 }
+
+// A value that only looks encoded must be encoded, or the server decodes it.
+func TestHeaderValueEncodesLookalike(t *testing.T) {
+	for v, plain := range map[string]bool{"k.txt": true, " k": false, "é": false, "=?base64?aw==?=": false} {
+		got := mcptest.HeaderValue(v)
+		if (got == v) != plain {
+			t.Errorf("HeaderValue(%q) = %q; want plain=%v", v, got, plain)
+		}
+	}
+}

@@ -178,9 +178,11 @@ func nameOf(method, params string) (string, bool) {
 }
 
 // HeaderValue is v as an Mcp-Name or Mcp-Param-* header carries it: as is
-// when it is plain printable ASCII, else in the "=?base64?…?=" form.
+// when it is plain printable ASCII, else in the "=?base64?…?=" form. A plain
+// value that itself starts with "=?base64?" is encoded too, or the server
+// would decode it.
 func HeaderValue(v string) string {
-	plain := v == strings.TrimSpace(v)
+	plain := v == strings.TrimSpace(v) && !strings.HasPrefix(v, "=?base64?")
 	for i := 0; i < len(v) && plain; i++ {
 		plain = v[i] >= 0x20 && v[i] <= 0x7e
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 )
@@ -103,9 +104,9 @@ func toolCaseOrder(s Surface, label string, w Want, tool string, args func(e *En
 		req := e.ModernReq(ctx, "alice", "tools/call", tool, RPC("tools/call", WithMeta(call(tool, orderArgs(a, first)), nil)))
 		switch k := a["key"].(type) {
 		case string:
-			req.Header.Set("Mcp-Param-Blob-Key", headerValue(k))
+			req.Header.Set("Mcp-Param-Blob-Key", mcptest.HeaderValue(k))
 		case rawStr:
-			req.Header.Set("Mcp-Param-Blob-Key", headerValue(string(k)))
+			req.Header.Set("Mcp-Param-Blob-Key", mcptest.HeaderValue(string(k)))
 		}
 		return req
 	})

@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"sync/atomic"
@@ -83,23 +82,10 @@ func (e *Env) ModernReq(ctx context.Context, principal, method, name string, bod
 	req.Header.Set("MCP-Protocol-Version", ModernVersion)
 	req.Header.Set("Mcp-Method", method)
 	if name != "" {
-		req.Header.Set("Mcp-Name", headerValue(name))
+		req.Header.Set("Mcp-Name", mcptest.HeaderValue(name))
 	}
 	overrideHeaders(ctx, req)
 	return req
-}
-
-// headerValue encodes a value for Mcp-Name or Mcp-Param-*: as is when it
-// is plain header-safe ASCII, else the =?base64?…?= form (docs/protocol.md).
-func headerValue(v string) string {
-	plain := v != "" && v[0] != ' ' && v[len(v)-1] != ' '
-	for i := 0; i < len(v) && plain; i++ {
-		plain = v[i] >= 0x20 && v[i] < 0x7f
-	}
-	if plain && !(len(v) > 10 && v[:10] == "=?base64?") {
-		return v
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
 }
 
 // session returns principal's 2025-11-25 session for caps, opening it on
