@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -17,7 +18,24 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/server/blobsvc"
+	"github.com/mcpblob/mcpblob/storage"
 )
+
+// argsServer starts a server on a fresh store of backend tb, logging into
+// the returned buffer.
+func argsServer(t *testing.T, tb testBackend) (*bpClient, storage.Backend, *logBuffer) {
+	logs := &logBuffer{}
+	be := tb.new(t)
+	c := newBPClient(t, Options{Backend: be, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	return c, be, logs
+}
+
+func noBugLogs(t *testing.T, logs *logBuffer) {
+	t.Helper()
+	if s := logs.String(); strings.Contains(s, "bug:") || strings.Contains(s, "level=ERROR") {
+		t.Errorf("the server logged a bug or an error:\n%s", s)
+	}
+}
 
 // apiError decodes {"error":{"code","message"}}.
 func apiErrorOf(t *testing.T, r httpResp) (code, msg string) {

@@ -202,12 +202,6 @@ func (c *mcpClient) callTool(name, args string) *mcpResponse {
 	return c.call("tools/call", `{"name":`+jsonString(name)+`,"arguments":`+args+`}`)
 }
 
-// readResource sends resources/read of uri.
-func (c *mcpClient) readResource(uri string) *mcpResponse {
-	c.t.Helper()
-	return c.call("resources/read", `{"uri":`+jsonString(uri)+`}`)
-}
-
 // streamResource sends resources/stream of uri (mcpblob's byte-plane
 // extension): the answer is the bytes, a redirect or a JSON-RPC message.
 func (c *mcpClient) streamResource(uri string) *mcpResponse {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -55,6 +54,9 @@ func answer(t *testing.T, c *mcpClient, id json.RawMessage, result string) {
 	}
 }
 
+// TestRequestUploadLegacyBinary and TestRequestUploadLegacyURL: the
+// 2025-11-25 binary and URL modes, through the upload endpoints (/u) and
+// the upload page; form mode is tested in core/blobs.
 func TestRequestUploadLegacyBinary(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
@@ -115,42 +117,6 @@ func TestRequestUploadLegacyBinary(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func TestRequestUploadLegacyForm(t *testing.T) {
-	parallel(t)
-	st := newLocalStore(t)
-	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{}}`)
-	events, req, p := startElicitation(t, c, `"key":"forms/pic.png","accept":["image/png"]`)
-	f := p.RequestedSchema.Properties["file"]
-	if _, ok := f["x-mcp-file"]; p.Mode != "" && p.Mode != "form" || !ok || f["format"] != "uri" {
-		t.Fatalf("form params %s", req.Params)
-	}
-	// 200 KiB: the data URI is decoded into a spool as the answer arrives.
-	img := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1, 2, 3}, 70000)...)
-	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(img)+`"}}`)
-	res, _ := events.toolResult()
-	if res.IsError || res.StructuredContent.Key != "forms/pic.png" || res.StructuredContent.SHA256 != hexSum(img) || res.StructuredContent.MimeType != "image/png" {
-		t.Fatalf("result %+v", res)
-	}
-	// A type outside accept is an isError naming the field.
-	events, req, _ = startElicitation(t, c, `"accept":["image/png"]`)
-	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:text/plain,hi"}}`)
-	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != `Field "file": media type "text/plain" is not accepted (accept: image/png)` {
-		t.Fatalf("accept: %+v", res)
-	}
-	// A file over the field's maxSize is refused while the answer arrives.
-	events, req, _ = startElicitation(t, c, `"maxSize":100000`)
-	answer(t, c, req.ID, `{"action":"accept","content":{"file":"data:text/plain;base64,`+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("x"), 200000))+`"}}`)
-	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 100000 bytes` {
-		t.Fatalf("maxSize: %+v", res)
-	}
-	// Cancel.
-	events, req, _ = startElicitation(t, c, ``)
-	answer(t, c, req.ID, `{"action":"cancel"}`)
-	if res, _ := events.toolResult(); !res.IsError || res.Content[0].Text != "The user cancelled the upload" {
-		t.Fatalf("cancel: %+v", res)
-	}
-}
-
 func TestRequestUploadLegacyURL(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
@@ -203,6 +169,9 @@ func inputRequest(t *testing.T, r toolResult) elicitParams {
 	return irs["upload"].Params
 }
 
+// TestRequestUploadModern: request_upload's binary and URL modes in
+// 2026-07-28, whose file arrives on the upload endpoints (/u); form mode,
+// where it arrives in the retry, is tested in core/blobs.
 func TestRequestUploadModern(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
@@ -230,34 +199,6 @@ func TestRequestUploadModern(t *testing.T) {
 			t.Fatalf("result %d %+v", r.status, res)
 		}
 	})
-	t.Run("form", func(t *testing.T) {
-		c := client(t, `{"elicitation":{"form":{}}}`)
-		first := c.call("tools/call", noArgs)
-		p := inputRequest(t, first.tool())
-		if p.Mode != "form" || p.RequestedSchema.Properties["file"]["x-mcp-file"] == nil {
-			t.Fatalf("params %+v", p)
-		}
-		payload := bytes.Repeat([]byte("form data "), 20000)
-		answer := `{"upload":{"action":"accept","content":{"file":"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(payload) + `"}}}`
-		r := c.retry(first, answer)
-		if res := r.tool(); r.status != 200 || res.IsError || res.StructuredContent.SHA256 != hexSum(payload) {
-			t.Fatalf("result %d %+v", r.status, res)
-		}
-		// With requestState before inputResponses, the answer is bounded by
-		// the field's maxSize while it arrives.
-		limited := c.call("tools/call", `{"name":"request_upload","arguments":{"maxSize":1000}}`)
-		inputRequest(t, limited.tool())
-		// The retry repeats the arguments the requestState was issued for.
-		r = c.retry(limited, answer)
-		if res := r.tool(); r.status != 200 || !res.IsError || res.Content[0].Text != `Field "file": file is larger than maxSize 1000 bytes` {
-			t.Fatalf("maxSize %d %+v", r.status, res)
-		}
-		// Decline.
-		r = c.retry(c.call("tools/call", noArgs), `{"upload":{"action":"decline"}}`)
-		if res := r.tool(); r.status != 200 || !res.IsError || res.Content[0].Text != "The user declined the upload" {
-			t.Fatalf("decline %d %+v", r.status, res)
-		}
-	})
 	t.Run("url", func(t *testing.T) {
 		c := client(t, `{"elicitation":{"url":{}}}`)
 		first := c.call("tools/call", noArgs)
@@ -278,13 +219,6 @@ func TestRequestUploadModern(t *testing.T) {
 		r := c.retry(first, accept)
 		if res := r.tool(); r.status != 200 || res.IsError || res.StructuredContent.SHA256 != hexSum([]byte("url mode")) {
 			t.Fatalf("result %d %+v", r.status, res)
-		}
-	})
-	t.Run("tampered state", func(t *testing.T) {
-		c := client(t, `{"elicitation":{}}`)
-		r := c.call("tools/call", `{"name":"request_upload","arguments":{},"requestState":"x.y","inputResponses":{"upload":{"action":"accept"}}}`)
-		if !bytes.Contains(r.body, []byte("requestState failed verification")) {
-			t.Fatalf("%s", r.body)
 		}
 	})
 }

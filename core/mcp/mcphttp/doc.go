@@ -3,12 +3,13 @@
 // JSON and SSE answers, the GET stream, DELETE), with the guarantees
 // mcpblob's own fasthttp front gives:
 //
-//   - DNS-rebinding protection: the Host header must be one of
-//     Options.AllowedHosts (default: localhost, 127.0.0.1, ::1 — serve
-//     on a loopback address, or list the names clients use), and an Origin
-//     header, when present, must be in Options.AllowedOrigins, a localhost
-//     origin under the default hosts, or the request's own origin. A
-//     refused request gets 403 with a JSON-RPC error body;
+//   - DNS-rebinding protection (package core/mcp/hostorigin): the Host
+//     header must be one of Options.AllowedHosts (default: localhost,
+//     127.0.0.1, [::1] — serve on a loopback address, or list the names
+//     clients use), and an Origin header, when present, must be in
+//     Options.AllowedOrigins, a localhost origin under the default hosts,
+//     or the request's own origin. A refused request gets 403 with a
+//     JSON-RPC error body;
 //   - body limits: a declared Content-Length over Options.MaxRequestBytes
 //     (default [mcp.Server.MaxRequestBytes]) gets 413 before a byte is
 //     read, a longer body of unknown length is cut there (413); the
@@ -35,7 +36,9 @@
 // and writes itself, and a whole-request timeout would cut a large upload
 // or a long SSE stream that is progressing.
 //
-// The package imports core/mcp and the standard library only, so a
-// program serving its own tools this way builds none of mcpblob's blob
-// service (storage, core/server, core/blobs).
+// The package imports core/mcp, three packages under it (bodyrate and
+// hostorigin, the rules it shares with mcpblob's fasthttp front, and
+// resstream) and the standard library, so a program serving its own tools
+// this way builds none of mcpblob's blob service (storage, core/server,
+// core/blobs).
 package mcphttp

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/hostorigin"
 )
 
 // Defaults of [Options].
@@ -51,9 +52,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults(srv *mcp.Server) Options {
-	if len(o.AllowedHosts) == 0 {
-		o.AllowedHosts = loopbackNames
-	}
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = srv.MaxRequestBytes()
 	}
@@ -74,15 +72,15 @@ func (o Options) withDefaults(srv *mcp.Server) Options {
 
 // handler is the http.Handler NewHandler returns.
 type handler struct {
-	srv      *mcp.Server
-	opts     Options
-	loopback bool // AllowedHosts is the default: localhost origins pass
+	srv        *mcp.Server
+	opts       Options
+	hostOrigin hostorigin.Policy
 }
 
 // NewHandler returns the Streamable HTTP handler of srv. Mount it at the
 // endpoint's path ("/mcp").
 func NewHandler(srv *mcp.Server, opts Options) http.Handler {
-	return &handler{srv: srv, opts: opts.withDefaults(srv), loopback: len(opts.AllowedHosts) == 0}
+	return &handler{srv: srv, opts: opts.withDefaults(srv), hostOrigin: policy(opts)}
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -1,35 +1,34 @@
-package server
+package blobs
 
-// Issue 12 item 8 on the MCP surface: bad tool arguments get the clear,
-// documented error of the protocol (an isError result naming the argument,
-// or -32602/-32600 for a message that is malformed as JSON-RPC), in both
-// eras, and never an internal error, a parse error or a server bug log.
-// Bodies go out exactly as written (mcpClient sends arguments as given, and
-// raw bodies as they are), so key order and repeated members are the
-// test's.
+// Bad tool arguments get the clear, documented error of the protocol (an
+// isError result naming the argument, or -32602/-32600 for a message that
+// is malformed as JSON-RPC), in both eras, and never an internal error, a
+// parse error or a server bug log. Bodies go out exactly as written (raw
+// bodies as they are, tool arguments as given), so key order and repeated
+// members are the test's.
 
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
 )
 
-// argsClient is an mcpClient of one era, declaring form elicitation.
+// argsClient is a client of one era, declaring form elicitation.
 type argsClient struct {
-	*mcpClient
+	*toolClient
 	modern bool
 }
 
-func (a argsClient) era() string { return a.version }
+func (a argsClient) era() string { return a.Version }
 
 // argsClients returns a 2025-11-25 client (with a session) and a
 // 2026-07-28 one, both declaring form elicitation.
-func argsClients(c *bpClient) []argsClient {
-	return []argsClient{{c.client(legacyVersion, argsCaps), false}, {c.client(modernVersion, argsCaps), true}}
+func argsClients(t *testing.T, s *toolServer) []argsClient {
+	return []argsClient{{s.client(t, legacyVersion, argsCaps), false}, {s.client(t, modernVersion, argsCaps), true}}
 }
 
 const argsCaps = `{"elicitation":{}}`
@@ -54,17 +53,17 @@ type argsRPC struct {
 }
 
 // argsOf reduces r; the test fails if r carries no JSON-RPC response.
-func argsOf(r *mcpResponse) argsRPC {
-	r.t.Helper()
-	a := argsRPC{status: r.status, ID: r.msg.ID}
-	if r.msg.Result != nil {
-		_ = json.Unmarshal(r.msg.Result, &a.Result)
+func argsOf(t testing.TB, r *mcptest.Response) argsRPC {
+	t.Helper()
+	a := argsRPC{status: r.Status, ID: r.ID}
+	if r.Result != nil {
+		_ = json.Unmarshal(r.Result, &a.Result)
 	}
-	if r.msg.Error != nil {
-		_ = json.Unmarshal(r.msg.Error, &a.Error)
+	if r.Error != nil {
+		_ = json.Unmarshal(r.Error, &a.Error)
 	}
 	if a.Result == nil && a.Error == nil {
-		r.t.Fatalf("%s: no JSON-RPC response: %d %.300s", r.req.label(), r.status, r.body)
+		t.Fatalf("no JSON-RPC response: %d %.300s", r.Status, r.Body)
 	}
 	return a
 }
@@ -90,8 +89,7 @@ func (r argsRPC) String() string {
 // era's headers and hdr.
 func (a argsClient) post(body string, hdr map[string]string) argsRPC {
 	a.t.Helper()
-	w := a.with(hdr)
-	return argsOf(w.send(w.raw(strings.NewReader(body), int64(len(body)))))
+	return argsOf(a.t, a.with(hdr).raw(body))
 }
 
 // metaMember is the 2026-07-28 params._meta member (with its comma), or "".
@@ -106,11 +104,11 @@ func (a argsClient) metaMember() string {
 // the Mcp-Param-Blob-Key header of 2026-07-28.
 func (a argsClient) tool(name, args, key string) argsRPC {
 	a.t.Helper()
-	c := a.mcpClient
+	c := a.toolClient
 	if a.modern && key != "" {
 		c = c.with(map[string]string{"Mcp-Param-Blob-Key": key})
 	}
-	return argsOf(c.callTool(name, args))
+	return argsOf(a.t, c.callTool(name, args))
 }
 
 // wantToolError checks for an isError result whose text has every one of
@@ -150,20 +148,10 @@ func wantRPCError(t *testing.T, what string, r argsRPC, code, status int, parts 
 
 const helloURI = `"data:text/plain;base64,aGVsbG8="`
 
-// argsServer starts a server on a fresh store of backend tb, logging into
-// the returned buffer.
-func argsServer(t *testing.T, tb testBackend) (*bpClient, storage.Backend, *logBuffer) {
-	logs := &logBuffer{}
-	be := tb.new(t)
-	c := newBPClient(t, Options{Backend: be, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	return c, be, logs
-}
-
-func noBugLogs(t *testing.T, logs *logBuffer) {
-	t.Helper()
-	if s := logs.String(); strings.Contains(s, "bug:") || strings.Contains(s, "level=ERROR") {
-		t.Errorf("the server logged a bug or an error:\n%s", s)
-	}
+// argsServer is the App on a fresh store of backend tb, with the
+// defaults of both the protocol server and the App.
+func argsServer(t *testing.T, tb testBackend) *toolServer {
+	return newToolServer(t, tb.new(t), mcp.Options{}, Options{})
 }
 
 // TestArgsUploadFileKey: upload_file with a key that breaks the key rules
@@ -173,13 +161,13 @@ func noBugLogs(t *testing.T, logs *logBuffer) {
 // (decoded straight into storage through the tool's FileSink) or after it,
 // in both eras and on both backends. bd4921f answered -32700 Parse error.
 func TestArgsUploadFileKey(t *testing.T) {
-	parallel(t)
-	for _, tb := range byteplaneBackends() {
+	t.Parallel()
+	for _, tb := range testBackends() {
 		t.Run(tb.name, func(t *testing.T) {
 			t.Parallel()
-			c, be, logs := argsServer(t, tb)
-			c.put("a", []byte("a"), nil)
-			c.put("x/y", []byte("y"), nil)
+			s := argsServer(t, tb)
+			putBlob(t, s.be, "a", "text/plain", []byte("a"))
+			putBlob(t, s.be, "x/y", "text/plain", []byte("y"))
 			long := strings.Repeat("k", 300)
 			cases := []struct {
 				key   string
@@ -189,7 +177,7 @@ func TestArgsUploadFileKey(t *testing.T) {
 				{"a/b", []string{`"key"`, `"a"`, "conflict"}},
 				{"x", []string{`"key"`, `"x/"`, "conflict"}},
 			}
-			for _, a := range argsClients(c) {
+			for _, a := range argsClients(t, s) {
 				for _, tc := range cases {
 					for _, order := range []string{"key first", "key last"} {
 						args := `{"key":` + jsonString(tc.key) + `,"file":` + helloURI + `}`
@@ -198,16 +186,16 @@ func TestArgsUploadFileKey(t *testing.T) {
 						}
 						what := fmt.Sprintf("%s %s, key %.12q", a.era(), order, tc.key)
 						wantToolError(t, what, a.tool("upload_file", args, tc.key), tc.parts...)
-						if _, err := be.Stat(t.Context(), tc.key); err == nil {
+						if stored(t, s.be, tc.key) {
 							t.Errorf("%s: the blob was stored", what)
 						}
 					}
 				}
 			}
-			if r := c.do("GET", "/v1/blobs/x", nil, nil); r.status != 404 {
-				t.Errorf("GET x: %d", r.status)
+			if stored(t, s.be, "x") {
+				t.Error("x was stored")
 			}
-			noBugLogs(t, logs)
+			s.noBugLogs(t)
 		})
 	}
 }
@@ -219,9 +207,9 @@ func TestArgsUploadFileKey(t *testing.T) {
 // key given before and after the data URI with -32603 and logged "bug:
 // direct upload under another key".
 func TestArgsRepeatedMembers(t *testing.T) {
-	parallel(t)
-	c, be, logs := argsServer(t, byteplaneBackends()[0])
-	for _, a := range argsClients(c) {
+	t.Parallel()
+	s := argsServer(t, testBackends()[0])
+	for _, a := range argsClients(t, s) {
 		for _, key := range []string{"d1", "d2"} {
 			r := a.tool("upload_file", `{"key":"d1","file":`+helloURI+`,"key":"d2"}`, key)
 			if a.modern && key == "d1" && r.Error != nil && r.Error.Code == -32020 {
@@ -238,11 +226,11 @@ func TestArgsRepeatedMembers(t *testing.T) {
 			strings.TrimSuffix(a.metaMember(), ",")+`}}`, map[string]string{"Mcp-Method": "tools/list"}), -32600, 400, `"method"`)
 	}
 	for _, key := range []string{"d1", "d2"} {
-		if _, err := be.Stat(t.Context(), key); err == nil {
+		if stored(t, s.be, key) {
 			t.Errorf("%s was stored", key)
 		}
 	}
-	noBugLogs(t, logs)
+	s.noBugLogs(t)
 }
 
 // TestArgsLongStrings: a string over 64 KiB is never silently replaced by
@@ -251,20 +239,21 @@ func TestArgsRepeatedMembers(t *testing.T) {
 // an id, a method or a params member the protocol reads is refused with
 // -32600/-32602.
 func TestArgsLongStrings(t *testing.T) {
-	parallel(t)
-	c, _, logs := argsServer(t, byteplaneBackends()[0])
-	c.put("a/one", []byte("1"), nil)
+	t.Parallel()
+	s := argsServer(t, testBackends()[0])
+	putBlob(t, s.be, "a/one", "text/plain", []byte("1"))
 	long := strings.Repeat("z", 70_000)
-	for _, a := range argsClients(c) {
+	for _, a := range argsClients(t, s) {
 		r := a.tool("list_blobs", `{"prefix":"`+long+`"}`, "")
 		wantToolError(t, a.era()+" list_blobs 70 KB prefix", r, `"prefix"`, "at most 1024 characters")
-		if strings.Contains(string(r.Result.StructuredContent), "a/one") {
+		if r.Result != nil && strings.Contains(string(r.Result.StructuredContent), "a/one") {
 			t.Errorf("%s: a 70 KB prefix listed a/one", a.era())
 		}
 		r = a.tool("stat_blob", `{"key":"`+long+`"}`, long[:100])
 		if a.modern && r.Error != nil && r.Error.Code == -32020 {
 			// No client can send the Mcp-Param-Blob-Key header of a 70 KB
-			// key (16 KiB header limit): a header mismatch is the answer.
+			// key (an HTTP front's header limit): a header mismatch is the
+			// answer.
 		} else {
 			wantToolError(t, a.era()+" stat_blob 70 KB key", r, `"key"`)
 		}
@@ -281,7 +270,7 @@ func TestArgsLongStrings(t *testing.T) {
 		wantRPCError(t, a.era()+" 70 KB progress token", a.post(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"progressToken":"`+long+
 			`"},"name":"list_blobs","arguments":{}}}`, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "list_blobs"}), -32602, 400, "progressToken")
 	}
-	noBugLogs(t, logs)
+	s.noBugLogs(t)
 }
 
 // TestArgsUnknown: the blob tools' input schemas say additionalProperties
@@ -289,10 +278,10 @@ func TestArgsLongStrings(t *testing.T) {
 // (SEP-1303: input validation errors are tool errors), in both eras, and
 // nothing happens.
 func TestArgsUnknown(t *testing.T) {
-	parallel(t)
-	c, be, logs := argsServer(t, byteplaneBackends()[0])
-	c.put("k", []byte("k"), nil)
-	for _, a := range argsClients(c) {
+	t.Parallel()
+	s := argsServer(t, testBackends()[0])
+	putBlob(t, s.be, "k", "text/plain", []byte("k"))
+	for _, a := range argsClients(t, s) {
 		for _, tc := range []struct{ tool, args, key string }{
 			{"list_blobs", `{"prefix":"","bogus":1}`, ""},
 			{"stat_blob", `{"key":"k","bogus":true}`, "k"},
@@ -304,13 +293,13 @@ func TestArgsUnknown(t *testing.T) {
 			wantToolError(t, a.era()+" "+tc.tool, a.tool(tc.tool, tc.args, tc.key), `"bogus"`, "is not an argument of "+tc.tool)
 		}
 	}
-	if _, err := be.Stat(t.Context(), "k"); err != nil {
-		t.Errorf("delete_blob with an unknown argument deleted k: %v", err)
+	if !stored(t, s.be, "k") {
+		t.Error("delete_blob with an unknown argument deleted k")
 	}
-	if _, err := be.Stat(t.Context(), "u"); err == nil {
+	if stored(t, s.be, "u") {
 		t.Error("upload_file with an unknown argument stored u")
 	}
-	noBugLogs(t, logs)
+	s.noBugLogs(t)
 }
 
 // TestArgsNumbers: ttlSeconds, limit and maxSize out of range, of the wrong
@@ -318,10 +307,10 @@ func TestArgsUnknown(t *testing.T) {
 // and the allowed range; bd4921f let 9300000000 or 1e18 overflow into the
 // default or 0.3 s.
 func TestArgsNumbers(t *testing.T) {
-	parallel(t)
-	c, _, logs := argsServer(t, byteplaneBackends()[0])
-	c.put("k", []byte("k"), nil)
-	for _, a := range argsClients(c) {
+	t.Parallel()
+	s := argsServer(t, testBackends()[0])
+	putBlob(t, s.be, "k", "text/plain", []byte("k"))
+	for _, a := range argsClients(t, s) {
 		for _, v := range []string{"9300000000", "1e18", "1000000000000000000", "99999999999999999999", "0", "-5", "1.5", `"60"`} {
 			wantToolError(t, a.era()+" ttlSeconds "+v, a.tool("get_download_link", `{"key":"k","ttlSeconds":`+v+`}`, "k"),
 				`"ttlSeconds"`, "[1, 86400]")
@@ -332,7 +321,7 @@ func TestArgsNumbers(t *testing.T) {
 			t.Errorf("%s: ttlSeconds 6e1 (an integer) refused: %v", a.era(), r)
 		}
 	}
-	noBugLogs(t, logs)
+	s.noBugLogs(t)
 }
 
 // TestArgsFilenames: a filename with CR, LF, NUL or another control
@@ -340,10 +329,10 @@ func TestArgsNumbers(t *testing.T) {
 // (get_download_link, upload_file in either key order), naming the argument;
 // nothing is stored or minted.
 func TestArgsFilenames(t *testing.T) {
-	parallel(t)
-	c, be, logs := argsServer(t, byteplaneBackends()[0])
-	c.put("k", []byte("k"), nil)
-	for _, a := range argsClients(c) {
+	t.Parallel()
+	s := argsServer(t, testBackends()[0])
+	putBlob(t, s.be, "k", "text/plain", []byte("k"))
+	for _, a := range argsClients(t, s) {
 		for _, name := range []string{`a\r\nb.txt`, `nul\u0000.txt`, `c1\u0085`, strings.Repeat("f", 256), strings.Repeat("f", 60_000)} {
 			wantToolError(t, a.era()+" get_download_link", a.tool("get_download_link", `{"key":"k","filename":"`+name+`"}`, "k"), `"filename"`)
 			wantToolError(t, a.era()+" upload_file, filename first",
@@ -353,9 +342,9 @@ func TestArgsFilenames(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"f1", "f2"} {
-		if _, err := be.Stat(t.Context(), key); err == nil {
+		if stored(t, s.be, key) {
 			t.Errorf("%s was stored", key)
 		}
 	}
-	noBugLogs(t, logs)
+	s.noBugLogs(t)
 }
