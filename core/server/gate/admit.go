@@ -1,42 +1,13 @@
 package gate
 
 import (
-	"io"
 	"net/http"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
-	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
-
-// A Caller is who an admitted /mcp request comes from, with what core/mcp
-// needs to know of its credential.
-type Caller struct {
-	auth.Identity
-	// Audience is the audience of its notifications (package tenancy).
-	Audience string
-	// StillValid checks, for what outlives the request (a notification
-	// stream), that its credential is still accepted; nil when only
-	// Identity.Expires ends it.
-	StillValid func() bool
-}
-
-// An Admission is an /mcp request the gate let in: its caller, its
-// telemetry Record, its body and the upload slot it holds until Close
-// (refuse.go: closing is mostly settling the body, beside the refusals).
-type Admission struct {
-	Caller
-	// Record is the request's telemetry Record: the caller is set on it,
-	// the streamed body's bytes are counted into it.
-	Record *telemetry.Record
-	// Body is the request body, nil when there is none: the bytes fasthttp
-	// already holds, or the stream read under the rate rule.
-	Body    io.Reader
-	paced   *pace.Reader // Body when it streams
-	release func()       // the upload slot's; nil without one
-}
 
 // AdmitMCP admits a request to /mcp. Every check comes first, and none
 // answers or reads the body: Host and Origin, the credential, an upload

@@ -24,12 +24,6 @@ import (
 // limit.
 const retryAfter = 2
 
-// UploadThreshold: a POST /mcp body longer than this, or of unknown
-// length (chunked), is an upload and needs an upload slot; shorter ones
-// hold at most this much and are bounded by the rate rule alone. It is the
-// length beyond which the scanner diverts a string to storage or a spool.
-const UploadThreshold = 64 << 10
-
 // TakeUploadSlot takes an upload slot for principal: its release, or the
 // refusal to answer, with Retry-After (503 when every slot is taken, 429
 // when the principal's are). The refusal reads a body of at most

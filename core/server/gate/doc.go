@@ -16,5 +16,6 @@
 // once, and its path through the package is a straight line: admit.go
 // (the checks, with hostorigin.go and identity.go), body.go (the upload
 // slot and the body), refuse.go (the answer, and after core/mcp's answer
-// what is left of the body).
+// what is left of the body). gate.go holds the types they share: Gate,
+// Limits, Caller, Admission.
 package gate
