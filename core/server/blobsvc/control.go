@@ -63,15 +63,20 @@ func (s *Server) controlRoute(ctx *fasthttp.RequestCtx) (controlEndpoint, bool) 
 		gate.APIError(ctx, http.StatusForbidden, "forbidden", why)
 		return controlEndpoint{}, false
 	}
-	id, ok := s.gate.Identify(ctx, false)
-	if !ok {
+	id, refused := s.gate.Identify(ctx)
+	if refused != nil {
+		s.gate.Refuse(ctx, refused)
 		return controlEndpoint{}, false
 	}
 	ep, ok := s.routeControl(ctx, id)
-	if ok && !s.gate.RequireScope(ctx, id, ep.scope, false) {
+	if !ok {
 		return controlEndpoint{}, false
 	}
-	return ep, ok
+	if refused = s.gate.RequireScope(id, ep.scope); refused != nil {
+		s.gate.Refuse(ctx, refused)
+		return controlEndpoint{}, false
+	}
+	return ep, true
 }
 
 // routeControl routes a /v1 request of id by path and method; on refusal
@@ -257,8 +262,9 @@ func (s *Server) putBlob(ctx *fasthttp.RequestCtx, key string, id auth.Identity)
 	if !ok {
 		return
 	}
-	release, ok := s.gate.TakeUploadSlot(ctx, id.Principal, false)
-	if !ok {
+	release, refused := s.gate.TakeUploadSlot(id.Principal)
+	if refused != nil {
+		s.gate.Refuse(ctx, refused)
 		return
 	}
 	defer release()

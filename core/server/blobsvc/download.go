@@ -105,8 +105,9 @@ func (s *Server) linkCaller(ctx *fasthttp.RequestCtx, c token.Claims) bool {
 	if !s.opts.LinksNeedCredential || !s.gate.Auth.Enabled() {
 		return true
 	}
-	id, ok := s.gate.Identify(ctx, false)
-	if !ok {
+	id, refused := s.gate.Identify(ctx)
+	if refused != nil {
+		s.gate.Refuse(ctx, refused)
 		return false
 	}
 	if id.Principal != c.Principal && !id.Admin() {

@@ -54,8 +54,9 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	}
 	// The slot first: it has no side effect, while the reservation takes
 	// the upload link for good.
-	release, ok := s.gate.TakeUploadSlot(ctx, claims.Principal, false)
-	if !ok {
+	release, refused := s.gate.TakeUploadSlot(claims.Principal)
+	if refused != nil {
+		s.gate.Refuse(ctx, refused)
 		return
 	}
 	defer release()
@@ -159,12 +160,14 @@ func (s *Server) uploadCaller(ctx *fasthttp.RequestCtx, claims token.Claims, dat
 	hasBearer := len(ctx.Request.Header.Peek("Authorization")) > 0
 	switch {
 	case hasBearer || data.Mode == "binary":
-		id, ok := s.gate.Identify(ctx, false)
-		if ok && id.Principal != claims.Principal {
-			s.gate.RefuseBody(ctx, http.StatusForbidden, "forbidden", "the upload endpoint belongs to another principal")
+		id, refused := s.gate.Identify(ctx)
+		if refused == nil && id.Principal != claims.Principal {
+			refused = &gate.Refusal{Status: http.StatusForbidden, Code: "forbidden", Message: "the upload endpoint belongs to another principal"}
+		}
+		if refused != nil {
+			s.gate.Refuse(ctx, refused)
 			return false
 		}
-		return ok
 	case data.Mode == "url" && s.gate.Auth.OAuth != nil:
 		if sub, ok := s.pages.LoginSubject(ctx); !ok || sub != claims.Principal {
 			s.gate.RefuseBody(ctx, http.StatusForbidden, "login_required", "sign in as the user the upload was requested for")

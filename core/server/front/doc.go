@@ -20,8 +20,8 @@
 // gate's.
 //
 // The path of an /mcp request is one line: handle (front.go) → serveMCP
-// (mcp.go: admit, body, core/mcp) → the response adapters (mcp.go,
-// response.go). Large responses stream: core/mcp hands over a writer and,
+// (mcp.go: the gate's admission, with the body; core/mcp; the admission's
+// Close) → the response adapters (mcp.go, response.go). Large responses stream: core/mcp hands over a writer and,
 // for JSON, the exact length, and the adapter gives fasthttp a body stream
 // that implements [fasthttp.BodyWriterTo], so bytes go from storage to the
 // socket without a pipe or an extra copy; SSE events are flushed one by

@@ -36,8 +36,7 @@ func (s *Server) admit(ctx *fasthttp.RequestCtx) bool {
 	}
 	switch {
 	case path == "/mcp":
-		_, ok := s.gate.AdmitMCP(ctx)
-		return ok
+		return s.gate.CheckMCP(ctx)
 	case s.svc != nil && s.svc.Owns(path):
 		return s.svc.Admit(ctx)
 	case path == "/healthz", path == "/readyz":

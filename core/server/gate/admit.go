@@ -6,51 +6,49 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
 
-// A Caller is who an admitted /mcp request comes from, with what core/mcp
-// needs to know of its credential.
-type Caller struct {
-	auth.Identity
-	// Audience is the audience of its notifications (package tenancy).
-	Audience string
-	// StillValid checks, for what outlives the request (a notification
-	// stream), that its credential is still accepted; nil when only
-	// Identity.Expires ends it.
-	StillValid func() bool
-}
-
-// AdmitMCP admits a request to /mcp: Host and Origin first, then its
-// credential. On refusal it answers, with a JSON-RPC error body, and
-// reports !ok. The decisions come first and the one answer last, so a
-// request passes each check once, in order.
-func (g *Gate) AdmitMCP(ctx *fasthttp.RequestCtx) (Caller, bool) {
-	c, why, f := g.decideMCP(ctx)
-	telemetry.Of(ctx).Principal = c.Principal // "" when refused
-	switch {
-	case why != "":
-		JSONError(ctx, http.StatusForbidden, mcp.CodeTransport, "Forbidden: "+why)
-	case f != nil:
-		g.RefuseAuth(ctx, f, true)
-	default:
-		return c, true
+// AdmitMCP admits a request to /mcp. Every check comes first, and none
+// answers or reads the body: Host and Origin, the credential, an upload
+// slot for a large body. Then the body is taken, once, and a refusal is
+// answered through it at one point, with a JSON-RPC error body; !ok then.
+func (g *Gate) AdmitMCP(ctx *fasthttp.RequestCtx) (*Admission, bool) {
+	c, refused := g.callerMCP(ctx)
+	a := &Admission{Caller: c, Record: telemetry.Of(ctx)}
+	a.Record.Principal = c.Principal         // "" when refused
+	refused = g.takeMCPBody(ctx, a, refused) // body.go
+	if refused != nil {
+		refused.answer(ctx, a.Body, true) // refuse.go
+		return nil, false
 	}
-	return Caller{}, false
+	return a, true
 }
 
-// decideMCP makes AdmitMCP's checks without answering: why Host or
-// Origin is refused, or the credential's failure, or the caller.
-func (g *Gate) decideMCP(ctx *fasthttp.RequestCtx) (c Caller, why string, f *auth.Failure) {
-	if why = g.CheckHostOrigin(ctx); why != "" {
-		return Caller{}, why, nil
+// callerMCP checks Host and Origin, then the credential: the caller, or
+// the refusal.
+func (g *Gate) callerMCP(ctx *fasthttp.RequestCtx) (c Caller, refused *Refusal) {
+	if why := g.CheckHostOrigin(ctx); why != "" {
+		return Caller{}, &Refusal{Status: http.StatusForbidden, Code: "forbidden", Message: why, body: leaveBody}
 	}
 	header := string(ctx.Request.Header.Peek("Authorization"))
+	var f *auth.Failure
 	if c.Identity, f = g.authenticate(ctx, header); f != nil {
-		return Caller{}, "", f
+		return Caller{}, g.authRefusal(f)
 	}
 	c.StillValid = g.Auth.StillValid(header, c.Identity)
 	c.Audience = g.Tenancy.Audience(c.Identity)
-	return c, "", nil
+	return c, nil
+}
+
+// CheckMCP makes AdmitMCP's checks of the header alone (Host and Origin,
+// the credential), for Expect: 100-continue, before the body is sent: on
+// refusal it answers, marking a connection with a body to close, and
+// reports false.
+func (g *Gate) CheckMCP(ctx *fasthttp.RequestCtx) bool {
+	_, refused := g.callerMCP(ctx)
+	if refused != nil {
+		refused.answer(ctx, nil, true)
+	}
+	return refused == nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
@@ -25,36 +24,44 @@ import (
 // limit.
 const retryAfter = 2
 
-// UploadThreshold: a POST /mcp body longer than this, or of unknown
-// length (chunked), is an upload and needs an upload slot; shorter ones
-// hold at most this much and are bounded by the rate rule alone. It is the
-// length beyond which the scanner diverts a string to storage or a spool.
-const UploadThreshold = 64 << 10
-
-// TakeUploadSlot takes an upload slot for principal or answers the refusal
-// (JSON-RPC shaped on /mcp, the control API's error elsewhere) with
-// Retry-After, reading a small body or closing the connection.
-func (g *Gate) TakeUploadSlot(ctx *fasthttp.RequestCtx, principal string, rpc bool) (release func(), ok bool) {
+// TakeUploadSlot takes an upload slot for principal: its release, or the
+// refusal to answer, with Retry-After (503 when every slot is taken, 429
+// when the principal's are). The refusal reads a body of at most
+// UploadThreshold declared bytes; any other closes the connection.
+func (g *Gate) TakeUploadSlot(principal string) (release func(), refused *Refusal) {
 	release, status := g.Uploads.Acquire(principal)
 	if release != nil {
-		return release, true
+		return release, nil
 	}
-	code, msg := "busy", "too many uploads in progress; retry later"
+	r := &Refusal{Status: status, Code: "busy", Message: "too many uploads in progress; retry later",
+		header: []string{"Retry-After", strconv.Itoa(retryAfter)}, body: readShort}
 	if status == http.StatusTooManyRequests {
-		code, msg = "too_many_uploads", "too many uploads in progress for this principal; retry later"
+		r.Code, r.Message = "too_many_uploads", "too many uploads in progress for this principal; retry later"
 	}
-	if cl := ctx.Request.Header.ContentLength(); cl <= 0 || cl > UploadThreshold {
-		ctx.SetConnectionClose() // the body is not read
-	} else {
-		_, _ = io.CopyN(io.Discard, g.Paced(ctx), int64(cl))
+	return nil, r
+}
+
+// takeMCPBody takes an /mcp request's body into a, once: nil when there
+// is none; the bytes fasthttp already holds when it read the body whole;
+// else the stream, read under the rate rule and counted into a's Record.
+// A streamed POST body over UploadThreshold or of unknown length is an
+// upload, which needs a slot while it arrives: unless refused already
+// (the checks before), it takes one for a's caller. It returns the
+// refusal to answer, if any.
+func (g *Gate) takeMCPBody(ctx *fasthttp.RequestCtx, a *Admission, refused *Refusal) *Refusal {
+	bs := ctx.RequestBodyStream()
+	if bs == nil {
+		if b := ctx.Request.Body(); len(b) > 0 {
+			a.Body = bytes.NewReader(b)
+		}
+		return refused
 	}
-	ctx.Response.Header.Set("Retry-After", strconv.Itoa(retryAfter))
-	if rpc {
-		JSONError(ctx, status, mcp.CodeTransport, http.StatusText(status)+": "+msg)
-	} else {
-		APIError(ctx, status, code, msg)
+	if cl := ctx.Request.Header.ContentLength(); refused == nil && ctx.IsPost() && (cl == -1 || cl > UploadThreshold) {
+		a.release, refused = g.TakeUploadSlot(a.Principal)
 	}
-	return nil, false
+	a.paced = g.pace(bs, ctx, &a.Record.Received)
+	a.Body = a.paced
+	return refused
 }
 
 // RequestBody returns the request body stream (bodies stream: the server
@@ -66,8 +73,13 @@ func RequestBody(ctx *fasthttp.RequestCtx) io.Reader {
 	return bytes.NewReader(ctx.Request.Body())
 }
 
-// Paced returns the request body stream under the rate rule.
+// Paced returns the request body stream under the rate rule, counted into
+// the request's telemetry Record.
 func (g *Gate) Paced(ctx *fasthttp.RequestCtx) *pace.Reader {
-	body, received := RequestBody(ctx), &telemetry.Of(ctx).Received
+	return g.pace(RequestBody(ctx), ctx, &telemetry.Of(ctx).Received)
+}
+
+// pace reads body, arriving on ctx's connection, under the rate rule.
+func (g *Gate) pace(body io.Reader, ctx *fasthttp.RequestCtx, received *int64) *pace.Reader {
 	return pace.NewReader(body, ctx.Conn(), g.BodyMinRate, g.BodyGrace, g.ReadTimeout, received)
 }

@@ -8,4 +8,14 @@
 // for request bodies, package pace), the draining of refused bodies, and
 // the error bodies of refusals: JSON-RPC for /mcp, {"error":{"code",
 // "message"}} everywhere else.
+//
+// A check decides and writes nothing: it returns a Refusal, which the
+// route answers at one point (Refuse; AdmitMCP for /mcp) once the
+// refusal's body rule has read a small body or marked the connection to
+// close. So an /mcp request passes each check once, its body is taken
+// once, and its path through the package is a straight line: admit.go
+// (the checks, with hostorigin.go and identity.go), body.go (the upload
+// slot and the body), refuse.go (the answer, and after core/mcp's answer
+// what is left of the body). gate.go holds the types they share: Gate,
+// Limits, Caller, Admission.
 package gate

@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/server/pace"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 )
 
@@ -40,6 +42,12 @@ const (
 	DefaultBodyMinRate            = 4 << 10 // bytes per second
 	DefaultBodyGrace              = 10 * time.Second
 )
+
+// UploadThreshold: a POST /mcp body longer than this, or of unknown
+// length (chunked), is an upload and needs an upload slot; shorter ones
+// hold at most this much and are bounded by the rate rule alone. It is the
+// length beyond which the scanner diverts a string to storage or a spool.
+const UploadThreshold = 64 << 10
 
 // Limits bound the uploads in progress and the rate of request bodies.
 // The zero value of every field is the documented default.
@@ -77,4 +85,31 @@ func (l *Limits) Defaults() {
 	if l.BodyGrace <= 0 {
 		l.BodyGrace = DefaultBodyGrace
 	}
+}
+
+// A Caller is who an admitted /mcp request comes from, with what core/mcp
+// needs to know of its credential.
+type Caller struct {
+	auth.Identity
+	// Audience is the audience of its notifications (package tenancy).
+	Audience string
+	// StillValid checks, for what outlives the request (a notification
+	// stream), that its credential is still accepted; nil when only
+	// Identity.Expires ends it.
+	StillValid func() bool
+}
+
+// An Admission is an /mcp request the gate let in (AdmitMCP, admit.go):
+// its caller, its telemetry Record, its body and the upload slot it holds
+// until Close (refuse.go, beside the settling of the body it mostly is).
+type Admission struct {
+	Caller
+	// Record is the request's telemetry Record: the caller is set on it,
+	// the streamed body's bytes are counted into it.
+	Record *telemetry.Record
+	// Body is the request body, nil when there is none: the bytes fasthttp
+	// already holds, or the stream read under the rate rule.
+	Body    io.Reader
+	paced   *pace.Reader // Body when it streams
+	release func()       // the upload slot's; nil without one
 }

@@ -13,21 +13,20 @@ import (
 
 // Every route that takes a bearer asks Identify for the caller (API key or
 // OAuth access token, package auth), then RequireScope for what the route
-// needs, then works on its store as id sees it: the caller's namespace, or the whole
-// store (package tenancy). Refusals are 401 or 403 with an RFC 6750
-// challenge naming the protected resource metadata (docs/auth.md), in the
+// needs, then works on its store as id sees it: the caller's namespace, or
+// the whole store (package tenancy). Neither answers: a refusal, 401 or 403
+// with an RFC 6750 challenge naming the protected resource metadata
+// (docs/auth.md), comes back as a Refusal for the route to answer in its
 // surface's own error body: JSON-RPC for /mcp, {"error":…} elsewhere.
 
-// Identify authenticates the request. On refusal it answers (rpc: with a
-// JSON-RPC error body) and reports !ok.
-func (g *Gate) Identify(ctx *fasthttp.RequestCtx, rpc bool) (auth.Identity, bool) {
+// Identify authenticates the request: the caller, or the refusal to answer.
+func (g *Gate) Identify(ctx *fasthttp.RequestCtx) (auth.Identity, *Refusal) {
 	id, f := g.authenticate(ctx, string(ctx.Request.Header.Peek("Authorization")))
 	if f != nil {
-		g.RefuseAuth(ctx, f, rpc) // refuse.go
-		return auth.Identity{}, false
+		return auth.Identity{}, g.authRefusal(f)
 	}
 	telemetry.Of(ctx).Principal = id.Principal
-	return id, true
+	return id, nil
 }
 
 // authenticate finds who sent header: anyone on an open endpoint;
@@ -43,13 +42,33 @@ func (g *Gate) authenticate(ctx *fasthttp.RequestCtx, header string) (auth.Ident
 	return g.Auth.Authenticate(context.Background(), header)
 }
 
-// RequireScope answers 403 insufficient_scope unless id has scope.
-func (g *Gate) RequireScope(ctx *fasthttp.RequestCtx, id auth.Identity, scope string, rpc bool) bool {
+// RequireScope is the refusal (403 insufficient_scope) of id when it
+// lacks scope, else nil.
+func (g *Gate) RequireScope(id auth.Identity, scope string) *Refusal {
 	if f := auth.Require(id, scope); f != nil {
-		g.RefuseAuth(ctx, f, rpc)
-		return false
+		return g.authRefusal(f)
 	}
-	return true
+	return nil
+}
+
+// authRefusal is the refusal of f: 401 or 403 with its challenge and not
+// to be cached; 503 with Retry-After when access tokens cannot be verified,
+// which the operator is told.
+func (g *Gate) authRefusal(f *auth.Failure) *Refusal {
+	r := &Refusal{Status: f.Status, Code: "unauthorized", Message: "a valid bearer token is required"}
+	if f.Challenge.Description != "" {
+		r.Message = f.Challenge.Description
+	}
+	if f.Status == http.StatusServiceUnavailable {
+		g.Log.Error("server: access tokens cannot be verified: the authorization server's keys are unavailable")
+		r.Code, r.header = "unavailable", []string{"Cache-Control", "no-store", "Retry-After", "5"}
+		return r
+	}
+	if f.Status == http.StatusForbidden {
+		r.Code = auth.ErrorInsufficientScope
+	}
+	r.header = []string{"WWW-Authenticate", g.Challenge(f), "Cache-Control", "no-store"}
+	return r
 }
 
 // AuthorizeMCP is core/mcp's Authorize hook for the MCP server m: the
