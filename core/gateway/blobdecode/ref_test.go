@@ -70,11 +70,11 @@ func refEvents(body string) []string {
 		}
 		name, value, _ := strings.Cut(line, ":")
 		value = strings.TrimPrefix(value, " ")
-		switch name {
-		case "data":
+		switch {
+		case name == "data":
 			data.WriteString(value + "\n")
 			has = true
-		case "event":
+		case name == "event" && !has: // judged at the first data line
 			typ = value
 		}
 	}
@@ -85,7 +85,7 @@ func refEvents(body string) []string {
 // event that is neither empty nor a message with a method.
 func refSSE(body string) (out []byte, h Header, ok bool) {
 	for _, ev := range refEvents(body) {
-		if strings.TrimSpace(ev) == "" {
+		if strings.Trim(ev, " \t\r\n") == "" {
 			continue
 		}
 		var a refAnswer
