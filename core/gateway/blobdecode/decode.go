@@ -1,7 +1,6 @@
 package blobdecode
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -383,12 +382,8 @@ func (d *decoder) payload(r *reader, kind Kind) error {
 		return u.Flush()
 	}
 	_, err := codec.NewDecoder(codec.StdEncoding, sr).(io.WriterTo).WriteTo(d.out)
-	var corrupt base64.CorruptInputError
-	switch {
-	case errors.As(err, &corrupt):
-		return &CorruptError{Offset: int64(corrupt)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &CorruptError{Offset: -1}
+	if bad := corruptError(err); bad != nil {
+		return bad
 	}
 	return err
 }
