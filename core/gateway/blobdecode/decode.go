@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"slices"
 	"strconv"
 
 	"github.com/mcpblob/mcpblob/core/codec"
@@ -205,7 +206,7 @@ func (d *decoder) message(r *reader) (answer bool, err error) {
 
 // msgState is what the members of a message said so far.
 type msgState struct {
-	seen      map[string]bool // top-level members the protocol reads
+	seen      [len(topMembers)]bool // the top-level members the protocol reads
 	method    bool
 	idGiven   bool
 	idMatches bool
@@ -215,27 +216,29 @@ type msgState struct {
 	contents  bool // result.contents held an entry
 }
 
+// topMembers are the members of a message the protocol reads, each at
+// most once.
+var topMembers = [...]string{"jsonrpc", "id", "method", "result", "error"}
+
+const resultMember, errorMember = 3, 4
+
 // member reads the message member key.
 func (d *decoder) member(r *reader, m *msgState, key string) error {
-	switch key {
-	case "jsonrpc", "id", "method", "result", "error":
-		if m.seen[key] {
-			return formatf("member %q is given twice", key)
-		}
-		if m.seen == nil {
-			m.seen = map[string]bool{}
-		}
-		m.seen[key] = true
-	default:
+	i := slices.Index(topMembers[:], key)
+	switch {
+	case i < 0:
 		return r.skip(1)
+	case m.seen[i]:
+		return formatf("member %q is given twice", key)
 	}
+	m.seen[i] = true
 	switch key {
 	case "jsonrpc":
 		return d.jsonrpc(r, m)
 	case "id":
 		return d.id(r, m)
 	case "method":
-		if m.seen["result"] || m.seen["error"] {
+		if m.seen[resultMember] || m.seen[errorMember] {
 			return formatf("a message with method and a result or error")
 		}
 		m.method = true
@@ -244,7 +247,7 @@ func (d *decoder) member(r *reader, m *msgState, key string) error {
 	if m.method {
 		return r.skip(1) // a request's own members
 	}
-	if m.seen["result"] && m.seen["error"] {
+	if m.seen[resultMember] && m.seen[errorMember] {
 		return formatf("an answer with both result and error")
 	}
 	if key == "error" {
@@ -279,7 +282,7 @@ func (d *decoder) verdict(m *msgState) error {
 		return &IDError{Got: "null"}
 	case !m.idMatches:
 		return &IDError{Got: m.gotID}
-	case !m.seen["result"]:
+	case !m.seen[resultMember]:
 		return formatf("an answer with neither result nor error")
 	case !m.contents:
 		return ErrNoContent

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ErrTruncated means the upstream's body ended before the answer did: in
@@ -23,8 +24,14 @@ type RPCError struct {
 	Message string
 }
 
+// Error names the code and the start of the message (at most 200 bytes:
+// Message has all of it).
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("blobdecode: upstream error %d: %s", e.Code, e.Message)
+	msg := e.Message
+	if len(msg) > 200 {
+		msg = strings.ToValidUTF8(msg[:200], "") + "…"
+	}
+	return fmt.Sprintf("blobdecode: upstream error %d: %s", e.Code, msg)
 }
 
 // CorruptError means the blob is not base64: Offset counts the blob's

@@ -35,6 +35,9 @@ type reader struct {
 	tee    io.Writer
 	mark   int
 	teeErr error // tee's first error
+	// sr reads the string being read: strings are read one at a time, to
+	// their end, so one serves them all.
+	sr strReader
 }
 
 func newReader(src io.Reader, endErr error, cnt *counter) *reader {
@@ -245,9 +248,7 @@ func (r *reader) skip(depth int) error {
 		return r.array(func(int) error { return r.skip(depth + 1) })
 	case '"':
 		r.lo++
-		sr := r.str()
-		_, err := io.Copy(io.Discard, sr)
-		return err
+		return r.str().discard()
 	}
 	_, err = r.literal()
 	return err
@@ -304,7 +305,7 @@ func (r *reader) smallString(max int, cut bool) (string, error) {
 				return "", &LimitError{What: "string", Limit: int64(max)}
 			}
 			r.scratch = append(r.scratch, chunk[:room]...)
-			if _, err := io.Copy(io.Discard, sr); err != nil {
+			if err := sr.discard(); err != nil {
 				return "", err
 			}
 			break
@@ -317,8 +318,23 @@ func (r *reader) smallString(max int, cut bool) (string, error) {
 			return "", err
 		}
 	}
+	if s, ok := interned[string(r.scratch)]; ok {
+		return s, nil // no allocation for the names every message has
+	}
 	return validString(r.scratch), nil
 }
+
+// interned are the strings most messages hold: the names the protocol
+// reads and a few common ones.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{"jsonrpc", "2.0", "id", "method", "params", "result", "error", "code", "message",
+		"data", "_meta", "contents", "content", "uri", "mimeType", "blob", "text", "type", "resource",
+		"progressToken", "progress", "total", "level", "logger", "notifications/progress", "notifications/message"} {
+		m[s] = s
+	}
+	return m
+}()
 
 // validString is b as encoding/json decodes it: each invalid UTF-8 byte
 // becomes U+FFFD.
@@ -334,7 +350,10 @@ func validString(b []byte) string {
 }
 
 // str returns a reader of the string whose opening quote was consumed.
-func (r *reader) str() *strReader { return &strReader{r: r} }
+func (r *reader) str() *strReader {
+	r.sr = strReader{r: r}
+	return &r.sr
+}
 
 // strReader yields the unescaped bytes of a JSON string, and io.EOF after
 // its closing quote.
@@ -372,6 +391,33 @@ func (s *strReader) Read(p []byte) (int, error) {
 		return 0, s.err
 	}
 	return 0, io.EOF
+}
+
+// discard reads the rest of the string and drops it, with no copy.
+func (s *strReader) discard() error {
+	r := s.r
+	for !s.done && s.err == nil {
+		if r.lo == r.hi && !r.fill() {
+			return r.readErr()
+		}
+		i := asm.IndexJSONSpecial(r.buf[r.lo:r.hi])
+		if i < 0 {
+			r.advance(r.hi - r.lo)
+			continue
+		}
+		r.advance(i)
+		switch r.buf[r.lo] {
+		case '"':
+			r.advance(1)
+			s.done = true
+		case '\\':
+			s.err = s.escape()
+		default:
+			s.err = formatf("a control character in a string")
+		}
+	}
+	s.ip = s.np
+	return s.err
 }
 
 // step copies plain bytes up to the next quote, backslash or control byte

@@ -307,7 +307,7 @@ func (rw *rewriter) value(path string) error {
 		// Not base64, but under the threshold so far: copied as it is,
 		// unless it grows over (rawTee).
 		c.bad = bad
-		_, err = io.Copy(io.Discard, sr)
+		err = sr.discard()
 	}
 	if err != nil {
 		return err
