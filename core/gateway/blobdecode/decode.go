@@ -134,6 +134,7 @@ type decoder struct {
 // fromJSON reads an application/json body: one message, our answer.
 func (d *decoder) fromJSON(src io.Reader) error {
 	r := newReader(src, ErrTruncated, d.cnt)
+	defer r.release()
 	c, err := r.skipWS()
 	switch {
 	case err != nil && r.err == io.EOF:
@@ -160,7 +161,9 @@ func (d *decoder) fromJSON(src io.Reader) error {
 // answers, which must end (its blank line) for the answer to count.
 func (d *decoder) fromSSE(src io.Reader) error {
 	s := newSSEReader(src, d.opts.MaxLineBytes)
+	defer s.release()
 	r := newReader(nil, formatf("an SSE event's data ends inside its JSON"), d.cnt)
+	defer r.release()
 	for {
 		switch err := s.next(); {
 		case err == io.EOF:

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/codec"
@@ -59,5 +60,41 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// discardSink takes offloaded bytes and drops them.
+type discardSink struct{}
+
+func (discardSink) Write(p []byte) (int, error)    { return len(p), nil }
+func (discardSink) Commit(Offloaded) (Link, error) { return Link{URI: "gw://x", Name: "x"}, nil }
+func (discardSink) Abort()                         {}
+
+// BenchmarkRewrite copies tool results through Rewrite into io.Discard:
+// a small one passed through (the cost on every answer), and one whose
+// 16 MiB image is offloaded (the rate in decoded bytes per second).
+func BenchmarkRewrite(b *testing.B) {
+	small := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("t", 4<<10) + `"}]}}`)
+	var big bytes.Buffer
+	const n = 16 << 20
+	if _, err := streamToolResult(&big, n); err != nil {
+		b.Fatal(err)
+	}
+	opts := RewriteOptions{Open: func(Value) (Sink, error) { return discardSink{}, nil }}
+	for _, c := range []struct {
+		name string
+		msg  []byte
+		size int64
+		want int
+	}{{"passthrough/4KiB", small, int64(len(small)), 0}, {"offload/16MiB", big.Bytes(), n, 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(c.size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := Rewrite(bytes.NewReader(c.msg), io.Discard, opts); err != nil || got != c.want {
+					b.Fatal(got, err)
+				}
+			}
+		})
 	}
 }

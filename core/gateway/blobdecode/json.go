@@ -3,6 +3,7 @@ package blobdecode
 import (
 	"encoding/json"
 	"io"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -23,6 +24,7 @@ const (
 type reader struct {
 	src    io.Reader
 	buf    []byte
+	pooled *[]byte // buf, from bufs
 	lo, hi int
 	err    error // sticky: the read error, io.EOF at the end
 	endErr error // what an end inside a value means
@@ -41,7 +43,26 @@ type reader struct {
 }
 
 func newReader(src io.Reader, endErr error, cnt *counter) *reader {
-	return &reader{src: src, buf: make([]byte, bufSize), endErr: endErr, cnt: cnt}
+	pooled := getBuf()
+	return &reader{src: src, buf: *pooled, pooled: pooled, endErr: endErr, cnt: cnt}
+}
+
+// release gives the buffer back; r must not be used after.
+func (r *reader) release() {
+	putBuf(r.pooled)
+	r.buf, r.pooled = nil, nil
+}
+
+// bufs are the readers' buffers, pooled: a message of a few hundred bytes
+// would otherwise cost a 64 KiB allocation.
+var bufs = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+func getBuf() *[]byte { return bufs.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if b != nil {
+		bufs.Put(b)
+	}
 }
 
 // reset starts reading src (the next SSE event's data), keeping buf.

@@ -97,6 +97,8 @@ func Rewrite(msg io.Reader, w io.Writer, opts RewriteOptions) (int, error) {
 	out := &output{w: w}
 	rw := &rewriter{opts: opts, out: out, r: newReader(&bodyReader{r: msg, cnt: cnt}, ErrTruncated, cnt)}
 	rw.r.tee = out
+	defer rw.r.release()
+	defer rw.hold.buf.Reset()
 	err := rw.message()
 	if err == nil {
 		if end, e := rw.r.atEnd(); e != nil || !end {
@@ -182,7 +184,8 @@ func (rw *rewriter) items(path string, tool bool) error {
 func (rw *rewriter) content(path string, tool bool) error {
 	r := rw.r
 	rw.item = itemState{}
-	rw.hold = holdWriter{buf: rw.hold.buf[:0], out: rw.out, max: rw.opts.MaxHeldBytes}
+	rw.hold.buf.Reset()
+	rw.hold.out, rw.hold.max, rw.hold.spilled = rw.out, rw.opts.MaxHeldBytes, false
 	r.setTee(&rw.hold)
 	err := r.object(rw.opts.MaxStringBytes, func(key string) error {
 		switch {
@@ -232,7 +235,7 @@ func (rw *rewriter) note(dst *string) error {
 func (rw *rewriter) endItem() error {
 	if !rw.item.diverted {
 		if !rw.hold.spilled {
-			_, err := rw.out.Write(rw.hold.buf)
+			_, err := rw.hold.buf.WriteTo(rw.out)
 			return err
 		}
 		return nil
@@ -266,7 +269,7 @@ func resourceLink(l Link) []byte {
 // holdWriter holds a content item's bytes up to max; beyond, it gives up
 // on the item: what it holds and all that follows go to out.
 type holdWriter struct {
-	buf     []byte
+	buf     chunks
 	out     io.Writer
 	max     int
 	spilled bool
@@ -276,13 +279,13 @@ func (h *holdWriter) Write(p []byte) (int, error) {
 	if h.spilled {
 		return h.out.Write(p)
 	}
-	h.buf = append(h.buf, p...)
-	if len(h.buf) > h.max {
+	_, _ = h.buf.Write(p)
+	if h.buf.Len() > h.max {
 		h.spilled = true
-		if _, err := h.out.Write(h.buf); err != nil {
+		if _, err := h.buf.WriteTo(h.out); err != nil {
 			return 0, err
 		}
-		h.buf = h.buf[:0]
+		h.buf.Reset()
 	}
 	return len(p), nil
 }
@@ -297,6 +300,7 @@ func (rw *rewriter) value(path string) error {
 	}
 	r.lo++
 	c := &candidate{rw: rw, path: path, rawMax: 2*rw.opts.Threshold + 2}
+	defer c.decoded.Reset()
 	r.setTee(rawTee{c})
 	sr := r.str()
 	_, err := codec.NewDecoder(codec.StdEncoding, sr).(io.WriterTo).WriteTo(c)
@@ -340,7 +344,7 @@ type candidate struct {
 	path    string
 	rawMax  int64
 	raw     int64  // the string's raw bytes so far
-	decoded []byte // held while under the threshold
+	decoded chunks // held while under the threshold
 	n       int64  // decoded bytes so far
 	bad     *CorruptError
 }
@@ -349,7 +353,7 @@ func (c *candidate) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	if !c.rw.item.diverted {
 		if c.n <= c.rw.opts.Threshold {
-			c.decoded = append(c.decoded, p...)
+			_, _ = c.decoded.Write(p)
 			return len(p), nil
 		}
 		if err := c.divert(); err != nil {
@@ -372,10 +376,11 @@ func (c *candidate) divert() error {
 		return &SinkError{Err: err}
 	}
 	rw.sink, rw.item.diverted, rw.item.Path = sink, true, c.path
-	if _, err := sink.Write(c.decoded); err != nil {
+	_, err = c.decoded.WriteTo(sink)
+	c.decoded.Reset()
+	if err != nil {
 		return &SinkError{Err: err}
 	}
-	c.decoded = nil
 	return nil
 }
 
@@ -400,6 +405,6 @@ func (t rawTee) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	c.rw.hold.buf = append(c.rw.hold.buf, p...)
+	_, _ = c.rw.hold.buf.Write(p)
 	return len(p), nil
 }
