@@ -72,7 +72,8 @@ type RewriteOptions struct {
 	// mimeType values are cut there (they are only read, the item's bytes
 	// are kept as they came).
 	MaxStringBytes int
-	// Open returns the sink for a value that passed the threshold.
+	// Open returns the sink for a value that passed the threshold (nil:
+	// nothing is offloaded).
 	Open func(Value) (Sink, error)
 }
 
@@ -105,8 +106,8 @@ func Rewrite(msg io.Reader, w io.Writer, opts RewriteOptions) (int, error) {
 			err = errors.Join(e, formatf("data after the message"))
 		}
 	}
-	rw.r.flushTee()
-	if err == nil {
+	if err == nil { // after an error, nothing more is written
+		rw.r.flushTee()
 		err = rw.r.teeErr
 	}
 	if rw.sink != nil {

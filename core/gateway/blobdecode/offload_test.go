@@ -163,6 +163,9 @@ func TestRewriteErrors(t *testing.T) {
 	if strings.Contains(out, big[:100]) {
 		t.Fatalf("the diverted value was written: %q", out[:200])
 	}
+	if out != `{"result":{"content":[` {
+		t.Fatalf("wrote %q before failing: only the message up to the held item may be", out)
+	}
 	_, m, err = rewrite(t, `{"result":{"content":[{"type":"image","data":"`+strings.Repeat("*", 3000)+`"}]}}`, readers["whole"], 1024)
 	if !errors.As(err, &corrupt) || len(m.sinks) != 0 {
 		t.Fatalf("not base64 from the start, over twice the threshold: %v", err)
