@@ -45,6 +45,7 @@ var allowRules = []allowRule{
 	{"core/client", nil},
 	{"core/codec", []string{"asm", emmansun}},
 	{"core/conformance", []string{"core/mcp"}},
+	{"core/gateway/blobdecode", []string{"asm", "core/codec"}},
 	{"core/mcp", []string{"core/budget", "core/codec", "core/token", "core/mcp/..."}},
 	{"core/mcp/bodyrate", nil},
 	{"core/mcp/clientcaps", nil},
