@@ -131,6 +131,9 @@ type Gateway struct {
 	client   *http.Client
 	log      *slog.Logger
 	metrics  Metrics
+	// longLived is the context of GET streams, ended by Close.
+	longLived context.Context
+	closeAll  context.CancelFunc
 	// streams is what this node learnt of the upstream's resources.stream
 	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
 	streams atomic.Int32
@@ -152,7 +155,11 @@ func New(opts Options) (*Gateway, error) {
 		return nil, errors.New("gateway: Options.SingleUse needs Options.Redeem")
 	}
 	defaults(&opts)
+	if opts.Decoder != nil && opts.PublicURL == "" {
+		return nil, errors.New("gateway: Options.PublicURL is required with a Decoder (the base of downloadUrls)")
+	}
 	g := &Gateway{opts: opts, upstream: u, client: opts.Client, log: opts.Logger, metrics: opts.Metrics}
+	g.longLived, g.closeAll = context.WithCancel(context.Background())
 	if g.client == nil {
 		g.client = &http.Client{Transport: newTransport(opts)}
 	}
@@ -219,6 +226,10 @@ func newTransport(o Options) *http.Transport {
 		ReadBufferSize:         64 << 10,
 	}
 }
+
+// Close ends the GET streams being relayed (shutdown); requests in
+// flight finish.
+func (g *Gateway) Close() { g.closeAll() }
 
 // Upstream returns the upstream URL (for logs: without its query).
 func (g *Gateway) Upstream() string {

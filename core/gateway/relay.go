@@ -140,7 +140,11 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 // failure it has answered and reports !ok; else cancel ends the upstream
 // call and must be called once the answer is done with.
 func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, context.CancelFunc, bool) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(orBackground(r.Context)))
+	base := context.Background()
+	if r.Method == http.MethodGet {
+		base = g.longLived
+	}
+	ctx, cancel := context.WithCancel(base)
 	var body *clientBody
 	n := int64(-1)
 	if r.Body != nil && r.Method == http.MethodPost {

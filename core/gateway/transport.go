@@ -18,8 +18,9 @@ type Request struct {
 	ContentLength int64
 	// Principal is the authenticated caller ("" on an open endpoint).
 	Principal string
-	// Context carries values (a request id) to the upstream call; the call
-	// ends with its response body, not with this context.
+	// Context carries values (a request id) to what the gateway records
+	// for the request; the upstream call ends with its answer, or with the
+	// client gone, not with this context.
 	Context context.Context
 }
 
