@@ -136,9 +136,8 @@ func overBounds() *upstreamError {
 
 // addStream returns msg, the JSON-RPC message b, with resources.stream
 // added to its result's capabilities when b is the response to id
-// (found), the upstream declares resources and not resources.stream, and
-// the gateway can serve it; otherwise b as it is. It records what the
-// upstream offers.
+// (found) and the upstream declares resources but not resources.stream;
+// otherwise b as it is. It records what the upstream offers.
 func (g *Gateway) addStream(b []byte, id json.RawMessage) (out []byte, found bool, ue *upstreamError) {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(b, &msg) != nil {
@@ -161,9 +160,6 @@ func (g *Gateway) addStream(b []byte, id json.RawMessage) (out []byte, found boo
 		return b, true, nil
 	}
 	g.streams.Store(streamsNotOffered)
-	if g.opts.Decoder == nil {
-		return b, true, nil
-	}
 	res["stream"] = json.RawMessage("true")
 	caps["resources"] = mustMarshal(res)
 	result["capabilities"] = mustMarshal(caps)

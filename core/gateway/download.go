@@ -36,10 +36,6 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 	if !ok {
 		return
 	}
-	if g.opts.Decoder == nil {
-		apiError(w, http.StatusNotFound, "not_found", "this gateway serves no resources/stream of its own")
-		return
-	}
 	if c.SingleUse {
 		if err := g.opts.Redeem(orBackground(r.Context), c); err != nil {
 			apiError(w, http.StatusNotFound, "not_found", "this single-use link was already used")
@@ -180,6 +176,9 @@ func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Respon
 	}()
 	first := make([]byte, 32<<10)
 	n, err := pr.Read(first)
+	for n == 0 && err == nil { // an empty write
+		n, err = pr.Read(first)
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		pr.CloseWithError(err)
 		cancel()

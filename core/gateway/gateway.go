@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -90,8 +91,8 @@ type Options struct {
 	// one already redeemed. Required with SingleUse.
 	Redeem func(ctx context.Context, c token.Claims) error
 	// Decoder turns the upstream's resources/read answer into raw bytes
-	// for a downloadUrl. nil: the gateway answers no resources/stream of
-	// its own and relays every one to the upstream.
+	// for a downloadUrl. Default: package blobdecode's, with the SIMD
+	// codec (BlobDecoder).
 	Decoder Decoder
 	// Client, when set, is the HTTP client toward the upstream (tests);
 	// its Timeout must be zero (streams are long).
@@ -101,6 +102,22 @@ type Options struct {
 	// Metrics receives the upstream's latency and errors and the bytes
 	// relayed; nil: none.
 	Metrics Metrics
+}
+
+// BlobDecoder is the default Decoder: package blobdecode's streaming
+// decoder, the content's mimeType reported just before its first byte when
+// the upstream sends it first. The upstream's JSON-RPC error comes back as
+// a *ReadError.
+func BlobDecoder(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) error {
+	_, err := blobdecode.Decode(body, contentType, id, w, blobdecode.Options{Begin: func(h blobdecode.Header) error {
+		mimeType(h.MimeType)
+		return nil
+	}})
+	var rpc *blobdecode.RPCError
+	if errors.As(err, &rpc) {
+		return &ReadError{Code: int(rpc.Code), Message: rpc.Message}
+	}
+	return err
 }
 
 // A Decoder reads an upstream's answer to the resources/read request with
@@ -155,8 +172,8 @@ func New(opts Options) (*Gateway, error) {
 		return nil, errors.New("gateway: Options.SingleUse needs Options.Redeem")
 	}
 	defaults(&opts)
-	if opts.Decoder != nil && opts.PublicURL == "" {
-		return nil, errors.New("gateway: Options.PublicURL is required with a Decoder (the base of downloadUrls)")
+	if opts.PublicURL == "" {
+		return nil, errors.New("gateway: Options.PublicURL is required (the base of downloadUrls)")
 	}
 	g := &Gateway{opts: opts, upstream: u, client: opts.Client, log: opts.Logger, metrics: opts.Metrics}
 	g.longLived, g.closeAll = context.WithCancel(context.Background())
@@ -189,6 +206,9 @@ func settlePrincipal(o *Options) error {
 }
 
 func defaults(o *Options) {
+	if o.Decoder == nil {
+		o.Decoder = BlobDecoder
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

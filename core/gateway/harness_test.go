@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +41,9 @@ func (n *netHTTPWriter) finish() {
 	}
 	n.w.WriteHeader(n.status)
 	if n.stream != nil {
-		_ = n.stream(flushWriter{n.w})
+		if err := n.stream(flushWriter{n.w}); err != nil {
+			panic(http.ErrAbortHandler) // net/http's way to cut a response
+		}
 		return
 	}
 	_, _ = n.w.Write(n.body)
@@ -80,12 +80,12 @@ func serveGateway(t *testing.T, g *Gateway) *httptest.Server {
 	return srv
 }
 
-// newGateway returns a gateway in front of upstream with the test
-// decoder, a signed principal header and an upstream token.
+// newGateway returns a gateway in front of upstream with a signed
+// principal header and an upstream token.
 func newGateway(t *testing.T, upstream string, mod func(*Options)) *Gateway {
 	t.Helper()
 	o := Options{Upstream: upstream, Keyring: token.NewRandomKeyring(), Token: "upstream-secret",
-		PrincipalKey: bytes.Repeat([]byte{1}, 32), PublicURL: "http://gateway.test", Decoder: testDecoder,
+		PrincipalKey: bytes.Repeat([]byte{1}, 32), PublicURL: "http://gateway.test",
 		Timeout: 5 * time.Second}
 	if mod != nil {
 		mod(&o)
@@ -95,53 +95,6 @@ func newGateway(t *testing.T, upstream string, mod func(*Options)) *Gateway {
 		t.Fatal(err)
 	}
 	return g
-}
-
-// testDecoder is a Decoder for the tests of this package only: it reads
-// the whole JSON answer. The gateway's real decoder streams.
-func testDecoder(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) error {
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return err
-	}
-	if strings.HasPrefix(contentType, "text/event-stream") {
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if d, ok := strings.CutPrefix(line, "data: "); ok {
-				b = []byte(d)
-			}
-		}
-	}
-	var m struct {
-		Result *struct {
-			Contents []struct {
-				MimeType string  `json:"mimeType"`
-				Blob     *string `json:"blob"`
-				Text     *string `json:"text"`
-			} `json:"contents"`
-		} `json:"result"`
-		Error *ReadError `json:"error"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	if m.Error != nil {
-		return m.Error
-	}
-	if m.Result == nil || len(m.Result.Contents) == 0 {
-		return errors.New("no contents")
-	}
-	c := m.Result.Contents[0]
-	mimeType(c.MimeType)
-	if c.Text != nil {
-		_, err = io.WriteString(w, *c.Text)
-		return err
-	}
-	raw, err := base64.StdEncoding.DecodeString(*c.Blob)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(raw)
-	return err
 }
 
 // post sends body to url's /mcp with hdr and returns the answer whole.

@@ -27,9 +27,9 @@ func endless(w io.Writer, chunk []byte, n int64) {
 }
 
 // attackSize is how much a hostile upstream sends: 256 MiB, 32 MiB under
-// -short.
+// -short or -race.
 func attackSize() int64 {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return 32 << 20
 	}
 	return 256 << 20

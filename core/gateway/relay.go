@@ -72,7 +72,7 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 		g.capability(r, w, c)
 		return
 	case methodStream:
-		if g.opts.Decoder != nil && g.streams.Load() != streamsOffered {
+		if g.streams.Load() != streamsOffered {
 			g.ownStream(r, w, c)
 			return
 		}

@@ -212,6 +212,7 @@ func TestUpstreamFailures(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close()
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server notices the client leave
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
