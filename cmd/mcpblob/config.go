@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
@@ -169,6 +170,18 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 		c.PublicURL = "http://" + c.Listen
 	}
 	return c, c.Validate()
+}
+
+// gatewayFlags adds the gateway's flags (docs/gateway.md; in this file,
+// where deploy/validate reads the flags). Its secrets come from the
+// environment only: MCPBLOB_UPSTREAM_TOKEN and
+// MCPBLOB_UPSTREAM_PRINCIPAL_KEY.
+func gatewayFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Upstream, "upstream", "", "URL of an MCP server (Streamable HTTP) to put the gateway in front of: /mcp is relayed to it (token in MCPBLOB_UPSTREAM_TOKEN)")
+	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", gateway.DefaultTimeout, "wait for the upstream's response headers before answering 504")
+	fs.StringVar(&c.UpstreamPrincipal, "upstream-principal", "", "principal header toward the upstream: signed (key in MCPBLOB_UPSTREAM_PRINCIPAL_KEY; the default with a key), plain (trusted network only) or off (the default without a key)")
+	fs.DurationVar(&c.UpstreamStreamTTL, "upstream-stream-ttl", gateway.DefaultStreamTTL, "lifetime of the gateway's own resources/stream downloadUrls")
+	fs.BoolVar(&c.UpstreamSingleUse, "upstream-single-use", false, "each of the gateway's downloadUrls serves one response")
 }
 
 // Validate checks values that flag parsing cannot.

@@ -121,7 +121,10 @@ func credentialRefused(resp *http.Response) *upstreamError {
 // classify names the failure of a call that got no response.
 func classify(err error) *upstreamError {
 	var ne net.Error
+	var op *net.OpError
 	switch {
+	case errors.As(err, &op) && op.Op == "dial":
+		return &upstreamError{kind: kindUnreachable, status: http.StatusBadGateway, msg: "the upstream is unreachable"}
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return &upstreamError{kind: kindTimeout, status: http.StatusGatewayTimeout, msg: "the upstream did not answer in time"}
 	case strings.Contains(err.Error(), "response headers exceeded"):
