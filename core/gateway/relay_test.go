@@ -143,14 +143,25 @@ func TestSSEFlushedPerEvent(t *testing.T) {
 	defer close(release)
 	gw := serveGateway(t, newGateway(t, up.URL, nil))
 	req, _ := http.NewRequest(http.MethodPost, gw.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	line := make([]byte, 16)
-	if _, err := io.ReadFull(resp.Body, line); err != nil || string(line) != `data: {"jsonrpc"` {
-		t.Fatalf("first event not relayed before the stream ended: %q, %v", line, err)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		line := make([]byte, 16)
+		n, _ := io.ReadFull(resp.Body, line)
+		got <- string(line[:n])
+	}()
+	select {
+	case line := <-got:
+		if line != `data: {"jsonrpc"` {
+			t.Fatalf("first event: %q", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first event was not relayed while the upstream held the stream open")
 	}
 }
 
@@ -270,3 +281,20 @@ func TestPassesMCPErrorsThrough(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// TestForgedPrincipalDropped: with no principal header of its own
+// (PrincipalOff), the gateway still never passes one a client made up.
+func TestForgedPrincipalDropped(t *testing.T) {
+	var got seen
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.record(r)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer up.Close()
+	gw := serveGateway(t, newGateway(t, up.URL, func(o *Options) { o.PrincipalKey, o.PrincipalMode = nil, PrincipalOff }))
+	post(t, gw.URL, map[string]string{principal.Header: "admin"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if v := got.get().header.Get(principal.Header); v != "" {
+		t.Errorf("the upstream got the client's %s: %q", principal.Header, v)
+	}
+}
