@@ -31,6 +31,12 @@ func capsUpstream(t *testing.T, caps string, sse bool) *httptest.Server {
 			msg = `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":` + caps + `}}`
 		}
 		w.Header().Set("Mcp-Session-Id", "s1")
+		if r.Header.Get("Accept-Encoding") == "br" {
+			w.Header().Set("Content-Encoding", "br") // a test upstream that would compress
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "\x0b compressed, not JSON")
+			return
+		}
 		if sse {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "id: p1\ndata: \n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}}\n\nid: e2\nevent: message\ndata: "+msg+"\n\n")
@@ -72,7 +78,7 @@ func TestCapabilityAdded(t *testing.T) {
 		g := newGateway(t, up.URL, nil)
 		gw := serveGateway(t, g)
 		for _, body := range []string{initLegacy, discover} {
-			resp, b := post(t, gw.URL, nil, body)
+			resp, b := post(t, gw.URL, map[string]string{"Accept-Encoding": "br"}, body)
 			res, _ := capsOf(t, b)["resources"].(map[string]any)
 			if resp.StatusCode != 200 || res["stream"] != true || res["subscribe"] != true || resp.Header.Get("Mcp-Session-Id") != "s1" {
 				t.Errorf("sse=%v: %d %s: want resources.stream added beside subscribe", sse, resp.StatusCode, b)

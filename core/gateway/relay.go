@@ -159,7 +159,11 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	if body != nil {
 		in = body
 	}
-	resp, ue := g.do(g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal))
+	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
+	if c.method == methodInitialize || c.method == methodDiscover {
+		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
+	}
+	resp, ue := g.do(req)
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
 	}
