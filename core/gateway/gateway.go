@@ -27,6 +27,7 @@ const (
 	DefaultPeekBytes              = 16 << 10
 	DefaultStreamTTL              = 5 * time.Minute
 	DefaultPrincipalTTL           = 5 * time.Minute
+	DefaultKeepAlive              = 15 * time.Second
 )
 
 // Principal header modes of [Options].PrincipalMode.
@@ -63,6 +64,10 @@ type Options struct {
 	// Timeout bounds the wait for the upstream's response headers (504
 	// beyond); a body, once it flows, has no overall bound. Default 120s.
 	Timeout time.Duration
+	// KeepAlive is how long a relayed SSE answer may be silent between two
+	// events before the gateway writes a comment line to the client (which
+	// also finds a client gone). Default 15s.
+	KeepAlive time.Duration
 	// DialTimeout bounds connecting to the upstream (502 beyond). Default 10s.
 	DialTimeout time.Duration
 	// MaxResponseHeaderBytes bounds the upstream's response headers.
@@ -215,6 +220,7 @@ func defaults(o *Options) {
 	o.PrincipalTTL = positive(o.PrincipalTTL, DefaultPrincipalTTL)
 	o.Timeout = positive(o.Timeout, DefaultTimeout)
 	o.DialTimeout = positive(o.DialTimeout, DefaultDialTimeout)
+	o.KeepAlive = positive(o.KeepAlive, DefaultKeepAlive)
 	o.MaxResponseHeaderBytes = positive(o.MaxResponseHeaderBytes, DefaultMaxResponseHeaderBytes)
 	o.MaxRewriteBytes = positive(o.MaxRewriteBytes, DefaultMaxRewriteBytes)
 	o.MaxSmallBody = positive(o.MaxSmallBody, DefaultMaxSmallBody)

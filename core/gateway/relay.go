@@ -213,7 +213,8 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 
 // relayResponse sends the upstream's status, headers and body as they
 // arrive: JSON with its length, SSE flushed at every read (each event as
-// soon as it is whole on the wire).
+// soon as it is whole on the wire) with keep-alive comments while the
+// upstream is silent (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
 	setHeaders(w, resp)
 	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
@@ -222,11 +223,13 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	flush := mt == "text/event-stream"
 	w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
-		return g.copyBody(sw, resp.Body, nil, flush)
+		if mt == "text/event-stream" {
+			return g.copySSE(sw, resp.Body)
+		}
+		return g.copyBody(sw, resp.Body, nil, false)
 	})
 }
 
@@ -262,13 +265,8 @@ func (g *Gateway) copyBody(w StreamWriter, body io.Reader, prefix []byte, flush 
 				}
 			}
 		}
-		switch {
-		case rerr == io.EOF:
-			return nil
-		case rerr != nil:
-			g.metrics.Upstream(kindBroken, 0)
-			g.log.Warn("gateway: upstream answer broke off", "kind", kindBroken, "upstream", g.Upstream())
-			return errors.New("gateway: the upstream's answer broke off")
+		if rerr != nil {
+			return g.readEnd(rerr)
 		}
 	}
 }

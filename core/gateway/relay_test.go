@@ -298,3 +298,37 @@ func TestForgedPrincipalDropped(t *testing.T) {
 		t.Errorf("the upstream got the client's %s: %q", principal.Header, v)
 	}
 }
+
+// TestSilentUpstreamClientGone: while the upstream is silent between
+// events the client gets keep-alive comments, and a client that left is
+// found by them: its upstream call ends although the upstream sends
+// nothing more.
+func TestSilentUpstreamClientGone(t *testing.T) {
+	ended := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(ended)
+	}))
+	defer up.Close()
+	gw := serveGateway(t, newGateway(t, up.URL, func(o *Options) { o.KeepAlive = 20 * time.Millisecond }))
+	req, _ := http.NewRequest(http.MethodGet, gw.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n: keep-alive\n\n"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(resp.Body, got); err != nil || string(got) != want {
+		t.Fatalf("got %q, %v; want the event, then a keep-alive comment", got, err)
+	}
+	resp.Body.Close()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream call outlived the client")
+	}
+}
