@@ -312,7 +312,7 @@ func TestSilentUpstreamClientGone(t *testing.T) {
 		<-r.Context().Done()
 		close(ended)
 	}))
-	defer up.Close()
+	defer func() { up.CloseClientConnections(); up.Close() }() // a failed test must not wait for the call
 	gw := serveGateway(t, newGateway(t, up.URL, func(o *Options) { o.KeepAlive = 20 * time.Millisecond }))
 	req, _ := http.NewRequest(http.MethodGet, gw.URL+"/mcp", nil)
 	req.Header.Set("Accept", "text/event-stream")
