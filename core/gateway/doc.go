@@ -13,7 +13,10 @@
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
 // unchanged, so gateway nodes scale behind a load balancer like the
 // upstream itself. Bytes the gateway does not change arrive byte for
-// byte. A client that goes away ends the upstream call (its context).
+// byte; while an SSE answer is silent between events for
+// Options.KeepAlive, the gateway adds a comment line (keepalive.go). A
+// client that goes away ends the upstream call (its context) at the next
+// write that fails, so within KeepAlive.
 //
 // What the gateway reads: the JSON-RPC method of a POST, from Mcp-Method
 // when the era sends it, else from a bounded look at the body's top-level
