@@ -1,11 +1,11 @@
 package blobdecode
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
+	"slices"
 	"strconv"
 
 	"github.com/mcpblob/mcpblob/core/codec"
@@ -56,7 +56,8 @@ type Options struct {
 	// mimeType, jsonrpc, method (16 KiB when 0). An error message is cut
 	// there instead.
 	MaxStringBytes int
-	// MaxLineBytes bounds each SSE line but data lines (16 KiB when 0).
+	// MaxLineBytes bounds each SSE line but data lines (16 KiB when 0,
+	// 60 KiB at most: a line is held whole in the SSE reader's buffer).
 	MaxLineBytes int
 	// MaxOtherBytes bounds the body's bytes outside the content string:
 	// notifications and requests before the answer, other members, other
@@ -75,6 +76,7 @@ const (
 	defaultMaxString = 16 << 10
 	defaultMaxLine   = 16 << 10
 	defaultMaxOther  = 64 << 20
+	maxLine          = bufSize - 4<<10
 )
 
 // Decode reads body, the upstream's answer to a resources/read request
@@ -112,6 +114,7 @@ func withDefaults(o Options) Options {
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = defaultMaxLine
 	}
+	o.MaxLineBytes = min(o.MaxLineBytes, maxLine)
 	if o.MaxOtherBytes <= 0 {
 		o.MaxOtherBytes = defaultMaxOther
 	}
@@ -131,6 +134,7 @@ type decoder struct {
 // fromJSON reads an application/json body: one message, our answer.
 func (d *decoder) fromJSON(src io.Reader) error {
 	r := newReader(src, ErrTruncated, d.cnt)
+	defer r.release()
 	c, err := r.skipWS()
 	switch {
 	case err != nil && r.err == io.EOF:
@@ -157,7 +161,9 @@ func (d *decoder) fromJSON(src io.Reader) error {
 // answers, which must end (its blank line) for the answer to count.
 func (d *decoder) fromSSE(src io.Reader) error {
 	s := newSSEReader(src, d.opts.MaxLineBytes)
+	defer s.release()
 	r := newReader(nil, formatf("an SSE event's data ends inside its JSON"), d.cnt)
+	defer r.release()
 	for {
 		switch err := s.next(); {
 		case err == io.EOF:
@@ -203,7 +209,7 @@ func (d *decoder) message(r *reader) (answer bool, err error) {
 
 // msgState is what the members of a message said so far.
 type msgState struct {
-	seen      map[string]bool // top-level members the protocol reads
+	seen      [len(topMembers)]bool // the top-level members the protocol reads
 	method    bool
 	idGiven   bool
 	idMatches bool
@@ -213,27 +219,29 @@ type msgState struct {
 	contents  bool // result.contents held an entry
 }
 
+// topMembers are the members of a message the protocol reads, each at
+// most once.
+var topMembers = [...]string{"jsonrpc", "id", "method", "result", "error"}
+
+const resultMember, errorMember = 3, 4
+
 // member reads the message member key.
 func (d *decoder) member(r *reader, m *msgState, key string) error {
-	switch key {
-	case "jsonrpc", "id", "method", "result", "error":
-		if m.seen[key] {
-			return formatf("member %q is given twice", key)
-		}
-		if m.seen == nil {
-			m.seen = map[string]bool{}
-		}
-		m.seen[key] = true
-	default:
+	i := slices.Index(topMembers[:], key)
+	switch {
+	case i < 0:
 		return r.skip(1)
+	case m.seen[i]:
+		return formatf("member %q is given twice", key)
 	}
+	m.seen[i] = true
 	switch key {
 	case "jsonrpc":
 		return d.jsonrpc(r, m)
 	case "id":
 		return d.id(r, m)
 	case "method":
-		if m.seen["result"] || m.seen["error"] {
+		if m.seen[resultMember] || m.seen[errorMember] {
 			return formatf("a message with method and a result or error")
 		}
 		m.method = true
@@ -242,7 +250,7 @@ func (d *decoder) member(r *reader, m *msgState, key string) error {
 	if m.method {
 		return r.skip(1) // a request's own members
 	}
-	if m.seen["result"] && m.seen["error"] {
+	if m.seen[resultMember] && m.seen[errorMember] {
 		return formatf("an answer with both result and error")
 	}
 	if key == "error" {
@@ -277,7 +285,7 @@ func (d *decoder) verdict(m *msgState) error {
 		return &IDError{Got: "null"}
 	case !m.idMatches:
 		return &IDError{Got: m.gotID}
-	case !m.seen["result"]:
+	case !m.seen[resultMember]:
 		return formatf("an answer with neither result nor error")
 	case !m.contents:
 		return ErrNoContent
@@ -322,8 +330,11 @@ func (d *decoder) content(r *reader) error {
 		default:
 			return r.skip(4)
 		}
-		if *given {
-			return formatf("the content has %q after another blob, text or %q", key, key)
+		switch {
+		case *given && given == &body:
+			return formatf("the content has more than one blob or text")
+		case *given:
+			return formatf("member %q of the content is given twice", key)
 		}
 		*given = true
 		switch key {
@@ -383,12 +394,8 @@ func (d *decoder) payload(r *reader, kind Kind) error {
 		return u.Flush()
 	}
 	_, err := codec.NewDecoder(codec.StdEncoding, sr).(io.WriterTo).WriteTo(d.out)
-	var corrupt base64.CorruptInputError
-	switch {
-	case errors.As(err, &corrupt):
-		return &CorruptError{Offset: int64(corrupt)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &CorruptError{Offset: -1}
+	if bad := corruptError(err); bad != nil {
+		return bad
 	}
 	return err
 }

@@ -270,16 +270,25 @@ func TestLimits(t *testing.T) {
 	if err != nil || string(got) != "x" {
 		t.Fatalf("within the default bound: %q, %v", got, err)
 	}
+	// A line bound beyond the SSE buffer is capped, not a stalled read.
+	long := ": " + strings.Repeat("c", 100<<10) + "\n\n" + sseEvent(answer(`"blob":"eA=="`))
+	_, _, _, err = decodeAll(t, long, sseType, readers["whole"], Options{MaxLineBytes: 1 << 20})
+	if !errors.As(err, &limit) || limit.What != "SSE line" || limit.Limit != maxLine {
+		t.Fatalf("a line over the capped bound: %v", err)
+	}
 }
 
 // TestLongErrorMessageCut: an upstream error's long message is cut, not
-// refused.
+// refused, and its error text is cut shorter still.
 func TestLongErrorMessageCut(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"` + strings.Repeat("m", 100<<10) + `"}}`
 	_, _, _, err := decodeAll(t, body, jsonType, readers["whole"], Options{})
 	var rpc *RPCError
 	if !errors.As(err, &rpc) || rpc.Code != -32603 || len(rpc.Message) != defaultMaxString {
-		t.Fatalf("error %v", err)
+		t.Fatalf("error %T", err)
+	}
+	if len(err.Error()) > 300 {
+		t.Fatalf("the error's text is %d bytes: a log line gets all of it", len(err.Error()))
 	}
 }
 

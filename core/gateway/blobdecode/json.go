@@ -3,6 +3,7 @@ package blobdecode
 import (
 	"encoding/json"
 	"io"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -23,6 +24,7 @@ const (
 type reader struct {
 	src    io.Reader
 	buf    []byte
+	pooled *[]byte // buf, from bufs
 	lo, hi int
 	err    error // sticky: the read error, io.EOF at the end
 	endErr error // what an end inside a value means
@@ -30,15 +32,42 @@ type reader struct {
 	// inPayload counts the bytes the string reader consumes as content.
 	inPayload bool
 	scratch   []byte // the small string being held
+	// tee, when set, receives every byte consumed, buf[mark:lo] being
+	// those not yet passed on (Rewrite copies a message through it).
+	tee    io.Writer
+	mark   int
+	teeErr error // tee's first error
+	// sr reads the string being read: strings are read one at a time, to
+	// their end, so one serves them all.
+	sr strReader
 }
 
 func newReader(src io.Reader, endErr error, cnt *counter) *reader {
-	return &reader{src: src, buf: make([]byte, bufSize), endErr: endErr, cnt: cnt}
+	pooled := getBuf()
+	return &reader{src: src, buf: *pooled, pooled: pooled, endErr: endErr, cnt: cnt}
+}
+
+// release gives the buffer back; r must not be used after.
+func (r *reader) release() {
+	putBuf(r.pooled)
+	r.buf, r.pooled = nil, nil
+}
+
+// bufs are the readers' buffers, pooled: a message of a few hundred bytes
+// would otherwise cost a 64 KiB allocation.
+var bufs = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+func getBuf() *[]byte { return bufs.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if b != nil {
+		bufs.Put(b)
+	}
 }
 
 // reset starts reading src (the next SSE event's data), keeping buf.
 func (r *reader) reset(src io.Reader) {
-	r.src, r.lo, r.hi, r.err = src, 0, 0, nil
+	r.src, r.lo, r.hi, r.mark, r.err = src, 0, 0, 0, nil
 }
 
 // fill reads more bytes, keeping buf[lo:hi]; false when none came.
@@ -46,9 +75,13 @@ func (r *reader) fill() bool {
 	if r.err != nil {
 		return false
 	}
+	if r.flushTee(); r.teeErr != nil {
+		r.err = r.teeErr // the copy failed: stop reading
+		return false
+	}
 	if r.lo > 0 {
 		r.hi = copy(r.buf, r.buf[r.lo:r.hi])
-		r.lo = 0
+		r.lo, r.mark = 0, 0
 	}
 	for range 100 {
 		n, err := r.src.Read(r.buf[r.hi:])
@@ -62,6 +95,21 @@ func (r *reader) fill() bool {
 	}
 	r.err = io.ErrNoProgress
 	return false
+}
+
+// flushTee passes the bytes consumed since the last flush to tee.
+func (r *reader) flushTee() {
+	if r.tee != nil && r.lo > r.mark && r.teeErr == nil {
+		_, r.teeErr = r.tee.Write(r.buf[r.mark:r.lo])
+	}
+	r.mark = r.lo
+}
+
+// setTee sends the bytes consumed so far to the current tee, and those
+// consumed from now on to w.
+func (r *reader) setTee(w io.Writer) {
+	r.flushTee()
+	r.tee = w
 }
 
 // need makes n bytes available; false at the end of input.
@@ -221,9 +269,7 @@ func (r *reader) skip(depth int) error {
 		return r.array(func(int) error { return r.skip(depth + 1) })
 	case '"':
 		r.lo++
-		sr := r.str()
-		_, err := io.Copy(io.Discard, sr)
-		return err
+		return r.str().discard()
 	}
 	_, err = r.literal()
 	return err
@@ -280,7 +326,7 @@ func (r *reader) smallString(max int, cut bool) (string, error) {
 				return "", &LimitError{What: "string", Limit: int64(max)}
 			}
 			r.scratch = append(r.scratch, chunk[:room]...)
-			if _, err := io.Copy(io.Discard, sr); err != nil {
+			if err := sr.discard(); err != nil {
 				return "", err
 			}
 			break
@@ -293,8 +339,23 @@ func (r *reader) smallString(max int, cut bool) (string, error) {
 			return "", err
 		}
 	}
+	if s, ok := interned[string(r.scratch)]; ok {
+		return s, nil // no allocation for the names every message has
+	}
 	return validString(r.scratch), nil
 }
+
+// interned are the strings most messages hold: the names the protocol
+// reads and a few common ones.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{"jsonrpc", "2.0", "id", "method", "params", "result", "error", "code", "message",
+		"data", "_meta", "contents", "content", "uri", "mimeType", "blob", "text", "type", "resource",
+		"progressToken", "progress", "total", "level", "logger", "notifications/progress", "notifications/message"} {
+		m[s] = s
+	}
+	return m
+}()
 
 // validString is b as encoding/json decodes it: each invalid UTF-8 byte
 // becomes U+FFFD.
@@ -310,7 +371,10 @@ func validString(b []byte) string {
 }
 
 // str returns a reader of the string whose opening quote was consumed.
-func (r *reader) str() *strReader { return &strReader{r: r} }
+func (r *reader) str() *strReader {
+	r.sr = strReader{r: r}
+	return &r.sr
+}
 
 // strReader yields the unescaped bytes of a JSON string, and io.EOF after
 // its closing quote.
@@ -348,6 +412,33 @@ func (s *strReader) Read(p []byte) (int, error) {
 		return 0, s.err
 	}
 	return 0, io.EOF
+}
+
+// discard reads the rest of the string and drops it, with no copy.
+func (s *strReader) discard() error {
+	r := s.r
+	for !s.done && s.err == nil {
+		if r.lo == r.hi && !r.fill() {
+			return r.readErr()
+		}
+		i := asm.IndexJSONSpecial(r.buf[r.lo:r.hi])
+		if i < 0 {
+			r.advance(r.hi - r.lo)
+			continue
+		}
+		r.advance(i)
+		switch r.buf[r.lo] {
+		case '"':
+			r.advance(1)
+			s.done = true
+		case '\\':
+			s.err = s.escape()
+		default:
+			s.err = formatf("a control character in a string")
+		}
+	}
+	s.ip = s.np
+	return s.err
 }
 
 // step copies plain bytes up to the next quote, backslash or control byte

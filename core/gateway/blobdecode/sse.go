@@ -46,6 +46,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 type sseReader struct {
 	src     io.Reader
 	buf     []byte
+	pooled  *[]byte // buf, from bufs
 	lo, hi  int
 	err     error // sticky: the read error, io.EOF at the end
 	maxLine int
@@ -58,7 +59,14 @@ type sseReader struct {
 }
 
 func newSSEReader(src io.Reader, maxLine int) *sseReader {
-	return &sseReader{src: src, buf: make([]byte, bufSize), maxLine: maxLine}
+	pooled := getBuf()
+	return &sseReader{src: src, buf: *pooled, pooled: pooled, maxLine: maxLine}
+}
+
+// release gives the buffer back; s must not be used after.
+func (s *sseReader) release() {
+	putBuf(s.pooled)
+	s.buf, s.pooled = nil, nil
 }
 
 // fill reads more bytes, keeping buf[lo:hi]; false when none came.
