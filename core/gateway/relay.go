@@ -45,13 +45,14 @@ type call struct {
 	whole  bool            // head is the whole body
 }
 
-// post finds the JSON-RPC method of a POST (the Mcp-Method header, else a
-// bounded look at the body), reads the body whole for the few methods the
-// gateway acts on, and relays the rest untouched.
+// post finds the JSON-RPC method and id of a POST (a bounded look at the
+// body; the Mcp-Method header when the body's start does not name it),
+// reads the body whole for the few methods the gateway acts on, and
+// relays the rest untouched.
 func (g *Gateway) post(r *Request, w ResponseWriter) {
 	c := call{}
 	c.method, _ = headers.Decode(r.Header.Get(headers.Method))
-	if r.Body != nil && (c.method == "" || actsOn(c.method)) {
+	if r.Body != nil { // a bounded look, for the method (when no header names it) and the id of error answers
 		var err error
 		if c.head, c.whole, err = g.peek(r.Body, r.ContentLength); err != nil {
 			return // the transport answers a body that failed (rate rule, size)

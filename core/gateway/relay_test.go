@@ -254,7 +254,7 @@ func TestUpstreamFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			gw := serveGateway(t, newGateway(t, c.url, func(o *Options) { o.Timeout = 300 * time.Millisecond }))
-			resp, b := post(t, gw.URL, nil, `{"jsonrpc":"2.0","id":42,"method":"tools/list"}`)
+			resp, b := post(t, gw.URL, map[string]string{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":42,"method":"tools/list"}`)
 			code, msg, kind := rpcErr(t, b)
 			if resp.StatusCode != c.status || code != -32603 || kind != c.kind || !strings.Contains(string(b), `"id":42`) {
 				t.Errorf("got %d %s (code %d, kind %q), want %d kind %q", resp.StatusCode, b, code, kind, c.status, c.kind)
