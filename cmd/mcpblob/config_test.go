@@ -145,3 +145,33 @@ func TestLoadConfigAdmin(t *testing.T) {
 		}
 	}
 }
+
+func TestGatewayConfig(t *testing.T) {
+	env := map[string]string{"MCPBLOB_UPSTREAM": "http://127.0.0.1:3000/mcp", "MCPBLOB_UPSTREAM_TOKEN": "tok",
+		"MCPBLOB_UPSTREAM_PRINCIPAL_KEY": strings.Repeat("k", 32)}
+	c, err := loadConfig([]string{"--upstream-single-use"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := gatewayOptions(c)
+	if o.Upstream != env["MCPBLOB_UPSTREAM"] || o.Token != "tok" || len(o.PrincipalKey) != 32 || !o.SingleUse {
+		t.Errorf("gateway options %+v", o)
+	}
+	for _, bad := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{[]string{"--upstream", "ftp://x"}, nil},
+		{[]string{"--upstream", "http://u:p@x/mcp"}, nil},
+		{[]string{"--upstream-principal", "signed", "--upstream", "http://x/mcp"}, nil},
+		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCPBLOB_UPSTREAM_PRINCIPAL_KEY": "short"}},
+		{nil, map[string]string{"MCPBLOB_UPSTREAM_TOKEN": "tok"}},
+	} {
+		_, err := loadConfig(bad.args, func(k string) string { return bad.env[k] }, io.Discard)
+		if err == nil {
+			t.Errorf("%v %v: accepted", bad.args, bad.env)
+		} else if strings.Contains(err.Error(), "tok") && bad.env["MCPBLOB_UPSTREAM_TOKEN"] != "" || strings.Contains(err.Error(), "u:p") {
+			t.Errorf("the error shows a secret: %v", err)
+		}
+	}
+}

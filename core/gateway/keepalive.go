@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"time"
+)
+
+// keepAliveComment goes to the client while an SSE upstream is silent.
+var keepAliveComment = []byte(": keep-alive\n\n")
+
+// copySSE relays an SSE answer like copyBody, each read flushed, and
+// while the upstream is silent for KeepAlive between two events writes a
+// comment line to the client: a client that left is noticed there (the
+// write fails), and its upstream call ends, however long the upstream
+// stays silent. The upstream is read on a goroutine of its own, through
+// two pooled buffers, so the wait can be timed; it ends with the body,
+// which the caller closes.
+func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
+	type chunk struct {
+		buf *[]byte
+		n   int
+		err error
+	}
+	reads, free, stop := make(chan chunk), make(chan *[]byte, 2), make(chan struct{})
+	defer close(stop)
+	free <- copyBuffers.Get().(*[]byte) // not put back: the reader may still hold one when this returns
+	free <- copyBuffers.Get().(*[]byte)
+	go func() {
+		for {
+			var bp *[]byte
+			select {
+			case bp = <-free:
+			case <-stop:
+				return
+			}
+			n, err := body.Read(*bp)
+			select {
+			case reads <- chunk{bp, n, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	tick := time.NewTicker(g.opts.KeepAlive)
+	defer tick.Stop()
+	var tail []byte // the last bytes relayed: is the stream between events?
+	last := time.Now()
+	for {
+		select {
+		case c := <-reads:
+			if err := g.relayChunk(w, (*c.buf)[:c.n]); err != nil {
+				return err
+			}
+			tail = appendTail(tail, (*c.buf)[:c.n])
+			last = time.Now()
+			free <- c.buf
+			if c.err != nil {
+				return g.readEnd(c.err)
+			}
+		case now := <-tick.C:
+			if now.Sub(last) < g.opts.KeepAlive || !betweenEvents(tail) {
+				continue
+			}
+			if _, err := w.Write(keepAliveComment); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// relayChunk writes p to the client and flushes it.
+func (g *Gateway) relayChunk(w StreamWriter, p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	if _, err := w.Write(p); err != nil {
+		return err // the client went away: the caller's cancel ends the upstream call
+	}
+	g.metrics.Relayed("to_client", int64(len(p)))
+	return w.Flush()
+}
+
+// readEnd is the end of a relayed answer: nil at its end, else the
+// upstream broke off (logged once; the transport cuts the response).
+func (g *Gateway) readEnd(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	g.metrics.Upstream(kindBroken, 0)
+	g.log.Warn("gateway: upstream answer broke off", "kind", kindBroken, "upstream", g.Upstream())
+	return errors.New("gateway: the upstream's answer broke off")
+}
+
+// appendTail keeps the last 4 bytes of tail followed by p.
+func appendTail(tail, p []byte) []byte {
+	if len(p) >= 4 {
+		return append(tail[:0], p[len(p)-4:]...)
+	}
+	tail = append(tail, p...)
+	return tail[max(len(tail)-4, 0):]
+}
+
+// betweenEvents reports whether a stream whose last bytes are tail stands
+// between two events (at its start, or after a blank line).
+func betweenEvents(tail []byte) bool {
+	return len(tail) == 0 || bytes.HasSuffix(tail, []byte("\n\n")) || bytes.HasSuffix(tail, []byte("\r\r"))
+}
