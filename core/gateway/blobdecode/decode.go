@@ -1,7 +1,6 @@
 package blobdecode
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -56,7 +55,8 @@ type Options struct {
 	// mimeType, jsonrpc, method (16 KiB when 0). An error message is cut
 	// there instead.
 	MaxStringBytes int
-	// MaxLineBytes bounds each SSE line but data lines (16 KiB when 0).
+	// MaxLineBytes bounds each SSE line but data lines (16 KiB when 0,
+	// 60 KiB at most: a line is held whole in the SSE reader's buffer).
 	MaxLineBytes int
 	// MaxOtherBytes bounds the body's bytes outside the content string:
 	// notifications and requests before the answer, other members, other
@@ -75,6 +75,7 @@ const (
 	defaultMaxString = 16 << 10
 	defaultMaxLine   = 16 << 10
 	defaultMaxOther  = 64 << 20
+	maxLine          = bufSize - 4<<10
 )
 
 // Decode reads body, the upstream's answer to a resources/read request
@@ -112,6 +113,7 @@ func withDefaults(o Options) Options {
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = defaultMaxLine
 	}
+	o.MaxLineBytes = min(o.MaxLineBytes, maxLine)
 	if o.MaxOtherBytes <= 0 {
 		o.MaxOtherBytes = defaultMaxOther
 	}
@@ -322,8 +324,11 @@ func (d *decoder) content(r *reader) error {
 		default:
 			return r.skip(4)
 		}
-		if *given {
-			return formatf("the content has %q after another blob, text or %q", key, key)
+		switch {
+		case *given && given == &body:
+			return formatf("the content has more than one blob or text")
+		case *given:
+			return formatf("member %q of the content is given twice", key)
 		}
 		*given = true
 		switch key {
@@ -383,12 +388,8 @@ func (d *decoder) payload(r *reader, kind Kind) error {
 		return u.Flush()
 	}
 	_, err := codec.NewDecoder(codec.StdEncoding, sr).(io.WriterTo).WriteTo(d.out)
-	var corrupt base64.CorruptInputError
-	switch {
-	case errors.As(err, &corrupt):
-		return &CorruptError{Offset: int64(corrupt)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &CorruptError{Offset: -1}
+	if bad := corruptError(err); bad != nil {
+		return bad
 	}
 	return err
 }

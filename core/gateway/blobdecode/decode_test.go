@@ -270,6 +270,12 @@ func TestLimits(t *testing.T) {
 	if err != nil || string(got) != "x" {
 		t.Fatalf("within the default bound: %q, %v", got, err)
 	}
+	// A line bound beyond the SSE buffer is capped, not a stalled read.
+	long := ": " + strings.Repeat("c", 100<<10) + "\n\n" + sseEvent(answer(`"blob":"eA=="`))
+	_, _, _, err = decodeAll(t, long, sseType, readers["whole"], Options{MaxLineBytes: 1 << 20})
+	if !errors.As(err, &limit) || limit.What != "SSE line" || limit.Limit != maxLine {
+		t.Fatalf("a line over the capped bound: %v", err)
+	}
 }
 
 // TestLongErrorMessageCut: an upstream error's long message is cut, not

@@ -1,6 +1,9 @@
-// Package blobdecode turns an MCP server's answer to resources/read into
-// the raw bytes of its resource as the answer arrives: the gateway's
-// resources/stream for upstreams that only implement resources/read.
+// Package blobdecode turns an MCP server's base64 answers into raw bytes
+// as they arrive, for the gateway: [Decode] streams the content of a
+// resources/read answer into a writer (resources/stream for upstreams
+// that only implement resources/read), and [Rewrite] copies a tools/call
+// or resources/read answer through, offloading its large embedded values
+// into sinks and linking them instead.
 //
 // [Decode] reads the upstream's HTTP response body (application/json, or
 // text/event-stream with any number of notifications and server requests
@@ -64,4 +67,20 @@
 // must then abort its response (no final chunk, a short Content-Length),
 // so that nothing written looks like success. Decode writes nothing after
 // it meets an error.
+//
+// # Offloading
+//
+// [Rewrite] reads one JSON-RPC message with the same reader and copies
+// every byte it consumes to its writer, except the content items of
+// result.content (tool results: image and audio data, embedded resource
+// blobs) and result.contents (resources/read blobs): each is held while
+// Rewrite decides, and one whose base64 value decodes to more than the
+// threshold has that value decoded into a [Sink] as it arrives and is
+// replaced by a resource_link built from the sink's [Link]. Items under
+// the threshold come out byte for byte. What is held is bounded by the
+// threshold and RewriteOptions.MaxHeldBytes, whatever the value's size.
+// A value not base64 stays inline while it is under the threshold (the
+// rewriter does not judge what it passes on) and is a [*CorruptError]
+// over it; a sink's failure is a [*SinkError] (the gateway's, not the
+// upstream's).
 package blobdecode

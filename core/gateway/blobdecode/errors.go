@@ -95,15 +95,17 @@ type WriteError struct{ Err error }
 func (e *WriteError) Error() string { return "blobdecode: writing the content: " + e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// Upstream reports whether err is the upstream's fault (every error of
-// this package but a *WriteError, and a Begin callback's own error): what
-// a gateway answers with a bad-gateway error and logs as the upstream's.
+// Upstream reports whether err is the upstream's fault: every error of
+// this package but a *WriteError, a *SinkError and a Begin callback's own
+// error. A gateway answers the upstream's faults with a bad-gateway error
+// and logs them as the upstream's.
 func Upstream(err error) bool {
 	var (
 		w *WriteError
+		s *SinkError
 		b *beginError
 	)
-	return err != nil && !errors.As(err, &w) && !errors.As(err, &b)
+	return err != nil && !errors.As(err, &w) && !errors.As(err, &s) && !errors.As(err, &b)
 }
 
 // beginError carries the error a Begin callback returned, so Upstream

@@ -2,10 +2,14 @@ package blobdecode
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -172,4 +176,111 @@ func repeatsOrDeep(msg []byte) bool {
 		}
 		wantKey = expectKey()
 	}
+}
+
+// FuzzRewrite: Rewrite never panics, aborts or commits every sink it
+// opened, and for a message it accepts: with nothing offloaded the output
+// is the input, byte for byte; otherwise it reads (encoding/json) as the
+// input with each offloaded item replaced by its link, and each sink
+// holds what encoding/base64 makes of the value.
+func FuzzRewrite(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"t"},{"type":"image","data":"aGVsbG8gd29ybGQgaGVsbG8=","mimeType":"image/png"}]}}`,
+		`{"result":{"content":[{"type":"resource","resource":{"uri":"u","blob":"aGVsbG8gd29ybGQgaGVsbG8="}}]}}`,
+		`{"result":{"contents":[{"uri":"u","blob":"aGVsbG8gd29y\nbGQgaGVsbG8="},{"uri":"v","blob":"eA=="}]}}`,
+		`{"result":{"content":[{"data":"aGVsbG8gd29ybGQ\u0067aGVsbG8=","type":"audio"}]}}`,
+		`{"result":{"content":[{"type":"image","data":"not base64 at all, not at all"}]}}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		m := &memSinks{}
+		var out bytes.Buffer
+		_, err := Rewrite(iotest.HalfReader(strings.NewReader(msg)), &out, RewriteOptions{Threshold: 8, Open: m.open})
+		for _, s := range m.sinks {
+			if s.aborted == s.committed {
+				t.Fatalf("%q: a sink committed %v, aborted %v", msg, s.committed, s.aborted)
+			}
+		}
+		if err != nil {
+			if !Upstream(err) {
+				t.Fatalf("%q: %v is not the upstream's fault?", msg, err)
+			}
+			return
+		}
+		if !json.Valid([]byte(msg)) {
+			t.Fatalf("%q: accepted invalid JSON", msg)
+		}
+		if len(m.committed) == 0 {
+			if out.String() != msg {
+				t.Fatalf("%q came out %q", msg, out.String())
+			}
+			return
+		}
+		if repeatsOrDeep([]byte(msg)) {
+			return // encoding/json keeps the last of repeated members
+		}
+		checkOffloaded(t, msg, out.Bytes(), m)
+	})
+}
+
+// checkOffloaded holds Rewrite's output against the input with the
+// offloaded items replaced, and the sinks against the values.
+func checkOffloaded(t *testing.T, msg string, out []byte, m *memSinks) {
+	t.Helper()
+	want, got := decodeTree(t, []byte(msg)), decodeTree(t, out)
+	for i, o := range m.committed {
+		value, ok := pointer(want, o.Path).(string)
+		if !ok {
+			t.Fatalf("%q: offloaded %s, not a string", msg, o.Path)
+		}
+		raw, err := base64.StdEncoding.DecodeString(value)
+		if err != nil || !bytes.Equal(raw, m.sinks[i].Bytes()) || o.Size != int64(len(raw)) {
+			t.Fatalf("%q: the sink of %s holds %q (size %d), the value decodes to %q, %v", msg, o.Path, m.sinks[i].Bytes(), o.Size, raw, err)
+		}
+		item := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(o.Path, "/blob"), "/data"), "/resource")
+		link := decodeTree(t, resourceLink(Link{URI: fmt.Sprintf("gw://%d", i+1), Name: fmt.Sprintf("blob %d", i+1), MimeType: o.MimeType, Size: o.Size}))
+		setPointer(want, item, link)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("%q came out %q", msg, out)
+	}
+}
+
+func decodeTree(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%q: %v", b, err)
+	}
+	return v
+}
+
+// pointer is the value at a JSON path made of object keys (no "/" or "~"
+// in them) and array indexes.
+func pointer(v any, path string) any {
+	for _, elem := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[elem]
+		case []any:
+			i, err := strconv.Atoi(elem)
+			if err != nil || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// setPointer replaces the array element at path.
+func setPointer(v any, path string, to any) {
+	i := strings.LastIndexByte(path, '/')
+	n, _ := strconv.Atoi(path[i+1:])
+	pointer(v, path[:i]).([]any)[n] = to
 }

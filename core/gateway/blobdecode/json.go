@@ -30,6 +30,11 @@ type reader struct {
 	// inPayload counts the bytes the string reader consumes as content.
 	inPayload bool
 	scratch   []byte // the small string being held
+	// tee, when set, receives every byte consumed, buf[mark:lo] being
+	// those not yet passed on (Rewrite copies a message through it).
+	tee    io.Writer
+	mark   int
+	teeErr error // tee's first error
 }
 
 func newReader(src io.Reader, endErr error, cnt *counter) *reader {
@@ -38,7 +43,7 @@ func newReader(src io.Reader, endErr error, cnt *counter) *reader {
 
 // reset starts reading src (the next SSE event's data), keeping buf.
 func (r *reader) reset(src io.Reader) {
-	r.src, r.lo, r.hi, r.err = src, 0, 0, nil
+	r.src, r.lo, r.hi, r.mark, r.err = src, 0, 0, 0, nil
 }
 
 // fill reads more bytes, keeping buf[lo:hi]; false when none came.
@@ -46,9 +51,13 @@ func (r *reader) fill() bool {
 	if r.err != nil {
 		return false
 	}
+	if r.flushTee(); r.teeErr != nil {
+		r.err = r.teeErr // the copy failed: stop reading
+		return false
+	}
 	if r.lo > 0 {
 		r.hi = copy(r.buf, r.buf[r.lo:r.hi])
-		r.lo = 0
+		r.lo, r.mark = 0, 0
 	}
 	for range 100 {
 		n, err := r.src.Read(r.buf[r.hi:])
@@ -62,6 +71,21 @@ func (r *reader) fill() bool {
 	}
 	r.err = io.ErrNoProgress
 	return false
+}
+
+// flushTee passes the bytes consumed since the last flush to tee.
+func (r *reader) flushTee() {
+	if r.tee != nil && r.lo > r.mark && r.teeErr == nil {
+		_, r.teeErr = r.tee.Write(r.buf[r.mark:r.lo])
+	}
+	r.mark = r.lo
+}
+
+// setTee sends the bytes consumed so far to the current tee, and those
+// consumed from now on to w.
+func (r *reader) setTee(w io.Writer) {
+	r.flushTee()
+	r.tee = w
 }
 
 // need makes n bytes available; false at the end of input.

@@ -46,6 +46,27 @@ func streamAnswer(w io.Writer, size int64, sse, wrap bool) ([sha256.Size]byte, e
 	return [sha256.Size]byte(h.Sum(nil)), err
 }
 
+// streamToolResult writes to w a tools/call result (id 1) holding one
+// image of size pseudo-random bytes, and returns their sha256.
+func streamToolResult(w io.Writer, size int64) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`); err != nil {
+		return [32]byte{}, err
+	}
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	if _, err := io.CopyN(io.MultiWriter(enc, h), rand.NewChaCha8([32]byte{9}), size); err != nil {
+		return [32]byte{}, err
+	}
+	if err := enc.Close(); err != nil {
+		return [32]byte{}, err
+	}
+	_, err := io.WriteString(w, `"}]}}`)
+	return [sha256.Size]byte(h.Sum(nil)), err
+}
+
+// startHeapMonitor samples the heap's peak growth (storagetest's).
+func startHeapMonitor() *storagetest.HeapMonitor { return storagetest.StartHeapMonitor() }
+
 // lineWrapper writes a JSON "\n" escape after every 76 characters.
 type lineWrapper struct {
 	w   io.Writer
@@ -84,7 +105,7 @@ func TestDecodeMemoryFlat(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pr, pw := io.Pipe()
 			sums := make(chan [sha256.Size]byte, 1)
-			mon := storagetest.StartHeapMonitor()
+			mon := startHeapMonitor()
 			go func() {
 				sum, err := streamAnswer(pw, size, tc.sse, tc.wrap)
 				pw.CloseWithError(err)
