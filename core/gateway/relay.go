@@ -51,7 +51,7 @@ type call struct {
 func (g *Gateway) post(r *Request, w ResponseWriter) {
 	c := call{}
 	c.method, _ = headers.Decode(r.Header.Get(headers.Method))
-	if r.Body != nil && (c.method == "" || actsOn(c.method)) {
+	if r.Body != nil && (c.method == "" || actsOn(c.method) || g.offloads(c.method)) {
 		var err error
 		if c.head, c.whole, err = g.peek(r.Body, r.ContentLength); err != nil {
 			return // the transport answers a body that failed (rate rule, size)
@@ -66,6 +66,9 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 		if !g.readWhole(r, w, &c) {
 			return
 		}
+	}
+	if g.ownOffloaded(r, w, &c) { // offload_read.go
+		return
 	}
 	switch c.method {
 	case methodInitialize, methodDiscover:
@@ -131,6 +134,10 @@ func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
 func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	resp, cancel, ok := g.send(r, w, c)
 	if !ok {
+		return
+	}
+	if g.offloads(c.method) { // offload_answer.go
+		g.offloadAnswer(r, w, resp, cancel, c)
 		return
 	}
 	g.relayResponse(w, resp, cancel)
