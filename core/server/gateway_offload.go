@@ -11,10 +11,10 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/gateway"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // offloadKeyPrefix is where the gateway's offloaded blobs live in a
@@ -22,7 +22,7 @@ import (
 const offloadKeyPrefix = "gateway/offload/"
 
 // offloadStore is the gateway's gateway.OffloadStore: the server's
-// backend through storage/ingest, each blob in its principal's namespace
+// backend through storage/ingest (blobsvc.SniffedUpload), each blob in its principal's namespace
 // (tenancy) under a tag of the principal (so that no other caller reaches
 // it in shared mode either); its links are /d links of the blob service.
 type offloadStore struct {
@@ -40,8 +40,7 @@ func (o *offloadStore) key(principal, id string) string {
 }
 
 func (o *offloadStore) Create(ctx context.Context, principal, id, mediaType string) (gateway.OffloadWriter, error) {
-	return &offloadWriter{ctx: ctx, be: o.be, spec: ingest.Spec{Key: o.key(principal, id), MediaType: mediaType,
-		NoSniff: true, IfNotExists: true}}, nil
+	return offloadWriter{blobsvc.NewSniffedUpload(ctx, o.be, o.key(principal, id), mediaType)}, nil
 }
 
 func (o *offloadStore) Open(ctx context.Context, principal, id string) (io.ReadCloser, gateway.OffloadInfo, error) {
@@ -77,48 +76,16 @@ func notFound(err error) error {
 	return err
 }
 
-// offloadWriter begins its upload at the first Write, which holds the
-// blob's first bytes (the gateway's threshold): without a media type from
-// the upstream, the type is sniffed there (magic numbers).
-type offloadWriter struct {
-	ctx  context.Context
-	be   storage.Backend
-	spec ingest.Spec
-	up   *ingest.Upload
-}
+// offloadWriter is a blob being offloaded: a blobsvc.SniffedUpload (the
+// upstream's mimeType often comes after the blob).
+type offloadWriter struct{ *blobsvc.SniffedUpload }
 
-func (w *offloadWriter) Write(p []byte) (int, error) {
-	if w.up == nil {
-		if w.spec.MediaType == "" {
-			w.spec.MediaType = ingest.Sniff(p)
-		}
-		up, err := ingest.Begin(w.ctx, w.be, w.spec)
-		if err != nil {
-			return 0, err
-		}
-		w.up = up
-	}
-	return w.up.Write(p)
-}
-
-func (w *offloadWriter) Commit(ctx context.Context) (gateway.OffloadInfo, error) {
-	if w.up == nil {
-		return gateway.OffloadInfo{}, errors.New("server: an offloaded blob with no bytes")
-	}
-	if err := w.up.Close(); err != nil {
-		return gateway.OffloadInfo{}, err
-	}
-	info, err := w.up.Commit(ctx)
+func (w offloadWriter) Commit(ctx context.Context) (gateway.OffloadInfo, error) {
+	info, err := w.SniffedUpload.Commit(ctx)
 	if err != nil {
 		return gateway.OffloadInfo{}, err
 	}
 	return gateway.OffloadInfo{Size: info.Size, MediaType: info.MediaType}, nil
-}
-
-func (w *offloadWriter) Abort() {
-	if w.up != nil {
-		w.up.Abort()
-	}
 }
 
 // offloads is the gateway's offload store, when o offloads.

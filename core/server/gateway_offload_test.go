@@ -48,7 +48,9 @@ func TestGatewayOffloadThroughFront(t *testing.T) {
 
 	_, b := gwPost(t, base, "alice-key", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot"}}`), -1)
 	var call struct {
-		Result struct{ Content []struct{ Type, URI, MimeType string } }
+		Result struct {
+			Content []struct{ Type, URI, MimeType string }
+		}
 	}
 	if json.Unmarshal(b, &call) != nil || len(call.Result.Content) != 1 || call.Result.Content[0].Type != "resource_link" {
 		t.Fatalf("tools/call through the gateway: %.300s; want the image as a resource_link", b)
@@ -58,7 +60,9 @@ func TestGatewayOffloadThroughFront(t *testing.T) {
 	read := `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + uri + `"}}`
 	_, b = gwPost(t, base, "alice-key", strings.NewReader(read), -1)
 	var res struct {
-		Result struct{ Contents []struct{ URI, MimeType, Blob string } }
+		Result struct {
+			Contents []struct{ URI, MimeType, Blob string }
+		}
 	}
 	if json.Unmarshal(b, &res) != nil || len(res.Result.Contents) != 1 {
 		t.Fatalf("resources/read: %.300s", b)
