@@ -225,7 +225,8 @@ func linkOf(t *testing.T, b []byte) (uri string, size int64) {
 	}
 	c := a.Result.Content[1]
 	if a.Result.Content[0].Text != "here" || c.Type != "resource_link" || !strings.HasPrefix(c.URI, OffloadURIPrefix) || c.MimeType != "image/png" || c.Name == "" {
-		t.Fatalf("the image is not a resource_link to the gateway: %+v", c)
+		t.Fatalf("the image is not a resource_link to the gateway: type %q, uri %q, name %q, mimeType %q, %d bytes of data",
+			c.Type, c.URI, c.Name, c.MimeType, len(c.Data))
 	}
 	return c.URI, c.Size
 }
