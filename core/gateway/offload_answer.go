@@ -38,11 +38,7 @@ func (g *Gateway) offloadAnswer(r *Request, w ResponseWriter, resp *http.Respons
 		setHeaders(w, resp)
 		w.SetBodyStream(-1, func(sw StreamWriter) error {
 			defer done()
-			err := g.offloadSSE(sw, resp.Body, opts, c.id)
-			if err != nil {
-				stored.remove()
-			}
-			return err
+			return g.offloadSSE(sw, resp.Body, opts, stored, c.id)
 		})
 		return
 	}

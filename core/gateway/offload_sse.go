@@ -21,7 +21,7 @@ const maxHeldFieldLines = 16 << 10
 // other line passes byte for byte. A rewrite that fails while its event is
 // held is answered with a JSON-RPC error event for the request, and the
 // stream ends; past the bound, the error cuts the stream.
-func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.RewriteOptions, id json.RawMessage) error {
+func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.RewriteOptions, stored *offloaded, id json.RawMessage) error {
 	br := bufio.NewReaderSize(body, 64<<10)
 	for {
 		p, err := br.Peek(len("data: {"))
@@ -29,7 +29,7 @@ func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.Re
 		case len(p) == 0 && errors.Is(err, io.EOF):
 			return sw.Flush()
 		case bytes.HasPrefix(p, []byte("data: {")), bytes.HasPrefix(p, []byte("data:{")):
-			if stop, err := g.rewriteEvent(sw, br, opts, id); stop || err != nil {
+			if stop, err := g.rewriteEvent(sw, br, opts, stored, id); stop || err != nil {
 				return err
 			}
 			continue
@@ -70,8 +70,9 @@ func (g *Gateway) brokeOff() error {
 }
 
 // rewriteEvent rewrites the data of the event starting at br. stop means
-// the stream ends here (an error event was sent).
-func (g *Gateway) rewriteEvent(sw StreamWriter, br *bufio.Reader, opts blobdecode.RewriteOptions, id json.RawMessage) (stop bool, err error) {
+// the stream ends here (an error event was sent). A failed rewrite leaves
+// none of the answer's blobs stored.
+func (g *Gateway) rewriteEvent(sw StreamWriter, br *bufio.Reader, opts blobdecode.RewriteOptions, stored *offloaded, id json.RawMessage) (stop bool, err error) {
 	out := &heldOutput{w: sw, max: int(g.opts.MaxRewriteBytes), metrics: g.metrics}
 	out.buf = append(out.buf, "data: "...)
 	ev := &eventData{br: br}
@@ -86,6 +87,7 @@ func (g *Gateway) rewriteEvent(sw StreamWriter, br *bufio.Reader, opts blobdecod
 		}
 		return false, err
 	}
+	stored.remove()
 	e := offloadError(err)
 	switch {
 	case e == nil:

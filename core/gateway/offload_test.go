@@ -144,7 +144,8 @@ func toolUpstream(t *testing.T, size int64) *httptest.Server {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		json.NewDecoder(r.Body).Decode(&m)
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &m)
 		name, sse := strings.CutSuffix(m.Params.Name, "_sse")
 		if sse {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -156,7 +157,16 @@ func toolUpstream(t *testing.T, size int64) *httptest.Server {
 		if name == "small" {
 			n = 1 << 10
 		}
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"here"},{"type":"image","data":"`, m.ID)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"here"},`, m.ID)
+		if name == "twobroken" { // a good image first, then a broken one
+			io.WriteString(w, `{"type":"image","data":"`)
+			enc := base64.NewEncoder(base64.StdEncoding, w)
+			io.Copy(enc, &patternReader{n: 2 << 20})
+			enc.Close()
+			io.WriteString(w, `","mimeType":"image/png"},`)
+			name = "broken"
+		}
+		io.WriteString(w, `{"type":"image","data":"`)
 		cw := &corrupter{w: w}
 		if name == "broken" {
 			cw.at = 3 << 20
@@ -340,7 +350,7 @@ func TestOffloadSmallStaysInline(t *testing.T) {
 }
 
 func TestOffloadBrokenBlob(t *testing.T) {
-	for _, tool := range []string{"broken", "truncated", "broken_sse", "truncated_sse"} {
+	for _, tool := range []string{"broken", "truncated", "twobroken", "broken_sse", "truncated_sse", "twobroken_sse"} {
 		gw, store := offloadGateway(t, 8<<20)
 		resp, b := callTool(t, gw, "alice", tool)
 		if strings.HasSuffix(tool, "_sse") {
