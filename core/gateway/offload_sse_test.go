@@ -35,7 +35,9 @@ func TestOffloadSSEFraming(t *testing.T) {
 	data = strings.ReplaceAll(data[:strings.Index(data, "\nid: 9")], "\ndata: ", "\n")
 	var a struct {
 		ID     int
-		Result struct{ Content []struct{ Type, URI, MimeType string } }
+		Result struct {
+			Content []struct{ Type, URI, MimeType string }
+		}
 	}
 	if err := json.Unmarshal([]byte(data), &a); err != nil || a.ID != 5 || len(a.Result.Content) != 1 ||
 		a.Result.Content[0].Type != "resource_link" || a.Result.Content[0].MimeType != "image/x-t" {
