@@ -110,9 +110,12 @@ type noOffloadMetrics struct{}
 
 func (noOffloadMetrics) Offloaded(int64) {}
 
-// offloads reports whether the gateway rewrites the answers to method.
+// offloads reports whether the gateway rewrites the answers to method:
+// tools/call only. A resources/read entry must stay text or blob contents
+// (a resource_link there is not a ReadResourceResult); a client that wants
+// such a blob raw asks resources/stream, which the gateway adds.
 func (g *Gateway) offloads(method string) bool {
-	return g.off != nil && (method == methodToolsCall || method == methodRead)
+	return g.off != nil && method == methodToolsCall
 }
 
 const methodToolsCall = "tools/call"
