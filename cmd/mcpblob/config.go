@@ -51,6 +51,7 @@ type Config struct {
 	UpstreamPrincipal string        // signed | plain | off: the principal header toward the upstream
 	UpstreamStreamTTL time.Duration // lifetime of the gateway's own downloadUrls
 	UpstreamSingleUse bool          // each downloadUrl serves one response
+	OffloadOver       int64         // embedded blobs over this many decoded bytes leave the answers; 0: off
 
 	// Limits against slow or many clients (docs/security.md "Limits").
 	MaxConns               int           // connections served at once
@@ -182,6 +183,7 @@ func gatewayFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.UpstreamPrincipal, "upstream-principal", "", "principal header toward the upstream: signed (key in MCPBLOB_UPSTREAM_PRINCIPAL_KEY; the default with a key), plain (trusted network only) or off (the default without a key)")
 	fs.DurationVar(&c.UpstreamStreamTTL, "upstream-stream-ttl", gateway.DefaultStreamTTL, "lifetime of the gateway's own resources/stream downloadUrls")
 	fs.BoolVar(&c.UpstreamSingleUse, "upstream-single-use", false, "each of the gateway's downloadUrls serves one response")
+	fs.Int64Var(&c.OffloadOver, "offload-over", gateway.DefaultOffloadOver, "embedded blobs over this many decoded bytes in the upstream's tools/call and resources/read answers are stored and replaced by resource_links (0: off)")
 }
 
 // Validate checks values that flag parsing cannot.

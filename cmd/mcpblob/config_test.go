@@ -175,3 +175,21 @@ func TestGatewayConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestGatewayOffloadConfig(t *testing.T) {
+	up := map[string]string{"MCPBLOB_UPSTREAM": "http://127.0.0.1:3000/mcp"}
+	c, err := loadConfig(nil, func(k string) string { return up[k] }, io.Discard)
+	if err != nil || gatewayOptions(c).Offload.Over != 1<<20 {
+		t.Fatalf("default --offload-over: %d (%v), want 1 MiB", gatewayOptions(c).Offload.Over, err)
+	}
+	up["MCPBLOB_OFFLOAD_OVER"] = "0"
+	if c, err = loadConfig(nil, func(k string) string { return up[k] }, io.Discard); err != nil || gatewayOptions(c).Offload.Over != 0 {
+		t.Errorf("MCPBLOB_OFFLOAD_OVER=0: %d (%v), want off", gatewayOptions(c).Offload.Over, err)
+	}
+	if c, err = loadConfig([]string{"--offload-over", "4194304"}, func(k string) string { return up[k] }, io.Discard); err != nil || gatewayOptions(c).Offload.Over != 4<<20 {
+		t.Errorf("--offload-over 4194304: %d (%v)", gatewayOptions(c).Offload.Over, err)
+	}
+	if _, err = loadConfig([]string{"--offload-over", "-1"}, func(k string) string { return up[k] }, io.Discard); err == nil {
+		t.Error("--offload-over -1 accepted")
+	}
+}

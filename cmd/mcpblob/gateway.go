@@ -37,6 +37,9 @@ func (c Config) validateGateway() []error {
 	if c.UpstreamTimeout <= 0 || c.UpstreamStreamTTL <= 0 || c.UpstreamStreamTTL > 24*time.Hour {
 		errs = append(errs, errors.New("--upstream-timeout must be positive and --upstream-stream-ttl within (0, 24h]"))
 	}
+	if c.OffloadOver < 0 {
+		errs = append(errs, errors.New("--offload-over: want a size in bytes (0: off)"))
+	}
 	return errs
 }
 
@@ -46,7 +49,8 @@ func gatewayOptions(c Config) gateway.Options {
 		return gateway.Options{}
 	}
 	o := gateway.Options{Upstream: c.Upstream, Token: c.UpstreamToken, PrincipalMode: c.UpstreamPrincipal,
-		Timeout: c.UpstreamTimeout, StreamTTL: c.UpstreamStreamTTL, SingleUse: c.UpstreamSingleUse}
+		Timeout: c.UpstreamTimeout, StreamTTL: c.UpstreamStreamTTL, SingleUse: c.UpstreamSingleUse,
+		Offload: gateway.OffloadOptions{Over: c.OffloadOver}}
 	if c.UpstreamPrincipalKey != "" {
 		o.PrincipalKey = []byte(c.UpstreamPrincipalKey)
 	}

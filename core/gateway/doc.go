@@ -35,6 +35,17 @@
 //     ([Gateway.ServeDownload], download.go) runs the upstream's
 //     resources/read and streams its decoded bytes through a [Decoder].
 //
+// Offloading (Options.Offload; offload*.go). With Offload.Over set, the
+// answers to tools/call and resources/read go through blobdecode.Rewrite:
+// an embedded base64 blob over Over bytes is decoded into the
+// OffloadStore as it arrives and its content item replaced by a
+// resource_link to mcpblob:///offload/{id}, whose resources/read (base64
+// streamed from the store) and resources/stream (the store's link) the
+// gateway answers itself, for the principal that caused the offload only.
+// The rewritten answer is held up to MaxRewriteBytes, so that a broken
+// blob is a clean JSON-RPC error (an error event in an SSE stream) and
+// leaves nothing stored.
+//
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)
 // never reach the upstream. The gateway sends its own credential

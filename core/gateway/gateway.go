@@ -107,6 +107,9 @@ type Options struct {
 	// Metrics receives the upstream's latency and errors and the bytes
 	// relayed; nil: none.
 	Metrics Metrics
+
+	// Offload moves large embedded blobs out of answers (offload.go).
+	Offload OffloadOptions
 }
 
 // BlobDecoder is the default Decoder: package blobdecode's streaming
@@ -159,6 +162,8 @@ type Gateway struct {
 	// streams is what this node learnt of the upstream's resources.stream
 	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
 	streams atomic.Int32
+
+	off *offloader // nil: no offloading (offload.go)
 }
 
 // New returns the gateway of opts (its defaults filled in).
@@ -187,6 +192,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if g.metrics == nil {
 		g.metrics = noMetrics{}
+	}
+	if err := g.initOffload(); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

@@ -277,6 +277,7 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 		return nil, nil
 	}
 	o.Keyring, o.Logger, o.Metrics, o.PublicURL = s.opts.Keyring, s.log, s.opts.Metrics, s.opts.PublicURL
+	o.Offload.Store = s.offloads(o) // gateway_offload.go
 	o.Redeem = func(ctx context.Context, c token.Claims) error {
 		return s.facts.ClaimToken(ctx, onetime.Links, c, s.mcp.Claims())
 	}
