@@ -159,14 +159,20 @@ func goSDKUpstreamBin(t *testing.T) string {
 	t.Helper()
 	goSDKUpstream.once.Do(func() {
 		goSDKUpstream.bin = filepath.Join(filepath.Dir(mcpblobBin), "gosdk-upstream")
-		cmd := exec.Command("go", "build", "-o", goSDKUpstream.bin, "./upstream")
-		cmd.Dir = filepath.Join("testdata", "gosdk")
-		goSDKUpstream.out, goSDKUpstream.err = cmd.CombinedOutput()
+		goSDKUpstream.out, goSDKUpstream.err = goBuild(goSDKUpstream.bin, "./upstream")
 	})
 	if goSDKUpstream.err != nil {
 		t.Fatalf("build the go-sdk upstream: %v\n%s", goSDKUpstream.err, goSDKUpstream.out)
 	}
 	return goSDKUpstream.bin
+}
+
+// goBuild builds pkg of the testdata/gosdk module (which holds the Go SDK,
+// kept out of mcpblob's module graph) into bin.
+func goBuild(bin, pkg string) ([]byte, error) {
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = filepath.Join("testdata", "gosdk")
+	return cmd.CombinedOutput()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
