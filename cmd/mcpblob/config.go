@@ -44,6 +44,13 @@ type Config struct {
 	ShutdownDelay       time.Duration
 	GracePeriod         time.Duration
 
+	// The gateway (docs/gateway.md): /mcp relayed to Upstream.
+	Upstream          string        // URL of the upstream MCP endpoint; empty: no gateway
+	UpstreamTimeout   time.Duration // wait for the upstream's response headers
+	UpstreamPrincipal string        // signed | plain | off: the principal header toward the upstream
+	UpstreamStreamTTL time.Duration // lifetime of the gateway's own downloadUrls
+	UpstreamSingleUse bool          // each downloadUrl serves one response
+
 	// Limits against slow or many clients (docs/security.md "Limits").
 	MaxConns               int           // connections served at once
 	MaxConnsPerIP          int           // connections from one address; 0: no bound
@@ -66,6 +73,12 @@ type Config struct {
 	// from env MCPBLOB_ADMIN_TOKEN only (a flag would show in ps and in
 	// /debug/pprof/cmdline); empty: none.
 	AdminToken string
+	// UpstreamToken is the bearer the gateway sends its upstream, from env
+	// MCPBLOB_UPSTREAM_TOKEN only (never a flag, never logged).
+	UpstreamToken string
+	// UpstreamPrincipalKey signs the principal header (at least 32 bytes),
+	// from env MCPBLOB_UPSTREAM_PRINCIPAL_KEY only.
+	UpstreamPrincipalKey string
 	// TokenKeysData is the token keys file's text from env
 	// MCPBLOB_TOKEN_KEYS_DATA (never a flag); it wins over --token-keys.
 	TokenKeysData string
@@ -118,6 +131,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 4096, "bytes per second a request body must average after --body-grace (0: no rate rule)")
 	fs.DurationVar(&c.BodyGrace, "body-grace", 10*time.Second, "slow start of a request body before --body-min-rate applies")
 	protocolLimitFlags(fs, &c.ProtocolLimits)
+	gatewayFlags(fs, &c)
 	rest, err := parseAnywhere(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -149,6 +163,8 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	c.TokenKeysData = getenv("MCPBLOB_TOKEN_KEYS_DATA")
 	c.OAuthClientSecret = getenv("MCPBLOB_OAUTH_CLIENT_SECRET")
 	c.AdminToken = getenv("MCPBLOB_ADMIN_TOKEN")
+	c.UpstreamToken = getenv("MCPBLOB_UPSTREAM_TOKEN")
+	c.UpstreamPrincipalKey = getenv("MCPBLOB_UPSTREAM_PRINCIPAL_KEY")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Listen
 	}
@@ -213,6 +229,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateAdmin()...)
+	errs = append(errs, c.validateGateway()...)
 	return errors.Join(errs...)
 }
 

@@ -93,8 +93,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			MaxUploadBytes:      cfg.MaxUpload,
 			OAuthLogin:          oauthLogin(cfg, verifier),
 		},
-		MCP:   mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
-		Blobs: blobs.Options{StreamMode: cfg.StreamMode},
+		MCP:     mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
+		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
+		Gateway: gatewayOptions(cfg),
 	})
 	if err != nil {
 		return err
@@ -105,7 +106,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		"auth_keys", cfg.AuthKeys != "", "oauth_issuer", cfg.OAuthIssuer, "tenancy", cfg.Tenancy, "conformance_fixtures", cfg.ConformanceFixtures,
 		"stream_mode", streamModeName(cfg, backend), "download_redirect", cfg.DownloadRedirect,
 		"max_conns", cfg.MaxConns, "max_conns_per_ip", cfg.MaxConnsPerIP, "max_uploads", cfg.MaxUploads,
-		"max_uploads_per_principal", cfg.MaxUploadsPerPrincipal, "body_min_rate", cfg.BodyMinRate, "body_grace", cfg.BodyGrace)
+		"max_uploads_per_principal", cfg.MaxUploadsPerPrincipal, "body_min_rate", cfg.BodyMinRate, "body_grace", cfg.BodyGrace,
+		"upstream", redactedUpstream(cfg.Upstream), "upstream_token", cfg.UpstreamToken != "", "upstream_principal", cfg.UpstreamPrincipal)
 
 	if err := runUntilDone(ctx, srv, logger); err != nil {
 		return err

@@ -1,8 +1,9 @@
 // Package metrics holds mcpblob's Prometheus metric families and records
 // into them: HTTP requests by route, MCP requests by method and era, bytes
-// by plane, streams in progress, uploads, storage operations, sessions and
-// the build. A Set writes the text exposition format, with the Go runtime
-// and process collectors, to any io.Writer (VictoriaMetrics/metrics).
+// by plane, streams in progress, uploads, storage operations, sessions, the
+// build, and the gateway's upstream calls and bytes (gateway.go). A Set
+// writes the text exposition format, with the Go runtime and process
+// collectors, to any io.Writer (VictoriaMetrics/metrics).
 //
 // Every label value is bounded: routes and planes are fixed names, HTTP
 // methods outside the standard ones count as OTHER, MCP methods the server

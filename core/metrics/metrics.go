@@ -43,6 +43,9 @@ type Set struct {
 	storage  sync.Map // storageKey → *vm.Counter
 	storageD sync.Map // [2]string → *vm.PrometheusHistogram
 	limits   sync.Map // [2]string → *vm.Counter
+	upstream sync.Map // string → *vm.Counter (gateway.go)
+	relayed  sync.Map // string → *vm.Counter (gateway.go)
+	gateway  gatewaySeries
 	sent     map[string]*vm.Counter
 	received map[string]*vm.Counter
 	active   map[string]*activeGauge

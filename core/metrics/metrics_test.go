@@ -74,3 +74,24 @@ func BenchmarkStorage(b *testing.B) {
 		s.Storage("localfs", "stat", "ok", time.Microsecond)
 	}
 }
+
+func TestGatewayFamilies(t *testing.T) {
+	s := New(Build{})
+	s.Upstream("ok", 3*time.Millisecond)
+	s.Upstream("timeout", 0)
+	s.Relayed("to_client", 100)
+	s.Relayed("to_client", 20)
+	s.Relayed("decoded", 0)
+	var b strings.Builder
+	s.WritePrometheus(&b)
+	for _, want := range []string{`mcpblob_gateway_upstream_requests_total{outcome="ok"} 1`,
+		`mcpblob_gateway_upstream_requests_total{outcome="timeout"} 1`,
+		`mcpblob_gateway_upstream_duration_seconds_count 1`, `mcpblob_gateway_bytes_total{direction="to_client"} 120`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("exposition lacks %q", want)
+		}
+	}
+	if strings.Contains(b.String(), `direction="decoded"`) {
+		t.Error("a zero add made a series")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/codec"
+	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/metrics"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc"
@@ -77,6 +78,12 @@ type Options struct {
 	// Blobs carries the blob application's tuning (stream mode, text size
 	// rule, page size, link lifetime, upload accept list).
 	Blobs blobs.Options
+	// Gateway, when its Upstream is set, makes /mcp a gateway to that MCP
+	// server (package core/gateway; docs/gateway.md) in place of the blob
+	// application's endpoint; /v1, /d and /u stay. Its Keyring, Logger,
+	// Metrics, PublicURL and Redeem are the server's own and must be left
+	// unset.
+	Gateway gateway.Options
 }
 
 // Auth configures authentication and tenancy.
@@ -135,8 +142,12 @@ func New(opts Options) (*Server, error) {
 	svc := blobsvc.New(opts.Service, blobsvc.Env{Backend: opts.Backend, Keyring: opts.Keyring, Logger: s.log,
 		PublicURL: opts.PublicURL, DownloadURL: opts.DownloadURL, WriteTimeout: opts.Front.WriteTimeout,
 		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel})
+	gw, err := s.newGateway()
+	if err != nil {
+		return nil, err
+	}
 	s.front = front.New(opts.Front, front.Env{Logger: s.log, Gate: s.gate, MCP: s.mcp, Service: svc,
-		Telemetry: tel, Name: opts.Name, DownloadURL: opts.DownloadURL, DownloadHost: dlHost})
+		Telemetry: tel, Name: opts.Name, DownloadURL: opts.DownloadURL, DownloadHost: dlHost, Gateway: gw})
 	return s, nil
 }
 
@@ -174,6 +185,9 @@ func oneSource(opts *Options) error {
 		"Blobs.Backend": b.Backend != nil, "Blobs.Keyring": b.Keyring != nil, "Blobs.Logger": b.Logger != nil,
 		"Blobs.PublicURL": b.PublicURL != "", "Blobs.DownloadURL": b.DownloadURL != "",
 		"Blobs.Tenancy (use Auth.Tenancy)": b.Tenancy != (tenancy.Policy{}),
+		"Gateway.Keyring":                  opts.Gateway.Keyring != nil, "Gateway.Logger": opts.Gateway.Logger != nil,
+		"Gateway.Metrics": opts.Gateway.Metrics != nil, "Gateway.PublicURL": opts.Gateway.PublicURL != "",
+		"Gateway.Redeem": opts.Gateway.Redeem != nil,
 	} {
 		if set {
 			return fmt.Errorf("server: Options.%s is the server's own; set it at the top of Options", name)
@@ -252,6 +266,25 @@ func (s *Server) newMCP() error {
 		s.opts.Extend(s.mcp)
 	}
 	return err
+}
+
+// newGateway builds the gateway of Options.Gateway, nil without an
+// Upstream: its downloadUrls on PublicURL, sealed with the server's
+// keyring, single use recorded like /d links' (package onetime).
+func (s *Server) newGateway() (*gateway.Gateway, error) {
+	o := s.opts.Gateway
+	if o.Upstream == "" {
+		return nil, nil
+	}
+	o.Keyring, o.Logger, o.Metrics, o.PublicURL = s.opts.Keyring, s.log, s.opts.Metrics, s.opts.PublicURL
+	o.Redeem = func(ctx context.Context, c token.Claims) error {
+		return s.facts.ClaimToken(ctx, onetime.Links, c, s.mcp.Claims())
+	}
+	gw, err := gateway.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return gw, nil
 }
 
 // MCP returns the MCP endpoint (for its event Hub).

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/admin"
 	"github.com/mcpblob/mcpblob/core/server/connlimit"
@@ -149,6 +150,9 @@ type Env struct {
 	// DownloadURL and DownloadHost are the download origin (its host
 	// name); DownloadHost "" when there is none.
 	DownloadURL, DownloadHost string
+	// Gateway, when set, serves /mcp (relayed to its upstream) and its
+	// downloadUrls (gateway.go) in place of MCP.
+	Gateway *gateway.Gateway
 }
 
 // Server is the HTTP front: it serves /mcp, the front's own routes
@@ -262,6 +266,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		defer cancel()
 	}
 	s.mcp.Close()
+	if s.env.Gateway != nil {
+		s.env.Gateway.Close() // its relayed GET streams, like core/mcp's
+	}
 	err := s.fs.ShutdownWithContext(ctx)
 	if a := s.adminServer(); a != nil {
 		_ = a.Close(ctx)
@@ -276,7 +283,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// Every answer, whatever sets or resets it: no browser may sniff a type
 	// (stored bytes above all; blobs.SafetyHeaders).
 	defer ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
-	if refuseFraming(ctx) || s.misdirected(ctx, path) { // framing.go, origin.go
+	if refuseFraming(ctx) || s.misdirected(ctx, path) || s.routeGateway(ctx, path) { // framing.go, origin.go, gateway.go
 		return
 	}
 	if path == "/mcp" {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package blobdecode
+
+const raceEnabled = false

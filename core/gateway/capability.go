@@ -1,0 +1,180 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+	"github.com/mcpblob/mcpblob/core/mcp/resstream"
+)
+
+// What this node learnt of the upstream's resources.stream capability.
+const (
+	streamsUnknown int32 = iota
+	streamsOffered
+	streamsNotOffered
+)
+
+// capability relays an initialize (2025-11-25) or server/discover
+// (2026-07-28) request and, when the client declared resourceStreaming,
+// adds resources.stream to the upstream's capabilities in the answer
+// unless the upstream offers it: the gateway serves the method itself
+// then. Only that message of the answer is rewritten; everything else
+// arrives as the upstream sent it.
+func (g *Gateway) capability(r *Request, w ResponseWriter, c call) {
+	declared := clientDeclared(c.head, c.method)
+	resp, cancel, ok := g.send(r, w, c)
+	if !ok {
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if !declared || resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
+		g.relayResponse(w, resp, cancel)
+		return
+	}
+	br := bufio.NewReaderSize(resp.Body, 4<<10)
+	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id)
+	if ue != nil {
+		resp.Body.Close()
+		cancel()
+		g.fail(w, c.id, c.method, ue)
+		return
+	}
+	setHeaders(w, resp)
+	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		defer cancel()
+		defer resp.Body.Close()
+		return g.copyBody(sw, br, prefix, mt == "text/event-stream")
+	})
+}
+
+// setHeaders sends the upstream's status and headers (but those of the
+// hop and Content-Length).
+func setHeaders(w ResponseWriter, resp *http.Response) {
+	w.SetStatus(resp.StatusCode)
+	eachHeader(resp.Header, dropResponse, func(name string, values []string) {
+		for _, v := range values {
+			w.AddHeader(name, v)
+		}
+	})
+}
+
+// clientDeclared reports whether the request body declares the client
+// capability resourceStreaming (SEP-2532): in params.capabilities of an
+// initialize, in params._meta's clientCapabilities of a server/discover.
+func clientDeclared(body []byte, method string) bool {
+	var m struct {
+		Params struct {
+			Capabilities json.RawMessage            `json:"capabilities"`
+			Meta         map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	caps := m.Params.Capabilities
+	if method == methodDiscover {
+		caps = m.Params.Meta[headers.MetaClientCapabilities]
+	}
+	ok, _ := resstream.Capability(caps)
+	return ok
+}
+
+// rewriteAnswer reads the upstream's answer from br up to and including
+// the response to id, within MaxRewriteBytes, and returns those bytes
+// with the response rewritten; the rest stays in br.
+func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) ([]byte, *upstreamError) {
+	budget := g.opts.MaxRewriteBytes
+	if !sse {
+		b, err := io.ReadAll(io.LimitReader(br, budget+1))
+		switch {
+		case err != nil:
+			return nil, &upstreamError{kind: kindBroken, status: http.StatusBadGateway, msg: "the upstream's answer broke off"}
+		case int64(len(b)) > budget:
+			return nil, overBounds()
+		}
+		out, _, ue := g.addStream(b, id)
+		return out, ue
+	}
+	var prefix []byte
+	for {
+		raw, data, err := readEvent(br, &budget)
+		switch {
+		case errors.Is(err, errOverBounds):
+			return nil, overBounds()
+		case errors.Is(err, io.EOF):
+			return prefix, nil // no response to id: relayed as it came
+		case err != nil:
+			return nil, &upstreamError{kind: kindBroken, status: http.StatusBadGateway, msg: "the upstream's answer broke off"}
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			prefix = append(prefix, raw...)
+			continue
+		}
+		out, found, ue := g.addStream(data, id)
+		if ue != nil {
+			return nil, ue
+		}
+		if !found {
+			prefix = append(prefix, raw...)
+			continue
+		}
+		return append(prefix, replaceData(raw, out)...), nil
+	}
+}
+
+func overBounds() *upstreamError {
+	return &upstreamError{kind: kindOverBounds, status: http.StatusBadGateway,
+		msg: "the upstream's initialize answer is over the gateway's limit"}
+}
+
+// addStream returns msg, the JSON-RPC message b, with resources.stream
+// added to its result's capabilities when b is the response to id
+// (found), the upstream declares resources and not resources.stream, and
+// the gateway can serve it; otherwise b as it is. It records what the
+// upstream offers.
+func (g *Gateway) addStream(b []byte, id json.RawMessage) (out []byte, found bool, ue *upstreamError) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(b, &msg) != nil {
+		return nil, false, &upstreamError{kind: kindMalformed, status: http.StatusBadGateway,
+			msg: "the upstream's answer is not a JSON-RPC message"}
+	}
+	if jsonrpc.IDKey(msg["id"]) != jsonrpc.IDKey(id) {
+		return b, false, nil
+	}
+	var result, caps, res map[string]json.RawMessage
+	if json.Unmarshal(msg["result"], &result) != nil || json.Unmarshal(result["capabilities"], &caps) != nil {
+		return b, true, nil // an error answer, or no capabilities: nothing to add to
+	}
+	if json.Unmarshal(caps["resources"], &res) != nil || res == nil {
+		g.streams.Store(streamsNotOffered)
+		return b, true, nil // no resources, nothing to stream
+	}
+	if string(res["stream"]) == "true" {
+		g.streams.Store(streamsOffered)
+		return b, true, nil
+	}
+	g.streams.Store(streamsNotOffered)
+	if g.opts.Decoder == nil {
+		return b, true, nil
+	}
+	res["stream"] = json.RawMessage("true")
+	caps["resources"] = mustMarshal(res)
+	result["capabilities"] = mustMarshal(caps)
+	msg["result"] = mustMarshal(result)
+	return mustMarshal(msg), true, nil
+}
+
+func mustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("bug: gateway: re-encoding a decoded message: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,49 @@
+// Package gateway puts mcpblob in front of another MCP server (the
+// upstream, Streamable HTTP): `mcpblob serve --upstream URL`. It is
+// transport-neutral: a server transport hands it a [Request] and a
+// [ResponseWriter] (mcpblob's fasthttp front does, in
+// core/server/front/gateway.go); toward the upstream it is a net/http
+// client.
+//
+// Pass-through. Every request to the MCP endpoint (POST, the GET stream,
+// DELETE, both protocol eras) goes to the upstream as the client sends it:
+// the body streams as it arrives, never held, and the answer (JSON with its
+// length, or SSE flushed at every read) streams back as the upstream writes
+// it. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
+// MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
+// unchanged, so gateway nodes scale behind a load balancer like the
+// upstream itself. Bytes the gateway does not change arrive byte for
+// byte. A client that goes away ends the upstream call (its context).
+//
+// What the gateway reads: the JSON-RPC method of a POST, from Mcp-Method
+// when the era sends it, else from a bounded look at the body's top-level
+// members (peek.go; a method beyond Options.PeekBytes is relayed without a
+// look). Three methods are read whole (bounded by Options.MaxSmallBody):
+//
+//   - initialize and server/discover: when the client declared
+//     resourceStreaming (SEP-2532) and the upstream declares resources but
+//     not resources.stream, the answer's capabilities gain
+//     resources.stream (capability.go); only that message is rewritten,
+//     within Options.MaxRewriteBytes, in a JSON or an SSE answer.
+//   - resources/stream: relayed when the upstream offers it (as this node
+//     learnt from the answers it relayed); otherwise answered by the
+//     gateway with a sealed, short-lived downloadUrl bound to the
+//     principal, the upstream session and the URI (stream.go), whose GET
+//     ([Gateway.ServeDownload], download.go) runs the upstream's
+//     resources/read and streams its decoded bytes through a [Decoder].
+//
+// Identity. The transport authenticated the client; the client's
+// Authorization (and cookies, Origin, any principal header it made up)
+// never reach the upstream. The gateway sends its own credential
+// (Options.Token) and the principal, signed (package principal) or plain
+// on a trusted network.
+//
+// Errors. An upstream that cannot be reached, times out, refuses the
+// gateway's credential, answers 5xx or not MCP, or sends an answer over
+// the gateway's bounds is answered as a JSON-RPC error (-32603, data.upstream
+// naming the kind) with 502 or 504, logged once at WARN (ERROR for a
+// refused credential) without secrets. Memory stays flat whatever the
+// upstream sends: relayed bodies go through one pooled 32 KiB buffer, the
+// few read whole are bounded, response headers are bounded by the
+// transport (Options.MaxResponseHeaderBytes).
+package gateway

@@ -1,0 +1,244 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/token"
+)
+
+// Defaults of [Options].
+const (
+	DefaultTimeout                = 120 * time.Second
+	DefaultDialTimeout            = 10 * time.Second
+	DefaultMaxResponseHeaderBytes = 64 << 10
+	DefaultMaxRewriteBytes        = 1 << 20
+	DefaultMaxSmallBody           = 1 << 20
+	DefaultPeekBytes              = 16 << 10
+	DefaultStreamTTL              = 5 * time.Minute
+	DefaultPrincipalTTL           = 5 * time.Minute
+)
+
+// Principal header modes of [Options].PrincipalMode.
+const (
+	PrincipalSigned = "signed" // HMAC-signed with PrincipalKey (package principal)
+	PrincipalPlain  = "plain"  // as it is: for an upstream on a trusted network only
+	PrincipalOff    = "off"    // no principal header
+)
+
+// DownloadPrefix is the path prefix of the gateway's own downloadUrls
+// ("/g/{token}"), served by [Gateway.ServeDownload].
+const DownloadPrefix = "/g/"
+
+// PurposeStream is the token purpose of a gateway downloadUrl.
+const PurposeStream = "gateway-stream"
+
+// Options configure a [Gateway]. Upstream and Keyring are required; the
+// zero value of every other field is the documented default.
+type Options struct {
+	// Upstream is the URL of the upstream MCP endpoint (Streamable HTTP).
+	Upstream string
+	// Token, when set, is the bearer the gateway sends the upstream in
+	// Authorization (its own credential; a client's is never forwarded).
+	Token string
+	// PrincipalMode is how the authenticated principal reaches the
+	// upstream in the Mcp-Gateway-Principal header: "signed" (the default
+	// when PrincipalKey is set), "plain", or "off" (the default without a
+	// key).
+	PrincipalMode string
+	// PrincipalKey signs the principal header (at least 32 bytes).
+	PrincipalKey []byte
+	// PrincipalTTL is the lifetime of a signed principal header. Default 5m.
+	PrincipalTTL time.Duration
+	// Timeout bounds the wait for the upstream's response headers (504
+	// beyond); a body, once it flows, has no overall bound. Default 120s.
+	Timeout time.Duration
+	// DialTimeout bounds connecting to the upstream (502 beyond). Default 10s.
+	DialTimeout time.Duration
+	// MaxResponseHeaderBytes bounds the upstream's response headers.
+	// Default 64 KiB.
+	MaxResponseHeaderBytes int64
+	// MaxRewriteBytes bounds an upstream answer the gateway reads whole to
+	// change it (initialize, server/discover). Default 1 MiB.
+	MaxRewriteBytes int64
+	// MaxSmallBody bounds a client request the gateway reads whole
+	// (initialize, server/discover, resources/stream). Default 1 MiB.
+	MaxSmallBody int64
+	// PeekBytes is how much of a POST body without Mcp-Method the gateway
+	// looks at for the JSON-RPC method; a method beyond it is relayed
+	// without a look. Default 16 KiB.
+	PeekBytes int
+	// PublicURL is the base of the gateway's downloadUrls, as clients
+	// reach it. Required for resources/stream answers of the gateway's own.
+	PublicURL string
+	// Keyring seals downloadUrl tokens. Required.
+	Keyring *token.Keyring
+	// StreamTTL is the lifetime of a downloadUrl. Default 5m.
+	StreamTTL time.Duration
+	// SingleUse makes each downloadUrl serve one response (Redeem records it).
+	SingleUse bool
+	// Redeem records a single-use downloadUrl's redemption; it fails for
+	// one already redeemed. Required with SingleUse.
+	Redeem func(ctx context.Context, c token.Claims) error
+	// Decoder turns the upstream's resources/read answer into raw bytes
+	// for a downloadUrl. nil: the gateway answers no resources/stream of
+	// its own and relays every one to the upstream.
+	Decoder Decoder
+	// Client, when set, is the HTTP client toward the upstream (tests);
+	// its Timeout must be zero (streams are long).
+	Client *http.Client
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Metrics receives the upstream's latency and errors and the bytes
+	// relayed; nil: none.
+	Metrics Metrics
+}
+
+// A Decoder reads an upstream's answer to the resources/read request with
+// JSON-RPC id id (body, of media type contentType: JSON or an SSE stream)
+// and writes the bytes of its first content, the blob decoded or the text
+// as UTF-8, to w as they arrive. It calls mimeType with the content's
+// mimeType once it is known, possibly after bytes were written. An error
+// means the bytes written so far are not the resource.
+type Decoder func(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) error
+
+// Metrics is where the gateway reports its upstream calls and bytes
+// (core/metrics implements it).
+type Metrics interface {
+	// Upstream records one upstream call that ended with outcome ("ok" or
+	// an error kind: unreachable, timeout, credential, status, non_mcp,
+	// malformed, over_bounds, broken) after d (to its response headers).
+	Upstream(outcome string, d time.Duration)
+	// Relayed adds n bytes moved in direction ("to_upstream", "to_client",
+	// "decoded").
+	Relayed(direction string, n int64)
+}
+
+// Gateway relays MCP requests to one upstream, adding what the upstream
+// lacks (package doc). Safe for concurrent use.
+type Gateway struct {
+	opts     Options
+	upstream *url.URL
+	client   *http.Client
+	log      *slog.Logger
+	metrics  Metrics
+	// longLived is the context of GET streams, ended by Close.
+	longLived context.Context
+	closeAll  context.CancelFunc
+	// streams is what this node learnt of the upstream's resources.stream
+	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
+	streams atomic.Int32
+}
+
+// New returns the gateway of opts (its defaults filled in).
+func New(opts Options) (*Gateway, error) {
+	u, err := url.Parse(opts.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("gateway: upstream %q: want an absolute http(s) URL", opts.Upstream)
+	}
+	if opts.Keyring == nil {
+		return nil, errors.New("gateway: Options.Keyring is required")
+	}
+	if err := settlePrincipal(&opts); err != nil {
+		return nil, err
+	}
+	if opts.SingleUse && opts.Redeem == nil {
+		return nil, errors.New("gateway: Options.SingleUse needs Options.Redeem")
+	}
+	defaults(&opts)
+	if opts.Decoder != nil && opts.PublicURL == "" {
+		return nil, errors.New("gateway: Options.PublicURL is required with a Decoder (the base of downloadUrls)")
+	}
+	g := &Gateway{opts: opts, upstream: u, client: opts.Client, log: opts.Logger, metrics: opts.Metrics}
+	g.longLived, g.closeAll = context.WithCancel(context.Background())
+	if g.client == nil {
+		g.client = &http.Client{Transport: newTransport(opts)}
+	}
+	if g.metrics == nil {
+		g.metrics = noMetrics{}
+	}
+	return g, nil
+}
+
+func settlePrincipal(o *Options) error {
+	if o.PrincipalMode == "" {
+		o.PrincipalMode = PrincipalOff
+		if len(o.PrincipalKey) > 0 {
+			o.PrincipalMode = PrincipalSigned
+		}
+	}
+	switch o.PrincipalMode {
+	case PrincipalSigned:
+		if len(o.PrincipalKey) < 32 {
+			return errors.New("gateway: a signed principal header needs a key of at least 32 bytes")
+		}
+	case PrincipalPlain, PrincipalOff:
+	default:
+		return fmt.Errorf("gateway: principal mode %q: want signed, plain or off", o.PrincipalMode)
+	}
+	return nil
+}
+
+func defaults(o *Options) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.PrincipalTTL = positive(o.PrincipalTTL, DefaultPrincipalTTL)
+	o.Timeout = positive(o.Timeout, DefaultTimeout)
+	o.DialTimeout = positive(o.DialTimeout, DefaultDialTimeout)
+	o.MaxResponseHeaderBytes = positive(o.MaxResponseHeaderBytes, DefaultMaxResponseHeaderBytes)
+	o.MaxRewriteBytes = positive(o.MaxRewriteBytes, DefaultMaxRewriteBytes)
+	o.MaxSmallBody = positive(o.MaxSmallBody, DefaultMaxSmallBody)
+	o.PeekBytes = positive(o.PeekBytes, DefaultPeekBytes)
+	o.StreamTTL = positive(o.StreamTTL, DefaultStreamTTL)
+}
+
+func positive[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// newTransport is the HTTP transport toward the upstream: bounded dial,
+// response-header wait and header size; no compression (bytes pass as the
+// upstream sent them); no proxy from the environment.
+func newTransport(o Options) *http.Transport {
+	return &http.Transport{
+		DialContext:            (&net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		ResponseHeaderTimeout:  o.Timeout,
+		MaxResponseHeaderBytes: o.MaxResponseHeaderBytes,
+		DisableCompression:     true,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    256,
+		IdleConnTimeout:        90 * time.Second,
+		ForceAttemptHTTP2:      false,
+		WriteBufferSize:        64 << 10,
+		ReadBufferSize:         64 << 10,
+	}
+}
+
+// Close ends the GET streams being relayed (shutdown); requests in
+// flight finish.
+func (g *Gateway) Close() { g.closeAll() }
+
+// Upstream returns the upstream URL (for logs: without its query).
+func (g *Gateway) Upstream() string {
+	u := *g.upstream
+	u.RawQuery, u.User = "", nil
+	return u.String()
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Upstream(string, time.Duration) {}
+func (noMetrics) Relayed(string, int64)          {}

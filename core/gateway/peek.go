@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"encoding/json"
+)
+
+// The JSON-RPC method of a POST whose era carries no Mcp-Method header
+// comes from a bounded look at the body: the top-level members of the
+// object that opens it, within the first PeekBytes. Only "method" and "id"
+// are read; every other value is skipped without being decoded, so a
+// large string costs nothing but the bytes looked at.
+
+// peekMessage reads the top-level "method" and "id" members of the JSON
+// object at the start of b. complete reports that b holds the whole
+// object (both members, if present, were seen).
+func peekMessage(b []byte) (method string, id json.RawMessage, complete bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", nil, false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return method, id, false
+		}
+		if b[i] == '}' {
+			return method, id, true
+		}
+		if b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		kEnd := skipValue(b, i)
+		if kEnd < 0 || b[i] != '"' {
+			return method, id, false
+		}
+		var key string
+		if json.Unmarshal(b[i:kEnd], &key) != nil {
+			return method, id, false
+		}
+		i = skipSpace(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return method, id, false
+		}
+		i = skipSpace(b, i+1)
+		vEnd := skipValue(b, i)
+		if vEnd < 0 {
+			return method, id, false
+		}
+		switch key {
+		case "method":
+			_ = json.Unmarshal(b[i:vEnd], &method)
+		case "id":
+			id = json.RawMessage(b[i:vEnd])
+		}
+		i = vEnd
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at b[i], or -1 when
+// it does not end within b. It checks structure only as far as finding the
+// end needs.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		return skipNested(b, i)
+	}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+	}
+	return -1
+}
+
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+func skipNested(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end := skipString(b, j)
+			if end < 0 {
+				return -1
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,310 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
+)
+
+// Methods the gateway acts on; every other one is relayed as it is.
+const (
+	methodInitialize = "initialize"
+	methodDiscover   = "server/discover"
+	methodStream     = "resources/stream"
+	methodRead       = "resources/read"
+)
+
+// ServeMCP relays one request to the MCP endpoint to the upstream and its
+// answer back, as both arrive.
+func (g *Gateway) ServeMCP(r *Request, w ResponseWriter) {
+	switch r.Method {
+	case http.MethodPost:
+		g.post(r, w)
+	case http.MethodGet, http.MethodDelete:
+		g.relay(r, w, call{method: r.Method})
+	default:
+		w.AddHeader("Allow", "GET, POST, DELETE")
+		writeRPCError(w, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Method Not Allowed", nil).
+			WithStatus(http.StatusMethodNotAllowed))
+	}
+}
+
+// call is what the gateway knows of the JSON-RPC message a request carries.
+type call struct {
+	method string          // the JSON-RPC method ("" unknown), or the HTTP method of a GET or DELETE
+	id     json.RawMessage // nil when unknown or a notification
+	head   []byte          // the body bytes already read
+	whole  bool            // head is the whole body
+}
+
+// post finds the JSON-RPC method of a POST (the Mcp-Method header, else a
+// bounded look at the body), reads the body whole for the few methods the
+// gateway acts on, and relays the rest untouched.
+func (g *Gateway) post(r *Request, w ResponseWriter) {
+	c := call{}
+	c.method, _ = headers.Decode(r.Header.Get(headers.Method))
+	if r.Body != nil && (c.method == "" || actsOn(c.method)) {
+		var err error
+		if c.head, c.whole, err = g.peek(r.Body, r.ContentLength); err != nil {
+			return // the transport answers a body that failed (rate rule, size)
+		}
+		m, id, _ := peekMessage(c.head)
+		c.id = id
+		if c.method == "" || m != "" {
+			c.method = m // the body's method is the one the upstream serves
+		}
+	}
+	if actsOn(c.method) && !c.whole {
+		if !g.readWhole(r, w, &c) {
+			return
+		}
+	}
+	switch c.method {
+	case methodInitialize, methodDiscover:
+		g.capability(r, w, c)
+		return
+	case methodStream:
+		if g.opts.Decoder != nil && g.streams.Load() != streamsOffered {
+			g.ownStream(r, w, c)
+			return
+		}
+	}
+	g.relay(r, w, c)
+}
+
+// actsOn reports whether the gateway reads a request of method whole.
+func actsOn(method string) bool {
+	return method == methodInitialize || method == methodDiscover || method == methodStream
+}
+
+// peek reads the start of body: until the top-level method is seen, the
+// body ends, or PeekBytes are read. whole reports the body ended.
+func (g *Gateway) peek(body io.Reader, n int64) (head []byte, whole bool, err error) {
+	size := int64(g.opts.PeekBytes)
+	if n >= 0 && n < size {
+		size = n + 1 // room to see the end
+	}
+	head = make([]byte, 0, max(size, 512))
+	for len(head) < cap(head) {
+		k, err := body.Read(head[len(head):cap(head)])
+		head = head[:len(head)+k]
+		switch {
+		case errors.Is(err, io.EOF):
+			return head, true, nil
+		case err != nil:
+			return head, false, err
+		}
+		if m, id, complete := peekMessage(head); complete || (m != "" && id != nil && !actsOn(m)) {
+			break
+		}
+	}
+	return head, false, nil
+}
+
+// readWhole reads the rest of a body the gateway acts on, up to
+// MaxSmallBody (413 beyond).
+func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
+	limit := g.opts.MaxSmallBody
+	rest, err := io.ReadAll(io.LimitReader(r.Body, limit-int64(len(c.head))+1))
+	if err != nil {
+		return false
+	}
+	c.head = append(c.head, rest...)
+	if int64(len(c.head)) > limit {
+		tooLarge(w, c.id, "a "+c.method+" request is limited to "+strconv.FormatInt(limit, 10)+" bytes")
+		return false
+	}
+	c.whole = true
+	return true
+}
+
+// relay sends the request to the upstream, its body streamed as the
+// client sends it, and relays the answer.
+func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
+	resp, cancel, ok := g.send(r, w, c)
+	if !ok {
+		return
+	}
+	g.relayResponse(w, resp, cancel)
+}
+
+// send sends the request to the upstream and checks the answer is MCP. On
+// failure it has answered and reports !ok; else cancel ends the upstream
+// call and must be called once the answer is done with.
+func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, context.CancelFunc, bool) {
+	base := context.Background()
+	if r.Method == http.MethodGet {
+		base = g.longLived
+	}
+	ctx, cancel := context.WithCancel(base)
+	var body *clientBody
+	n := int64(-1)
+	if r.Body != nil && r.Method == http.MethodPost {
+		var rest io.Reader = r.Body
+		n = r.ContentLength
+		if c.whole {
+			rest, n = nil, int64(len(c.head))
+		}
+		body = &clientBody{head: c.head, rest: rest, metrics: g.metrics}
+	}
+	var in io.Reader
+	if body != nil {
+		in = body
+	}
+	resp, ue := g.do(g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal))
+	if body != nil {
+		body.detach() // from here the transport never reads the client's body
+	}
+	if ue == nil {
+		ue = checkAnswer(r.Method, c.method, resp)
+	}
+	if ue != nil {
+		if resp != nil {
+			drainClose(resp.Body)
+		}
+		cancel()
+		g.fail(w, c.id, c.method, ue)
+		return nil, nil, false
+	}
+	return resp, cancel, true
+}
+
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// checkAnswer holds the upstream's answer to what an MCP endpoint may send:
+// a JSON-RPC body (application/json) or an SSE stream for a POST and a
+// GET; anything for a resources/stream (SEP-2532 answers raw bytes), a
+// DELETE, or a bodiless status. 5xx without a JSON body is the upstream's
+// failure; 4xx passes as the upstream sent it (404 for an ended session
+// makes the client start a new one).
+func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mcpType := mt == "application/json" || mt == "text/event-stream"
+	empty := resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted
+	switch {
+	case mcpType || httpMethod == http.MethodDelete || method == methodStream:
+		return nil
+	case resp.StatusCode >= 500:
+		return &upstreamError{kind: kindStatus, status: http.StatusBadGateway,
+			msg: "the upstream answered HTTP " + strconv.Itoa(resp.StatusCode)}
+	case resp.StatusCode >= 300 || empty:
+		return nil
+	}
+	return &upstreamError{kind: kindNonMCP, status: http.StatusBadGateway,
+		msg: "the upstream's answer is not MCP (Content-Type " + strconv.Quote(mt) + ")"}
+}
+
+// relayResponse sends the upstream's status, headers and body as they
+// arrive: JSON with its length, SSE flushed at every read (each event as
+// soon as it is whole on the wire).
+func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
+	setHeaders(w, resp)
+	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
+		resp.Body.Close()
+		cancel()
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	flush := mt == "text/event-stream"
+	w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
+		defer cancel()
+		defer resp.Body.Close()
+		return g.copyBody(sw, resp.Body, nil, flush)
+	})
+}
+
+// copyBuffers are the buffers answers are relayed through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyBody copies prefix, then body, to w: flushed after every read when
+// flush. A failure of the upstream midway is logged once; the transport
+// then cuts the response (a client must not take it for whole).
+func (g *Gateway) copyBody(w StreamWriter, body io.Reader, prefix []byte, flush bool) error {
+	if len(prefix) > 0 {
+		if _, err := w.Write(prefix); err != nil {
+			return err
+		}
+		g.metrics.Relayed("to_client", int64(len(prefix)))
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
+	for {
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			if _, err := w.Write(buf[:n]); err != nil {
+				return err // the client went away: the deferred cancel ends the upstream call
+			}
+			g.metrics.Relayed("to_client", int64(n))
+			if flush {
+				if err := w.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+		switch {
+		case rerr == io.EOF:
+			return nil
+		case rerr != nil:
+			g.metrics.Upstream(kindBroken, 0)
+			g.log.Warn("gateway: upstream answer broke off", "kind", kindBroken, "upstream", g.Upstream())
+			return errors.New("gateway: the upstream's answer broke off")
+		}
+	}
+}
+
+// clientBody is the request body sent upstream: the bytes already read,
+// then the rest of the client's body. detach stops the transport reading
+// it, so the client's body (owned by the server transport) is never read
+// after the serving call returns.
+type clientBody struct {
+	head     []byte
+	rest     io.Reader
+	metrics  Metrics
+	mu       sync.Mutex
+	detached bool
+}
+
+var errDetached = errors.New("gateway: request body no longer available")
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.detached {
+		return 0, errDetached
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		b.metrics.Relayed("to_upstream", int64(n))
+		return n, nil
+	}
+	if b.rest == nil {
+		return 0, io.EOF
+	}
+	n, err := b.rest.Read(p)
+	b.metrics.Relayed("to_upstream", int64(n))
+	return n, err
+}
+
+func (b *clientBody) detach() {
+	b.mu.Lock()
+	b.detached = true
+	b.mu.Unlock()
+}

@@ -1,0 +1,92 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// errOverBounds: an answer the gateway reads to change is over
+// MaxRewriteBytes.
+var errOverBounds = errors.New("gateway: upstream answer over the gateway's bound")
+
+// readEvent reads one SSE event (its lines up to and including the blank
+// line that ends it) from br, taking its bytes from *budget. data is its
+// data lines joined by "\n" (nil when it has none). Lines end in "\n" or
+// "\r\n". At the end of the stream it returns io.EOF, or
+// io.ErrUnexpectedEOF for an event cut off.
+func readEvent(br *bufio.Reader, budget *int64) (raw, data []byte, err error) {
+	for {
+		line, err := readLine(br, budget)
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(raw)+len(line) > 0 {
+				return append(raw, line...), data, io.ErrUnexpectedEOF
+			}
+			return raw, data, err
+		}
+		raw = append(raw, line...)
+		content := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(content) == 0 {
+			return raw, data, nil
+		}
+		if v, ok := bytes.CutPrefix(content, []byte("data:")); ok {
+			v = bytes.TrimPrefix(v, []byte(" "))
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, v...)
+		}
+	}
+}
+
+// readLine reads one line with its end from br, within *budget.
+func readLine(br *bufio.Reader, budget *int64) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		*budget -= int64(len(part))
+		if *budget < 0 {
+			return nil, errOverBounds
+		}
+		line = append(line, part...)
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return line, io.EOF
+		default:
+			return line, err
+		}
+	}
+}
+
+// replaceData returns the event raw with its data lines replaced by one
+// data line holding data; its other lines (id, event, retry, comments)
+// stay as they were.
+func replaceData(raw, data []byte) []byte {
+	var out []byte
+	wrote := false
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		line := raw
+		if i >= 0 {
+			line = raw[:i+1]
+		}
+		raw = raw[len(line):]
+		content := bytes.TrimRight(line, "\r\n")
+		switch {
+		case bytes.HasPrefix(content, []byte("data:")) && !wrote:
+			out = append(append(append(out, "data: "...), data...), '\n')
+			wrote = true
+		case bytes.HasPrefix(content, []byte("data:")):
+		case len(content) == 0:
+			out = append(out, '\n')
+		default:
+			out = append(out, line...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,45 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+// Request is one client request to the MCP endpoint, already admitted by
+// the transport (Host, Origin, the caller's credential).
+type Request struct {
+	Method string      // HTTP method
+	Header http.Header // the client's headers, as received
+	// Body is the request body, read as the upstream takes it; nil for
+	// none. The transport bounds it (rate rule, limits).
+	Body io.Reader
+	// ContentLength is the body's declared length; -1 unknown.
+	ContentLength int64
+	// Principal is the authenticated caller ("" on an open endpoint).
+	Principal string
+	// Context carries values (a request id) to what the gateway records
+	// for the request; the upstream call ends with its answer, or with the
+	// client gone, not with this context.
+	Context context.Context
+}
+
+// ResponseWriter is the transport's response. Status and headers are set
+// before the body; at most one of SetBody and SetBodyStream is called.
+type ResponseWriter interface {
+	SetStatus(code int)
+	AddHeader(name, value string)
+	// SetBody sends b as the whole body (the writer may keep b).
+	SetBody(b []byte)
+	// SetBodyStream sends the body write produces; size >= 0 is its exact
+	// length. write may run after the serving call returned, and runs once
+	// even when the response is dropped (then w fails).
+	SetBodyStream(size int64, write func(w StreamWriter) error)
+}
+
+// StreamWriter is what a streamed body is written to; Flush pushes what
+// is buffered to the client.
+type StreamWriter interface {
+	io.Writer
+	Flush() error
+}

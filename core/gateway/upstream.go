@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/gateway/principal"
+)
+
+// What crosses to the upstream: the client's headers but for those that
+// belong to the hop (RFC 9110 §7.6.1) or to the gateway itself — the
+// client's credential (never forwarded: MCP security best practices), its
+// cookies, Host, Origin (checked by the gateway; the upstream sees the
+// gateway as its client) and any principal header the client made up.
+// The gateway adds its own credential and the principal it authenticated.
+
+// dropRequest are the client headers never sent upstream.
+var dropRequest = headerSet("Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Authorization", "Cookie", "Host",
+	"Origin", "Content-Length", "Expect", principal.Header)
+
+// dropResponse are the upstream headers never sent to the client.
+var dropResponse = headerSet("Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Connection", "Te",
+	"Trailer", "Transfer-Encoding", "Upgrade", "Content-Length")
+
+func headerSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[http.CanonicalHeaderKey(n)] = true
+	}
+	return m
+}
+
+// copyHeader copies src into dst but for the names in drop and those
+// src's Connection header lists.
+func copyHeader(dst, src http.Header, drop map[string]bool) {
+	eachHeader(src, drop, func(name string, values []string) { dst[name] = append(dst[name], values...) })
+}
+
+// eachHeader calls f with every header of src but for the names in drop
+// and those src's Connection header lists.
+func eachHeader(src http.Header, drop map[string]bool, f func(name string, values []string)) {
+	var listed map[string]bool
+	for _, v := range src.Values("Connection") {
+		for name := range strings.SplitSeq(v, ",") {
+			if listed == nil {
+				listed = map[string]bool{}
+			}
+			listed[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
+	for k, vs := range src {
+		ck := http.CanonicalHeaderKey(k)
+		if !drop[ck] && !listed[ck] {
+			f(ck, vs)
+		}
+	}
+}
+
+// newUpstreamRequest builds the upstream request of method with body (nil
+// for none, length n or -1) on behalf of principal, carrying the client's
+// headers in (nil for none) and the gateway's credential.
+func (g *Gateway) newUpstreamRequest(ctx context.Context, method string, in http.Header, body io.Reader, n int64, who string) *http.Request {
+	req, err := http.NewRequestWithContext(ctx, method, g.upstream.String(), nil)
+	if err != nil {
+		panic("bug: gateway: upstream request: " + err.Error()) // the URL was parsed in New
+	}
+	if in != nil {
+		copyHeader(req.Header, in, dropRequest)
+	}
+	if body != nil {
+		req.Body, req.ContentLength = io.NopCloser(body), n // -1: unknown, sent chunked
+	}
+	if g.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+g.opts.Token)
+	}
+	switch g.opts.PrincipalMode {
+	case PrincipalSigned:
+		req.Header.Set(principal.Header, principal.Sign(g.opts.PrincipalKey, who, time.Now().Add(g.opts.PrincipalTTL)))
+	case PrincipalPlain:
+		req.Header.Set(principal.Header, principal.Plain(who))
+	}
+	return req
+}
+
+// do sends req and classifies what went wrong: the upstream's response,
+// or an *upstreamError. It records the call's latency.
+func (g *Gateway) do(req *http.Request) (*http.Response, *upstreamError) {
+	start := time.Now()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		ue := classify(err)
+		g.metrics.Upstream(ue.kind, time.Since(start))
+		return nil, ue
+	}
+	if ue := credentialRefused(resp); ue != nil {
+		drainClose(resp.Body)
+		g.metrics.Upstream(ue.kind, time.Since(start))
+		return nil, ue
+	}
+	g.metrics.Upstream("ok", time.Since(start))
+	return resp, nil
+}
+
+// credentialRefused is the error for an upstream that refused the
+// gateway's own credential: its challenge must not reach the client, who
+// would take it for the gateway's.
+func credentialRefused(resp *http.Response) *upstreamError {
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return nil
+	}
+	return &upstreamError{kind: kindCredential, status: http.StatusBadGateway,
+		msg: "the upstream refused the gateway's credential (HTTP " + http.StatusText(resp.StatusCode) + ")"}
+}
+
+// classify names the failure of a call that got no response.
+func classify(err error) *upstreamError {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return &upstreamError{kind: kindTimeout, status: http.StatusGatewayTimeout, msg: "the upstream did not answer in time"}
+	case strings.Contains(err.Error(), "response headers exceeded"):
+		return &upstreamError{kind: kindOverBounds, status: http.StatusBadGateway, msg: "the upstream's response headers are over the gateway's limit"}
+	case strings.Contains(err.Error(), "malformed HTTP"):
+		return &upstreamError{kind: kindMalformed, status: http.StatusBadGateway, msg: "the upstream's answer is not HTTP"}
+	case errors.Is(err, context.Canceled):
+		return &upstreamError{kind: kindCanceled, status: http.StatusBadGateway, msg: "the request was canceled"}
+	}
+	return &upstreamError{kind: kindUnreachable, status: http.StatusBadGateway, msg: "the upstream is unreachable"}
+}
+
+// drainClose reads a little of body, so its connection may be reused, and
+// closes it.
+func drainClose(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	body.Close()
+}

@@ -1,0 +1,97 @@
+package front
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/gateway"
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/bodystream"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
+)
+
+// The gateway's routes (`serve --upstream`, package core/gateway): /mcp is
+// relayed to the upstream instead of core/mcp, after the same admission
+// (Host, Origin, the caller), body rules (upload slot, rate rule, size)
+// and body ending as serveMCP's; /g/{token} serves the gateway's own
+// resources/stream downloadUrls. The gateway is transport-neutral; this
+// file adapts fasthttp to it.
+
+// routeGateway serves path when the server is a gateway and the path is
+// one of its routes.
+func (s *Server) routeGateway(ctx *fasthttp.RequestCtx, path string) bool {
+	gw := s.env.Gateway
+	switch {
+	case gw == nil:
+		return false
+	case path == "/mcp":
+		s.serveGateway(ctx, gw)
+	case strings.HasPrefix(path, gateway.DownloadPrefix):
+		s.gate.DrainSmall(ctx)
+		gw.ServeDownload(s.gatewayRequest(ctx, nil, ""), strings.TrimPrefix(path, gateway.DownloadPrefix),
+			&gatewayResponse{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *Server) serveGateway(ctx *fasthttp.RequestCtx, gw *gateway.Gateway) {
+	caller, ok := s.gate.AdmitMCP(ctx)
+	if !ok {
+		return
+	}
+	body, paced, release, ok := s.mcpBody(ctx, caller.Principal) // mcp.go
+	if !ok {
+		return
+	}
+	defer release()
+	gw.ServeMCP(s.gatewayRequest(ctx, body, caller.Principal), &gatewayResponse{ctx: ctx, timeout: s.opts.WriteTimeout, tel: s.tel})
+	if paced != nil {
+		s.finishMCPBody(ctx, paced)
+	}
+}
+
+// gatewayRequest is the gateway's view of the request: its headers copied
+// (the gateway sends them on), its body (nil for none) as a reader.
+func (s *Server) gatewayRequest(ctx *fasthttp.RequestCtx, body io.Reader, principal string) *gateway.Request {
+	h := make(http.Header, ctx.Request.Header.Len())
+	for k, v := range ctx.Request.Header.All() {
+		h.Add(string(k), string(v))
+	}
+	r := &gateway.Request{Method: string(ctx.Method()), Header: h, ContentLength: int64(ctx.Request.Header.ContentLength()),
+		Principal: principal, Context: telemetry.Of(ctx).Context()}
+	if r.ContentLength < 0 {
+		r.ContentLength = -1 // chunked, or up to the connection's end
+	}
+	if body != nil && ctx.IsPost() {
+		r.Body = body
+	}
+	return r
+}
+
+// gatewayResponse is the gateway's ResponseWriter over a fasthttp
+// response.
+type gatewayResponse struct {
+	ctx     *fasthttp.RequestCtx
+	timeout time.Duration
+	tel     *telemetry.Tracker
+}
+
+func (r *gatewayResponse) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
+func (r *gatewayResponse) AddHeader(name, value string) { r.ctx.Response.Header.Add(name, value) }
+func (r *gatewayResponse) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) }
+
+// SetBodyStream streams write's body through bodystream (per-write
+// deadlines, counted for the access log), as core/mcp's bodies go.
+func (r *gatewayResponse) SetBodyStream(size int64, write func(gateway.StreamWriter) error) {
+	bs := bodystream.New(func(w mcp.StreamWriter) error { return write(w) }, r.ctx.Conn(), r.timeout)
+	if size > int64(^uint(0)>>1) {
+		size = -1
+	}
+	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size))
+}
