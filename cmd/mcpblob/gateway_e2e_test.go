@@ -16,8 +16,8 @@ import (
 	"time"
 )
 
-// gateway is a started `mcpblob serve --upstream`.
-type gateway struct {
+// gatewayProc is a started `mcpblob serve --upstream`.
+type gatewayProc struct {
 	Base string // http://127.0.0.1:PORT
 	URL  string // Base + "/mcp"
 	Proc *os.Process
@@ -26,12 +26,12 @@ type gateway struct {
 
 // startGateway runs `mcpblob serve --upstream upstreamURL --listen
 // 127.0.0.1:PORT --data DIR` (a fresh DIR) with extra flags.
-func startGateway(t *testing.T, upstreamURL string, extra ...string) *gateway {
+func startGateway(t *testing.T, upstreamURL string, extra ...string) *gatewayProc {
 	t.Helper()
 	addr := freePort(t)
 	args := append([]string{"--upstream", upstreamURL, "--data", t.TempDir()}, extra...)
 	proc, logs := startServerProcess(t, addr, args...)
-	return &gateway{Base: "http://" + addr, URL: "http://" + addr + "/mcp", Proc: proc, Logs: logs}
+	return &gatewayProc{Base: "http://" + addr, URL: "http://" + addr + "/mcp", Proc: proc, Logs: logs}
 }
 
 // surveyClient runs the gateway survey (testdata/gateway-clients/survey.mjs,

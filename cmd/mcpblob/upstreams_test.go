@@ -10,7 +10,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -185,23 +184,26 @@ const blobPatternPeriod = 3 * 65521
 // resources: byte(i) = f(i mod period), f(j) = (j*0x9E3779B1 mod 2^32) >> 13
 // mod 256 (testdata/upstream-ts2/blob.mjs and testdata/gosdk/upstream build
 // the same bytes).
-type blobPattern struct{ off, size int64 }
+var blobPattern = func() []byte {
+	b := make([]byte, blobPatternPeriod)
+	for j := range b {
+		b[j] = byte(uint32(j) * 0x9E3779B1 >> 13)
+	}
+	return b
+}()
 
-func (p *blobPattern) Read(b []byte) (int, error) {
-	if p.off >= p.size {
-		return 0, io.EOF
-	}
-	n := int(min(int64(len(b)), p.size-p.off))
-	for i := range n {
-		b[i] = byte(uint32((p.off+int64(i))%blobPatternPeriod) * 0x9E3779B1 >> 13)
-	}
-	p.off += int64(n)
-	return n, nil
-}
+var patternSums sync.Map // size → sha256 (hex) of that many bytes of blobPattern
 
 // patternSum is the sha256 of the first size bytes of blobPattern.
 func patternSum(size int64) string {
+	if s, ok := patternSums.Load(size); ok {
+		return s.(string)
+	}
 	h := sha256.New()
-	io.CopyBuffer(h, &blobPattern{size: size}, make([]byte, 1<<20))
-	return hex.EncodeToString(h.Sum(nil))
+	for left := size; left > 0; left -= blobPatternPeriod {
+		h.Write(blobPattern[:min(left, blobPatternPeriod)])
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	patternSums.Store(size, sum)
+	return sum
 }

@@ -79,11 +79,20 @@ func byEra(sessions, stateless http.Handler) http.Handler {
 	})
 }
 
+// onePeriod is the pattern's first period.
+var onePeriod = func() []byte {
+	b := make([]byte, period)
+	for j := range b {
+		b[j] = byte(uint32(j) * 0x9E3779B1 >> 13)
+	}
+	return b
+}()
+
 // blob returns the first n bytes of the pattern.
 func blob(n int) []byte {
 	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(uint32(i%period) * 0x9E3779B1 >> 13)
+	for off := 0; off < n; off += period {
+		copy(b[off:], onePeriod)
 	}
 	return b
 }
