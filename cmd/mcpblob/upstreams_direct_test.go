@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,14 +71,12 @@ func testSDKUpstreamDirect(t *testing.T, u *upstream, era string) {
 	if want := []string{"confirm", "echo", "file_info"}; !slices.Equal(tools, want) {
 		t.Errorf("tools/list: %v, want %v", tools, want)
 	}
-	res, err := mc.Call(ctx, "tools/list", "")
-	if err != nil || !strings.Contains(string(res.Result), `"x-mcp-file":{"maxSize":`) {
-		t.Errorf("tools/list has no x-mcp-file argument: %v %.600s", err, res.Body)
+	if res := call(t, ctx, mc, "tools/list", ""); !strings.Contains(string(res.Result), `"x-mcp-file":{"maxSize":`) {
+		t.Errorf("tools/list has no x-mcp-file argument: %.600s", res.Result)
 	}
 	checkFileInfo(t, ctx, mc)
-	prompt, err := mc.Call(ctx, "prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`)
-	if err != nil || !strings.Contains(string(prompt.Result), `"text":"Hello, Ada"`) {
-		t.Errorf("prompts/get greet: %v %.300s", err, prompt.Body)
+	if prompt := call(t, ctx, mc, "prompts/get", `{"name":"greet","arguments":{"name":"Ada"}}`); !strings.Contains(string(prompt.Result), `"text":"Hello, Ada"`) {
+		t.Errorf("prompts/get greet: %.300s", prompt.Result)
 	}
 	if got := readContents(t, ctx, mc, u.TextURI); !strings.HasPrefix(string(got.bytes), "hello from the "+u.Kind) {
 		t.Errorf("%s: %q", u.TextURI, got.bytes)
@@ -141,13 +140,11 @@ func connectUpstream(t *testing.T, ctx context.Context, url, era string) *mcptes
 // listNames calls a list method and returns field of each entry of member.
 func listNames(t *testing.T, ctx context.Context, mc *mcptest.Client, method, member, field string) []string {
 	t.Helper()
-	res, err := mc.Call(ctx, method, "")
-	if err != nil || res.Result == nil {
-		t.Fatalf("%s: %v %.300s", method, err, res.Body)
-	}
+	res := call(t, ctx, mc, method, "")
 	var list map[string]json.RawMessage
 	var entries []map[string]any
-	if err := json.Unmarshal(res.Result, &list); err == nil {
+	err := json.Unmarshal(res.Result, &list)
+	if err == nil {
 		err = json.Unmarshal(list[member], &entries)
 	}
 	if err != nil {
@@ -155,7 +152,7 @@ func listNames(t *testing.T, ctx context.Context, mc *mcptest.Client, method, me
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e[field].(string))
+		names = append(names, fmt.Sprint(e[field]))
 	}
 	return names
 }
@@ -171,12 +168,10 @@ type contents struct {
 
 func readContents(t *testing.T, ctx context.Context, mc *mcptest.Client, uri string) contents {
 	t.Helper()
-	res, err := mc.Call(ctx, "resources/read", `{"uri":`+strconvQuote(uri)+`}`)
-	if err != nil || res.Result == nil {
-		t.Fatalf("resources/read %s: %v %.300s", uri, err, res.Body)
-	}
+	res := call(t, ctx, mc, "resources/read", `{"uri":`+strconvQuote(uri)+`}`)
 	var r struct{ Contents []contents }
-	if err := json.Unmarshal(res.Result, &r); err != nil || len(r.Contents) == 0 {
+	err := json.Unmarshal(res.Result, &r)
+	if err != nil || len(r.Contents) == 0 {
 		t.Fatalf("resources/read %s: %v %.300s", uri, err, res.Result)
 	}
 	c := r.Contents[0]
@@ -187,6 +182,19 @@ func readContents(t *testing.T, ctx context.Context, mc *mcptest.Client, uri str
 		}
 	}
 	return c
+}
+
+// call sends a request and fails the test unless it is answered with a result.
+func call(t *testing.T, ctx context.Context, mc *mcptest.Client, method, params string) *mcptest.Response {
+	t.Helper()
+	res, err := mc.Call(ctx, method, params)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, params, err)
+	}
+	if res.Result == nil {
+		t.Fatalf("%s %s: no result: %d %.300s", method, params, res.Status, res.Body)
+	}
+	return res
 }
 
 func strconvQuote(s string) string {
