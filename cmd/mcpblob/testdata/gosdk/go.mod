@@ -1,5 +1,7 @@
-// Interop client on the official MCP Go SDK. A module of its own so the SDK
-// never enters mcpblob's module graph; built by cmd/mcpblob's end-to-end tests.
+// Programs on the official MCP Go SDK, built by cmd/mcpblob's end-to-end
+// tests: the interop client (.), the gateway tests' go-sdk upstream server
+// (upstream/) and their go-sdk survey client (survey/). A module of its own so
+// the SDK never enters mcpblob's module graph.
 module github.com/mcpblob/mcpblob/cmd/mcpblob/testdata/gosdk
 
 go 1.25.0
