@@ -161,7 +161,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		if c.whole {
 			rest, n = nil, int64(len(c.head))
 		}
-		body = &clientBody{head: c.head, rest: rest, metrics: g.metrics}
+		body = &clientBody{head: c.head, rest: rest, want: n, metrics: g.metrics}
 	}
 	var in io.Reader
 	if body != nil {
@@ -282,10 +282,16 @@ func (g *Gateway) copyBody(w StreamWriter, body io.Reader, prefix []byte, flush 
 // clientBody is the request body sent upstream: the bytes already read,
 // then the rest of the client's body. detach stops the transport reading
 // it, so the client's body (owned by the server transport) is never read
-// after the serving call returns.
+// after the serving call returns. A body already sent whole still ends
+// with io.EOF after detach: net/http reads once more past a declared
+// length to check for extra bytes, and an upstream that answered as soon
+// as it had the last byte must not see its connection closed for that.
 type clientBody struct {
 	head     []byte
 	rest     io.Reader
+	want     int64 // the declared length, -1 when unknown
+	sent     int64
+	ended    bool // rest reported io.EOF
 	metrics  Metrics
 	mu       sync.Mutex
 	detached bool
@@ -297,20 +303,35 @@ func (b *clientBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.detached {
-		return 0, errDetached
+		return 0, b.afterDetach()
 	}
 	if len(b.head) > 0 {
 		n := copy(p, b.head)
 		b.head = b.head[n:]
-		b.metrics.Relayed("to_upstream", int64(n))
+		b.count(n)
 		return n, nil
 	}
 	if b.rest == nil {
 		return 0, io.EOF
 	}
 	n, err := b.rest.Read(p)
-	b.metrics.Relayed("to_upstream", int64(n))
+	b.count(n)
+	b.ended = b.ended || errors.Is(err, io.EOF)
 	return n, err
+}
+
+// afterDetach is what a read after detach gets: io.EOF when the whole body
+// was sent, else errDetached.
+func (b *clientBody) afterDetach() error {
+	if len(b.head) == 0 && (b.rest == nil || b.ended || (b.want >= 0 && b.sent >= b.want)) {
+		return io.EOF
+	}
+	return errDetached
+}
+
+func (b *clientBody) count(n int) {
+	b.sent += int64(n)
+	b.metrics.Relayed("to_upstream", int64(n))
 }
 
 func (b *clientBody) detach() {
