@@ -154,7 +154,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		if c.whole {
 			rest, n = nil, int64(len(c.head))
 		}
-		body = &clientBody{head: c.head, rest: rest, metrics: g.metrics}
+		body = &clientBody{head: c.head, rest: rest, size: n, metrics: g.metrics}
 	}
 	var in io.Reader
 	if body != nil {
@@ -275,10 +275,15 @@ func (g *Gateway) copyBody(w StreamWriter, body io.Reader, prefix []byte, flush 
 // clientBody is the request body sent upstream: the bytes already read,
 // then the rest of the client's body. detach stops the transport reading
 // it, so the client's body (owned by the server transport) is never read
-// after the serving call returns.
+// after the serving call returns. A body of known size that was sent whole
+// ends with io.EOF after detach: net/http reads once more past the
+// Content-Length to check for extra bytes, and a failure of that read
+// closes the connection, cutting the upstream's answer.
 type clientBody struct {
 	head     []byte
 	rest     io.Reader
+	size     int64 // the declared length, -1 unknown
+	sent     int64
 	metrics  Metrics
 	mu       sync.Mutex
 	detached bool
@@ -289,12 +294,16 @@ var errDetached = errors.New("gateway: request body no longer available")
 func (b *clientBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.detached {
+	switch {
+	case b.detached && b.size >= 0 && b.sent >= b.size:
+		return 0, io.EOF
+	case b.detached:
 		return 0, errDetached
 	}
 	if len(b.head) > 0 {
 		n := copy(p, b.head)
 		b.head = b.head[n:]
+		b.sent += int64(n)
 		b.metrics.Relayed("to_upstream", int64(n))
 		return n, nil
 	}
@@ -302,6 +311,7 @@ func (b *clientBody) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := b.rest.Read(p)
+	b.sent += int64(n)
 	b.metrics.Relayed("to_upstream", int64(n))
 	return n, err
 }
