@@ -191,8 +191,9 @@ func orBackground(ctx context.Context) context.Context {
 
 // checkAnswer holds the upstream's answer to what an MCP endpoint may send:
 // a JSON-RPC body (application/json) or an SSE stream for a POST and a
-// GET; anything for a resources/stream (SEP-2532 answers raw bytes), a
-// DELETE, or a bodiless status. 5xx without a JSON body is the upstream's
+// GET; anything for a resources/stream (SEP-2532 answers raw bytes, or a
+// redirect to them), a DELETE, or a bodiless status; a redirect is never
+// followed nor relayed for other methods. 5xx without a JSON body is the upstream's
 // failure; 4xx passes as the upstream sent it (404 for an ended session
 // makes the client start a new one).
 func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError {
@@ -200,6 +201,9 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 	mcpType := mt == "application/json" || mt == "text/event-stream"
 	empty := resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted
 	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400 && method != methodStream:
+		return &upstreamError{kind: kindNonMCP, status: http.StatusBadGateway,
+			msg: "the upstream answered a redirect (HTTP " + strconv.Itoa(resp.StatusCode) + "), which the gateway does not follow"}
 	case mcpType || httpMethod == http.MethodDelete || method == methodStream:
 		return nil
 	case resp.StatusCode >= 500:
