@@ -55,7 +55,8 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 	if r.Body != nil { // a bounded look, for the method (when no header names it) and the id of error answers
 		var err error
 		if c.head, c.whole, err = g.peek(r.Body, r.ContentLength); err != nil {
-			return // the transport answers a body that failed (rate rule, size)
+			bodyFailed(w, nil) // the transport may answer otherwise (the rate rule's 408)
+			return
 		}
 		m, id, _ := peekMessage(c.head)
 		c.id = id
@@ -116,6 +117,7 @@ func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
 	limit := g.opts.MaxSmallBody
 	rest, err := io.ReadAll(io.LimitReader(r.Body, limit-int64(len(c.head))+1))
 	if err != nil {
+		bodyFailed(w, c.id)
 		return false
 	}
 	c.head = append(c.head, rest...)
@@ -167,6 +169,13 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	resp, ue := g.do(req)
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
+	}
+	if ue != nil && body != nil && body.failed() {
+		// The client's body broke (bad chunked framing, gone, too slow):
+		// the client's fault, not the upstream's.
+		cancel()
+		bodyFailed(w, c.id)
+		return nil, nil, false
 	}
 	if ue == nil {
 		ue = checkAnswer(r.Method, c.method, resp)
@@ -291,6 +300,14 @@ type clientBody struct {
 	metrics  Metrics
 	mu       sync.Mutex
 	detached bool
+	readErr  bool // reading the client's body failed
+}
+
+// failed reports whether reading the client's body failed.
+func (b *clientBody) failed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.readErr
 }
 
 var errDetached = errors.New("gateway: request body no longer available")
@@ -315,6 +332,9 @@ func (b *clientBody) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := b.rest.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.readErr = true
+	}
 	b.sent += int64(n)
 	b.metrics.Relayed("to_upstream", int64(n))
 	return n, err
