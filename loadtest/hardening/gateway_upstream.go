@@ -29,12 +29,16 @@ const gatewayRSSGrowth = 64 << 20
 // gatewayTarget is `mcpblob serve --upstream upstream` with the run's keys,
 // its own credential toward the upstream and a signing key for the
 // principal header (both registered as secrets).
-func gatewayTarget(name, bin, work, upstream string, sec *secrets) (*target, error) {
+// token "" is a fresh one.
+func gatewayTarget(name, bin, work, upstream, token string, sec *secrets) (*target, error) {
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	token, key := "upstream_"+rand.Text()+rand.Text(), rand.Text()+rand.Text()
+	if token == "" {
+		token = "upstream_" + rand.Text() + rand.Text()
+	}
+	key := rand.Text() + rand.Text()
 	sec.Add("the gateway's upstream token", token)
 	sec.Add("the gateway's principal key", key)
 	args := append(serveArgs(addr, sec), "--data", filepath.Join(work, name+"-data"), "--upstream", upstream,
@@ -57,7 +61,7 @@ func driveHostileUpstream(ctx context.Context, c config, bin, work string, sec *
 		return err
 	}
 	defer up.Close()
-	t, err := gatewayTarget("gateway", bin, work, up.URL(), sec)
+	t, err := gatewayTarget("gateway", bin, work, up.URL(), "", sec)
 	if err != nil {
 		return err
 	}
@@ -281,6 +285,11 @@ func (p *patternCheck) Write(b []byte) (int, error) {
 // driveGateways runs the gateway passes: hostile clients in front of a
 // well-behaved upstream, then a hostile upstream.
 func driveGateways(ctx context.Context, c config, bin, work string, sec *secrets, rep *report) error {
+	if ctx.Err() == nil && c.runs("gateway hostile clients") {
+		if err := driveGatewayClients(ctx, c, bin, work, sec, rep); err != nil {
+			return err
+		}
+	}
 	if ctx.Err() == nil && c.runs("gateway hostile upstream") {
 		if err := driveHostileUpstream(ctx, c, bin, work, sec, rep); err != nil {
 			return err
