@@ -68,14 +68,14 @@ func (c config) runs(name string) bool {
 	return false
 }
 
-// profiles: full is `make hardening` (≤ ~3 minutes on 2 cores), smoke is
-// the short run `make test` does (≤ ~40 s).
+// profiles: full is `make hardening` (≤ ~6 minutes on 2 cores), smoke is
+// the short run `make test` does (≤ ~65 s).
 var profiles = map[string]config{
-	"full": {budget: 300 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
+	"full": {budget: 360 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
 		trickleEvery: 5 * time.Second, connStorm: 2000, connHold: 10 * time.Second,
 		exhaustLimits: exhaust.Defaults, capInits: 60, exhaustRSS: 256 << 20, exhaustHold: 3 * time.Second,
 		stormSessions: 2000, stormStreams: 200, upstreamSize: 256 << 20},
-	"smoke": {budget: 48 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
+	"smoke": {budget: 68 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
 		trickleEvery: 2 * time.Second, connStorm: 300, connHold: 3 * time.Second,
 		exhaustLimits: exhaust.Scaled, exhaustFlags: true, capInits: 16, exhaustRSS: 96 << 20, exhaustHold: 500 * time.Millisecond,
 		upstreamSize: 16 << 20},
