@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/badupstream"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
@@ -101,6 +102,10 @@ func driveHostileUpstream(ctx context.Context, c config, bin, work string, sec *
 			}
 		}
 	}
+	e := hostile.NewEnv(hostile.Options{Name: t.name, Addr: t.addr, APIKeys: sec.apiKeys, Keyring: sec.keyring,
+		CaseLimit: c.caseLimit, Seed: c.seed}, sec, newInventory(false))
+	mon.phase(rep.row("gateway", "/g/ downloads").key())
+	gc.driveDownloadAbuse(ctx, rep, wire.NewRules(work, c.repo), e, c.flips)
 	stopMon()
 	wg.Wait()
 	rep.absorb(mon)
