@@ -102,6 +102,7 @@ func driveHostileUpstream(ctx context.Context, c config, bin, work string, sec *
 			}
 		}
 	}
+	rep.note("gateway hostile upstream, what each behaviour got (HTTP status, time): %s", strings.Join(gc.seen, "; "))
 	e := hostile.NewEnv(hostile.Options{Name: t.name, Addr: t.addr, APIKeys: sec.apiKeys, Keyring: sec.keyring,
 		CaseLimit: c.caseLimit, Seed: c.seed}, sec, newInventory(false))
 	mon.phase(rep.row("gateway", "/g/ downloads").key())
@@ -151,6 +152,7 @@ type gatewayClient struct {
 	base, key string
 	hc        *http.Client
 	sec       *secrets
+	seen      []string // what each behaviour got, for the report
 }
 
 // reply is what the client got: the status, the start of the body, the
@@ -191,10 +193,25 @@ func (gc *gatewayClient) judge(ctx context.Context, b badupstream.Behaviour, siz
 		body := hostile.RPC("tools/call", hostile.WithMeta(map[string]any{"name": b.Name, "arguments": map[string]any{}}, nil))
 		r = gc.do(ctx, http.MethodPost, gc.base+"/mcp", body, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": b.Name})
 	}
+	gc.seen = append(gc.seen, b.Name+" "+r.short())
 	if ctx.Err() != nil {
 		return fmt.Sprintf("hang: no whole answer within %s (%s)", bound(b), r)
 	}
 	return want(b, r, size)
+}
+
+// short is r for the report's note: the status, or the cut, and the time.
+func (r reply) short() string {
+	s := fmt.Sprintf("%d", r.status)
+	switch {
+	case r.status == 0:
+		s = "no status"
+	case r.cut != nil:
+		s += fmt.Sprintf(" cut after %d bytes", r.n)
+	case r.status == 200:
+		s += fmt.Sprintf(" (%d bytes)", r.n)
+	}
+	return s + " in " + r.took.Round(time.Millisecond).String()
 }
 
 func (r reply) String() string {

@@ -52,7 +52,7 @@ var Behaviours = []Behaviour{
 	{Name: "claims-2gib", Outcome: Cut, Doc: "Content-Length 2 GiB, 4 KiB, then the connection closes", write: claimed(2<<30, 4<<10)},
 	{Name: "drip-headers", Outcome: Refused, Status: 504, Kind: "timeout", Timeout: true, Doc: "the status line, then one header byte every 100 ms", write: dripHeaders},
 	{Name: "silent", Outcome: Refused, Status: 504, Kind: "timeout", Timeout: true, Doc: "reads the request, never answers", write: silent},
-	{Name: "drip-sse", Outcome: Relayed, Doc: "an SSE event one byte every 20 ms (2 s), then the end", write: dripSSE},
+	{Name: "drip-sse", Outcome: Relayed, Doc: "an SSE answer whose one event comes one byte every 20 ms, then the end", write: dripSSE},
 	{Name: "redirect", Outcome: Refused, Status: 502, Kind: "non_mcp", Doc: "302 to another path of this server (a gateway must not follow: its credential and principal header would go to the Location)", write: redirect},
 	{Name: "text-plain", Outcome: Refused, Status: 502, Kind: "non_mcp", Doc: "200 text/plain", write: fixed(200, "text/plain", "hello")},
 	{Name: "html", Outcome: Refused, Status: 502, Kind: "non_mcp", Doc: "200 text/html, a login page", write: fixed(200, "text/html; charset=utf-8", "<!doctype html><html><body><form>login</form></body></html>")},
