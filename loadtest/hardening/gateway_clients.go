@@ -29,7 +29,8 @@ var gatewaySkipped = map[string]bool{"wrong principal": true}
 // gateway in front of it whose credential is alice's key there, and sends
 // every class's /mcp batches to the gateway, with the after-batch checks
 // of the local pass: the gateway alive and its log clean, the upstream's
-// store holding exactly what the answers named, normal requests working.
+// store holding exactly what the answers named, normal requests working;
+// at the end, the upstream's whole log without a panic or a secret.
 func driveGatewayClients(ctx context.Context, c config, bin, work string, sec *secrets, rep *report) error {
 	upAddr, err := proc.FreeAddr()
 	if err != nil {
@@ -71,6 +72,8 @@ func driveGatewayClients(ctx context.Context, c config, bin, work string, sec *s
 	t.stop()
 	r.shutdownLogs()
 	rep.absorb(mon)
+	up.stop()
+	checkWholeLog(rep, "(upstream mcpblob's log)", up, sec)
 	return err
 }
 

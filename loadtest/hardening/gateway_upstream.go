@@ -112,7 +112,7 @@ func driveHostileUpstream(ctx context.Context, c config, bin, work string, sec *
 	rep.absorb(mon)
 	checkUpstreamSaw(rep, x, up, sec)
 	t.stop()
-	checkGatewayLog(rep, x, t, sec)
+	checkWholeLog(rep, x.surface, t, sec)
 	return nil
 }
 
@@ -133,14 +133,20 @@ func checkUpstreamSaw(rep *report, x *row, up *badupstream.Server, sec *secrets)
 	}
 }
 
-// checkGatewayLog reads the gateway's whole log for panics and secrets.
-func checkGatewayLog(rep *report, x *row, t *target, sec *secrets) {
+// checkWholeLog reads t's whole log for panics and secrets, failing the
+// row of surface on target when it finds any.
+func checkWholeLog(rep *report, surface string, t *target, sec *secrets) {
 	seg := (&logTail{path: t.logPath}).next()
-	for _, p := range panics(seg) {
+	ps, hits := panics(seg), sec.scan(seg)
+	if len(ps) == 0 && len(hits) == 0 {
+		return
+	}
+	x := rep.row("gateway", surface)
+	for _, p := range ps {
 		x.crashes++
 		rep.fail(x.key(), "logs", "(log)", "panic in the log: "+p)
 	}
-	for _, h := range sec.scan(seg) {
+	for _, h := range hits {
 		x.secrets++
 		rep.fail(x.key(), "logs", "(log)", "secret in the log ("+h.kind+"): "+h.line)
 	}
