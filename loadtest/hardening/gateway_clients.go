@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // gatewaySurfaces are the surfaces the hostile clients drive through the
@@ -28,7 +29,8 @@ var gatewaySkipped = map[string]bool{"wrong principal": true}
 // driveGatewayClients starts mcpblob (the upstream, a local store) and a
 // gateway in front of it whose credential is alice's key there, and sends
 // every class's /mcp batches to the gateway, with the after-batch checks
-// of the local pass: the gateway alive and its log clean, the upstream's
+// of the local pass: the gateway alive, its RSS within gatewayRSSGrowth of
+// its size after start-up and its log clean, the upstream's
 // store holding exactly what the answers named, normal requests working;
 // at the end, the upstream's whole log without a panic or a secret.
 func driveGatewayClients(ctx context.Context, c config, bin, work string, sec *secrets, rep *report) error {
@@ -52,6 +54,10 @@ func driveGatewayClients(ctx context.Context, c config, bin, work string, sec *s
 		return err
 	}
 	defer t.stop()
+	limit := sysinfo.RSS(t.pid()) + gatewayRSSGrowth
+	for _, s := range []hostile.Surface{hostile.Legacy, hostile.Modern, hostile.Stream} {
+		rep.row(t.name, s.Name).maxRSS = limit
+	}
 	inv := newInventory(false) // every principal is alice at the upstream
 	e := hostile.NewEnv(hostile.Options{Name: t.name, Addr: t.addr, APIAddr: upAddr, APIKeys: sec.apiKeys, Keyring: sec.keyring,
 		Flips: c.flips, CaseLimit: c.caseLimit, Seed: c.seed}, sec, inv)
