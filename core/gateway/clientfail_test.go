@@ -41,7 +41,10 @@ func TestClientBodyBreaks(t *testing.T) {
 		{"before the method", "", ""},
 		{"while the method is looked for", "", `{"jsonrpc":"2.0","id":1,`},
 		{"an initialize read whole", "initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize",`},
-		{"relayed as it arrives", "tools/list", `{"jsonrpc":"2.0","id":1,`},
+		{"an initialize read whole past the look", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"` + strings.Repeat("a", 20<<10)},
+		{"with Mcp-Method, while the id is looked for", "tools/list", `{"jsonrpc":"2.0",`},
+		{"relayed as it arrives", "tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`},
+		{"relayed as it arrives, no Mcp-Method", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
