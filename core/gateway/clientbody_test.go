@@ -7,45 +7,50 @@ import (
 	"testing"
 )
 
-// After detach, a body sent whole ends with io.EOF (net/http reads once
-// more past the declared length; an error there closed the upstream
-// connection under an answer already on its way), and a body cut short
-// fails.
-func TestClientBodyAfterDetach(t *testing.T) {
-	cases := []struct {
-		name    string
-		head    string
-		rest    string
-		want    int64
-		readAll bool
-		wantErr error
+// net/http, having sent a request body of known length, reads it once
+// more to check for extra bytes; when the upstream answered first, that
+// read comes after detach. It must see the body's end, not an error: a
+// failed read closes the connection and cuts the upstream's answer (the
+// conformance suite's tools-call-with-progress, through the gateway under
+// load, got "no result in response body").
+func TestClientBodyEndsAfterDetachWhenSentWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body *clientBody
 	}{
-		{"declared length sent", `{"a":`, `1}`, 7, true, io.EOF},
-		{"whole in head", `{"a":1}`, "", 7, true, io.EOF},
-		{"chunked, rest ended", `{"a":`, `1}`, -1, true, io.EOF},
-		{"declared length cut", `{"a":`, `1}`, 7, false, errDetached},
-		{"chunked, not ended", `{"a":`, `1}`, -1, false, errDetached},
-	}
-	for _, tc := range cases {
+		{"streamed", &clientBody{rest: strings.NewReader("0123456789"), size: 10, metrics: noMetrics{}}},
+		{"head only", &clientBody{head: []byte("0123456789"), size: 10, metrics: noMetrics{}}},
+		{"head and rest", &clientBody{head: []byte("0123"), rest: strings.NewReader("456789"), size: 10, metrics: noMetrics{}}},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &clientBody{head: []byte(tc.head), want: tc.want, metrics: noMetrics{}}
-			if tc.rest != "" || tc.head != `{"a":1}` {
-				b.rest = strings.NewReader(tc.rest)
+			got, err := io.ReadAll(io.LimitReader(tc.body, 10))
+			if err != nil || string(got) != "0123456789" {
+				t.Fatalf("read %q, %v", got, err)
 			}
-			buf := make([]byte, 5)
-			if tc.readAll {
-				if _, err := io.ReadAll(io.LimitReader(b, 7)); err != nil {
-					t.Fatal(err)
-				}
-				if tc.want < 0 {
-					_, _ = b.Read(buf) // the reader's own io.EOF
-				}
-			} else {
-				_, _ = b.Read(buf)
+			tc.body.detach()
+			if n, err := tc.body.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+				t.Errorf("read after detach of a body sent whole: %d, %v; want 0, io.EOF", n, err)
 			}
-			b.detach()
-			if _, err := b.Read(buf); !errors.Is(err, tc.wantErr) {
-				t.Fatalf("read after detach: %v, want %v", err, tc.wantErr)
+		})
+	}
+}
+
+// A body not sent whole (or of unknown length) is still cut at detach.
+func TestClientBodyCutAtDetachWhenNotSentWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body *clientBody
+	}{
+		{"part sent", &clientBody{rest: strings.NewReader("0123456789"), size: 10, metrics: noMetrics{}}},
+		{"unknown length", &clientBody{rest: strings.NewReader("0123456789"), size: -1, metrics: noMetrics{}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tc.body.Read(make([]byte, 4)); err != nil {
+				t.Fatal(err)
+			}
+			tc.body.detach()
+			if _, err := tc.body.Read(make([]byte, 8)); !errors.Is(err, errDetached) {
+				t.Errorf("read after detach: %v; want errDetached", err)
 			}
 		})
 	}

@@ -65,6 +65,13 @@ func badRequest(w ResponseWriter, id json.RawMessage, why string) {
 	writeRPCError(w, id, jsonrpc.BadRequest(why))
 }
 
+// bodyFailed answers a request whose body could not be read (bad chunked
+// framing, a client gone or too slow) as core/mcp does: -32700, 400.
+func bodyFailed(w ResponseWriter, id json.RawMessage) {
+	writeRPCError(w, id, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: reading body failed", nil).
+		WithStatus(http.StatusBadRequest))
+}
+
 // tooLarge answers a body over a bound the gateway reads whole.
 func tooLarge(w ResponseWriter, id json.RawMessage, what string) {
 	writeRPCError(w, id, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Request body too large: "+what, nil).

@@ -188,7 +188,7 @@ func New(opts Options) (*Gateway, error) {
 	g := &Gateway{opts: opts, upstream: u, client: opts.Client, log: opts.Logger, metrics: opts.Metrics}
 	g.longLived, g.closeAll = context.WithCancel(context.Background())
 	if g.client == nil {
-		g.client = &http.Client{Transport: newTransport(opts)}
+		g.client = &http.Client{Transport: newTransport(opts), CheckRedirect: noRedirects}
 	}
 	if g.metrics == nil {
 		g.metrics = noMetrics{}
@@ -271,6 +271,11 @@ func (g *Gateway) Upstream() string {
 	u.RawQuery, u.User = "", nil
 	return u.String()
 }
+
+// noRedirects makes the gateway's client return an upstream's redirect
+// instead of following it: its credential and the signed principal header
+// would go to whatever the Location names.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 type noMetrics struct{}
 

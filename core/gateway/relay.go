@@ -55,7 +55,8 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 	if r.Body != nil { // a bounded look, for the method (when no header names it) and the id of error answers
 		var err error
 		if c.head, c.whole, err = g.peek(r.Body, r.ContentLength); err != nil {
-			return // the transport answers a body that failed (rate rule, size)
+			bodyFailed(w, nil) // the transport may answer otherwise (the rate rule's 408)
+			return
 		}
 		m, id, _ := peekMessage(c.head)
 		c.id = id
@@ -67,9 +68,6 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 		if !g.readWhole(r, w, &c) {
 			return
 		}
-	}
-	if g.ownOffloaded(r, w, &c) { // offload_read.go
-		return
 	}
 	switch c.method {
 	case methodInitialize, methodDiscover:
@@ -119,6 +117,7 @@ func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
 	limit := g.opts.MaxSmallBody
 	rest, err := io.ReadAll(io.LimitReader(r.Body, limit-int64(len(c.head))+1))
 	if err != nil {
+		bodyFailed(w, c.id)
 		return false
 	}
 	c.head = append(c.head, rest...)
@@ -135,10 +134,6 @@ func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
 func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	resp, cancel, ok := g.send(r, w, c)
 	if !ok {
-		return
-	}
-	if g.offloads(c.method) { // offload_answer.go
-		g.offloadAnswer(r, w, resp, cancel, c)
 		return
 	}
 	g.relayResponse(w, resp, cancel)
@@ -161,7 +156,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		if c.whole {
 			rest, n = nil, int64(len(c.head))
 		}
-		body = &clientBody{head: c.head, rest: rest, want: n, metrics: g.metrics}
+		body = &clientBody{head: c.head, rest: rest, size: n, metrics: g.metrics}
 	}
 	var in io.Reader
 	if body != nil {
@@ -174,6 +169,13 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	resp, ue := g.do(req)
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
+	}
+	if ue != nil && body != nil && body.failed() {
+		// The client's body broke (bad chunked framing, gone, too slow):
+		// the client's fault, not the upstream's.
+		cancel()
+		bodyFailed(w, c.id)
+		return nil, nil, false
 	}
 	if ue == nil {
 		ue = checkAnswer(r.Method, c.method, resp)
@@ -198,8 +200,9 @@ func orBackground(ctx context.Context) context.Context {
 
 // checkAnswer holds the upstream's answer to what an MCP endpoint may send:
 // a JSON-RPC body (application/json) or an SSE stream for a POST and a
-// GET; anything for a resources/stream (SEP-2532 answers raw bytes), a
-// DELETE, or a bodiless status. 5xx without a JSON body is the upstream's
+// GET; anything for a resources/stream (SEP-2532 answers raw bytes, or a
+// redirect to them), a DELETE, or a bodiless status; a redirect is never
+// followed nor relayed for other methods. 5xx without a JSON body is the upstream's
 // failure; 4xx passes as the upstream sent it (404 for an ended session
 // makes the client start a new one).
 func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError {
@@ -207,6 +210,9 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 	mcpType := mt == "application/json" || mt == "text/event-stream"
 	empty := resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted
 	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400 && method != methodStream:
+		return &upstreamError{kind: kindNonMCP, status: http.StatusBadGateway,
+			msg: "the upstream answered a redirect (HTTP " + strconv.Itoa(resp.StatusCode) + "), which the gateway does not follow"}
 	case mcpType || httpMethod == http.MethodDelete || method == methodStream:
 		return nil
 	case resp.StatusCode >= 500:
@@ -282,19 +288,26 @@ func (g *Gateway) copyBody(w StreamWriter, body io.Reader, prefix []byte, flush 
 // clientBody is the request body sent upstream: the bytes already read,
 // then the rest of the client's body. detach stops the transport reading
 // it, so the client's body (owned by the server transport) is never read
-// after the serving call returns. A body already sent whole still ends
-// with io.EOF after detach: net/http reads once more past a declared
-// length to check for extra bytes, and an upstream that answered as soon
-// as it had the last byte must not see its connection closed for that.
+// after the serving call returns. A body of known size that was sent whole
+// ends with io.EOF after detach: net/http reads once more past the
+// Content-Length to check for extra bytes, and a failure of that read
+// closes the connection, cutting the upstream's answer.
 type clientBody struct {
 	head     []byte
 	rest     io.Reader
-	want     int64 // the declared length, -1 when unknown
+	size     int64 // the declared length, -1 unknown
 	sent     int64
-	ended    bool // rest reported io.EOF
 	metrics  Metrics
 	mu       sync.Mutex
 	detached bool
+	readErr  bool // reading the client's body failed
+}
+
+// failed reports whether reading the client's body failed.
+func (b *clientBody) failed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.readErr
 }
 
 var errDetached = errors.New("gateway: request body no longer available")
@@ -302,36 +315,29 @@ var errDetached = errors.New("gateway: request body no longer available")
 func (b *clientBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.detached {
-		return 0, b.afterDetach()
+	switch {
+	case b.detached && b.size >= 0 && b.sent >= b.size:
+		return 0, io.EOF
+	case b.detached:
+		return 0, errDetached
 	}
 	if len(b.head) > 0 {
 		n := copy(p, b.head)
 		b.head = b.head[n:]
-		b.count(n)
+		b.sent += int64(n)
+		b.metrics.Relayed("to_upstream", int64(n))
 		return n, nil
 	}
 	if b.rest == nil {
 		return 0, io.EOF
 	}
 	n, err := b.rest.Read(p)
-	b.count(n)
-	b.ended = b.ended || errors.Is(err, io.EOF)
-	return n, err
-}
-
-// afterDetach is what a read after detach gets: io.EOF when the whole body
-// was sent, else errDetached.
-func (b *clientBody) afterDetach() error {
-	if len(b.head) == 0 && (b.rest == nil || b.ended || (b.want >= 0 && b.sent >= b.want)) {
-		return io.EOF
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.readErr = true
 	}
-	return errDetached
-}
-
-func (b *clientBody) count(n int) {
 	b.sent += int64(n)
 	b.metrics.Relayed("to_upstream", int64(n))
+	return n, err
 }
 
 func (b *clientBody) detach() {

@@ -47,6 +47,8 @@ type config struct {
 	healthzEvery   time.Duration
 	probeKeepAlive bool
 
+	upstreamSize int64 // bytes of the hostile upstream's endless and huge answers
+
 	s3Note string // why the S3 pass does not run, when it does not
 	only   string // comma-separated parts of the names of what to run ("" = all)
 }
@@ -66,16 +68,17 @@ func (c config) runs(name string) bool {
 	return false
 }
 
-// profiles: full is `make hardening` (≤ ~3 minutes on 2 cores), smoke is
-// the short run `make test` does (≤ ~40 s).
+// profiles: full is `make hardening` (≤ ~6 minutes on 2 cores), smoke is
+// the short run `make test` does (≤ ~65 s).
 var profiles = map[string]config{
-	"full": {budget: 300 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
+	"full": {budget: 360 * time.Second, s3: true, flips: 32, slowConns: 2000, slowHold: 40 * time.Second,
 		trickleEvery: 5 * time.Second, connStorm: 2000, connHold: 10 * time.Second,
 		exhaustLimits: exhaust.Defaults, capInits: 60, exhaustRSS: 256 << 20, exhaustHold: 3 * time.Second,
-		stormSessions: 2000, stormStreams: 200},
-	"smoke": {budget: 48 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
+		stormSessions: 2000, stormStreams: 200, upstreamSize: 256 << 20},
+	"smoke": {budget: 68 * time.Second, s3: false, flips: 8, slowConns: 200, slowHold: 6 * time.Second,
 		trickleEvery: 2 * time.Second, connStorm: 300, connHold: 3 * time.Second,
-		exhaustLimits: exhaust.Scaled, exhaustFlags: true, capInits: 16, exhaustRSS: 96 << 20, exhaustHold: 500 * time.Millisecond},
+		exhaustLimits: exhaust.Scaled, exhaustFlags: true, capInits: 16, exhaustRSS: 96 << 20, exhaustHold: 500 * time.Millisecond,
+		upstreamSize: 16 << 20},
 }
 
 func parseConfig(args []string) (config, error) {
@@ -117,6 +120,7 @@ func parseConfig(args []string) (config, error) {
 	fs.DurationVar(&c.maxHealthz, "max-healthz", 100*time.Millisecond, "fail when a /healthz answer takes this long or longer")
 	fs.DurationVar(&c.healthzEvery, "healthz-every", 100*time.Millisecond, "time /healthz this often, throughout")
 	fs.StringVar(&c.only, "only", "", "run only the classes and passes whose names contain one of these comma-separated `parts` (\"smuggling,state exhaustion\"); a partial run")
+	fs.Int64Var(&c.upstreamSize, "upstream-size", c.upstreamSize, "`bytes` of the hostile upstream's endless and huge answers (the gateway pass)")
 	fs.BoolVar(&c.probeKeepAlive, "probe-keepalive", false, "time /healthz on one kept-alive connection (default: a new connection per probe, as a health checker does)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

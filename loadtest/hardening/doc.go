@@ -63,6 +63,32 @@
 // and 200 streams from one principal, the second principal's p99 under
 // -max-p99; -results writes its figures into bench/RESULTS.md.
 //
+// Then the gateway passes (`serve --upstream`, docs/gateway.md). First
+// the hostile client classes through a gateway in front of mcpblob (its
+// credential there is alice's key, so every principal is alice upstream
+// and the wrong principal class is left out): the batches of /mcp in both
+// eras and of resources/stream, with the after-batch checks above on the
+// gateway's process and log and on the upstream's store (Options.APIAddr
+// sends the control API there); a resources/stream the gateway answers
+// with its own downloadUrl for a URI that must be refused passes when that
+// URL's GET is refused clearly. Then a gateway in front of a hostile
+// upstream of the harness's own (internal/badupstream; --upstream-timeout
+// 2 s): one normal call through it per behaviour (endless headers, an
+// endless SSE line, huge, invalid and wrong-id JSON, a body that ends
+// early or claims 2 GiB, drips, silence, a redirect, text/plain, HTML,
+// 500, 401, an SSH banner, a closed connection; on the gateway's /g/
+// downloadUrls: a good blob checked byte by byte, a blob not base64, cut,
+// not a blob, an upstream error, invalid JSON, HTML, endless headers,
+// silence, 2 GiB claimed). Each must get what the behaviour names: relayed
+// as the upstream sent it (200), refused with 502 or 504 (404 for the
+// upstream's not-found) and a JSON-RPC error naming the upstream problem
+// (data.upstream) or a JSON error on /g/, or cut (never a whole-looking
+// body), within 10 s past the upstream timeout for those that end there
+// and 60 s for the rest; the gateway's RSS within 64 MiB of its size after
+// start-up, its log free of panics and secrets (its upstream token and
+// principal key included), no client key seen by the upstream, no
+// redirect followed.
+//
 // The table has one row per target and surface (and storm): inputs tried,
 // rejected with a clear error, accepted, wrong answers (a success that
 // must be a refusal, a refusal of a valid input, or a broken extra
@@ -79,8 +105,9 @@
 // unclear error or a wrong answer, a broken limit or an RSS or p99 over
 // its bound in the state passes; 2 when the run itself could not be done.
 //
-//	cd loadtest && go run ./hardening                          # full: ≤ ~5 min on 2 cores
-//	cd loadtest && go run ./hardening -profile smoke           # ≤ ~45 s (make test)
+//	cd loadtest && go run ./hardening                          # full: ≤ ~6 min on 2 cores
+//	cd loadtest && go run ./hardening -profile smoke           # ≤ ~65 s (make test)
+//	cd loadtest && go run ./hardening -profile smoke -only gateway   # the gateway passes
 //	cd loadtest && go run ./hardening -out /tmp/hardening.md -keep
 //	cd loadtest && go run ./hardening -results ../bench/RESULTS.md   # also record the state storm
 //	cd loadtest && go run ./hardening -profile smoke -only "smuggling,state exhaustion"

@@ -66,6 +66,9 @@ func run(ctx context.Context, args []string) (ok bool, err error) {
 	if err := driveLocal(ctx, c, bin, work, sec, feats, rep); err != nil {
 		return false, err
 	}
+	if err := driveGateways(ctx, c, bin, work, sec, rep); err != nil {
+		rep.fail("gateway", "setup", "gateway passes", err.Error())
+	}
 	if c.s3 && ctx.Err() == nil {
 		if err := driveS3(ctx, c, bin, work, sec, feats, rep); err != nil {
 			rep.fail("S3", "setup", "SeaweedFS pass", err.Error())

@@ -23,6 +23,15 @@ type runner struct {
 	rep   *report
 	mon   *monitor
 	logs  *logTail
+	// keep, when set, picks the batches sent (the gateway pass: /mcp only).
+	keep func(hostile.Batch) bool
+	// pass prefixes the class names -only matches ("gateway hostile
+	// clients: " in the gateway pass, so -only gateway runs all of it).
+	pass string
+	// refusedLater, when set, judges an accepted input that must be
+	// refused: "" when the refusal came later (the gateway pass: its
+	// downloadUrl's GET), else what is wrong.
+	refusedLater func(ctx context.Context, a *wire.Answer) string
 }
 
 // runClasses generates and sends every class's batches, stopping early
@@ -32,7 +41,7 @@ func (r *runner) runClasses(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !r.cfg.runs(cl.Name) {
+		if !r.cfg.runs(r.pass + cl.Name) {
 			continue
 		}
 		r.mon.phase(r.t.name + " setup")
@@ -40,6 +49,9 @@ func (r *runner) runClasses(ctx context.Context) error {
 		for _, b := range batches {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if r.keep != nil && !r.keep(b) {
+				continue
 			}
 			if err := r.runBatch(ctx, b); err != nil {
 				return err
@@ -96,6 +108,8 @@ func (r *runner) tally(ctx context.Context, row *row, b hostile.Batch, c hostile
 	}
 	wrong := ""
 	switch {
+	case c.Want == hostile.WantReject && v == wire.Accepted && r.refusedLater != nil:
+		wrong = r.refusedLater(ctx, a)
 	case c.Want == hostile.WantReject && v == wire.Accepted:
 		wrong = "accepted; it must be refused: " + a.String()
 	case c.Want == hostile.WantAccept && v == wire.Clear:

@@ -21,6 +21,7 @@ import (
 // and a seeded source for generated inputs.
 type Env struct {
 	name, addr string
+	apiAddr    string            // where paths outside /mcp and /g/ go ("" = addr)
 	apiKeys    map[string]string // principal → bearer key
 	keyring    *token.Keyring    // the server's token keys, to sign hostile claims
 	sec        secretSink
@@ -54,18 +55,22 @@ type objectSink interface {
 // Options are what NewEnv needs besides the sinks.
 type Options struct {
 	Name, Addr string
-	APIKeys    map[string]string
-	Keyring    *token.Keyring
-	Tenancy    bool
-	Flips      int
-	CaseLimit  time.Duration
-	Seed       uint64
+	// APIAddr, when set, is where every path but /mcp and /g/ goes: the
+	// upstream's control API and links behind a gateway at Addr (the
+	// store the gateway's MCP traffic reaches is the upstream's).
+	APIAddr   string
+	APIKeys   map[string]string
+	Keyring   *token.Keyring
+	Tenancy   bool
+	Flips     int
+	CaseLimit time.Duration
+	Seed      uint64
 }
 
 // NewEnv returns an Env for the server o describes; sec and inv receive
 // the secrets and the stored objects its inputs produce.
 func NewEnv(o Options, sec secretSink, inv objectSink) *Env {
-	return &Env{name: o.Name, addr: o.Addr, apiKeys: o.APIKeys, keyring: o.Keyring, sec: sec, inv: inv,
+	return &Env{name: o.Name, addr: o.Addr, apiAddr: o.APIAddr, apiKeys: o.APIKeys, keyring: o.Keyring, sec: sec, inv: inv,
 		tenancy: o.Tenancy, flips: o.Flips, caseLimit: o.CaseLimit, HTTP: wire.NewClient(),
 		rnd: rand.New(rand.NewPCG(o.Seed, uint64(len(o.Name)))), sessions: map[string]string{}}
 }
@@ -85,7 +90,11 @@ func (e *Env) Request(ctx context.Context, method, path, principal string, body 
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, e.base()+path, r)
+	base := e.base()
+	if e.apiAddr != "" && !strings.HasPrefix(path, "/mcp") && !strings.HasPrefix(path, "/g/") {
+		base = "http://" + e.apiAddr
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, r)
 	if err != nil {
 		panic("bug: request: " + err.Error())
 	}
