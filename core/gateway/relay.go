@@ -69,6 +69,9 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 			return
 		}
 	}
+	if g.ownOffloaded(r, w, &c) { // offload_read.go
+		return
+	}
 	switch c.method {
 	case methodInitialize, methodDiscover:
 		g.capability(r, w, c)
@@ -134,6 +137,10 @@ func (g *Gateway) readWhole(r *Request, w ResponseWriter, c *call) bool {
 func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	resp, cancel, ok := g.send(r, w, c)
 	if !ok {
+		return
+	}
+	if g.offloads(c.method) { // offload_answer.go
+		g.offloadAnswer(r, w, resp, cancel, c)
 		return
 	}
 	g.relayResponse(w, resp, cancel)
