@@ -24,7 +24,7 @@ const maxHeldFieldLines = 16 << 10
 func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.RewriteOptions, stored *offloaded, id json.RawMessage) error {
 	br := bufio.NewReaderSize(body, 64<<10)
 	for {
-		p, err := br.Peek(len("data: {"))
+		p, err := peekLineStart(br, len("data: {"))
 		switch {
 		case len(p) == 0 && errors.Is(err, io.EOF):
 			return sw.Flush()
@@ -242,7 +242,7 @@ func (e *eventData) lineBytes(p []byte) (int, error) {
 // nextLine reads the start of the next line: another data line (inLine),
 // the blank line ending the event (done), or a field line (held).
 func (e *eventData) nextLine() error {
-	p, err := e.br.Peek(len("data:"))
+	p, err := peekLineStart(e.br, len("data:"))
 	switch {
 	case bytes.HasPrefix(p, []byte("data:")):
 		e.startLine()
@@ -260,6 +260,22 @@ func (e *eventData) nextLine() error {
 	}
 	e.held = append(e.held, line...)
 	return nil
+}
+
+// peekLineStart peeks up to n bytes of the line starting at br, but never
+// past its end: a short line (the blank line ending an event) is seen as
+// soon as it arrives. A plain Peek(n) would wait for n bytes, and an
+// upstream that sent its event and now waits for the client's answer would
+// wait forever with it.
+func peekLineStart(br *bufio.Reader, n int) ([]byte, error) {
+	var p []byte
+	var err error
+	for k := 1; k <= n; k++ {
+		if p, err = br.Peek(k); len(p) < k || p[k-1] == '\n' {
+			return p, err
+		}
+	}
+	return p, err
 }
 
 func (e *eventData) endErr(err error) error {
