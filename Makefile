@@ -50,8 +50,9 @@ run:
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
-## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, load smoke,
-## hardening smoke, the loopback cluster check, the deploy files' validation.
+## test: tools, static checks, race tests (every package, -short), full-size tests (the packages where
+## they differ), purego and lower-tier legs, fuzz smoke, generate drift, load smoke, hardening smoke,
+## the loopback cluster check, the deploy files' validation.
 test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check deploy-check
 	@echo "make test: all legs passed"
 
@@ -107,7 +108,10 @@ test-purego:
 	pkgs=$$($(TESTPKGS) tags purego,noasm ./asm/... ./core/...); test -n "$$pkgs"; \
 	  $(GO) test $(PUREGO) -timeout 10m $$pkgs
 
-# Lower tiers: GODEBUG switches off AVX-512 (our kernels) and AVX2 (emmansun's).
+## test-tiers: asm and core/codec again with GODEBUG switching off AVX-512 (our kernels), then
+## AVX2 too. Their tests already loop over every tier this machine has; these runs add what
+## no tier selection reaches: the GODEBUG parsing at start, the default dispatch of the tests
+## that do not loop, and emmansun's own AVX (non-AVX2) path.
 test-tiers:
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./asm/... ./core/codec/...
 	GODEBUG=cpu.avx512f=off,cpu.avx2=off $(GO) test -count=1 ./asm/... ./core/codec/...
