@@ -117,7 +117,9 @@ test-tiers:
 	GODEBUG=cpu.avx512f=off,cpu.avx2=off $(GO) test -count=1 ./asm/... ./core/codec/...
 
 # One fuzz target per go test invocation: FUZZTIME executions each, FUZZTIME_SLOW for
-# the packages whose targets drive a whole server. Every target runs in the default
+# the packages whose targets drive a whole server. The targets are the Fuzz functions of
+# the test files the build takes (go list, with the tags; `go test -list` compiled a test
+# binary per package for the same answer). Every target runs in the default
 # build; with $(PUREGO) again only in the packages whose code under test the tags change
 # (`$(TESTPKGS) tags purego,noasm`, e.g. asm, core/codec, core/mcp/scan, core/server);
 # elsewhere the tags build the same code.
@@ -134,7 +136,8 @@ fuzz-smoke fuzz:
 	  for pkg in $(FUZZPKGS) $(FUZZPKGS_SLOW); do \
 	    if [ -n "$$tags" ] && ! grep -qx "$$mod/$${pkg#./}" <<<"$$purego"; then continue; fi; \
 	    time=$(FUZZTIME); case " $(FUZZPKGS_SLOW) " in *" $$pkg "*) time=$(FUZZTIME_SLOW);; esac; \
-	    for target in $$($(GO) test $$tags -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    files=$$($(GO) list $$tags -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $$pkg); \
+	    for target in $$(grep -hoE '^func Fuzz([A-Z0-9_][A-Za-z0-9_]*)?\(' $$files /dev/null | sed 's/^func //; s/($$//'); do \
 	      echo "fuzz $$pkg $$target $$tags ($$time)"; \
 	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $$time $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
 	        || { cat /tmp/mcpblob-fuzz.log; exit 1; }; \
