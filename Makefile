@@ -50,8 +50,9 @@ run:
 build:
 	$(GO) build -o $(TOOLBIN)/mcpblob ./cmd/mcpblob
 
-## test: tools, static checks, race tests, purego and lower-tier legs, fuzz smoke, generate drift, load smoke,
-## hardening smoke, the loopback cluster check, the deploy files' validation.
+## test: tools, static checks, race tests (every package, -short), full-size tests (the packages where
+## they differ), purego and lower-tier legs, fuzz smoke, generate drift, load smoke, hardening smoke,
+## the loopback cluster check, the deploy files' validation.
 test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check deploy-check
 	@echo "make test: all legs passed"
 
@@ -81,25 +82,47 @@ depcheck:
 licensecheck:
 	cd cmd/licensecheck && $(GO) test -count=1 ./... && $(GO) run . -root $(CURDIR)
 
+# Which packages a leg runs is computed by scripts/testpkgs.sh from the sources (see its
+# comment), so a new package or a new testing.Short() gate is picked up without a list here.
+TESTPKGS := scripts/testpkgs.sh
+
+## test-race: every package of the main module with the race detector, -short (tests that
+## go to GiB sizes, child processes or browsers trim or skip themselves).
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...
 
-# ...and run here, at full size, without the race detector's 5-10x slowdown.
+## test-full: the packages whose tests do something else without -race -short (a
+## testing.Short() gate or a race build constraint in the test binary: `$(TESTPKGS) full`),
+## at full size without the race detector's 5-10x slowdown; the others ran whole in
+## test-race. Then the two embedding modules, which test-race does not reach.
 test-full:
-	$(GO) test -count=1 -timeout 30m ./...
+	pkgs=$$($(TESTPKGS) full); test -n "$$pkgs"; \
+	  $(GO) test -count=1 -timeout 30m $$pkgs
 	cd cmd/mcpblob/testdata/embed && $(GO) test -count=1 -timeout 5m ./...
 	cd core/mcp/mcphttp/embedtest && $(GO) test -count=1 -timeout 15m ./...
 
+## test-purego: the packages of asm/... and core/... whose code under test is built from
+## other files under $(PUREGO) (`$(TESTPKGS) tags purego,noasm`: asm, core/codec and
+## what imports them), at full size; under the tags the rest compiles to what test-race ran.
 test-purego:
-	$(GO) test $(PUREGO) -timeout 10m ./asm/... ./core/...
+	pkgs=$$($(TESTPKGS) tags purego,noasm ./asm/... ./core/...); test -n "$$pkgs"; \
+	  $(GO) test $(PUREGO) -timeout 10m $$pkgs
 
-# Lower tiers: GODEBUG switches off AVX-512 (our kernels) and AVX2 (emmansun's).
+## test-tiers: asm and core/codec again with GODEBUG switching off AVX-512 (our kernels), then
+## AVX2 too. Their tests already loop over every tier this machine has; these runs add what
+## no tier selection reaches: the GODEBUG parsing at start, the default dispatch of the tests
+## that do not loop, and emmansun's own AVX (non-AVX2) path.
 test-tiers:
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./asm/... ./core/codec/...
 	GODEBUG=cpu.avx512f=off,cpu.avx2=off $(GO) test -count=1 ./asm/... ./core/codec/...
 
-# One fuzz target per go test invocation, in both tag sets: FUZZTIME executions
-# each, FUZZTIME_SLOW for the packages whose targets drive a whole server.
+# One fuzz target per go test invocation: FUZZTIME executions each, FUZZTIME_SLOW for
+# the packages whose targets drive a whole server. The targets are the Fuzz functions of
+# the test files the build takes (go list, with the tags; `go test -list` compiled a test
+# binary per package for the same answer). Every target runs in the default
+# build; with $(PUREGO) again only in the packages whose code under test the tags change
+# (`$(TESTPKGS) tags purego,noasm`, e.g. asm, core/codec, core/mcp/scan, core/server);
+# elsewhere the tags build the same code.
 FUZZTIME_SLOW ?= 300x
 FUZZPKGS_SLOW := ./core/server
 # make fuzz: a set time per target (FUZZFOR); make fuzz-smoke: a set count.
@@ -107,10 +130,14 @@ FUZZFOR ?= 60s
 fuzz: FUZZTIME = $(FUZZFOR)
 fuzz: FUZZTIME_SLOW = $(FUZZFOR)
 fuzz-smoke fuzz:
-	@for tags in "" "$(PUREGO)"; do \
+	@mod=$$($(GO) list -m); \
+	purego=$$($(TESTPKGS) tags purego,noasm $(FUZZPKGS) $(FUZZPKGS_SLOW)); \
+	for tags in "" "$(PUREGO)"; do \
 	  for pkg in $(FUZZPKGS) $(FUZZPKGS_SLOW); do \
+	    if [ -n "$$tags" ] && ! grep -qx "$$mod/$${pkg#./}" <<<"$$purego"; then continue; fi; \
 	    time=$(FUZZTIME); case " $(FUZZPKGS_SLOW) " in *" $$pkg "*) time=$(FUZZTIME_SLOW);; esac; \
-	    for target in $$($(GO) test $$tags -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    files=$$($(GO) list $$tags -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $$pkg); \
+	    for target in $$(grep -hoE '^func Fuzz([A-Z0-9_][A-Za-z0-9_]*)?\(' $$files /dev/null | sed 's/^func //; s/($$//'); do \
 	      echo "fuzz $$pkg $$target $$tags ($$time)"; \
 	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $$time $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
 	        || { cat /tmp/mcpblob-fuzz.log; exit 1; }; \
