@@ -82,9 +82,9 @@ depcheck:
 licensecheck:
 	cd cmd/licensecheck && $(GO) test -count=1 ./... && $(GO) run . -root $(CURDIR)
 
-# Which packages a leg runs is computed by scripts/testpkgs.sh from the sources (see its
+# Which packages a leg runs is computed by .ci/testpkgs.sh from the sources (see its
 # comment), so a new package or a new testing.Short() gate is picked up without a list here.
-TESTPKGS := scripts/testpkgs.sh
+TESTPKGS := .ci/testpkgs.sh
 
 ## test-race: every package of the main module with the race detector, -short (tests that
 ## go to GiB sizes, child processes or browsers trim or skip themselves).

@@ -2,7 +2,7 @@
 # testpkgs.sh: which packages a leg of `make test` runs, computed from the sources,
 # so a new package, or a new gate in an old one, is picked up without a hand list.
 #
-#   scripts/testpkgs.sh full [PATTERN...]
+#   .ci/testpkgs.sh full [PATTERN...]
 #       The packages whose tests do something else without `-race -short` (make
 #       test-full runs these at full size; test-race has run every package). A
 #       package is listed when a file in its test binary can tell the two apart:
@@ -12,7 +12,7 @@
 #       asm/internal/race is not such a file: its race build only annotates
 #       memory for the detector.
 #
-#   scripts/testpkgs.sh tags TAGS [PATTERN...]
+#   .ci/testpkgs.sh tags TAGS [PATTERN...]
 #       The packages whose code under test is built from other files with
 #       -tags TAGS (make test-purego and fuzz-smoke run only these with
 #       purego,noasm): a package of this module that compiles another set of
