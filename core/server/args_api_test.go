@@ -1,6 +1,6 @@
 package server
 
-// Issue 12 item 8 on the control API, the upload endpoints and HTTP itself:
+// Bad arguments on the control API, the upload endpoints and HTTP itself:
 // each bad argument gets a 4xx with the JSON error body naming it.
 
 import (

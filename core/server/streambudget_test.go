@@ -18,7 +18,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 )
 
-// Issue 23, finding 1: subscriptions/listen kept each stream's request
+// A finding of the state-exhaustion work: subscriptions/listen kept each stream's request
 // (the whole body, its decoded URIs, their map) for the stream's life,
 // about 16 MiB for a 3.7 MiB body of 480 URIs of 8 KiB, and only
 // --max-conns bounded the streams: 150 of them took the node from 18 MiB
