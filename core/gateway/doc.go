@@ -8,8 +8,9 @@
 // Pass-through. Every request to the MCP endpoint (POST, the GET stream,
 // DELETE, both protocol eras) goes to the upstream as the client sends it:
 // the body streams as it arrives, never held, and the answer (JSON with its
-// length, or SSE flushed at every read) streams back as the upstream writes
-// it. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
+// length, or SSE flushed at every read, an open event stream's status and
+// headers at once) streams back as the upstream writes it. The gateway
+// keeps no session state: Mcp-Session-Id, Last-Event-ID,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
 // unchanged, so gateway nodes scale behind a load balancer like the
 // upstream itself. Bytes the gateway does not change arrive byte for

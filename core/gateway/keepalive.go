@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/http"
 	"time"
 )
 
@@ -74,6 +75,21 @@ func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 			}
 		}
 	}
+}
+
+// openStream starts an SSE answer of no declared length (an open event
+// stream) with w flushed, before any event: the status and headers reach
+// the client as soon as the upstream sent them, however long the upstream
+// then stays silent. An upstream may open an event stream with its headers
+// alone (the TypeScript SDK's server does on the standalone GET stream),
+// and a client may wait for them before anything else (go-sdk's client
+// waits for the GET's answer inside Connect). An answer of known length is
+// whole at the upstream already: its headers go with its first bytes.
+func openStream(w StreamWriter, resp *http.Response) error {
+	if resp.ContentLength >= 0 {
+		return nil
+	}
+	return w.Flush()
 }
 
 // relayChunk writes p to the client and flushes it.

@@ -38,6 +38,9 @@ func (g *Gateway) offloadAnswer(r *Request, w ResponseWriter, resp *http.Respons
 		setHeaders(w, resp)
 		w.SetBodyStream(-1, func(sw StreamWriter) error {
 			defer done()
+			if err := openStream(sw, resp); err != nil {
+				return err
+			}
 			return g.offloadSSE(sw, resp.Body, opts, stored, c.id)
 		})
 		return

@@ -233,9 +233,10 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 }
 
 // relayResponse sends the upstream's status, headers and body as they
-// arrive: JSON with its length, SSE flushed at every read (each event as
-// soon as it is whole on the wire) with keep-alive comments while the
-// upstream is silent (keepalive.go).
+// arrive: JSON with its length, SSE with its headers at once (openStream)
+// and flushed at every read (each event as soon as it is whole on the
+// wire), with keep-alive comments while the upstream is silent
+// (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
 	setHeaders(w, resp)
 	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
@@ -248,6 +249,9 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		defer cancel()
 		defer resp.Body.Close()
 		if mt == "text/event-stream" {
+			if err := openStream(sw, resp); err != nil {
+				return err
+			}
 			return g.copySSE(sw, resp.Body)
 		}
 		return g.copyBody(sw, resp.Body, nil, false)

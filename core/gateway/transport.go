@@ -38,7 +38,8 @@ type ResponseWriter interface {
 }
 
 // StreamWriter is what a streamed body is written to; Flush pushes what
-// is buffered to the client.
+// is buffered to the client (before the first write: the status and
+// headers).
 type StreamWriter interface {
 	io.Writer
 	Flush() error

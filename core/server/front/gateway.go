@@ -80,11 +80,24 @@ func (r *gatewayResponse) AddHeader(name, value string) { r.ctx.Response.Header.
 func (r *gatewayResponse) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) }
 
 // SetBodyStream streams write's body through bodystream (per-write
-// deadlines, counted for the access log), as core/mcp's bodies go.
+// deadlines, counted for the access log), as core/mcp's bodies go. An
+// open event stream (no length) has its status and headers sent before
+// write runs: fasthttp holds them with a chunked body until the first
+// chunk, and the gateway's Flush before its first write (the upstream's
+// headers relayed at once) cannot push them there.
 func (r *gatewayResponse) SetBodyStream(size int64, write func(gateway.StreamWriter) error) {
 	bs := bodystream.New(func(w mcp.StreamWriter) error { return write(w) }, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
+	if size < 0 && isEventStream(r.ctx.Response.Header.ContentType()) {
+		r.ctx.Response.ImmediateHeaderFlush = true
+	}
 	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size))
+}
+
+// isEventStream reports whether contentType is text/event-stream.
+func isEventStream(contentType []byte) bool {
+	mt, _, _ := strings.Cut(string(contentType), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
