@@ -56,9 +56,10 @@ type CacheStore interface {
 	// is the resource's media type as known at the first byte ("":
 	// sniffed).
 	Create(ctx context.Context, key CacheKey, mediaType string) (OffloadWriter, error)
-	// Link returns a short-lived URL of the entry's raw bytes and its
-	// facts, or an error wrapping ErrOffloadNotFound.
-	Link(ctx context.Context, key CacheKey) (string, CacheInfo, error)
+	// Link returns a short-lived URL of the entry's raw bytes (serving one
+	// response when singleUse) and its facts, or an error wrapping
+	// ErrOffloadNotFound.
+	Link(ctx context.Context, key CacheKey, singleUse bool) (string, CacheInfo, error)
 	// Delete removes the entry (none: nil).
 	Delete(ctx context.Context, key CacheKey) error
 }
@@ -133,7 +134,7 @@ func (g *Gateway) serveCached(w ResponseWriter, c token.Claims) bool {
 		return false
 	}
 	k := g.cacheKey(c)
-	link, info, err := g.cache.opts.Store.Link(context.Background(), k)
+	link, info, err := g.cache.opts.Store.Link(context.Background(), k, c.SingleUse)
 	switch {
 	case err == nil && time.Since(info.Stored) > g.cache.opts.TTL:
 		_ = g.cache.opts.Store.Delete(context.Background(), k)

@@ -63,7 +63,7 @@ func (c *diskCache) Create(_ context.Context, k CacheKey, _ string) (OffloadWrit
 	return &diskEntry{f: f, final: filepath.Join(c.dir, c.name(k))}, nil
 }
 
-func (c *diskCache) Link(_ context.Context, k CacheKey) (string, CacheInfo, error) {
+func (c *diskCache) Link(_ context.Context, k CacheKey, _ bool) (string, CacheInfo, error) {
 	fi, err := os.Stat(filepath.Join(c.dir, c.name(k)))
 	if err != nil {
 		return "", CacheInfo{}, ErrOffloadNotFound

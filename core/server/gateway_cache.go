@@ -49,13 +49,14 @@ func (c *cacheStore) Create(ctx context.Context, k gateway.CacheKey, mediaType s
 	return cacheWriter{up}, nil
 }
 
-func (c *cacheStore) Link(ctx context.Context, k gateway.CacheKey) (string, gateway.CacheInfo, error) {
+func (c *cacheStore) Link(ctx context.Context, k gateway.CacheKey, singleUse bool) (string, gateway.CacheInfo, error) {
 	key := c.key(k)
 	info, err := c.be.Stat(ctx, key)
 	if err != nil {
 		return "", gateway.CacheInfo{}, notFound(err)
 	}
-	link, err := c.keyring.MintDownload(c.base, token.DownloadGrant{Principal: k.Principal, Key: key, Version: info.ETag, TTL: c.ttl})
+	link, err := c.keyring.MintDownload(c.base, token.DownloadGrant{Principal: k.Principal, Key: key,
+		Version: info.ETag, SingleUse: singleUse, TTL: c.ttl})
 	if err != nil {
 		return "", gateway.CacheInfo{}, err
 	}
