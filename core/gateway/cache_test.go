@@ -106,6 +106,9 @@ type cacheUpstream struct {
 	*httptest.Server
 	reads    atomic.Int32
 	brokenAt atomic.Int64 // > 0: the body ends after this many base64 bytes
+	// halfway, when set, is closed once half the blob is sent; the rest
+	// waits for hold to close.
+	halfway, hold chan struct{}
 }
 
 func newCacheUpstream(t *testing.T, size int64) *cacheUpstream {
@@ -126,7 +129,18 @@ func newCacheUpstream(t *testing.T, size int64) *cacheUpstream {
 			dst = &cutWriter{w: w, left: at}
 		}
 		enc := base64.NewEncoder(base64.StdEncoding, dst)
-		io.CopyBuffer(enc, &patternReader{n: size}, make([]byte, 48<<10))
+		half := size / 2 / 3 * 3
+		if u.hold == nil {
+			half = size
+		}
+		io.CopyBuffer(enc, &patternReader{n: half}, make([]byte, 48<<10))
+		if u.hold != nil {
+			w.(http.Flusher).Flush()
+			close(u.halfway)
+			<-u.hold
+			u.hold = nil
+			io.CopyBuffer(enc, &patternReader{i: half, n: size}, make([]byte, 48<<10))
+		}
 		enc.Close()
 		if u.brokenAt.Load() > 0 {
 			panic(http.ErrAbortHandler) // the body ends early
@@ -345,4 +359,63 @@ func TestStreamCacheTeeMemoryFlat(t *testing.T) {
 		t.Errorf("heap grew %d bytes teeing %d into the cache; bound 8 MiB", grew, size)
 	}
 	t.Logf("%d MiB decoded and teed into the cache, heap grew %.2f MiB", size>>20, float64(grew)/(1<<20))
+}
+
+func TestStreamCacheUpdatedDuringDownload(t *testing.T) {
+	// A notification that comes while a download is being stored: the
+	// bytes may be the old version's, so nothing is committed.
+	up, dc := newCacheUpstream(t, 2<<20), newDiskCache(t)
+	up.halfway, up.hold = make(chan struct{}), make(chan struct{})
+	gw := cachedGateway(t, up.URL, dc, time.Hour)
+	link := linkFor(t, gw, "alice")
+	done := make(chan []byte)
+	go func() {
+		resp, err := http.Get(link)
+		if err != nil {
+			done <- nil
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		done <- b
+	}()
+	<-up.halfway
+	post(t, gw, map[string]string{"Mcp-Session-Id": "s"}, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"touch"}}`)
+	close(up.hold)
+	if b := <-done; !bytes.Equal(b, pattern(2<<20)) {
+		t.Fatalf("the download: %d bytes, not the resource", len(b))
+	}
+	if n := dc.entries(t); n != 0 {
+		t.Errorf("a download that overlapped resources/updated left %d entries; want none", n)
+	}
+	fetch(t, linkFor(t, gw, "alice"), nil)
+	if n := up.reads.Load(); n != 2 {
+		t.Errorf("%d reads, want 2 (the next download goes upstream)", n)
+	}
+}
+
+func TestStreamCacheNonBlobStoresNothing(t *testing.T) {
+	// Not base64 from the start (502), and halfway (a cut response).
+	for _, at := range []int{1, 3 << 20} {
+		dc := newDiskCache(t)
+		gw := cachedGateway(t, readUpstream(t, 4<<20, false, at).URL, dc, time.Hour)
+		resp, b, err := fetch(t, linkFor(t, gw, "alice"), nil)
+		if err == nil && resp.StatusCode == 200 {
+			t.Errorf("corrupt at %d: %d, %d bytes, a clean answer", at, resp.StatusCode, len(b))
+		}
+		if des, _ := os.ReadDir(dc.dir); len(des) != 0 {
+			t.Errorf("corrupt at %d: %d files in the cache folder, want none", at, len(des))
+		}
+	}
+	// An answer with no contents: 502, nothing stored.
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"contents":[]}}`)
+	}))
+	t.Cleanup(up.Close)
+	dc := newDiskCache(t)
+	resp, b, _ := fetch(t, linkFor(t, cachedGateway(t, up.URL, dc, time.Hour), "alice"), nil)
+	if resp.StatusCode != http.StatusBadGateway || dc.entries(t) != 0 {
+		t.Errorf("no contents: %d %s, %d entries; want 502 and none", resp.StatusCode, b, dc.entries(t))
+	}
 }
