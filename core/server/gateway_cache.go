@@ -9,10 +9,10 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/gateway"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // cacheKeyPrefix is where the gateway's stream cache lives in a
@@ -21,9 +21,10 @@ import (
 const cacheKeyPrefix = "gateway/cache/"
 
 // cacheStore is the gateway's gateway.CacheStore: the server's backend
-// through storage/ingest, each entry in its principal's namespace
-// (tenancy) under a tag of the principal, replaced in place when stored
-// again; its links are /d links of the blob service, bound to the entry's
+// through storage/ingest (blobsvc.NewReplacingUpload: the media type
+// sniffed when the upstream gave none before the first byte), each entry
+// in its principal's namespace (tenancy) under a tag of the principal,
+// replaced in place when stored again; its links are /d links of the blob service, bound to the entry's
 // version (ETag), so a link minted before a replacement finds nothing.
 type cacheStore struct {
 	be      storage.Backend
@@ -42,11 +43,7 @@ func (c *cacheStore) key(k gateway.CacheKey) string {
 }
 
 func (c *cacheStore) Create(ctx context.Context, k gateway.CacheKey, mediaType string) (gateway.OffloadWriter, error) {
-	up, err := ingest.Begin(ctx, c.be, ingest.Spec{Key: c.key(k), MediaType: mediaType, NoSniff: true})
-	if err != nil {
-		return nil, err
-	}
-	return cacheWriter{up}, nil
+	return offloadWriter{blobsvc.NewReplacingUpload(ctx, c.be, c.key(k), mediaType)}, nil
 }
 
 func (c *cacheStore) Link(ctx context.Context, k gateway.CacheKey, singleUse bool) (string, gateway.CacheInfo, error) {
@@ -69,24 +66,6 @@ func (c *cacheStore) Delete(ctx context.Context, k gateway.CacheKey) error {
 	}
 	return nil
 }
-
-// cacheWriter is an entry being stored.
-type cacheWriter struct{ up *ingest.Upload }
-
-func (w cacheWriter) Write(p []byte) (int, error) { return w.up.Write(p) }
-
-func (w cacheWriter) Commit(ctx context.Context) (gateway.OffloadInfo, error) {
-	if err := w.up.Close(); err != nil {
-		return gateway.OffloadInfo{}, err
-	}
-	info, err := w.up.Commit(ctx)
-	if err != nil {
-		return gateway.OffloadInfo{}, err
-	}
-	return gateway.OffloadInfo{Size: info.Size, MediaType: info.MediaType}, nil
-}
-
-func (w cacheWriter) Abort() { w.up.Abort() }
 
 // streamCache is the gateway's stream cache store, when o keeps one.
 func (s *Server) streamCache(o gateway.Options) gateway.CacheStore {

@@ -90,3 +90,33 @@ func cacheGet(t *testing.T, base, key string, hdr map[string]string) (*http.Resp
 	}
 	return resp, b
 }
+
+// TestGatewayStreamCacheSingleUse: with single-use downloadUrls, the /d
+// link a cached download redirects to serves one response too.
+func TestGatewayStreamCacheSingleUse(t *testing.T) {
+	parallel(t)
+	blob := offloadImage(1 << 20)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:img","blob":"%s"}]}}`,
+			base64.StdEncoding.EncodeToString(blob))
+	}))
+	t.Cleanup(up.Close)
+	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), Auth: Auth{Keys: []string{HashKey("alice-key") + " alice"}},
+		Gateway: gateway.Options{Upstream: up.URL + "/mcp", SingleUse: true, Cache: gateway.CacheOptions{On: true}}})
+	cacheGet(t, base, "alice-key", nil)
+	resp, b := cacheGet(t, base, "alice-key", nil)
+	if resp.StatusCode != 200 || !bytes.Equal(b, blob) || !strings.Contains(resp.Request.URL.Path, "/d/") ||
+		resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("cached download: %d, %d bytes of %q from %s", resp.StatusCode, len(b), resp.Header.Get("Content-Type"), resp.Request.URL.Path)
+	}
+	again, err := http.Get(resp.Request.URL.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Body.Close()
+	if again.StatusCode != http.StatusNotFound {
+		t.Errorf("the /d link a second time: %d, want 404 (single use)", again.StatusCode)
+	}
+}
