@@ -24,8 +24,9 @@ const cacheKeyPrefix = "gateway/cache/"
 // through storage/ingest (blobsvc.NewReplacingUpload: the media type
 // sniffed when the upstream gave none before the first byte), each entry
 // in its principal's namespace (tenancy) under a tag of the principal,
-// replaced in place when stored again; its links are /d links of the blob service, bound to the entry's
-// version (ETag), so a link minted before a replacement finds nothing.
+// replaced in place when stored again; its links are /d links of the
+// blob service, bound to the entry's version (ETag), so a link minted
+// before a replacement finds nothing.
 type cacheStore struct {
 	be      storage.Backend
 	policy  tenancy.Policy
