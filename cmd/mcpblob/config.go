@@ -52,6 +52,8 @@ type Config struct {
 	UpstreamStreamTTL time.Duration // lifetime of the gateway's own downloadUrls
 	UpstreamSingleUse bool          // each downloadUrl serves one response
 	OffloadOver       int64         // embedded blobs over this many decoded bytes leave the answers; 0: off
+	StreamCache       bool          // downloadUrl bytes kept in the store for later downloads
+	StreamCacheTTL    time.Duration // how long a cached resource is served without the upstream
 
 	// Limits against slow or many clients (docs/security.md "Limits").
 	MaxConns               int           // connections served at once
@@ -184,6 +186,8 @@ func gatewayFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.UpstreamStreamTTL, "upstream-stream-ttl", gateway.DefaultStreamTTL, "lifetime of the gateway's own resources/stream downloadUrls")
 	fs.BoolVar(&c.UpstreamSingleUse, "upstream-single-use", false, "each of the gateway's downloadUrls serves one response")
 	fs.Int64Var(&c.OffloadOver, "offload-over", gateway.DefaultOffloadOver, "embedded blobs over this many decoded bytes in the upstream's tools/call and resources/read answers are stored and replaced by resource_links (0: off)")
+	fs.BoolVar(&c.StreamCache, "stream-cache", true, "keep the bytes of the gateway's resources/stream downloads in the store, per principal, and serve later downloads of the same resource from there (Range, sendfile or a presigned redirect) until the upstream announces a change or --stream-cache-ttl passes")
+	fs.DurationVar(&c.StreamCacheTTL, "stream-cache-ttl", gateway.DefaultCacheTTL, "how long a resource in the stream cache is served without asking the upstream")
 }
 
 // Validate checks values that flag parsing cannot.

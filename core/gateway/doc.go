@@ -47,6 +47,15 @@
 // blob is a clean JSON-RPC error (an error event in an SSE stream) and
 // leaves nothing stored.
 //
+// Stream cache (Options.Cache; cache*.go). A downloadUrl GET that reads
+// the upstream tees the decoded bytes into the CacheStore as the client
+// takes them, committed only when the answer decoded cleanly, per
+// principal, upstream and URI; a later downloadUrl GET of the same key
+// within Cache.TTL is a 302 to the store's link, without the upstream. A
+// notifications/resources/updated in an SSE answer the gateway relays
+// drops that principal's entry of the URI (and keeps a download in flight
+// from storing it).
+//
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)
 // never reach the upstream. The gateway sends its own credential

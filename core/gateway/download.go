@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
@@ -41,6 +40,9 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 			apiError(w, http.StatusNotFound, "not_found", "this single-use link was already used")
 			return
 		}
+	}
+	if g.serveCached(w, c) { // cache.go
+		return
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(orBackground(r.Context)))
 	resp, ue := g.do(g.readRequest(ctx, c, st))
@@ -163,15 +165,12 @@ func apiError(w ResponseWriter, status int, code, msg string) {
 // first bytes cuts the response.
 func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Response, cancel context.CancelFunc) {
 	pr, pw := io.Pipe()
-	var mu sync.Mutex
-	mimeType := ""
+	var mimeType syncString
+	tee := g.newTee(c, mimeType.get) // cache.go: nil without a stream cache
 	go func() {
 		defer resp.Body.Close()
-		err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, pw, func(mt string) {
-			mu.Lock()
-			mimeType = mt
-			mu.Unlock()
-		})
+		err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, tee.writer(pw), mimeType.set)
+		tee.finish(err)
 		pw.CloseWithError(err)
 	}()
 	first := make([]byte, 32<<10)
@@ -185,10 +184,7 @@ func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Respon
 		g.failDownload(w, decodeFailure(err))
 		return
 	}
-	mu.Lock()
-	mt := mimeType
-	mu.Unlock()
-	g.downloadHeaders(w, c, mt)
+	g.downloadHeaders(w, c, mimeType.get())
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer cancel()
 		defer pr.Close()

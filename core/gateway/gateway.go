@@ -110,6 +110,8 @@ type Options struct {
 
 	// Offload moves large embedded blobs out of answers (offload.go).
 	Offload OffloadOptions
+	// Cache keeps downloadUrl bytes for later downloads (cache.go).
+	Cache CacheOptions
 }
 
 // BlobDecoder is the default Decoder: package blobdecode's streaming
@@ -163,7 +165,8 @@ type Gateway struct {
 	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
 	streams atomic.Int32
 
-	off *offloader // nil: no offloading (offload.go)
+	off   *offloader   // nil: no offloading (offload.go)
+	cache *streamCache // nil: no stream cache (cache.go)
 }
 
 // New returns the gateway of opts (its defaults filled in).
@@ -194,6 +197,9 @@ func New(opts Options) (*Gateway, error) {
 		g.metrics = noMetrics{}
 	}
 	if err := g.initOffload(); err != nil {
+		return nil, err
+	}
+	if err := g.initCache(); err != nil {
 		return nil, err
 	}
 	return g, nil

@@ -139,6 +139,8 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
+	// The stream cache's watch for resources/updated (cache_watch.go).
+	resp.Body = g.watchUpdates(r.Principal, resp)
 	if g.offloads(c.method) { // offload_answer.go
 		g.offloadAnswer(r, w, resp, cancel, c)
 		return

@@ -1,8 +1,8 @@
 // Package metrics holds mcpblob's Prometheus metric families and records
 // into them: HTTP requests by route, MCP requests by method and era, bytes
 // by plane, streams in progress, uploads, storage operations, sessions, the
-// build, and the gateway's upstream calls and bytes (gateway.go) and
-// offloads (gateway_offload.go). A Set writes the text exposition format,
+// build, and the gateway's upstream calls and bytes (gateway.go),
+// offloads (gateway_offload.go) and stream cache (gateway_cache.go). A Set writes the text exposition format,
 // with the Go runtime and process collectors, to any io.Writer
 // (VictoriaMetrics/metrics).
 //

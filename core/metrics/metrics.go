@@ -45,6 +45,7 @@ type Set struct {
 	limits   sync.Map // [2]string → *vm.Counter
 	upstream sync.Map // string → *vm.Counter (gateway.go)
 	relayed  sync.Map // string → *vm.Counter (gateway.go)
+	gwcache  sync.Map // string → *vm.Counter (gateway_cache.go)
 	gateway  gatewaySeries
 	sent     map[string]*vm.Counter
 	received map[string]*vm.Counter

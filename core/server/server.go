@@ -278,6 +278,8 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 	}
 	o.Keyring, o.Logger, o.Metrics, o.PublicURL = s.opts.Keyring, s.log, s.opts.Metrics, s.opts.PublicURL
 	o.Offload.Store = s.offloads(o) // gateway_offload.go
+	// The stream cache's store (gateway_cache.go).
+	o.Cache.Store = s.streamCache(o)
 	o.Redeem = func(ctx context.Context, c token.Claims) error {
 		return s.facts.ClaimToken(ctx, onetime.Links, c, s.mcp.Claims())
 	}
