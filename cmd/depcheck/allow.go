@@ -45,7 +45,7 @@ var allowRules = []allowRule{
 	{"core/client", nil},
 	{"core/codec", []string{"asm", emmansun}},
 	{"core/conformance", []string{"core/mcp"}},
-	{"core/gateway", []string{"core/gateway/blobdecode", "core/gateway/principal", "core/mcp/headers", "core/mcp/jsonrpc", "core/mcp/resstream", "core/token"}},
+	{"core/gateway", []string{"core/codec", "core/gateway/blobdecode", "core/gateway/principal", "core/mcp/headers", "core/mcp/jsonrpc", "core/mcp/resstream", "core/token"}},
 	{"core/gateway/blobdecode", []string{"asm", "core/codec"}},
 	{"core/gateway/principal", nil},
 	{"core/mcp", []string{"core/budget", "core/codec", "core/token", "core/mcp/..."}},

@@ -1,0 +1,184 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/headers"
+)
+
+// File inputs (docs/gateway.md, "File inputs"). A tools/call body streams
+// to the upstream through a fileGate: each chunk is walked (fileargs_walk.go)
+// before it is forwarded, and the string of every argument the upstream's
+// tools/list marks x-mcp-file is decoded as a data URI while it passes,
+// only to count its bytes and sniff its type (fileargs_check.go). A file
+// over maxSize, or not matching accept, stops the body there: the chunk
+// that showed it, and everything after, never reach the upstream, whose
+// request is cut, and the client gets -32602 naming the argument. Good
+// bytes pass unchanged.
+//
+// Which arguments are files comes from the upstream's own tools/list,
+// fetched by the gateway when a call names a tool it has no fresh entry
+// for (FileSpecTTL), in the caller's session and era. So every node
+// behind a load balancer checks the same arguments whatever it relayed
+// before, at the cost of one tools/list per tool and TTL per node.
+
+// Bounds of the tool table.
+const (
+	maxToolPages   = 16   // tools/list pages fetched at most
+	maxToolEntries = 4096 // tools remembered (the table restarts beyond)
+)
+
+// toolFiles is the table of the upstream tools' file arguments, by tool
+// name: nil specs for a tool known to have none (or not listed).
+type toolFiles struct {
+	mu sync.Mutex
+	m  map[string]toolEntry
+}
+
+type toolEntry struct {
+	specs   map[string]fileSpec
+	expires time.Time
+}
+
+func (t *toolFiles) get(tool string, now time.Time) (map[string]fileSpec, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.m[tool]
+	if !ok || now.After(e.expires) {
+		return nil, false
+	}
+	return e.specs, true
+}
+
+func (t *toolFiles) put(tools map[string]map[string]fileSpec, expires time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil || len(t.m)+len(tools) > maxToolEntries {
+		t.m = map[string]toolEntry{}
+	}
+	for name, specs := range tools {
+		t.m[name] = toolEntry{specs: specs, expires: expires}
+	}
+}
+
+// listQuery is what the gateway's own tools/list needs of the call that
+// caused it: its session, era and principal.
+type listQuery struct {
+	session, version, principal string
+	modern                      bool
+}
+
+// fileSpecsFor returns the file arguments of tool, from the table or a
+// tools/list of the upstream. When the upstream cannot list its tools,
+// nil: the call passes unchecked (the upstream still checks).
+func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) map[string]fileSpec {
+	if specs, ok := g.files.get(tool, time.Now()); ok {
+		return specs
+	}
+	tools, err := g.listToolFiles(ctx, q)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			g.log.Warn("gateway: upstream tools/list failed; file arguments pass unchecked", "problem", err.Error(),
+				"upstream", g.Upstream())
+		}
+		return nil
+	}
+	if _, ok := tools[tool]; !ok {
+		tools[tool] = nil
+	}
+	g.files.put(tools, time.Now().Add(g.opts.FileSpecTTL))
+	return tools[tool]
+}
+
+// fileGate is the tools/call body on its way upstream (package comment
+// above). Safe for the transport's reads and the serving call's stop.
+type fileGate struct {
+	mu      sync.Mutex
+	src     io.Reader
+	walk    walker
+	check   fileCheck
+	lookup  func(tool string) map[string]fileSpec
+	tool    string
+	looked  bool
+	refused *fileRefusal
+}
+
+// newFileGate returns the gate of a tools/call body src, the upstream
+// call's context ctx.
+func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *fileGate {
+	q := listQuery{session: r.Header.Get(headers.SessionID), version: r.Header.Get(headers.ProtocolVersion),
+		principal: r.Principal, modern: r.Header.Get(headers.Method) != ""}
+	fg := &fileGate{src: src}
+	fg.lookup = func(tool string) map[string]fileSpec { return g.fileSpecsFor(ctx, q, tool) }
+	fg.walk.sink = &fg.check
+	fg.walk.isFile = fg.isFile
+	if name, ok := headers.Decode(r.Header.Get(headers.Name)); ok {
+		fg.walk.name = name // the body's params.name, when read, wins
+	}
+	return fg
+}
+
+func (fg *fileGate) isFile(tool, arg string) bool {
+	if !fg.looked || tool != fg.tool {
+		fg.tool, fg.looked = tool, true
+		fg.check.specs = fg.lookup(tool)
+	}
+	_, ok := fg.check.specs[arg]
+	return ok
+}
+
+// Read reads a chunk of the client's body and walks it before handing it
+// on: a chunk in which a file is refused is not.
+func (fg *fileGate) Read(p []byte) (int, error) {
+	fg.mu.Lock()
+	defer fg.mu.Unlock()
+	if fg.refused != nil {
+		return 0, fg.refused
+	}
+	n, err := fg.src.Read(p)
+	if n > 0 {
+		if werr := fg.walk.feed(p[:n]); werr != nil {
+			var ref *fileRefusal
+			if errors.As(werr, &ref) {
+				fg.refused = ref
+			}
+			return 0, werr
+		}
+	}
+	return n, err
+}
+
+// stop ends a check left midway; the gate reads no more.
+func (fg *fileGate) stop() {
+	if fg == nil {
+		return
+	}
+	fg.mu.Lock()
+	defer fg.mu.Unlock()
+	fg.check.stop()
+}
+
+// refusal is the file the gate refused, or nil.
+func (fg *fileGate) refusal() *fileRefusal {
+	if fg == nil {
+		return nil
+	}
+	fg.mu.Lock()
+	defer fg.mu.Unlock()
+	return fg.refused
+}
+
+// refuseFile answers the client the file refusal; the upstream's answer
+// (to a request it never got whole), if any, is dropped.
+func refuseFile(w ResponseWriter, c call, ref *fileRefusal, resp *http.Response, cancel context.CancelFunc) {
+	if resp != nil {
+		drainClose(resp.Body)
+	}
+	cancel()
+	writeRPCError(w, c.id, ref.rpcError())
+}
