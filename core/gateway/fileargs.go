@@ -8,18 +8,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
+	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
 // File inputs (docs/gateway.md, "File inputs"). A tools/call body streams
-// to the upstream through a fileGate: each chunk is walked (fileargs_walk.go)
-// before it is forwarded, and the string of every argument the upstream's
-// tools/list marks x-mcp-file is decoded as a data URI while it passes,
-// only to count its bytes and sniff its type (fileargs_check.go). A file
-// over maxSize, or not matching accept, stops the body there: the chunk
-// that showed it, and everything after, never reach the upstream, whose
-// request is cut, and the client gets -32602 naming the argument. Good
-// bytes pass unchanged.
+// to the upstream through a fileGate: each chunk is checked by package
+// fileargs before it is forwarded, the string of every argument the
+// upstream's tools/list marks x-mcp-file decoded as a data URI while it
+// passes, only to count its bytes and sniff its type. A file over
+// maxSize, or not matching accept, stops the body there: the chunk that
+// showed it, and everything after, never reach the upstream, whose request
+// is cut, and the client gets -32602 naming the argument. Good bytes pass
+// unchanged.
 //
 // Which arguments are files comes from the upstream's own tools/list,
 // fetched by the gateway when a call names a tool it has no fresh entry
@@ -41,11 +43,11 @@ type toolFiles struct {
 }
 
 type toolEntry struct {
-	specs   map[string]fileSpec
+	specs   map[string]fileargs.Spec
 	expires time.Time
 }
 
-func (t *toolFiles) get(tool string, now time.Time) (map[string]fileSpec, bool) {
+func (t *toolFiles) get(tool string, now time.Time) (map[string]fileargs.Spec, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.m[tool]
@@ -55,7 +57,7 @@ func (t *toolFiles) get(tool string, now time.Time) (map[string]fileSpec, bool) 
 	return e.specs, true
 }
 
-func (t *toolFiles) put(tools map[string]map[string]fileSpec, expires time.Time) {
+func (t *toolFiles) put(tools map[string]map[string]fileargs.Spec, expires time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil || len(t.m)+len(tools) > maxToolEntries {
@@ -76,7 +78,7 @@ type listQuery struct {
 // fileSpecsFor returns the file arguments of tool, from the table or a
 // tools/list of the upstream. When the upstream cannot list its tools,
 // nil: the call passes unchecked (the upstream still checks).
-func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) map[string]fileSpec {
+func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) map[string]fileargs.Spec {
 	if specs, ok := g.files.get(tool, time.Now()); ok {
 		return specs
 	}
@@ -95,17 +97,13 @@ func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) ma
 	return tools[tool]
 }
 
-// fileGate is the tools/call body on its way upstream (package comment
-// above). Safe for the transport's reads and the serving call's stop.
+// fileGate is the tools/call body on its way upstream: each chunk the
+// transport reads is fed to a fileargs.Checker before it is handed on.
+// Safe for the transport's reads and the serving call's stop.
 type fileGate struct {
-	mu      sync.Mutex
-	src     io.Reader
-	walk    walker
-	check   fileCheck
-	lookup  func(tool string) map[string]fileSpec
-	tool    string
-	looked  bool
-	refused *fileRefusal
+	mu    sync.Mutex
+	src   io.Reader
+	check *fileargs.Checker
 }
 
 // newFileGate returns the gate of a tools/call body src, the upstream
@@ -113,72 +111,59 @@ type fileGate struct {
 func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *fileGate {
 	q := listQuery{session: r.Header.Get(headers.SessionID), version: r.Header.Get(headers.ProtocolVersion),
 		principal: r.Principal, modern: r.Header.Get(headers.Method) != ""}
-	fg := &fileGate{src: src}
-	fg.lookup = func(tool string) map[string]fileSpec { return g.fileSpecsFor(ctx, q, tool) }
-	fg.walk.sink = &fg.check
-	fg.walk.isFile = fg.isFile
-	if name, ok := headers.Decode(r.Header.Get(headers.Name)); ok {
-		fg.walk.name = name // the body's params.name, when read, wins
-	}
-	return fg
+	name, _ := headers.Decode(r.Header.Get(headers.Name))
+	lookup := func(tool string) map[string]fileargs.Spec { return g.fileSpecsFor(ctx, q, tool) }
+	return &fileGate{src: src, check: fileargs.New(name, lookup)}
 }
 
-func (fg *fileGate) isFile(tool, arg string) bool {
-	if !fg.looked || tool != fg.tool {
-		fg.tool, fg.looked = tool, true
-		fg.check.specs = fg.lookup(tool)
-	}
-	_, ok := fg.check.specs[arg]
-	return ok
-}
-
-// Read reads a chunk of the client's body and walks it before handing it
+// Read reads a chunk of the client's body and checks it before handing it
 // on: a chunk in which a file is refused is not.
 func (fg *fileGate) Read(p []byte) (int, error) {
 	fg.mu.Lock()
 	defer fg.mu.Unlock()
-	if fg.refused != nil {
-		return 0, fg.refused
+	if ref := fg.check.Refused(); ref != nil {
+		return 0, ref
 	}
 	n, err := fg.src.Read(p)
 	if n > 0 {
-		if werr := fg.walk.feed(p[:n]); werr != nil {
-			var ref *fileRefusal
-			if errors.As(werr, &ref) {
-				fg.refused = ref
-			}
-			return 0, werr
+		if ferr := fg.check.Feed(p[:n]); ferr != nil {
+			return 0, ferr
 		}
 	}
 	return n, err
 }
 
-// stop ends a check left midway; the gate reads no more.
+// stop ends a check left midway; nil-safe.
 func (fg *fileGate) stop() {
 	if fg == nil {
 		return
 	}
 	fg.mu.Lock()
 	defer fg.mu.Unlock()
-	fg.check.stop()
+	fg.check.Stop()
 }
 
 // refusal is the file the gate refused, or nil.
-func (fg *fileGate) refusal() *fileRefusal {
+func (fg *fileGate) refusal() *fileargs.Refusal {
 	if fg == nil {
 		return nil
 	}
 	fg.mu.Lock()
 	defer fg.mu.Unlock()
-	return fg.refused
+	return fg.check.Refused()
 }
 
-// refuseFile answers the client the file refusal; the upstream's answer
-// (to a request it never got whole), if any, is dropped.
-func refuseFile(w ResponseWriter, c call, ref *fileRefusal, resp *http.Response, cancel context.CancelFunc) {
+// refuseFile answers the client the file refusal (-32602 naming the
+// argument; HTTP 200, so an SDK client reports its message); the
+// upstream's answer to a request it never got whole, if any, is dropped.
+func refuseFile(w ResponseWriter, c call, ref *fileargs.Refusal, resp *http.Response, cancel context.CancelFunc) {
 	if resp != nil {
 		drainClose(resp.Body)
 	}
 	cancel()
-	writeRPCError(w, c.id, ref.rpcError())
+	data := map[string]any{"argument": ref.Arg}
+	if ref.Limit > 0 {
+		data["maxSize"] = ref.Limit
+	}
+	writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+ref.Error(), data))
 }

@@ -8,74 +8,45 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 )
 
 // The gateway's own tools/list: every page (up to maxToolPages), each
 // answer read within MaxRewriteBytes, JSON or SSE, for the x-mcp-file
-// descriptors of the tools' input schemas.
+// descriptors of the tools' input schemas (fileargs.ParsePage).
 
 // listID is the JSON-RPC id of the gateway's own tools/list calls.
 var listID = json.RawMessage(`"mcpblob-gateway-tools-list"`)
 
-// toolsPage is the part of a tools/list result the gateway reads.
-type toolsPage struct {
-	Tools []struct {
-		Name        string `json:"name"`
-		InputSchema struct {
-			Properties map[string]schemaProp `json:"properties"`
-		} `json:"inputSchema"`
-	} `json:"tools"`
-	NextCursor string `json:"nextCursor"`
-}
-
-// schemaProp is an input schema property, as far as the gateway reads it.
-type schemaProp struct {
-	File json.RawMessage `json:"x-mcp-file"`
-}
-
 // listToolFiles lists the upstream's tools: their file arguments by tool
 // name (nil for a tool without any).
-func (g *Gateway) listToolFiles(ctx context.Context, q listQuery) (map[string]map[string]fileSpec, error) {
-	tools := map[string]map[string]fileSpec{}
+func (g *Gateway) listToolFiles(ctx context.Context, q listQuery) (map[string]map[string]fileargs.Spec, error) {
+	tools := map[string]map[string]fileargs.Spec{}
 	cursor := ""
 	for range maxToolPages {
-		page, err := g.listPage(ctx, q, cursor)
+		result, err := g.listPage(ctx, q, cursor)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range page.Tools {
-			tools[t.Name] = pageFileSpecs(t.InputSchema.Properties)
+		page, next, err := fileargs.ParsePage(result)
+		if err != nil {
+			return nil, err
 		}
-		if cursor = page.NextCursor; cursor == "" {
+		maps.Copy(tools, page)
+		if cursor = next; cursor == "" {
 			break
 		}
 	}
 	return tools, nil
 }
 
-// pageFileSpecs reads the x-mcp-file descriptors of a schema's properties.
-func pageFileSpecs(props map[string]schemaProp) map[string]fileSpec {
-	var out map[string]fileSpec
-	for name, p := range props {
-		if len(p.File) == 0 || string(p.File) == "null" || string(p.File) == "false" {
-			continue
-		}
-		var spec fileSpec
-		_ = json.Unmarshal(p.File, &spec) // `true` or a malformed object: a file, not bounded
-		if out == nil {
-			out = map[string]fileSpec{}
-		}
-		out[name] = spec
-	}
-	return out
-}
-
 // listPage runs one tools/list in q's session and era.
-func (g *Gateway) listPage(ctx context.Context, q listQuery, cursor string) (*toolsPage, error) {
+func (g *Gateway) listPage(ctx context.Context, q listQuery, cursor string) (json.RawMessage, error) {
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
@@ -105,15 +76,7 @@ func (g *Gateway) listPage(ctx context.Context, q listQuery, cursor string) (*to
 	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		return nil, fmt.Errorf("tools/list answered HTTP %d (%s)", resp.StatusCode, mt)
 	}
-	result, err := g.readListAnswer(resp.Body, mt == "text/event-stream")
-	if err != nil {
-		return nil, err
-	}
-	var page toolsPage
-	if err := json.Unmarshal(result, &page); err != nil {
-		return nil, errors.New("tools/list result is not a list of tools")
-	}
-	return &page, nil
+	return g.readListAnswer(resp.Body, mt == "text/event-stream")
 }
 
 // readListAnswer reads the result of the answer to listID, within

@@ -140,7 +140,7 @@ func callBody(mediaType string, payload io.Reader, size int64) (io.Reader, int64
 		}
 		pw.CloseWithError(err)
 	}()
-	n := int64(len(prefix)+base64.StdEncoding.EncodedLen(int(size))+len(suffix))
+	n := int64(len(prefix) + base64.StdEncoding.EncodedLen(int(size)) + len(suffix))
 	return io.MultiReader(strings.NewReader(prefix), pr, strings.NewReader(suffix)), n
 }
 
@@ -230,6 +230,7 @@ func TestFileArgOverMaxSizeRefusedBeforeTheRest(t *testing.T) {
 	if got := up.received.Load(); got > 4<<20 {
 		t.Errorf("the upstream received %d of %d bytes; want the body cut near maxSize", got, n)
 	}
+	t.Logf("the upstream received %d of the %d-byte body", up.received.Load(), n)
 }
 
 func TestFileArgWrongTypeRefused(t *testing.T) {

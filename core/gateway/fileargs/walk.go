@@ -1,4 +1,4 @@
-package gateway
+package fileargs
 
 import (
 	"bytes"
@@ -32,10 +32,10 @@ const (
 type role uint8
 
 const (
-	roleOther role = iota
-	roleTop        // the message
-	roleParams     // params
-	roleArgs       // params.arguments
+	roleOther  role = iota
+	roleTop         // the message
+	roleParams      // params
+	roleArgs        // params.arguments
 )
 
 // maxCapture bounds a key or the tool name kept while walking.

@@ -1,4 +1,4 @@
-package gateway
+package fileargs
 
 import (
 	"bytes"
@@ -11,48 +11,37 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/core/codec"
-	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
-// fileSpec is an upstream tool argument's x-mcp-file descriptor, the part
-// the gateway checks.
-type fileSpec struct {
+// Spec is an upstream tool argument's x-mcp-file descriptor, the part the
+// gateway checks.
+type Spec struct {
 	Accept  []string `json:"accept,omitempty"`
 	MaxSize int64    `json:"maxSize,omitempty"`
 }
 
-// fileRefusal is a file argument the gateway refused: the client gets
-// -32602 naming the argument; the upstream never gets the whole request.
-type fileRefusal struct {
-	arg     string
-	problem string
-	limit   int64 // the maxSize broken, 0 for another problem
+// Refusal is a file argument refused: the gateway answers the client
+// -32602 naming Arg, and the upstream never gets the whole request.
+type Refusal struct {
+	Arg     string
+	Problem string
+	Limit   int64 // the maxSize broken, 0 for another problem
 }
 
-func (e *fileRefusal) Error() string { return fmt.Sprintf("Argument %q: %s", e.arg, e.problem) }
-
-// rpcError is e as the JSON-RPC error the client reads (HTTP 200, so an
-// SDK client reports its message).
-func (e *fileRefusal) rpcError() *jsonrpc.Error {
-	data := map[string]any{"argument": e.arg}
-	if e.limit > 0 {
-		data["maxSize"] = e.limit
-	}
-	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+e.Error(), data)
-}
+func (e *Refusal) Error() string { return fmt.Sprintf("Argument %q: %s", e.Arg, e.Problem) }
 
 // errUnchecked ends the check of a value that is not a readable data URI:
 // the upstream judges it.
-var errUnchecked = errors.New("gateway: file argument not checked")
+var errUnchecked = errors.New("fileargs: file argument not checked")
 
 // fileCheck checks one file argument at a time while it streams: the
 // string goes through a pipe to core/codec's streaming data URI decoder,
 // whose bytes are counted and the first ones sniffed, then dropped.
 type fileCheck struct {
-	specs map[string]fileSpec // of the tool called
+	specs map[string]Spec // of the tool called
 	arg   string
 	pw    *io.PipeWriter
-	done  chan *fileRefusal
+	done  chan *Refusal
 }
 
 func (fc *fileCheck) begin(arg string) error {
@@ -61,7 +50,7 @@ func (fc *fileCheck) begin(arg string) error {
 		return errUnchecked
 	}
 	pr, pw := io.Pipe()
-	fc.arg, fc.pw, fc.done = arg, pw, make(chan *fileRefusal, 1)
+	fc.arg, fc.pw, fc.done = arg, pw, make(chan *Refusal, 1)
 	go func() { fc.done <- checkDataURI(pr, arg, spec) }()
 	return nil
 }
@@ -103,21 +92,21 @@ func (fc *fileCheck) stop() {
 // checkDataURI reads the data URI r yields and refuses it when it breaks
 // spec. A value that is not a data URI, or whose base64 is broken, is left
 // to the upstream: the rest is drained.
-func checkDataURI(r *io.PipeReader, arg string, spec fileSpec) *fileRefusal {
+func checkDataURI(r *io.PipeReader, arg string, spec Spec) *Refusal {
 	dr, err := codec.NewDataURIReader(r)
 	if err != nil {
 		_, _ = io.Copy(io.Discard, r)
 		return nil
 	}
 	if !codec.MatchAccept(spec.Accept, dr.Header.MediaType) {
-		ref := &fileRefusal{arg: arg, problem: fmt.Sprintf("media type %q is not accepted (accept: %s)",
+		ref := &Refusal{Arg: arg, Problem: fmt.Sprintf("media type %q is not accepted (accept: %s)",
 			dr.Header.MediaType, strings.Join(spec.Accept, ", "))}
 		r.CloseWithError(ref)
 		return ref
 	}
 	c := &fileCounter{arg: arg, spec: spec}
 	_, err = dr.WriteTo(c)
-	var ref *fileRefusal
+	var ref *Refusal
 	if errors.As(err, &ref) {
 		r.CloseWithError(ref)
 		return ref
@@ -136,7 +125,7 @@ func checkDataURI(r *io.PipeReader, arg string, spec fileSpec) *fileRefusal {
 // its first sniffLen bytes; it keeps nothing else.
 type fileCounter struct {
 	arg     string
-	spec    fileSpec
+	spec    Spec
 	n       int64
 	head    [sniffLen]byte
 	sniffed bool
@@ -151,8 +140,8 @@ func (c *fileCounter) Write(p []byte) (int, error) {
 	}
 	c.n += int64(len(p))
 	if c.spec.MaxSize > 0 && c.n > c.spec.MaxSize {
-		return 0, &fileRefusal{arg: c.arg, problem: fmt.Sprintf("file is larger than maxSize %d bytes", c.spec.MaxSize),
-			limit: c.spec.MaxSize}
+		return 0, &Refusal{Arg: c.arg, Problem: fmt.Sprintf("file is larger than maxSize %d bytes", c.spec.MaxSize),
+			Limit: c.spec.MaxSize}
 	}
 	if c.n >= sniffLen && !c.sniffed {
 		if ref := c.sniff(); ref != nil {
@@ -164,7 +153,7 @@ func (c *fileCounter) Write(p []byte) (int, error) {
 
 // sniff refuses content whose signature is a definite binary type that
 // accept does not allow, whatever media type the data URI declared.
-func (c *fileCounter) sniff() *fileRefusal {
+func (c *fileCounter) sniff() *Refusal {
 	if c.sniffed {
 		return nil
 	}
@@ -173,7 +162,7 @@ func (c *fileCounter) sniff() *fileRefusal {
 	if !definiteType(mt) || codec.MatchAccept(c.spec.Accept, mt) {
 		return nil
 	}
-	return &fileRefusal{arg: c.arg, problem: fmt.Sprintf("content is %s, which is not accepted (accept: %s)",
+	return &Refusal{Arg: c.arg, Problem: fmt.Sprintf("content is %s, which is not accepted (accept: %s)",
 		mt, strings.Join(c.spec.Accept, ", "))}
 }
 
