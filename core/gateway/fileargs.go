@@ -40,6 +40,9 @@ const (
 type toolFiles struct {
 	mu sync.Mutex
 	m  map[string]toolEntry
+	// fetching lets one tools/list run at a time: calls that wait for it
+	// find its answer in the table instead of each listing again.
+	fetching sync.Mutex
 }
 
 type toolEntry struct {
@@ -79,6 +82,11 @@ type listQuery struct {
 // tools/list of the upstream. When the upstream cannot list its tools,
 // nil: the call passes unchecked (the upstream still checks).
 func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) map[string]fileargs.Spec {
+	if specs, ok := g.files.get(tool, time.Now()); ok {
+		return specs
+	}
+	g.files.fetching.Lock()
+	defer g.files.fetching.Unlock()
 	if specs, ok := g.files.get(tool, time.Now()); ok {
 		return specs
 	}

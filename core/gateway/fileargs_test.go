@@ -28,6 +28,13 @@ type fileUpstream struct {
 	complete atomic.Int64 // tools/call bodies that arrived whole
 	received atomic.Int64 // tools/call body bytes received
 	status   int          // when set, tools/call is answered this status, body unread
+	lastList atomic.Value // the last tools/list request: listSeen
+}
+
+// listSeen is what the upstream saw of a tools/list request.
+type listSeen struct {
+	header http.Header
+	body   string
 }
 
 func newFileUpstream(t *testing.T, spec string) *fileUpstream {
@@ -38,6 +45,8 @@ func newFileUpstream(t *testing.T, spec string) *fileUpstream {
 		head, _ := br.Peek(200)
 		if bytes.Contains(head, []byte(`"method":"tools/list"`)) {
 			u.lists.Add(1)
+			b, _ := io.ReadAll(br)
+			u.lastList.Store(listSeen{header: r.Header.Clone(), body: string(b)})
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":"mcpblob-gateway-tools-list","result":{"tools":[`+
 				`{"name":"upload","inputSchema":{"type":"object","properties":{"note":{"type":"string"},"file":{"type":"string","x-mcp-file":`+spec+`}}}},`+
@@ -280,5 +289,25 @@ func TestUpstreamBodyLimitNamed(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || code != -32603 || kind != kindBodyLimit ||
 		!strings.Contains(msg, "refused a request body of "+itoa(n)+" bytes") || !strings.Contains(msg, "4 MiB") {
 		t.Fatalf("answer %d %s; want 413 naming the upstream's body limit", resp.StatusCode, b)
+	}
+}
+
+// In the 2026-07-28 era the tool is named by Mcp-Name before the body, so
+// arguments written before params.name are checked too; the gateway's
+// tools/list goes in the caller's era.
+func TestFileArgModernEraNamedByHeader(t *testing.T) {
+	up := newFileUpstream(t, `{"accept":["application/pdf"]}`)
+	gw := serveGateway(t, newGateway(t, up.URL, nil)).URL
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"file":"data:image/png;base64,iVBORw0KGgo="},"name":"upload",` + meta + `}}`
+	resp, b := post(t, gw, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "upload", "MCP-Protocol-Version": "2026-07-28"}, body)
+	fileRefused(t, resp, b, `media type "image/png" is not accepted`)
+	seen, _ := up.lastList.Load().(listSeen)
+	if seen.header.Get("Mcp-Method") != "tools/list" || seen.header.Get("MCP-Protocol-Version") != "2026-07-28" ||
+		!strings.Contains(seen.body, `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`) {
+		t.Fatalf("the gateway's tools/list: headers %v, body %s; want the caller's era", seen.header, seen.body)
+	}
+	if up.complete.Load() != 0 {
+		t.Fatal("the upstream got the whole request")
 	}
 }
