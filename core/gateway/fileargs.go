@@ -40,9 +40,17 @@ const (
 type toolFiles struct {
 	mu sync.Mutex
 	m  map[string]toolEntry
-	// fetching lets one tools/list run at a time: calls that wait for it
-	// find its answer in the table instead of each listing again.
-	fetching sync.Mutex
+	// flight is the tools/list running, which calls for tools not in the
+	// table wait for instead of each listing again.
+	flight *listFlight
+}
+
+// listFlight is one tools/list of the upstream, shared by the calls that
+// wait for it.
+type listFlight struct {
+	done  chan struct{}
+	tools map[string]map[string]fileargs.Spec
+	err   error
 }
 
 type toolEntry struct {
@@ -60,14 +68,18 @@ func (t *toolFiles) get(tool string, now time.Time) (map[string]fileargs.Spec, b
 	return e.specs, true
 }
 
-func (t *toolFiles) put(tools map[string]map[string]fileargs.Spec, expires time.Time) {
+// put records the tools listed, and asked as a tool not listed (nil).
+func (t *toolFiles) put(tools map[string]map[string]fileargs.Spec, expires time.Time, asked string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.m == nil || len(t.m)+len(tools) > maxToolEntries {
+	if t.m == nil || len(t.m)+len(tools)+1 > maxToolEntries {
 		t.m = map[string]toolEntry{}
 	}
 	for name, specs := range tools {
 		t.m[name] = toolEntry{specs: specs, expires: expires}
+	}
+	if _, ok := tools[asked]; !ok {
+		t.m[asked] = toolEntry{expires: expires}
 	}
 }
 
@@ -79,30 +91,57 @@ type listQuery struct {
 }
 
 // fileSpecsFor returns the file arguments of tool, from the table or a
-// tools/list of the upstream. When the upstream cannot list its tools,
-// nil: the call passes unchecked (the upstream still checks).
+// tools/list of the upstream (one at a time: a call that finds one
+// running waits for it, and lists on its own only when it failed). When
+// the upstream cannot list its tools, nil: the call passes unchecked (the
+// upstream still checks).
 func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) map[string]fileargs.Spec {
 	if specs, ok := g.files.get(tool, time.Now()); ok {
 		return specs
 	}
-	g.files.fetching.Lock()
-	defer g.files.fetching.Unlock()
-	if specs, ok := g.files.get(tool, time.Now()); ok {
-		return specs
-	}
-	tools, err := g.listToolFiles(ctx, q)
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			g.log.Warn("gateway: upstream tools/list failed; file arguments pass unchecked", "problem", err.Error(),
-				"upstream", g.Upstream())
+	f, lead := g.files.join()
+	if !lead {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil
 		}
-		return nil
+		if f.err == nil {
+			return f.tools[tool]
+		}
+		f = &listFlight{done: make(chan struct{})} // the shared one failed: list on our own
 	}
-	if _, ok := tools[tool]; !ok {
-		tools[tool] = nil
+	f.tools, f.err = g.listToolFiles(ctx, q)
+	if f.err == nil {
+		g.files.put(f.tools, time.Now().Add(g.opts.FileSpecTTL), tool)
+	} else if !errors.Is(f.err, context.Canceled) {
+		g.log.Warn("gateway: upstream tools/list failed; file arguments pass unchecked", "problem", f.err.Error(),
+			"upstream", g.Upstream())
 	}
-	g.files.put(tools, time.Now().Add(g.opts.FileSpecTTL))
-	return tools[tool]
+	g.files.land(f)
+	return f.tools[tool]
+}
+
+// join returns the tools/list running, or a new one that the caller
+// leads (lead) and must land.
+func (t *toolFiles) join() (f *listFlight, lead bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.flight != nil {
+		return t.flight, false
+	}
+	t.flight = &listFlight{done: make(chan struct{})}
+	return t.flight, true
+}
+
+// land ends f, waking the calls that wait for it.
+func (t *toolFiles) land(f *listFlight) {
+	t.mu.Lock()
+	if t.flight == f {
+		t.flight = nil
+	}
+	t.mu.Unlock()
+	close(f.done)
 }
 
 // fileGate is the tools/call body on its way upstream: each chunk the
