@@ -10,10 +10,13 @@ const kindBodyLimit = "body_limit"
 
 // bodyRefused is the error for an upstream that answered 413 to a request
 // body: its own body limit, not the gateway's, is below the body's size.
-// The official TypeScript and Python SDKs refuse bodies over 4 MiB by
+// The official TypeScript, Python and Go SDKs refuse bodies over 4 MiB by
 // default; the client learns which limit it hit instead of the
-// upstream's bare 413 page.
-func bodyRefused(body *clientBody) *upstreamError {
+// upstream's bare 413 page. The answer is closed unread, so its connection
+// is not reused: the upstream left the rest of the body unread on it (a
+// Node upstream then resets the next request sent there).
+func bodyRefused(body *clientBody, resp *http.Response) *upstreamError {
+	resp.Body.Close()
 	body.mu.Lock()
 	size, sent := body.size, body.sent
 	body.mu.Unlock()
@@ -23,5 +26,5 @@ func bodyRefused(body *clientBody) *upstreamError {
 	}
 	return &upstreamError{kind: kindBodyLimit, status: http.StatusRequestEntityTooLarge,
 		msg: "the upstream refused " + what + " as too large (HTTP 413): its body limit is lower " +
-			"(the official TypeScript and Python SDKs accept 4 MiB by default): raise the upstream's body limit"}
+			"(the official TypeScript, Python and Go SDKs accept 4 MiB by default): raise the upstream's body limit"}
 }

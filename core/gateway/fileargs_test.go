@@ -287,7 +287,7 @@ func TestUpstreamBodyLimitNamed(t *testing.T) {
 	resp, b := postCall(t, gw, body, n)
 	code, msg, kind := rpcErr(t, b)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || code != -32603 || kind != kindBodyLimit ||
-		!strings.Contains(msg, "refused a request body of "+itoa(n)+" bytes") || !strings.Contains(msg, "4 MiB") {
+		!strings.Contains(msg, "refused a request body of "+itoa(n)+" bytes") || !strings.Contains(msg, "Go SDKs accept 4 MiB") {
 		t.Fatalf("answer %d %s; want 413 naming the upstream's body limit", resp.StatusCode, b)
 	}
 }

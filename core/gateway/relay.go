@@ -200,7 +200,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		ue = checkAnswer(r.Method, c.method, resp)
 	}
 	if ue == nil && body != nil && resp.StatusCode == http.StatusRequestEntityTooLarge {
-		ue = bodyRefused(body) // bodylimit.go
+		ue, resp = bodyRefused(body, resp), nil // bodylimit.go
 	}
 	if ue != nil {
 		if resp != nil {
