@@ -56,6 +56,17 @@
 // drops that principal's entry of the URI (and keeps a download in flight
 // from storing it).
 //
+// File inputs (fileargs*.go, package fileargs). A tools/call body streams
+// to the upstream through a gate that walks each chunk before forwarding
+// it: the data URI of every argument the upstream's tools/list marks
+// x-mcp-file is decoded only to count its bytes and sniff its type, and a
+// file over maxSize or not matching accept stops the body there (the
+// upstream request is cut, never whole) and is answered -32602 naming the
+// argument. The descriptors come from a tools/list the gateway runs itself
+// for a tool it has no entry for (Options.FileSpecTTL), so every node
+// checks the same. An upstream's 413 to a body is answered as its body
+// limit (bodylimit.go).
+//
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)
 // never reach the upstream. The gateway sends its own credential

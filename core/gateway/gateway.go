@@ -28,6 +28,7 @@ const (
 	DefaultStreamTTL              = 5 * time.Minute
 	DefaultPrincipalTTL           = 5 * time.Minute
 	DefaultKeepAlive              = 15 * time.Second
+	DefaultFileSpecTTL            = time.Minute
 )
 
 // Principal header modes of [Options].PrincipalMode.
@@ -108,6 +109,10 @@ type Options struct {
 	// relayed; nil: none.
 	Metrics Metrics
 
+	// FileSpecTTL is how long the gateway trusts the x-mcp-file arguments
+	// it read in the upstream's tools/list (fileargs.go). Default 1m.
+	FileSpecTTL time.Duration
+
 	// Offload moves large embedded blobs out of answers (offload.go).
 	Offload OffloadOptions
 	// Cache keeps downloadUrl bytes for later downloads (cache.go).
@@ -167,6 +172,8 @@ type Gateway struct {
 
 	off   *offloader   // nil: no offloading (offload.go)
 	cache *streamCache // nil: no stream cache (cache.go)
+
+	files toolFiles // the upstream tools' file arguments (fileargs.go)
 }
 
 // New returns the gateway of opts (its defaults filled in).
@@ -240,6 +247,7 @@ func defaults(o *Options) {
 	o.MaxSmallBody = positive(o.MaxSmallBody, DefaultMaxSmallBody)
 	o.PeekBytes = positive(o.PeekBytes, DefaultPeekBytes)
 	o.StreamTTL = positive(o.StreamTTL, DefaultStreamTTL)
+	o.FileSpecTTL = positive(o.FileSpecTTL, DefaultFileSpecTTL)
 }
 
 func positive[T int | int64 | time.Duration](v, def T) T {

@@ -168,8 +168,13 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		body = &clientBody{head: c.head, rest: rest, size: n, metrics: g.metrics}
 	}
 	var in io.Reader
+	var gate *fileGate
 	if body != nil {
 		in = body
+		if c.method == methodToolsCall {
+			gate = g.newFileGate(ctx, r, body) // fileargs.go
+			in = gate
+		}
 	}
 	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
 	if c.method == methodInitialize || c.method == methodDiscover {
@@ -178,6 +183,11 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	resp, ue := g.do(req)
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
+	}
+	gate.stop()
+	if ref := gate.refusal(); ref != nil {
+		refuseFile(w, c, ref, resp, cancel)
+		return nil, nil, false
 	}
 	if ue != nil && body != nil && body.failed() {
 		// The client's body broke (bad chunked framing, gone, too slow):
@@ -188,6 +198,9 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	}
 	if ue == nil {
 		ue = checkAnswer(r.Method, c.method, resp)
+	}
+	if ue == nil && body != nil && resp.StatusCode == http.StatusRequestEntityTooLarge {
+		ue, resp = bodyRefused(body, resp), nil // bodylimit.go
 	}
 	if ue != nil {
 		if resp != nil {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp/mcptest"
+)
+
+// TestGatewayFileInputs puts the gateway in front of the real upstreams,
+// in both eras, and sends file_info (x-mcp-file, maxSize 4 MiB in the
+// TypeScript SDK v2 upstream, 64 MiB in the Go SDK one) a file in a body
+// over the upstream's body limit (4 MiB by default in both SDKs): the
+// client gets the upstream's body limit named (413, -32603
+// data.upstream "body_limit"), and the next request on the gateway still
+// reaches the upstream (the connection the upstream left with an unread
+// body is not reused), also for a client still sending when the upstream
+// refused.
+func TestGatewayFileInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs in the full (non -short) leg of make test")
+	}
+	for _, kind := range []string{upstreamTS2, upstreamGoSDK} {
+		u := startUpstream(t, kind, upstreamSmallSize)
+		gw := startGateway(t, u.URL)
+		for _, era := range []string{mcptest.Version20251125, mcptest.Version20260728} {
+			t.Run(kind+"/"+era, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				mc := connectUpstream(t, ctx, gw.URL, era)
+				size := 7 << 19 // 3.5 MiB: within maxSize, in a body over 4 MiB
+				if kind == upstreamGoSDK {
+					size = 10 << 20 // the client still sending when the upstream refused
+				}
+				res := fileCall(t, ctx, mc, size)
+				if res.Status != 413 || !strings.Contains(string(res.Error), `"upstream":"body_limit"`) ||
+					!strings.Contains(string(res.Error), "4 MiB") {
+					t.Errorf("a %d-byte file: %d %.400s; want 413 naming the upstream's body limit", size, res.Status, res.Body)
+				}
+			})
+		}
+	}
+}
+
+// fileCall calls file_info with a text file of size bytes.
+func fileCall(t *testing.T, ctx context.Context, mc *mcptest.Client, size int) *mcptest.Response {
+	t.Helper()
+	res, err := mc.CallToolArgs(ctx, "file_info", mcptest.FileArg("file", mcptest.File{
+		MediaType: "text/plain", Size: int64(size), Body: bytes.NewReader(bytes.Repeat([]byte("x"), size))}))
+	if err != nil {
+		t.Fatalf("file_info of %d bytes: %v", size, err)
+	}
+	return res
+}

@@ -1,0 +1,23 @@
+// Package fileargs checks the file arguments of a tools/call body while
+// it streams through the gateway to its upstream (docs/gateway.md, "File
+// inputs"), holding none of it.
+//
+// A [Checker] is fed the body one chunk at a time, before the gateway
+// forwards the chunk. A push JSON lexer (walk.go) follows only the path to
+// params.name and params.arguments.{arg}; every other value is skipped, a
+// string in bulk. The string of an argument the upstream's tools/list
+// marks x-mcp-file ([ParsePage] reads the descriptors) has its JSON escapes
+// undone and goes through core/codec's streaming data URI decoder, whose
+// bytes are counted against maxSize and the first 512 sniffed, then
+// dropped (check.go). The media type the data URI declares must match
+// accept; so must content whose signature names a definite binary type
+// (PNG, PDF, ZIP, audio, video, fonts…), whatever was declared. The first
+// problem is a [*Refusal] from Feed: the chunk that showed it is not to be
+// forwarded. A value that is not a data URI, or whose base64 is broken, is
+// left to the upstream.
+//
+// The lexer checks JSON structure only as far as following the path
+// needs: the upstream judges the JSON. Arguments that come before
+// params.name are not known to be files unless the tool's name came first
+// from the Mcp-Name header.
+package fileargs
