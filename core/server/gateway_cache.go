@@ -5,13 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"time"
 
-	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc"
-	"github.com/mcpblob/mcpblob/core/tenancy"
-	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -27,20 +23,12 @@ const cacheKeyPrefix = "gateway/cache/"
 // replaced in place when stored again; its links are /d links of the
 // blob service, bound to the entry's version (ETag), so a link minted
 // before a replacement finds nothing.
-type cacheStore struct {
-	be      storage.Backend
-	policy  tenancy.Policy
-	keyring *token.Keyring
-	base    string // of /d links
-	ttl     time.Duration
-}
+type cacheStore struct{ gatewayStore }
 
 // key is the raw store key of k.
 func (c *cacheStore) key(k gateway.CacheKey) string {
-	p := sha256.Sum256([]byte(k.Principal))
 	e := sha256.Sum256([]byte(k.Upstream + "\x00" + k.URI))
-	return c.policy.Raw(auth.Identity{Principal: k.Principal},
-		cacheKeyPrefix+hex.EncodeToString(p[:12])+"/"+hex.EncodeToString(e[:16]))
+	return c.rawKey(k.Principal, cacheKeyPrefix, hex.EncodeToString(e[:16]))
 }
 
 func (c *cacheStore) Create(ctx context.Context, k gateway.CacheKey, mediaType string) (gateway.OffloadWriter, error) {
@@ -48,17 +36,11 @@ func (c *cacheStore) Create(ctx context.Context, k gateway.CacheKey, mediaType s
 }
 
 func (c *cacheStore) Link(ctx context.Context, k gateway.CacheKey, singleUse bool) (string, gateway.CacheInfo, error) {
-	key := c.key(k)
-	info, err := c.be.Stat(ctx, key)
-	if err != nil {
-		return "", gateway.CacheInfo{}, notFound(err)
-	}
-	link, err := c.keyring.MintDownload(c.base, token.DownloadGrant{Principal: k.Principal, Key: key,
-		Version: info.ETag, SingleUse: singleUse, TTL: c.ttl})
+	url, info, err := c.link(ctx, k.Principal, c.key(k), singleUse)
 	if err != nil {
 		return "", gateway.CacheInfo{}, err
 	}
-	return link.URL, gateway.CacheInfo{Size: info.Size, Stored: info.ModTime}, nil
+	return url, gateway.CacheInfo{Size: info.Size, Stored: info.ModTime}, nil
 }
 
 func (c *cacheStore) Delete(ctx context.Context, k gateway.CacheKey) error {
@@ -73,13 +55,5 @@ func (s *Server) streamCache(o gateway.Options) gateway.CacheStore {
 	if !o.Cache.On || o.Cache.Store != nil {
 		return o.Cache.Store
 	}
-	base := s.opts.DownloadURL
-	if base == "" {
-		base = s.opts.PublicURL
-	}
-	ttl := o.StreamTTL
-	if ttl <= 0 {
-		ttl = gateway.DefaultStreamTTL
-	}
-	return &cacheStore{be: s.opts.Backend, policy: s.gate.Tenancy, keyring: s.opts.Keyring, base: base, ttl: ttl}
+	return &cacheStore{s.gatewayStore(o)}
 }

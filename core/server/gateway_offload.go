@@ -21,11 +21,12 @@ import (
 // principal's namespace: gateway/offload/{tag of the principal}/{id}.
 const offloadKeyPrefix = "gateway/offload/"
 
-// offloadStore is the gateway's gateway.OffloadStore: the server's
-// backend through storage/ingest (blobsvc.SniffedUpload), each blob in its principal's namespace
-// (tenancy) under a tag of the principal (so that no other caller reaches
-// it in shared mode either); its links are /d links of the blob service.
-type offloadStore struct {
+// gatewayStore is what the gateway's stores (offloaded blobs, the stream
+// cache) share: the server's backend, each object in its principal's
+// namespace (tenancy) under a tag of the principal (so that no other caller
+// reaches it in shared mode either), and /d links of the blob service bound
+// to the object's version.
+type gatewayStore struct {
 	be      storage.Backend
 	policy  tenancy.Policy
 	keyring *token.Keyring
@@ -33,10 +34,46 @@ type offloadStore struct {
 	ttl     time.Duration
 }
 
+// gatewayStore is the store both gateway stores build on.
+func (s *Server) gatewayStore(o gateway.Options) gatewayStore {
+	base := s.opts.DownloadURL
+	if base == "" {
+		base = s.opts.PublicURL
+	}
+	ttl := o.StreamTTL
+	if ttl <= 0 {
+		ttl = gateway.DefaultStreamTTL
+	}
+	return gatewayStore{be: s.opts.Backend, policy: s.gate.Tenancy, keyring: s.opts.Keyring, base: base, ttl: ttl}
+}
+
+// rawKey is the raw store key of name under prefix in principal's share.
+func (g gatewayStore) rawKey(principal, prefix, name string) string {
+	sum := sha256.Sum256([]byte(principal))
+	return g.policy.Raw(auth.Identity{Principal: principal}, prefix+hex.EncodeToString(sum[:12])+"/"+name)
+}
+
+// link mints principal's /d link to the object at key, as it is now.
+func (g gatewayStore) link(ctx context.Context, principal, key string, singleUse bool) (string, storage.Info, error) {
+	info, err := g.be.Stat(ctx, key)
+	if err != nil {
+		return "", storage.Info{}, notFound(err)
+	}
+	link, err := g.keyring.MintDownload(g.base, token.DownloadGrant{Principal: principal, Key: key,
+		Version: info.ETag, SingleUse: singleUse, TTL: g.ttl})
+	if err != nil {
+		return "", storage.Info{}, err
+	}
+	return link.URL, info, nil
+}
+
+// offloadStore is the gateway's gateway.OffloadStore: a gatewayStore
+// written through storage/ingest (blobsvc.SniffedUpload).
+type offloadStore struct{ gatewayStore }
+
 // key is the raw store key of principal's blob id.
 func (o *offloadStore) key(principal, id string) string {
-	sum := sha256.Sum256([]byte(principal))
-	return o.policy.Raw(auth.Identity{Principal: principal}, offloadKeyPrefix+hex.EncodeToString(sum[:12])+"/"+id)
+	return o.rawKey(principal, offloadKeyPrefix, id)
 }
 
 func (o *offloadStore) Create(ctx context.Context, principal, id, mediaType string) (gateway.OffloadWriter, error) {
@@ -52,16 +89,11 @@ func (o *offloadStore) Open(ctx context.Context, principal, id string) (io.ReadC
 }
 
 func (o *offloadStore) Link(ctx context.Context, principal, id string) (string, gateway.OffloadInfo, error) {
-	key := o.key(principal, id)
-	info, err := o.be.Stat(ctx, key)
-	if err != nil {
-		return "", gateway.OffloadInfo{}, notFound(err)
-	}
-	link, err := o.keyring.MintDownload(o.base, token.DownloadGrant{Principal: principal, Key: key, Version: info.ETag, TTL: o.ttl})
+	url, info, err := o.link(ctx, principal, o.key(principal, id), false)
 	if err != nil {
 		return "", gateway.OffloadInfo{}, err
 	}
-	return link.URL, gateway.OffloadInfo{Size: info.Size, MediaType: info.MediaType}, nil
+	return url, gateway.OffloadInfo{Size: info.Size, MediaType: info.MediaType}, nil
 }
 
 func (o *offloadStore) Delete(ctx context.Context, principal, id string) error {
@@ -93,13 +125,5 @@ func (s *Server) offloads(o gateway.Options) gateway.OffloadStore {
 	if o.Offload.Over <= 0 || o.Offload.Store != nil {
 		return o.Offload.Store
 	}
-	base := s.opts.DownloadURL
-	if base == "" {
-		base = s.opts.PublicURL
-	}
-	ttl := o.StreamTTL
-	if ttl <= 0 {
-		ttl = gateway.DefaultStreamTTL
-	}
-	return &offloadStore{be: s.opts.Backend, policy: s.gate.Tenancy, keyring: s.opts.Keyring, base: base, ttl: ttl}
+	return &offloadStore{s.gatewayStore(o)}
 }
