@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func TestMetricsAfterKnownSequence(t *testing.T) {
 	if m[`mcpblob_storage_operations_total{backend="localfs",op="stat",outcome="not_found"}`] < 1 {
 		t.Errorf("the missing blob's stat was not counted as not_found")
 	}
-	build := fmt.Sprintf(`mcpblob_build_info{version="devel",go=%q,`, runtime.Version())
+	build := fmt.Sprintf(`mcpblob_build_info{version=%q,go=%q,`, binaryVersion(t), runtime.Version())
 	if !hasPrefixKey(m, build) {
 		t.Errorf("no series starting %s", build)
 	}
@@ -333,4 +334,21 @@ func hasPrefixKey(m map[string]float64, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// binaryVersion is the version the test binary of mcpblob reports (`mcpblob
+// version`): "devel" when built without VCS stamping, a pseudo-version from
+// the checkout's commit when the go command stamps one (its default in a git
+// clone), "devel-<revision>" when only the revision is known.
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(mcpblobBin, "version").Output()
+	if err != nil {
+		t.Fatalf("mcpblob version: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 || f[0] != "mcpblob" {
+		t.Fatalf("mcpblob version printed %q", out)
+	}
+	return f[1]
 }
