@@ -13,6 +13,9 @@ import (
 // the heap growth. Built without -race, which would only slow it down; run
 // it with `go test -run 'Large|Memory|Crash' ./storage/...`.
 func TestLargeMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large stream: runs in the full leg of make test")
+	}
 	storagetest.Suite{
 		New:        func(t *testing.T) storage.Backend { return newStore(t) },
 		LocalFiles: true,

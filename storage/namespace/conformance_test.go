@@ -84,13 +84,16 @@ func newS3(t *testing.T) *s3.Store {
 	return s
 }
 
+// TestConformanceS3 runs the suite on S3 as the principal whose name is hashed (the prefix
+// with the most to get wrong: "=" and hex); both kinds of name run on the
+// local store above, and what a view does to keys does not depend on the
+// store under it. The S3 store's own suite is storage/s3's.
 func TestConformanceS3(t *testing.T) {
-	for _, p := range principals {
-		t.Run(namespace.Name(p), func(t *testing.T) {
-			storagetest.Suite{
-				New:      func(t *testing.T) storage.Backend { return seeded(t, newS3(t), p) },
-				PartSize: s3PartSize,
-			}.Run(t)
-		})
-	}
+	p := principals[1]
+	t.Run(namespace.Name(p), func(t *testing.T) {
+		storagetest.Suite{
+			New:      func(t *testing.T) storage.Backend { return seeded(t, newS3(t), p) },
+			PartSize: s3PartSize,
+		}.Run(t)
+	})
 }

@@ -16,6 +16,9 @@ import (
 // flight). Built without -race; run it with
 // `go test -run 'Large|Memory|Crash' ./storage/...`.
 func TestLargeMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large stream: runs in the full leg of make test")
+	}
 	for _, staged := range []bool{false, true} {
 		t.Run(map[bool]string{false: "direct", true: "staged"}[staged], func(t *testing.T) {
 			storagetest.Suite{
