@@ -93,13 +93,21 @@ TESTPKGS := .ci/testpkgs.sh
 test-race:
 	$(GO) test -race -short -shuffle=on -timeout 20m ./...
 
-## test-full: the packages whose tests do something else without -race -short (a
-## testing.Short() gate or a race build constraint in the test binary: `$(TESTPKGS) full`),
-## at full size without the race detector's 5-10x slowdown; the others ran whole in
-## test-race. Then the two embedding modules, which test-race does not reach.
+## test-full: the tests that do something else without -race -short, at full size without the
+## race detector's 5-10x slowdown; test-race ran every test. `$(TESTPKGS) full` lists the
+## packages whose test binary can tell the two apart (a testing.Short() gate or a race build
+## constraint in its files or a library it links); cmd/testsel picks, in those, the tests that
+## read the switch, directly or through their package's functions, and names the packages
+## whose tests cannot be picked one by one (TestMain or a package variable reads it, or a
+## library does), which run whole. Then the two embedding modules, which test-race does not reach.
 test-full:
 	pkgs=$$($(TESTPKGS) full); test -n "$$pkgs"; \
-	  $(GO) test -count=1 -timeout 30m $$pkgs
+	  dirs=$$($(GO) list -f '{{.Dir}}' $$pkgs); \
+	  whole=$$($(GO) run ./cmd/testsel -whole $$dirs); \
+	  picked=$$(for d in $$dirs; do grep -qxF "$$d" <<<"$$whole" || echo "$$d"; done); \
+	  if [ -n "$$picked" ]; then \
+	    $(GO) test -count=1 -timeout 30m -run "$$($(GO) run ./cmd/testsel $$picked)" $$picked || exit 1; fi; \
+	  if [ -n "$$whole" ]; then $(GO) test -count=1 -timeout 30m $$whole || exit 1; fi
 	cd cmd/mcpblob/testdata/embed && $(GO) test -count=1 -timeout 5m ./...
 	cd core/mcp/mcphttp/embedtest && $(GO) test -count=1 -timeout 15m ./...
 
@@ -108,7 +116,7 @@ test-full:
 ## what imports them); under the tags the rest compiles to what test-race ran. The kernels'
 ## own packages (asm, core/codec) run at full size; the packages that only call them run
 ## -short: what the tags change there is which codec they call, and test-full ran their
-## full sizes on the same code otherwise (core/server: 197 s at full size, 40 s short).
+## full sizes on the same code otherwise (core/server alone took 197 s at full size here).
 PUREGO_OWN := github.com/mcpblob/mcpblob/asm github.com/mcpblob/mcpblob/core/codec
 test-purego:
 	pkgs=$$($(TESTPKGS) tags purego,noasm ./asm/... ./core/...); test -n "$$pkgs"; \

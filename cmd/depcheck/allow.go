@@ -36,6 +36,7 @@ var allowRules = []allowRule{
 	{"asm/internal/race", nil},
 	{"cmd/depcheck", nil},
 	{"cmd/mcpblob", []string{"asm", "core/...", "storage/..."}},
+	{"cmd/testsel", nil},
 	{"core/auth", nil},
 	{"core/auth/login", []string{"core/auth"}},
 	{"core/auth/oauth", []string{"core/auth", goJose}},

@@ -45,11 +45,11 @@ func once(s string) piece            { return piece{s, 1} }
 
 // TestHostileBodiesMemoryFlat: whatever an upstream sends, Decode holds
 // no more than its buffers and bounds: bodies of 80 MiB (20 MiB under
-// -race; MaxOtherBytes half that) made of one thing repeated end with the
+// -race or -short; MaxOtherBytes half that) made of one thing repeated end with the
 // right outcome and the heap grows by less than 2 MiB.
 func TestHostileBodiesMemoryFlat(t *testing.T) {
 	mib := int64(80)
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		mib = 20
 	}
 	kib := mib << 10 // repetitions of 1 KiB
@@ -106,7 +106,7 @@ func TestHostileBodiesMemoryFlat(t *testing.T) {
 // heap.
 func TestRewriteHostileMemoryFlat(t *testing.T) {
 	mib := int64(80)
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		mib = 20
 	}
 	k := strings.Repeat("k", 1024)

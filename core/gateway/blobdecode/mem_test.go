@@ -87,15 +87,15 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 	return len(p), err
 }
 
-// TestDecodeMemoryFlat streams a 256 MiB blob (64 MiB under -race)
+// TestDecodeMemoryFlat streams a 256 MiB blob (16 MiB under -race or -short)
 // through an io.Pipe into Decode, as JSON and as SSE, and checks the bytes
 // that come out (sha256) and that the heap grew by less than 2 MiB: the
 // reader, SSE and codec buffers (about 300 KiB), not the blob (the
 // encoder on the writing side included).
 func TestDecodeMemoryFlat(t *testing.T) {
 	size := int64(256 << 20) // the full leg proves 256 MiB flat
-	if raceEnabled {
-		size = 16 << 20 // the race leg looks for races, not for size
+	if raceEnabled || testing.Short() {
+		size = 16 << 20 // the race and purego legs (-short) look for races and codec tiers, not for size
 	}
 	const maxGrowth = 2 << 20
 	for _, tc := range []struct {
