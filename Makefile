@@ -141,6 +141,15 @@ test-tiers:
 # (`$(TESTPKGS) tags purego,noasm`, e.g. asm, core/codec, core/mcp/scan, core/server);
 # elsewhere the tags build the same code.
 FUZZTIME_SLOW ?= 300x
+# FUZZJOBS targets at a time: a smoke run of 20000 executions is mostly a fuzzer's start
+# (instrumented binary, baseline coverage), which overlaps well; make fuzz runs one at a time.
+FUZZJOBS ?= 2
+fuzz: FUZZJOBS = 1
+# FUZZONE runs one "tags|package|target|count" line, its output kept and shown on failure only;
+# exit 255 makes xargs start no more.
+export FUZZONE := IFS='|' read -r tags pkg target time <<<"$$1"; echo "fuzz $$pkg $$target $$tags ($$time)"; \
+  log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+  $$GO test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime "$$time" "$$pkg" >"$$log" 2>&1 || { cat "$$log"; exit 255; }
 FUZZPKGS_SLOW := ./core/server
 # make fuzz: a set time per target (FUZZFOR); make fuzz-smoke: a set count.
 FUZZFOR ?= 60s
@@ -155,12 +164,10 @@ fuzz-smoke fuzz:
 	    time=$(FUZZTIME); case " $(FUZZPKGS_SLOW) " in *" $$pkg "*) time=$(FUZZTIME_SLOW);; esac; \
 	    files=$$($(GO) list $$tags -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' $$pkg); \
 	    for target in $$(grep -hoE '^func Fuzz([A-Z0-9_][A-Za-z0-9_]*)?\(' $$files /dev/null | sed 's/^func //; s/($$//'); do \
-	      echo "fuzz $$pkg $$target $$tags ($$time)"; \
-	      $(GO) test $$tags -run '^$$' -fuzz "^$$target$$" -fuzztime $$time $$pkg > /tmp/mcpblob-fuzz.log 2>&1 \
-	        || { cat /tmp/mcpblob-fuzz.log; exit 1; }; \
+	      echo "$$tags|$$pkg|$$target|$$time"; \
 	    done; \
 	  done; \
-	done
+	done | GO="$(GO)" xargs -d '\n' -n1 -P $(FUZZJOBS) bash -c "$$FUZZONE" fuzzone
 
 generate:
 	cd asm/_gen && $(GO) generate ./...
