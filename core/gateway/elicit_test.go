@@ -383,3 +383,57 @@ func TestElicitLateIDFlatMemory(t *testing.T) {
 	}
 	t.Logf("%d MiB file, id last: heap grew %.2f MiB; the upstream received %d bytes", size>>20, float64(grew)/(1<<20), up.received.Load())
 }
+
+// A hostile upstream's GET stream: a form without file fields, one with
+// more file fields than the gateway reads, and a 64 MiB event mentioning
+// x-mcp-file all pass byte for byte, with the heap flat.
+func TestElicitHostileUpstreamBounded(t *testing.T) {
+	size := 64 << 20
+	if testing.Short() || raceEnabled {
+		size = 16 << 20
+	}
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, `"f%d":{"type":"string","x-mcp-file":{}},`, i)
+	}
+	events := []string{
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":\"x-mcp-file\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"string\"}}}}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"requestedSchema\":{\"properties\":{" + many.String() + "\"z\":{}}}}}\n\n",
+	}
+	bigHead := "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"elicitation/create\",\"params\":" + strings.TrimSuffix(elicitForm, "}") + ",\"pad\":\""
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range events {
+			io.WriteString(w, ev)
+		}
+		io.WriteString(w, bigHead)
+		mib := bytes.Repeat([]byte("x"), 1<<20)
+		for range size >> 20 {
+			w.Write(mib)
+		}
+		io.WriteString(w, "\"}}\n\n")
+	}))
+	defer up.Close()
+	gw := serveGateway(t, newGateway(t, up.URL, nil)).URL
+	heap := storagetest.StartHeapMonitor()
+	req, _ := http.NewRequest(http.MethodGet, gw+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	head := make([]byte, len(events[0])+len(events[1])+len(bigHead))
+	if _, err := io.ReadFull(resp.Body, head); err != nil || string(head) != events[0]+events[1]+bigHead {
+		t.Fatalf("the stream's start changed (%v): %.300q", err, head)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	grew := heap.Stop()
+	if n != int64(size)+5 {
+		t.Fatalf("the large event's rest: %d bytes; want %d", n, size+5)
+	}
+	if grew > 16<<20 {
+		t.Errorf("heap grew %d bytes relaying a %d-byte event; bound 16 MiB", grew, size)
+	}
+	t.Logf("hostile forms relayed unchanged; %d MiB event: heap grew %.2f MiB", size>>20, float64(grew)/(1<<20))
+}

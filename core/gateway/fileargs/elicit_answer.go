@@ -207,8 +207,8 @@ func objectMembers(b []byte) []member {
 		m.valStart = m.valEnd - len(v)
 		ms = append(ms, m)
 	}
-	if dec.More() {
-		return nil
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil // more than maxMembers, or not closed
 	}
 	return ms
 }
