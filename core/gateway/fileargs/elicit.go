@@ -171,32 +171,63 @@ func (c *measureCounter) sniff() {
 }
 
 // fieldMeasure measures one content value while it streams, through a
-// pipe to measure on a goroutine of its own.
+// pipe to measure on a goroutine of its own, started only for a value
+// that begins "data:" (any other is not looked at).
 type fieldMeasure struct {
-	pw   *io.PipeWriter
-	done chan *facts
+	field  string
+	spec   *Spec
+	pre    []byte // the value's first bytes, until they show "data:"
+	skip   bool   // the value is not a data URI
+	active bool   // begun, not ended
+	pw     *io.PipeWriter
+	done   chan *facts
 }
 
 func (m *fieldMeasure) begin(field string, spec *Spec) {
-	pr, pw := io.Pipe()
-	m.pw, m.done = pw, make(chan *facts, 1)
-	go func() { m.done <- measure(pr, field, spec) }()
+	m.field, m.spec, m.pre, m.skip, m.active = field, spec, m.pre[:0], false, true
 }
 
 // write passes value bytes (escapes undone); false: the measure ended
 // early (its facts are ready).
 func (m *fieldMeasure) write(p []byte) bool {
+	if !m.active || m.skip {
+		return true
+	}
 	if m.pw == nil {
-		return true // ended already: the rest of the value is not looked at
+		need := len("data:") - len(m.pre)
+		if len(p) < need {
+			m.pre = append(m.pre, p...)
+			return true
+		}
+		m.pre, p = append(m.pre, p[:need]...), p[need:]
+		if !strings.EqualFold(string(m.pre), "data:") {
+			m.skip = true
+			return true
+		}
+		m.start()
+		if _, err := m.pw.Write(m.pre); err != nil {
+			return false
+		}
+	}
+	if len(p) == 0 {
+		return true
 	}
 	_, err := m.pw.Write(p)
 	return err == nil
 }
 
+func (m *fieldMeasure) start() {
+	pr, pw := io.Pipe()
+	m.pw, m.done = pw, make(chan *facts, 1)
+	field, spec, done := m.field, m.spec, m.done
+	go func() { done <- measure(pr, field, spec) }()
+}
+
 // end closes the value and returns its facts.
 func (m *fieldMeasure) end() *facts {
+	m.active = false
 	if m.pw == nil {
-		return &facts{}
+		return &facts{field: m.field}
 	}
 	_ = m.pw.Close()
 	f := <-m.done
@@ -206,6 +237,7 @@ func (m *fieldMeasure) end() *facts {
 
 // stop ends a measure left midway.
 func (m *fieldMeasure) stop() {
+	m.active = false
 	if m.pw != nil {
 		_ = m.pw.CloseWithError(errStop)
 		<-m.done

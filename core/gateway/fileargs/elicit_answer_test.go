@@ -47,6 +47,10 @@ func TestMarkAnswerEvents(t *testing.T) {
 	asked := "id: 7\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"mcpblob-elicit.T5\",\"method\":\"elicitation/create\",\"params\":" + testForm + "}\n\r\n"
 	plain := ": keep-alive\n\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"note\":\"x-mcp-file\"}}\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\",\"url\":\"https://x\",\"x-mcp-file\":1}}\n\n"
+	required := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{\"k\":{\"method\":\"elicitation/create\",\"params\":" + testForm + "}}}}\n\n"
+	plain += strings.Replace(required, "input_required", "complete", 1)
+	ask += required
+	asked += strings.Replace(required, `{"k":`, `{"mcpblob-elicit.T\"k\"":`, 1)
 	cut := "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":" + testForm
 	for size := 1; size < 70; size += 7 {
 		if got := markSSE(t, plain+ask+plain+cut, size); got != plain+asked+plain+cut {

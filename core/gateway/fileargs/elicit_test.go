@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,27 @@ func TestElicitCarriersAndFields(t *testing.T) {
 			case c.refused != "" && (strings.Contains(out, "C:") || len(out) > len(c.msg)-4):
 				t.Fatalf("%s, chunks of %d: the message's end was forwarded: %q", c.name, size, out)
 			}
+		}
+	}
+}
+
+// A hostile answer with its id last and many content values keeps at most
+// maxPendingFacts facts, and measures no value that is not a data URI.
+func TestElicitPendingBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"result":{"content":{`)
+	for i := range 20000 {
+		fmt.Fprintf(&b, `"t%d":"plain text","f%d":"data:,x",`, i, i)
+	}
+	b.WriteString(`"doc":"` + pdfURI(40) + `"}},"id":"C:1"}`)
+	e := NewElicit(FormResponse, fakeResolver)
+	msg := b.String()
+	for i := 0; i < len(msg); i += 4096 {
+		if _, err := e.Feed([]byte(msg[i:min(i+4096, len(msg))])); err != nil {
+			t.Fatalf("refused %v; want the doc (past the bound) unmeasured", err)
+		}
+		if len(e.pending) > maxPendingFacts {
+			t.Fatalf("%d facts pending; bound %d", len(e.pending), maxPendingFacts)
 		}
 	}
 }
