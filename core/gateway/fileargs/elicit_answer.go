@@ -137,7 +137,7 @@ func (e *markEvents) emit(b []byte) {
 
 // rewrite is the event ev with its carriers, or ev.
 func (e *markEvents) rewrite(ev []byte) []byte {
-	if !bytes.Contains(ev, []byte("x-mcp-file")) {
+	if !bytes.Contains(ev, []byte("x-mcp-file")) { // the cheap test first
 		return ev
 	}
 	var data []byte
@@ -154,9 +154,12 @@ func (e *markEvents) rewrite(ev []byte) []byte {
 	if !ok {
 		return ev
 	}
-	var compact bytes.Buffer // one data line: no newline in it
-	if json.Compact(&compact, out) != nil {
-		return ev
+	if bytes.IndexByte(out, '\n') >= 0 { // data lines joined: they become one
+		var compact bytes.Buffer
+		if json.Compact(&compact, out) != nil {
+			return ev
+		}
+		out = compact.Bytes()
 	}
 	var b []byte
 	wrote := false
@@ -165,7 +168,7 @@ func (e *markEvents) rewrite(ev []byte) []byte {
 		case !bytes.HasPrefix(l, []byte("data:")):
 			b = append(b, l...)
 		case !wrote:
-			b = append(append(append(b, "data: "...), compact.Bytes()...), '\n')
+			b = append(append(append(b, "data: "...), out...), '\n')
 			wrote = true
 		}
 	}
@@ -233,6 +236,9 @@ type edit struct {
 // the keys of such requests in an input_required result; false when it
 // has none.
 func MarkMessage(msg []byte, cs Carriers) ([]byte, bool) {
+	if !bytes.Contains(msg, []byte("x-mcp-file")) {
+		return nil, false
+	}
 	top := objectMembers(msg)
 	var edits []edit
 	if id, ok := memberNamed(top, "id"); ok {

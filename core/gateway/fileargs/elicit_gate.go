@@ -97,10 +97,14 @@ type ElicitGate struct {
 	ended   bool
 }
 
-// NewElicitGate returns the gate of body src, which may be an elicitation
-// answer of form bringing cs's carriers back.
-func NewElicitGate(src io.Reader, form Form, cs Carriers) *ElicitGate {
-	return &ElicitGate{src: src, form: form, walk: NewElicit(form, cs.open), buf: make([]byte, 32<<10)}
+// NewElicitGate returns the gate of body src (n bytes, -1 unknown), which
+// may be an elicitation answer of form bringing cs's carriers back.
+func NewElicitGate(src io.Reader, n int64, form Form, cs Carriers) *ElicitGate {
+	size := 32 << 10
+	if n >= 0 && n < int64(size) {
+		size = max(int(n)+1, 512) // a small body: a small buffer
+	}
+	return &ElicitGate{src: src, form: form, walk: NewElicit(form, cs.open), buf: make([]byte, size)}
 }
 
 func (eg *ElicitGate) Read(p []byte) (int, error) {
