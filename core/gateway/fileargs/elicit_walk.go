@@ -50,8 +50,7 @@ type Elicit struct {
 	orig    []byte          // FormResponse: the original id, when it was a carrier
 	specs   map[string]Spec // in force: the id's (FormResponse), the current key's (FormRetry)
 	input   string          // FormRetry: the current key, restored
-	field   string
-	spec    *Spec // the value being measured's, nil: judged at the carrier
+	spec    *Spec           // the value being measured's, nil: judged at the carrier
 	m       fieldMeasure
 	pending []*facts // FormResponse: data URIs measured before the id
 	refused *FieldRefusal
@@ -321,7 +320,7 @@ func (e *Elicit) beginField(field string) {
 		}
 		spec = &s
 	}
-	e.field, e.spec = field, spec
+	e.spec = spec
 	e.m.begin(field, spec)
 	e.st, e.uhex = wFileStr, nil
 }
