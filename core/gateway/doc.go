@@ -64,8 +64,8 @@
 // upstream request is cut, never whole) and is answered -32602 naming the
 // argument. The descriptors come from a tools/list the gateway runs itself
 // for a tool it has no entry for (Options.FileSpecTTL), so every node
-// checks the same. An upstream's 413 to a body is answered as its body
-// limit (bodylimit.go).
+// checks the same; an elicitation form's file fields, by a sealed carrier
+// (elicit.go). An upstream's 413 is answered as its body limit.
 //
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -139,6 +140,8 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
+	resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
+		r.Header.Get(headers.Method) != "" && fileargs.RetryMethod(c.method), g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
 	// The stream cache's watch for resources/updated (cache_watch.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)
 	if g.offloads(c.method) { // offload_answer.go
@@ -176,6 +179,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 			in = gate
 		}
 	}
+	in, egate := g.elicitGate(r, c, in) // elicit.go
 	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
 	if c.method == methodInitialize || c.method == methodDiscover {
 		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
@@ -185,8 +189,13 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		body.detach() // from here the transport never reads the client's body
 	}
 	gate.stop()
+	egate.Stop()
 	if ref := gate.refusal(); ref != nil {
 		refuseFile(w, c, ref, resp, cancel)
+		return nil, nil, false
+	}
+	if egate.Refused() != nil {
+		g.refuseElicit(w, r, c, egate, resp, cancel)
 		return nil, nil, false
 	}
 	if ue != nil && body != nil && body.failed() {

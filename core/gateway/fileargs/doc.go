@@ -20,4 +20,15 @@
 // needs: the upstream judges the JSON. Arguments that come before
 // params.name are not known to be files unless the tool's name came first
 // from the Mcp-Name header.
+//
+// Elicitation forms (elicit*.go). [MarkAnswer] gives the upstream's
+// elicitation/create form requests with x-mcp-file fields a carrier (its
+// id in 2025-11-25, its inputRequests key in 2026-07-28): a token the
+// gateway seals ([Carriers]) holding the original and the descriptors
+// ([FormSpecs]). An [ElicitGate] walks the client's answer as it streams
+// ([Elicit]: result.content, or params.inputResponses.{key}.content),
+// puts the original back in the carrier's place padded to its length, and
+// checks each file as a tool argument; the first problem is a
+// [*FieldRefusal]. A content value met before the carrier (an id written
+// last) is measured whole and judged when the carrier comes.
 package fileargs
