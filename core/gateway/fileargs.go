@@ -148,9 +148,21 @@ func (t *toolFiles) land(f *listFlight) {
 // transport reads is fed to a fileargs.Checker before it is handed on.
 // Safe for the transport's reads and the serving call's stop.
 type fileGate struct {
-	mu    sync.Mutex
-	src   io.Reader
-	check *fileargs.Checker
+	mu     sync.Mutex
+	src    io.Reader
+	check  *fileargs.Checker
+	lookup func(tool string) map[string]fileargs.Spec
+	read   int64 // bytes read from src
+	// With by-reference delivery (fileargs_ref.go), rewrite: chunks go
+	// through the Checker's Rewrite into pending (pending[off:] not yet
+	// handed on); srcErr is src's error, handed on once pending is;
+	// kept is the call's store.
+	rewrite bool
+	buf     []byte
+	pending []byte
+	off     int
+	srcErr  error
+	kept    *refStore
 }
 
 // newFileGate returns the gate of a tools/call body src, the upstream
@@ -160,7 +172,7 @@ func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *f
 		principal: r.Principal, modern: r.Header.Get(headers.Method) != ""}
 	name, _ := headers.Decode(r.Header.Get(headers.Name))
 	lookup := func(tool string) map[string]fileargs.Spec { return g.fileSpecsFor(ctx, q, tool) }
-	return &fileGate{src: src, check: fileargs.New(name, lookup)}
+	return &fileGate{src: src, check: fileargs.New(name, lookup), lookup: lookup}
 }
 
 // Read reads a chunk of the client's body and checks it before handing it
@@ -168,16 +180,79 @@ func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *f
 func (fg *fileGate) Read(p []byte) (int, error) {
 	fg.mu.Lock()
 	defer fg.mu.Unlock()
+	if fg.off < len(fg.pending) {
+		n := copy(p, fg.pending[fg.off:])
+		fg.off += n
+		return n, nil
+	}
 	if ref := fg.check.Refused(); ref != nil {
 		return 0, ref
 	}
+	if fg.srcErr != nil {
+		return 0, fg.srcErr
+	}
+	if fg.rewrite {
+		return fg.readRewritten(p)
+	}
 	n, err := fg.src.Read(p)
+	fg.read += int64(n)
 	if n > 0 {
 		if ferr := fg.check.Feed(p[:n]); ferr != nil {
 			return 0, ferr
 		}
 	}
 	return n, err
+}
+
+// readRewritten hands on the next bytes of the rewritten body: while a
+// file delivered by reference is stored, nothing, until its link.
+func (fg *fileGate) readRewritten(p []byte) (int, error) {
+	for fg.off == len(fg.pending) {
+		if fg.srcErr != nil {
+			return 0, fg.srcErr
+		}
+		if err := fg.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, fg.pending[fg.off:])
+	fg.off += n
+	return n, nil
+}
+
+// fill reads one chunk of src and appends its rewritten bytes to
+// pending; an error is a refusal.
+func (fg *fileGate) fill() error {
+	if fg.off == len(fg.pending) {
+		fg.pending, fg.off = fg.pending[:0], 0
+	}
+	if fg.buf == nil {
+		fg.buf = make([]byte, 32<<10)
+	}
+	n, err := fg.src.Read(fg.buf)
+	fg.read += int64(n)
+	if err != nil {
+		fg.srcErr = err
+	}
+	if n > 0 {
+		var ferr error
+		if fg.pending, ferr = fg.check.Rewrite(fg.buf[:n], fg.pending); ferr != nil {
+			return ferr
+		}
+	}
+	return nil
+}
+
+// discardKept deletes the files the call stored for by-reference delivery
+// (it failed before the upstream took it); nil-safe.
+func (fg *fileGate) discardKept() {
+	if fg == nil {
+		return
+	}
+	fg.mu.Lock()
+	kept := fg.kept
+	fg.mu.Unlock()
+	kept.discard()
 }
 
 // stop ends a check left midway; nil-safe.
@@ -209,6 +284,11 @@ func refuseFile(w ResponseWriter, c call, ref *fileargs.Refusal, resp *http.Resp
 	}
 	cancel()
 	data := map[string]any{"argument": ref.Arg}
+	if ref.Failed {
+		writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: "+ref.Error(), data).
+			WithStatus(http.StatusInternalServerError))
+		return
+	}
 	if ref.Limit > 0 {
 		data["maxSize"] = ref.Limit
 	}

@@ -112,6 +112,9 @@ type Options struct {
 	// FileSpecTTL is how long the gateway trusts the x-mcp-file arguments
 	// it read in the upstream's tools/list (fileargs.go). Default 1m.
 	FileSpecTTL time.Duration
+	// Files delivers file arguments by reference where the upstream asks
+	// it (fileargs_ref.go).
+	Files FileOptions
 
 	// Offload moves large embedded blobs out of answers (offload.go).
 	Offload OffloadOptions
@@ -248,6 +251,7 @@ func defaults(o *Options) {
 	o.PeekBytes = positive(o.PeekBytes, DefaultPeekBytes)
 	o.StreamTTL = positive(o.StreamTTL, DefaultStreamTTL)
 	o.FileSpecTTL = positive(o.FileSpecTTL, DefaultFileSpecTTL)
+	o.Files.LinkTTL = positive(o.Files.LinkTTL, DefaultFileLinkTTL)
 }
 
 func positive[T int | int64 | time.Duration](v, def T) T {

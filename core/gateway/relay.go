@@ -174,6 +174,9 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		if c.method == methodToolsCall {
 			gate = g.newFileGate(ctx, r, body) // fileargs.go
 			in = gate
+			if g.deliverByReference(ctx, gate, r.Principal) { // fileargs_ref.go: the body changes length
+				n = -1
+			}
 		}
 	}
 	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
@@ -186,6 +189,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	}
 	gate.stop()
 	if ref := gate.refusal(); ref != nil {
+		gate.discardKept()
 		refuseFile(w, c, ref, resp, cancel)
 		return nil, nil, false
 	}
@@ -207,6 +211,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 			drainClose(resp.Body)
 		}
 		cancel()
+		gate.discardKept()
 		g.fail(w, c.id, c.method, ue)
 		return nil, nil, false
 	}
