@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 )
@@ -76,13 +78,26 @@ func (s *refStore) Keep(arg, name, mediaType string) (fileargs.File, error) {
 		s.g.log.Warn("gateway: storing a file argument failed", "argument", arg, "problem", err.Error())
 		return nil, err
 	}
-	if name == "" {
-		name = arg
-	}
 	s.mu.Lock()
 	s.ids = append(s.ids, id)
 	s.mu.Unlock()
-	return &refFile{s: s, id: id, name: name, w: w, sum: sha256.New()}, nil
+	return &refFile{s: s, id: id, name: fileName(name, arg), w: w, sum: sha256.New()}, nil
+}
+
+// fileName is the name a file delivered by reference goes by: the data
+// URI's name parameter, its last path segment, when it is a plausible file
+// name (valid UTF-8, no control characters, at most 255 bytes), else the
+// argument's name.
+func fileName(name, arg string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	ok := name != "" && name != "." && name != ".." && len(name) <= 255 && utf8.ValidString(name) &&
+		strings.IndexFunc(name, unicode.IsControl) < 0
+	if !ok {
+		return arg
+	}
+	return name
 }
 
 // discard deletes the files kept so far (the call failed).
