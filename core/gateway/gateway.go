@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -176,7 +177,7 @@ type Gateway struct {
 	off   *offloader   // nil: no offloading (offload.go)
 	cache *streamCache // nil: no stream cache (cache.go)
 
-	files toolFiles // the upstream tools' file arguments (fileargs.go)
+	files fileargs.Table // the upstream tools' file arguments (fileargs.go)
 }
 
 // New returns the gateway of opts (its defaults filled in).

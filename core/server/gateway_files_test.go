@@ -25,7 +25,7 @@ import (
 // headers and query; the client's API key never reaches the upstream.
 func TestGatewayFileByReferenceThroughFront(t *testing.T) {
 	parallel(t)
-	pdf := append([]byte("%PDF-1.7\n"), offloadImage(5<<20)[9:]...)
+	pdf := append([]byte("%PDF-1.7\n"), offloadImage(5 << 20)[9:]...)
 	sum := sha256.Sum256(pdf)
 	got := make(chan string, 1)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +38,9 @@ func TestGatewayFileByReferenceThroughFront(t *testing.T) {
 		if strings.Contains(r.Header.Get("Authorization"), "alice-key") {
 			t.Error("the client's API key reached the upstream")
 		}
-		var m struct{ Params struct{ Arguments struct{ File string } } }
+		var m struct {
+			Params struct{ Arguments struct{ File string } }
+		}
 		json.Unmarshal(b, &m)
 		got <- m.Params.Arguments.File
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)

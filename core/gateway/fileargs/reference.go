@@ -1,10 +1,17 @@
 package fileargs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"net/url"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/core/codec"
 )
@@ -24,19 +31,53 @@ func (s Spec) ByReference() bool { return s.Delivery == DeliveryReference }
 // Store keeps the files of arguments delivered by reference, for one
 // call.
 type Store interface {
-	// Keep begins the file of argument arg; name is the data URI's name
-	// parameter ("" without one), mediaType its media type.
-	Keep(arg, name, mediaType string) (File, error)
+	// Keep begins the file of argument arg, of the data URI's mediaType.
+	Keep(arg, mediaType string) (File, error)
 }
 
 // File is a file being stored: its decoded bytes are written to it.
 type File interface {
 	io.Writer
-	// Commit makes the file visible and returns the string the upstream
-	// gets in place of the data URI (its link).
-	Commit() (string, error)
+	// Commit makes the file, whose facts f are, visible and returns its
+	// link, which the upstream gets (with f in its query) in place of the
+	// data URI.
+	Commit(f Facts) (string, error)
 	// Abort discards the file.
 	Abort()
+}
+
+// Facts are what the upstream learns of a file delivered by reference, in
+// its link's query: name, type, size, sha256.
+type Facts struct {
+	Name      string // the data URI's name parameter (its last path segment), else the argument's name
+	MediaType string // the data URI's
+	Size      int64  // decoded bytes
+	SHA256    string // lower-case hex, of the decoded bytes
+}
+
+// withFacts is link with f in its query.
+func withFacts(link string, f Facts) string {
+	q := url.Values{"name": {f.Name}, "type": {f.MediaType}, "size": {strconv.FormatInt(f.Size, 10)}, "sha256": {f.SHA256}}
+	if strings.Contains(link, "?") {
+		return link + "&" + q.Encode()
+	}
+	return link + "?" + q.Encode()
+}
+
+// fileName is the name a file delivered by reference goes by: the data
+// URI's name parameter, its last path segment, when it is a plausible file
+// name (valid UTF-8, no control characters, at most 255 bytes), else the
+// argument's name.
+func fileName(name, arg string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	ok := name != "" && name != "." && name != ".." && len(name) <= 255 && utf8.ValidString(name) &&
+		strings.IndexFunc(name, unicode.IsControl) < 0
+	if !ok {
+		return arg
+	}
+	return name
 }
 
 // keepDataURI decodes the data URI r yields into a File of store,
@@ -58,12 +99,12 @@ func keepDataURI(r *io.PipeReader, arg string, spec Spec, store Store) (string, 
 			dr.Header.MediaType, strings.Join(spec.Accept, ", "))})
 	}
 	name, _ := dr.Header.Param("name")
-	f, err := store.Keep(arg, name, dr.Header.MediaType)
+	f, err := store.Keep(arg, dr.Header.MediaType)
 	if err != nil {
 		return refuse(storeFailed(arg))
 	}
 	c := &fileCounter{arg: arg, spec: spec}
-	w := &keptWriter{file: f}
+	w := &keptWriter{file: f, sum: sha256.New()}
 	_, err = dr.WriteTo(io.MultiWriter(c, w)) // counted (and refused) before stored
 	if err == nil {
 		if ref := c.sniff(); ref != nil {
@@ -82,22 +123,28 @@ func keepDataURI(r *io.PipeReader, arg string, spec Spec, store Store) (string, 
 		}
 		return refuse(ref)
 	}
-	link, err := f.Commit()
+	facts := Facts{Name: fileName(name, arg), MediaType: dr.Header.MediaType, Size: w.n, SHA256: hex.EncodeToString(w.sum.Sum(nil))}
+	link, err := f.Commit(facts)
 	if err != nil {
 		f.Abort()
 		return refuse(storeFailed(arg))
 	}
-	return link, nil
+	return withFacts(link, facts), nil
 }
 
-// keptWriter writes to a File and remembers whether the File failed.
+// keptWriter writes to a File, counting and hashing what it took, and
+// remembers whether the File failed.
 type keptWriter struct {
 	file   File
+	sum    hash.Hash
+	n      int64
 	failed bool
 }
 
 func (w *keptWriter) Write(p []byte) (int, error) {
 	n, err := w.file.Write(p)
+	w.sum.Write(p[:n])
+	w.n += int64(n)
 	if err != nil {
 		w.failed = true
 	}

@@ -117,10 +117,15 @@ func (w *walker) forward(b []byte, held bool) {
 	}
 }
 
-// appendJSONContents appends s as the contents of a JSON string.
+// appendJSONContents appends s as the contents of a JSON string (no HTML
+// escapes: a link's '&' stays as it is).
 func appendJSONContents(out []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(out, b[1:len(b)-1]...)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // "…"\n
+	t := b.Bytes()
+	return append(out, t[1:len(t)-2]...)
 }
 
 // step consumes at least one byte of p.
