@@ -82,7 +82,7 @@ func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 // fetchFile is what an upstream does with a link: GET it (digest and
 // size), GET bytes 10-19 with Range; it describes what it got.
 func fetchFile(link string) string {
-	if !strings.HasPrefix(link, "http") {
+	if !strings.HasPrefix(link, "http://127.0.0.1:") { // loopback only: never a link the client made up
 		return "not a link: " + link[:min(len(link), 40)]
 	}
 	resp, err := http.Get(link)
