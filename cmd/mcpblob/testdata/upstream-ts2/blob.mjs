@@ -42,6 +42,7 @@ export const fileRefSpec = {
 export async function fileRefInfo(ref) {
   if (ref.startsWith("data:")) return fileInfo(ref);
   const url = new URL(ref);
+  if (url.protocol !== "http:" || url.hostname !== "127.0.0.1") throw new Error("file is neither a link of the gateway nor a data: URI");
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET the file: HTTP ${res.status}`);
   const hash = createHash("sha256");
