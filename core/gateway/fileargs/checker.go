@@ -74,6 +74,7 @@ func (c *Checker) Tool() string { return c.walk.name }
 func (c *Checker) Rewrite(p, out []byte) ([]byte, error) {
 	c.walk.rewrite, c.walk.out = true, out
 	err := c.Feed(p)
-	out, c.walk.out = c.walk.out, nil
+	out = c.walk.out
+	c.walk.rewrite, c.walk.out = false, nil // a later Feed forwards nothing
 	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -125,4 +126,21 @@ func FuzzRewriteChunking(f *testing.F) {
 			t.Fatalf("whole: %q %v; in chunks of %d: %q %v", out1, err1, size%16+1, out2, err2)
 		}
 	})
+}
+
+// A Gate that found no file to deliver by reference reads on unrewritten:
+// what it hands on is not kept (a large body leaves the heap flat).
+func TestGateInlineAfterDeliverKeepsNothing(t *testing.T) {
+	body := `{"params":{"name":"echo","arguments":{"text":"` + strings.Repeat("B", 1<<20) + `"}}}`
+	g := NewGate(strings.NewReader(body), "", func(string) map[string]Spec { return nil })
+	if g.Deliver(&memStore{}, 16<<10) {
+		t.Fatal("Deliver: true for a tool without files")
+	}
+	got, err := io.ReadAll(g)
+	if err != nil || string(got) != body {
+		t.Fatalf("read %d bytes (%v); want the body as it is", len(got), err)
+	}
+	if n := len(g.check.walk.out); n != 0 || g.check.walk.rewrite {
+		t.Fatalf("the walk kept %d bytes (rewrite %v) after reading inline; want none", n, g.check.walk.rewrite)
+	}
 }
