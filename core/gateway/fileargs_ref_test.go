@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -217,5 +218,37 @@ func TestFileByReferenceOtherCallsUnchanged(t *testing.T) {
 	}
 	if left := store.stored(t); len(left) != 0 {
 		t.Fatalf("stored: %q; want nothing", left)
+	}
+}
+
+// failingFiles is a FileStore whose writes fail.
+type failingFiles struct{ *refFileStore }
+
+func (f failingFiles) Create(context.Context, string, string, string) (OffloadWriter, error) {
+	return failingWriter{}, nil
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+func (failingWriter) Commit(context.Context) (OffloadInfo, error) {
+	return OffloadInfo{}, errors.New("disk full")
+}
+func (failingWriter) Abort() {}
+
+// A store that fails is the gateway's failure: -32603 naming the
+// argument, HTTP 500, and the upstream gets no call.
+func TestFileByReferenceStoreFailure(t *testing.T) {
+	up := newRefUpstream(t, `{"delivery":"reference"}`)
+	store := failingFiles{&refFileStore{fileOffloads: newFileOffloads(t)}}
+	gw := serveGateway(t, newGateway(t, up.URL, func(o *Options) { o.Files.Store = store })).URL
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload","arguments":{"file":"data:text/plain;base64,aGVsbG8="}}}`
+	resp, b := post(t, gw, nil, body)
+	code, msg, _ := rpcErr(t, b)
+	if resp.StatusCode != http.StatusInternalServerError || code != -32603 || !strings.Contains(msg, `Argument "file": the gateway could not store the file`) {
+		t.Fatalf("answer %d %s; want 500, -32603 naming the argument", resp.StatusCode, b)
+	}
+	if up.calls.Load() != 0 {
+		t.Fatalf("the upstream got %d calls; want none", up.calls.Load())
 	}
 }
