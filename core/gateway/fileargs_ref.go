@@ -106,6 +106,16 @@ type refFile struct {
 	id string
 }
 
+// Write stores p; the store's failure is logged (once: the file is then
+// refused).
+func (f *refFile) Write(p []byte) (int, error) {
+	n, err := f.OffloadWriter.Write(p)
+	if err != nil {
+		f.s.g.log.Warn("gateway: storing a file argument failed", "problem", err.Error())
+	}
+	return n, err
+}
+
 // Commit stores the file and returns its link.
 func (f *refFile) Commit(facts fileargs.Facts) (string, error) {
 	info, err := f.OffloadWriter.Commit(f.s.ctx)
