@@ -88,9 +88,37 @@ func TestGatewayFileByReferenceThroughFront(t *testing.T) {
 	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(part, pdf[1000:2000]) {
 		t.Errorf("Range of the link: %d, %d bytes", resp.StatusCode, len(part))
 	}
+	checkLinkQuerySealed(t, u)
 	page, err := be.List(context.Background(), "", "", 100)
 	if err != nil || len(page.Items) != 1 || !strings.HasPrefix(page.Items[0].Key, ".ns/") ||
 		!strings.Contains(page.Items[0].Key, "/gateway/files/") {
 		t.Errorf("store holds %+v (%v); want the one file in alice's namespace", page.Items, err)
+	}
+}
+
+// checkLinkQuerySealed: the link serves with its query as given, or
+// without one; a query altered (another sha256, size or name) is refused.
+func checkLinkQuerySealed(t *testing.T, u *url.URL) {
+	t.Helper()
+	bare := *u
+	bare.RawQuery = ""
+	for _, c := range []struct {
+		link string
+		want int
+	}{
+		{u.String(), http.StatusOK},
+		{bare.String(), http.StatusOK},
+		{strings.Replace(u.String(), "sha256=", "sha256=0", 1), http.StatusBadRequest},
+		{strings.Replace(u.String(), "size=", "size=1", 1), http.StatusBadRequest},
+		{strings.Replace(u.String(), "name=", "name=x", 1), http.StatusBadRequest},
+	} {
+		resp, err := http.Head(c.link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("HEAD %s: %d; want %d", c.link[strings.Index(c.link, "?")+1:], resp.StatusCode, c.want)
+		}
 	}
 }
