@@ -12,7 +12,7 @@ import (
 )
 
 // File inputs (docs/gateway.md, "File inputs"). A tools/call body streams
-// to the upstream through a fileGate (fileargs.Gate): each chunk is
+// to the upstream through a fileargs.Gate: each chunk is
 // checked by package fileargs before it is forwarded, the string of every argument the
 // upstream's tools/list marks x-mcp-file decoded as a data URI while it
 // passes, only to count its bytes and sniff its type. A file over
@@ -53,36 +53,14 @@ func (g *Gateway) fileSpecsFor(ctx context.Context, q listQuery, tool string) ma
 	return specs
 }
 
-// fileGate is the tools/call body on its way upstream (fileargs.Gate),
-// and the files it stored for by-reference delivery (fileargs_ref.go).
-type fileGate struct {
-	*fileargs.Gate
-	kept *refStore
-}
-
 // newFileGate returns the gate of a tools/call body src, the upstream
 // call's context ctx.
-func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *fileGate {
+func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *fileargs.Gate {
 	q := listQuery{session: r.Header.Get(headers.SessionID), version: r.Header.Get(headers.ProtocolVersion),
 		principal: r.Principal, modern: r.Header.Get(headers.Method) != ""}
 	name, _ := headers.Decode(r.Header.Get(headers.Name))
 	lookup := func(tool string) map[string]fileargs.Spec { return g.fileSpecsFor(ctx, q, tool) }
-	return &fileGate{Gate: fileargs.NewGate(src, name, lookup)}
-}
-
-// stop ends a check left midway; nil-safe.
-func (fg *fileGate) stop() {
-	if fg != nil {
-		fg.Stop()
-	}
-}
-
-// refusal is the file the gate refused, or nil; nil-safe.
-func (fg *fileGate) refusal() *fileargs.Refusal {
-	if fg == nil {
-		return nil
-	}
-	return fg.Refused()
+	return fileargs.NewGate(src, name, lookup)
 }
 
 // refuseFile answers the client the file refusal (-32602 naming the

@@ -11,12 +11,11 @@ import (
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 )
 
-// By-reference delivery (docs/gateway.md, "By-reference delivery"). A
+// By-reference delivery (docs/gateway.md, "By-reference delivery"): a
 // file argument whose x-mcp-file says "delivery":"reference" reaches the
 // upstream as a signed, expiring link to the file, which the gate
 // (fileargs.Gate) decoded into the FileStore under the caller's principal
-// as the body streamed through, the rest of the body waiting. Such a body
-// changes length: it goes to the upstream chunked.
+// as the body streamed through; such a body goes to the upstream chunked.
 
 // DefaultFileLinkTTL is the lifetime of the link an upstream gets for a
 // file delivered by reference: long enough for a tool that queues its
@@ -47,30 +46,30 @@ type FileStore interface {
 	Delete(ctx context.Context, principal, id string) error
 }
 
-// deliverByReference readies fg to deliver the call's files by reference
-// where the upstream asks it, and reports whether it will (fileargs.Gate's
-// Deliver, within PeekBytes).
-func (g *Gateway) deliverByReference(ctx context.Context, fg *fileGate, principal string) bool {
-	if g.opts.Files.Store == nil {
-		return false
-	}
-	fg.kept = &refStore{g: g, ctx: ctx, principal: principal}
-	return fg.Deliver(fg.kept, int64(g.opts.PeekBytes))
+// deliverByReference readies gate to deliver the call's files by
+// reference where the upstream asks it, and reports whether it will
+// (fileargs.Gate's Deliver, within PeekBytes).
+func (g *Gateway) deliverByReference(ctx context.Context, gate *fileargs.Gate, principal string) bool {
+	return g.opts.Files.Store != nil && gate.Deliver(&refStore{g: g, ctx: ctx, principal: principal}, int64(g.opts.PeekBytes))
 }
 
-// discardKept deletes the files the call stored (it failed before the
-// upstream took it); nil-safe.
-func (fg *fileGate) discardKept() {
-	if fg == nil || fg.kept == nil {
+// discardKept deletes the files gate stored, the call having failed
+// before the upstream took it (ref: the refusal, logged when the store
+// failed).
+func (g *Gateway) discardKept(gate *fileargs.Gate, ref *fileargs.Refusal) {
+	if ref != nil && ref.Failed {
+		g.log.Warn("gateway: storing a file argument failed", "argument", ref.Arg, "problem", ref.Cause.Error())
+	}
+	s, ok := gate.Kept().(*refStore)
+	if !ok {
 		return
 	}
-	s := fg.kept
 	s.mu.Lock()
 	ids := s.ids
 	s.ids = nil
 	s.mu.Unlock()
 	for _, id := range ids {
-		_ = s.g.opts.Files.Store.Delete(context.Background(), s.principal, id)
+		_ = g.opts.Files.Store.Delete(context.Background(), s.principal, id)
 	}
 }
 
@@ -84,13 +83,12 @@ type refStore struct {
 	ids       []string
 }
 
-func (s *refStore) Keep(arg, mediaType string) (fileargs.File, error) {
+func (s *refStore) Keep(_, mediaType string) (fileargs.File, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	w, err := s.g.opts.Files.Store.Create(s.ctx, s.principal, id, mediaType)
 	if err != nil {
-		s.g.log.Warn("gateway: storing a file argument failed", "argument", arg, "problem", err.Error())
 		return nil, err
 	}
 	s.mu.Lock()
@@ -106,28 +104,14 @@ type refFile struct {
 	id string
 }
 
-// Write stores p; the store's failure is logged (once: the file is then
-// refused).
-func (f *refFile) Write(p []byte) (int, error) {
-	n, err := f.OffloadWriter.Write(p)
-	if err != nil {
-		f.s.g.log.Warn("gateway: storing a file argument failed", "problem", err.Error())
-	}
-	return n, err
-}
-
 // Commit stores the file and returns its link.
 func (f *refFile) Commit(facts fileargs.Facts) (string, error) {
 	info, err := f.OffloadWriter.Commit(f.s.ctx)
 	if err == nil && info.Size != facts.Size {
 		err = errors.New("the store kept another size than written")
 	}
-	var link string
-	if err == nil {
-		link, err = f.s.g.opts.Files.Store.Link(f.s.ctx, f.s.principal, f.id, facts.Name, f.s.g.opts.Files.LinkTTL)
-	}
 	if err != nil {
-		f.s.g.log.Warn("gateway: storing a file argument failed", "problem", err.Error())
+		return "", err
 	}
-	return link, err
+	return f.s.g.opts.Files.Store.Link(f.s.ctx, f.s.principal, f.id, facts.Name, f.s.g.opts.Files.LinkTTL)
 }

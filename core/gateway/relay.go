@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -168,7 +169,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		body = &clientBody{head: c.head, rest: rest, size: n, metrics: g.metrics}
 	}
 	var in io.Reader
-	var gate *fileGate
+	var gate *fileargs.Gate
 	if body != nil {
 		in = body
 		if c.method == methodToolsCall {
@@ -187,9 +188,9 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
 	}
-	gate.stop()
-	if ref := gate.refusal(); ref != nil {
-		gate.discardKept()
+	gate.Stop()
+	if ref := gate.Refused(); ref != nil {
+		g.discardKept(gate, ref)
 		refuseFile(w, c, ref, resp, cancel)
 		return nil, nil, false
 	}
@@ -211,7 +212,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 			drainClose(resp.Body)
 		}
 		cancel()
-		gate.discardKept()
+		g.discardKept(gate, nil)
 		g.fail(w, c.id, c.method, ue)
 		return nil, nil, false
 	}

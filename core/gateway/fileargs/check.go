@@ -30,8 +30,10 @@ type Refusal struct {
 	Problem string
 	Limit   int64 // the maxSize broken, 0 for another problem
 	// Failed is set when the gateway failed, not the file: storing a file
-	// delivered by reference broke (the caller answers -32603).
+	// delivered by reference broke (the caller answers -32603); Cause is
+	// the store's error, for the log.
 	Failed bool
+	Cause  error
 }
 
 func (e *Refusal) Error() string { return fmt.Sprintf("Argument %q: %s", e.Arg, e.Problem) }

@@ -25,6 +25,7 @@ type Gate struct {
 	pending []byte
 	off     int
 	srcErr  error
+	store   Store // Deliver's
 }
 
 // NewGate returns the gate of the tools/call body src; name and lookup
@@ -110,7 +111,7 @@ func (g *Gate) Deliver(store Store, limit int64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.check.Deliver(store)
-	g.rewrite = true
+	g.rewrite, g.store = true, store
 	for g.check.Tool() == "" && g.read < limit && g.srcErr == nil && g.check.Refused() == nil {
 		if g.fill() != nil {
 			break
@@ -128,16 +129,33 @@ func (g *Gate) Deliver(store Store, limit int64) bool {
 	return false
 }
 
-// Stop ends a check left midway (the body will not be read further).
+// Stop ends a check left midway (the body will not be read further);
+// nil-safe.
 func (g *Gate) Stop() {
+	if g == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.check.Stop()
 }
 
-// Refused is the file the gate refused, or nil.
+// Refused is the file the gate refused, or nil; nil-safe.
 func (g *Gate) Refused() *Refusal {
+	if g == nil {
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.check.Refused()
+}
+
+// Kept is the Store given to Deliver, or nil; nil-safe.
+func (g *Gate) Kept() Store {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store
 }

@@ -101,7 +101,7 @@ func keepDataURI(r *io.PipeReader, arg string, spec Spec, store Store) (string, 
 	name, _ := dr.Header.Param("name")
 	f, err := store.Keep(arg, dr.Header.MediaType)
 	if err != nil {
-		return refuse(storeFailed(arg))
+		return refuse(storeFailed(arg, err))
 	}
 	c := &fileCounter{arg: arg, spec: spec}
 	w := &keptWriter{file: f, sum: sha256.New()}
@@ -116,8 +116,8 @@ func keepDataURI(r *io.PipeReader, arg string, spec Spec, store Store) (string, 
 		var ref *Refusal
 		switch {
 		case errors.As(err, &ref):
-		case w.failed:
-			ref = storeFailed(arg)
+		case w.failed != nil:
+			ref = storeFailed(arg, w.failed)
 		default:
 			ref = brokenFile(arg, err)
 		}
@@ -127,18 +127,18 @@ func keepDataURI(r *io.PipeReader, arg string, spec Spec, store Store) (string, 
 	link, err := f.Commit(facts)
 	if err != nil {
 		f.Abort()
-		return refuse(storeFailed(arg))
+		return refuse(storeFailed(arg, err))
 	}
 	return withFacts(link, facts), nil
 }
 
 // keptWriter writes to a File, counting and hashing what it took, and
-// remembers whether the File failed.
+// remembers the File's failure.
 type keptWriter struct {
 	file   File
 	sum    hash.Hash
 	n      int64
-	failed bool
+	failed error
 }
 
 func (w *keptWriter) Write(p []byte) (int, error) {
@@ -146,7 +146,7 @@ func (w *keptWriter) Write(p []byte) (int, error) {
 	w.sum.Write(p[:n])
 	w.n += int64(n)
 	if err != nil {
-		w.failed = true
+		w.failed = err
 	}
 	return n, err
 }
@@ -161,6 +161,6 @@ func brokenFile(arg string, err error) *Refusal {
 	return &Refusal{Arg: arg, Problem: "the file ended early"}
 }
 
-func storeFailed(arg string) *Refusal {
-	return &Refusal{Arg: arg, Problem: "the gateway could not store the file", Failed: true}
+func storeFailed(arg string, err error) *Refusal {
+	return &Refusal{Arg: arg, Problem: "the gateway could not store the file", Failed: true, Cause: err}
 }
