@@ -54,6 +54,7 @@ type Config struct {
 	OffloadOver       int64         // embedded blobs over this many decoded bytes leave the answers; 0: off
 	StreamCache       bool          // downloadUrl bytes kept in the store for later downloads
 	StreamCacheTTL    time.Duration // how long a cached resource is served without the upstream
+	FileLinkTTL       time.Duration // lifetime of the links to files the upstream takes by reference
 
 	// Limits against slow or many clients (docs/security.md "Limits").
 	MaxConns               int           // connections served at once
@@ -188,6 +189,7 @@ func gatewayFlags(fs *flag.FlagSet, c *Config) {
 	fs.Int64Var(&c.OffloadOver, "offload-over", gateway.DefaultOffloadOver, "embedded blobs over this many decoded bytes in the upstream's tools/call and resources/read answers are stored and replaced by resource_links (0: off)")
 	fs.BoolVar(&c.StreamCache, "stream-cache", true, "keep the bytes of the gateway's resources/stream downloads in the store, per principal, and serve later downloads of the same resource from there (Range, sendfile or a presigned redirect) until the upstream announces a change or --stream-cache-ttl passes")
 	fs.DurationVar(&c.StreamCacheTTL, "stream-cache-ttl", gateway.DefaultCacheTTL, "how long a resource in the stream cache is served without asking the upstream")
+	fs.DurationVar(&c.FileLinkTTL, "upstream-file-link-ttl", gateway.DefaultFileLinkTTL, "lifetime of the link an upstream gets in place of a file argument it takes by reference (x-mcp-file \"delivery\":\"reference\")")
 }
 
 // Validate checks values that flag parsing cannot.

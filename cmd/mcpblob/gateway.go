@@ -37,6 +37,9 @@ func (c Config) validateGateway() []error {
 	if c.UpstreamTimeout <= 0 || c.UpstreamStreamTTL <= 0 || c.UpstreamStreamTTL > 24*time.Hour {
 		errs = append(errs, errors.New("--upstream-timeout must be positive and --upstream-stream-ttl within (0, 24h]"))
 	}
+	if c.FileLinkTTL <= 0 || c.FileLinkTTL > 24*time.Hour {
+		errs = append(errs, errors.New("--upstream-file-link-ttl: want a duration within (0, 24h]"))
+	}
 	if c.StreamCacheTTL <= 0 {
 		errs = append(errs, errors.New("--stream-cache-ttl: want a positive duration"))
 	}
@@ -54,7 +57,8 @@ func gatewayOptions(c Config) gateway.Options {
 	o := gateway.Options{Upstream: c.Upstream, Token: c.UpstreamToken, PrincipalMode: c.UpstreamPrincipal,
 		Timeout: c.UpstreamTimeout, StreamTTL: c.UpstreamStreamTTL, SingleUse: c.UpstreamSingleUse,
 		Offload: gateway.OffloadOptions{Over: c.OffloadOver},
-		Cache:   gateway.CacheOptions{On: c.StreamCache, TTL: c.StreamCacheTTL}}
+		Cache:   gateway.CacheOptions{On: c.StreamCache, TTL: c.StreamCacheTTL},
+		Files:   gateway.FileOptions{LinkTTL: c.FileLinkTTL}}
 	if c.UpstreamPrincipalKey != "" {
 		o.PrincipalKey = []byte(c.UpstreamPrincipalKey)
 	}

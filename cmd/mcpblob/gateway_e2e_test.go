@@ -64,7 +64,7 @@ var surveyClients = []surveyClient{
 }
 
 // sdkSurveyConfig is the survey's config for the ts2 and gosdk upstreams:
-// arguments for each of their tools (file_info gets a named data URI,
+// arguments for each of their tools (file_info and file_ref get a named data URI,
 // confirm asks for a form elicitation), greet's argument, and the big blob
 // left unread (TestGatewayStreamsBigBlob streams it).
 func sdkSurveyConfig(u *upstream) string {
@@ -74,6 +74,7 @@ func sdkSurveyConfig(u *upstream) string {
 		"calls": map[string]any{
 			"echo":      map[string]string{"text": "through the gateway"},
 			"file_info": map[string]string{"file": file},
+			"file_ref":  map[string]string{"file": file},
 			"confirm":   map[string]string{"question": "Proceed?"},
 		},
 		"prompts":  map[string]any{"greet": map[string]string{"name": "Ada"}},

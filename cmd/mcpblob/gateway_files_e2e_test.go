@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +21,10 @@ import (
 // data.upstream "body_limit"), and the next request on the gateway still
 // reaches the upstream (the connection the upstream left with an unread
 // body is not reused), also for a client still sending when the upstream
-// refused.
+// refused. Then file_ref, whose file argument the upstream takes by
+// reference, gets a 9.3 MB file (inline, a body the upstream refuses) as a
+// link to the stored file, which the upstream fetches: it reports the
+// client's name, type, size and sha256.
 func TestGatewayFileInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs in the full (non -short) leg of make test")
@@ -41,6 +47,11 @@ func TestGatewayFileInputs(t *testing.T) {
 					t.Errorf("a %d-byte file: %d %.400s; want 413 naming the upstream's body limit", size, res.Status, res.Body)
 				}
 			})
+			t.Run(kind+"/"+era+"/by-reference", func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				fileRefCall(t, ctx, connectUpstream(t, ctx, gw.URL, era), 9_300_000)
+			})
 		}
 	}
 }
@@ -54,4 +65,32 @@ func fileCall(t *testing.T, ctx context.Context, mc *mcptest.Client, size int) *
 		t.Fatalf("file_info of %d bytes: %v", size, err)
 	}
 	return res
+}
+
+// fileRefCall calls file_ref with a named CSV file of size bytes and
+// checks what the upstream read from its link.
+func fileRefCall(t *testing.T, ctx context.Context, mc *mcptest.Client, size int) {
+	t.Helper()
+	body := bytes.Repeat([]byte("a,b,c\n1,2,3\n"), size/12+1)[:size]
+	sum := sha256.Sum256(body)
+	res, err := mc.CallToolArgs(ctx, "file_ref", mcptest.FileArg("file", mcptest.File{
+		MediaType: "text/csv", Name: "big table.csv", Size: int64(size), Body: bytes.NewReader(body)}))
+	if err != nil {
+		t.Fatalf("file_ref of %d bytes: %v", size, err)
+	}
+	tr, err := res.ToolResult()
+	if err != nil {
+		t.Fatalf("file_ref of %d bytes: %v: %d %.400s", size, err, res.Status, res.Body)
+	}
+	var got struct {
+		Name, MediaType, SHA256 string
+		Size                    int
+	}
+	if err := json.Unmarshal([]byte(tr.Text()), &got); err != nil {
+		t.Fatalf("file_ref: %v: %.400q", err, tr.Text())
+	}
+	if got.Name != "big table.csv" || got.MediaType != "text/csv" || got.Size != size ||
+		got.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("the upstream read %+v from its link; want big table.csv, text/csv, %d bytes, sha256 %x", got, size, sum)
+	}
 }

@@ -65,7 +65,10 @@
 // argument. The descriptors come from a tools/list the gateway runs itself
 // for a tool it has no entry for (Options.FileSpecTTL), so every node
 // checks the same; an elicitation form's file fields, by a sealed carrier
-// (elicit.go). An upstream's 413 is answered as its body limit.
+// (elicit.go). An upstream's 413 to a body is answered as its body limit
+// (bodylimit.go). An argument the upstream marks "delivery": "reference" is
+// decoded into Options.Files.Store instead, and the upstream gets a signed,
+// expiring link to it (fileargs_ref.go).
 //
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)

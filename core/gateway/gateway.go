@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -112,6 +113,9 @@ type Options struct {
 	// FileSpecTTL is how long the gateway trusts the x-mcp-file arguments
 	// it read in the upstream's tools/list (fileargs.go). Default 1m.
 	FileSpecTTL time.Duration
+	// Files delivers file arguments by reference where the upstream asks
+	// it (fileargs_ref.go).
+	Files FileOptions
 
 	// Offload moves large embedded blobs out of answers (offload.go).
 	Offload OffloadOptions
@@ -173,7 +177,7 @@ type Gateway struct {
 	off   *offloader   // nil: no offloading (offload.go)
 	cache *streamCache // nil: no stream cache (cache.go)
 
-	files toolFiles // the upstream tools' file arguments (fileargs.go)
+	files fileargs.Table // the upstream tools' file arguments (fileargs.go)
 }
 
 // New returns the gateway of opts (its defaults filled in).
@@ -248,6 +252,7 @@ func defaults(o *Options) {
 	o.PeekBytes = positive(o.PeekBytes, DefaultPeekBytes)
 	o.StreamTTL = positive(o.StreamTTL, DefaultStreamTTL)
 	o.FileSpecTTL = positive(o.FileSpecTTL, DefaultFileSpecTTL)
+	o.Files.LinkTTL = positive(o.Files.LinkTTL, DefaultFileLinkTTL)
 }
 
 func positive[T int | int64 | time.Duration](v, def T) T {

@@ -171,12 +171,15 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		body = &clientBody{head: c.head, rest: rest, size: n, metrics: g.metrics}
 	}
 	var in io.Reader
-	var gate *fileGate
+	var gate *fileargs.Gate
 	if body != nil {
 		in = body
 		if c.method == methodToolsCall {
 			gate = g.newFileGate(ctx, r, body) // fileargs.go
 			in = gate
+			if g.deliverByReference(ctx, gate, r.Principal) { // fileargs_ref.go: the body changes length
+				n = -1
+			}
 		}
 	}
 	in, egate := g.elicitGate(r, c, in) // elicit.go
@@ -188,9 +191,10 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
 	}
-	gate.stop()
+	gate.Stop()
 	egate.Stop()
-	if ref := gate.refusal(); ref != nil {
+	if ref := gate.Refused(); ref != nil {
+		g.discardKept(gate, ref)
 		refuseFile(w, c, ref, resp, cancel)
 		return nil, nil, false
 	}
@@ -216,6 +220,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 			drainClose(resp.Body)
 		}
 		cancel()
+		g.discardKept(gate, nil)
 		g.fail(w, c.id, c.method, ue)
 		return nil, nil, false
 	}

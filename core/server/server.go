@@ -280,6 +280,7 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 	o.Offload.Store = s.offloads(o) // gateway_offload.go
 	// The stream cache's store (gateway_cache.go).
 	o.Cache.Store = s.streamCache(o)
+	o.Files.Store = s.fileArgs(o) // gateway_files.go
 	o.Redeem = func(ctx context.Context, c token.Claims) error {
 		return s.facts.ClaimToken(ctx, onetime.Links, c, s.mcp.Claims())
 	}

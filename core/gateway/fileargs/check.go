@@ -18,6 +18,9 @@ import (
 type Spec struct {
 	Accept  []string `json:"accept,omitempty"`
 	MaxSize int64    `json:"maxSize,omitempty"`
+	// Delivery is DeliveryReference when the upstream takes the file by
+	// reference (reference.go); any other value is inline.
+	Delivery string `json:"delivery,omitempty"`
 }
 
 // Refusal is a file argument refused: the gateway answers the client
@@ -26,6 +29,11 @@ type Refusal struct {
 	Arg     string
 	Problem string
 	Limit   int64 // the maxSize broken, 0 for another problem
+	// Failed is set when the gateway failed, not the file: storing a file
+	// delivered by reference broke (the caller answers -32603); Cause is
+	// the store's error, for the log.
+	Failed bool
+	Cause  error
 }
 
 func (e *Refusal) Error() string { return fmt.Sprintf("Argument %q: %s", e.Arg, e.Problem) }
@@ -42,6 +50,14 @@ type fileCheck struct {
 	arg   string
 	pw    *io.PipeWriter
 	done  chan *Refusal
+	// store keeps the files of arguments delivered by reference; nil:
+	// every file is checked and forwarded inline.
+	store Store
+	// ref: the file being read is delivered by reference; link is its
+	// replacement once stored.
+	ref  bool
+	link chan string
+	kept string
 }
 
 func (fc *fileCheck) begin(arg string) error {
@@ -51,9 +67,27 @@ func (fc *fileCheck) begin(arg string) error {
 	}
 	pr, pw := io.Pipe()
 	fc.arg, fc.pw, fc.done = arg, pw, make(chan *Refusal, 1)
+	fc.ref, fc.kept = fc.store != nil && spec.ByReference(), ""
+	if fc.ref {
+		fc.link = make(chan string, 1)
+		go func() {
+			link, ref := keepDataURI(pr, arg, spec, fc.store)
+			fc.link <- link
+			fc.done <- ref
+		}()
+		return nil
+	}
 	go func() { fc.done <- checkDataURI(pr, arg, spec) }()
 	return nil
 }
+
+// holds reports whether the string being read is withheld from the
+// upstream (a file delivered by reference).
+func (fc *fileCheck) holds() bool { return fc.ref }
+
+// replacement is what the upstream gets in place of the string withheld,
+// once end returned nil: the stored file's link.
+func (fc *fileCheck) replacement() string { return fc.kept }
 
 // write passes decoded string bytes to the check; a refusal is the error.
 func (fc *fileCheck) write(p []byte) error {
@@ -73,6 +107,10 @@ func (fc *fileCheck) end() error {
 func (fc *fileCheck) verdict() error {
 	if fc.done == nil {
 		return nil
+	}
+	if fc.link != nil {
+		fc.kept = <-fc.link
+		fc.link = nil
 	}
 	v := <-fc.done
 	fc.done = nil

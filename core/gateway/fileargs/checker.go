@@ -51,3 +51,30 @@ func (c *Checker) Refused() *Refusal { return c.refused }
 
 // Stop ends a check left midway (the body will not be fed further).
 func (c *Checker) Stop() { c.check.stop() }
+
+// Deliver makes the Checker deliver by reference the files of arguments
+// whose Spec asks it: their data URI is decoded into store as it is fed
+// (checked as any other), and Rewrite forwards the stored file's link in
+// its place. Call it before the first Feed or Rewrite.
+func (c *Checker) Deliver(store Store) { c.check.store = store }
+
+// InlineOnly makes every file argument from here on checked and forwarded
+// inline, whatever its Spec asks (the request was sent with the length
+// the client declared, so its body must not change).
+func (c *Checker) InlineOnly() { c.check.store = nil }
+
+// Tool is the name of the tool called, as far as known ("" before
+// params.name was read when no name was given to New).
+func (c *Checker) Tool() string { return c.walk.name }
+
+// Rewrite walks the next chunk of the body like Feed and appends to out
+// the bytes to forward: the chunk as it is, except the contents of the
+// string of a file delivered by reference, which are withheld while they
+// are stored and replaced by the file's link once the string ends.
+func (c *Checker) Rewrite(p, out []byte) ([]byte, error) {
+	c.walk.rewrite, c.walk.out = true, out
+	err := c.Feed(p)
+	out = c.walk.out
+	c.walk.rewrite, c.walk.out = false, nil // a later Feed forwards nothing
+	return out, err
+}

@@ -16,6 +16,16 @@
 // forwarded. A value that is not a data URI, or whose base64 is broken, is
 // left to the upstream.
 //
+// A [Gate] is the body on its way upstream: it feeds each chunk to its
+// Checker before handing it on. With [Gate.Deliver] (docs/gateway.md,
+// "By-reference delivery"), an argument whose x-mcp-file says
+// "delivery":"reference" is not forwarded: its data URI, checked the same
+// way, is decoded into a [Store] while the rest of the body waits, its
+// size and sha256 counted (reference.go), and the string is replaced by
+// the stored file's link, its [Facts] in the query. A bad file is refused
+// and its stored part aborted. A [Table] keeps the descriptors read from
+// the upstream's tools/list, one listing at a time.
+//
 // The lexer checks JSON structure only as far as following the path
 // needs: the upstream judges the JSON. Arguments that come before
 // params.name are not known to be files unless the tool's name came first

@@ -57,6 +57,10 @@ type fileSink interface {
 	begin(arg string) error
 	write(p []byte) error
 	end() error
+	// holds reports, after begin, that the string is withheld from what the
+	// walk forwards, and replacement, after end, the string's new contents.
+	holds() bool
+	replacement() string
 }
 
 // walker is the push lexer. name is called once the tool name is known
@@ -72,6 +76,11 @@ type walker struct {
 	isFile func(tool, arg string) bool
 	sink   fileSink
 	depth  int // containers open beyond the stack's bound
+	// rewrite: the bytes to forward are appended to out as the walk goes,
+	// a withheld file string (hold) replaced by the sink's replacement.
+	rewrite bool
+	hold    bool
+	out     []byte
 }
 
 // maxWalkDepth bounds the containers the walk tracks; deeper ones are
@@ -81,13 +90,42 @@ const maxWalkDepth = 64
 // feed walks p. An error is the sink's (a file refused).
 func (w *walker) feed(p []byte) error {
 	for i := 0; i < len(p); {
+		held := w.hold && w.st == wFileStr
 		n, err := w.step(p[i:])
 		if err != nil {
 			return err
 		}
+		if w.rewrite {
+			w.forward(p[i:i+n], held)
+		}
 		i += n
 	}
 	return nil
+}
+
+// forward appends the bytes of one step to out: all of them, unless they
+// were the contents of a withheld string, which ends with its
+// replacement and the closing quote.
+func (w *walker) forward(b []byte, held bool) {
+	switch {
+	case !held:
+		w.out = append(w.out, b...)
+	case w.st != wFileStr: // the step consumed the closing quote
+		w.hold = false
+		w.out = appendJSONContents(w.out, w.sink.replacement())
+		w.out = append(w.out, '"')
+	}
+}
+
+// appendJSONContents appends s as the contents of a JSON string (no HTML
+// escapes: a link's '&' stays as it is).
+func appendJSONContents(out []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // "…"\n
+	t := b.Bytes()
+	return append(out, t[1:len(t)-2]...)
 }
 
 // step consumes at least one byte of p.
@@ -167,6 +205,8 @@ func (w *walker) value(c byte) {
 			w.st, w.uhex = wFileStr, nil
 			if err := w.sink.begin(unquoteKey(key)); err != nil {
 				w.st = wSkipStr // nothing to check: the upstream judges the value
+			} else {
+				w.hold = w.sink.holds()
 			}
 		}
 	default:

@@ -15,6 +15,8 @@ type recordSink struct {
 func (s *recordSink) begin(arg string) error { s.args = append(s.args, arg); return nil }
 func (s *recordSink) write(p []byte) error   { s.bytes.Write(p); return nil }
 func (s *recordSink) end() error             { s.ended++; return nil }
+func (s *recordSink) holds() bool            { return false }
+func (s *recordSink) replacement() string    { return "" }
 func fileArgsOf(files ...string) func(string, string) bool {
 	return func(tool, arg string) bool {
 		for _, f := range files {

@@ -38,6 +38,8 @@ type blobServe struct {
 	// consume runs once the object is known to exist and bytes are about to
 	// be sent (GET 200/206); an error refuses (404 for a used single-use link).
 	consume func() error
+	// facts, when set, checks the facts a link's query states (linkfacts.go).
+	facts func(storage.Info) bool
 }
 
 // blobStorageError answers a storage error of serving bs. A download link
@@ -108,6 +110,10 @@ func (s *Server) serveBlobAttempt(ctx *fasthttp.RequestCtx, bs blobServe, attemp
 	info, err := bs.backend(s).Stat(context.Background(), bs.key)
 	if err = linkedVersion(info, bs.version, err); err != nil {
 		s.blobStorageError(ctx, bs, "stat", err)
+		return false
+	}
+	if bs.facts != nil && !bs.facts(info) {
+		refuseLinkFacts(ctx)
 		return false
 	}
 	setBlobMetaHeaders(h, info)

@@ -49,7 +49,8 @@ func (s *Server) serveDownload(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true}
+	bs := blobServe{key: c.Object, version: c.Version, link: true, filename: c.Filename, alwaysDisposition: true,
+		facts: func(info storage.Info) bool { return linkFactsHold(ctx.QueryArgs(), c, info) }} // linkfacts.go
 	if c.SingleUse {
 		bs.consume = func() error { return s.facts.ClaimToken(context.Background(), onetime.Links, c, s.mcp.Claims()) }
 	}
@@ -60,6 +61,10 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 	info, err := s.env.Backend.Stat(context.Background(), c.Object)
 	if err = linkedVersion(info, c.Version, err); err != nil {
 		s.blobStorageError(ctx, blobServe{key: c.Object, link: true}, "stat", err)
+		return
+	}
+	if !linkFactsHold(ctx.QueryArgs(), c, info) {
+		refuseLinkFacts(ctx)
 		return
 	}
 	if c.SingleUse {

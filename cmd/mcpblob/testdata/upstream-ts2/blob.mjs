@@ -1,4 +1,4 @@
-// The bytes of the ts2 upstream's blob resources and its file_info tool.
+// The bytes of the ts2 upstream's blob resources and its file_info and file_ref tools.
 //
 // A blob of SIZE bytes is the pattern byte(i) = f(i mod PERIOD), with
 // f(j) = (j * 0x9E3779B1 mod 2^32) >> 13 mod 256 and PERIOD = 3 * 65521
@@ -27,6 +27,34 @@ export function blobBase64(size) {
 // fileSpec is the JSON Schema of an x-mcp-file argument (SEP-2356): a data URI
 // of any media type up to 4 MiB, the SDK's default request body limit.
 export const fileSpec = { type: "string", format: "uri", "x-mcp-file": { maxSize: 4 * 1024 * 1024, accept: ["*/*"] } };
+
+// fileRefSpec is the same, delivered by reference through mcpblob's gateway
+// (a link in place of the data URI), up to 64 MiB.
+export const fileRefSpec = {
+  type: "string",
+  format: "uri",
+  "x-mcp-file": { maxSize: 64 * 1024 * 1024, accept: ["*/*"], delivery: "reference" },
+};
+
+// fileRefInfo reads a file delivered by reference: a link (from mcpblob's
+// gateway), fetched as a stream and checked against the sha256 in its query;
+// or a data URI (called directly).
+export async function fileRefInfo(ref) {
+  if (ref.startsWith("data:")) return fileInfo(ref);
+  const url = new URL(ref);
+  if (url.protocol !== "http:" || url.hostname !== "127.0.0.1") throw new Error("file is neither a link of the gateway nor a data: URI");
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET the file: HTTP ${res.status}`);
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of res.body) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  const sha256 = hash.digest("hex");
+  if (sha256 !== url.searchParams.get("sha256")) throw new Error("the file's sha256 does not match its link");
+  return { name: url.searchParams.get("name") ?? "", mediaType: url.searchParams.get("type") ?? "", size, sha256 };
+}
 
 // fileInfo reads an RFC 2397 data URI with an optional name parameter.
 export function fileInfo(uri) {

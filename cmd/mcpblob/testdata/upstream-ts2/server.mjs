@@ -11,6 +11,8 @@
 //              ts2://text/hello  a short text/plain resource
 //   tools      echo {text}               returns the text
 //              file_info {file}          file is x-mcp-file: returns {name, mediaType, size, sha256} as JSON text
+//              file_ref {file}           the same, file delivered by reference ("delivery":"reference"): through
+//                                        mcpblob's gateway a link it fetches (checking its sha256), directly a data URI
 //              confirm {question}        asks the client (form elicitation) and returns what it answered
 //   prompt     greet {name}             one user message "Hello, NAME"
 //
@@ -28,7 +30,7 @@ import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
 } from "@modelcontextprotocol/server";
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node";
-import { blobBase64, fileInfo, fileSpec } from "./blob.mjs";
+import { blobBase64, fileInfo, fileRefInfo, fileRefSpec, fileSpec } from "./blob.mjs";
 
 const port = Number(process.argv[2]);
 const bigSize = Number(process.argv[3] ?? 256 * 1024 * 1024);
@@ -54,6 +56,11 @@ function newServer(era) {
     "file_info",
     { description: "name, media type, size and sha256 of a file", inputSchema: obj({ file: fileSpec }) },
     ({ file }) => text(JSON.stringify(fileInfo(file))),
+  );
+  server.registerTool(
+    "file_ref",
+    { description: "name, media type, size and sha256 of a file, delivered by reference", inputSchema: obj({ file: fileRefSpec }) },
+    async ({ file }) => text(JSON.stringify(await fileRefInfo(file))),
   );
   server.registerTool("confirm", { description: "asks the user a yes/no question", inputSchema: obj({ question: { type: "string" } }) }, (args, ctx) =>
     era === "modern" ? confirmModern(args, ctx) : confirmLegacy(args, ctx),

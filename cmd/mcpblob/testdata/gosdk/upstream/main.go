@@ -9,6 +9,8 @@
 //	           gosdk://text/hello  a short text/plain resource
 //	tools      echo {text}          returns the text
 //	           file_info {file}     file is an x-mcp-file data URI: returns {name, mediaType, size, sha256} as JSON text
+//	           file_ref {file}      the same, file delivered by reference ("delivery":"reference"): through
+//	                                mcpblob's gateway a link it fetches (checking its sha256), directly a data URI
 //	           confirm {question}   asks the client (form elicitation; an input_required round on 2026-07-28,
 //	                                an elicitation/create request on 2025-11-25) and returns the answer
 //	prompt     greet {name}         one user message "Hello, NAME"
@@ -30,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -165,6 +168,20 @@ func addTools(srv *mcp.Server) {
 			b, _ := json.Marshal(info)
 			return text(string(b)), nil
 		})
+	srv.AddTool(&mcp.Tool{Name: "file_ref", Description: "name, media type, size and sha256 of a file, delivered by reference",
+		InputSchema: objectSchema(`{"file":{"type":"string","format":"uri","x-mcp-file":{"maxSize":67108864,"accept":["*/*"],"delivery":"reference"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ File string }
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			info, err := fileRefInfo(ctx, args.File)
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(info)
+			return text(string(b)), nil
+		})
 	srv.AddTool(&mcp.Tool{Name: "confirm", Description: "asks the user a yes/no question",
 		InputSchema: objectSchema(`{"question":{"type":"string"}}`)}, confirm)
 }
@@ -224,4 +241,40 @@ func fileInfo(uri string) (info, error) {
 	sum := sha256.Sum256(raw)
 	out.SHA256 = hex.EncodeToString(sum[:])
 	return out, nil
+}
+
+// fileRefInfo reads a file delivered by reference: a link (from mcpblob's
+// gateway), fetched as a stream and checked against the sha256 in its
+// query; or a data URI (called directly).
+func fileRefInfo(ctx context.Context, ref string) (info, error) {
+	if strings.HasPrefix(ref, "data:") {
+		return fileInfo(ref)
+	}
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" { // the test gateway's links only
+		return info{}, errors.New("file is neither a link of the gateway nor a data: URI")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref, nil)
+	if err != nil {
+		return info{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return info{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return info{}, fmt.Errorf("GET the file: HTTP %d", resp.StatusCode)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, resp.Body)
+	if err != nil {
+		return info{}, err
+	}
+	q := u.Query()
+	sum := hex.EncodeToString(h.Sum(nil))
+	if sum != q.Get("sha256") || sum != resp.Header.Get("x-mcp-sha256") {
+		return info{}, errors.New("the file's sha256 does not match its link")
+	}
+	return info{Name: q.Get("name"), MediaType: q.Get("type"), Size: int(n), SHA256: sum}, nil
 }

@@ -1,0 +1,161 @@
+package fileargs
+
+import (
+	"io"
+	"sync"
+)
+
+// Gate is a tools/call body on its way to the upstream: each chunk read
+// from the client's body is walked by a Checker before it is handed on,
+// and a chunk in which a file is refused is not. With Deliver, the body is
+// rewritten: the strings of files delivered by reference are withheld
+// while they are stored, then replaced by their links. Safe for the
+// transport's reads and the serving call's Stop.
+type Gate struct {
+	mu     sync.Mutex
+	src    io.Reader
+	check  *Checker
+	lookup func(tool string) map[string]Spec
+	read   int64 // bytes read from src
+	// rewrite: chunks go through the Checker's Rewrite into pending
+	// (pending[off:] not yet handed on); srcErr is src's error, handed on
+	// once pending is.
+	rewrite bool
+	buf     []byte
+	pending []byte
+	off     int
+	srcErr  error
+	store   Store // Deliver's
+}
+
+// NewGate returns the gate of the tools/call body src; name and lookup
+// are New's.
+func NewGate(src io.Reader, name string, lookup func(tool string) map[string]Spec) *Gate {
+	return &Gate{src: src, check: New(name, lookup), lookup: lookup}
+}
+
+// Read reads a chunk of the client's body and checks it before handing it
+// on (rewritten, after Deliver).
+func (g *Gate) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.off < len(g.pending) {
+		n := copy(p, g.pending[g.off:])
+		g.off += n
+		return n, nil
+	}
+	if ref := g.check.Refused(); ref != nil {
+		return 0, ref
+	}
+	if g.srcErr != nil {
+		return 0, g.srcErr
+	}
+	if g.rewrite {
+		return g.readRewritten(p)
+	}
+	n, err := g.src.Read(p)
+	g.read += int64(n)
+	if n > 0 {
+		if ferr := g.check.Feed(p[:n]); ferr != nil {
+			return 0, ferr
+		}
+	}
+	return n, err
+}
+
+// readRewritten hands on the next bytes of the rewritten body: while a
+// file delivered by reference is stored, nothing, until its link.
+func (g *Gate) readRewritten(p []byte) (int, error) {
+	for g.off == len(g.pending) {
+		if g.srcErr != nil {
+			return 0, g.srcErr
+		}
+		if err := g.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, g.pending[g.off:])
+	g.off += n
+	return n, nil
+}
+
+// fill reads one chunk of src and appends its rewritten bytes to pending;
+// an error is a refusal.
+func (g *Gate) fill() error {
+	if g.off == len(g.pending) {
+		g.pending, g.off = g.pending[:0], 0
+	}
+	if g.buf == nil {
+		g.buf = make([]byte, 32<<10)
+	}
+	n, err := g.src.Read(g.buf)
+	g.read += int64(n)
+	if err != nil {
+		g.srcErr = err
+	}
+	if n > 0 {
+		var ferr error
+		if g.pending, ferr = g.check.Rewrite(g.buf[:n], g.pending); ferr != nil {
+			return ferr
+		}
+	}
+	return nil
+}
+
+// Deliver readies the gate to deliver by reference, into store, the files
+// of the tool called that ask it, and reports whether it will: the body
+// then changes length. It reads the body, within limit bytes, as far as
+// the tool's name (the bytes read wait in the gate); when the name is not
+// found there, or the tool has no such argument, every file stays inline.
+func (g *Gate) Deliver(store Store, limit int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.check.Deliver(store)
+	g.rewrite, g.store = true, store
+	for g.check.Tool() == "" && g.read < limit && g.srcErr == nil && g.check.Refused() == nil {
+		if g.fill() != nil {
+			break
+		}
+	}
+	if tool := g.check.Tool(); tool != "" {
+		for _, spec := range g.lookup(tool) {
+			if spec.ByReference() {
+				return true
+			}
+		}
+	}
+	g.check.InlineOnly()
+	g.rewrite = false // what waits in the gate passed unchanged
+	return false
+}
+
+// Stop ends a check left midway (the body will not be read further);
+// nil-safe.
+func (g *Gate) Stop() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.check.Stop()
+}
+
+// Refused is the file the gate refused, or nil; nil-safe.
+func (g *Gate) Refused() *Refusal {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.check.Refused()
+}
+
+// Kept is the Store given to Deliver, or nil; nil-safe.
+func (g *Gate) Kept() Store {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store
+}
