@@ -255,23 +255,34 @@ func (w *walker) fileString(p []byte) (int, error) {
 
 // escape takes one byte of a JSON escape in a file string.
 func (w *walker) escape(c byte) error {
-	if w.uhex != nil {
-		w.uhex = append(w.uhex, c)
-		if len(w.uhex) < 4 {
-			return nil
+	if out, done := unescape(&w.esc, &w.uhex, c); done {
+		return w.sink.write(out)
+	}
+	return nil
+}
+
+// unescape takes the next byte c of a JSON escape, after the backslash that
+// set *esc: the escape's bytes once it is complete (done), its \u digits
+// gathered in *uhex meanwhile. An invalid escape is taken as its letter:
+// the upstream judges the JSON.
+func unescape(esc *bool, uhex *[]byte, c byte) (out []byte, done bool) {
+	if *uhex != nil {
+		*uhex = append(*uhex, c)
+		if len(*uhex) < 4 {
+			return nil, false
 		}
 		var r rune
-		for _, h := range w.uhex {
+		for _, h := range *uhex {
 			r = r<<4 | rune(unhexDigit(h))
 		}
-		w.uhex = nil
-		return w.sink.write(utf8.AppendRune(nil, r))
+		*uhex = nil
+		return utf8.AppendRune(nil, r), true
 	}
-	w.esc = false
+	*esc = false
 	switch c {
 	case 'u':
-		w.uhex = make([]byte, 0, 4)
-		return nil
+		*uhex = make([]byte, 0, 4)
+		return nil, false
 	case 'b':
 		c = '\b'
 	case 'f':
@@ -283,7 +294,7 @@ func (w *walker) escape(c byte) error {
 	case 't':
 		c = '\t'
 	}
-	return w.sink.write([]byte{c})
+	return []byte{c}, true
 }
 
 func unhexDigit(c byte) byte {

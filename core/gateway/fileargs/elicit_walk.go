@@ -3,7 +3,6 @@ package fileargs
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // The walk of an elicitation answer: a push JSON lexer like the
@@ -459,33 +458,8 @@ func (e *Elicit) pass(p []byte) error {
 
 // escape takes one byte of a JSON escape in a measured value.
 func (e *Elicit) escape(c byte) error {
-	if e.uhex != nil {
-		e.uhex = append(e.uhex, c)
-		if len(e.uhex) < 4 {
-			return nil
-		}
-		var r rune
-		for _, h := range e.uhex {
-			r = r<<4 | rune(unhexDigit(h))
-		}
-		e.uhex = nil
-		return e.pass(utf8.AppendRune(nil, r))
+	if out, done := unescape(&e.esc, &e.uhex, c); done {
+		return e.pass(out)
 	}
-	e.esc = false
-	switch c {
-	case 'u':
-		e.uhex = make([]byte, 0, 4)
-		return nil
-	case 'b':
-		c = '\b'
-	case 'f':
-		c = '\f'
-	case 'n':
-		c = '\n'
-	case 'r':
-		c = '\r'
-	case 't':
-		c = '\t'
-	}
-	return e.pass([]byte{c})
+	return nil
 }
