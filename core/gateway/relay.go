@@ -141,6 +141,7 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	}
 	// The stream cache's watch for resources/updated (cache_watch.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)
+	resp.Body = g.watchVersions(r.Principal, c.method, resp) // cache_fresh.go
 	if g.offloads(c.method) { // offload_answer.go
 		g.offloadAnswer(r, w, resp, cancel, c)
 		return
