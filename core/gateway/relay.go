@@ -139,9 +139,10 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
-	// The stream cache's watch for resources/updated (cache_watch.go).
+	// The stream cache's watches: resources/updated (cache_watch.go) and
+	// the versions answers show (cache_fresh.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)
-	resp.Body = g.watchVersions(r.Principal, c.method, resp) // cache_fresh.go
+	resp.Body = g.watchVersions(r.Principal, c.method, resp)
 	if g.offloads(c.method) { // offload_answer.go
 		g.offloadAnswer(r, w, resp, cancel, c)
 		return
