@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -207,6 +208,7 @@ type cacheTee struct {
 	key      CacheKey
 	epoch    uint64
 	began    time.Time
+	modern   bool // a 2026-07-28 download: its answer's ttlMs counts
 	mimeType func() string
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -220,8 +222,11 @@ func (g *Gateway) newTee(c token.Claims, mimeType func() string) *cacheTee {
 		return nil
 	}
 	k := g.cacheKey(c)
+	var st streamState
+	_ = json.Unmarshal(c.Data, &st) // verified by ServeDownload
 	ctx, cancel := context.WithCancel(context.Background())
-	return &cacheTee{g: g, key: k, epoch: g.cache.epoch(k).Load(), began: time.Now(), mimeType: mimeType, ctx: ctx, cancel: cancel}
+	return &cacheTee{g: g, key: k, epoch: g.cache.epoch(k).Load(), began: time.Now(), modern: st.Modern,
+		mimeType: mimeType, ctx: ctx, cancel: cancel}
 }
 
 // writer is dst, teed into the cache (dst itself for a nil tee).
@@ -273,13 +278,16 @@ func (t *cacheTee) drop(err error) {
 }
 
 // finish commits the entry when the decode ended cleanly (decodeErr nil),
-// the answer allows caching (fr: ttlMs not 0) and no invalidation of its
-// key came meanwhile; else it discards it.
+// the answer allows caching (fr: ttlMs not 0, in 2026-07-28) and no
+// invalidation of its key came meanwhile; else it discards it.
 func (t *cacheTee) finish(fr Freshness, decodeErr error) {
 	if t == nil {
 		return
 	}
 	defer t.cancel()
+	if !t.modern {
+		fr.TTLGiven = false // not a 2025-11-25 member (go-sdk sends "ttlMs":0 in both eras)
+	}
 	switch {
 	case t.w == nil || t.failed:
 		return

@@ -17,7 +17,9 @@ import (
 //
 // Its lifetime is the TTL (--stream-cache-ttl), shortened to the ttlMs of
 // the 2026-07-28 resources/read answer that stored it; ttlMs 0 stores
-// nothing. cacheScope needs nothing more: every entry already belongs to
+// nothing. A 2025-11-25 answer's ttlMs is not read: the member is not in
+// that version, and go-sdk v1.8.0 sends "ttlMs":0 in every answer, of
+// either era. cacheScope needs nothing more: every entry already belongs to
 // one principal, which is what "private" asks, and "public" is kept per
 // principal too.
 //

@@ -65,6 +65,15 @@ func (u *freshUpstream) set(result, content string) {
 	u.mu.Unlock()
 }
 
+// modernLinkFor asks the gateway for principal's downloadUrl of x:big in
+// 2026-07-28.
+func modernLinkFor(t *testing.T, gw, principal string) string {
+	_, b := post(t, gw, map[string]string{"X-Principal": principal, "Mcp-Method": "resources/stream"},
+		`{"jsonrpc":"2.0","id":9,"method":"resources/stream","params":{"uri":"x:big","_meta":{`+
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"resourceStreaming":{}}}}}`)
+	return downloadURL(t, b, gw)
+}
+
 // downloads downloads x:big n times as principal, checking the bytes.
 func downloads(t *testing.T, gw, principal string, n int) {
 	t.Helper()
@@ -75,30 +84,44 @@ func downloads(t *testing.T, gw, principal string, n int) {
 	}
 }
 
-// TestStreamCacheTTLMs: an entry lives min(ttlMs, --stream-cache-ttl);
-// ttlMs 0 stores nothing; without ttlMs the TTL alone counts.
+// TestStreamCacheTTLMs: in 2026-07-28 an entry lives min(ttlMs,
+// --stream-cache-ttl) and ttlMs 0 stores nothing; without ttlMs, or in
+// 2025-11-25 (where go-sdk sends "ttlMs":0 all the same), the TTL alone
+// counts.
 func TestStreamCacheTTLMs(t *testing.T) {
 	for _, tc := range []struct {
 		name, result string
+		modern       bool
 		ttl, wait    time.Duration
 		reads        int32
 		entries      int
 	}{
-		{"ttlMs 0", `"resultType":"complete","ttlMs":0,"cacheScope":"private",`, time.Hour, 0, 2, 0},
-		{"ttlMs shorter", `"ttlMs":20,`, time.Hour, 100 * time.Millisecond, 2, 1},
-		{"ttlMs longer than the TTL", `"ttlMs":3600000,`, time.Millisecond, 100 * time.Millisecond, 2, 1},
-		{"ttlMs within", `"ttlMs":3600000,"cacheScope":"public",`, time.Hour, 100 * time.Millisecond, 1, 1},
-		{"no ttlMs", ``, time.Hour, 100 * time.Millisecond, 1, 1},
+		{"ttlMs 0", `"resultType":"complete","ttlMs":0,"cacheScope":"private",`, true, time.Hour, 0, 2, 0},
+		{"ttlMs shorter", `"ttlMs":20,`, true, time.Hour, 100 * time.Millisecond, 2, 1},
+		{"ttlMs longer than the TTL", `"ttlMs":3600000,`, true, time.Millisecond, 100 * time.Millisecond, 2, 1},
+		{"ttlMs within", `"ttlMs":3600000,"cacheScope":"public",`, true, time.Hour, 100 * time.Millisecond, 1, 1},
+		{"no ttlMs", ``, true, time.Hour, 100 * time.Millisecond, 1, 1},
+		{"ttlMs 0 in 2025-11-25", `"ttlMs":0,"cacheScope":"public",`, false, time.Hour, 0, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up, dc := newFreshUpstream(t, tc.result, ""), newDiskCache(t)
 			gw := cachedGateway(t, up.URL, dc, tc.ttl)
-			downloads(t, gw, "alice", 1)
+			download := func() {
+				t.Helper()
+				link := linkFor(t, gw, "alice")
+				if tc.modern {
+					link = modernLinkFor(t, gw, "alice")
+				}
+				if resp, b, err := fetch(t, link, nil); err != nil || !bytes.Equal(b, pattern(freshSize)) {
+					t.Fatalf("download: %d, %d bytes (%v), not the resource", resp.StatusCode, len(b), err)
+				}
+			}
+			download()
 			if n := dc.entries(t); n != tc.entries {
 				t.Errorf("after the first download: %d entries, want %d", n, tc.entries)
 			}
 			time.Sleep(tc.wait)
-			downloads(t, gw, "alice", 1)
+			download()
 			if n := up.reads.Load(); n != tc.reads {
 				t.Errorf("the upstream answered %d reads, want %d", n, tc.reads)
 			}

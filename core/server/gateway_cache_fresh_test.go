@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,9 +20,9 @@ import (
 
 // TestGatewayStreamCacheFreshness: an entry's facts (its expiry from the
 // answer's ttlMs, the resource's version) go through the real store, on
-// the local store and on S3: ttlMs 0 leaves no object; ttlMs 1 expires the
-// entry before the next download; a relayed resources/list showing
-// another lastModified drops it.
+// the local store and on S3, in 2026-07-28: ttlMs 0 leaves no object;
+// ttlMs 1 expires the entry before the next download; a relayed
+// resources/list showing another lastModified drops it.
 func TestGatewayStreamCacheFreshness(t *testing.T) {
 	parallel(t)
 	for _, tb := range byteplaneBackends() {
@@ -52,7 +53,7 @@ func checkStreamCacheFreshness(t *testing.T, be storage.Backend) {
 		Gateway: gateway.Options{Upstream: up.URL + "/mcp", Cache: gateway.CacheOptions{On: true}}})
 	download := func(wantReads int32, what string) {
 		t.Helper()
-		if resp, b := cacheGet(t, base, "alice-key", nil); resp.StatusCode != 200 || !bytes.Equal(b, blob) {
+		if resp, b := modernCacheGet(t, base, "alice-key"); resp.StatusCode != 200 || !bytes.Equal(b, blob) {
 			t.Fatalf("%s: %d, %d bytes", what, resp.StatusCode, len(b))
 		}
 		if n := reads.Load(); n != wantReads {
@@ -74,6 +75,26 @@ func checkStreamCacheFreshness(t *testing.T, be storage.Backend) {
 	gwPost(t, base, "alice-key", strings.NewReader(`{"jsonrpc":"2.0","id":4,"method":"resources/list"}`), -1)
 	download(5, "after a list showing a new lastModified")
 	download(5, "the new version, from the cache")
+}
+
+// modernCacheGet is cacheGet in 2026-07-28.
+func modernCacheGet(t *testing.T, base, key string) (*http.Response, []byte) {
+	t.Helper()
+	_, b := gwPost(t, base, key, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"resources/stream","params":{"uri":"x:img",`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"resourceStreaming":{}}}}}`), -1)
+	var st struct{ Result struct{ DownloadURL string } }
+	if json.Unmarshal(b, &st) != nil || !strings.Contains(st.Result.DownloadURL, "/g/") {
+		t.Fatalf("resources/stream: %.300s; want a /g downloadUrl", b)
+	}
+	resp, err := http.Get(st.Result.DownloadURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err = io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
 }
 
 // TestGatewayStreamCacheFactsOfOlderEntry: facts written for an entry
