@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/cachewatch"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -114,7 +115,7 @@ type streamCache struct {
 	metrics  CacheMetrics
 	seed     maphash.Seed
 	epochs   [4096]atomic.Uint64
-	versions versionTable // cache_fresh.go
+	versions cachewatch.Table // cache_fresh.go
 }
 
 func (g *Gateway) initCache() error {
@@ -300,7 +301,7 @@ func (t *cacheTee) finish(fr Freshness, decodeErr error) {
 		t.g.log.Warn("gateway: storing a stream cache entry failed", "err", err)
 		return
 	}
-	t.g.cache.versions.set(t.g.cache.hash(t.key.Principal, t.key.URI), facts.Version)
+	t.g.cache.versions.Set(t.g.cache.hash(t.key.Principal, t.key.URI), facts.Version)
 	t.g.cache.metrics.StreamCache("store")
 }
 
