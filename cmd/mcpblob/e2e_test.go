@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -35,7 +36,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build mcpblob: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	flag.Parse()
+	startS3Early() // gateway_s3_e2e_test.go
 	code := m.Run()
+	if err := stopGatewayS3(); err != nil { // gateway_s3_e2e_test.go
+		fmt.Fprintln(os.Stderr, "stop the S3 node:", err)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

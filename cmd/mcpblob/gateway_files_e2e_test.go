@@ -41,11 +41,7 @@ func TestGatewayFileInputs(t *testing.T) {
 				if kind == upstreamGoSDK {
 					size = 10 << 20 // the client still sending when the upstream refused
 				}
-				res := fileCall(t, ctx, mc, size)
-				if res.Status != 413 || !strings.Contains(string(res.Error), `"upstream":"body_limit"`) ||
-					!strings.Contains(string(res.Error), "4 MiB") {
-					t.Errorf("a %d-byte file: %d %.400s; want 413 naming the upstream's body limit", size, res.Status, res.Body)
-				}
+				checkFileOverBodyLimit(t, fileCall(t, ctx, mc, size))
 			})
 			t.Run(kind+"/"+era+"/by-reference", func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -53,6 +49,16 @@ func TestGatewayFileInputs(t *testing.T) {
 				fileRefCall(t, ctx, connectUpstream(t, ctx, gw.URL, era), 9_300_000)
 			})
 		}
+	}
+}
+
+// checkFileOverBodyLimit checks the answer to a file_info call whose body
+// was over the upstream's 4 MiB body limit.
+func checkFileOverBodyLimit(t *testing.T, res *mcptest.Response) {
+	t.Helper()
+	if res.Status != 413 || !strings.Contains(string(res.Error), `"upstream":"body_limit"`) ||
+		!strings.Contains(string(res.Error), "4 MiB") {
+		t.Errorf("a file in a body over 4 MiB: %d %.400s; want 413 naming the upstream's body limit", res.Status, res.Body)
 	}
 }
 

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"hash/maphash"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/cachewatch"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
 	"github.com/mcpblob/mcpblob/core/token"
 )
@@ -23,6 +25,12 @@ import (
 // blob service: Range, If-Range, ETag, sendfile or a presigned redirect)
 // without calling the upstream. A notifications/resources/updated the
 // relay sees in an upstream's SSE stream (cache_watch.go) drops the entry.
+//
+// Freshness (cache_fresh.go): an entry is served until the earlier of the
+// TTL and the 2026-07-28 ttlMs of the resources/read answer that stored it
+// (ttlMs 0: not stored), and is dropped at its next lookup once a relayed
+// resources/list or resources/read answer showed this node another
+// version of its URI for its principal than the one it was stored with.
 
 // DefaultCacheTTL is the CLI's --stream-cache-ttl: how long a cached
 // resource is served without asking the upstream. An upstream that
@@ -55,7 +63,7 @@ type CacheStore interface {
 	// Create begins the entry of key (replacing any at Commit); mediaType
 	// is the resource's media type as known at the first byte ("":
 	// sniffed).
-	Create(ctx context.Context, key CacheKey, mediaType string) (OffloadWriter, error)
+	Create(ctx context.Context, key CacheKey, mediaType string) (CacheWriter, error)
 	// Link returns a short-lived URL of the entry's raw bytes (serving one
 	// response when singleUse) and its facts, or an error wrapping
 	// ErrOffloadNotFound.
@@ -64,10 +72,29 @@ type CacheStore interface {
 	Delete(ctx context.Context, key CacheKey) error
 }
 
+// CacheWriter is one entry being stored.
+type CacheWriter interface {
+	io.Writer
+	// Commit makes the entry visible with its facts.
+	Commit(ctx context.Context, facts CacheFacts) error
+	// Abort discards it (safe after Commit: it does nothing then).
+	Abort()
+}
+
+// CacheFacts are what the gateway records with an entry.
+type CacheFacts struct {
+	// Expires is when the entry stops being served (zero: Stored + TTL).
+	Expires time.Time
+	// Version is the resource's version as its answer gave it ("": none;
+	// see cache_fresh.go).
+	Version string
+}
+
 // CacheInfo describes a cached entry.
 type CacheInfo struct {
 	Size   int64
 	Stored time.Time
+	CacheFacts
 }
 
 // CacheMetrics is implemented by a Metrics that counts the stream cache's
@@ -84,10 +111,11 @@ type CacheMetrics interface {
 // of notifications keeps memory flat; two keys sharing a slot only skip a
 // store).
 type streamCache struct {
-	opts    CacheOptions
-	metrics CacheMetrics
-	seed    maphash.Seed
-	epochs  [4096]atomic.Uint64
+	opts     CacheOptions
+	metrics  CacheMetrics
+	seed     maphash.Seed
+	epochs   [4096]atomic.Uint64
+	versions cachewatch.Table // cache_fresh.go
 }
 
 func (g *Gateway) initCache() error {
@@ -112,12 +140,17 @@ type noCacheMetrics struct{}
 func (noCacheMetrics) StreamCache(string) {}
 
 func (sc *streamCache) epoch(k CacheKey) *atomic.Uint64 {
+	return &sc.epochs[sc.hash(k.Principal, k.URI)%uint64(len(sc.epochs))]
+}
+
+// hash is the hash of principal's uri.
+func (sc *streamCache) hash(principal, uri string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(sc.seed)
-	_, _ = h.WriteString(k.Principal)
+	_, _ = h.WriteString(principal)
 	_ = h.WriteByte(0)
-	_, _ = h.WriteString(k.URI)
-	return &sc.epochs[h.Sum64()%uint64(len(sc.epochs))]
+	_, _ = h.WriteString(uri)
+	return h.Sum64()
 }
 
 // cacheKey is the key of the download of c.
@@ -136,7 +169,7 @@ func (g *Gateway) serveCached(w ResponseWriter, c token.Claims) bool {
 	k := g.cacheKey(c)
 	link, info, err := g.cache.opts.Store.Link(context.Background(), k, c.SingleUse)
 	switch {
-	case err == nil && time.Since(info.Stored) > g.cache.opts.TTL:
+	case err == nil && g.cache.stale(k, info):
 		_ = g.cache.opts.Store.Delete(context.Background(), k)
 		err = ErrOffloadNotFound
 	case err == nil && c.MaxSize > 0 && info.Size > c.MaxSize:
@@ -175,10 +208,12 @@ type cacheTee struct {
 	g        *Gateway
 	key      CacheKey
 	epoch    uint64
+	began    time.Time
+	modern   bool // a 2026-07-28 download: its answer's ttlMs counts
 	mimeType func() string
 	ctx      context.Context
 	cancel   context.CancelFunc
-	w        OffloadWriter
+	w        CacheWriter
 	failed   bool
 }
 
@@ -188,8 +223,11 @@ func (g *Gateway) newTee(c token.Claims, mimeType func() string) *cacheTee {
 		return nil
 	}
 	k := g.cacheKey(c)
+	var st streamState
+	_ = json.Unmarshal(c.Data, &st) // verified by ServeDownload
 	ctx, cancel := context.WithCancel(context.Background())
-	return &cacheTee{g: g, key: k, epoch: g.cache.epoch(k).Load(), mimeType: mimeType, ctx: ctx, cancel: cancel}
+	return &cacheTee{g: g, key: k, epoch: g.cache.epoch(k).Load(), began: time.Now(), modern: st.Modern,
+		mimeType: mimeType, ctx: ctx, cancel: cancel}
 }
 
 // writer is dst, teed into the cache (dst itself for a nil tee).
@@ -240,24 +278,30 @@ func (t *cacheTee) drop(err error) {
 	t.g.log.Warn("gateway: storing a stream cache entry failed", "err", err)
 }
 
-// finish commits the entry when the decode ended cleanly (decodeErr nil)
-// and no invalidation of its key came meanwhile; else it discards it.
-func (t *cacheTee) finish(decodeErr error) {
+// finish commits the entry when the decode ended cleanly (decodeErr nil),
+// the answer allows caching (fr: ttlMs not 0, in 2026-07-28) and no
+// invalidation of its key came meanwhile; else it discards it.
+func (t *cacheTee) finish(fr Freshness, decodeErr error) {
 	if t == nil {
 		return
 	}
 	defer t.cancel()
+	if !t.modern {
+		fr.TTLGiven = false // not a 2025-11-25 member (go-sdk sends "ttlMs":0 in both eras)
+	}
 	switch {
 	case t.w == nil || t.failed:
 		return
-	case decodeErr != nil || t.g.cache.epoch(t.key).Load() != t.epoch:
+	case decodeErr != nil || t.g.cache.epoch(t.key).Load() != t.epoch || (fr.TTLGiven && fr.TTLMs == 0):
 		t.w.Abort()
 		return
 	}
-	if _, err := t.w.Commit(t.ctx); err != nil {
+	facts := t.g.cache.facts(t.began, fr) // cache_fresh.go
+	if err := t.w.Commit(t.ctx, facts); err != nil {
 		t.g.log.Warn("gateway: storing a stream cache entry failed", "err", err)
 		return
 	}
+	t.g.cache.versions.Set(t.g.cache.hash(t.key.Principal, t.key.URI), facts.Version)
 	t.g.cache.metrics.StreamCache("store")
 }
 

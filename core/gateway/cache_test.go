@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -48,14 +49,14 @@ func (c *diskCache) entries(t *testing.T) int {
 	}
 	n := 0
 	for _, de := range des {
-		if !strings.HasSuffix(de.Name(), ".part") {
+		if !strings.HasSuffix(de.Name(), ".part") && !strings.HasSuffix(de.Name(), ".facts") {
 			n++
 		}
 	}
 	return n
 }
 
-func (c *diskCache) Create(_ context.Context, k CacheKey, _ string) (OffloadWriter, error) {
+func (c *diskCache) Create(_ context.Context, k CacheKey, _ string) (CacheWriter, error) {
 	f, err := os.CreateTemp(c.dir, "*.part")
 	if err != nil {
 		return nil, err
@@ -68,13 +69,18 @@ func (c *diskCache) Link(_ context.Context, k CacheKey, _ bool) (string, CacheIn
 	if err != nil {
 		return "", CacheInfo{}, ErrOffloadNotFound
 	}
-	return c.files.URL + "/f/" + c.name(k), CacheInfo{Size: fi.Size(), Stored: fi.ModTime()}, nil
+	info := CacheInfo{Size: fi.Size(), Stored: fi.ModTime()}
+	if b, err := os.ReadFile(filepath.Join(c.dir, c.name(k)+".facts")); err == nil {
+		json.Unmarshal(b, &info.CacheFacts)
+	}
+	return c.files.URL + "/f/" + c.name(k), info, nil
 }
 
 func (c *diskCache) Delete(_ context.Context, k CacheKey) error {
 	if err := os.Remove(filepath.Join(c.dir, c.name(k))); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	os.Remove(filepath.Join(c.dir, c.name(k)+".facts"))
 	return nil
 }
 
@@ -85,15 +91,15 @@ type diskEntry struct {
 
 func (e *diskEntry) Write(p []byte) (int, error) { return e.f.Write(p) }
 
-func (e *diskEntry) Commit(context.Context) (OffloadInfo, error) {
-	fi, err := e.f.Stat()
-	if err == nil {
-		err = e.f.Close()
-	}
+func (e *diskEntry) Commit(_ context.Context, facts CacheFacts) error {
+	err := e.f.Close()
 	if err == nil {
 		err = os.Rename(e.f.Name(), e.final)
 	}
-	return OffloadInfo{Size: fi.Size()}, err
+	if b, _ := json.Marshal(facts); err == nil {
+		err = os.WriteFile(e.final+".facts", b, 0o600)
+	}
+	return err
 }
 
 func (e *diskEntry) Abort() { e.f.Close(); os.Remove(e.f.Name()) }

@@ -51,10 +51,13 @@
 // the upstream tees the decoded bytes into the CacheStore as the client
 // takes them, committed only when the answer decoded cleanly, per
 // principal, upstream and URI; a later downloadUrl GET of the same key
-// within Cache.TTL is a 302 to the store's link, without the upstream. A
-// notifications/resources/updated in an SSE answer the gateway relays
-// drops that principal's entry of the URI (and keeps a download in flight
-// from storing it).
+// within its life (Cache.TTL, capped by a 2026-07-28 answer's ttlMs;
+// ttlMs 0 stores nothing) is a 302 to the store's link, without the
+// upstream. A notifications/resources/updated in an SSE answer the gateway
+// relays drops that principal's entry of the URI (and keeps a download in
+// flight from storing it); a relayed resources/list or resources/read
+// showing another version of it (lastModified, _meta) drops it at its next
+// lookup on this node (package cachewatch).
 //
 // File inputs (fileargs*.go, package fileargs). A tools/call body streams
 // to the upstream through a gate that walks each chunk before forwarding

@@ -169,8 +169,8 @@ func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Respon
 	tee := g.newTee(c, mimeType.get) // cache.go: nil without a stream cache
 	go func() {
 		defer resp.Body.Close()
-		err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, tee.writer(pw), mimeType.set)
-		tee.finish(err)
+		fr, err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, tee.writer(pw), mimeType.set)
+		tee.finish(fr, err)
 		pw.CloseWithError(err)
 	}()
 	first := make([]byte, 32<<10)

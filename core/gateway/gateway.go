@@ -127,25 +127,31 @@ type Options struct {
 // decoder, the content's mimeType reported just before its first byte when
 // the upstream sends it first. The upstream's JSON-RPC error comes back as
 // a *ReadError.
-func BlobDecoder(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) error {
-	_, err := blobdecode.Decode(body, contentType, id, w, blobdecode.Options{Begin: func(h blobdecode.Header) error {
+func BlobDecoder(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) (Freshness, error) {
+	res, err := blobdecode.Decode(body, contentType, id, w, blobdecode.Options{Begin: func(h blobdecode.Header) error {
 		mimeType(h.MimeType)
 		return nil
 	}})
 	var rpc *blobdecode.RPCError
 	if errors.As(err, &rpc) {
-		return &ReadError{Code: int(rpc.Code), Message: rpc.Message}
+		return Freshness{}, &ReadError{Code: int(rpc.Code), Message: rpc.Message}
 	}
-	return err
+	return res.Freshness, err
 }
+
+// Freshness is what a resources/read answer says about caching its
+// content (the stream cache reads it): ttlMs, cacheScope, the content's
+// lastModified and a digest of its _meta.
+type Freshness = blobdecode.Freshness
 
 // A Decoder reads an upstream's answer to the resources/read request with
 // JSON-RPC id id (body, of media type contentType: JSON or an SSE stream)
 // and writes the bytes of its first content, the blob decoded or the text
 // as UTF-8, to w as they arrive. It calls mimeType with the content's
-// mimeType once it is known, possibly after bytes were written. An error
-// means the bytes written so far are not the resource.
-type Decoder func(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) error
+// mimeType once it is known, possibly after bytes were written, and
+// returns the answer's Freshness. An error means the bytes written so far
+// are not the resource.
+type Decoder func(body io.Reader, contentType string, id json.RawMessage, w io.Writer, mimeType func(string)) (Freshness, error)
 
 // Metrics is where the gateway reports its upstream calls and bytes
 // (core/metrics implements it).

@@ -142,8 +142,10 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	}
 	resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
 		r.Header.Get(headers.Method) != "" && fileargs.RetryMethod(c.method), g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
-	// The stream cache's watch for resources/updated (cache_watch.go).
+	// The stream cache's watches: resources/updated (cache_watch.go) and
+	// the versions answers show (cache_fresh.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)
+	resp.Body = g.watchVersions(r.Principal, c.method, resp)
 	if g.offloads(c.method) { // offload_answer.go
 		g.offloadAnswer(r, w, resp, cancel, c)
 		return

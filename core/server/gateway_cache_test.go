@@ -14,15 +14,22 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 // TestGatewayStreamCacheThroughFront: the server's stream cache store
 // (its backend through storage/ingest, the caller's namespace) behind the
 // real front: the second downloadUrl GET is a 302 to a /d link, whose
 // Range, If-Range and ETag the blob service answers, and the upstream is
-// read once.
+// read once; on the local store and on S3.
 func TestGatewayStreamCacheThroughFront(t *testing.T) {
 	parallel(t)
+	for _, tb := range byteplaneBackends() {
+		t.Run(tb.name, func(t *testing.T) { checkStreamCacheThroughFront(t, tb.new(t)) })
+	}
+}
+
+func checkStreamCacheThroughFront(t *testing.T, be storage.Backend) {
 	blob := offloadImage(3 << 20)
 	var reads atomic.Int32
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +40,6 @@ func TestGatewayStreamCacheThroughFront(t *testing.T) {
 			base64.StdEncoding.EncodeToString(blob))
 	}))
 	t.Cleanup(up.Close)
-	be := newLocalStore(t)
 	base, _ := startTestServer(t, Options{Backend: be,
 		Auth:    Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}},
 		Gateway: gateway.Options{Upstream: up.URL + "/mcp", Cache: gateway.CacheOptions{On: true}}})
@@ -59,11 +65,29 @@ func TestGatewayStreamCacheThroughFront(t *testing.T) {
 	if _, b = cacheGet(t, base, "bob-key", nil); !bytes.Equal(b, blob) || reads.Load() != 2 {
 		t.Errorf("bob's download: %d bytes, %d upstream reads; want his own from the upstream", len(b), reads.Load())
 	}
-	page, err := be.List(context.Background(), "", "", 100)
-	if err != nil || len(page.Items) != 2 || !strings.Contains(page.Items[0].Key, "/gateway/cache/") ||
-		!strings.HasPrefix(page.Items[0].Key, ".ns/") || page.Items[0].MediaType != "image/png" {
-		t.Errorf("store holds %+v (%v); want one entry in each principal's namespace", page.Items, err)
+	entries, facts := cacheObjects(t, be)
+	if len(entries) != 2 || len(facts) != 2 || !strings.Contains(entries[0].Key, "/gateway/cache/") ||
+		!strings.HasPrefix(entries[0].Key, ".ns/") || entries[0].MediaType != "image/png" || facts[0].Key != entries[0].Key+factsSuffix {
+		t.Errorf("store holds %+v and facts %+v; want one entry and its facts in each principal's namespace", entries, facts)
 	}
+}
+
+// cacheObjects lists the store: the stream cache's entries and their
+// facts objects.
+func cacheObjects(t *testing.T, be storage.Backend) (entries, facts []storage.Info) {
+	t.Helper()
+	page, err := be.List(context.Background(), "", "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range page.Items {
+		if strings.HasSuffix(it.Key, factsSuffix) {
+			facts = append(facts, it)
+		} else {
+			entries = append(entries, it)
+		}
+	}
+	return entries, facts
 }
 
 // cacheGet asks the gateway for principal key's downloadUrl of x:img and

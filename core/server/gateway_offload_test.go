@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 // offloadImage is a PNG-looking image of n bytes: the magic number, then a
@@ -28,9 +29,15 @@ func offloadImage(n int) []byte {
 
 // TestGatewayOffloadThroughFront: the server's offload store (its backend
 // through storage/ingest, the caller's namespace, /d links) behind the
-// real front.
+// real front, on the local store and on S3.
 func TestGatewayOffloadThroughFront(t *testing.T) {
 	parallel(t)
+	for _, tb := range byteplaneBackends() {
+		t.Run(tb.name, func(t *testing.T) { checkOffloadThroughFront(t, tb.new(t)) })
+	}
+}
+
+func checkOffloadThroughFront(t *testing.T, be storage.Backend) {
 	img := offloadImage(3 << 20)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -41,7 +48,6 @@ func TestGatewayOffloadThroughFront(t *testing.T) {
 			base64.StdEncoding.EncodeToString(img))
 	}))
 	t.Cleanup(up.Close)
-	be := newLocalStore(t)
 	base, _ := startTestServer(t, Options{Backend: be,
 		Auth:    Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}},
 		Gateway: gateway.Options{Upstream: up.URL + "/mcp", Offload: gateway.OffloadOptions{Over: 1 << 20}}})

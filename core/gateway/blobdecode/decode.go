@@ -48,6 +48,8 @@ type Result struct {
 	// More counts the entries of contents after the first, read and
 	// skipped.
 	More int
+	// Freshness is what the answer said about caching its content.
+	Freshness
 }
 
 // Options bound one answer; the zero value is the documented default.
@@ -297,6 +299,9 @@ func (d *decoder) verdict(m *msgState) error {
 func (d *decoder) result(r *reader, m *msgState) error {
 	seen := false
 	return r.object(d.opts.MaxStringBytes, func(key string) error {
+		if ok, err := d.resultFreshness(r, key); ok { // freshness.go
+			return err
+		}
 		if key != "contents" {
 			return r.skip(2)
 		}
@@ -328,6 +333,9 @@ func (d *decoder) content(r *reader) error {
 		case "blob", "text":
 			given = &body
 		default:
+			if ok, err := d.contentFreshness(r, key); ok { // freshness.go
+				return err
+			}
 			return r.skip(4)
 		}
 		switch {

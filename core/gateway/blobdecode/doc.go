@@ -52,6 +52,13 @@
 // the Result reports the late type with MimeTypeLate, so a cache can
 // record it for the next download.
 //
+// # Freshness
+//
+// The Result's Freshness holds what the answer says about caching its
+// content, wherever it comes: the result's ttlMs (a non-negative integer;
+// anything else is no hint) and cacheScope, and the first content's
+// annotations.lastModified and the sha256 of its _meta as sent.
+//
 // # Errors
 //
 // Every error is typed: [*RPCError] (the upstream answered with a
