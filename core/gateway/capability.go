@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
@@ -104,9 +105,9 @@ func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) 
 	}
 	var prefix []byte
 	for {
-		raw, data, err := readEvent(br, &budget)
+		raw, data, err := wire.ReadEvent(br, &budget)
 		switch {
-		case errors.Is(err, errOverBounds):
+		case errors.Is(err, wire.ErrOverBounds):
 			return nil, overBounds()
 		case errors.Is(err, io.EOF):
 			return prefix, nil // no response to id: relayed as it came
@@ -125,7 +126,7 @@ func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) 
 			prefix = append(prefix, raw...)
 			continue
 		}
-		return append(prefix, replaceData(raw, out)...), nil
+		return append(prefix, wire.ReplaceData(raw, out)...), nil
 	}
 }
 

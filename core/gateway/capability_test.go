@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 )
 
 const (
@@ -24,7 +26,7 @@ const (
 func capsUpstream(t *testing.T, caps string, sse bool) *httptest.Server {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		method, id, _ := peekMessage(b)
+		method, id, _ := wire.PeekMessage(b)
 		msg := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"protocolVersion":"2025-11-25","capabilities":` + caps +
 			`,"serverInfo":{"name":"up","version":"1"}}}`
 		if method == "server/discover" {
@@ -126,7 +128,7 @@ func TestOwnStreamDownload(t *testing.T) {
 	var readHeaders http.Header
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		method, _, _ := peekMessage(b)
+		method, _, _ := wire.PeekMessage(b)
 		if method != "resources/read" {
 			t.Errorf("the upstream got %s: resources/stream must not reach it", method)
 			return

@@ -21,7 +21,7 @@
 //
 // What the gateway reads: the JSON-RPC method of a POST, from Mcp-Method
 // when the era sends it, else from a bounded look at the body's top-level
-// members (peek.go; a method beyond Options.PeekBytes is relayed without a
+// members (package wire; a method beyond Options.PeekBytes is relayed without a
 // look). Three methods are read whole (bounded by Options.MaxSmallBody):
 //
 //   - initialize and server/discover: when the client declared

@@ -13,6 +13,7 @@ import (
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 )
 
@@ -92,7 +93,7 @@ func (g *Gateway) readListAnswer(body io.Reader, sse bool) (json.RawMessage, err
 	}
 	br := bufio.NewReaderSize(body, 4<<10)
 	for {
-		_, data, err := readEvent(br, &budget)
+		_, data, err := wire.ReadEvent(br, &budget)
 		if err != nil {
 			return nil, errors.New("tools/list answer ended or over the gateway's bound")
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -59,7 +60,7 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 			bodyFailed(w, nil) // the transport may answer otherwise (the rate rule's 408)
 			return
 		}
-		m, id, _ := peekMessage(c.head)
+		m, id, _ := wire.PeekMessage(c.head)
 		c.id = id
 		if c.method == "" || m != "" {
 			c.method = m // the body's method is the one the upstream serves
@@ -108,7 +109,7 @@ func (g *Gateway) peek(body io.Reader, n int64) (head []byte, whole bool, err er
 		case err != nil:
 			return head, false, err
 		}
-		if m, id, complete := peekMessage(head); complete || (m != "" && id != nil && !actsOn(m)) {
+		if m, id, complete := wire.PeekMessage(head); complete || (m != "" && id != nil && !actsOn(m)) {
 			break
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway/principal"
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 )
 
 // seen is what a test upstream received.
@@ -211,9 +212,9 @@ func TestMethodFromBodyAndHeader(t *testing.T) {
 		{`{"params":{"s":"` + strings.Repeat("x", 64<<10) + `"},"method":"tools/call"}`, ""}, // beyond the look
 		{`[{"method":"tools/list"}]`, ""},
 	} {
-		m, _, _ := peekMessage([]byte(c.body)[:min(len(c.body), DefaultPeekBytes)])
+		m, _, _ := wire.PeekMessage([]byte(c.body)[:min(len(c.body), DefaultPeekBytes)])
 		if m != c.want {
-			t.Errorf("peekMessage(%.40q…) = %q, want %q", c.body, m, c.want)
+			t.Errorf("wire.PeekMessage(%.40q…) = %q, want %q", c.body, m, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"encoding/json"
@@ -6,14 +6,14 @@ import (
 
 // The JSON-RPC method of a POST whose era carries no Mcp-Method header
 // comes from a bounded look at the body: the top-level members of the
-// object that opens it, within the first PeekBytes. Only "method" and "id"
+// object that opens it, within the first bytes (the gateway's Options.PeekBytes). Only "method" and "id"
 // are read; every other value is skipped without being decoded, so a
 // large string costs nothing but the bytes looked at.
 
-// peekMessage reads the top-level "method" and "id" members of the JSON
+// PeekMessage reads the top-level "method" and "id" members of the JSON
 // object at the start of b. complete reports that b holds the whole
 // object (both members, if present, were seen).
-func peekMessage(b []byte) (method string, id json.RawMessage, complete bool) {
+func PeekMessage(b []byte) (method string, id json.RawMessage, complete bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return "", nil, false

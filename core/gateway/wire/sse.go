@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"bufio"
@@ -7,16 +7,16 @@ import (
 	"io"
 )
 
-// errOverBounds: an answer the gateway reads to change is over
-// MaxRewriteBytes.
-var errOverBounds = errors.New("gateway: upstream answer over the gateway's bound")
+// ErrOverBounds: a read went past its budget (the gateway's
+// MaxRewriteBytes for an answer it reads to change).
+var ErrOverBounds = errors.New("gateway: upstream answer over the gateway's bound")
 
-// readEvent reads one SSE event (its lines up to and including the blank
+// ReadEvent reads one SSE event (its lines up to and including the blank
 // line that ends it) from br, taking its bytes from *budget. data is its
 // data lines joined by "\n" (nil when it has none). Lines end in "\n" or
 // "\r\n". At the end of the stream it returns io.EOF, or
 // io.ErrUnexpectedEOF for an event cut off.
-func readEvent(br *bufio.Reader, budget *int64) (raw, data []byte, err error) {
+func ReadEvent(br *bufio.Reader, budget *int64) (raw, data []byte, err error) {
 	for {
 		line, err := readLine(br, budget)
 		if err != nil {
@@ -47,7 +47,7 @@ func readLine(br *bufio.Reader, budget *int64) ([]byte, error) {
 		part, err := br.ReadSlice('\n')
 		*budget -= int64(len(part))
 		if *budget < 0 {
-			return nil, errOverBounds
+			return nil, ErrOverBounds
 		}
 		line = append(line, part...)
 		switch {
@@ -63,10 +63,10 @@ func readLine(br *bufio.Reader, budget *int64) ([]byte, error) {
 	}
 }
 
-// replaceData returns the event raw with its data lines replaced by one
+// ReplaceData returns the event raw with its data lines replaced by one
 // data line holding data; its other lines (id, event, retry, comments)
 // stay as they were.
-func replaceData(raw, data []byte) []byte {
+func ReplaceData(raw, data []byte) []byte {
 	var out []byte
 	wrote := false
 	for len(raw) > 0 {
