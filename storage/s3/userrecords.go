@@ -1,0 +1,92 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+var _ storage.Recorder = (*Store)(nil)
+
+// GetRecord GETs the record's object; its version is the object's ETag.
+func (s *Store) GetRecord(ctx context.Context, name string) ([]byte, string, error) {
+	if err := recordCheck(ctx, name, nil); err != nil {
+		return nil, "", fmt.Errorf("s3: get record: %w", err)
+	}
+	obj, err := s.client.GetObject(ctx, s.bucket, storage.RecordsDir+"/"+name, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
+	}
+	defer obj.Close()
+	oi, err := obj.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
+	}
+	data, err := io.ReadAll(io.LimitReader(obj, storage.MaxRecordSize))
+	if err != nil {
+		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
+	}
+	return data, strings.Trim(oi.ETag, `"`), nil
+}
+
+// PutRecord PUTs the record's object with If-Match: <version>, or with
+// If-None-Match: * when ifMatch is "", which AWS S3 and SeaweedFS honour
+// atomically (storagetest's records race checks it). The ETag of a single
+// PUT is its bytes' MD5: callers make each write's bytes differ.
+func (s *Store) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
+	if err := recordCheck(ctx, name, data); err != nil {
+		return "", fmt.Errorf("s3: put record: %w", err)
+	}
+	var opts minio.PutObjectOptions
+	if ifMatch == "" {
+		opts.SetMatchETagExcept("*")
+	} else {
+		opts.SetMatchETag(ifMatch)
+	}
+	opts.DisableMultipart = true
+	key := storage.RecordsDir + "/" + name
+	up, err := s.core.PutObject(ctx, s.bucket, key, bytes.NewReader(data), int64(len(data)), "", "", opts)
+	if err = recordError(err); err != nil {
+		return "", fmt.Errorf("s3: put record %s: %w", name, err)
+	}
+	return strings.Trim(up.ETag, `"`), nil
+}
+
+// recordError maps S3's 412 (and a missing object under If-Match, which
+// some services answer 404) to storage.ErrPreconditionFailed.
+func recordError(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch mapped := mapError(err); mapped {
+	case storage.ErrExists, storage.ErrNotFound:
+		return storage.ErrPreconditionFailed
+	default:
+		return mapped
+	}
+}
+
+// DeleteRecord deletes the record's object.
+func (s *Store) DeleteRecord(ctx context.Context, name string) error {
+	if err := recordCheck(ctx, name, nil); err != nil {
+		return fmt.Errorf("s3: delete record: %w", err)
+	}
+	err := s.client.RemoveObject(ctx, s.bucket, storage.RecordsDir+"/"+name, minio.RemoveObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("s3: delete record %s: %w", name, mapError(err))
+	}
+	return nil
+}
+
+func recordCheck(ctx context.Context, name string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return storage.CheckRecord(name, data)
+}
