@@ -72,3 +72,10 @@ func (m *MemRecords) DeleteRecord(ctx context.Context, name string) error {
 	delete(m.recs, name)
 	return ctx.Err()
 }
+
+// Len reports how many records m holds.
+func (m *MemRecords) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.recs)
+}
