@@ -67,3 +67,16 @@ func CheckRecord(name string, data []byte) error {
 	}
 	return nil
 }
+
+// RecorderOf returns b's Recorder: b itself when it is one, else what a
+// wrapper (storage/observed) gives through a Recorder method; nil when b
+// has none.
+func RecorderOf(b Backend) Recorder {
+	switch r := b.(type) {
+	case Recorder:
+		return r
+	case interface{ Recorder() Recorder }:
+		return r.Recorder()
+	}
+	return nil
+}

@@ -104,6 +104,8 @@ func (s *Server) routeControl(ctx *fasthttp.RequestCtx, id auth.Identity) (contr
 			scope: auth.ScopeWrite}, true
 	case raw == "/v1/links" || raw == "/v1/uploads":
 		allow = "POST"
+	case raw == "/v1/tus" || strings.HasPrefix(raw, tusBase):
+		return s.tusRoute(ctx, raw, method, id) // tus.go
 	default:
 		gate.APIError(ctx, http.StatusNotFound, "not_found", "no such endpoint")
 		return controlEndpoint{}, false
