@@ -1,7 +1,6 @@
 package localfs
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -41,8 +40,15 @@ func (s *Store) readRecord(name string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, recordVersionLen+1+storage.MaxRecordSize))
+	fi, err := f.Stat()
 	if err != nil {
+		return nil, "", err
+	}
+	if fi.Size() > recordVersionLen+1+storage.MaxRecordSize {
+		return nil, "", errors.New("record file is damaged: over the size limit")
+	}
+	b := make([]byte, fi.Size()) // one allocation: records are segments of uploads
+	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, "", err
 	}
 	if len(b) <= recordVersionLen || b[recordVersionLen] != '\n' {
@@ -80,12 +86,7 @@ func (s *Store) PutRecord(ctx context.Context, name string, data []byte, ifMatch
 // syncs the folder.
 func (s *Store) replaceRecord(name, version string, data []byte) error {
 	tmp := tmpDir + "/" + rand.Text() + ".record"
-	var buf bytes.Buffer
-	buf.Grow(recordVersionLen + 1 + len(data))
-	buf.WriteString(version)
-	buf.WriteByte('\n')
-	buf.Write(data)
-	if err := s.writeFile(tmp, buf.Bytes()); err != nil {
+	if err := s.writeFile(tmp, []byte(version+"\n"), data); err != nil {
 		s.root.Remove(tmp)
 		return err
 	}
