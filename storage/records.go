@@ -18,7 +18,8 @@ var ErrPreconditionFailed = errors.New("storage: precondition failed: the record
 // conditional, as S3 does it (If-Match on PUT, If-None-Match: * to
 // create), so nodes sharing a store update one record by compare-and-swap:
 // of concurrent writers naming the same version exactly one succeeds, on
-// one node or many.
+// one node or many. Names are paths, and as with keys a name is not both
+// a record and a folder of records ("a" and "a/b").
 type Recorder interface {
 	// GetRecord returns the record's bytes and its version, an opaque
 	// string that changes with every write; a missing record gives
@@ -32,6 +33,11 @@ type Recorder interface {
 	PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (version string, err error)
 	// DeleteRecord removes the record; a missing record is not an error.
 	DeleteRecord(ctx context.Context, name string) error
+	// ListRecords calls fn with the name of each record below the folder
+	// dir (a valid record name; records "dir/…" at any depth), in no
+	// particular order, until fn returns false. Records written or
+	// deleted meanwhile may or may not be seen.
+	ListRecords(ctx context.Context, dir string, fn func(name string) bool) error
 }
 
 // RecordsDir is where backends keep records, below ReservedDir.

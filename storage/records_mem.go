@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -71,6 +72,30 @@ func (m *MemRecords) DeleteRecord(ctx context.Context, name string) error {
 	defer m.mu.Unlock()
 	delete(m.recs, name)
 	return ctx.Err()
+}
+
+// ListRecords calls fn with the names below dir, from a snapshot.
+func (m *MemRecords) ListRecords(ctx context.Context, dir string, fn func(string) bool) error {
+	if err := ValidateRecordName(dir); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	var names []string
+	for n := range m.recs {
+		if strings.HasPrefix(n, dir+"/") {
+			names = append(names, n)
+		}
+	}
+	m.mu.Unlock()
+	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !fn(n) {
+			break
+		}
+	}
+	return nil
 }
 
 // Len reports how many records m holds.

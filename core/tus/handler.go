@@ -182,8 +182,8 @@ func (h *Handler) lookup(ctx context.Context, req Request) (*Upload, *Error) {
 		return nil, internal(err)
 	case u.Owner != req.Principal:
 		return nil, refuse(http.StatusNotFound, "not_found", "no such upload")
-	case !h.Now().Before(u.Expires):
-		_ = h.remove(context.WithoutCancel(ctx), u)
+	case u.Expired || !h.Now().Before(u.Expires):
+		_, _ = h.sweepOne(context.WithoutCancel(ctx), u.ID)
 		return nil, refuse(http.StatusGone, "expired", "the upload expired")
 	}
 	return u, nil

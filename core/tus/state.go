@@ -23,8 +23,9 @@ type Upload struct {
 	Segments    []Segment `json:"segments,omitempty"`
 	Expires     time.Time `json:"expires"`
 	Partial     bool      `json:"partial,omitempty"`
-	Parts       []string  `json:"parts,omitempty"` // a final upload's partial uploads
-	Done        bool      `json:"done,omitempty"`  // completed and stored
+	Parts       []string  `json:"parts,omitempty"`   // a final upload's partial uploads
+	Done        bool      `json:"done,omitempty"`    // completed and stored
+	Expired     bool      `json:"expired,omitempty"` // being swept
 	Result      string    `json:"result,omitempty"`
 	// Rev counts writes, so every write's bytes differ (S3's version is
 	// the bytes' MD5).
@@ -82,9 +83,21 @@ func (h *Handler) save(ctx context.Context, u *Upload) error {
 	return nil
 }
 
-// remove deletes an upload's segments, then its record.
+// remove deletes an upload's segments, those its record names and any a
+// request wrote and did not commit (a node stopped in between), then its
+// record.
 func (h *Handler) remove(ctx context.Context, u *Upload) error {
-	if err := h.dropSegments(ctx, u.Segments); err != nil {
+	segs := u.Segments
+	err := h.rec.ListRecords(ctx, h.prefix+"/"+u.ID, func(name string) bool {
+		if name != h.infoName(u.ID) {
+			segs = append(segs, Segment{Name: name})
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if err := h.dropSegments(ctx, segs); err != nil {
 		return err
 	}
 	return h.rec.DeleteRecord(ctx, h.infoName(u.ID))

@@ -414,3 +414,31 @@ func TestCompleteRefused(t *testing.T) {
 	wantStatus(t, "PATCH", f.patch(f.h, id, 0, []byte("refuse me"), nil), http.StatusUnsupportedMediaType)
 	wantStatus(t, "HEAD", f.do(f.h, http.MethodHead, id, hdr{}, nil, 0), http.StatusNotFound)
 }
+
+// TestSweep: Sweep removes the expired uploads with every record they
+// hold (an uncommitted segment a stopped node left included) and leaves
+// the live ones.
+func TestSweep(t *testing.T) {
+	f := newFixture(t, 64)
+	old := f.create(t, 100, "old")
+	wantStatus(t, "PATCH", f.patch(f.h, old, 0, payload(70), nil), http.StatusNoContent)
+	if _, err := f.rec.PutRecord(context.Background(), f.h.segmentName(old), []byte("orphan"), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.advance(DefaultTTL / 2)
+	live := f.create(t, 100, "live")
+	wantStatus(t, "PATCH", f.patch(f.h, live, 0, payload(70), nil), http.StatusNoContent)
+	before := f.records()
+	f.advance(DefaultTTL/2 + time.Second)
+	n, err := f.handler(64).Sweep(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("Sweep = %d, %v; want 1", n, err)
+	}
+	if got := f.records(); got != before-4 {
+		t.Fatalf("%d records after the sweep, want %d (the old upload's info, 2 segments and the orphan gone)", got, before-4)
+	}
+	wantStatus(t, "HEAD of the swept upload", f.do(f.h, http.MethodHead, old, hdr{}, nil, 0), http.StatusNotFound)
+	if got := f.offset(t, live); got != 70 {
+		t.Fatalf("live upload's offset %d after the sweep, want 70", got)
+	}
+}

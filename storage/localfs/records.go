@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -120,3 +122,27 @@ func recordCheck(ctx context.Context, name string, data []byte) error {
 }
 
 func recordPath(name string) string { return storage.RecordsDir + "/" + name }
+
+// ListRecords walks the folder of dir.
+func (s *Store) ListRecords(ctx context.Context, dir string, fn func(string) bool) error {
+	if err := recordCheck(ctx, dir, nil); err != nil {
+		return fmt.Errorf("localfs: list records: %w", err)
+	}
+	err := fs.WalkDir(s.root.FS(), recordPath(dir), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case d.IsDir():
+			return nil
+		case !fn(strings.TrimPrefix(p, storage.RecordsDir+"/")):
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil && !isNotExist(err) {
+		return fmt.Errorf("localfs: list records: %w", err)
+	}
+	return nil
+}

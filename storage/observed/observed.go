@@ -11,8 +11,8 @@ import (
 )
 
 // Observer receives one call per operation: op is stat, get, put, delete,
-// list, presign, claim, claimed, release, sweep, record_get, record_put or
-// record_delete; outcome is ok, not_found, exists (also a conditional
+// list, presign, claim, claimed, release, sweep, record_get, record_put,
+// record_delete or record_list; outcome is ok, not_found, exists (also a conditional
 // write that lost), error or, for a put given up by its caller (a
 // refused or failed upload), aborted. A put is observed when its write
 // commits or aborts, so its duration is the whole write.
@@ -151,6 +151,13 @@ func (w recorder) PutRecord(ctx context.Context, name string, data []byte, ifMat
 	v, err := w.r.PutRecord(ctx, name, data, ifMatch)
 	observe(ctx, w.obs, "record_put", start, err)
 	return v, err
+}
+
+func (w recorder) ListRecords(ctx context.Context, dir string, fn func(string) bool) error {
+	start := time.Now()
+	err := w.r.ListRecords(ctx, dir, fn)
+	observe(ctx, w.obs, "record_list", start, err)
+	return err
 }
 
 func (w recorder) DeleteRecord(ctx context.Context, name string) error {

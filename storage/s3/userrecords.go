@@ -90,3 +90,22 @@ func recordCheck(ctx context.Context, name string, data []byte) error {
 	}
 	return storage.CheckRecord(name, data)
 }
+
+// ListRecords lists the objects below dir's prefix.
+func (s *Store) ListRecords(ctx context.Context, dir string, fn func(string) bool) error {
+	if err := recordCheck(ctx, dir, nil); err != nil {
+		return fmt.Errorf("s3: list records: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the listing when fn stops it
+	opts := minio.ListObjectsOptions{Prefix: storage.RecordsDir + "/" + dir + "/", Recursive: true}
+	for obj := range s.client.ListObjectsIter(ctx, s.bucket, opts) {
+		if obj.Err != nil {
+			return fmt.Errorf("s3: list records: %w", mapError(obj.Err))
+		}
+		if !fn(strings.TrimPrefix(obj.Key, storage.RecordsDir+"/")) {
+			break
+		}
+	}
+	return nil
+}

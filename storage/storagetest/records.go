@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -51,6 +52,15 @@ func (s Suite) testRecords(t *testing.T, b storage.Backend) {
 	if keys := listKeys(t, b, "", 0); len(keys) != 0 {
 		t.Fatalf("List shows records: %q", keys)
 	}
+	wantListed(t, r, "test", name)
+	for _, n := range []string{"test/deep/a", "test/deep/b", "testx/c"} {
+		if _, err := r.PutRecord(ctx, n, nil, ""); err != nil {
+			t.Fatalf("PutRecord(%s): %v", n, err)
+		}
+	}
+	wantListed(t, r, "test", name, "test/deep/a", "test/deep/b")
+	wantListed(t, r, "test/deep", "test/deep/a", "test/deep/b")
+	wantListed(t, r, "none")
 	if err := r.DeleteRecord(ctx, name); err != nil {
 		t.Fatalf("DeleteRecord: %v", err)
 	}
@@ -63,6 +73,20 @@ func (s Suite) testRecords(t *testing.T, b storage.Backend) {
 	for _, bad := range []string{"", "../x", "a//b", "a/", "a b"} {
 		_, err := r.PutRecord(ctx, bad, nil, "")
 		wantErr(t, fmt.Sprintf("PutRecord(%q)", bad), err, storage.ErrInvalidKey)
+	}
+}
+
+// wantListed checks that ListRecords(dir) gives exactly want.
+func wantListed(t *testing.T, r storage.Recorder, dir string, want ...string) {
+	t.Helper()
+	var got []string
+	if err := r.ListRecords(context.Background(), dir, func(n string) bool { got = append(got, n); return true }); err != nil {
+		t.Fatalf("ListRecords(%s): %v", dir, err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("ListRecords(%s) = %q, want %q", dir, got, want)
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/tus"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/ingest"
@@ -165,4 +167,27 @@ func (s *Server) tusStorageError(key string, err error) *tus.Error {
 		e.Status, e.Code, e.Message = http.StatusInternalServerError, "internal", "internal error"
 	}
 	return e
+}
+
+// SweepUploads removes expired resumable uploads now, then again every
+// onetime.SweepEvery, until ctx ends; any number of nodes may sweep at once
+// (tus.Handler.Sweep).
+func (s *Server) SweepUploads(ctx context.Context) {
+	if s.tus == nil {
+		return
+	}
+	t := time.NewTicker(onetime.SweepEvery)
+	defer t.Stop()
+	for {
+		if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("server: sweeping expired uploads failed", "err", err)
+		} else if n > 0 {
+			s.log.Debug("server: swept expired uploads", "removed", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
