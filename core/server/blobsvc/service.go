@@ -12,12 +12,12 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/token"
-	"github.com/mcpblob/mcpblob/core/tus"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -70,7 +70,7 @@ type Server struct {
 	facts *onetime.Facts
 	tel   *telemetry.Tracker
 	pages *uploadpage.Server
-	tus   *tus.Handler // nil when the store keeps no records
+	tus   *resumable.Server
 }
 
 // New returns the service.
@@ -79,7 +79,7 @@ func New(opts Options, env Env) *Server {
 		blobs: env.Blobs, facts: env.Facts, tel: env.Telemetry}
 	s.pages = uploadpage.New(uploadpage.Options{OAuthLogin: opts.OAuthLogin}, uploadpage.Env{Keyring: env.Keyring,
 		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger})
-	s.tus = s.newTus()
+	s.tus = s.newResumable()
 	return s
 }
 
