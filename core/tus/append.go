@@ -93,7 +93,11 @@ func (a *appender) mergeTail() *Error {
 		return nil
 	}
 	data, _, err := a.h.rec.GetRecord(a.ctx, segs[len(segs)-1].Name)
-	if err != nil {
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		// Another request replaced the segment since u was read: u is stale.
+		return refuse(http.StatusConflict, "offset_mismatch", "another request appended to the upload first; HEAD the upload and resume from its offset")
+	case err != nil:
 		return internal(err)
 	}
 	a.n = copy(a.buf, data)
@@ -144,7 +148,7 @@ func (a *appender) commit() *Error {
 	u.Segments = append(base[:len(base):len(base)], a.pending...)
 	u.Offset += a.staged
 	u.Expires = a.h.Now().Add(a.h.TTL)
-	if err := a.h.save(a.ctx, u); err != nil {
+	if err := a.h.save(a.ctx, u); err != nil && !a.landed(err) {
 		u.Segments, u.Offset, u.Expires = old, oldOffset, oldExpires
 		a.discard()
 		if errors.Is(err, storage.ErrPreconditionFailed) {
@@ -158,6 +162,23 @@ func (a *appender) commit() *Error {
 	a.added += a.staged
 	a.pending, a.staged, a.replace = nil, 0, false
 	return nil
+}
+
+// landed reports whether a write of u's record that failed as a lost
+// race did land: a client that retries a conditional PUT whose answer was
+// lost (minio-go retries on network errors and 5xx) meets its own write as
+// the precondition failure. The record then names the pending segments;
+// u takes the record's version.
+func (a *appender) landed(err error) bool {
+	if !errors.Is(err, storage.ErrPreconditionFailed) {
+		return false
+	}
+	cur, lerr := a.h.load(a.ctx, a.u.ID)
+	if lerr != nil || len(cur.Segments) == 0 || cur.Segments[len(cur.Segments)-1].Name != a.pending[len(a.pending)-1].Name {
+		return false
+	}
+	a.u.version = cur.version
+	return true
 }
 
 // discard deletes the segments written and not committed.

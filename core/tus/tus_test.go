@@ -364,12 +364,18 @@ func TestConcatenation(t *testing.T) {
 
 // TestSameOffsetRace: two PATCHes at one offset on two nodes sharing the
 // records, both past the offset check before either commits: one appends,
-// the other gets 409, and the upload holds the winner's bytes only.
+// the other gets 409, and the upload holds the winner's bytes only. In odd
+// rounds the upload has a short last segment that both merge.
 func TestSameOffsetRace(t *testing.T) {
 	for round := range 20 {
 		f := newFixture(t, 64)
 		nodes := []*Handler{f.h, f.handler(64)}
 		id := f.create(t, 200, "race")
+		start := 0
+		if round%2 == 1 {
+			start = 10
+			wantStatus(t, "first PATCH", f.patch(f.h, id, 0, payload(10), nil), http.StatusNoContent)
+		}
 		var ready sync.WaitGroup
 		ready.Add(2)
 		statuses := make([]int, 2)
@@ -377,15 +383,15 @@ func TestSameOffsetRace(t *testing.T) {
 		for i, h := range nodes {
 			wg.Go(func() {
 				body := &gatedReader{r: bytes.NewReader(bytes.Repeat([]byte{byte('a' + i)}, 100)), ready: &ready}
-				statuses[i] = f.do(h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "0"}, body, 100).Status
+				statuses[i] = f.do(h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": strconv.Itoa(start)}, body, 100).Status
 			})
 		}
 		wg.Wait()
 		if !(statuses[0] == 204 && statuses[1] == 409 || statuses[0] == 409 && statuses[1] == 204) {
 			t.Fatalf("round %d: statuses %v, want one 204 and one 409", round, statuses)
 		}
-		if got := f.offset(t, id); got != 100 {
-			t.Fatalf("round %d: offset %d, want 100", round, got)
+		if got := f.offset(t, id); got != int64(start+100) {
+			t.Fatalf("round %d: offset %d, want %d", round, got, start+100)
 		}
 		u, _ := f.h.load(context.Background(), id)
 		if n := f.records(); n != 1+len(u.Segments) {
@@ -440,5 +446,37 @@ func TestSweep(t *testing.T) {
 	wantStatus(t, "HEAD of the swept upload", f.do(f.h, http.MethodHead, old, hdr{}, nil, 0), http.StatusNotFound)
 	if got := f.offset(t, live); got != 70 {
 		t.Fatalf("live upload's offset %d after the sweep, want 70", got)
+	}
+}
+
+// lostAnswer is a Recorder whose conditional writes of upload records land
+// but answer ErrPreconditionFailed, as a retried S3 PUT whose first answer
+// was lost does.
+type lostAnswer struct{ *storage.MemRecords }
+
+func (l lostAnswer) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
+	v, err := l.MemRecords.PutRecord(ctx, name, data, ifMatch)
+	if err == nil && ifMatch != "" && strings.HasSuffix(name, "/info") {
+		return "", storage.ErrPreconditionFailed
+	}
+	return v, err
+}
+
+// TestCommitAnswerLost: a commit that landed though the store answered
+// ErrPreconditionFailed counts as done: 204, and the segments it names
+// are kept, so the upload completes byte-identical.
+func TestCommitAnswerLost(t *testing.T) {
+	f := newFixture(t, 64)
+	h := f.handler(64)
+	h.rec = lostAnswer{f.rec}
+	id := f.create(t, 200, "lost")
+	data := payload(200)
+	wantStatus(t, "PATCH", f.patch(h, id, 0, data[:150], nil), http.StatusNoContent)
+	if got := f.offset(t, id); got != 150 {
+		t.Fatalf("offset %d, want 150", got)
+	}
+	wantStatus(t, "last PATCH", f.patch(f.h, id, 150, data[150:], nil), http.StatusNoContent)
+	if !bytes.Equal(f.object("lost"), data) {
+		t.Fatal("object differs: a landed commit's segments were deleted")
 	}
 }
