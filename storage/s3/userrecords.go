@@ -14,21 +14,23 @@ import (
 
 var _ storage.Recorder = (*Store)(nil)
 
-// GetRecord GETs the record's object; its version is the object's ETag.
+// GetRecord GETs the record's object in one request (minio-go's lazy
+// Object would send a second, If-Match, GET that fails once a writer
+// replaced the record meanwhile); its version is the object's ETag.
 func (s *Store) GetRecord(ctx context.Context, name string) ([]byte, string, error) {
 	if err := recordCheck(ctx, name, nil); err != nil {
 		return nil, "", fmt.Errorf("s3: get record: %w", err)
 	}
-	obj, err := s.client.GetObject(ctx, s.bucket, storage.RecordsDir+"/"+name, minio.GetObjectOptions{})
+	body, oi, _, err := s.core.GetObject(ctx, s.bucket, storage.RecordsDir+"/"+name, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
 	}
-	defer obj.Close()
-	oi, err := obj.Stat()
-	if err != nil {
-		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
+	defer body.Close()
+	if oi.Size > storage.MaxRecordSize {
+		return nil, "", fmt.Errorf("s3: get record %s: %w: %d bytes", name, storage.ErrTooLarge, oi.Size)
 	}
-	data, err := io.ReadAll(io.LimitReader(obj, storage.MaxRecordSize))
+	data := make([]byte, max(oi.Size, 0))
+	_, err = io.ReadFull(body, data)
 	if err != nil {
 		return nil, "", fmt.Errorf("s3: get record %s: %w", name, mapError(err))
 	}
