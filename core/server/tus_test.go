@@ -285,3 +285,62 @@ func testTusRefusals(t *testing.T, c *tusClient) {
 		t.Fatalf("HEAD after DELETE: %d", r.StatusCode)
 	}
 }
+
+// TestTusPrincipals: the tus endpoint takes the control API's API keys
+// and scopes: without a key 401; a read-only key may HEAD but not create
+// or PATCH (403); bob's requests on alice's upload answer as a missing
+// upload does (404), and a final upload naming her partial upload 403.
+func TestTusPrincipals(t *testing.T) {
+	parallel(t)
+	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), Auth: Auth{Keys: []string{
+		HashKey("alice-key") + " alice", HashKey("bob-key") + " bob", HashKey("ro-key") + " alice scopes=read"}}})
+	client := func(key string) *tusClient {
+		c := &tusClient{t: t, base: base, hc: &http.Client{Timeout: 60 * time.Second}}
+		c.hc.Transport = headerTransport{"Authorization": "Bearer " + key}
+		return c
+	}
+	alice, bob, ro, nobody := client("alice-key"), client("bob-key"), client("ro-key"), client("")
+	path := alice.create(100, "tus/alice.bin")
+	if r := alice.patch(path, 0, tusPayload(40), nil); r.StatusCode != 204 {
+		t.Fatalf("alice's PATCH: %d", r.StatusCode)
+	}
+	r := alice.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": "10", "Upload-Concat": "partial"})
+	partial := r.Header.Get("Location")
+	alice.patch(strings.TrimPrefix(partial, base), 0, tusPayload(10), nil)
+	missing := "/v1/tus/AAAAAAAAAAAAAAAAAAAAAAAAAA"
+	for _, tc := range []struct {
+		name   string
+		r      *http.Response
+		status int
+	}{
+		{"no key", nobody.do("HEAD", path, nil, nil), 401},
+		{"read-only HEAD", ro.do("HEAD", path, nil, nil), 200},
+		{"read-only PATCH", ro.patch(path, 40, tusPayload(5), nil), 403},
+		{"read-only create", ro.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": "5", "Upload-Metadata": tusMeta("key", "ro")}), 403},
+		{"bob HEAD", bob.do("HEAD", path, nil, nil), 404},
+		{"bob HEAD of a missing upload", bob.do("HEAD", missing, nil, nil), 404},
+		{"bob PATCH", bob.patch(path, 40, tusPayload(5), nil), 404},
+		{"bob DELETE", bob.do("DELETE", path, nil, nil), 404},
+		{"bob final of alice's partial", bob.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Concat": "final;" + partial,
+			"Upload-Metadata": tusMeta("key", "stolen")}), 403},
+	} {
+		if tc.r.StatusCode != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, tc.r.StatusCode, tc.status)
+		}
+	}
+	if got := alice.offset(path); got != 40 {
+		t.Fatalf("alice's offset %d after bob's attempts, want 40", got)
+	}
+}
+
+// headerTransport adds headers to every request (a key, when not empty).
+type headerTransport map[string]string
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	for k, v := range h {
+		if v != "Bearer " {
+			req.Header.Set(k, v)
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
