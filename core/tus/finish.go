@@ -10,15 +10,19 @@ import (
 
 // finish hands a complete upload's bytes to Complete, records the result,
 // and deletes the segments (and a final upload's partial uploads). Complete
-// refusing the bytes removes the upload. Two nodes finishing one upload at
-// once (a HEAD after a crash) both store the same bytes under the same
-// key; one records it.
+// refusing the bytes (a 4xx) removes the upload; a server fault (5xx)
+// keeps it, complete, and the next HEAD or PATCH tries again. Two nodes
+// finishing one upload at once (a HEAD after a crash) both store the same
+// bytes under the same key; one records it.
 func (h *Handler) finish(ctx context.Context, u *Upload) *Error {
 	if h.Complete == nil {
 		return internal(errors.New("tus: no Complete"))
 	}
 	wctx := context.WithoutCancel(ctx)
 	result, cerr := h.Complete(wctx, u, &segmentReader{ctx: wctx, rec: h.rec, segs: u.Segments})
+	if cerr != nil && cerr.Status >= 500 {
+		return cerr
+	}
 	if cerr != nil {
 		if u.Final() {
 			_ = h.rec.DeleteRecord(wctx, h.infoName(u.ID)) // the segments are the partial uploads'

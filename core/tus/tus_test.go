@@ -28,6 +28,8 @@ type fixture struct {
 	mu     sync.Mutex
 	stored map[string][]byte
 	now    time.Time
+	// storeFails is how many completions fail next as a server fault.
+	storeFails int
 }
 
 func newFixture(t *testing.T, seg int) *fixture {
@@ -50,6 +52,10 @@ func (f *fixture) handler(seg int) *Handler {
 			}
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			if f.storeFails > 0 {
+				f.storeFails--
+				return "", internal(errors.New("store down"))
+			}
 			f.stored[u.Metadata["key"]] = b
 			return u.Metadata["key"], nil
 		}})
@@ -478,5 +484,17 @@ func TestCommitAnswerLost(t *testing.T) {
 	wantStatus(t, "last PATCH", f.patch(f.h, id, 150, data[150:], nil), http.StatusNoContent)
 	if !bytes.Equal(f.object("lost"), data) {
 		t.Fatal("object differs: a landed commit's segments were deleted")
+	}
+}
+
+// TestCompleteFailsThenRetried: a completion that fails on the server's
+// side keeps the complete upload; the next HEAD stores it.
+func TestCompleteFailsThenRetried(t *testing.T) {
+	f := newFixture(t, 64)
+	id := f.create(t, 100, "retry")
+	f.storeFails = 1
+	wantStatus(t, "last PATCH", f.patch(f.h, id, 0, payload(100), nil), http.StatusInternalServerError)
+	if got := f.offset(t, id); got != 100 || !bytes.Equal(f.object("retry"), payload(100)) {
+		t.Fatalf("after the retrying HEAD: offset %d, object %d bytes", got, len(f.object("retry")))
 	}
 }
