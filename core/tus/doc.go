@@ -27,7 +27,14 @@
 // Completion (finish.go): once every byte arrived, Config.Complete reads
 // the segments in order and stores the object through the surface's one
 // ingest path; only then is it visible. A final upload of a concatenation
-// is complete when created, from its partial uploads' segments.
+// is complete when created, from its partial uploads' segments. A
+// completion failing on the server's side keeps the upload for the next
+// HEAD or PATCH to finish.
+//
+// Expiry (sweep.go): an upload lives Config.TTL after its last change
+// (Upload-Expires). A request meeting an expired one answers 410 and
+// removes it; Handler.Sweep removes the others, on any number of nodes at
+// once, marking each expired by compare-and-swap before removing it.
 //
 // Parsers of client bytes (parse.go) have fuzz targets.
 package tus
