@@ -119,6 +119,7 @@ type Server struct {
 	blobs *blobs.App
 	facts *onetime.Facts
 	front *front.Server
+	svc   *blobsvc.Server
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -142,6 +143,7 @@ func New(opts Options) (*Server, error) {
 	svc := blobsvc.New(opts.Service, blobsvc.Env{Backend: opts.Backend, Keyring: opts.Keyring, Logger: s.log,
 		PublicURL: opts.PublicURL, DownloadURL: opts.DownloadURL, WriteTimeout: opts.Front.WriteTimeout,
 		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel})
+	s.svc = svc
 	gw, err := s.newGateway()
 	if err != nil {
 		return nil, err
@@ -311,6 +313,7 @@ func (s *Server) ListenAndServe() error {
 // Options.Front.Listen (loopback, or API keys configured).
 func (s *Server) Serve(ln net.Listener) error {
 	go s.facts.Sweep(s.mcp.Context())
+	go s.svc.SweepUploads(s.mcp.Context())
 	return s.front.Serve(ln)
 }
 

@@ -416,13 +416,17 @@ func (s *Store) writeSidecar(key string, m *sidecar) error {
 	return s.syncDir(path.Dir(metaPath(key)))
 }
 
-// writeFile creates name with b and fsyncs it.
-func (s *Store) writeFile(name string, b []byte) error {
+// writeFile creates name with the bytes of bs, in order, and fsyncs it.
+func (s *Store) writeFile(name string, bs ...[]byte) error {
 	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	for _, b := range bs {
+		if _, err = f.Write(b); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // Observer receives one call per operation: op is stat, get, put, delete,
-// list, presign, claim, claimed, release or sweep; outcome is ok,
-// not_found, exists, error or, for a put given up by its caller (a
+// list, presign, claim, claimed, release, sweep, record_get, record_put,
+// record_delete or record_list; outcome is ok, not_found, exists (also a conditional
+// write that lost), error or, for a put given up by its caller (a
 // refused or failed upload), aborted. A put is observed when its write
 // commits or aborts, so its duration is the whole write.
 type Observer func(ctx context.Context, op, outcome string, d time.Duration)
@@ -34,7 +35,7 @@ func Outcome(err error) string {
 		return OK
 	case errors.Is(err, storage.ErrNotFound):
 		return NotFound
-	case errors.Is(err, storage.ErrExists):
+	case errors.Is(err, storage.ErrExists), errors.Is(err, storage.ErrPreconditionFailed):
 		return Exists
 	}
 	return Failed
@@ -121,6 +122,50 @@ func (w *backend) List(ctx context.Context, prefix, cursor string, limit int) (s
 }
 
 func (w *backend) Close() error { return w.b.Close() }
+
+// Recorder returns the wrapped backend's records, observed (ops
+// record_get, record_put, record_delete), or nil when it keeps none
+// (storage.RecorderOf finds it).
+func (w *backend) Recorder() storage.Recorder {
+	r := storage.RecorderOf(w.b)
+	if r == nil {
+		return nil
+	}
+	return recorder{r, w.obs}
+}
+
+type recorder struct {
+	r   storage.Recorder
+	obs Observer
+}
+
+func (w recorder) GetRecord(ctx context.Context, name string) ([]byte, string, error) {
+	start := time.Now()
+	b, v, err := w.r.GetRecord(ctx, name)
+	observe(ctx, w.obs, "record_get", start, err)
+	return b, v, err
+}
+
+func (w recorder) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
+	start := time.Now()
+	v, err := w.r.PutRecord(ctx, name, data, ifMatch)
+	observe(ctx, w.obs, "record_put", start, err)
+	return v, err
+}
+
+func (w recorder) ListRecords(ctx context.Context, dir string, fn func(string) bool) error {
+	start := time.Now()
+	err := w.r.ListRecords(ctx, dir, fn)
+	observe(ctx, w.obs, "record_list", start, err)
+	return err
+}
+
+func (w recorder) DeleteRecord(ctx context.Context, name string) error {
+	start := time.Now()
+	err := w.r.DeleteRecord(ctx, name)
+	observe(ctx, w.obs, "record_delete", start, err)
+	return err
+}
 
 // writer observes a put once, when it commits or aborts.
 type writer struct {

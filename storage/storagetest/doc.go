@@ -9,7 +9,9 @@
 // sizes from 0 bytes to a few part sizes, metadata, ranges, paginated
 // listing, overwrites, concurrent writers to one key, Abort, closed writers,
 // every kind of invalid key, size limits, IfNotExists, Delete, missing
-// objects and cancelled contexts. Each subtest asks for a fresh, empty
+// objects and cancelled contexts, and, when the backend has them, claims
+// and records (one winner of each compare-and-swap race, readers never
+// failing meanwhile). Each subtest asks for a fresh, empty
 // backend, runs in parallel with the others, and closes the backend when it
 // ends. Failures are reported with errors.Is against the storage sentinels.
 //

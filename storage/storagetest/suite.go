@@ -70,6 +70,8 @@ func (s Suite) Run(t *testing.T) {
 		{"Context", s.testContext},
 		{"Claims", s.testClaims},
 		{"ConcurrentClaims", s.testConcurrentClaims},
+		{"Records", s.testRecords},
+		{"ConcurrentRecords", s.testConcurrentRecords},
 		{"PathConflict", s.testPathConflict},
 		{"Filenames", s.testFilenames},
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/storage"
@@ -104,6 +105,8 @@ func (s *Server) routeControl(ctx *fasthttp.RequestCtx, id auth.Identity) (contr
 			scope: auth.ScopeWrite}, true
 	case raw == "/v1/links" || raw == "/v1/uploads":
 		allow = "POST"
+	case raw == "/v1/tus" || strings.HasPrefix(raw, resumable.Base):
+		return s.tusRoute(ctx, raw, method, id) // tus.go
 	default:
 		gate.APIError(ctx, http.StatusNotFound, "not_found", "no such endpoint")
 		return controlEndpoint{}, false

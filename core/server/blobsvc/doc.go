@@ -7,7 +7,8 @@
 //
 // The control API /v1 (control.go, control_json.go; docs/control-api.md):
 // blobs with streaming PUTs, GET/HEAD with ranges, DELETE and list;
-// download links and upload endpoints minted on request.
+// download links and upload endpoints minted on request; resumable
+// uploads (tus 1.0.0) at /v1/tus/, package resumable's (tus.go routes them).
 //
 // The byte plane (docs/byte-plane.md): sealed download links GET|HEAD
 // /d/{token} (download.go) with single ranges, validators and single-use

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
@@ -69,6 +70,7 @@ type Server struct {
 	facts *onetime.Facts
 	tel   *telemetry.Tracker
 	pages *uploadpage.Server
+	tus   *resumable.Server
 }
 
 // New returns the service.
@@ -77,6 +79,7 @@ func New(opts Options, env Env) *Server {
 		blobs: env.Blobs, facts: env.Facts, tel: env.Telemetry}
 	s.pages = uploadpage.New(uploadpage.Options{OAuthLogin: opts.OAuthLogin}, uploadpage.Env{Keyring: env.Keyring,
 		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger})
+	s.tus = s.newResumable()
 	return s
 }
 

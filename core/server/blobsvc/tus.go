@@ -1,0 +1,28 @@
+package blobsvc
+
+import (
+	"context"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
+)
+
+// newResumable returns the resumable-upload endpoint (package resumable).
+func (s *Server) newResumable() *resumable.Server {
+	return resumable.New(resumable.Env{Backend: s.env.Backend, Gate: s.gate, MaxUpload: s.maxUpload(),
+		StoreFor: s.storeFor, Logger: s.log, InvalidKey: invalidKeyMessage, Filename: filenameMessage,
+		Conflict: conflictMessage, NoSpace: msgNoSpace,
+		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) }})
+}
+
+// tusRoute routes /v1/tus and /v1/tus/{id} to package resumable.
+func (s *Server) tusRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth.Identity) (controlEndpoint, bool) {
+	upload := strings.TrimPrefix(strings.TrimPrefix(raw, "/v1/tus"), "/")
+	return controlEndpoint{run: func() { s.tus.Serve(ctx, upload, id) }, scope: resumable.Scope(method)}, true
+}
+
+// SweepUploads removes expired resumable uploads until ctx ends.
+func (s *Server) SweepUploads(ctx context.Context) { s.tus.Sweep(ctx) }

@@ -1,0 +1,40 @@
+// Package tus serves resumable uploads, tus 1.0.0
+// (https://tus.io/protocols/resumable-upload), independent of the
+// transport: a surface turns its HTTP request into a Request, calls
+// Handler.Serve and writes the Response (a refusal carries an error code
+// and message for the surface's JSON error body).
+//
+// Served: the core protocol (HEAD, PATCH, OPTIONS; Tus-Resumable,
+// Upload-Offset, Upload-Length, Tus-Version, Tus-Extension, Tus-Max-Size)
+// and the extensions creation, creation-with-upload, creation-defer-length,
+// termination, expiration, checksum (sha1, sha256, crc32c) and
+// concatenation. Statuses: a wrong offset 409, a missing or other
+// Tus-Resumable 412, a checksum mismatch 460 (nothing appended), past
+// Upload-Length or Tus-Max-Size 413, an unknown upload (or someone
+// else's) 404, an expired one 410 and then 404, a malformed header 400, a
+// final upload naming someone else's upload 403 or an unfinished one 400.
+//
+// State (state.go): each upload is a storage record (storage.Recorder)
+// holding its offset, length, metadata, owner, expiry and the names of the
+// segment records that hold its bytes, in order. The record is replaced by
+// compare-and-swap only, so nodes sharing a store need nothing else to
+// agree: of two PATCHes at one offset, on one node or two, the first to
+// commit appends and the other gets 409 (append.go). A segment is written
+// (fsynced on the local store) before the record names it, so HEAD
+// reports only durable bytes; memory per PATCH is one segment buffer
+// (Config.SegmentSize), whatever the upload's size.
+//
+// Completion (finish.go): once every byte arrived, Config.Complete reads
+// the segments in order and stores the object through the surface's one
+// ingest path; only then is it visible. A final upload of a concatenation
+// is complete when created, from its partial uploads' segments. A
+// completion failing on the server's side keeps the upload for the next
+// HEAD or PATCH to finish.
+//
+// Expiry (sweep.go): an upload lives Config.TTL after its last change
+// (Upload-Expires). A request meeting an expired one answers 410 and
+// removes it; Handler.Sweep removes the others, on any number of nodes at
+// once, marking each expired by compare-and-swap before removing it.
+//
+// Parsers of client bytes (parse.go) have fuzz targets.
+package tus

@@ -1,0 +1,112 @@
+package tus
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Upload is the state of one upload, kept as a storage record (its info)
+// and replaced by compare-and-swap on every change: whoever changes it
+// names the version it read, so of two writers only one succeeds.
+type Upload struct {
+	ID       string            `json:"id"`
+	Owner    string            `json:"owner"`
+	Length   int64             `json:"length"` // -1 while deferred
+	Offset   int64             `json:"offset"` // durable bytes
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// RawMetadata is Upload-Metadata as the client sent it, echoed by HEAD.
+	RawMetadata string    `json:"rawMetadata,omitempty"`
+	Segments    []Segment `json:"segments,omitempty"`
+	Expires     time.Time `json:"expires"`
+	Partial     bool      `json:"partial,omitempty"`
+	Parts       []string  `json:"parts,omitempty"`   // a final upload's partial uploads
+	Done        bool      `json:"done,omitempty"`    // completed and stored
+	Expired     bool      `json:"expired,omitempty"` // being swept
+	Result      string    `json:"result,omitempty"`
+	// Rev counts writes, so every write's bytes differ (S3's version is
+	// the bytes' MD5).
+	Rev int64 `json:"rev"`
+
+	version string // of the record read
+}
+
+// Segment is a record holding bytes of the upload, in order.
+type Segment struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+}
+
+// Final reports whether u is a final upload of a concatenation.
+func (u *Upload) Final() bool { return len(u.Parts) > 0 }
+
+// complete reports whether every byte arrived.
+func (u *Upload) complete() bool { return u.Length >= 0 && u.Offset == u.Length }
+
+func (h *Handler) infoName(id string) string { return h.prefix + "/" + id + "/info" }
+
+func (h *Handler) segmentName(id string) string {
+	return h.prefix + "/" + id + "/s" + rand.Text()
+}
+
+// load reads an upload's record; a missing one gives ErrNotFound.
+func (h *Handler) load(ctx context.Context, id string) (*Upload, error) {
+	data, v, err := h.rec.GetRecord(ctx, h.infoName(id))
+	if err != nil {
+		return nil, err
+	}
+	u := new(Upload)
+	if err := json.Unmarshal(data, u); err != nil {
+		return nil, fmt.Errorf("tus: upload %s: damaged record: %w", id, err)
+	}
+	u.version = v
+	return u, nil
+}
+
+// save writes u under the version it was read with ("" creates it); a
+// lost race gives storage.ErrPreconditionFailed. On success u carries the
+// new version.
+func (h *Handler) save(ctx context.Context, u *Upload) error {
+	u.Rev++
+	data, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	v, err := h.rec.PutRecord(ctx, h.infoName(u.ID), data, u.version)
+	if err != nil {
+		return err
+	}
+	u.version = v
+	return nil
+}
+
+// remove deletes an upload's segments, those its record names and any a
+// request wrote and did not commit (a node stopped in between), then its
+// record.
+func (h *Handler) remove(ctx context.Context, u *Upload) error {
+	segs := u.Segments
+	err := h.rec.ListRecords(ctx, h.prefix+"/"+u.ID, func(name string) bool {
+		if name != h.infoName(u.ID) {
+			segs = append(segs, Segment{Name: name})
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if err := h.dropSegments(ctx, segs); err != nil {
+		return err
+	}
+	return h.rec.DeleteRecord(ctx, h.infoName(u.ID))
+}
+
+func (h *Handler) dropSegments(ctx context.Context, segs []Segment) error {
+	var errs []error
+	for _, s := range segs {
+		errs = append(errs, h.rec.DeleteRecord(ctx, s.Name))
+	}
+	return errors.Join(errs...)
+}
