@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
-	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // cacheKeyPrefix is where the gateway's stream cache lives in a
@@ -27,7 +27,7 @@ const factsSuffix = ".facts"
 const maxFactsBytes = 4 << 10
 
 // cacheStore is the gateway's gateway.CacheStore: the server's backend
-// through storage/ingest (blobsvc.NewReplacingUpload: the media type
+// through storage/ingest (ingest.NewReplacingUpload: the media type
 // sniffed when the upstream gave none before the first byte), each entry
 // in its principal's namespace (tenancy) under a tag of the principal,
 // replaced in place when stored again; its links are /d links of the
@@ -54,7 +54,7 @@ func (c *cacheStore) key(k gateway.CacheKey) string {
 
 func (c *cacheStore) Create(ctx context.Context, k gateway.CacheKey, mediaType string) (gateway.CacheWriter, error) {
 	key := c.key(k)
-	return &cacheWriter{up: blobsvc.NewReplacingUpload(ctx, c.be, key, mediaType), be: c.be, key: key}, nil
+	return &cacheWriter{up: ingest.NewReplacingUpload(ctx, c.be, key, mediaType), be: c.be, key: key}, nil
 }
 
 func (c *cacheStore) Link(ctx context.Context, k gateway.CacheKey, singleUse bool) (string, gateway.CacheInfo, error) {
@@ -95,7 +95,7 @@ func readFacts(ctx context.Context, be storage.Backend, key string) (cacheFacts,
 
 // cacheWriter stores an entry, then its facts.
 type cacheWriter struct {
-	up  *blobsvc.SniffedUpload
+	up  *ingest.SniffedUpload
 	be  storage.Backend
 	key string
 }

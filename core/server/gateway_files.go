@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
-	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // filesKeyPrefix is where the files the gateway delivers to its upstream
@@ -16,7 +16,7 @@ import (
 const filesKeyPrefix = "gateway/files/"
 
 // fileStore is the gateway's gateway.FileStore: a gatewayStore written
-// through storage/ingest (blobsvc.SniffedUpload); its links are /d links
+// through storage/ingest (SniffedUpload); its links are /d links
 // of the blob service bound to the file's version, with the file's name
 // in Content-Disposition (x-mcp-sha256, Content-Type, Content-Length and
 // Range as every /d link).
@@ -27,7 +27,7 @@ func (f *fileStore) key(principal, id string) string {
 }
 
 func (f *fileStore) Create(ctx context.Context, principal, id, mediaType string) (gateway.OffloadWriter, error) {
-	return offloadWriter{blobsvc.NewSniffedUpload(ctx, f.be, f.key(principal, id), mediaType)}, nil
+	return offloadWriter{ingest.NewSniffedUpload(ctx, f.be, f.key(principal, id), mediaType)}, nil
 }
 
 func (f *fileStore) Link(ctx context.Context, principal, id, name string, ttl time.Duration) (string, error) {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/gateway"
-	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // offloadKeyPrefix is where the gateway's offloaded blobs live in a
@@ -68,7 +68,7 @@ func (g gatewayStore) link(ctx context.Context, principal, key string, singleUse
 }
 
 // offloadStore is the gateway's gateway.OffloadStore: a gatewayStore
-// written through storage/ingest (blobsvc.SniffedUpload).
+// written through storage/ingest (ingest.SniffedUpload).
 type offloadStore struct{ gatewayStore }
 
 // key is the raw store key of principal's blob id.
@@ -77,7 +77,7 @@ func (o *offloadStore) key(principal, id string) string {
 }
 
 func (o *offloadStore) Create(ctx context.Context, principal, id, mediaType string) (gateway.OffloadWriter, error) {
-	return offloadWriter{blobsvc.NewSniffedUpload(ctx, o.be, o.key(principal, id), mediaType)}, nil
+	return offloadWriter{ingest.NewSniffedUpload(ctx, o.be, o.key(principal, id), mediaType)}, nil
 }
 
 func (o *offloadStore) Open(ctx context.Context, principal, id string) (io.ReadCloser, gateway.OffloadInfo, error) {
@@ -108,9 +108,9 @@ func notFound(err error) error {
 	return err
 }
 
-// offloadWriter is a blob being offloaded: a blobsvc.SniffedUpload (the
+// offloadWriter is a blob being offloaded: a ingest.SniffedUpload (the
 // upstream's mimeType often comes after the blob).
-type offloadWriter struct{ *blobsvc.SniffedUpload }
+type offloadWriter struct{ *ingest.SniffedUpload }
 
 func (w offloadWriter) Commit(ctx context.Context) (gateway.OffloadInfo, error) {
 	info, err := w.SniffedUpload.Commit(ctx)

@@ -34,4 +34,8 @@
 // unambiguous magic numbers: for them a declared type that the content
 // contradicts is a lie; for every other type the declared type is
 // advisory (docs/protocol.md, "File inputs").
+//
+// [SniffedUpload] is the same path begun at the first Write, its media type
+// sniffed from that Write's bytes when none was given: for writers that
+// learn the type after the bytes, such as the gateway's offloaded blobs.
 package ingest

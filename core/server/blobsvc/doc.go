@@ -26,7 +26,4 @@
 // and nothing visible until the whole body arrived; reuse is refused
 // through IfNotExists on a key derived from the token. The upload page
 // GET /upload/{token} and its sign-in are package uploadpage's.
-// SniffedUpload (sniffed.go) is the same ingest path for the gateway's
-// offloaded blobs, their media type sniffed when the upstream gives none
-// before the bytes.
 package blobsvc

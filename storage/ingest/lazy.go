@@ -1,37 +1,36 @@
-package blobsvc
+package ingest
 
 import (
 	"context"
 	"errors"
 
 	"github.com/mcpblob/mcpblob/storage"
-	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
-// SniffedUpload stores one object through storage/ingest, the upload
-// beginning at the first Write: when no media type was given, it is
+// SniffedUpload stores one object through Begin, the upload beginning at
+// the first Write: when no media type was given, it is
 // sniffed from that Write's bytes (magic numbers). The gateway's offloaded
 // blobs go this way (their first Write holds the offload threshold's
 // bytes, and the upstream's mimeType may come after the blob).
 type SniffedUpload struct {
 	ctx  context.Context
 	be   storage.Backend
-	spec ingest.Spec
-	up   *ingest.Upload
+	spec Spec
+	up   *Upload
 }
 
 // NewSniffedUpload prepares the upload of a new object key (IfNotExists)
 // of mediaType ("": sniffed) under ctx, which bounds the whole write.
 func NewSniffedUpload(ctx context.Context, be storage.Backend, key, mediaType string) *SniffedUpload {
-	return &SniffedUpload{ctx: ctx, be: be, spec: ingest.Spec{Key: key, MediaType: mediaType, NoSniff: true, IfNotExists: true}}
+	return &SniffedUpload{ctx: ctx, be: be, spec: Spec{Key: key, MediaType: mediaType, NoSniff: true, IfNotExists: true}}
 }
 
 func (u *SniffedUpload) Write(p []byte) (int, error) {
 	if u.up == nil {
 		if u.spec.MediaType == "" {
-			u.spec.MediaType = ingest.Sniff(p)
+			u.spec.MediaType = Sniff(p)
 		}
-		up, err := ingest.Begin(u.ctx, u.be, u.spec)
+		up, err := Begin(u.ctx, u.be, u.spec)
 		if err != nil {
 			return 0, err
 		}
@@ -43,7 +42,7 @@ func (u *SniffedUpload) Write(p []byte) (int, error) {
 // Commit makes the object visible (an empty upload is refused).
 func (u *SniffedUpload) Commit(ctx context.Context) (storage.Info, error) {
 	if u.up == nil {
-		return storage.Info{}, errors.New("blobsvc: an upload with no bytes")
+		return storage.Info{}, errors.New("ingest: an upload with no bytes")
 	}
 	if err := u.up.Close(); err != nil {
 		return storage.Info{}, err
@@ -56,4 +55,11 @@ func (u *SniffedUpload) Abort() {
 	if u.up != nil {
 		u.up.Abort()
 	}
+}
+
+// NewReplacingUpload is NewSniffedUpload for a key that may exist: Commit
+// replaces the object (the gateway's stream cache stores a resource again
+// in place).
+func NewReplacingUpload(ctx context.Context, be storage.Backend, key, mediaType string) *SniffedUpload {
+	return &SniffedUpload{ctx: ctx, be: be, spec: Spec{Key: key, MediaType: mediaType, NoSniff: true}}
 }
