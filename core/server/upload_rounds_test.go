@@ -86,20 +86,32 @@ func TestRequestUploadRoundsNameOneUpload(t *testing.T) {
 
 // TestRequestUploadExpiredLinkRenewed: when a URL-mode link expires with
 // nothing uploaded, the next retry names a new upload and says why; the
-// old link is refused (410) and the new one completes the call.
+// old link is refused (410) and the new one completes the call. A
+// binary-mode answer naming the expired upload is told so.
 func TestRequestUploadExpiredLinkRenewed(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
 	const ttl = 3 * time.Second // the new link must outlive the upload that follows
 	base, _ := startTestServer(t, Options{Backend: st, Blobs: blobs.Options{UploadTTL: ttl}})
-	c := newMCPClient(t, base, modernVersion, `{"elicitation":{"url":{}}}`).with(map[string]string{"Accept": "application/json"})
+	client := func(caps string) *mcpClient {
+		return newMCPClient(t, base, modernVersion, caps).with(map[string]string{"Accept": "application/json"})
+	}
+	bc := client(`{"elicitation":{"binary":{}}}`)
+	bfirst := bc.call("tools/call", `{"name":"request_upload","arguments":{}}`)
+	old := inputRequest(t, bfirst.tool()).UploadEndpoints["file"].UploadID
+	c := client(`{"elicitation":{"url":{}}}`)
 	const accept = `{"upload":{"action":"accept"}}`
 	first := c.call("tools/call", `{"name":"request_upload","arguments":{}}`)
 	p1 := inputRequest(t, first.tool())
 	if p := inputRequest(t, c.retry(first, accept).tool()); p.URL != p1.URL {
 		t.Fatalf("a retry before expiry names %q, want %q", p.URL, p1.URL)
 	}
-	waitGone(t, p1.URL, 2*ttl)
+	waitGone(t, p1.URL, 2*ttl) // minted after the binary one: both expired
+
+	r := bc.retry(bfirst, `{"upload":{"action":"accept","content":{"file":{"name":"x","size":1,"uploadId":"`+old+`"}}}}`)
+	if res := r.tool(); !res.IsError || res.Content[0].Text != `Field "file": the upload link for uploadId "`+old+`" expired before a file arrived` {
+		t.Fatalf("binary answer for the expired upload: %+v", res)
+	}
 
 	again := c.retry(first, accept)
 	p2 := inputRequest(t, again.tool())
@@ -116,7 +128,7 @@ func TestRequestUploadExpiredLinkRenewed(t *testing.T) {
 	if u := doUpload(t, "POST", strings.Replace(p2.URL, "/upload/", "/u/", 1), ct, body, nil); u.Status != http.StatusCreated {
 		t.Fatalf("upload to the new link: %+v", u)
 	}
-	r := c.retry(again, accept)
+	r = c.retry(again, accept)
 	if res := r.tool(); res.IsError || res.StructuredContent.SHA256 != hexSum([]byte("second link")) {
 		t.Fatalf("after the upload: %d %+v", r.status, res)
 	}
