@@ -63,6 +63,9 @@ type Options struct {
 	MaxFileBytes int64
 	// UploadAccept is upload_file's accept list; nil: any media type.
 	UploadAccept []string
+	// UploadTTL is the lifetime of the upload links request_upload mints
+	// (binary and URL modes). Default 15 min.
+	UploadTTL time.Duration
 	// WaitTimeout bounds request_upload's wait for a URL-mode upload.
 	// Default 5 min.
 	WaitTimeout time.Duration
@@ -103,6 +106,7 @@ func New(opts Options) (*App, error) {
 	setDefault(&opts.PageSize, DefaultPageSize)
 	setDefault(&opts.LinkTTL, DefaultLinkTTL)
 	setDefault(&opts.MaxFileBytes, DefaultMaxFileBytes)
+	setDefault(&opts.UploadTTL, DefaultUploadTTL)
 	setDefault(&opts.WaitTimeout, DefaultWaitTimeout)
 	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{}}, nil
 }

@@ -10,7 +10,9 @@
 // on them; upload_file stores an x-mcp-file data URI (SEP-2356) — straight
 // into storage when its key comes first — and request_upload elicits a file
 // from the user in binary mode (SEP-1306 upload endpoints), form mode (an
-// x-mcp-file field) or URL mode (the upload page), in both protocol eras.
+// x-mcp-file field) or URL mode (the upload page), in both protocol eras;
+// in 2026-07-28 the upload's link rides in the signed requestState, so every
+// round of one call names the same upload until it is stored or expires.
 // Every upload goes through storage/ingest, the one ingest path.
 //
 // The tools' schemas are data (schemas/*.json, embedded). Changes are

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -18,10 +19,7 @@ func (a *App) requestUpload(c *mcp.Call, in requestArgs) (*mcp.ToolResult, error
 	if res != nil || err != nil {
 		return res, err
 	}
-	req, err := a.elicitation(c, st)
-	if err != nil {
-		return nil, err
-	}
+	req := a.elicitation(c, st)
 	var w *waiter
 	if !c.Modern() && st.Mode != "form" {
 		var drop func()
@@ -52,7 +50,11 @@ func (a *App) requestUpload(c *mcp.Call, in requestArgs) (*mcp.ToolResult, error
 }
 
 // uploadRound returns the upload this call is about: new (first round), or
-// the one its state names.
+// the one its state names. That upload's link (binary and URL modes) rides
+// in the state, so a retry names the same endpoint as the round before; only
+// when the link has expired with nothing uploaded does a new upload replace
+// it, and the next question says so. Nothing is kept on the node: any node
+// answers any round.
 func (a *App) uploadRound(c *mcp.Call, in requestArgs) (*uploadState, *mcp.ToolResult, error) {
 	raw, err := c.State()
 	if err != nil {
@@ -63,15 +65,38 @@ func (a *App) uploadRound(c *mcp.Call, in requestArgs) (*uploadState, *mcp.ToolR
 		if bad != "" {
 			return nil, mcp.ToolError("%s", bad), nil
 		}
-		data, _ := json.Marshal(st)
-		c.SetState(data)
-		return st, nil, nil
+		return st, nil, a.startUpload(c, st)
 	}
 	st := &uploadState{}
 	if json.Unmarshal(raw, st) != nil || st.ID == "" {
 		return nil, nil, mcp.InvalidParams("Invalid params: requestState failed verification")
 	}
+	switch {
+	case st.Mode == "form":
+	case st.Token == "": // a state signed before links rode in it
+		return st, nil, a.startUpload(c, st)
+	case a.linkExpired(st):
+		if _, found := a.findUpload(c, st); !found {
+			st.Expired, st.ID = st.ID, token.NewUploadID()
+			return st, nil, a.startUpload(c, st)
+		}
+	}
 	return st, nil, nil
+}
+
+// startUpload mints st's upload link (binary and URL modes) and saves st
+// for the rounds to come.
+func (a *App) startUpload(c *mcp.Call, st *uploadState) error {
+	if st.Mode != "form" {
+		tok, err := a.mintUpload(c, st)
+		if err != nil {
+			return err
+		}
+		st.Token = tok
+	}
+	data, _ := json.Marshal(st)
+	c.SetState(data)
+	return nil
 }
 
 func uploadProgress(c *mcp.Call, id string, n, total int64) {
@@ -129,6 +154,9 @@ func (a *App) finishBinary(c *mcp.Call, st *uploadState, ans elicitAnswer) (*mcp
 	}
 	if raw == nil || json.Unmarshal(raw, &fv) != nil {
 		return mcp.ToolError(`Field "file": the answer must describe the uploaded file ({name, size, mimeType, uploadId})`), nil
+	}
+	if fv.UploadID != st.ID && fv.UploadID == st.Expired {
+		return mcp.ToolError(`Field "file": the upload link for uploadId %q expired before a file arrived`, fv.UploadID), nil
 	}
 	if fv.UploadID != st.ID {
 		return mcp.ToolError(`Field "file": uploadId %q does not name this upload`, fv.UploadID), nil

@@ -22,7 +22,10 @@ type UploadTokenData struct {
 }
 
 // uploadState is request_upload's progress, kept across rounds (in the
-// signed requestState in 2026-07-28).
+// signed requestState in 2026-07-28). Token is the upload endpoint's token
+// (binary and URL modes), minted once: every round of one call names the
+// same upload until it completes or its link expires. Expired is the id of
+// the upload a renewal replaced (see App.uploadRound).
 type uploadState struct {
 	Mode    string   `json:"mode"`
 	ID      string   `json:"id"`
@@ -30,6 +33,8 @@ type uploadState struct {
 	MaxSize int64    `json:"max"`
 	Accept  []string `json:"acc,omitempty"`
 	Message string   `json:"msg,omitempty"`
+	Token   string   `json:"tok,omitempty"`
+	Expired string   `json:"old,omitempty"`
 }
 
 // elicitModes reads the client's elicitation capability.
@@ -131,14 +136,31 @@ func (a *App) mintUpload(c *mcp.Call, st *uploadState) (string, error) {
 		Prefix:    prefix,
 		MaxSize:   st.MaxSize,
 		Accept:    st.Accept,
-		Expires:   time.Now().Add(DefaultUploadTTL),
+		Expires:   time.Now().Add(a.opts.UploadTTL),
 		Nonce:     st.ID,
 		Data:      data,
 	})
 }
 
-// elicitation is the elicitation/create request for st.
-func (a *App) elicitation(c *mcp.Call, st *uploadState) (mcp.InputRequest, error) {
+// linkExpired reports whether st's upload link no longer verifies (it
+// expired, or its key left the keyring): the upload endpoint refuses it.
+func (a *App) linkExpired(st *uploadState) bool {
+	_, err := a.keyring.Verify(st.Token, token.PurposeUpload)
+	return err != nil
+}
+
+// message is the elicitation's message for st, which says so when st
+// replaced an upload whose link expired.
+func (st *uploadState) message() string {
+	if st.Expired != "" {
+		return "The previous upload link expired before a file arrived; this is a new one. " + st.Message
+	}
+	return st.Message
+}
+
+// elicitation is the elicitation/create request for st; the upload
+// endpoint is the one st names.
+func (a *App) elicitation(c *mcp.Call, st *uploadState) mcp.InputRequest {
 	req := mcp.InputRequest{Method: "elicitation/create", Capability: "elicitation"}
 	switch st.Mode {
 	case "form":
@@ -152,28 +174,26 @@ func (a *App) elicitation(c *mcp.Call, st *uploadState) (mcp.InputRequest, error
 		if c.Modern() || c.ProtocolVersion() >= mcp.Version20251125 {
 			req.Params["mode"] = "form"
 		}
-		return req, nil
+		return req
 	case "binary":
-		tok, err := a.mintUpload(c, st)
-		req.Params = a.binaryParams(c, st, tok)
-		return req, err
+		req.Params = a.binaryParams(c, st)
+		return req
 	}
-	tok, err := a.mintUpload(c, st)
-	req.Params = mcp.Object{"mode": "url", "message": st.Message, "url": a.opts.PublicURL + "/upload/" + tok}
+	req.Params = mcp.Object{"mode": "url", "message": st.message(), "url": a.opts.PublicURL + "/upload/" + st.Token}
 	if !c.Modern() {
 		req.Params["elicitationId"] = st.ID
 	}
-	return req, err
+	return req
 }
 
-func (a *App) binaryParams(c *mcp.Call, st *uploadState, tok string) mcp.Object {
+func (a *App) binaryParams(c *mcp.Call, st *uploadState) mcp.Object {
 	field := mcp.Object{"type": "file", "title": "File", "description": "the file to upload", "maxSize": st.MaxSize, "multiple": false}
 	if len(st.Accept) > 0 {
 		field["accept"] = st.Accept
 	}
-	p := mcp.Object{"mode": "binary", "message": st.Message,
+	p := mcp.Object{"mode": "binary", "message": st.message(),
 		"requestedSchema": mcp.Object{"type": "object", "properties": mcp.Object{"file": field}, "required": []string{"file"}},
-		"uploadEndpoints": mcp.Object{"file": mcp.Object{"url": a.opts.PublicURL + "/u/" + tok, "method": "POST", "uploadId": st.ID}},
+		"uploadEndpoints": mcp.Object{"file": mcp.Object{"url": a.opts.PublicURL + "/u/" + st.Token, "method": "POST", "uploadId": st.ID}},
 	}
 	if !c.Modern() {
 		p["_meta"] = mcp.Object{"progressToken": "upload-" + st.ID}
