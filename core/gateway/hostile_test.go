@@ -131,7 +131,12 @@ func TestHostileHugeAnswerRewritten(t *testing.T) {
 		if _, _, kind := rpcErr(t, b); resp.StatusCode != 502 || kind != kindOverBounds {
 			t.Errorf("%s: got %d %s, want 502 over_bounds", ct, resp.StatusCode, b)
 		}
-		if bound := uint64(4 * DefaultMaxRewriteBytes); grew > bound {
+		// The answer has no end (attackSize, 256 MiB at full size): the
+		// bound is a few times the one line read (its growth while
+		// appended, the event's raw copy), whatever the answer's size. 6x,
+		// not 4x: measured 3.3 MiB alone, 3.8 MiB after the package's
+		// other memory tests, whose last bytes may still be in flight.
+		if bound := uint64(6 * DefaultMaxRewriteBytes); grew > bound {
 			t.Errorf("%s: heap grew %d bytes; bound %d", ct, grew, bound)
 		}
 		t.Logf("%s initialize answer without end: heap grew %.2f MiB", ct, float64(grew)/(1<<20))
