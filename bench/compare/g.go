@@ -74,7 +74,7 @@ func runG(ctx context.Context, cfg *config, work string, bins map[string]string,
 		g.targets = append(g.targets, runG1(ctx, cfg, dir, bins, files, g.plan))
 		g.targets = append(g.targets, runG23(ctx, dir, bins, files, g.plan, sums)...)
 		if !cfg.quick {
-			g.buffer = runBuffer(ctx, dir, bins)
+			g.buffer = runBuffer(ctx, cfg, dir, bins)
 		}
 	}
 	g.elapsed = time.Since(g.started)

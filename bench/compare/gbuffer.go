@@ -30,6 +30,7 @@ const (
 
 // bufferResult is the 2 GiB read's outcome.
 type bufferResult struct {
+	ts                    *tsBuffer // the TypeScript SDK v2 upstream, when Node is installed
 	limit, baseline, peak int64
 	stopped               bool          // the upstream passed limit and was killed
 	at                    time.Duration // when it was stopped, or the read's end
@@ -39,8 +40,8 @@ type bufferResult struct {
 
 // runBuffer seeds the 2 GiB file, starts an upstream on it alone and
 // reads it once, or until the upstream passes the limit.
-func runBuffer(ctx context.Context, dir string, bins map[string]string) *bufferResult {
-	res := &bufferResult{limit: bufferCap}
+func runBuffer(ctx context.Context, cfg *config, dir string, bins map[string]string) *bufferResult {
+	res := &bufferResult{limit: bufferCap, ts: runTSBuffer(ctx, cfg.repo)}
 	if avail := memAvailable(); avail > 0 {
 		res.limit = min(res.limit, avail-3<<30)
 	}
@@ -154,6 +155,9 @@ func (res *bufferResult) render() string {
 		fmt.Fprintf(&b, "The upstream's RSS passed the %s limit %.1f s after the request (idle %s, %s at the last sample), %s, and was stopped: serving one 2 GiB blob takes it more than %s.\n", gib(res.limit), res.at.Seconds(), gib(res.baseline), gib(res.peak), first, gib(res.limit))
 	default:
 		fmt.Fprintf(&b, "The upstream served it: peak RSS %s (idle %s, growth %s, %.1f× the blob), first byte after %.1f s, the whole answer after %.1f s.\n", gib(res.peak), gib(res.baseline), gib(res.peak-res.baseline), float64(res.peak-res.baseline)/bufferSize, res.ttfb.Seconds(), res.at.Seconds())
+	}
+	if res.ts != nil {
+		b.WriteString("\n" + res.ts.render())
 	}
 	return b.String()
 }
