@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string) error {
 	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
 	// G1–G3: the gateway in front of a go-sdk upstream, on servers of their
-	// own (g.go); their section of RESULTS.md is written beside the others.
+	// own (package gw); their section of RESULTS.md is written beside the others.
 	if !cfg.skipG {
 		runG(ctx, &cfg, work, bins, rep)
 	}

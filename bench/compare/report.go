@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/gw"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
@@ -91,7 +92,7 @@ type report struct {
 	targets []*pair.Target
 	// g is the gateway targets G1–G3 (g.go), written as a section of their
 	// own; nil when they did not run (the file's section is kept).
-	g *gReport
+	g *gw.Report
 }
 
 func (r *report) fillEnv(root, weedBin string) {
@@ -265,7 +266,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	for _, kept := range []string{"gateway", "smallreq", "statestorm"} { // G1–G3 (-only G), bench/smallreq, loadtest/hardening
 		body, ok := mdsection.Extract(string(old), kept)
 		if kept == "gateway" && r.g != nil {
-			body, ok = r.g.render(r.commit), true
+			body, ok = r.g.Render(r.commit), true
 		}
 		if ok {
 			begin, end := mdsection.Markers(kept)
@@ -402,7 +403,7 @@ func (r *report) writeCharts(dir string) error {
 		}
 	}
 	if r.g != nil {
-		if err := r.g.writeCharts(dir); err != nil {
+		if err := r.g.WriteCharts(dir); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package gw
 
 import (
 	"context"
@@ -40,8 +40,8 @@ type bufferResult struct {
 
 // runBuffer seeds the 2 GiB file, starts an upstream on it alone and
 // reads it once, or until the upstream passes the limit.
-func runBuffer(ctx context.Context, cfg *config, dir string, bins map[string]string) *bufferResult {
-	res := &bufferResult{limit: bufferCap, ts: runTSBuffer(ctx, cfg.repo)}
+func runBuffer(ctx context.Context, cfg *Options, dir string, bins map[string]string) *bufferResult {
+	res := &bufferResult{limit: bufferCap, ts: runTSBuffer(ctx, cfg.Repo)}
 	if avail := memAvailable(); avail > 0 {
 		res.limit = min(res.limit, avail-3<<30)
 	}

@@ -1,4 +1,5 @@
-package main
+// Package gw is the gateway targets G1–G3 of bench/compare (issue 26).
+package gw
 
 // The gateway targets G1–G3 (issue 26): `mcpblob serve --upstream` in front
 // of bench/peers/gosdkup (an MCP server on go-sdk v1.8.0), each measured side
@@ -21,7 +22,6 @@ import (
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
-	"github.com/mcpblob/mcpblob/loadtest/rig/mdsection"
 	"github.com/mcpblob/mcpblob/loadtest/rig/seed"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
@@ -48,8 +48,8 @@ const (
 	gKeyImage  = "bench-g3"
 )
 
-// gReport is one G run: the targets and the information beside them.
-type gReport struct {
+// Report is one G run: the targets and the information beside them.
+type Report struct {
 	started  time.Time
 	elapsed  time.Duration
 	load     string // /proc/loadavg when the run started
@@ -61,9 +61,10 @@ type gReport struct {
 	setupErr string
 }
 
-// runG measures G1–G3 and renders their section into rep.
-func runG(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report) {
-	g := &gReport{started: time.Now().UTC(), quick: cfg.quick, plan: planG(cfg.quick), load: loadAvg()}
+// Run measures G1–G3 (the servers built into cfg.Bins) in work.
+func Run(ctx context.Context, cfg *Options, work string) *Report {
+	g := &Report{started: time.Now().UTC(), quick: cfg.Quick, plan: planG(cfg.Quick), load: loadAvg()}
+	bins := cfg.Bins
 	cpu0 := sysinfo.ReadCPUTimes()
 	dir := filepath.Join(work, "g")
 	sums, err := seedG(dir, g.plan)
@@ -71,15 +72,15 @@ func runG(ctx context.Context, cfg *config, work string, bins map[string]string,
 		g.setupErr = err.Error()
 	} else {
 		files := filepath.Join(dir, "files")
-		g.targets = append(g.targets, runG1(ctx, cfg, dir, bins, files, g.plan))
-		g.targets = append(g.targets, runG23(ctx, dir, bins, files, g.plan, sums)...)
-		if !cfg.quick {
+		g.targets = append(g.targets, runG1(ctx, cfg, dir, files, g.plan))
+		g.targets = append(g.targets, runG23(ctx, cfg, dir, bins, files, g.plan, sums)...)
+		if !cfg.Quick {
 			g.buffer = runBuffer(ctx, cfg, dir, bins)
 		}
 	}
 	g.elapsed = time.Since(g.started)
 	g.steal = sysinfo.StealSince(cpu0)
-	rep.g = g
+	return g
 }
 
 // seedG writes the G blobs as the upstream's files and returns their sha256 by key.
@@ -109,8 +110,8 @@ func loadAvg() string {
 	return "unknown"
 }
 
-// render is the body of RESULTS.md's gateway section.
-func (g *gReport) render(commit string) string {
+// Render is the body of RESULTS.md's gateway section.
+func (g *Report) Render(commit string) string {
 	var b strings.Builder
 	b.WriteString("## Gateway targets (G1–G3, issue 26)\n\n")
 	b.WriteString("Written by bench/compare (`make bench-compare`, or `go run ./compare -only G` for this section alone); no number here is typed by hand. ")
@@ -140,8 +141,8 @@ func (g *gReport) render(commit string) string {
 	return b.String()
 }
 
-// writeCharts draws the G targets' charts into dir.
-func (g *gReport) writeCharts(dir string) error {
+// WriteCharts draws the G targets' charts into dir.
+func (g *Report) WriteCharts(dir string) error {
 	for _, t := range g.targets {
 		if len(t.Pairs) > 0 {
 			if err := render.WriteChart(dir, render.TargetChartName(t), render.TargetChart(t)); err != nil {
@@ -150,12 +151,4 @@ func (g *gReport) writeCharts(dir string) error {
 		}
 	}
 	return nil
-}
-
-// writeG renews the gateway section of out alone (-only G) and its charts.
-func writeG(cfg *config, rep *report) error {
-	if err := mdsection.Rewrite(cfg.out, "gateway", rep.g.render(rep.commit)); err != nil {
-		return err
-	}
-	return rep.g.writeCharts(cfg.charts)
 }

@@ -1,4 +1,4 @@
-package main
+package gw
 
 import (
 	"context"
@@ -56,7 +56,8 @@ func (r *g1Rig) stop() {
 
 // startG1Rig starts the upstream on CPU 1, and the gateway in front of it
 // and mcpblob's own server (the 4 KiB blob seeded in its store) on CPU 0.
-func startG1Rig(dir string, bins map[string]string, files string) (*g1Rig, error) {
+func startG1Rig(cfg *Options, dir, files string) (*g1Rig, error) {
+	bins := cfg.Bins
 	d := filepath.Join(dir, "g1")
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func startG1Rig(dir string, bins map[string]string, files string) (*g1Rig, error
 	}
 	r := &g1Rig{}
 	start := func(name, cpu, bin string, args ...string) (*system, error) {
-		p, base, err := startPinned(d, cpu, name, bin, args...)
+		p, base, err := cfg.StartPinned(d, cpu, name, bin, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -74,13 +75,13 @@ func startG1Rig(dir string, bins map[string]string, files string) (*g1Rig, error
 		return &system{name: name, proc: p, base: base}, nil
 	}
 	var err error
-	if r.upstream, err = start("upstream", p6LoadCPU, bins["gosdkup"], "-dir", files); err != nil {
+	if r.upstream, err = start("upstream", cfg.LoadCPU, bins["gosdkup"], "-dir", files); err != nil {
 		return r, err
 	}
-	if r.gateway, err = start("gateway", p6ServerCPU, bins["mcpblob"], "serve", "--upstream", r.upstream.base+"/mcp", "--data", filepath.Join(d, "gw-data")); err != nil {
+	if r.gateway, err = start("gateway", cfg.ServerCPU, bins["mcpblob"], "serve", "--upstream", r.upstream.base+"/mcp", "--data", filepath.Join(d, "gw-data")); err != nil {
 		return r, err
 	}
-	r.own, err = start("mcpblob", p6ServerCPU, bins["mcpblob"], "serve", "--data", filepath.Join(d, "data"))
+	r.own, err = start("mcpblob", cfg.ServerCPU, bins["mcpblob"], "serve", "--data", filepath.Join(d, "data"))
 	return r, err
 }
 
@@ -95,13 +96,13 @@ type g1Result struct {
 }
 
 // runG1 measures G1 and returns its target.
-func runG1(ctx context.Context, cfg *config, dir string, bins map[string]string, files string, plan gPlan) *pair.Target {
+func runG1(ctx context.Context, cfg *Options, dir, files string, plan gPlan) *pair.Target {
 	t := &pair.Target{ID: "G1", Title: "gateway pass-through, 4 KiB resources/read and tools/list", Goal: fmt.Sprintf("added p50 ≤ %g ms over the upstream; gateway CPU per request ≤ mcpblob's own (fixed rate)", g1AddedMax)}
-	if why := p6Missing(sysinfo.Cores()); why != "" {
+	if why := cfg.Missing(); why != "" {
 		t.NotRun = why
 		return t
 	}
-	rig, err := startG1Rig(dir, bins, files)
+	rig, err := startG1Rig(cfg, dir, files)
 	defer rig.stop()
 	if err != nil {
 		t.NotRun = render.Trunc(err.Error(), 300)
@@ -110,7 +111,7 @@ func runG1(ctx context.Context, cfg *config, dir string, bins map[string]string,
 	res := &g1Result{direct: map[string][]float64{}, via: map[string][]float64{}, cpu: map[string][]float64{}, p99: map[string][]float64{}}
 	g1Latency(ctx, rig, plan, res)
 	g1CPU(ctx, cfg, rig, plan, res)
-	return res.target(t)
+	return res.target(t, cfg.P99)
 }
 
 // g1Latency runs plan.latN sequential requests per method and system in
@@ -181,32 +182,32 @@ func g1Series(ctx context.Context, c *mcpc.Client, method string, params any, n 
 // g1CPU runs the gateway, mcpblob and the upstream alone at g1Rate in
 // turns (P6's fixed-rate trial), reading the upstream's CPU time beside
 // the gateway's.
-func g1CPU(ctx context.Context, cfg *config, rig *g1Rig, plan gPlan, res *g1Result) {
+func g1CPU(ctx context.Context, cfg *Options, rig *g1Rig, plan gPlan, res *g1Result) {
 	systems := []*system{rig.gateway, rig.own, rig.upstream}
 	measure.Logf("G1 CPU per request at %d req/s: %d runs of %d s per system", g1Rate, plan.cpuRuns, plan.cpuSecs)
 	for r := range plan.cpuRuns {
 		for i := range systems {
 			s := systems[(i+r)%len(systems)]
 			up0, _ := sysinfo.ProcCPU(rig.upstream.pid())
-			st, err := p6Trial(ctx, cfg, s, g1Rate, plan.cpuSecs, fmt.Sprintf("g1-fixed%d", r+1))
+			st, err := cfg.Trial(ctx, s.name, s.base, s.proc, g1Rate, plan.cpuSecs, fmt.Sprintf("g1-fixed%d", r+1))
 			up1, _ := sysinfo.ProcCPU(rig.upstream.pid())
 			switch {
 			case err != nil:
 				res.errs = append(res.errs, fmt.Sprintf("%s fixed rate: %s", s.name, render.Trunc(err.Error(), 200)))
 				continue
-			case st.failed > 0:
-				res.errs = append(res.errs, fmt.Sprintf("%s fixed rate run %d: %.2f %% of requests failed", s.name, r+1, 100*st.failed))
-			case !st.ok: // a slow run still gives its CPU per request: noted, not an error
-				res.notes = append(res.notes, fmt.Sprintf("%s run %d: %s", s.name, r+1, st.why))
+			case st.Failed > 0:
+				res.errs = append(res.errs, fmt.Sprintf("%s fixed rate run %d: %.2f %% of requests failed", s.name, r+1, 100*st.Failed))
+			case !st.OK: // a slow run still gives its CPU per request: noted, not an error
+				res.notes = append(res.notes, fmt.Sprintf("%s run %d: %s", s.name, r+1, st.Why))
 			}
 			name := map[string]string{"upstream": "upstream direct"}[s.name]
 			if name == "" {
 				name = s.name
 			}
-			res.cpu[name] = append(res.cpu[name], st.cpu)
-			res.p99[name] = append(res.p99[name], st.p99)
-			if s == rig.gateway && st.count > 0 {
-				res.cpu["upstream via gateway"] = append(res.cpu["upstream via gateway"], float64(up1-up0)/float64(time.Microsecond)/st.count)
+			res.cpu[name] = append(res.cpu[name], st.CPU)
+			res.p99[name] = append(res.p99[name], st.P99)
+			if s == rig.gateway && st.Count > 0 {
+				res.cpu["upstream via gateway"] = append(res.cpu["upstream via gateway"], float64(up1-up0)/float64(time.Microsecond)/st.Count)
 			}
 		}
 	}
@@ -224,7 +225,7 @@ func (res *g1Result) added(method string) []float64 {
 
 // target fills t from the figures: the CPU pair, the latency bounds (the
 // median run's added p50), errors, miss lines and the detail tables.
-func (res *g1Result) target(t *pair.Target) *pair.Target {
+func (res *g1Result) target(t *pair.Target, p99 float64) *pair.Target {
 	t.Pairs = []pair.Runs{{Label: "gateway CPU per request ÷ mcpblob's own", Unit: "µs/request", Ours: res.cpu["gateway"], Ref: res.cpu["mcpblob"],
 		RefName: "mcpblob without a gateway", Want: 1, Lower: true}}
 	for _, m := range g1Methods {
@@ -239,12 +240,12 @@ func (res *g1Result) target(t *pair.Target) *pair.Target {
 	if p := t.Pairs[0]; !p.Met() {
 		t.Why = append(t.Why, "G1: "+render.PairGap(p, "≥ 1×")+" The gateway relays the request and the answer (two HTTP exchanges, a body read to find the method) where mcpblob answers from its store: profile the relay path (pprof of the pinned gateway under the fixed-rate load).")
 	}
-	t.Detail = res.detail()
+	t.Detail = res.detail(p99)
 	return t
 }
 
 // detail is G1's tables: p50 per run, CPU per request per run.
-func (res *g1Result) detail() string {
+func (res *g1Result) detail(p99 float64) string {
 	var b strings.Builder
 	b.WriteString("Latency: one session per side, requests one after another on a kept-alive connection; each run sends the same number of requests to the upstream (directly) and through the gateway, in turns, and takes the p50 from sending a request to the end of its answer. Gateway and mcpblob run pinned to CPU 0 with GOMAXPROCS=1 (as in P6), the upstream pinned to CPU 1 with GOMAXPROCS=1; the client is the harness.\n\n")
 	b.WriteString("| request | p50 upstream, per run (ms) | p50 through the gateway, per run (ms) | added, per run (ms) | added: min / median / max |\n|---|---|---|---|---|\n")
@@ -258,7 +259,7 @@ func (res *g1Result) detail() string {
 		fmt.Fprintf(&b, "| %s | %s | %.0f µs | %s |\n", name, fmtList(res.cpu[name], "%.0f"), measure.Median(res.cpu[name]), fmtList(res.p99[name], "%.2f"))
 	}
 	if len(res.notes) > 0 {
-		fmt.Fprintf(&b, "\nRuns that missed P6's own bounds (p99 < %g ms, the asked rate), which their CPU per request does not depend on: %s.\n", p6P99, strings.Join(res.notes, "; "))
+		fmt.Fprintf(&b, "\nRuns that missed P6's own bounds (p99 < %g ms, the asked rate), which their CPU per request does not depend on: %s.\n", p99, strings.Join(res.notes, "; "))
 	}
 	return b.String()
 }

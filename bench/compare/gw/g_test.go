@@ -1,4 +1,4 @@
-package main
+package gw
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestG1TargetFromFigures(t *testing.T) {
 		cpu:    map[string][]float64{"gateway": {100, 110, 90}, "mcpblob": {120, 120, 120}},
 		p99:    map[string][]float64{},
 	}
-	tg := res.target(&pair.Target{ID: "G1"})
+	tg := res.target(&pair.Target{ID: "G1"}, 10)
 	if got := tg.Bounds[0].Value; got < 0.239 || got > 0.241 { // added per run 0.20, 0.38, 0.24: median 0.24
 		t.Fatalf("added p50 of the read = %v, want the median run's 0.24", got)
 	}
@@ -26,7 +26,7 @@ func TestG1TargetFromFigures(t *testing.T) {
 		t.Fatalf("every figure within its target: want met, got why %q", tg.Why)
 	}
 	res.cpu["gateway"] = []float64{200, 210, 190}
-	if tg := res.target(&pair.Target{ID: "G1"}); tg.Met() || len(tg.Why) == 0 {
+	if tg := res.target(&pair.Target{ID: "G1"}, 10); tg.Met() || len(tg.Why) == 0 {
 		t.Fatal("a gateway spending more CPU per request than mcpblob must miss, with a line saying why")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package gw
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (r *g23Rig) stop() {
 // the stream cache for G2's conversion, with it for G2's cache, one for
 // G3's offload) and nginx on the upstream's files, opens a session on each
 // MCP server and takes its idle RSS after a warm-up.
-func startG23Rig(ctx context.Context, dir string, bins map[string]string, files string) (*g23Rig, error) {
+func startG23Rig(ctx context.Context, cfg *Options, dir string, bins map[string]string, files string) (*g23Rig, error) {
 	d := filepath.Join(dir, "g23")
 	r := &g23Rig{redirected: map[*mcpc.Client]*bool{}}
 	start := func(name, bin string, args ...string) (*system, error) {
@@ -82,7 +82,7 @@ func startG23Rig(ctx context.Context, dir string, bins map[string]string, files 
 	if err != nil {
 		return r, err
 	}
-	p, err := startNginx(filepath.Join(d, "nginx"), files, addr)
+	p, err := cfg.StartNginx(filepath.Join(d, "nginx"), files, addr)
 	if err != nil {
 		return r, fmt.Errorf("nginx: %w", err)
 	}
@@ -184,10 +184,10 @@ type g2Result struct {
 }
 
 // runG23 starts the rig and measures G2 and G3.
-func runG23(ctx context.Context, dir string, bins map[string]string, files string, plan gPlan, sums map[string]string) []*pair.Target {
+func runG23(ctx context.Context, cfg *Options, dir string, bins map[string]string, files string, plan gPlan, sums map[string]string) []*pair.Target {
 	t2 := &pair.Target{ID: "G2", Title: fmt.Sprintf("gateway stream conversion, %d MiB", plan.stream>>20), Goal: "resources/stream ≥ 0.9× the upstream's resources/read (decoded bytes/s); RSS growth ≤ 32 MiB; cache hit ≥ 0.9× nginx sendfile"}
 	t3 := &pair.Target{ID: "G3", Title: fmt.Sprintf("gateway offload of a %d MiB image from tools/call", plan.image>>20), Goal: "a resource_link in the result; RSS growth ≤ 32 MiB; bytes read back sha256-equal to the upstream's"}
-	rig, err := startG23Rig(ctx, dir, bins, files)
+	rig, err := startG23Rig(ctx, cfg, dir, bins, files)
 	defer rig.stop()
 	if err != nil {
 		t2.NotRun, t3.NotRun = render.Trunc(err.Error(), 300), render.Trunc(err.Error(), 300)
