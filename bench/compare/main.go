@@ -54,6 +54,7 @@ type config struct {
 	weed              string
 	quick             bool
 	skipCodec, skipP6 bool
+	skipG             bool
 	worktree          bool
 	only              string // one target alone (runOnly)
 	budget            time.Duration
@@ -142,6 +143,12 @@ func run(ctx context.Context, args []string) error {
 	// gigabytes of writes leave the disk busy with writeback for a while.
 	later(ctx, &cfg, work, bins, systems, feat, rep, start)
 
+	// G1–G3: the gateway in front of a go-sdk upstream, on servers of their
+	// own (package gw); their section of RESULTS.md is written beside the others.
+	if !cfg.skipG {
+		runG(ctx, &cfg, work, bins, rep)
+	}
+
 	// P8–P10 (package scale) under their own budget, since P10's seeding
 	// alone takes minutes; the report renders every target the same way.
 	opt := &scale.Options{Budget: cfg.scaleBudget, Quick: cfg.quick}
@@ -161,8 +168,9 @@ func parseConfig(args []string) (config, error) {
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
 	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip P6 (wrk at saturation, vegeta at a fixed rate)")
+	fs.BoolVar(&cfg.skipG, "skip-g", false, "skip the gateway targets G1–G3 (their section of RESULTS.md is kept)")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
-	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6 or P9) and write only it")
+	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6, P9, or G for G1–G3) and write only it")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
 	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
 	if err := fs.Parse(args); err != nil {
@@ -198,6 +206,7 @@ func buildAll(cfg *config, work string) (map[string]string, error) {
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
 		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
 		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
+		{"gosdkup", filepath.Join(root, "bench"), "./peers/gosdkup"},
 	} {
 		bins[b.name] = filepath.Join(work, b.name)
 		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {
@@ -275,9 +284,13 @@ func finish(cfg *config, rep *report, start time.Time) error {
 }
 
 // runOnly runs one target alone (-only) and writes the report with it: P6
-// on its own pinned servers, or P9 on its own SeaweedFS and mcpblob.
+// on its own pinned servers, or P9 on its own SeaweedFS and mcpblob. G
+// (G1–G3) renews only the gateway section of the report and its charts.
 func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
 	switch cfg.only {
+	case "G":
+		runG(ctx, cfg, work, bins, rep)
+		return writeG(cfg, rep)
 	case "P6":
 		runP6(ctx, cfg, work, bins, rep)
 	case "P9":
@@ -287,7 +300,7 @@ func runOnly(ctx context.Context, cfg *config, work string, bins map[string]stri
 		}
 		rep.targets = append(rep.targets, t)
 	default:
-		return fmt.Errorf("-only %q: only P6 and P9 run alone", cfg.only)
+		return fmt.Errorf("-only %q: only P6, P9 and G run alone", cfg.only)
 	}
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)

@@ -74,27 +74,36 @@ func startP6Rig(ctx context.Context, work string, bins map[string]string) (*p6Ri
 	return g, nil
 }
 
-// pinned starts bin on the server CPU with GOMAXPROCS=1, its output in a
-// log file (not a pipe the harness would have to drain during a run).
+// pinned starts bin on the server CPU with GOMAXPROCS=1 (startPinned).
 func (g *p6Rig) pinned(name, bin string, args ...string) (*proc.Proc, string, error) {
+	p, base, err := startPinned(g.dir, p6ServerCPU, name, bin, args...)
+	if err == nil {
+		g.procs = append(g.procs, p)
+	}
+	return p, base, err
+}
+
+// startPinned starts bin on CPU cpu (taskset) with GOMAXPROCS=1, listening
+// on a free loopback address, its output in dir/name.log (not a pipe the
+// harness would have to drain during a run), and returns its base URL.
+func startPinned(dir, cpu, name, bin string, args ...string) (*proc.Proc, string, error) {
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	logf, err := os.Create(filepath.Join(g.dir, name+".log"))
+	logf, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		return nil, "", err
 	}
 	defer logf.Close()
 	args = append(args, "--listen", addr) // the Go flag package takes -listen and --listen alike
-	cmd := exec.Command("taskset", append([]string{"-c", p6ServerCPU, bin}, args...)...)
+	cmd := exec.Command("taskset", append([]string{"-c", cpu, bin}, args...)...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	p, err := proc.StartCmd(name, "http://"+addr+"/readyz", cmd)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w (log %s)", name, err, logf.Name())
 	}
-	g.procs = append(g.procs, p)
 	return p, "http://" + addr, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpblob/mcpblob/bench/compare/gw"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"github.com/mcpblob/mcpblob/bench/compare/render"
 	"os"
@@ -89,6 +90,9 @@ type report struct {
 	// targets are outcomes other workloads add (P8–P10); they are
 	// rendered with P1–P7 by the same generic code.
 	targets []*pair.Target
+	// g is the gateway targets G1–G3 (g.go), written as a section of their
+	// own; nil when they did not run (the file's section is kept).
+	g *gw.Report
 }
 
 func (r *report) fillEnv(root, weedBin string) {
@@ -259,8 +263,12 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	for _, kept := range []string{"smallreq", "statestorm"} { // written by bench/smallreq and loadtest/hardening
-		if body, ok := mdsection.Extract(string(old), kept); ok {
+	for _, kept := range []string{"gateway", "smallreq", "statestorm"} { // G1–G3 (-only G), bench/smallreq, loadtest/hardening
+		body, ok := mdsection.Extract(string(old), kept)
+		if kept == "gateway" && r.g != nil {
+			body, ok = r.g.Render(r.commit), true
+		}
+		if ok {
 			begin, end := mdsection.Markers(kept)
 			b.WriteString("\n" + begin + "\n" + body + end + "\n")
 		}
@@ -391,6 +399,11 @@ func (r *report) writeCharts(dir string) error {
 		}
 		title := fmt.Sprintf("P6 server CPU per request at %d req/s (median run, lower is better)", f.rate)
 		if err := render.WriteChart(dir, "p6-cpu-per-request.svg", render.BarChart(title, "µs", bars)); err != nil {
+			return err
+		}
+	}
+	if r.g != nil {
+		if err := r.g.WriteCharts(dir); err != nil {
 			return err
 		}
 	}

@@ -114,9 +114,10 @@ type Target struct {
 	Detail          string   // markdown with the workload's own tables, may be empty
 }
 
-// Met reports whether every pair and bound holds and no error happened.
+// Met reports whether every pair and bound holds and no error happened. A
+// target needs at least one pair or bound to be met (G3 has bounds only).
 func (t *Target) Met() bool {
-	if t.NotRun != "" || len(t.Errors) > 0 || len(t.Pairs) == 0 {
+	if t.NotRun != "" || len(t.Errors) > 0 || len(t.Pairs)+len(t.Bounds) == 0 {
 		return false
 	}
 	for i, p := range t.Pairs {

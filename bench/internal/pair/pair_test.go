@@ -42,3 +42,17 @@ func TestTargetMet(t *testing.T) {
 		t.Fatal("errors must miss")
 	}
 }
+
+func TestTargetBoundsOnly(t *testing.T) {
+	tg := Target{Bounds: []Bound{{Value: 10, Limit: 32}}}
+	if !tg.Met() {
+		t.Fatal("a target of bounds alone, all held, must be met")
+	}
+	tg.Bounds[0].Value = 40
+	if tg.Met() {
+		t.Fatal("a broken bound must miss")
+	}
+	if (&Target{}).Met() {
+		t.Fatal("a target with neither pairs nor bounds measured nothing: it cannot be met")
+	}
+}
