@@ -34,7 +34,7 @@ var (
 )
 
 // Surfaces is the order of the table's rows.
-var Surfaces = []Surface{Legacy, Modern, Stream, V1, D, U, Page, Smuggle}
+var Surfaces = []Surface{Legacy, Modern, Stream, V1, Tus, D, U, Page, Smuggle}
 
 // Case is one hostile input and what it must get.
 type Case struct {
@@ -80,6 +80,7 @@ var Classes = []Class{
 	{"multipart", multipartAbuse},
 	{"era header rules", eraAbuse},
 	{"active content", activeContent},
+	{"tus", tusAbuse},
 }
 
 // seq numbers generated keys so no two inputs write the same object.

@@ -1,0 +1,210 @@
+package hostile
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
+)
+
+// The tus client of the harness: just enough of tus 1.0.0 to prepare the
+// uploads the hostile inputs hit, and to look at them after.
+
+// tusBase is the creation endpoint (docs/uploads.md, "Resumable uploads").
+const tusBase = "/v1/tus/"
+
+// Header lines every tus request but OPTIONS carries, and a PATCH's type.
+const (
+	tusVersion = "Tus-Resumable: 1.0.0"
+	tusType    = "Content-Type: application/offset+octet-stream"
+)
+
+// tusMeta is an Upload-Metadata value of name/value pairs.
+func tusMeta(pairs ...string) string {
+	var b []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b = append(b, pairs[i]+" "+base64.StdEncoding.EncodeToString([]byte(pairs[i+1])))
+	}
+	return strings.Join(b, ",")
+}
+
+// tusPayload is the n bytes every prepared upload holds: not all one
+// byte, so a misplaced segment changes the sha256.
+func tusPayload(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i/251)
+	}
+	return b
+}
+
+// tusKey is a fresh blob key for one upload.
+func tusKey() string { return fmt.Sprintf("hard/tus/%d.bin", next()) }
+
+// tusSend sends a tus request as principal: hdr lines after the head's.
+func (e *Env) tusSend(ctx context.Context, method, target, principal string, body []byte, hdr ...string) *wire.Answer {
+	return e.sendRaw(ctx, wire.Raw{Head: e.Head(method, target, principal, len(body), hdr...), Body: body, Method: method})
+}
+
+// tusCreate creates an upload as principal with the header lines given
+// (besides Tus-Resumable) and returns its id.
+func (e *Env) tusCreate(ctx context.Context, principal string, body []byte, hdr ...string) (string, error) {
+	a := e.tusSend(ctx, http.MethodPost, tusBase, principal, body, append([]string{tusVersion}, hdr...)...)
+	id := tusIDOf(a)
+	if a.Status != http.StatusCreated || id == "" {
+		return "", errors.New("creating an upload: " + a.String())
+	}
+	return id, nil
+}
+
+// tusIDOf is the upload id an answer's Location names.
+func tusIDOf(a *wire.Answer) string {
+	if a.Header == nil {
+		return ""
+	}
+	_, id, _ := strings.Cut(a.Header.Get("Location"), tusBase)
+	return id
+}
+
+// tusPatch sends body at off to the upload id as principal.
+func (e *Env) tusPatch(ctx context.Context, principal, id string, off int, body []byte, hdr ...string) *wire.Answer {
+	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
+	return e.tusSend(ctx, http.MethodPatch, tusBase+id, principal, body, hdr...)
+}
+
+// tusOffset is the upload's offset, as HEAD reports it to principal.
+func (e *Env) tusOffset(ctx context.Context, principal, id string) (int, error) {
+	a := e.tusSend(ctx, http.MethodHead, tusBase+id, principal, nil, tusVersion)
+	if a.Status != http.StatusOK {
+		return 0, errors.New("HEAD of the upload: " + a.String())
+	}
+	return strconv.Atoi(a.Header.Get("Upload-Offset"))
+}
+
+// tusFresh creates alice's upload of n bytes under a fresh key and sends
+// its first sent bytes.
+func (e *Env) tusFresh(ctx context.Context, principal string, n, sent int, hdr ...string) (string, error) {
+	hdr = append([]string{"Upload-Length: " + strconv.Itoa(n), "Upload-Metadata: " + tusMeta("key", tusKey())}, hdr...)
+	id, err := e.tusCreate(ctx, principal, nil, hdr...)
+	if err != nil || sent == 0 {
+		return id, err
+	}
+	if a := e.tusPatch(ctx, principal, id, 0, tusPayload(n)[:sent]); a.Status != http.StatusNoContent {
+		return "", errors.New("the first PATCH: " + a.String())
+	}
+	return id, nil
+}
+
+// tusPartial creates principal's partial upload of n bytes, sent whole
+// when complete is set; it returns the upload's id.
+func (e *Env) tusPartial(ctx context.Context, principal string, n int, complete bool) (string, error) {
+	id, err := e.tusCreate(ctx, principal, nil, "Upload-Concat: partial", "Upload-Length: "+strconv.Itoa(n))
+	if err != nil || !complete {
+		return id, err
+	}
+	if a := e.tusPatch(ctx, principal, id, 0, tusPayload(n)); a.Status != http.StatusNoContent {
+		return "", errors.New("PATCH of a partial upload: " + a.String())
+	}
+	return id, nil
+}
+
+// tusExpect records that key now holds data (alice's): the store check
+// then wants it listed with this size and sha256, and its bytes read back.
+func (e *Env) tusExpect(key string, data []byte) {
+	sum := sha256.Sum256(data)
+	body := fmt.Sprintf(`{"key":%q,"size":%d,"sha256":%q}`, key, len(data), hex.EncodeToString(sum[:]))
+	e.inv.NoteStored("alice", &wire.Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
+}
+
+// tusStored checks that key holds data, read through GET /v1/blobs.
+func (e *Env) tusStored(ctx context.Context, key string, data []byte) string {
+	req := e.Request(ctx, http.MethodGet, "/v1/blobs/"+key, "alice", nil)
+	resp, err := e.HTTP.Do(req)
+	if err != nil {
+		return "reading the completed upload's blob: " + err.Error()
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	switch {
+	case err != nil || resp.StatusCode != http.StatusOK:
+		return fmt.Sprintf("reading the completed upload's blob %s: HTTP %d %v", key, resp.StatusCode, err)
+	case !bytes.Equal(got, data):
+		gs, ws := sha256.Sum256(got), sha256.Sum256(data)
+		return fmt.Sprintf("the completed upload's blob %s has %d bytes, sha256 %x; want %d bytes, sha256 %x",
+			key, len(got), gs[:8], len(data), ws[:8])
+	}
+	return ""
+}
+
+// tusCut sends a PATCH announcing n bytes, writes only the first sent of
+// them and closes the connection: a client whose network dropped.
+func (e *Env) tusCut(ctx context.Context, principal, id string, off int, body []byte, n int, hdr ...string) error {
+	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.addr)
+	if err != nil {
+		return err
+	}
+	_, err = c.Write(append([]byte(e.Head(http.MethodPatch, tusBase+id, principal, n, hdr...)), body...))
+	time.Sleep(100 * time.Millisecond) // let the bytes arrive before the cut
+	c.Close()
+	return err
+}
+
+// tusKeyOf is the key a prepared upload was created with (HEAD's
+// Upload-Metadata), "" when it names none.
+func (e *Env) tusKeyOf(ctx context.Context, id string) string {
+	a := e.tusSend(ctx, http.MethodHead, tusBase+id, "alice", nil, tusVersion)
+	for p := range strings.SplitSeq(a.Header.Get("Upload-Metadata"), ",") {
+		if k, v, ok := strings.Cut(p, " "); ok && k == "key" {
+			b, _ := base64.StdEncoding.DecodeString(v)
+			return string(b)
+		}
+	}
+	return ""
+}
+
+// tusResume finishes alice's upload of n bytes from the offset HEAD
+// reports and checks the stored blob, registering it first.
+func (e *Env) tusResume(ctx context.Context, id string, n int) string {
+	key, data := e.tusKeyOf(ctx, id), tusPayload(n)
+	e.tusExpect(key, data)
+	for try := 0; ; try++ {
+		off, err := e.tusOffset(ctx, "alice", id)
+		if err != nil {
+			return err.Error()
+		}
+		if off < 0 || off > n {
+			return fmt.Sprintf("HEAD reports offset %d for an upload of %d bytes", off, n)
+		}
+		a := e.tusPatch(ctx, "alice", id, off, data[off:])
+		switch {
+		case a.Status == http.StatusNoContent:
+			return e.tusStored(ctx, key, data)
+		case a.Status != http.StatusConflict || try == 3:
+			return fmt.Sprintf("resuming from offset %d: %s", off, a.String())
+		}
+		// A cut PATCH may still be committing what arrived: HEAD again, as
+		// a tus client does after 409.
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// statusIn is "" when status is one of want, else what is wrong.
+func statusIn(status int, want []int) string {
+	if len(want) == 0 || slices.Contains(want, status) {
+		return ""
+	}
+	return fmt.Sprintf("HTTP %d, want %v (docs/uploads.md, tus)", status, want)
+}
