@@ -86,6 +86,15 @@ func tusConcats() []tusInput {
 	}, urls)
 	ts = append(ts, tusInput{name: "POST Upload-Concat: final naming one partial upload twice", keep: -1,
 		prep: final(partials(true, "alice")), hit: concatTwice})
+	ts = append(ts, tusInput{name: "POST Upload-Concat: final naming partial uploads another final upload took", status: []int{403}, keep: -1,
+		prep: func(ctx context.Context, e *Env) (string, error) {
+			ids, err := partials(true, "alice", "alice")(ctx, e)
+			if err != nil {
+				return "", err
+			}
+			_, err = e.tusFinal(ctx, ids)
+			return strings.Join(ids, " "), err
+		}, hit: concatHit(urls)})
 	ts = append(ts, tusInput{name: "PATCH of a final upload", status: []int{403}, keep: -1, prep: completedFinal,
 		hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
 			return e.tusPatch(ctx, "alice", id, 20, []byte("x"))
@@ -116,6 +125,12 @@ func completedFinal(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return e.tusFinal(ctx, ids)
+}
+
+// tusFinal stores alice's final upload of the partial uploads ids (10
+// bytes each) under a fresh key.
+func (e *Env) tusFinal(ctx context.Context, ids []string) (string, error) {
 	key := tusKey()
 	e.tusExpect(key, slices.Concat(tusPayload(10), tusPayload(10)))
 	a := e.tusSend(ctx, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Concat: "+urls(ids), "Upload-Metadata: "+tusMeta("key", key))

@@ -143,6 +143,13 @@ func tusBodies() []tusInput {
 			e.tusExpect(key, tusPayload(50))
 			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
 		}, then: wantHeader("Upload-Offset", "50")},
+		{name: "POST with the whole body, key a folder of blobs", status: []int{409}, keep: -1, hit: wholeAs("hard/base")},
+		{name: "POST with the whole body, key under a blob", status: []int{409}, keep: -1, hit: wholeAs(BaseText + "/x")},
+		{name: "POST Upload-Length: 0, key a folder of blobs", status: []int{409}, keep: -1, hit: post("alice", tusVersion, "Upload-Length: 0", "Upload-Metadata: "+tusMeta("key", "hard/base"))},
+		{name: "POST with the whole body and a wrong Upload-Checksum", status: []int{460}, keep: -1, then: noBlobAt, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
+			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50",
+				"Upload-Checksum: sha256 "+digest("sha256", []byte("other")), "Upload-Metadata: "+tusMeta("key", tusKey()))
+		}},
 		{name: "POST with a text/plain body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
 			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, "Content-Type: text/plain", "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", tusKey()))
 		}, then: func(ctx context.Context, e *Env, _ string, a *wire.Answer) string {
@@ -186,5 +193,13 @@ func cutThenHead(withSum bool) func(context.Context, *Env, string) *wire.Answer 
 			a.Status = http.StatusNoContent // the HEAD stands for the cut PATCH's answer
 		}
 		return a
+	}
+}
+
+// wholeAs creates an upload with its whole body, stored as key (which
+// the store must refuse: a blob and a folder at once).
+func wholeAs(key string) func(context.Context, *Env, string) *wire.Answer {
+	return func(ctx context.Context, e *Env, _ string) *wire.Answer {
+		return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
 	}
 }
