@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
@@ -135,6 +136,12 @@ func tusBodies() []tusInput {
 		}},
 		{name: "PATCH cut after 20 of 90 bytes", status: []int{204}, prep: prepFresh, keep: -1, hit: cutThenHead(false), then: resumed},
 		{name: "PATCH with Upload-Checksum cut after 20 of 90 bytes", status: []int{204}, prep: prepFresh, keep: tusSent, hit: cutThenHead(true), then: resumed},
+		{name: "PATCH of the rest, 10 bytes every 100ms, with its sha256", status: []int{204}, prep: prepFresh, keep: tusLen, then: storedWhole,
+			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
+				rest := tusPayload(tusLen)[tusSent:]
+				e.tusExpect(e.tusKeyOf(ctx, id), tusPayload(tusLen))
+				return e.tusSlow(ctx, id, tusSent, rest, 10, 100*time.Millisecond, "Upload-Checksum: sha256 "+digest("sha256", rest))
+			}},
 		{name: "POST with a body past Upload-Length", status: []int{413}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
 			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(20), tusVersion, tusType, "Upload-Length: 10", "Upload-Metadata: "+tusMeta("key", tusKey()))
 		}, then: noBlobAt},
@@ -202,4 +209,9 @@ func wholeAs(key string) func(context.Context, *Env, string) *wire.Answer {
 	return func(ctx context.Context, e *Env, _ string) *wire.Answer {
 		return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
 	}
+}
+
+// storedWhole checks that the completed upload's blob holds its bytes.
+func storedWhole(ctx context.Context, e *Env, id string, _ *wire.Answer) string {
+	return e.tusStored(ctx, e.tusKeyOf(ctx, id), tusPayload(tusLen))
 }

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -160,6 +161,29 @@ func (e *Env) tusCut(ctx context.Context, principal, id string, off int, body []
 	time.Sleep(100 * time.Millisecond) // let the bytes arrive before the cut
 	c.Close()
 	return err
+}
+
+// tusSlow sends a PATCH of body at off in pieces of step bytes, one every
+// pause, and reads the answer: a slow client, under the rate rule's slow
+// start.
+func (e *Env) tusSlow(ctx context.Context, id string, off int, body []byte, step int, pause time.Duration, hdr ...string) *wire.Answer {
+	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.addr)
+	if err != nil {
+		return &wire.Answer{Err: err}
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(e.caseLimit))
+	go func() {
+		c.Write([]byte(e.Head(http.MethodPatch, tusBase+id, "alice", len(body), hdr...)))
+		for i := 0; i < len(body); i += step {
+			time.Sleep(pause)
+			if _, err := c.Write(body[i:min(i+step, len(body))]); err != nil {
+				return
+			}
+		}
+	}()
+	return wire.ReadFinal(bufio.NewReader(c), &http.Request{Method: http.MethodPatch})
 }
 
 // tusKeyOf is the key a prepared upload was created with (HEAD's
