@@ -31,6 +31,7 @@ var (
 	D      = Surface{"/d", wire.ShapeAPI}
 	U      = Surface{"/u", wire.ShapeAPI}
 	Page   = Surface{"/upload", wire.ShapePage}
+	Tus    = Surface{"/v1/tus", wire.ShapeAPI} // resumable uploads (package hostiletus)
 )
 
 // Surfaces is the order of the table's rows.
@@ -80,7 +81,6 @@ var Classes = []Class{
 	{"multipart", multipartAbuse},
 	{"era header rules", eraAbuse},
 	{"active content", activeContent},
-	{"tus", tusAbuse},
 }
 
 // seq numbers generated keys so no two inputs write the same object.

@@ -1,4 +1,4 @@
-package hostile
+package hostiletus
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
-
-// Tus is the row of the resumable upload endpoint (tus 1.0.0, /v1/tus/).
-var Tus = Surface{"/v1/tus", wire.ShapeAPI}
 
 // tusInput is one hostile tus input. prep makes what it hits (an upload
 // of its own; "" when it needs none), hit sends it, and the answer must
@@ -22,10 +20,10 @@ var Tus = Surface{"/v1/tus", wire.ShapeAPI}
 type tusInput struct {
 	name   string
 	status []int
-	prep   func(ctx context.Context, e *Env) (string, error)
-	hit    func(ctx context.Context, e *Env, id string) *wire.Answer
+	prep   func(ctx context.Context, e *hostile.Env) (string, error)
+	hit    func(ctx context.Context, e *hostile.Env, id string) *wire.Answer
 	keep   int
-	then   func(ctx context.Context, e *Env, id string, a *wire.Answer) string
+	then   func(ctx context.Context, e *hostile.Env, id string, a *wire.Answer) string
 	as     string // whose upload keep is read as ("" = alice)
 }
 
@@ -35,18 +33,18 @@ const (
 	tusSent = 10
 )
 
-func (t tusInput) Case() Case {
+func (t tusInput) toCase() hostile.Case {
 	var id string
-	w := WantEither // no status given, or successes and refusals both
+	w := hostile.WantEither // no status given, or successes and refusals both
 	switch {
 	case len(t.status) == 0:
 	case !slices.ContainsFunc(t.status, func(s int) bool { return s < 400 }):
-		w = WantReject
+		w = hostile.WantReject
 	case !slices.ContainsFunc(t.status, func(s int) bool { return s >= 400 }):
-		w = WantAccept
+		w = hostile.WantAccept
 	}
-	c := Case{Name: t.name, Want: w, CheckAlways: true}
-	c.Send = func(ctx context.Context, e *Env) *wire.Answer {
+	c := hostile.Case{Name: t.name, Want: w, CheckAlways: true}
+	c.Send = func(ctx context.Context, e *hostile.Env) *wire.Answer {
 		if t.prep != nil {
 			var err error
 			if id, err = t.prep(ctx, e); err != nil {
@@ -55,7 +53,7 @@ func (t tusInput) Case() Case {
 		}
 		return t.hit(ctx, e, id)
 	}
-	c.Check = func(ctx context.Context, e *Env, a *wire.Answer) string {
+	c.Check = func(ctx context.Context, e *hostile.Env, a *wire.Answer) string {
 		if why := statusIn(a.Status, t.status); why != "" {
 			return why + ": " + a.String()
 		}
@@ -66,13 +64,13 @@ func (t tusInput) Case() Case {
 
 // after checks the upload once the answer came: the offset kept, then
 // the further look.
-func (t tusInput) after(ctx context.Context, e *Env, id string, a *wire.Answer) string {
+func (t tusInput) after(ctx context.Context, e *hostile.Env, id string, a *wire.Answer) string {
 	if t.keep >= 0 && id != "" {
 		as := t.as
 		if as == "" {
 			as = "alice"
 		}
-		off, err := e.tusOffset(ctx, as, id)
+		off, err := tusOffset(ctx, e, as, id)
 		switch {
 		case err != nil:
 			return "after the input: " + err.Error()
@@ -87,32 +85,35 @@ func (t tusInput) after(ctx context.Context, e *Env, id string, a *wire.Answer) 
 }
 
 // prepFresh is an upload of tusLen bytes with tusSent sent.
-func prepFresh(ctx context.Context, e *Env) (string, error) {
-	return e.tusFresh(ctx, "alice", tusLen, tusSent)
+func prepFresh(ctx context.Context, e *hostile.Env) (string, error) {
+	return tusFresh(ctx, e, "alice", tusLen, tusSent)
 }
 
-// tusAbuse sends every tus input to /v1/tus/.
-func tusAbuse(_ context.Context, e *Env) []Batch {
-	var cs []Case
+// Name is the class's name (in the table, and for -only).
+const Name = "tus"
+
+// Abuse generates the class: every tus input, on the /v1/tus row.
+func Abuse(_ context.Context, e *hostile.Env) []hostile.Batch {
+	var cs []hostile.Case
 	for _, list := range [][]tusInput{tusCreations(e), tusMetadata(e), tusConcats(), tusPatches(), tusChecksums(),
 		tusBodies(), tusDeferred(), tusTargets()} {
 		for _, t := range list {
-			cs = append(cs, t.Case())
+			cs = append(cs, t.toCase())
 		}
 	}
-	return []Batch{{"tus", Tus, cs}}
+	return []hostile.Batch{{Class: Name, Surface: hostile.Tus, Cases: cs}}
 }
 
 // post is a creation request's hit with the header lines given.
-func post(principal string, hdr ...string) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, _ string) *wire.Answer {
-		return e.tusSend(ctx, http.MethodPost, tusBase, principal, nil, hdr...)
+func post(principal string, hdr ...string) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+		return tusSend(ctx, e, http.MethodPost, tusBase, principal, nil, hdr...)
 	}
 }
 
 // created is a creation that must succeed: 201 and a Location.
-func created() func(context.Context, *Env, string, *wire.Answer) string {
-	return func(_ context.Context, _ *Env, _ string, a *wire.Answer) string {
+func created() func(context.Context, *hostile.Env, string, *wire.Answer) string {
+	return func(_ context.Context, _ *hostile.Env, _ string, a *wire.Answer) string {
 		if a.Status == http.StatusCreated && tusIDOf(a) == "" {
 			return "201 without the upload's Location: " + a.String()
 		}
@@ -121,7 +122,7 @@ func created() func(context.Context, *Env, string, *wire.Answer) string {
 }
 
 // tusCreations are creation requests with hostile lengths and versions.
-func tusCreations(e *Env) []tusInput {
+func tusCreations(e *hostile.Env) []tusInput {
 	meta := "Upload-Metadata: " + tusMeta("key", tusKey())
 	var ts []tusInput
 	for _, l := range []string{"-1", "abc", "1e3", "+10", "10, 10", "0x10", "99999999999999999999", "1.5", "１０"} {
@@ -142,21 +143,21 @@ func tusCreations(e *Env) []tusInput {
 	ts = append(ts,
 		tusInput{name: "POST without credentials", status: []int{401}, hit: post("", tusVersion, "Upload-Length: 10", meta), keep: -1},
 		tusInput{name: "POST with a blobs:read key", status: []int{403}, hit: post("mallory", tusVersion, "Upload-Length: 10", meta), keep: -1},
-		tusInput{name: "POST Upload-Length: 0", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
+		tusInput{name: "POST Upload-Length: 0", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
 			key := tusKey()
-			e.tusExpect(key, nil) // an empty upload is complete at once
-			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Length: 0", "Upload-Metadata: "+tusMeta("key", key))
+			tusExpect(e, key, nil) // an empty upload is complete at once
+			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Length: 0", "Upload-Metadata: "+tusMeta("key", key))
 		}, then: created()},
-		tusInput{name: "OPTIONS without Tus-Resumable", status: []int{204}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
-			return e.tusSend(ctx, http.MethodOptions, tusBase, "alice", nil)
+		tusInput{name: "OPTIONS without Tus-Resumable", status: []int{204}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+			return tusSend(ctx, e, http.MethodOptions, tusBase, "alice", nil)
 		}, then: wantHeader("Tus-Max-Size", strconv.Itoa(256<<20))},
 	)
 	return ts
 }
 
 // wantHeader checks that the answer carries a header's value.
-func wantHeader(name, value string) func(context.Context, *Env, string, *wire.Answer) string {
-	return func(_ context.Context, _ *Env, _ string, a *wire.Answer) string {
+func wantHeader(name, value string) func(context.Context, *hostile.Env, string, *wire.Answer) string {
+	return func(_ context.Context, _ *hostile.Env, _ string, a *wire.Answer) string {
 		if got := a.Header.Get(name); got != value {
 			return fmt.Sprintf("%s %q, want %q", name, got, value)
 		}
@@ -166,7 +167,7 @@ func wantHeader(name, value string) func(context.Context, *Env, string, *wire.An
 
 // tusMetadata are creations with Upload-Metadata garbage: each must be
 // refused with 400, before any upload exists.
-func tusMetadata(e *Env) []tusInput {
+func tusMetadata(e *hostile.Env) []tusInput {
 	b64 := func(s string) string { return tusMeta("x", s)[2:] }
 	values := []string{
 		"key", "key !!!", "key " + b64("a") + ",key " + b64("b"), ",,,,", " ", "key  " + b64("k"),
@@ -178,7 +179,7 @@ func tusMetadata(e *Env) []tusInput {
 		"k\xc3\xa9y " + b64("hard/x"), strings.Repeat("a"+" "+b64("b")+",", 9000/6), strings.Repeat("a,", 70) + "key " + b64("hard/x"),
 	}
 	var ts []tusInput
-	for range e.flips / 4 {
+	for range e.Flips() / 4 {
 		// Noise may happen to be valid metadata naming a valid key: either answer, clearly.
 		v := "key " + randomGarbage(e, 40)
 		ts = append(ts, tusInput{name: "POST Upload-Metadata: " + v, hit: post("alice", tusVersion, "Upload-Length: 10", "Upload-Metadata: "+v), keep: -1})
@@ -193,7 +194,7 @@ func tusMetadata(e *Env) []tusInput {
 func base64Raw(s string) string { return tusMeta("x", s)[2:] }
 
 // randomGarbage is n seeded bytes of base64-looking noise and separators.
-func randomGarbage(e *Env, n int) string {
+func randomGarbage(e *hostile.Env, n int) string {
 	const alphabet = "ABCDEFGHabcdefgh0123456789+/=, \t-_%"
 	b := make([]byte, n)
 	for i := range b {

@@ -1,4 +1,4 @@
-package hostile
+package hostiletus
 
 import (
 	"context"
@@ -12,15 +12,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
 // patch is a PATCH of the prepared upload at off with body and the
 // header lines given (Tus-Resumable, Content-Type and Upload-Offset are
 // the caller's to send).
-func patch(body []byte, hdr ...string) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, id string) *wire.Answer {
-		return e.tusSend(ctx, http.MethodPatch, tusBase+id, "alice", body, hdr...)
+func patch(body []byte, hdr ...string) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+		return tusSend(ctx, e, http.MethodPatch, tusBase+id, "alice", body, hdr...)
 	}
 }
 
@@ -29,8 +30,8 @@ func next10() []byte { return tusPayload(tusLen)[tusSent : tusSent+10] }
 
 // resumed: after the refusal, the upload still completes from HEAD's
 // offset into a blob with the right bytes.
-func resumed(ctx context.Context, e *Env, id string, _ *wire.Answer) string {
-	return e.tusResume(ctx, id, tusLen)
+func resumed(ctx context.Context, e *hostile.Env, id string, _ *wire.Answer) string {
+	return tusResume(ctx, e, id, tusLen)
 }
 
 // tusPatches are PATCHes with wrong offsets, types and versions, on an
@@ -59,9 +60,11 @@ func tusPatches() []tusInput {
 	add("without Tus-Resumable", http.StatusPreconditionFailed, tusType, off)
 	add("Upload-Length differing from the upload's", http.StatusBadRequest, tusVersion, tusType, off, "Upload-Length: 50")
 	ts = append(ts, tusInput{name: "PATCH by another principal", status: []int{404}, keep: tusSent, as: "bob",
-		prep: func(ctx context.Context, e *Env) (string, error) { return e.tusFresh(ctx, "bob", tusLen, tusSent) },
-		hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-			return e.tusPatch(ctx, "alice", id, tusSent, next10())
+		prep: func(ctx context.Context, e *hostile.Env) (string, error) {
+			return tusFresh(ctx, e, "bob", tusLen, tusSent)
+		},
+		hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+			return tusPatch(ctx, e, "alice", id, tusSent, next10())
 		}})
 	ts = append(ts, tusInput{name: "two PATCHes at one offset", status: []int{204, 409}, prep: prepFresh, hit: racePatches, keep: tusSent + 10, then: resumed})
 	ts = append(ts, tusInput{name: "PATCH refused, then resumed", status: []int{409}, prep: prepFresh, keep: tusSent, then: resumed,
@@ -71,11 +74,11 @@ func tusPatches() []tusInput {
 
 // racePatches sends the same 10 bytes at one offset on two connections at
 // once: one appends (204), the other is refused (409), never both.
-func racePatches(ctx context.Context, e *Env, id string) *wire.Answer {
+func racePatches(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
 	var as [2]*wire.Answer
 	var wg sync.WaitGroup
 	for i := range as {
-		wg.Go(func() { as[i] = e.tusPatch(ctx, "alice", id, tusSent, next10()) })
+		wg.Go(func() { as[i] = tusPatch(ctx, e, "alice", id, tusSent, next10()) })
 	}
 	wg.Wait()
 	if as[0].Status == as[1].Status {
@@ -131,35 +134,35 @@ func tusBodies() []tusInput {
 	chunked := fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(over), over)
 	return []tusInput{
 		{name: "PATCH 1 byte past Upload-Length", status: []int{413}, prep: prepFresh, keep: tusSent, then: resumed, hit: patch(over, tusVersion, tusType, off)},
-		{name: "PATCH chunked past Upload-Length", status: []int{413}, prep: prepFresh, keep: tusSent, then: resumed, hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-			return e.sendRaw(ctx, wire.Raw{Head: e.Head(http.MethodPatch, tusBase+id, "alice", -1, tusVersion, tusType, off, "Transfer-Encoding: chunked"), Body: chunked, Method: http.MethodPatch})
+		{name: "PATCH chunked past Upload-Length", status: []int{413}, prep: prepFresh, keep: tusSent, then: resumed, hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+			return e.Send(ctx, wire.Raw{Head: e.Head(http.MethodPatch, tusBase+id, "alice", -1, tusVersion, tusType, off, "Transfer-Encoding: chunked"), Body: chunked, Method: http.MethodPatch})
 		}},
 		{name: "PATCH cut after 20 of 90 bytes", status: []int{204}, prep: prepFresh, keep: -1, hit: cutThenHead(false), then: resumed},
 		{name: "PATCH with Upload-Checksum cut after 20 of 90 bytes", status: []int{204}, prep: prepFresh, keep: tusSent, hit: cutThenHead(true), then: resumed},
 		{name: "PATCH of the rest, 10 bytes every 100ms, with its sha256", status: []int{204}, prep: prepFresh, keep: tusLen, then: storedWhole,
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
 				rest := tusPayload(tusLen)[tusSent:]
-				e.tusExpect(e.tusKeyOf(ctx, id), tusPayload(tusLen))
-				return e.tusSlow(ctx, id, tusSent, rest, 10, 100*time.Millisecond, "Upload-Checksum: sha256 "+digest("sha256", rest))
+				tusExpect(e, tusKeyOf(ctx, e, id), tusPayload(tusLen))
+				return tusSlow(ctx, e, id, tusSent, rest, 10, 100*time.Millisecond, "Upload-Checksum: sha256 "+digest("sha256", rest))
 			}},
-		{name: "POST with a body past Upload-Length", status: []int{413}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
-			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(20), tusVersion, tusType, "Upload-Length: 10", "Upload-Metadata: "+tusMeta("key", tusKey()))
+		{name: "POST with a body past Upload-Length", status: []int{413}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(20), tusVersion, tusType, "Upload-Length: 10", "Upload-Metadata: "+tusMeta("key", tusKey()))
 		}, then: noBlobAt},
-		{name: "POST with the whole body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
+		{name: "POST with the whole body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
 			key := tusKey()
-			e.tusExpect(key, tusPayload(50))
-			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
+			tusExpect(e, key, tusPayload(50))
+			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
 		}, then: wantHeader("Upload-Offset", "50")},
 		{name: "POST with the whole body, key a folder of blobs", status: []int{409}, keep: -1, hit: wholeAs("hard/base")},
-		{name: "POST with the whole body, key under a blob", status: []int{409}, keep: -1, hit: wholeAs(BaseText + "/x")},
+		{name: "POST with the whole body, key under a blob", status: []int{409}, keep: -1, hit: wholeAs(hostile.BaseText + "/x")},
 		{name: "POST Upload-Length: 0, key a folder of blobs", status: []int{409}, keep: -1, hit: post("alice", tusVersion, "Upload-Length: 0", "Upload-Metadata: "+tusMeta("key", "hard/base"))},
-		{name: "POST with the whole body and a wrong Upload-Checksum", status: []int{460}, keep: -1, then: noBlobAt, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
-			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50",
+		{name: "POST with the whole body and a wrong Upload-Checksum", status: []int{460}, keep: -1, then: noBlobAt, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50",
 				"Upload-Checksum: sha256 "+digest("sha256", []byte("other")), "Upload-Metadata: "+tusMeta("key", tusKey()))
 		}},
-		{name: "POST with a text/plain body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *Env, _ string) *wire.Answer {
-			return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, "Content-Type: text/plain", "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", tusKey()))
-		}, then: func(ctx context.Context, e *Env, _ string, a *wire.Answer) string {
+		{name: "POST with a text/plain body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, "Content-Type: text/plain", "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", tusKey()))
+		}, then: func(ctx context.Context, e *hostile.Env, _ string, a *wire.Answer) string {
 			return wantHeader("Upload-Offset", "0")(ctx, e, "", a) // the body is no PATCH: nothing appended
 		}},
 	}
@@ -167,12 +170,12 @@ func tusBodies() []tusInput {
 
 // noBlobAt checks that a refused creation-with-upload left an upload with
 // nothing appended, when it made one.
-func noBlobAt(ctx context.Context, e *Env, _ string, a *wire.Answer) string {
+func noBlobAt(ctx context.Context, e *hostile.Env, _ string, a *wire.Answer) string {
 	id := tusIDOf(a)
 	if id == "" {
 		return ""
 	}
-	if off, err := e.tusOffset(ctx, "alice", id); err == nil && off != 0 {
+	if off, err := tusOffset(ctx, e, "alice", id); err == nil && off != 0 {
 		return fmt.Sprintf("the refused body appended: offset %d", off)
 	}
 	return ""
@@ -181,17 +184,17 @@ func noBlobAt(ctx context.Context, e *Env, _ string, a *wire.Answer) string {
 // cutThenHead cuts a PATCH of the rest after 20 bytes, then answers the
 // HEAD that follows: the bytes kept must be durable and the offset at most
 // what arrived (with a checksum: none of them).
-func cutThenHead(withSum bool) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, id string) *wire.Answer {
+func cutThenHead(withSum bool) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
 		rest := tusPayload(tusLen)[tusSent:]
 		var hdr []string
 		if withSum {
 			hdr = append(hdr, "Upload-Checksum: sha256 "+digest("sha256", rest))
 		}
-		if err := e.tusCut(ctx, "alice", id, tusSent, rest[:20], len(rest), hdr...); err != nil {
+		if err := tusCut(ctx, e, "alice", id, tusSent, rest[:20], len(rest), hdr...); err != nil {
 			return &wire.Answer{Err: err}
 		}
-		a := e.tusSend(ctx, http.MethodHead, tusBase+id, "alice", nil, tusVersion)
+		a := tusSend(ctx, e, http.MethodHead, tusBase+id, "alice", nil, tusVersion)
 		if off, err := strconv.Atoi(a.Header.Get("Upload-Offset")); err == nil && (off < tusSent || off > tusSent+20) {
 			return &wire.Answer{Status: http.StatusTeapot, Header: a.Header,
 				Body: fmt.Appendf(nil, `{"error":{"code":"harness","message":"HEAD reports offset %d after a cut PATCH; it held %d and 20 more arrived"}}`, off, tusSent)}
@@ -205,13 +208,13 @@ func cutThenHead(withSum bool) func(context.Context, *Env, string) *wire.Answer 
 
 // wholeAs creates an upload with its whole body, stored as key (which
 // the store must refuse: a blob and a folder at once).
-func wholeAs(key string) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, _ string) *wire.Answer {
-		return e.tusSend(ctx, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
+func wholeAs(key string) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+		return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50", "Upload-Metadata: "+tusMeta("key", key))
 	}
 }
 
 // storedWhole checks that the completed upload's blob holds its bytes.
-func storedWhole(ctx context.Context, e *Env, id string, _ *wire.Answer) string {
-	return e.tusStored(ctx, e.tusKeyOf(ctx, id), tusPayload(tusLen))
+func storedWhole(ctx context.Context, e *hostile.Env, id string, _ *wire.Answer) string {
+	return tusStored(ctx, e, tusKeyOf(ctx, e, id), tusPayload(tusLen))
 }

@@ -1,4 +1,4 @@
-package hostile
+package hostiletus
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
@@ -16,8 +17,8 @@ const unknownID = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
 
 // final is a prep making the partial uploads parts makes; their ids go to
 // the hit joined by spaces.
-func final(parts func(ctx context.Context, e *Env) ([]string, error)) func(context.Context, *Env) (string, error) {
-	return func(ctx context.Context, e *Env) (string, error) {
+func final(parts func(ctx context.Context, e *hostile.Env) ([]string, error)) func(context.Context, *hostile.Env) (string, error) {
+	return func(ctx context.Context, e *hostile.Env) (string, error) {
 		ids, err := parts(ctx, e)
 		return strings.Join(ids, " "), err
 	}
@@ -25,9 +26,9 @@ func final(parts func(ctx context.Context, e *Env) ([]string, error)) func(conte
 
 // concatHit posts the final upload naming the prepared ids (joined by
 // spaces in prep) as concat renders them.
-func concatHit(concat func(ids []string) string) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, joined string) *wire.Answer {
-		return e.tusSend(ctx, http.MethodPost, tusBase, "alice", nil, tusVersion,
+func concatHit(concat func(ids []string) string) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, joined string) *wire.Answer {
+		return tusSend(ctx, e, http.MethodPost, tusBase, "alice", nil, tusVersion,
 			"Upload-Concat: "+concat(strings.Fields(joined)), "Upload-Metadata: "+tusMeta("key", tusKey()))
 	}
 }
@@ -43,11 +44,11 @@ func urls(ids []string) string {
 
 // partials makes partial uploads of 10 bytes, one per owner (complete
 // when done says so).
-func partials(done bool, owners ...string) func(ctx context.Context, e *Env) ([]string, error) {
-	return func(ctx context.Context, e *Env) ([]string, error) {
+func partials(done bool, owners ...string) func(ctx context.Context, e *hostile.Env) ([]string, error) {
+	return func(ctx context.Context, e *hostile.Env) ([]string, error) {
 		var ids []string
 		for _, o := range owners {
-			id, err := e.tusPartial(ctx, o, 10, done)
+			id, err := tusPartial(ctx, e, o, 10, done)
 			if err != nil {
 				return nil, err
 			}
@@ -62,14 +63,14 @@ func partials(done bool, owners ...string) func(ctx context.Context, e *Env) ([]
 func tusConcats() []tusInput {
 	lit := func(h string) func([]string) string { return func([]string) string { return h } }
 	var ts []tusInput
-	add := func(name string, status []int, prep func(context.Context, *Env) ([]string, error), concat func([]string) string) {
+	add := func(name string, status []int, prep func(context.Context, *hostile.Env) ([]string, error), concat func([]string) string) {
 		t := tusInput{name: "POST Upload-Concat: " + name, status: status, keep: -1, hit: concatHit(concat)}
 		if prep != nil {
 			t.prep = final(prep)
 		}
 		ts = append(ts, t)
 	}
-	for _, h := range []string{"final;", "final; ", "final", "partial;x", "Partial", "final;garbage", "final;/v1/tus/../blobs/" + BaseText,
+	for _, h := range []string{"final;", "final; ", "final", "partial;x", "Partial", "final;garbage", "final;/v1/tus/../blobs/" + hostile.BaseText,
 		"final;/v1/tus/" + strings.ToLower(unknownID), "final;/v1/tus/" + unknownID + "/x", "bogus", strings.Repeat("final;/v1/tus/x ", 300)} {
 		add(fmt.Sprintf("%q", wire.Clip(h, 40)), []int{400}, nil, lit(h))
 	}
@@ -80,60 +81,60 @@ func tusConcats() []tusInput {
 	add("final naming another principal's partial upload on another host", []int{403}, partials(true, "bob"), func(ids []string) string {
 		return "final;http://evil.example/v1/tus/" + ids[0]
 	})
-	add("final naming a plain (not partial) upload", []int{400}, func(ctx context.Context, e *Env) ([]string, error) {
-		id, err := e.tusFresh(ctx, "alice", tusLen, tusSent)
+	add("final naming a plain (not partial) upload", []int{400}, func(ctx context.Context, e *hostile.Env) ([]string, error) {
+		id, err := tusFresh(ctx, e, "alice", tusLen, tusSent)
 		return []string{id}, err
 	}, urls)
 	ts = append(ts, tusInput{name: "POST Upload-Concat: final naming one partial upload twice", keep: -1,
 		prep: final(partials(true, "alice")), hit: concatTwice})
 	ts = append(ts, tusInput{name: "POST Upload-Concat: final naming partial uploads another final upload took", status: []int{403}, keep: -1,
-		prep: func(ctx context.Context, e *Env) (string, error) {
+		prep: func(ctx context.Context, e *hostile.Env) (string, error) {
 			ids, err := partials(true, "alice", "alice")(ctx, e)
 			if err != nil {
 				return "", err
 			}
-			_, err = e.tusFinal(ctx, ids)
+			_, err = tusFinal(ctx, e, ids)
 			return strings.Join(ids, " "), err
 		}, hit: concatHit(urls)})
 	ts = append(ts, tusInput{name: "PATCH of a final upload", status: []int{403}, keep: -1, prep: completedFinal,
-		hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-			return e.tusPatch(ctx, "alice", id, 20, []byte("x"))
+		hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+			return tusPatch(ctx, e, "alice", id, 20, []byte("x"))
 		}})
 	return ts
 }
 
 // concatTwice names one complete partial upload twice in a final upload:
 // refused, or stored as its bytes twice (registered with the store check).
-func concatTwice(ctx context.Context, e *Env, id string) *wire.Answer {
+func concatTwice(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
 	key := tusKey()
 	twice := slices.Concat(tusPayload(10), tusPayload(10))
-	e.tusExpect(key, twice)
-	a := e.tusSend(ctx, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Concat: "+urls([]string{id, id}), "Upload-Metadata: "+tusMeta("key", key))
+	tusExpect(e, key, twice)
+	a := tusSend(ctx, e, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Concat: "+urls([]string{id, id}), "Upload-Metadata: "+tusMeta("key", key))
 	if a.Status != http.StatusCreated {
-		e.inv.Forget("alice", key)
+		e.Forget("alice", key)
 		return a
 	}
-	if why := e.tusStored(ctx, key, twice); why != "" {
+	if why := tusStored(ctx, e, key, twice); why != "" {
 		return &wire.Answer{Status: http.StatusTeapot, Body: fmt.Appendf(nil, `{"error":{"code":"harness","message":%q}}`, why)}
 	}
 	return a
 }
 
 // completedFinal is alice's final upload of two partial uploads, stored.
-func completedFinal(ctx context.Context, e *Env) (string, error) {
+func completedFinal(ctx context.Context, e *hostile.Env) (string, error) {
 	ids, err := partials(true, "alice", "alice")(ctx, e)
 	if err != nil {
 		return "", err
 	}
-	return e.tusFinal(ctx, ids)
+	return tusFinal(ctx, e, ids)
 }
 
 // tusFinal stores alice's final upload of the partial uploads ids (10
 // bytes each) under a fresh key.
-func (e *Env) tusFinal(ctx context.Context, ids []string) (string, error) {
+func tusFinal(ctx context.Context, e *hostile.Env, ids []string) (string, error) {
 	key := tusKey()
-	e.tusExpect(key, slices.Concat(tusPayload(10), tusPayload(10)))
-	a := e.tusSend(ctx, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Concat: "+urls(ids), "Upload-Metadata: "+tusMeta("key", key))
+	tusExpect(e, key, slices.Concat(tusPayload(10), tusPayload(10)))
+	a := tusSend(ctx, e, http.MethodPost, tusBase, "alice", nil, tusVersion, "Upload-Concat: "+urls(ids), "Upload-Metadata: "+tusMeta("key", key))
 	if a.Status != http.StatusCreated {
 		return "", fmt.Errorf("the final upload: %s", a.String())
 	}
@@ -154,22 +155,22 @@ func tusDeferred() []tusInput {
 			hit: patch(next10(), tusVersion, tusType, off, "Upload-Length: "+c.length)})
 	}
 	ts = append(ts, tusInput{name: "PATCH of a deferred-length upload, its length then another", status: []int{400}, prep: prepDeferred, keep: tusSent + 10,
-		hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-			if a := e.tusPatch(ctx, "alice", id, tusSent, next10(), "Upload-Length: "+strconv.Itoa(tusLen)); a.Status != http.StatusNoContent {
+		hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+			if a := tusPatch(ctx, e, "alice", id, tusSent, next10(), "Upload-Length: "+strconv.Itoa(tusLen)); a.Status != http.StatusNoContent {
 				return a
 			}
-			return e.tusPatch(ctx, "alice", id, tusSent+10, nil, "Upload-Length: 60")
+			return tusPatch(ctx, e, "alice", id, tusSent+10, nil, "Upload-Length: 60")
 		}, then: resumed})
 	return ts
 }
 
 // prepDeferred is an upload of deferred length with tusSent bytes sent.
-func prepDeferred(ctx context.Context, e *Env) (string, error) {
-	id, err := e.tusCreate(ctx, "alice", nil, "Upload-Defer-Length: 1", "Upload-Metadata: "+tusMeta("key", tusKey()))
+func prepDeferred(ctx context.Context, e *hostile.Env) (string, error) {
+	id, err := tusCreate(ctx, e, "alice", nil, "Upload-Defer-Length: 1", "Upload-Metadata: "+tusMeta("key", tusKey()))
 	if err != nil {
 		return "", err
 	}
-	if a := e.tusPatch(ctx, "alice", id, 0, tusPayload(tusLen)[:tusSent]); a.Status != http.StatusNoContent {
+	if a := tusPatch(ctx, e, "alice", id, 0, tusPayload(tusLen)[:tusSent]); a.Status != http.StatusNoContent {
 		return "", fmt.Errorf("the first PATCH: %s", a.String())
 	}
 	return id, nil
@@ -193,46 +194,57 @@ func tusTargets() []tusInput {
 			hdr = append(hdr, tusType, "Upload-Offset: 0")
 		}
 		for _, p := range []string{unknownID, strings.ToLower(unknownID), unknownID + "A", unknownID + "/", unknownID + "/x", unknownID + "%00",
-			"%2e%2e%2fblobs%2f" + escapeAll(BaseText), "..%2f..%2fv1%2fblobs%2fhard", ".mcpblob", strings.Repeat("A", 10000), "%41" + unknownID[1:]} {
+			"%2e%2e%2fblobs%2f" + escapeAll(hostile.BaseText), "..%2f..%2fv1%2fblobs%2fhard", ".mcpblob", strings.Repeat("A", 10000), "%41" + unknownID[1:]} {
 			ts = append(ts, tusInput{name: m + " " + wire.Clip(tusBase+p, 50), status: []int{404}, keep: -1, hit: target(m, tusBase+p, "alice", hdr...)})
 		}
 		ts = append(ts, tusInput{name: m + " another principal's upload", status: []int{404}, keep: tusSent, as: "bob",
-			prep: func(ctx context.Context, e *Env) (string, error) { return e.tusFresh(ctx, "bob", tusLen, tusSent) },
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-				return e.tusSend(ctx, m, tusBase+id, "alice", nil, hdr...)
+			prep: func(ctx context.Context, e *hostile.Env) (string, error) {
+				return tusFresh(ctx, e, "bob", tusLen, tusSent)
+			},
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+				return tusSend(ctx, e, m, tusBase+id, "alice", nil, hdr...)
 			}})
 		ts = append(ts, tusInput{name: m + " without credentials", status: []int{401}, keep: tusSent, prep: prepFresh,
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-				return e.tusSend(ctx, m, tusBase+id, "", nil, hdr...)
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+				return tusSend(ctx, e, m, tusBase+id, "", nil, hdr...)
 			}})
 	}
 	ts = append(ts,
 		tusInput{name: "DELETE with a blobs:read key", status: []int{403}, keep: tusSent, prep: prepFresh,
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-				return e.tusSend(ctx, http.MethodDelete, tusBase+id, "mallory", nil, tusVersion)
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+				return tusSend(ctx, e, http.MethodDelete, tusBase+id, "mallory", nil, tusVersion)
 			}},
 		tusInput{name: "GET of an upload", status: []int{405}, keep: tusSent, prep: prepFresh,
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-				return e.tusSend(ctx, http.MethodGet, tusBase+id, "alice", nil, tusVersion)
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+				return tusSend(ctx, e, http.MethodGet, tusBase+id, "alice", nil, tusVersion)
 			}},
 		tusInput{name: "PUT /v1/tus/", status: []int{405}, keep: -1, hit: target(http.MethodPut, tusBase, "alice", tusVersion)},
 		tusInput{name: "DELETE, then HEAD and PATCH", status: []int{404}, keep: -1, prep: prepFresh,
-			hit: func(ctx context.Context, e *Env, id string) *wire.Answer {
-				if a := e.tusSend(ctx, http.MethodDelete, tusBase+id, "alice", nil, tusVersion); a.Status != http.StatusNoContent {
+			hit: func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
+				if a := tusSend(ctx, e, http.MethodDelete, tusBase+id, "alice", nil, tusVersion); a.Status != http.StatusNoContent {
 					return a
 				}
-				if a := e.tusSend(ctx, http.MethodHead, tusBase+id, "alice", nil, tusVersion); a.Status != http.StatusNotFound {
+				if a := tusSend(ctx, e, http.MethodHead, tusBase+id, "alice", nil, tusVersion); a.Status != http.StatusNotFound {
 					return a
 				}
-				return e.tusPatch(ctx, "alice", id, tusSent, next10())
+				return tusPatch(ctx, e, "alice", id, tusSent, next10())
 			}},
 	)
 	return ts
 }
 
 // target sends method to path as principal, with no body.
-func target(method, path, principal string, hdr ...string) func(context.Context, *Env, string) *wire.Answer {
-	return func(ctx context.Context, e *Env, _ string) *wire.Answer {
-		return e.tusSend(ctx, method, path, principal, nil, hdr...)
+func target(method, path, principal string, hdr ...string) func(context.Context, *hostile.Env, string) *wire.Answer {
+	return func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+		return tusSend(ctx, e, method, path, principal, nil, hdr...)
 	}
+}
+
+// escapeAll percent-encodes every byte of s.
+func escapeAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, "%%%02X", s[i])
+	}
+	return b.String()
 }

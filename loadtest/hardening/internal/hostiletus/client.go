@@ -1,4 +1,4 @@
-package hostile
+package hostiletus
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
@@ -52,17 +53,17 @@ func tusPayload(n int) []byte {
 }
 
 // tusKey is a fresh blob key for one upload.
-func tusKey() string { return fmt.Sprintf("hard/tus/%d.bin", next()) }
+func tusKey() string { return fmt.Sprintf("hard/tus/%d.bin", hostile.Next()) }
 
 // tusSend sends a tus request as principal: hdr lines after the head's.
-func (e *Env) tusSend(ctx context.Context, method, target, principal string, body []byte, hdr ...string) *wire.Answer {
-	return e.sendRaw(ctx, wire.Raw{Head: e.Head(method, target, principal, len(body), hdr...), Body: body, Method: method})
+func tusSend(ctx context.Context, e *hostile.Env, method, target, principal string, body []byte, hdr ...string) *wire.Answer {
+	return e.Send(ctx, wire.Raw{Head: e.Head(method, target, principal, len(body), hdr...), Body: body, Method: method})
 }
 
 // tusCreate creates an upload as principal with the header lines given
 // (besides Tus-Resumable) and returns its id.
-func (e *Env) tusCreate(ctx context.Context, principal string, body []byte, hdr ...string) (string, error) {
-	a := e.tusSend(ctx, http.MethodPost, tusBase, principal, body, append([]string{tusVersion}, hdr...)...)
+func tusCreate(ctx context.Context, e *hostile.Env, principal string, body []byte, hdr ...string) (string, error) {
+	a := tusSend(ctx, e, http.MethodPost, tusBase, principal, body, append([]string{tusVersion}, hdr...)...)
 	id := tusIDOf(a)
 	if a.Status != http.StatusCreated || id == "" {
 		return "", errors.New("creating an upload: " + a.String())
@@ -80,14 +81,14 @@ func tusIDOf(a *wire.Answer) string {
 }
 
 // tusPatch sends body at off to the upload id as principal.
-func (e *Env) tusPatch(ctx context.Context, principal, id string, off int, body []byte, hdr ...string) *wire.Answer {
+func tusPatch(ctx context.Context, e *hostile.Env, principal, id string, off int, body []byte, hdr ...string) *wire.Answer {
 	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
-	return e.tusSend(ctx, http.MethodPatch, tusBase+id, principal, body, hdr...)
+	return tusSend(ctx, e, http.MethodPatch, tusBase+id, principal, body, hdr...)
 }
 
 // tusOffset is the upload's offset, as HEAD reports it to principal.
-func (e *Env) tusOffset(ctx context.Context, principal, id string) (int, error) {
-	a := e.tusSend(ctx, http.MethodHead, tusBase+id, principal, nil, tusVersion)
+func tusOffset(ctx context.Context, e *hostile.Env, principal, id string) (int, error) {
+	a := tusSend(ctx, e, http.MethodHead, tusBase+id, principal, nil, tusVersion)
 	if a.Status != http.StatusOK {
 		return 0, errors.New("HEAD of the upload: " + a.String())
 	}
@@ -96,13 +97,13 @@ func (e *Env) tusOffset(ctx context.Context, principal, id string) (int, error) 
 
 // tusFresh creates alice's upload of n bytes under a fresh key and sends
 // its first sent bytes.
-func (e *Env) tusFresh(ctx context.Context, principal string, n, sent int, hdr ...string) (string, error) {
+func tusFresh(ctx context.Context, e *hostile.Env, principal string, n, sent int, hdr ...string) (string, error) {
 	hdr = append([]string{"Upload-Length: " + strconv.Itoa(n), "Upload-Metadata: " + tusMeta("key", tusKey())}, hdr...)
-	id, err := e.tusCreate(ctx, principal, nil, hdr...)
+	id, err := tusCreate(ctx, e, principal, nil, hdr...)
 	if err != nil || sent == 0 {
 		return id, err
 	}
-	if a := e.tusPatch(ctx, principal, id, 0, tusPayload(n)[:sent]); a.Status != http.StatusNoContent {
+	if a := tusPatch(ctx, e, principal, id, 0, tusPayload(n)[:sent]); a.Status != http.StatusNoContent {
 		return "", errors.New("the first PATCH: " + a.String())
 	}
 	return id, nil
@@ -110,12 +111,12 @@ func (e *Env) tusFresh(ctx context.Context, principal string, n, sent int, hdr .
 
 // tusPartial creates principal's partial upload of n bytes, sent whole
 // when complete is set; it returns the upload's id.
-func (e *Env) tusPartial(ctx context.Context, principal string, n int, complete bool) (string, error) {
-	id, err := e.tusCreate(ctx, principal, nil, "Upload-Concat: partial", "Upload-Length: "+strconv.Itoa(n))
+func tusPartial(ctx context.Context, e *hostile.Env, principal string, n int, complete bool) (string, error) {
+	id, err := tusCreate(ctx, e, principal, nil, "Upload-Concat: partial", "Upload-Length: "+strconv.Itoa(n))
 	if err != nil || !complete {
 		return id, err
 	}
-	if a := e.tusPatch(ctx, principal, id, 0, tusPayload(n)); a.Status != http.StatusNoContent {
+	if a := tusPatch(ctx, e, principal, id, 0, tusPayload(n)); a.Status != http.StatusNoContent {
 		return "", errors.New("PATCH of a partial upload: " + a.String())
 	}
 	return id, nil
@@ -123,14 +124,14 @@ func (e *Env) tusPartial(ctx context.Context, principal string, n int, complete 
 
 // tusExpect records that key now holds data (alice's): the store check
 // then wants it listed with this size and sha256, and its bytes read back.
-func (e *Env) tusExpect(key string, data []byte) {
+func tusExpect(e *hostile.Env, key string, data []byte) {
 	sum := sha256.Sum256(data)
 	body := fmt.Sprintf(`{"key":%q,"size":%d,"sha256":%q}`, key, len(data), hex.EncodeToString(sum[:]))
-	e.inv.NoteStored("alice", &wire.Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
+	e.NoteStored("alice", &wire.Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body)})
 }
 
 // tusStored checks that key holds data, read through GET /v1/blobs.
-func (e *Env) tusStored(ctx context.Context, key string, data []byte) string {
+func tusStored(ctx context.Context, e *hostile.Env, key string, data []byte) string {
 	req := e.Request(ctx, http.MethodGet, "/v1/blobs/"+key, "alice", nil)
 	resp, err := e.HTTP.Do(req)
 	if err != nil {
@@ -151,9 +152,9 @@ func (e *Env) tusStored(ctx context.Context, key string, data []byte) string {
 
 // tusCut sends a PATCH announcing n bytes, writes only the first sent of
 // them and closes the connection: a client whose network dropped.
-func (e *Env) tusCut(ctx context.Context, principal, id string, off int, body []byte, n int, hdr ...string) error {
+func tusCut(ctx context.Context, e *hostile.Env, principal, id string, off int, body []byte, n int, hdr ...string) error {
 	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
-	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.addr)
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.Addr())
 	if err != nil {
 		return err
 	}
@@ -166,14 +167,14 @@ func (e *Env) tusCut(ctx context.Context, principal, id string, off int, body []
 // tusSlow sends a PATCH of body at off in pieces of step bytes, one every
 // pause, and reads the answer: a slow client, under the rate rule's slow
 // start.
-func (e *Env) tusSlow(ctx context.Context, id string, off int, body []byte, step int, pause time.Duration, hdr ...string) *wire.Answer {
+func tusSlow(ctx context.Context, e *hostile.Env, id string, off int, body []byte, step int, pause time.Duration, hdr ...string) *wire.Answer {
 	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
-	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.addr)
+	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.Addr())
 	if err != nil {
 		return &wire.Answer{Err: err}
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(e.caseLimit))
+	c.SetDeadline(time.Now().Add(e.CaseLimit()))
 	go func() {
 		c.Write([]byte(e.Head(http.MethodPatch, tusBase+id, "alice", len(body), hdr...)))
 		for i := 0; i < len(body); i += step {
@@ -188,8 +189,8 @@ func (e *Env) tusSlow(ctx context.Context, id string, off int, body []byte, step
 
 // tusKeyOf is the key a prepared upload was created with (HEAD's
 // Upload-Metadata), "" when it names none.
-func (e *Env) tusKeyOf(ctx context.Context, id string) string {
-	a := e.tusSend(ctx, http.MethodHead, tusBase+id, "alice", nil, tusVersion)
+func tusKeyOf(ctx context.Context, e *hostile.Env, id string) string {
+	a := tusSend(ctx, e, http.MethodHead, tusBase+id, "alice", nil, tusVersion)
 	for p := range strings.SplitSeq(a.Header.Get("Upload-Metadata"), ",") {
 		if k, v, ok := strings.Cut(p, " "); ok && k == "key" {
 			b, _ := base64.StdEncoding.DecodeString(v)
@@ -201,21 +202,21 @@ func (e *Env) tusKeyOf(ctx context.Context, id string) string {
 
 // tusResume finishes alice's upload of n bytes from the offset HEAD
 // reports and checks the stored blob, registering it first.
-func (e *Env) tusResume(ctx context.Context, id string, n int) string {
-	key, data := e.tusKeyOf(ctx, id), tusPayload(n)
-	e.tusExpect(key, data)
+func tusResume(ctx context.Context, e *hostile.Env, id string, n int) string {
+	key, data := tusKeyOf(ctx, e, id), tusPayload(n)
+	tusExpect(e, key, data)
 	for try := 0; ; try++ {
-		off, err := e.tusOffset(ctx, "alice", id)
+		off, err := tusOffset(ctx, e, "alice", id)
 		if err != nil {
 			return err.Error()
 		}
 		if off < 0 || off > n {
 			return fmt.Sprintf("HEAD reports offset %d for an upload of %d bytes", off, n)
 		}
-		a := e.tusPatch(ctx, "alice", id, off, data[off:])
+		a := tusPatch(ctx, e, "alice", id, off, data[off:])
 		switch {
 		case a.Status == http.StatusNoContent:
-			return e.tusStored(ctx, key, data)
+			return tusStored(ctx, e, key, data)
 		case a.Status != http.StatusConflict || try == 3:
 			return fmt.Sprintf("resuming from offset %d: %s", off, a.String())
 		}
