@@ -95,8 +95,8 @@ func tusOffset(ctx context.Context, e *hostile.Env, principal, id string) (int, 
 	return strconv.Atoi(a.Header.Get("Upload-Offset"))
 }
 
-// tusFresh creates alice's upload of n bytes under a fresh key and sends
-// its first sent bytes.
+// tusFresh creates principal's upload of n bytes under a fresh key and
+// sends its first sent bytes.
 func tusFresh(ctx context.Context, e *hostile.Env, principal string, n, sent int, hdr ...string) (string, error) {
 	hdr = append([]string{"Upload-Length: " + strconv.Itoa(n), "Upload-Metadata: " + tusMeta("key", tusKey())}, hdr...)
 	id, err := tusCreate(ctx, e, principal, nil, hdr...)
@@ -150,8 +150,8 @@ func tusStored(ctx context.Context, e *hostile.Env, key string, data []byte) str
 	return ""
 }
 
-// tusCut sends a PATCH announcing n bytes, writes only the first sent of
-// them and closes the connection: a client whose network dropped.
+// tusCut sends a PATCH announcing n bytes, writes only body (fewer) and
+// closes the connection: a client whose network dropped.
 func tusCut(ctx context.Context, e *hostile.Env, principal, id string, off int, body []byte, n int, hdr ...string) error {
 	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
 	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.Addr())
@@ -164,9 +164,9 @@ func tusCut(ctx context.Context, e *hostile.Env, principal, id string, off int, 
 	return err
 }
 
-// tusSlow sends a PATCH of body at off in pieces of step bytes, one every
-// pause, and reads the answer: a slow client, under the rate rule's slow
-// start.
+// tusSlow sends alice's PATCH of body at off in pieces of step bytes, one
+// every pause, and reads the answer: a slow client, inside the rate
+// rule's slow start.
 func tusSlow(ctx context.Context, e *hostile.Env, id string, off int, body []byte, step int, pause time.Duration, hdr ...string) *wire.Answer {
 	hdr = append([]string{tusVersion, tusType, "Upload-Offset: " + strconv.Itoa(off)}, hdr...)
 	c, err := (&net.Dialer{Timeout: 3 * time.Second}).DialContext(ctx, "tcp", e.Addr())

@@ -16,9 +16,9 @@ import (
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
-// patch is a PATCH of the prepared upload at off with body and the
-// header lines given (Tus-Resumable, Content-Type and Upload-Offset are
-// the caller's to send).
+// patch is alice's PATCH of the prepared upload with body and the header
+// lines given (Tus-Resumable, Content-Type and Upload-Offset are the
+// caller's to send).
 func patch(body []byte, hdr ...string) func(context.Context, *hostile.Env, string) *wire.Answer {
 	return func(ctx context.Context, e *hostile.Env, id string) *wire.Answer {
 		return tusSend(ctx, e, http.MethodPatch, tusBase+id, "alice", body, hdr...)
@@ -147,7 +147,7 @@ func tusBodies() []tusInput {
 			}},
 		{name: "POST with a body past Upload-Length", status: []int{413}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
 			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(20), tusVersion, tusType, "Upload-Length: 10", "Upload-Metadata: "+tusMeta("key", tusKey()))
-		}, then: noBlobAt},
+		}, then: nothingAppended},
 		{name: "POST with the whole body", status: []int{201}, keep: -1, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
 			key := tusKey()
 			tusExpect(e, key, tusPayload(50))
@@ -156,7 +156,7 @@ func tusBodies() []tusInput {
 		{name: "POST with the whole body, key a folder of blobs", status: []int{409}, keep: -1, hit: wholeAs("hard/base")},
 		{name: "POST with the whole body, key under a blob", status: []int{409}, keep: -1, hit: wholeAs(hostile.BaseText + "/x")},
 		{name: "POST Upload-Length: 0, key a folder of blobs", status: []int{409}, keep: -1, hit: post("alice", tusVersion, "Upload-Length: 0", "Upload-Metadata: "+tusMeta("key", "hard/base"))},
-		{name: "POST with the whole body and a wrong Upload-Checksum", status: []int{460}, keep: -1, then: noBlobAt, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
+		{name: "POST with the whole body and a wrong Upload-Checksum", status: []int{460}, keep: -1, then: nothingAppended, hit: func(ctx context.Context, e *hostile.Env, _ string) *wire.Answer {
 			return tusSend(ctx, e, http.MethodPost, tusBase, "alice", tusPayload(50), tusVersion, tusType, "Upload-Length: 50",
 				"Upload-Checksum: sha256 "+digest("sha256", []byte("other")), "Upload-Metadata: "+tusMeta("key", tusKey()))
 		}},
@@ -168,9 +168,9 @@ func tusBodies() []tusInput {
 	}
 }
 
-// noBlobAt checks that a refused creation-with-upload left an upload with
-// nothing appended, when it made one.
-func noBlobAt(ctx context.Context, e *hostile.Env, _ string, a *wire.Answer) string {
+// nothingAppended checks that a refused creation-with-upload left an
+// upload with nothing appended, when it made one.
+func nothingAppended(ctx context.Context, e *hostile.Env, _ string, a *wire.Answer) string {
 	id := tusIDOf(a)
 	if id == "" {
 		return ""
