@@ -286,6 +286,38 @@ func testTusRefusals(t *testing.T, c *tusClient) {
 	}
 }
 
+// TestTusRepeatedHeaders: a tus header sent twice with different values
+// is refused as malformed (400), never read as its first value; nothing
+// is created or appended.
+func TestTusRepeatedHeaders(t *testing.T) {
+	parallel(t)
+	c := newTusClient(t, newLocalStore(t))
+	path := c.create(100, "tus/repeated")
+	send := func(method, u string, hdr http.Header) *http.Response {
+		req, err := http.NewRequest(method, c.base+u, bytes.NewReader(tusPayload(10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = hdr
+		req.Header.Set("Tus-Resumable", "1.0.0")
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	create := send("POST", "/v1/tus/", http.Header{"Upload-Length": {"10", "20"}, "Upload-Metadata": {tusMeta("key", "tus/twice")}})
+	patch := send("PATCH", path, http.Header{"Upload-Offset": {"0", "10"}, "Content-Type": {"application/offset+octet-stream"}})
+	if create.StatusCode != 400 || create.Header.Get("Location") != "" || patch.StatusCode != 400 {
+		t.Fatalf("two Upload-Length: %d (Location %q); two Upload-Offset: %d; want 400 each",
+			create.StatusCode, create.Header.Get("Location"), patch.StatusCode)
+	}
+	if got := c.offset(path); got != 0 {
+		t.Fatalf("offset after the refused PATCH = %d, want 0", got)
+	}
+}
+
 // TestTusPrincipals: the tus endpoint takes the control API's API keys
 // and scopes: without a key 401; a read-only key may HEAD but not create
 // or PATCH (403); bob's requests on alice's upload answer as a missing

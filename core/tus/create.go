@@ -43,6 +43,12 @@ func (h *Handler) create(ctx context.Context, req Request, resp *Response) *Erro
 		if err := h.write(ctx, u, req); err != nil {
 			return err
 		}
+	} else if u.complete() && !u.Partial {
+		// An upload of length 0 is complete once created: no PATCH will
+		// come to finish it.
+		if err := h.finish(ctx, u); err != nil {
+			return err
+		}
 	}
 	h.describe(u, resp)
 	return nil

@@ -331,6 +331,23 @@ func TestCreationWithUpload(t *testing.T) {
 	}
 }
 
+// TestEmptyUpload: an upload of length 0 is stored when created, with or
+// without an empty body, since no PATCH comes to finish it (tus-js-client
+// reports an empty file uploaded after the POST alone).
+func TestEmptyUpload(t *testing.T) {
+	f := newFixture(t, 64)
+	f.create(t, 0, "empty")
+	r := f.do(f.h, http.MethodPost, "", hdr{"Upload-Length": "0", "Upload-Metadata": meta("key", "empty2"), "Content-Type": patchType}, nil, 0)
+	wantStatus(t, "create with an empty body", r, http.StatusCreated)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, key := range []string{"empty", "empty2"} {
+		if b, ok := f.stored[key]; !ok || len(b) != 0 {
+			t.Errorf("%s: stored %v, %d bytes; want an empty object", key, ok, len(b))
+		}
+	}
+}
+
 // TestConcatenation: partial uploads made in parallel concatenate in the
 // final upload's order; an unfinished or foreign part is refused.
 func TestConcatenation(t *testing.T) {

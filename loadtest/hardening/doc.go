@@ -28,7 +28,10 @@
 // and session ids (including tokens validly signed with hostile claims),
 // the wrong principal, multipart abuse, both protocol eras' header rules
 // (Mcp-Method, Mcp-Name, Mcp-Param-*) and active content (stored HTML,
-// SVG, XHTML, XML, JavaScript served through /v1, /d and resources/stream).
+// SVG, XHTML, XML, JavaScript served through /v1, /d and resources/stream),
+// and tus on /v1/tus/ (hostile creations, concatenations, PATCHes and ids,
+// each with its documented status; a refused PATCH must leave HEAD's
+// offset unchanged, and every completed upload's blob its exact bytes).
 // Each class is sent surface by surface, a few inputs at a time.
 //
 // After each batch (one class on one surface) it checks that the process

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostiletus"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
 
@@ -34,10 +35,14 @@ type runner struct {
 	refusedLater func(ctx context.Context, a *wire.Answer) string
 }
 
+// classes is every class, in the order they run: hostile's, then the tus
+// class of its own package.
+var classes = append(hostile.Classes[:len(hostile.Classes):len(hostile.Classes)], hostile.Class{Name: hostiletus.Name, Gen: hostiletus.Abuse})
+
 // runClasses generates and sends every class's batches, stopping early
 // only when the budget runs out or the server cannot be brought back.
 func (r *runner) runClasses(ctx context.Context) error {
-	for _, cl := range hostile.Classes {
+	for _, cl := range classes {
 		if ctx.Err() != nil {
 			return nil
 		}

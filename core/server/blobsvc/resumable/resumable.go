@@ -1,6 +1,7 @@
 package resumable
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,13 +89,25 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, upload string, id auth.Identity
 	}
 	hdr := &ctx.Request.Header
 	req := tus.Request{Method: method, ID: upload, Principal: id.Principal,
-		Header:        func(name string) string { return string(hdr.Peek(name)) },
+		Header:        func(name string) string { return headerValue(hdr, name) },
 		ContentLength: int64(max(hdr.ContentLength(), -1)), Body: s.env.Gate.Paced(ctx)}
 	if method == http.MethodHead || method == http.MethodOptions || method == http.MethodDelete {
 		req.ContentLength, req.Body = 0, strings.NewReader("")
 	}
 	resp := s.tus.Serve(context.WithValue(context.Background(), tusIdentity{}, id), req)
 	s.writeTus(ctx, resp)
+}
+
+// headerValue is a request header's value. A header sent more than once
+// reads as its values joined by ", " (RFC 9110 §5.3), so two Upload-Length
+// or Upload-Offset lines are refused as malformed instead of the first
+// silently winning (a proxy in front may have read the other one).
+func headerValue(hdr *fasthttp.RequestHeader, name string) string {
+	vs := hdr.PeekAll(name)
+	if len(vs) <= 1 {
+		return string(hdr.Peek(name))
+	}
+	return string(bytes.Join(vs, []byte(", ")))
 }
 
 func (s *Server) writeTus(ctx *fasthttp.RequestCtx, resp tus.Response) {

@@ -31,10 +31,11 @@ var (
 	D      = Surface{"/d", wire.ShapeAPI}
 	U      = Surface{"/u", wire.ShapeAPI}
 	Page   = Surface{"/upload", wire.ShapePage}
+	Tus    = Surface{"/v1/tus", wire.ShapeAPI} // resumable uploads (package hostiletus)
 )
 
 // Surfaces is the order of the table's rows.
-var Surfaces = []Surface{Legacy, Modern, Stream, V1, D, U, Page, Smuggle}
+var Surfaces = []Surface{Legacy, Modern, Stream, V1, Tus, D, U, Page, Smuggle}
 
 // Case is one hostile input and what it must get.
 type Case struct {

@@ -2,7 +2,9 @@
 // by class ([Classes]), each as [Batch]es of [Case]s on one [Surface]:
 // path tricks, over-long values, data URIs, JSON and JSON-RPC abuse, HTTP
 // framing and headers, Range headers, token forgery, wrong principals,
-// multipart abuse, both protocol eras' header rules and active content.
+// multipart abuse, both protocol eras' header rules and active content
+// (the tus class of resumable uploads is package hostiletus, on this
+// package's Env and Case).
 //
 // A Case knows how to send itself through an [Env] (the server's address,
 // its API keys and token keys, a seeded random source) and what it must

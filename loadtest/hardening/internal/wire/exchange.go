@@ -26,6 +26,9 @@ type Answer struct {
 	// closedEarly: the answer is to an earlier request on the connection,
 	// after which the server closed it (see sendPipelined).
 	ClosedEarly bool
+	// Head: the answer is to a HEAD request, which has no content (RFC
+	// 9110 §9.3.2), so a refusal carries its status and headers only.
+	Head bool
 	// After is what the connection did after this answer (SendWatch);
 	// Second is the answer that followed, when one did.
 	After  After
@@ -141,7 +144,9 @@ func Send(ctx context.Context, addr string, r Raw, limit time.Duration) *Answer 
 	// before the whole request is written, and that answer is the one to
 	// judge.
 	go c.Write(append([]byte(r.Head), r.Body...))
-	return ReadFinal(br, req)
+	a := ReadFinal(br, req)
+	a.Head = req.Method == http.MethodHead
+	return a
 }
 
 // SendWatch writes payload (a request, then bytes a server must never take

@@ -46,6 +46,9 @@ const (
 //   - on /mcp, -32700 (parse error) only for a body that was not
 //     well-formed JSON.
 //
+// A 4xx answer to HEAD on /v1, /d and /u is clear without a body: HEAD
+// answers carry none (RFC 9110 §9.3.2; docs/uploads.md, tus).
+//
 // On /mcp a 405 without a body but with Allow is clear too (the transport
 // names no body for a GET or DELETE it does not offer). A 1xx with no final
 // answer (100 Continue, after which the harness stops) counts as accepted:
@@ -67,6 +70,9 @@ func (r Rules) Judge(sh Shape, wellFormed bool, a *Answer) (Verdict, string) {
 	}
 	if a.Status < 400 {
 		return Accepted, ""
+	}
+	if a.Head && len(a.Body) == 0 {
+		return Clear, "" // a HEAD answer has no content: the 4xx is the refusal
 	}
 	code, msg, ok := apiError(a.Body)
 	if !ok && sh == ShapePage && strings.HasPrefix(a.ContentType(), "text/html") && len(strings.TrimSpace(pageText(a.Body))) > 0 {
