@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,11 @@ func TestGatewayElicitFiles(t *testing.T) {
 					checkAttachRuns(t, s, c.name, c.protocol, good)
 				})
 			}
+			// Each client's two refused answers are counted.
+			want := float64(2 * len(surveyClients))
+			if got := gatewayMetric(t, gw, `mcpblob_gateway_file_refusals_total{surface="elicitation"}`); got != want {
+				t.Errorf("mcpblob_gateway_file_refusals_total{surface=\"elicitation\"} %v, want %v", got, want)
+			}
 		})
 	}
 }
@@ -113,4 +119,15 @@ func checkAttachRuns(t *testing.T, s map[string]any, client, protocol, good stri
 		}
 	}
 	t.Logf("summary: %s", b)
+}
+
+// gatewayMetric is the value of series on the gateway's /metrics.
+func gatewayMetric(t *testing.T, gw *gatewayProc, series string) float64 {
+	t.Helper()
+	resp, err := http.Get(gw.Base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return parseExposition(resp.Body)[series]
 }
