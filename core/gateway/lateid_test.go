@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/base64"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,26 @@ func TestFileArgRefusedForAnIDAfterParams(t *testing.T) {
 	}
 	if up.complete.Load() != 0 {
 		t.Fatalf("the upstream got %d whole requests; want none", up.complete.Load())
+	}
+}
+
+// The same for a 2026-07-28 retry whose file field is refused: the
+// TypeScript SDK v2 client writes the retry's id after its params.
+func TestElicitRetryRefusedForAnIDAfterParams(t *testing.T) {
+	up := newElicitUpstream(t)
+	a, b := twoNodes(t, up.URL)
+	resp, ans := modernCall(t, a, "", 1)
+	sent, _ := up.required.Load().(string)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("input_required answer %d %s", resp.StatusCode, ans)
+	}
+	key := carrierOf(t, sent, string(ans), `"pick"`)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
+	body := `{"method":"tools/call","params":{"name":"upload","arguments":{},"inputResponses":{` + key +
+		`:{"action":"accept","content":{"doc":"` + pdfURI(2<<20, false) + `"}}},"requestState":"st-1",` + meta + `},"jsonrpc":"2.0","id":42}`
+	resp, ans = post(t, b, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "upload", "MCP-Protocol-Version": "2026-07-28"}, body)
+	elicitRefused(t, resp.StatusCode, ans, "file is larger than maxSize 1048576 bytes", "pick")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(ans), `"id":42`) {
+		t.Fatalf("refusal %d %s; want HTTP 200 for the retry's id, read after its params", resp.StatusCode, ans)
 	}
 }
