@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,7 +66,8 @@ var surveyClients = []surveyClient{
 
 // sdkSurveyConfig is the survey's config for the ts2 and gosdk upstreams:
 // arguments for each of their tools (file_info and file_ref get a named data URI,
-// confirm asks for a form elicitation), greet's argument, and the big blob
+// confirm asks for a form elicitation, attach for a file, answered with the
+// same data URI), greet's argument, and the big blob
 // left unread (TestGatewayStreamsBigBlob streams it).
 func sdkSurveyConfig(u *upstream) string {
 	file := "data:text/csv;name=" + "table.csv" + ";base64," +
@@ -76,7 +78,9 @@ func sdkSurveyConfig(u *upstream) string {
 			"file_info": map[string]string{"file": file},
 			"file_ref":  map[string]string{"file": file},
 			"confirm":   map[string]string{"question": "Proceed?"},
+			"attach":    map[string]string{"question": "Attach a table"},
 		},
+		"elicit":   map[string]any{"Attach a table": map[string]string{"file": file}},
 		"prompts":  map[string]any{"greet": map[string]string{"name": "Ada"}},
 		"skipRead": []string{u.BigURI},
 	}
@@ -135,16 +139,22 @@ func surveySummary(t *testing.T, out string) map[string]any {
 
 // checkSurvey holds a direct survey to what the upstream does, so an
 // agreement between direct and gateway is not an agreement on nothing: the
-// three tools called, the elicitation asked and answered, the prompt got.
+// tools called, the elicitations asked and answered (attach's file reaching
+// the upstream: its size twice, file_info's and attach's), the prompt got.
 func checkSurvey(t *testing.T, s map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(s)
 	text := string(b)
+	if e, _ := s["elicitations"].([]any); len(e) != 2 || !slices.Contains(e, any("Attach a table")) || !slices.Contains(e, any("Proceed?")) {
+		t.Errorf("direct survey: elicitations %v, want attach's and confirm's", s["elicitations"])
+	}
+	if n := strings.Count(text, `\"name\":\"table.csv\",\"mediaType\":\"text/csv\",\"size\":6000`); n < 3 {
+		t.Errorf("direct survey: %d file answers of table.csv (file_info, file_ref, attach), want 3:\n%s", n, text)
+	}
 	for _, want := range []string{
 		`"text":"through the gateway"`,
 		`\"name\":\"table.csv\",\"mediaType\":\"text/csv\",\"size\":6000`,
 		`"text":"action=accept ok=true"`,
-		`"elicitations":["Proceed?"]`,
 		`"text":"Hello, Ada"`,
 		`"size":65537`,
 	} {

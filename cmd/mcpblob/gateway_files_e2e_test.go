@@ -49,6 +49,11 @@ func TestGatewayFileInputs(t *testing.T) {
 				fileRefCall(t, ctx, connectUpstream(t, ctx, gw.URL, era), 9_300_000)
 			})
 		}
+		// Both eras' by-reference files are counted, with their bytes.
+		if n, b := gatewayMetric(t, gw, "mcpblob_gateway_files_by_reference_total"),
+			gatewayMetric(t, gw, "mcpblob_gateway_files_by_reference_bytes_total"); n != 2 || b != 2*9_300_000 {
+			t.Errorf("%s: mcpblob_gateway_files_by_reference_total %v, _bytes_total %v; want 2 and %d", kind, n, b, 2*9_300_000)
+		}
 	}
 }
 

@@ -68,7 +68,7 @@ func testSDKUpstreamDirect(t *testing.T, u *upstream, era string) {
 	mc := connectUpstream(t, ctx, u.URL, era)
 	tools := listNames(t, ctx, mc, "tools/list", "tools", "name")
 	slices.Sort(tools)
-	if want := []string{"confirm", "echo", "file_info", "file_ref"}; !slices.Equal(tools, want) {
+	if want := []string{"attach", "confirm", "echo", "file_info", "file_ref"}; !slices.Equal(tools, want) {
 		t.Errorf("tools/list: %v, want %v", tools, want)
 	}
 	if res := call(t, ctx, mc, "tools/list", ""); !strings.Contains(string(res.Result), `"x-mcp-file":{"maxSize":`) {

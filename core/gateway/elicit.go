@@ -33,7 +33,7 @@ func (g *Gateway) elicitGate(r *Request, c call, in io.Reader) (io.Reader, *file
 	if !ok || in == nil {
 		return in, nil
 	}
-	eg := fileargs.NewElicitGate(in, r.ContentLength, form, g.carriers(r.Principal))
+	eg := fileargs.NewElicitGate(in, r.ContentLength, form, g.carriers(r.Principal), fileargs.MetricsOf(g.metrics))
 	return eg, eg
 }
 

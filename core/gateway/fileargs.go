@@ -60,7 +60,7 @@ func (g *Gateway) newFileGate(ctx context.Context, r *Request, src io.Reader) *f
 		principal: r.Principal, modern: r.Header.Get(headers.Method) != ""}
 	name, _ := headers.Decode(r.Header.Get(headers.Name))
 	lookup := func(tool string) map[string]fileargs.Spec { return g.fileSpecsFor(ctx, q, tool) }
-	return fileargs.NewGate(src, name, lookup)
+	return fileargs.NewGate(src, name, lookup, fileargs.MetricsOf(g.metrics))
 }
 
 // refuseFile answers the client the file refusal (-32602 naming the

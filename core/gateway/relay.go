@@ -175,10 +175,11 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	}
 	var in io.Reader
 	var gate *fileargs.Gate
+	ids := &fileargs.IDScan{} // a request's id after its params (TypeScript SDKs): found for a refusal's answer
 	if body != nil {
-		in = body
+		in = ids.Wrap(body, c.id == nil && c.method != "")
 		if c.method == methodToolsCall {
-			gate = g.newFileGate(ctx, r, body) // fileargs.go
+			gate = g.newFileGate(ctx, r, in) // fileargs.go
 			in = gate
 			if g.deliverByReference(ctx, gate, r.Principal) { // fileargs_ref.go: the body changes length
 				n = -1
@@ -197,11 +198,13 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	gate.Stop()
 	egate.Stop()
 	if ref := gate.Refused(); ref != nil {
+		c.id = ids.Find(c.id, body.head, body.rest)
 		g.discardKept(gate, ref)
 		refuseFile(w, c, ref, resp, cancel)
 		return nil, nil, false
 	}
 	if egate.Refused() != nil {
+		c.id = ids.Find(c.id, body.head, body.rest)
 		g.refuseElicit(w, r, c, egate, resp, cancel)
 		return nil, nil, false
 	}

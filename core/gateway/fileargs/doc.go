@@ -41,4 +41,10 @@
 // checks each file as a tool argument; the first problem is a
 // [*FieldRefusal]. A content value met before the carrier (an id written
 // last) is measured whole and judged when the carrier comes.
+//
+// An [IDScan] watches a request's bytes for its top-level id, which the
+// TypeScript SDK clients write after params: after a refusal it reads the
+// rest of the body to the id, so the refusal is answered for it. The gates
+// count refusals (by surface) and files stored by reference through
+// [Metrics].
 package fileargs

@@ -95,16 +95,19 @@ type ElicitGate struct {
 	buf     []byte
 	pending []byte
 	ended   bool
+	metrics Metrics
+	counted bool // a refusal counted
 }
 
 // NewElicitGate returns the gate of body src (n bytes, -1 unknown), which
-// may be an elicitation answer of form bringing cs's carriers back.
-func NewElicitGate(src io.Reader, n int64, form Form, cs Carriers) *ElicitGate {
+// may be an elicitation answer of form bringing cs's carriers back; m
+// counts its refusal (at Stop).
+func NewElicitGate(src io.Reader, n int64, form Form, cs Carriers, m Metrics) *ElicitGate {
 	size := 32 << 10
 	if n >= 0 && n < int64(size) {
 		size = max(int(n)+1, 512) // a small body: a small buffer
 	}
-	return &ElicitGate{src: src, form: form, walk: NewElicit(form, cs.open), buf: make([]byte, size)}
+	return &ElicitGate{src: src, form: form, walk: NewElicit(form, cs.open), buf: make([]byte, size), metrics: MetricsOf(m)}
 }
 
 func (eg *ElicitGate) Read(p []byte) (int, error) {
@@ -147,7 +150,7 @@ func (eg *ElicitGate) fill() error {
 	return err
 }
 
-// Stop ends a check left midway; nil-safe.
+// Stop ends a check left midway and counts a refusal, once; nil-safe.
 func (eg *ElicitGate) Stop() {
 	if eg == nil {
 		return
@@ -155,6 +158,10 @@ func (eg *ElicitGate) Stop() {
 	eg.mu.Lock()
 	defer eg.mu.Unlock()
 	eg.walk.Stop()
+	if eg.walk.Refused() != nil && !eg.counted {
+		eg.counted = true
+		eg.metrics.FileRefused(SurfaceElicitation)
+	}
 }
 
 // Refused is the field refused, or nil; nil-safe.

@@ -26,12 +26,14 @@ type Gate struct {
 	off     int
 	srcErr  error
 	store   Store // Deliver's
+	metrics Metrics
+	counted bool // a refusal counted
 }
 
 // NewGate returns the gate of the tools/call body src; name and lookup
-// are New's.
-func NewGate(src io.Reader, name string, lookup func(tool string) map[string]Spec) *Gate {
-	return &Gate{src: src, check: New(name, lookup), lookup: lookup}
+// are New's; m counts its refusal (at Stop) and the files it stores.
+func NewGate(src io.Reader, name string, lookup func(tool string) map[string]Spec, m Metrics) *Gate {
+	return &Gate{src: src, check: New(name, lookup), lookup: lookup, metrics: MetricsOf(m)}
 }
 
 // Read reads a chunk of the client's body and checks it before handing it
@@ -110,7 +112,7 @@ func (g *Gate) fill() error {
 func (g *Gate) Deliver(store Store, limit int64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.check.Deliver(store)
+	g.check.Deliver(countedStore{store, g.metrics})
 	g.rewrite, g.store = true, store
 	for g.check.Tool() == "" && g.read < limit && g.srcErr == nil && g.check.Refused() == nil {
 		if g.fill() != nil {
@@ -129,8 +131,8 @@ func (g *Gate) Deliver(store Store, limit int64) bool {
 	return false
 }
 
-// Stop ends a check left midway (the body will not be read further);
-// nil-safe.
+// Stop ends a check left midway (the body will not be read further) and
+// counts a refusal, once; nil-safe.
 func (g *Gate) Stop() {
 	if g == nil {
 		return
@@ -138,6 +140,10 @@ func (g *Gate) Stop() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.check.Stop()
+	if ref := g.check.Refused(); ref != nil && !ref.Failed && !g.counted {
+		g.counted = true
+		g.metrics.FileRefused(SurfaceArgument)
+	}
 }
 
 // Refused is the file the gate refused, or nil; nil-safe.

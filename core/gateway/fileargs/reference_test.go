@@ -132,7 +132,7 @@ func FuzzRewriteChunking(f *testing.F) {
 // what it hands on is not kept (a large body leaves the heap flat).
 func TestGateInlineAfterDeliverKeepsNothing(t *testing.T) {
 	body := `{"params":{"name":"echo","arguments":{"text":"` + strings.Repeat("B", 1<<20) + `"}}}`
-	g := NewGate(strings.NewReader(body), "", func(string) map[string]Spec { return nil })
+	g := NewGate(strings.NewReader(body), "", func(string) map[string]Spec { return nil }, nil)
 	if g.Deliver(&memStore{}, 16<<10) {
 		t.Fatal("Deliver: true for a tool without files")
 	}

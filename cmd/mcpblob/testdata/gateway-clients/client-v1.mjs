@@ -5,15 +5,18 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { elicitAnswer, survey } from "./survey.mjs";
+import { attachRuns, elicitAnswer, survey } from "./survey.mjs";
 
 const [url, config] = process.argv.slice(2);
 const client = new Client({ name: "mcpblob-gateway-ts1", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+const cfg = JSON.parse(config);
 const elicitations = [];
-client.setRequestHandler(ElicitRequestSchema, elicitAnswer(elicitations));
+client.setRequestHandler(ElicitRequestSchema, elicitAnswer(elicitations, cfg));
+const transportErrors = [];
+client.onerror = (e) => transportErrors.push(String(e?.message ?? e));
 try {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const out = await survey(client, JSON.parse(config), elicitations);
+  const out = cfg.attach ? await attachRuns(client, cfg, elicitations, transportErrors) : await survey(client, cfg, elicitations);
   out.protocol = client.transport?.protocolVersion ?? "";
   console.log("summary " + JSON.stringify(out));
   await client.close();

@@ -6,7 +6,7 @@
 //
 // usage: node client-v2.mjs URL MODE CONFIG_JSON
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { elicitAnswer, survey } from "./survey.mjs";
+import { attachRuns, elicitAnswer, survey } from "./survey.mjs";
 
 const [url, mode, config] = process.argv.slice(2);
 const negotiation = mode === "legacy" ? undefined : { mode: { pin: mode } };
@@ -14,11 +14,14 @@ const client = new Client(
   { name: "mcpblob-gateway-ts2", version: "1.0.0" },
   { capabilities: { elicitation: { form: {} } }, versionNegotiation: negotiation },
 );
+const cfg = JSON.parse(config);
 const elicitations = [];
-client.setRequestHandler("elicitation/create", elicitAnswer(elicitations));
+client.setRequestHandler("elicitation/create", elicitAnswer(elicitations, cfg));
+const transportErrors = [];
+client.onerror = (e) => transportErrors.push(String(e?.message ?? e));
 try {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const out = await survey(client, JSON.parse(config), elicitations);
+  const out = cfg.attach ? await attachRuns(client, cfg, elicitations, transportErrors) : await survey(client, cfg, elicitations);
   out.protocol = client.getNegotiatedProtocolVersion?.() ?? "";
   console.log("summary " + JSON.stringify(out));
   await client.close();

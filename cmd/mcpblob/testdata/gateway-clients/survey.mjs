@@ -8,14 +8,33 @@
 // fixed order.
 import { createHash } from "node:crypto";
 
-// config: {"calls": {tool: arguments}, "prompts": {prompt: arguments}, "skipRead": [uri]}
+// config: {"calls": {tool: arguments}, "prompts": {prompt: arguments}, "skipRead": [uri],
+//          "elicit": {message: content}, "attach": [question]}
+// With "attach", the run is only attach's calls (attachRuns), not the survey.
 
-// elicitAnswer answers every form elicitation and records its message.
-export function elicitAnswer(elicitations) {
+// elicitAnswer accepts every form elicitation, with the content cfg.elicit
+// gives for its message ({"ok": true} when none), and records its message.
+export function elicitAnswer(elicitations, cfg = {}) {
   return async (request) => {
     elicitations.push(request.params.message);
-    return { action: "accept", content: { ok: true } };
+    return { action: "accept", content: cfg.elicit?.[request.params.message] ?? { ok: true } };
   };
+}
+
+// attachRuns calls attach once for each question of cfg.attach (the upstream
+// elicits a file; elicitAnswer answers with cfg.elicit's file for that
+// question) and returns, in order, each call's tool result or its error.
+export async function attachRuns(client, cfg, elicitations, transportErrors) {
+  const calls = [];
+  for (const question of cfg.attach) {
+    try {
+      const r = await client.callTool({ name: "attach", arguments: { question } }, undefined, { timeout: 20000 });
+      calls.push({ content: r.content, isError: r.isError ?? false });
+    } catch (e) {
+      calls.push({ error: { code: e?.code, message: String(e?.message ?? e) } });
+    }
+  }
+  return { calls, elicitations, transportErrors };
 }
 
 const byName = (a, b) => (a.name ?? a.uri).localeCompare(b.name ?? b.uri);

@@ -14,6 +14,9 @@
 //              file_ref {file}           the same, file delivered by reference ("delivery":"reference"): through
 //                                        mcpblob's gateway a link it fetches (checking its sha256), directly a data URI
 //              confirm {question}        asks the client (form elicitation) and returns what it answered
+//              attach {question}         asks the client for a file (a form elicitation whose field file is
+//                                        x-mcp-file: maxSize 64 KiB, text/plain or text/csv) and returns
+//                                        {name, mediaType, size, sha256} of the answer's file as JSON text
 //   prompt     greet {name}             one user message "Hello, NAME"
 //
 // usage: node server.mjs PORT [SIZE]   (listens on 127.0.0.1:PORT; SIZE defaults to 256 MiB)
@@ -36,6 +39,12 @@ const port = Number(process.argv[2]);
 const bigSize = Number(process.argv[3] ?? 256 * 1024 * 1024);
 const smallSize = 65537;
 
+// attachSchema is the form of attach: one x-mcp-file field.
+const attachSchema = {
+  type: "object",
+  properties: { file: { type: "string", format: "uri", title: "File", "x-mcp-file": { maxSize: 65536, accept: ["text/plain", "text/csv"] } } },
+  required: ["file"],
+};
 const confirmSchema = { type: "object", properties: { ok: { type: "boolean", title: "OK?" } }, required: ["ok"] };
 
 // newServer builds the server of one 2025-11-25 session or one 2026-07-28 request.
@@ -65,6 +74,9 @@ function newServer(era) {
   server.registerTool("confirm", { description: "asks the user a yes/no question", inputSchema: obj({ question: { type: "string" } }) }, (args, ctx) =>
     era === "modern" ? confirmModern(args, ctx) : confirmLegacy(args, ctx),
   );
+  server.registerTool("attach", { description: "asks the user for a file", inputSchema: obj({ question: { type: "string" } }) }, (args, ctx) =>
+    era === "modern" ? attachModern(args, ctx) : attachLegacy(args, ctx),
+  );
   server.registerPrompt("greet", { description: "greets NAME", argsSchema: obj({ name: { type: "string" } }) }, ({ name }) => ({
     messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}` } }],
   }));
@@ -82,6 +94,25 @@ function confirmModern({ question }, ctx) {
   const got = acceptedContent(ctx.mcpReq.inputResponses, "confirm");
   if (got) return answer("accept", got);
   return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: question, requestedSchema: confirmSchema }) } });
+}
+
+const attached = (action, content) => ({
+  content: [{ type: "text", text: action === "accept" ? JSON.stringify(fileInfo(content.file)) : `action=${action}` }],
+});
+
+// attachLegacy sends its elicitation on the call's own SSE stream (related to
+// the call): on the session's GET stream it would be lost if the client's GET
+// is not open yet (the transport keeps no events).
+async function attachLegacy({ question }, ctx) {
+  const params = { mode: "form", message: question, requestedSchema: attachSchema };
+  const r = await ctx.mcpReq.elicitInput(params, { relatedRequestId: ctx.mcpReq.id });
+  return attached(r.action, r.content);
+}
+
+function attachModern({ question }, ctx) {
+  const got = acceptedContent(ctx.mcpReq.inputResponses, "attach");
+  if (got) return attached("accept", got);
+  return inputRequired({ inputRequests: { attach: inputRequired.elicit({ message: question, requestedSchema: attachSchema }) } });
 }
 
 // The 2025-11-25 sessions, by session id.

@@ -4,12 +4,16 @@
 // arguments the config gives it (a listed tool without arguments fails the
 // run), every listed resource read (its bytes reduced to size and sha256),
 // every prompt got, and the form elicitations the server asked for on the
-// way, answered {"ok": true}. It prints "summary JSON"; the tests compare
-// the summary taken directly with the one taken through the gateway.
+// way, answered with the content the config gives for their message
+// ({"ok": true} when none). It prints "summary JSON"; the tests compare the
+// summary taken directly with the one taken through the gateway. With
+// "attach" in the config it only calls the attach tool once per question
+// (the upstream elicits a file) and prints each call's result or error.
 //
 // usage: survey -url URL -protocol VERSION -config JSON
 //
-//	config: {"calls": {tool: arguments}, "prompts": {prompt: arguments}, "skipRead": [uri]}
+//	config: {"calls": {tool: arguments}, "prompts": {prompt: arguments}, "skipRead": [uri],
+//	         "elicit": {message: content}, "attach": [question]}
 package main
 
 import (
@@ -32,6 +36,15 @@ type config struct {
 	Calls    map[string]json.RawMessage   `json:"calls"`
 	Prompts  map[string]map[string]string `json:"prompts"`
 	SkipRead []string                     `json:"skipRead"`
+	Elicit   map[string]map[string]any    `json:"elicit"`
+	Attach   []string                     `json:"attach"`
+}
+
+// attachEntry is one attach call: its result, or the error it failed with.
+type attachEntry struct {
+	Content []mcp.Content `json:"content,omitempty"`
+	IsError bool          `json:"isError,omitempty"`
+	Error   string        `json:"error,omitempty"`
 }
 
 type summary struct {
@@ -43,6 +56,7 @@ type summary struct {
 	Prompts       []promptEntry                   `json:"prompts"`
 	PromptResults map[string][]*mcp.PromptMessage `json:"promptResults"`
 	Elicitations  []string                        `json:"elicitations"`
+	Attach        []attachEntry                   `json:"attach,omitempty"`
 }
 
 type toolEntry struct {
@@ -103,7 +117,11 @@ func run(url, version string, cfg config) (*summary, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpblob-gateway-gosdk", Version: "1.0.0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			out.Elicitations = append(out.Elicitations, req.Params.Message)
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+			content, ok := cfg.Elicit[req.Params.Message]
+			if !ok {
+				content = map[string]any{"ok": true}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		},
 	})
 	transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}}
@@ -113,6 +131,9 @@ func run(url, version string, cfg config) (*summary, error) {
 	}
 	defer cs.Close()
 	out.Protocol = cs.InitializeResult().ProtocolVersion
+	if cfg.Attach != nil {
+		return out, surveyAttach(ctx, client, transport, version, cfg, out)
+	}
 	if err := surveyTools(ctx, cs, cfg, out); err != nil {
 		return nil, err
 	}
@@ -139,6 +160,30 @@ func surveyTools(ctx context.Context, cs *mcp.ClientSession, cfg config, out *su
 		out.Calls[t.Name] = callEntry{res.Content, res.IsError}
 	}
 	slices.SortFunc(out.Tools, func(a, b toolEntry) int { return cmp.Compare(a.Name, b.Name) })
+	return nil
+}
+
+// surveyAttach calls attach once per question, each in a session of its
+// own (the SDK closes a 2025-11-25 session whose response to the server's
+// elicitation/create was not accepted) and bounded to 20s.
+func surveyAttach(ctx context.Context, client *mcp.Client, transport *mcp.StreamableClientTransport, version string, cfg config, out *summary) error {
+	for _, q := range cfg.Attach {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		cs, err := client.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: transport.Endpoint, HTTPClient: transport.HTTPClient},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			cancel()
+			return fmt.Errorf("connect: %w", err)
+		}
+		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "attach", Arguments: map[string]string{"question": q}})
+		if err != nil {
+			out.Attach = append(out.Attach, attachEntry{Error: err.Error()})
+		} else {
+			out.Attach = append(out.Attach, attachEntry{Content: res.Content, IsError: res.IsError})
+		}
+		cs.Close()
+		cancel()
+	}
 	return nil
 }
 

@@ -13,6 +13,9 @@
 //	                                mcpblob's gateway a link it fetches (checking its sha256), directly a data URI
 //	           confirm {question}   asks the client (form elicitation; an input_required round on 2026-07-28,
 //	                                an elicitation/create request on 2025-11-25) and returns the answer
+//	           attach {question}    asks the client for a file the same way (a form whose field file is
+//	                                x-mcp-file: maxSize 64 KiB, text/plain or text/csv) and returns
+//	                                {name, mediaType, size, sha256} of the answer's file as JSON text
 //	prompt     greet {name}         one user message "Hello, NAME"
 //
 // A blob of n bytes is byte(i) = f(i mod period), f(j) = (j*0x9E3779B1 mod
@@ -184,6 +187,8 @@ func addTools(srv *mcp.Server) {
 		})
 	srv.AddTool(&mcp.Tool{Name: "confirm", Description: "asks the user a yes/no question",
 		InputSchema: objectSchema(`{"question":{"type":"string"}}`)}, confirm)
+	srv.AddTool(&mcp.Tool{Name: "attach", Description: "asks the user for a file",
+		InputSchema: objectSchema(`{"question":{"type":"string"}}`)}, attach)
 }
 
 // confirm asks for a form elicitation as an input request; the SDK sends it
@@ -200,6 +205,33 @@ func confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, 
 	schema := json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK?"}},"required":["ok"]}`)
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
 		"confirm": &mcp.ElicitParams{Mode: "form", Message: args.Question, RequestedSchema: schema}}}, nil
+}
+
+// attachSchema is the form of attach: one x-mcp-file field.
+var attachSchema = json.RawMessage(`{"type":"object","properties":{"file":{"type":"string","format":"uri","title":"File",` +
+	`"x-mcp-file":{"maxSize":65536,"accept":["text/plain","text/csv"]}}},"required":["file"]}`)
+
+// attach asks for a file as an input request, as confirm asks its question,
+// and reports the file of the answer.
+func attach(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if r, ok := req.Params.InputResponses["attach"].(*mcp.ElicitResult); ok {
+		if r.Action != "accept" {
+			return text("action=" + r.Action), nil
+		}
+		file, _ := r.Content["file"].(string)
+		info, err := fileInfo(file)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(info)
+		return text(string(b)), nil
+	}
+	var args struct{ Question string }
+	if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+		"attach": &mcp.ElicitParams{Mode: "form", Message: args.Question, RequestedSchema: attachSchema}}}, nil
 }
 
 type info struct {
