@@ -206,7 +206,6 @@ func buildAll(cfg *config, work string) (map[string]string, error) {
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
 		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
 		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
-		{"gosdkup", filepath.Join(root, "bench"), "./peers/gosdkup"},
 	} {
 		bins[b.name] = filepath.Join(work, b.name)
 		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {

@@ -2,7 +2,7 @@
 package gw
 
 // The gateway targets G1–G3 (issue 26): `mcpblob serve --upstream` in front
-// of bench/peers/gosdkup (an MCP server on go-sdk v1.8.0), each measured side
+// of bench/peers/gosdk (an MCP server on go-sdk v1.8.0), each measured side
 // by side in one run with its reference: the upstream alone (G1 latency, G2
 // conversion), mcpblob's own server (G1 CPU per request) and nginx sendfile
 // (G2 cache). G1 runs on pinned servers as P6 does (g1.go); G2 and G3 on
@@ -115,7 +115,7 @@ func (g *Report) Render(commit string) string {
 	var b strings.Builder
 	b.WriteString("## Gateway targets (G1–G3, issue 26)\n\n")
 	b.WriteString("Written by bench/compare (`make bench-compare`, or `go run ./compare -only G` for this section alone); no number here is typed by hand. ")
-	b.WriteString("`mcpblob serve --upstream` in front of bench/peers/gosdkup, an MCP server on go-sdk v1.8.0 as an SDK user writes it (every resource read whole and sent as base64; a tool returning an image); each figure measured side by side in the same run with its reference. How: [README.md](README.md#gateway-targets-g1g3).\n\n")
+	b.WriteString("`mcpblob serve --upstream` in front of bench/peers/gosdk, an MCP server on go-sdk v1.8.0 as an SDK user writes it (every resource read whole and sent as base64; a tool returning an image); each figure measured side by side in the same run with its reference. How: [README.md](README.md#gateway-targets-g1g3).\n\n")
 	if g.quick {
 		b.WriteString("> **-quick run**: 32 MiB for G2, 16 MiB for G3, one or two runs per pair; a harness check, not a result.\n\n")
 	}

@@ -75,7 +75,7 @@ func startG1Rig(cfg *Options, dir, files string) (*g1Rig, error) {
 		return &system{name: name, proc: p, base: base}, nil
 	}
 	var err error
-	if r.upstream, err = start("upstream", cfg.LoadCPU, bins["gosdkup"], "-dir", files); err != nil {
+	if r.upstream, err = start("upstream", cfg.LoadCPU, bins["gosdk"], "-dir", files); err != nil {
 		return r, err
 	}
 	if r.gateway, err = start("gateway", cfg.ServerCPU, bins["mcpblob"], "serve", "--upstream", r.upstream.base+"/mcp", "--data", filepath.Join(d, "gw-data")); err != nil {

@@ -63,7 +63,7 @@ func startG23Rig(ctx context.Context, cfg *Options, dir string, bins map[string]
 		return &system{name: name, proc: p, base: "http://" + addr}, nil
 	}
 	var err error
-	if r.upstream, err = start("upstream", bins["gosdkup"], "-dir", files); err != nil {
+	if r.upstream, err = start("upstream", bins["gosdk"], "-dir", files); err != nil {
 		return r, err
 	}
 	gw := func(name, data string, extra ...string) (*system, error) {

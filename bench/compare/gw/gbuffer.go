@@ -19,7 +19,7 @@ import (
 // What a gateway cannot do (docs/gateway.md): an upstream that builds its
 // whole resources/read answer in memory still does so with a gateway in
 // front. Information beside G2, full runs only: the go-sdk upstream
-// (bench/peers/gosdkup) serving one resources/read of a 2 GiB blob, its RSS
+// (bench/peers/gosdk) serving one resources/read of a 2 GiB blob, its RSS
 // sampled every 20 ms, stopped once it passes bufferCap (or what the
 // machine has free, less a margin) so the run cannot take the machine down.
 
@@ -61,7 +61,7 @@ func runBuffer(ctx context.Context, cfg *Options, dir string, bins map[string]st
 		res.err = err.Error()
 		return res
 	}
-	p, err := proc.Start("upstream 2 GiB", "http://"+addr+"/readyz", bins["gosdkup"], []string{"-dir", files, "--listen", addr})
+	p, err := proc.Start("upstream 2 GiB", "http://"+addr+"/readyz", bins["gosdk"], []string{"-dir", files, "--listen", addr})
 	if err != nil {
 		res.err = err.Error()
 		return res
@@ -142,7 +142,7 @@ func memAvailable() int64 {
 func (res *bufferResult) render() string {
 	var b strings.Builder
 	b.WriteString("### An upstream that buffers: go-sdk, 2 GiB\n\n")
-	b.WriteString("Information for docs/gateway.md (\"What a gateway cannot do\"), no verdict: bench/peers/gosdkup alone (go-sdk v1.8.0, the resource read whole with os.ReadFile and returned as `Blob`, as an SDK user writes it), one `resources/read` of a 2 GiB file, its RSS sampled every 20 ms, and the process killed once its RSS passes the limit (12 GiB, or the machine's MemAvailable less 3 GiB if lower), so the run cannot take the machine down. A gateway in front of it changes none of this: its downloadUrl runs this same `resources/read`.\n\n")
+	b.WriteString("Information for docs/gateway.md (\"What a gateway cannot do\"), no verdict: bench/peers/gosdk alone (go-sdk v1.8.0, the resource read whole with os.ReadFile and returned as `Blob`, as an SDK user writes it), one `resources/read` of a 2 GiB file, its RSS sampled every 20 ms, and the process killed once its RSS passes the limit (12 GiB, or the machine's MemAvailable less 3 GiB if lower), so the run cannot take the machine down. A gateway in front of it changes none of this: its downloadUrl runs this same `resources/read`.\n\n")
 	gib := func(v int64) string { return fmt.Sprintf("%.2f GiB", float64(v)/(1<<30)) }
 	switch {
 	case res.err != "":

@@ -17,7 +17,7 @@ import (
 type Options struct {
 	Quick bool
 	Repo  string            // the repository root
-	Bins  map[string]string // "mcpblob", "gosdkup" → built binaries
+	Bins  map[string]string // "mcpblob", "gosdk" → built binaries
 
 	ServerCPU, LoadCPU string  // P6's CPUs (taskset lists)
 	P99                float64 // P6's p99 bound of a fixed-rate run (ms), for the notes

@@ -1,17 +1,22 @@
 // Command gosdk is the benchmark peer built on the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk v1.8.0): every file of -dir is a
 // blob resource blob:///{name} whose resources/read returns the whole file
-// base64-encoded, and the upload_file tool takes a data URI string argument.
-// It serves Streamable HTTP at /mcp with the SDK's defaults, except that the
-// request body limit is lifted so large data URIs are accepted.
+// base64-encoded, the upload_file tool takes a data URI string argument, and
+// the image tool {key} returns the file key of -dir as one image content
+// (image/png, base64 in the JSON result as the SDK writes it: the upstream
+// of the gateway targets G1–G3). It serves Streamable HTTP at /mcp with the
+// SDK's defaults, except that the request body limit is lifted so large
+// data URIs are accepted.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -58,6 +63,19 @@ func run(args []string) error {
 		func(ctx context.Context, req *mcp.CallToolRequest, in uploadIn) (*mcp.CallToolResult, peerutil.Upload, error) {
 			up, err := peerutil.SaveDataURI(f.Out, in.Filename, in.File)
 			return nil, up, err
+		})
+	srv.AddTool(&mcp.Tool{Name: "image", Description: "returns the file key of -dir as an image",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Key string }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			data, err := os.ReadFile(filepath.Join(f.Dir, filepath.Base(in.Key)))
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: "image/png"}}}, nil
 		})
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: -1})
