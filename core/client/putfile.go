@@ -151,7 +151,7 @@ func (c *Client) resumeOrCreate(ctx context.Context, key string, state *putState
 	}
 	upload, err := c.tusCreate(ctx, key, state.File.Size, opts)
 	if err != nil {
-		return "", 0, err
+		return "", 0, fmt.Errorf("client: put %q: %w", key, err)
 	}
 	state.Upload = upload
 	if err := state.save(); err != nil {
