@@ -14,6 +14,10 @@ import (
 // killed process costs, and the memory a PutFile holds.
 const DefaultChunkSize = 8 << 20
 
+// statusChecksumMismatch is tus's answer to a PATCH whose bytes do not
+// match its Upload-Checksum.
+const statusChecksumMismatch = 460
+
 // PutFileOptions are the optional parameters of PutFile.
 type PutFileOptions struct {
 	ContentType string // default application/octet-stream
@@ -105,9 +109,8 @@ func (c *Client) putResumable(ctx context.Context, key string, f *os.File, st os
 		return Blob{}, err
 	}
 	if err := c.sendChunks(ctx, upload, f, offset, st.Size(), opts); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Status/100 == 4 && e.Status != http.StatusTooManyRequests {
-			state.remove() // refused: a run again starts over
+		if refusedUpload(err) {
+			state.remove() // a run again starts over
 		}
 		return Blob{}, fmt.Errorf("client: put %q: %w", key, err)
 	}
@@ -209,8 +212,19 @@ func (c *Client) sendChunks(ctx context.Context, upload string, f *os.File, offs
 	return nil
 }
 
-// retryable: a connection error, a 429 or a 5xx other than 501 and 507, or
-// a 409 (another request appended first: the server's offset tells).
+// refusedUpload: the server refused the upload or no longer has it (a
+// 4xx other than 401, 403 and 429, which say nothing of the upload).
+func refusedUpload(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status/100 != 4 {
+		return false
+	}
+	return e.Status != http.StatusUnauthorized && e.Status != http.StatusForbidden && e.Status != http.StatusTooManyRequests
+}
+
+// retryable: a connection error, a 429 or a 5xx other than 501 and 507, a
+// 409 (another request appended first: the server's offset tells) or a 460
+// (the bytes changed on the way).
 func retryable(err error) bool {
 	var e *Error
 	var pe *protocolError
@@ -219,7 +233,7 @@ func retryable(err error) bool {
 		return false
 	case errors.As(err, &e):
 		switch e.Status {
-		case http.StatusConflict, http.StatusTooManyRequests, http.StatusInternalServerError,
+		case http.StatusConflict, statusChecksumMismatch, http.StatusTooManyRequests, http.StatusInternalServerError,
 			http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return true
 		}

@@ -32,6 +32,7 @@ type tusServer struct {
 	fail     int  // the next fail PATCHes answer 503
 	failFrom int  // when > 0, PATCHes from this one on answer 503
 	cut      int  // the next cut PATCHes lose their connection halfway
+	garble   int  // the next garble PATCHes reach the handler with a byte changed (460)
 	corrupt  bool // completion stores other bytes than sent
 	noTus    bool // /v1/tus/ answers 404
 	admitErr *tus.Error
@@ -76,7 +77,14 @@ func (s *tusServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPatch && s.fault(w, r) {
 		return
 	}
-	resp := s.h.Serve(r.Context(), tus.Request{Method: r.Method, ID: id, Header: r.Header.Get, Body: r.Body,
+	body := io.Reader(r.Body)
+	s.mu.Lock()
+	if r.Method == http.MethodPatch && s.garble > 0 {
+		s.garble--
+		body = io.MultiReader(strings.NewReader("X"), io.LimitReader(r.Body, r.ContentLength-1))
+	}
+	s.mu.Unlock()
+	resp := s.h.Serve(r.Context(), tus.Request{Method: r.Method, ID: id, Header: r.Header.Get, Body: body,
 		ContentLength: r.ContentLength, Principal: "alice"})
 	for _, kv := range resp.Header {
 		w.Header().Set(kv[0], kv[1])
@@ -153,18 +161,18 @@ func putOpts(dir string) PutFileOptions {
 	return PutFileOptions{ChunkSize: 64 << 10, StateDir: dir, RetryWait: 1}
 }
 
-// TestPutFileRetries: 503s and a connection cut mid-PATCH are retried from
-// the server's offset; the blob is the file.
+// TestPutFileRetries: 503s, a connection cut mid-PATCH and bytes changed
+// on the way (460) are retried from the server's offset; the blob is the file.
 func TestPutFileRetries(t *testing.T) {
 	s, c, _ := newTusServer(t)
 	path, want := testFile(t, 300<<10)
-	s.fail, s.cut = 2, 1
+	s.fail, s.cut, s.garble = 2, 1, 1
 	b, err := c.PutFile(context.Background(), "a/f.bin", path, putOpts(t.TempDir()))
 	if err != nil || b.SHA256 != want || b.Size != 300<<10 {
 		t.Fatalf("PutFile = %+v, %v; want sha256 %s", b, err, want)
 	}
-	if s.patches != 5+3 || s.puts != 0 {
-		t.Errorf("%d PATCHes and %d PUTs, want 5 chunks + 3 failed attempts and no PUT", s.patches, s.puts)
+	if s.patches != 5+4 || s.puts != 0 {
+		t.Errorf("%d PATCHes and %d PUTs, want 5 chunks + 4 failed attempts and no PUT", s.patches, s.puts)
 	}
 }
 
