@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["put"] = command{"put FILE [KEY]: upload a file (KEY defaults to the file's name)", runPut}
+	commands["put"] = command{"put FILE [KEY]: upload a file (KEY defaults to the file's name); run again to resume", runPut}
 	commands["get"] = command{"get KEY [FILE]: download a blob, resuming an interrupted download", runGet}
 	commands["ls"] = command{"ls [PREFIX]: list blobs", runLs}
 	commands["rm"] = command{"rm KEY: delete a blob", runRm}
@@ -63,11 +63,13 @@ func fail(name string, err error) int {
 
 func runPut(ctx context.Context, args []string, getenv func(string) string) int {
 	var contentType string
+	var whole bool
 	c, rest, err := clientFlags("put", args, getenv, func(fs *flag.FlagSet) {
 		fs.StringVar(&contentType, "type", "", "media type (default: from the file extension, else application/octet-stream)")
+		fs.BoolVar(&whole, "whole", false, "send the file as one PUT, not resumably in 8 MiB chunks (tus)")
 	})
 	if err != nil || len(rest) < 1 || len(rest) > 2 {
-		return usageError("put FILE [KEY]", err)
+		return usageError("put FILE [KEY] [--type T] [--whole]", err)
 	}
 	path := rest[0]
 	key := filepath.Base(path)
@@ -79,7 +81,7 @@ func runPut(ctx context.Context, args []string, getenv func(string) string) int 
 	}
 	bar := newProgressBar(os.Stderr, "put "+key)
 	b, err := c.PutFile(ctx, key, path, client.PutFileOptions{ContentType: contentType, Filename: filepath.Base(path),
-		StateDir: putStateDir(), Progress: bar.update,
+		StateDir: putStateDir(), Whole: whole, Progress: bar.update,
 		Notice: func(msg string) { fmt.Fprintf(os.Stderr, "mcpblob put: %s\n", msg) }})
 	bar.finish()
 	if err != nil {

@@ -245,17 +245,22 @@ func TestPutFileChecksumMismatch(t *testing.T) {
 	}
 }
 
-// TestPutFileSmallOrNoTus: a file under one chunk, or a server without
-// /v1/tus/, gets one PUT.
+// TestPutFileSmallOrNoTus: a file under one chunk, Whole, or a server
+// without /v1/tus/, gets one PUT.
 func TestPutFileSmallOrNoTus(t *testing.T) {
 	s, c, _ := newTusServer(t)
 	small, want := testFile(t, 1000)
 	if b, err := c.PutFile(context.Background(), "s", small, putOpts(t.TempDir())); err != nil || b.SHA256 != want || s.puts != 1 || s.patches != 0 {
 		t.Fatalf("small file: %+v, %v, %d PUTs, %d PATCHes", b, err, s.puts, s.patches)
 	}
-	s.noTus = true
 	big, want := testFile(t, 200<<10)
-	if b, err := c.PutFile(context.Background(), "b", big, putOpts(t.TempDir())); err != nil || b.SHA256 != want || s.puts != 2 {
+	opts := putOpts(t.TempDir())
+	opts.Whole = true
+	if b, err := c.PutFile(context.Background(), "w", big, opts); err != nil || b.SHA256 != want || s.puts != 2 || s.patches != 0 {
+		t.Fatalf("Whole: %+v, %v, %d PUTs, %d PATCHes", b, err, s.puts, s.patches)
+	}
+	s.noTus = true
+	if b, err := c.PutFile(context.Background(), "b", big, putOpts(t.TempDir())); err != nil || b.SHA256 != want || s.puts != 3 {
 		t.Fatalf("server without tus: %+v, %v, %d PUTs", b, err, s.puts)
 	}
 }
