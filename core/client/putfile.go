@@ -187,8 +187,9 @@ func (c *Client) sendChunks(ctx context.Context, upload string, f *os.File, offs
 	for offset < size || resync {
 		var err error
 		if resync {
-			if offset, _, err = c.tusOffset(ctx, upload); err == nil {
-				resync = false
+			var at int64
+			if at, _, err = c.tusOffset(ctx, upload); err == nil {
+				offset, resync = at, false
 				continue
 			}
 		} else {
