@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	commands["put"] = command{"put FILE [KEY]: upload a file (KEY defaults to the file's name)", runPut}
+	commands["put"] = command{"put FILE [KEY]: upload a file (KEY defaults to the file's name); run again to resume", runPut}
 	commands["get"] = command{"get KEY [FILE]: download a blob, resuming an interrupted download", runGet}
 	commands["ls"] = command{"ls [PREFIX]: list blobs", runLs}
 	commands["rm"] = command{"rm KEY: delete a blob", runRm}
@@ -63,41 +63,43 @@ func fail(name string, err error) int {
 
 func runPut(ctx context.Context, args []string, getenv func(string) string) int {
 	var contentType string
+	var whole bool
 	c, rest, err := clientFlags("put", args, getenv, func(fs *flag.FlagSet) {
 		fs.StringVar(&contentType, "type", "", "media type (default: from the file extension, else application/octet-stream)")
+		fs.BoolVar(&whole, "whole", false, "send the file as one PUT, not resumably in 8 MiB chunks (tus)")
 	})
 	if err != nil || len(rest) < 1 || len(rest) > 2 {
-		return usageError("put FILE [KEY]", err)
+		return usageError("put FILE [KEY] [--type T] [--whole]", err)
 	}
 	path := rest[0]
 	key := filepath.Base(path)
 	if len(rest) == 2 {
 		key = rest[1]
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail("put", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fail("put", err)
-	}
 	if contentType == "" {
 		contentType = mime.TypeByExtension(filepath.Ext(path))
 	}
 	bar := newProgressBar(os.Stderr, "put "+key)
-	var body io.Reader = f
-	if bar != nil {
-		body = client.ProgressReader(f, st.Size(), bar.update)
-	}
-	b, err := c.Put(ctx, key, body, client.PutOptions{ContentType: contentType, Filename: filepath.Base(path), Size: st.Size()})
+	b, err := c.PutFile(ctx, key, path, client.PutFileOptions{ContentType: contentType, Filename: filepath.Base(path),
+		StateDir: putStateDir(), Whole: whole, Progress: bar.update,
+		Notice: func(msg string) { fmt.Fprintf(os.Stderr, "mcpblob put: %s\n", msg) }})
 	bar.finish()
 	if err != nil {
 		return fail("put", err)
 	}
 	fmt.Printf("%s\t%d\t%s\n", b.URI, b.Size, b.SHA256)
 	return exitOK
+}
+
+// putStateDir is where `mcpblob put` records its resumable uploads, so a
+// put run again after a kill continues: the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux), or none when there is none.
+func putStateDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "mcpblob", "put")
 }
 
 func runGet(ctx context.Context, args []string, getenv func(string) string) int {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +35,8 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// RetryAfter is the answer's Retry-After in seconds (0 when absent).
+	RetryAfter int
 }
 
 func (e *Error) Error() string {
@@ -137,7 +140,8 @@ func decodeError(resp *http.Response) error {
 			body.Error.Message = http.StatusText(resp.StatusCode)
 		}
 	}
-	return &Error{Status: resp.StatusCode, Code: body.Error.Code, Message: body.Error.Message}
+	retry, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	return &Error{Status: resp.StatusCode, Code: body.Error.Code, Message: body.Error.Message, RetryAfter: max(retry, 0)}
 }
 
 func statusCode(status int) string {
