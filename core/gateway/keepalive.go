@@ -17,7 +17,8 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // write fails), and its upstream call ends, however long the upstream
 // stays silent. The upstream is read on a goroutine of its own, through
 // two pooled buffers, so the wait can be timed; it ends with the body,
-// which the caller closes.
+// which the caller closes. Each buffer goes back to the pool from the side
+// that holds it last (putFree).
 func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 	type chunk struct {
 		buf *[]byte
@@ -25,8 +26,9 @@ func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 		err error
 	}
 	reads, free, stop := make(chan chunk), make(chan *[]byte, 2), make(chan struct{})
+	defer putFree(free)
 	defer close(stop)
-	free <- copyBuffers.Get().(*[]byte) // not put back: the reader may still hold one when this returns
+	free <- copyBuffers.Get().(*[]byte)
 	free <- copyBuffers.Get().(*[]byte)
 	go func() {
 		for {
@@ -40,6 +42,7 @@ func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 			select {
 			case reads <- chunk{bp, n, err}:
 			case <-stop:
+				copyBuffers.Put(bp) // never handed over: this side holds it last
 				return
 			}
 			if err != nil {
@@ -55,6 +58,7 @@ func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 		select {
 		case c := <-reads:
 			if err := g.relayChunk(w, (*c.buf)[:c.n]); err != nil {
+				free <- c.buf // room: two buffers, and this one is out
 				return err
 			}
 			tail = appendTail(tail, (*c.buf)[:c.n])
@@ -73,6 +77,21 @@ func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
 			if err := w.Flush(); err != nil {
 				return err
 			}
+		}
+	}
+}
+
+// putFree puts the buffers left in free back in the pool, once copySSE's
+// reader was told to stop: a buffer in free is taken by one side only (the
+// reader, which then puts it back itself, or this), a buffer the reader
+// holds goes back from the reader, and one handed over is in free again.
+func putFree(free chan *[]byte) {
+	for {
+		select {
+		case bp := <-free:
+			copyBuffers.Put(bp)
+		default:
+			return
 		}
 	}
 }
