@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,6 +187,9 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		}
 	}
 	in, egate := g.elicitGate(r, c, in) // elicit.go
+	if body != nil && in == io.Reader(body) && body.rest == nil {
+		in = body.inMemory() // read whole: its headers and body go upstream in one write
+	}
 	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
 	if c.method == methodInitialize || c.method == methodDiscover {
 		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
@@ -381,6 +385,19 @@ func (b *clientBody) Read(p []byte) (int, error) {
 	b.sent += int64(n)
 	b.metrics.Relayed("to_upstream", int64(n))
 	return n, err
+}
+
+// inMemory returns a body read whole (rest nil) as a *bytes.Reader, which
+// net/http sends with its headers in one write (any other reader has the
+// headers flushed first, a write of their own). Its bytes count as relayed
+// at once.
+func (b *clientBody) inMemory() io.Reader {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	head := b.head
+	b.head, b.sent = nil, b.sent+int64(len(head))
+	b.metrics.Relayed("to_upstream", int64(len(head)))
+	return bytes.NewReader(head)
 }
 
 func (b *clientBody) detach() {

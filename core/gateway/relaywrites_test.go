@@ -1,0 +1,57 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// writeCountingConn counts the writes to a connection.
+type writeCountingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c writeCountingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A small request the gateway read whole goes to the upstream as one
+// write, headers and body together: net/http flushes the headers of a
+// body it cannot see is in memory in a write of their own, one more
+// syscall (and loopback segment) on every relayed request.
+func TestSmallRequestOneWriteUpstream(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
+	}))
+	defer up.Close()
+	var writes atomic.Int64
+	g := newGateway(t, up.URL, func(o *Options) {
+		tr := newTransport(*o)
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return writeCountingConn{c, &writes}, nil
+		}
+		o.Client = &http.Client{Transport: tr, CheckRedirect: noRedirects}
+	})
+	gw := serveGateway(t, g)
+	const requests = 3
+	for range requests {
+		resp, b := post(t, gw.URL, map[string]string{"Mcp-Session-Id": "s"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if resp.StatusCode != http.StatusOK || string(b) != `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}` {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+	}
+	if n := writes.Load(); n != requests {
+		t.Errorf("%d writes to the upstream for %d small requests; want one each (headers and body together)", n, requests)
+	}
+}
