@@ -269,8 +269,9 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 }
 
 // relayResponse sends the upstream's status, headers and body as they
-// arrive: JSON with its length, SSE with its headers at once (openStream)
-// and flushed at every read (each event as soon as it is whole on the
+// arrive: JSON with its length, SSE with its headers at once (openStream),
+// or with the first bytes when they come within firstEventWait, and
+// flushed at every read (each event as soon as it is whole on the
 // wire), with keep-alive comments while the upstream is silent
 // (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
@@ -281,16 +282,29 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "text/event-stream" {
+		w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
+			defer cancel()
+			defer resp.Body.Close()
+			return g.copyBody(sw, resp.Body, nil, false)
+		})
+		return
+	}
+	rd := startSSE(resp.Body)
+	ready := resp.ContentLength < 0 && rd.waitFirst(firstEventWait)
+	if h, ok := w.(HeadersWithFirstBytes); ok && ready {
+		h.HeadersWithFirstBytes()
+	}
 	w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
-		if mt == "text/event-stream" {
+		if !ready {
 			if err := openStream(sw, resp); err != nil {
+				rd.end()
 				return err
 			}
-			return g.copySSE(sw, resp.Body)
 		}
-		return g.copyBody(sw, resp.Body, nil, false)
+		return g.copySSE(sw, rd)
 	})
 }
 

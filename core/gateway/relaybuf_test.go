@@ -23,7 +23,7 @@ func TestSSEBuffersReused(t *testing.T) {
 	g := newGateway(t, "http://127.0.0.1:1", nil)
 	answer := "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"
 	relay := func() {
-		if err := g.copySSE(flushDiscard{}, strings.NewReader(answer)); err != nil {
+		if err := g.copySSE(flushDiscard{}, startSSE(strings.NewReader(answer))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -55,3 +55,49 @@ func TestSmallRequestOneWriteUpstream(t *testing.T) {
 		t.Errorf("%d writes to the upstream for %d small requests; want one each (headers and body together)", n, requests)
 	}
 }
+
+// firstBytesWriter is a netHTTPWriter that records HeadersWithFirstBytes.
+type firstBytesWriter struct {
+	*netHTTPWriter
+	withFirst bool
+}
+
+func (f *firstBytesWriter) HeadersWithFirstBytes() { f.withFirst = true }
+
+// An SSE answer whose first event comes with its headers (go-sdk's server
+// answers every POST so) is relayed with the client's headers and that
+// event together: the transport is told it need not send the headers
+// alone first (one write to the client, not two). A silent upstream's
+// headers still go at once (TestSSEHeadersBeforeFirstEvent).
+func TestSSEHeadersWithFirstEvent(t *testing.T) {
+	const event = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(event))
+	}))
+	defer up.Close()
+	g := newGateway(t, up.URL, nil)
+	var told atomic.Int64
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fw := &firstBytesWriter{netHTTPWriter: &netHTTPWriter{w: w}}
+		g.ServeMCP(&Request{Method: r.Method, Header: r.Header, Body: r.Body, ContentLength: r.ContentLength,
+			Principal: "alice", Context: r.Context()}, fw)
+		if fw.withFirst {
+			told.Add(1)
+		}
+		fw.finish()
+	}))
+	defer gw.Close()
+	// The event is read within firstEventWait unless the machine stalls
+	// the reading goroutine that long; one of several requests suffices.
+	const requests = 5
+	for range requests {
+		resp, b := post(t, gw.URL, map[string]string{"Mcp-Session-Id": "s"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if resp.StatusCode != http.StatusOK || string(b) != event {
+			t.Fatalf("%d %q; want 200 and the upstream's event", resp.StatusCode, b)
+		}
+	}
+	if told.Load() == 0 {
+		t.Errorf("in none of %d answers was the transport told the stream's headers may go with its first event", requests)
+	}
+}
