@@ -10,8 +10,8 @@
 // the body streams as it arrives, never held, and the answer (JSON with its
 // length, or SSE flushed at every read, an open event stream's status and
 // headers at once, with its first event when that comes within a
-// millisecond) streams back as the upstream writes it. The gateway
-// keeps no session state: Mcp-Session-Id, Last-Event-ID,
+// millisecond, and with its length when the answer ends there) streams
+// back as the upstream writes it. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
 // unchanged, so gateway nodes scale behind a load balancer like the
 // upstream itself. Bytes the gateway does not change arrive byte for

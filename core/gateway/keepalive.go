@@ -26,7 +26,7 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 	for {
 		var c sseChunk
 		if rd.first != nil {
-			c, rd.first = *rd.first, nil
+			c, rd.first, rd.second = *rd.first, rd.second, nil
 		} else {
 			select {
 			case c = <-rd.reads:
@@ -34,7 +34,10 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 				if now.Sub(last) < g.opts.KeepAlive || !betweenEvents(tail) {
 					continue
 				}
-				if err := keepAlive(w); err != nil {
+				if _, err := w.Write(keepAliveComment); err != nil {
+					return err
+				}
+				if err := w.Flush(); err != nil {
 					return err
 				}
 				continue
@@ -55,14 +58,6 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 	}
 }
 
-// keepAlive writes a comment line to the client.
-func keepAlive(w StreamWriter) error {
-	if _, err := w.Write(keepAliveComment); err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
 // firstEventWait is how long an open event stream's headers wait for its
 // first bytes, to go out with them in one write (an upstream's first event
 // is most often read with its headers); a silent upstream's headers go out
@@ -74,10 +69,11 @@ const firstEventWait = time.Millisecond
 // with the body, which the caller closes. Each buffer goes back to the pool
 // from the side that holds it last (end, putFree).
 type sseReader struct {
-	reads chan sseChunk
-	free  chan *[]byte
-	stop  chan struct{}
-	first *sseChunk // read by waitFirst and not yet relayed
+	reads  chan sseChunk
+	free   chan *[]byte
+	stop   chan struct{}
+	first  *sseChunk // read by waitFirst and not yet relayed
+	second *sseChunk // read by whole and not yet relayed
 }
 
 // sseChunk is one read of an SSE answer.
@@ -117,34 +113,58 @@ func (rd *sseReader) run(body io.Reader) {
 	}
 }
 
-// waitFirst waits up to d for the first read and keeps it for copySSE;
-// it reports whether the read came.
-func (rd *sseReader) waitFirst(d time.Duration) bool {
-	select {
-	case c := <-rd.reads:
-		rd.first = &c
-		return true
-	default:
-	}
+// await waits up to d for the reader's next read.
+func (rd *sseReader) await(d time.Duration) (sseChunk, bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case c := <-rd.reads:
-		rd.first = &c
-		return true
+		return c, true
 	case <-t.C:
-		return false
+		return sseChunk{}, false
 	}
+}
+
+// waitFirst waits up to d for the first read and keeps it for copySSE;
+// it reports whether the read came.
+func (rd *sseReader) waitFirst(d time.Duration) bool {
+	c, ok := rd.await(d)
+	if ok {
+		rd.first = &c
+	}
+	return ok
+}
+
+// whole reports whether the first read (waitFirst) is the whole answer:
+// it ended the body, or the next read, within d, ends it with nothing more.
+// A next read with more is kept for copySSE.
+func (rd *sseReader) whole(d time.Duration) bool {
+	if rd.first.err != nil {
+		return errors.Is(rd.first.err, io.EOF)
+	}
+	c, ok := rd.await(d)
+	switch {
+	case !ok:
+		return false
+	case c.n == 0 && errors.Is(c.err, io.EOF):
+		rd.free <- c.buf // room: two buffers, and this one is out
+		rd.first.err = io.EOF
+		return true
+	}
+	rd.second = &c
+	return false
 }
 
 // end stops the reader and puts the buffers it does not hold back in the
 // pool.
 func (rd *sseReader) end() {
 	close(rd.stop)
-	if rd.first != nil {
-		rd.free <- rd.first.buf // room: two buffers, and this one is out
-		rd.first = nil
+	for _, c := range []*sseChunk{rd.first, rd.second} {
+		if c != nil {
+			rd.free <- c.buf // room: two buffers, and this one is out
+		}
 	}
+	rd.first, rd.second = nil, nil
 	putFree(rd.free)
 }
 

@@ -270,8 +270,9 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 
 // relayResponse sends the upstream's status, headers and body as they
 // arrive: JSON with its length, SSE with its headers at once (openStream),
-// or with the first bytes when they come within firstEventWait, and
-// flushed at every read (each event as soon as it is whole on the
+// or with the first bytes when they come within firstEventWait (with the
+// answer's length when the answer ends there: a POST's answer of one
+// event, as go-sdk's server sends), and flushed at every read (each event as soon as it is whole on the
 // wire), with keep-alive comments while the upstream is silent
 // (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
@@ -291,11 +292,17 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		return
 	}
 	rd := startSSE(resp.Body)
-	ready := resp.ContentLength < 0 && rd.waitFirst(firstEventWait)
-	if h, ok := w.(HeadersWithFirstBytes); ok && ready {
-		h.HeadersWithFirstBytes()
+	size := resp.ContentLength
+	ready := size < 0 && rd.waitFirst(firstEventWait)
+	switch {
+	case ready && rd.whole(firstEventWait):
+		size = int64(rd.first.n) // known: headers and body in one write, no chunked end
+	case ready:
+		if h, ok := w.(HeadersWithFirstBytes); ok {
+			h.HeadersWithFirstBytes()
+		}
 	}
-	w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
+	w.SetBodyStream(size, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
 		if !ready {
