@@ -9,8 +9,9 @@
 // DELETE, both protocol eras) goes to the upstream as the client sends it:
 // the body streams as it arrives, never held, and the answer (JSON with its
 // length, or SSE flushed at every read, an open event stream's status and
-// headers at once) streams back as the upstream writes it. The gateway
-// keeps no session state: Mcp-Session-Id, Last-Event-ID,
+// headers at once, with its first event when that comes within a
+// millisecond, and with its length when the answer ends there) streams
+// back as the upstream writes it. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
 // unchanged, so gateway nodes scale behind a load balancer like the
 // upstream itself. Bytes the gateway does not change arrive byte for
@@ -84,7 +85,7 @@
 // the gateway's bounds is answered as a JSON-RPC error (-32603, data.upstream
 // naming the kind) with 502 or 504, logged once at WARN (ERROR for a
 // refused credential) without secrets. Memory stays flat whatever the
-// upstream sends: relayed bodies go through one pooled 32 KiB buffer, the
+// upstream sends: relayed bodies go through pooled 32 KiB buffers (two for SSE), the
 // few read whole are bounded, response headers are bounded by the
 // transport (Options.MaxResponseHeaderBytes).
 package gateway

@@ -15,64 +15,170 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // while the upstream is silent for KeepAlive between two events writes a
 // comment line to the client: a client that left is noticed there (the
 // write fails), and its upstream call ends, however long the upstream
-// stays silent. The upstream is read on a goroutine of its own, through
-// two pooled buffers, so the wait can be timed; it ends with the body,
-// which the caller closes.
-func (g *Gateway) copySSE(w StreamWriter, body io.Reader) error {
-	type chunk struct {
-		buf *[]byte
-		n   int
-		err error
-	}
-	reads, free, stop := make(chan chunk), make(chan *[]byte, 2), make(chan struct{})
-	defer close(stop)
-	free <- copyBuffers.Get().(*[]byte) // not put back: the reader may still hold one when this returns
-	free <- copyBuffers.Get().(*[]byte)
-	go func() {
-		for {
-			var bp *[]byte
-			select {
-			case bp = <-free:
-			case <-stop:
-				return
-			}
-			n, err := body.Read(*bp)
-			select {
-			case reads <- chunk{bp, n, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+// stays silent. The upstream is read by rd (startSSE), so the wait can be
+// timed; copySSE ends rd.
+func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
+	defer rd.end()
 	tick := time.NewTicker(g.opts.KeepAlive)
 	defer tick.Stop()
 	var tail []byte // the last bytes relayed: is the stream between events?
 	last := time.Now()
 	for {
-		select {
-		case c := <-reads:
-			if err := g.relayChunk(w, (*c.buf)[:c.n]); err != nil {
-				return err
-			}
-			tail = appendTail(tail, (*c.buf)[:c.n])
-			last = time.Now()
-			free <- c.buf
-			if c.err != nil {
-				return g.readEnd(c.err)
-			}
-		case now := <-tick.C:
-			if now.Sub(last) < g.opts.KeepAlive || !betweenEvents(tail) {
+		var c sseChunk
+		if rd.first != nil {
+			c, rd.first, rd.second = *rd.first, rd.second, nil
+		} else {
+			select {
+			case c = <-rd.reads:
+			case now := <-tick.C:
+				if now.Sub(last) < g.opts.KeepAlive || !betweenEvents(tail) {
+					continue
+				}
+				if _, err := w.Write(keepAliveComment); err != nil {
+					return err
+				}
+				if err := w.Flush(); err != nil {
+					return err
+				}
 				continue
 			}
-			if _, err := w.Write(keepAliveComment); err != nil {
-				return err
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
+		}
+		err := g.relayChunk(w, (*c.buf)[:c.n])
+		if err == nil {
+			tail = appendTail(tail, (*c.buf)[:c.n])
+			last = time.Now()
+		}
+		rd.free <- c.buf // room: two buffers, and this one is out
+		switch {
+		case err != nil:
+			return err
+		case c.err != nil:
+			return g.readEnd(c.err)
+		}
+	}
+}
+
+// firstEventWait is how long an open event stream's headers wait for its
+// first bytes, to go out with them in one write (an upstream's first event
+// is most often read with its headers); a silent upstream's headers go out
+// alone after it (openStream).
+const firstEventWait = time.Millisecond
+
+// sseReader reads an SSE answer on a goroutine of its own, through two
+// pooled buffers, until the body ends or end is called; the goroutine ends
+// with the body, which the caller closes. Each buffer goes back to the pool
+// from the side that holds it last (end, putFree).
+type sseReader struct {
+	reads  chan sseChunk
+	free   chan *[]byte
+	stop   chan struct{}
+	first  *sseChunk // read by waitFirst and not yet relayed
+	second *sseChunk // read by whole and not yet relayed
+}
+
+// sseChunk is one read of an SSE answer.
+type sseChunk struct {
+	buf *[]byte
+	n   int
+	err error
+}
+
+// startSSE starts reading body.
+func startSSE(body io.Reader) *sseReader {
+	rd := &sseReader{reads: make(chan sseChunk), free: make(chan *[]byte, 2), stop: make(chan struct{})}
+	rd.free <- copyBuffers.Get().(*[]byte)
+	rd.free <- copyBuffers.Get().(*[]byte)
+	go rd.run(body)
+	return rd
+}
+
+func (rd *sseReader) run(body io.Reader) {
+	for {
+		var bp *[]byte
+		select {
+		case bp = <-rd.free:
+		case <-rd.stop:
+			return
+		}
+		n, err := body.Read(*bp)
+		select {
+		case rd.reads <- sseChunk{bp, n, err}:
+		case <-rd.stop:
+			copyBuffers.Put(bp) // never handed over: this side holds it last
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// await waits up to d for the reader's next read.
+func (rd *sseReader) await(d time.Duration) (sseChunk, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case c := <-rd.reads:
+		return c, true
+	case <-t.C:
+		return sseChunk{}, false
+	}
+}
+
+// waitFirst waits up to d for the first read and keeps it for copySSE;
+// it reports whether the read came.
+func (rd *sseReader) waitFirst(d time.Duration) bool {
+	c, ok := rd.await(d)
+	if ok {
+		rd.first = &c
+	}
+	return ok
+}
+
+// whole reports whether the first read (waitFirst) is the whole answer:
+// it ended the body, or the next read, within d, ends it with nothing more.
+// A next read with more is kept for copySSE.
+func (rd *sseReader) whole(d time.Duration) bool {
+	if rd.first.err != nil {
+		return errors.Is(rd.first.err, io.EOF)
+	}
+	c, ok := rd.await(d)
+	switch {
+	case !ok:
+		return false
+	case c.n == 0 && errors.Is(c.err, io.EOF):
+		rd.free <- c.buf // room: two buffers, and this one is out
+		rd.first.err = io.EOF
+		return true
+	}
+	rd.second = &c
+	return false
+}
+
+// end stops the reader and puts the buffers it does not hold back in the
+// pool.
+func (rd *sseReader) end() {
+	close(rd.stop)
+	for _, c := range []*sseChunk{rd.first, rd.second} {
+		if c != nil {
+			rd.free <- c.buf // room: two buffers, and this one is out
+		}
+	}
+	rd.first, rd.second = nil, nil
+	putFree(rd.free)
+}
+
+// putFree puts the buffers left in free back in the pool, once an sseReader
+// was told to stop: a buffer in free is taken by one side only (the
+// reader, which then puts it back itself, or this), a buffer the reader
+// holds goes back from the reader, and one handed over is in free again.
+func putFree(free chan *[]byte) {
+	for {
+		select {
+		case bp := <-free:
+			copyBuffers.Put(bp)
+		default:
+			return
 		}
 	}
 }

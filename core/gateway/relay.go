@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,6 +188,9 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 		}
 	}
 	in, egate := g.elicitGate(r, c, in) // elicit.go
+	if body != nil && in == io.Reader(body) && body.rest == nil {
+		in = body.inMemory() // read whole: its headers and body go upstream in one write
+	}
 	req := g.newUpstreamRequest(ctx, r.Method, r.Header, in, n, r.Principal)
 	if c.method == methodInitialize || c.method == methodDiscover {
 		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
@@ -268,8 +272,10 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 }
 
 // relayResponse sends the upstream's status, headers and body as they
-// arrive: JSON with its length, SSE with its headers at once (openStream)
-// and flushed at every read (each event as soon as it is whole on the
+// arrive: JSON with its length, SSE with its headers at once (openStream),
+// or with the first bytes when they come within firstEventWait (with the
+// answer's length when the answer ends there: a POST's answer of one
+// event, as go-sdk's server sends), and flushed at every read (each event as soon as it is whole on the
 // wire), with keep-alive comments while the upstream is silent
 // (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
@@ -280,16 +286,35 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
+	if mt != "text/event-stream" {
+		w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
+			defer cancel()
+			defer resp.Body.Close()
+			return g.copyBody(sw, resp.Body, nil, false)
+		})
+		return
+	}
+	rd := startSSE(resp.Body)
+	size := resp.ContentLength
+	ready := size < 0 && rd.waitFirst(firstEventWait)
+	switch {
+	case ready && rd.whole(firstEventWait):
+		size = int64(rd.first.n) // known: headers and body in one write, no chunked end
+	case ready:
+		if h, ok := w.(HeadersWithFirstBytes); ok {
+			h.HeadersWithFirstBytes()
+		}
+	}
+	w.SetBodyStream(size, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
-		if mt == "text/event-stream" {
+		if !ready {
 			if err := openStream(sw, resp); err != nil {
+				rd.end()
 				return err
 			}
-			return g.copySSE(sw, resp.Body)
 		}
-		return g.copyBody(sw, resp.Body, nil, false)
+		return g.copySSE(sw, rd)
 	})
 }
 
@@ -384,6 +409,19 @@ func (b *clientBody) Read(p []byte) (int, error) {
 	b.sent += int64(n)
 	b.metrics.Relayed("to_upstream", int64(n))
 	return n, err
+}
+
+// inMemory returns a body read whole (rest nil) as a *bytes.Reader, which
+// net/http sends with its headers in one write (any other reader has the
+// headers flushed first, a write of their own). Its bytes count as relayed
+// at once.
+func (b *clientBody) inMemory() io.Reader {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	head := b.head
+	b.head, b.sent = nil, b.sent+int64(len(head))
+	b.metrics.Relayed("to_upstream", int64(len(head)))
+	return bytes.NewReader(head)
 }
 
 func (b *clientBody) detach() {

@@ -44,3 +44,12 @@ type StreamWriter interface {
 	io.Writer
 	Flush() error
 }
+
+// HeadersWithFirstBytes is implemented by a ResponseWriter that sends the
+// status and headers of an open event stream (SetBodyStream of size -1)
+// before the body is written, as soon as the serving call returns: called
+// before SetBodyStream, it has them go with the stream's first bytes
+// instead (one write), which the gateway already holds.
+type HeadersWithFirstBytes interface {
+	HeadersWithFirstBytes()
+}

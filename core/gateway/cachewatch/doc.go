@@ -9,7 +9,8 @@
 // Watch reads resource versions off resources/list and resources/read
 // answers, whole answers up to MaxScan bytes: a version (Of) is a content's
 // or a listed resource's annotations.lastModified, or a sha256 of a
-// content's _meta as sent. Table remembers the last version seen per
+// content's _meta as sent; an answer that cannot name either key is not
+// decoded. Table remembers the last version seen per
 // principal and URI in fixed slots, so that a lookup can tell an entry
 // stored with another version (Differs).
 package cachewatch

@@ -132,8 +132,13 @@ type versioned struct {
 	} `json:"annotations"`
 }
 
-// message reports the versions of one JSON-RPC answer.
+// message reports the versions of one JSON-RPC answer. One that cannot
+// name a version (most: a read's blob without _meta or lastModified) is
+// not decoded.
 func (w *watch) message(msg []byte) {
+	if !mayHoldVersion(msg) {
+		return
+	}
 	var m struct {
 		Result struct {
 			Resources []versioned `json:"resources"`
@@ -160,4 +165,21 @@ func (w *watch) report(uri, version string) {
 	if uri != "" && version != "" {
 		w.saw(uri, version)
 	}
+}
+
+// mayHoldVersion reports whether msg may hold a key lastModified or _meta
+// as encoding/json matches keys: in any case, or spelled with an escape.
+func mayHoldVersion(msg []byte) bool {
+	return bytes.IndexByte(msg, '\\') >= 0 || containsFold(msg, "lastmodified") || containsFold(msg, "_meta")
+}
+
+// containsFold reports whether b holds lower (ASCII, lower case) in any
+// case.
+func containsFold(b []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(b); i++ {
+		if b[i]|0x20 == lower[0]|0x20 && bytes.EqualFold(b[i:i+len(lower)], []byte(lower)) {
+			return true
+		}
+	}
+	return false
 }

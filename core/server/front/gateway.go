@@ -70,27 +70,31 @@ func (s *Server) gatewayRequest(ctx *fasthttp.RequestCtx, body io.Reader, princi
 // gatewayResponse is the gateway's ResponseWriter over a fasthttp
 // response.
 type gatewayResponse struct {
-	ctx     *fasthttp.RequestCtx
-	timeout time.Duration
-	tel     *telemetry.Tracker
+	ctx       *fasthttp.RequestCtx
+	timeout   time.Duration
+	tel       *telemetry.Tracker
+	withFirst bool // an event stream's headers go with its first bytes
 }
 
 func (r *gatewayResponse) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
 func (r *gatewayResponse) AddHeader(name, value string) { r.ctx.Response.Header.Add(name, value) }
 func (r *gatewayResponse) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) }
+func (r *gatewayResponse) HeadersWithFirstBytes()       { r.withFirst = true }
 
 // SetBodyStream streams write's body through bodystream (per-write
 // deadlines, counted for the access log), as core/mcp's bodies go. An
 // open event stream (no length) has its status and headers sent before
 // write runs: fasthttp holds them with a chunked body until the first
 // chunk, and the gateway's Flush before its first write (the upstream's
-// headers relayed at once) cannot push them there.
+// headers relayed at once) cannot push them there. When the gateway holds
+// the first bytes already (HeadersWithFirstBytes), the headers go with
+// them, in one write.
 func (r *gatewayResponse) SetBodyStream(size int64, write func(gateway.StreamWriter) error) {
 	bs := bodystream.New(func(w mcp.StreamWriter) error { return write(w) }, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
-	if size < 0 && isEventStream(r.ctx.Response.Header.ContentType()) {
+	if size < 0 && !r.withFirst && isEventStream(r.ctx.Response.Header.ContentType()) {
 		r.ctx.Response.ImmediateHeaderFlush = true
 	}
 	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size))
