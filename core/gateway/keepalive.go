@@ -1,11 +1,12 @@
 package gateway
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/gateway/wire"
 )
 
 // keepAliveComment goes to the client while an SSE upstream is silent.
@@ -31,7 +32,7 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 			select {
 			case c = <-rd.reads:
 			case now := <-tick.C:
-				if now.Sub(last) < g.opts.KeepAlive || !betweenEvents(tail) {
+				if now.Sub(last) < g.opts.KeepAlive || !wire.BetweenEvents(tail) {
 					continue
 				}
 				if _, err := w.Write(keepAliveComment); err != nil {
@@ -45,7 +46,7 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 		}
 		err := g.relayChunk(w, (*c.buf)[:c.n])
 		if err == nil {
-			tail = appendTail(tail, (*c.buf)[:c.n])
+			tail = wire.AppendTail(tail, (*c.buf)[:c.n])
 			last = time.Now()
 		}
 		rd.free <- c.buf // room: two buffers, and this one is out
@@ -219,19 +220,4 @@ func (g *Gateway) readEnd(err error) error {
 	g.metrics.Upstream(kindBroken, 0)
 	g.log.Warn("gateway: upstream answer broke off", "kind", kindBroken, "upstream", g.Upstream())
 	return errors.New("gateway: the upstream's answer broke off")
-}
-
-// appendTail keeps the last 4 bytes of tail followed by p.
-func appendTail(tail, p []byte) []byte {
-	if len(p) >= 4 {
-		return append(tail[:0], p[len(p)-4:]...)
-	}
-	tail = append(tail, p...)
-	return tail[max(len(tail)-4, 0):]
-}
-
-// betweenEvents reports whether a stream whose last bytes are tail stands
-// between two events (at its start, or after a blank line).
-func betweenEvents(tail []byte) bool {
-	return len(tail) == 0 || bytes.HasSuffix(tail, []byte("\n\n")) || bytes.HasSuffix(tail, []byte("\r\r"))
 }

@@ -90,3 +90,18 @@ func ReplaceData(raw, data []byte) []byte {
 	}
 	return out
 }
+
+// AppendTail keeps the last 4 bytes of tail followed by p.
+func AppendTail(tail, p []byte) []byte {
+	if len(p) >= 4 {
+		return append(tail[:0], p[len(p)-4:]...)
+	}
+	tail = append(tail, p...)
+	return tail[max(len(tail)-4, 0):]
+}
+
+// BetweenEvents reports whether a stream whose last bytes are tail stands
+// between two events (at its start, or after a blank line).
+func BetweenEvents(tail []byte) bool {
+	return len(tail) == 0 || bytes.HasSuffix(tail, []byte("\n\n")) || bytes.HasSuffix(tail, []byte("\r\r"))
+}

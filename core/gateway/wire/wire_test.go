@@ -108,3 +108,16 @@ func FuzzReadEvent(f *testing.F) {
 		}
 	})
 }
+
+func TestBetweenEvents(t *testing.T) {
+	var tail []byte
+	for _, c := range []struct {
+		write   string
+		between bool
+	}{{"", true}, {"data: a\n", false}, {"\n", true}, {"data: b", false}, {"\r\r", true}, {"x", false}, {"yz\n\nabc", false}, {"\n\n", true}} {
+		tail = AppendTail(tail, []byte(c.write))
+		if got := BetweenEvents(tail); got != c.between {
+			t.Errorf("after %q: BetweenEvents = %v, want %v", c.write, got, c.between)
+		}
+	}
+}
