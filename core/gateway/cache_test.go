@@ -174,29 +174,8 @@ func (c *cutWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// servePrincipals serves g like serveGateway, the caller's principal taken
-// from the test header X-Principal ("alice" without it).
-func servePrincipals(t *testing.T, g *Gateway) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		nw := &netHTTPWriter{w: w}
-		p := r.Header.Get("X-Principal")
-		if p == "" {
-			p = "alice"
-		}
-		req := &Request{Method: r.Method, Header: r.Header, ContentLength: r.ContentLength, Principal: p, Context: r.Context()}
-		if r.Body != http.NoBody && r.Body != nil {
-			req.Body = r.Body
-		}
-		if tok, ok := strings.CutPrefix(r.URL.Path, DownloadPrefix); ok {
-			g.ServeDownload(req, tok, nw)
-		} else {
-			g.ServeMCP(req, nw)
-		}
-		nw.finish()
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
+// servePrincipals serves g as serveGateway does, and returns its URL.
+func servePrincipals(t *testing.T, g *Gateway) string { return serveGateway(t, g).URL }
 
 // cachedGateway is a gateway with a stream cache on dc in front of up.
 func cachedGateway(t *testing.T, up string, dc *diskCache, ttl time.Duration) string {

@@ -59,13 +59,18 @@ func itoa(n int64) string { return jsonNumber(n) }
 func jsonNumber(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 // serveGateway serves g on a loopback test server: /mcp relayed, /g/
-// downloads, every caller principal "alice".
+// downloads, the caller's principal taken from the test header X-Principal
+// ("alice" without it).
 func serveGateway(t *testing.T, g *Gateway) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		nw := &netHTTPWriter{w: w}
+		p := r.Header.Get("X-Principal")
+		if p == "" {
+			p = "alice"
+		}
 		req := &Request{Method: r.Method, Header: r.Header, ContentLength: r.ContentLength,
-			Principal: "alice", Context: r.Context()}
+			Principal: p, Context: r.Context()}
 		if r.Body != http.NoBody && r.Body != nil {
 			req.Body = r.Body
 		}
