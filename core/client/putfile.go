@@ -104,6 +104,7 @@ func (c *Client) putResumable(ctx context.Context, key string, f *os.File, st os
 	if err != nil {
 		return Blob{}, fmt.Errorf("client: put %q: %w", key, err)
 	}
+	pruneStates(opts.StateDir, time.Now())
 	state := c.stateFile(opts.StateDir, key, f.Name(), id)
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -112,7 +113,7 @@ func (c *Client) putResumable(ctx context.Context, key string, f *os.File, st os
 	if err != nil {
 		return Blob{}, err
 	}
-	if err := c.sendChunks(ctx, upload, f, offset, st.Size(), opts); err != nil {
+	if err := c.sendChunks(ctx, upload, f, offset, st.Size(), opts, state.touch); err != nil {
 		if refusedUpload(err) {
 			state.remove() // a run again starts over
 		}
@@ -181,7 +182,8 @@ func (c *Client) tusOffsetRetried(ctx context.Context, upload string, opts PutFi
 
 // sendChunks PATCHes the file from offset to its end, one chunk at a
 // time; after a failure worth retrying it asks the server where to go on.
-func (c *Client) sendChunks(ctx context.Context, upload string, f *os.File, offset, size int64, opts PutFileOptions) error {
+// accepted is called after each chunk the server took.
+func (c *Client) sendChunks(ctx context.Context, upload string, f *os.File, offset, size int64, opts PutFileOptions, accepted func()) error {
 	buf := make([]byte, min(opts.ChunkSize, size))
 	fails, resync := 0, false
 	for offset < size || resync {
@@ -200,6 +202,7 @@ func (c *Client) sendChunks(ctx context.Context, upload string, f *os.File, offs
 			var next int64
 			if next, err = c.tusPatch(ctx, upload, offset, buf[:n], opts.Progress, size); err == nil {
 				offset, fails = next, 0
+				accepted()
 				continue
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpblob/mcpblob/core/tus"
 	"github.com/mcpblob/mcpblob/storage"
@@ -262,5 +263,83 @@ func TestPutFileSmallOrNoTus(t *testing.T) {
 	s.noTus = true
 	if b, err := c.PutFile(context.Background(), "b", big, putOpts(t.TempDir())); err != nil || b.SHA256 != want || s.puts != 3 {
 		t.Fatalf("server without tus: %+v, %v, %d PUTs", b, err, s.puts)
+	}
+}
+
+// TestPutFilePrunesStaleStates: a put removes state files older than
+// StaleStateAge and stray temporary files of a killed save, and keeps
+// recent ones; a state file is touched at each accepted chunk, so a long
+// put's file is not pruned while it progresses.
+func TestPutFilePrunesStaleStates(t *testing.T) {
+	_, c, _ := newTusServer(t)
+	dir := t.TempDir()
+	old := time.Now().Add(-StaleStateAge - time.Hour)
+	files := map[string]time.Time{
+		"stale.json": old, "fresh.json": time.Now().Add(-time.Hour),
+		".put-123": time.Now().Add(-2 * staleTempAge), ".put-456": time.Now(), "other.txt": old,
+	}
+	for name, mtime := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, want := testFile(t, 300<<10)
+	opts := putOpts(dir)
+	step := 0
+	opts.Progress = func(done, total int64) {
+		switch {
+		case step == 0 && done >= 64<<10: // age this put's state file
+			step = 1
+			backdateRunning(t, dir, files, old)
+		case step == 1 && done >= 192<<10: // a chunk was accepted since
+			step = 2
+			assertStateFresh(t, dir, files)
+		}
+	}
+	if b, err := c.PutFile(context.Background(), "a/f.bin", path, opts); err != nil || b.SHA256 != want {
+		t.Fatalf("PutFile = %+v, %v", b, err)
+	}
+	left := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left[e.Name()] = true
+	}
+	if step != 2 {
+		t.Fatalf("progress reached step %d of 2", step)
+	}
+	wantLeft := map[string]bool{"fresh.json": true, ".put-456": true, "other.txt": true}
+	if len(left) != len(wantLeft) || !left["fresh.json"] || !left[".put-456"] || !left["other.txt"] {
+		t.Errorf("left %v, want %v (the stale state, the old temporary file and the finished put's state gone)", left, wantLeft)
+	}
+}
+
+// runningState is the running put's state file: the one not in seeded.
+func runningState(t *testing.T, dir string, seeded map[string]time.Time) os.DirEntry {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, ok := seeded[e.Name()]; !ok {
+			return e
+		}
+	}
+	t.Fatal("the running put has no state file")
+	return nil
+}
+
+func backdateRunning(t *testing.T, dir string, seeded map[string]time.Time, to time.Time) {
+	if err := os.Chtimes(filepath.Join(dir, runningState(t, dir, seeded).Name()), to, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertStateFresh checks the running put's state file was touched
+// within a minute.
+func assertStateFresh(t *testing.T, dir string, seeded map[string]time.Time) {
+	e := runningState(t, dir, seeded)
+	if info, err := e.Info(); err != nil || time.Since(info.ModTime()) > time.Minute {
+		t.Errorf("the running put's state %s was not touched by an accepted chunk: %v", e.Name(), err)
 	}
 }

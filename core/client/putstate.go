@@ -8,7 +8,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
+
+// StaleStateAge is how long a put's state file is kept after its last
+// change: an upload untouched for that long is long gone from a server
+// that keeps incomplete uploads a day after their last change (core/tus's
+// default), so PutFile removes such files from StateDir as it starts.
+const StaleStateAge = 7 * 24 * time.Hour
+
+// staleTempAge is how long a temporary file of an interrupted save may
+// stay before PutFile removes it.
+const staleTempAge = time.Hour
 
 // fileID tells whether a file is still the one an upload was started
 // with: its size, modification time and the sha256 of its first MiB.
@@ -94,6 +106,42 @@ func (s *putState) save() error {
 		return err
 	}
 	return os.Rename(tmp.Name(), s.path)
+}
+
+// pruneStates removes the state files in dir last changed before
+// now-StaleStateAge (puts never run again), and temporary files a killed
+// save left. A state file is changed at each accepted chunk (touch), so
+// its age counts from the upload's last progress.
+func pruneStates(dir string, now time.Time) {
+	if dir == "" {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		maxAge := StaleStateAge
+		switch {
+		case strings.HasPrefix(name, ".put-"):
+			maxAge = staleTempAge
+		case !strings.HasSuffix(name, ".json"):
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// touch marks the state file as changed now (an accepted chunk), so
+// pruneStates counts its age from the upload's last progress.
+func (s *putState) touch() {
+	if s.path != "" {
+		now := time.Now()
+		os.Chtimes(s.path, now, now)
+	}
 }
 
 func (s *putState) remove() {
