@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // client is a minimal tus 1.0.0 client (core protocol and creation): what
@@ -19,6 +20,9 @@ import (
 type client struct {
 	hc   *http.Client
 	base string // http://host:port
+	// patches is how long each PATCH of the last upload took, request to
+	// answer, in order (reset by create).
+	patches []time.Duration
 }
 
 // create POSTs a new upload of size bytes to the creation URL endpoint
@@ -32,6 +36,7 @@ func (c *client) create(ctx context.Context, path string, size int64, meta map[s
 		pairs = append(pairs, k+" "+base64.StdEncoding.EncodeToString([]byte(v)))
 	}
 	req.Header.Set("Upload-Metadata", strings.Join(pairs, ","))
+	c.patches = c.patches[:0]
 	resp, err := c.do(req, http.StatusCreated)
 	if err != nil {
 		return "", fmt.Errorf("tus create: %w", err)
@@ -80,7 +85,9 @@ func (c *client) send(ctx context.Context, u string, raw []byte, from, chunk int
 	off := from
 	for off < int64(len(raw)) {
 		end := min(int64(len(raw)), (off/chunk+1)*chunk)
+		t0 := time.Now()
 		next, err := c.patch(ctx, u, off, bytes.NewReader(raw[off:end]), end-off)
+		c.patches = append(c.patches, time.Since(t0))
 		if err != nil {
 			return off - from, err
 		}

@@ -11,8 +11,8 @@ func p11Detail(p plan, stores []*storeResult) string {
 	fmt.Fprintf(&b, "Each run uploads the same %d MiB: mcpblob's tus (POST `/v1/tus/`, then PATCHes of %d MiB, each ending on a multiple of %d MiB, without checksums, over one keep-alive connection), one `PUT /v1/blobs` of the same bytes to the same server, and tusd with the same tus requests. ", p.size>>20, p.chunk>>20, p.chunk>>20)
 	b.WriteString("Local store: `mcpblob serve --data` beside tusd's file store (`-upload-dir`), both on the same disk. S3: both on one SeaweedFS node (`weed server -s3`), each with its own bucket: mcpblob's S3 store beside tusd's S3 store (default part sizes; its part buffers go to temporary files on the node's disk). ")
 	b.WriteString("The operations' order rotates from run to run; `sync` before each. RSS growth: the server's peak (VmHWM reset before the run, VmRSS sampled every 5 ms) minus its RSS when idle after a 1 MiB warm-up upload. ")
-	b.WriteString("Written per byte: write_bytes of /proc/PID/io over the run ÷ the bytes uploaded, which counts every page a process dirties (a temporary file deleted before writeback too), so a second copy shows as ≥ 2.0: on the local store the server process's (the store is its own folder), on S3 SeaweedFS's (its volume files and the filer's metadata; a server-side copy counts there); the server's own disk writes are shown beside it. mcpblob's first tus run is checked by sha256 (HEAD `/v1/blobs`, `x-mcp-sha256`).\n\n")
-	b.WriteString("| store | operation | run | MB/s | server RSS growth | server wrote | SeaweedFS wrote | error |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("Written per byte: write_bytes of /proc/PID/io over the run ÷ the bytes uploaded, which counts every page a process dirties (a temporary file deleted before writeback too), so a second copy shows as ≥ 2.0: on the local store the server process's (the store is its own folder), on S3 SeaweedFS's (its volume files and the filer's metadata; a server-side copy counts there); the server's own disk writes are shown beside it. PATCH times: request to answer, at the client; the last PATCH completes the upload. mcpblob's first tus run is checked by sha256 (HEAD `/v1/blobs`, `x-mcp-sha256`).\n\n")
+	b.WriteString("| store | operation | run | MB/s | PATCH median / last | server RSS growth | server wrote | SeaweedFS wrote | error |\n|---|---|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, st := range stores {
 		for i, o := range st.ops {
 			for r, s := range st.samples[i] {
@@ -24,7 +24,11 @@ func p11Detail(p plan, stores []*storeResult) string {
 				if s.err != nil {
 					errText = strings.ReplaceAll(fmt.Sprintf("%.120s", s.err), "|", "\\|")
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.0f MiB | %.2f× | %s | %s |\n", st.name, o.name, r+1, s.mbps, s.growth, s.srvWritten, weed, errText)
+				patches := "–"
+				if o.tus {
+					patches = fmt.Sprintf("%.0f / %.0f ms", s.patchMed, s.lastPatch)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.0f MiB | %.2f× | %s | %s |\n", st.name, o.name, r+1, s.mbps, patches, s.growth, s.srvWritten, weed, errText)
 			}
 		}
 	}

@@ -30,6 +30,7 @@ func newPlan(quick bool) plan {
 // op is one P11 operation: size bytes to one server.
 type op struct {
 	name string
+	tus  bool // a tus upload (its PATCH times are kept)
 	srv  *server
 	run  func(ctx context.Context, r int) (cleanup func(), err error)
 }
@@ -40,6 +41,8 @@ type sample struct {
 	growth     float64 // MiB over the server's idle RSS
 	srvWritten float64 // the server process's write_bytes ÷ size
 	s3Written  float64 // SeaweedFS's write_bytes ÷ size (S3 rigs)
+	patchMed   float64 // tus: the median PATCH but the last, ms
+	lastPatch  float64 // tus: the last PATCH (the one that completes the upload), ms
 	err        error
 }
 
@@ -64,7 +67,7 @@ type storeResult struct {
 func ops(rig *storeRig, raw []byte, p plan) []op {
 	mb, td := rig.mcpblob, rig.tusd
 	return []op{
-		{name: "mcpblob tus", srv: mb, run: func(ctx context.Context, r int) (func(), error) {
+		{name: "mcpblob tus", tus: true, srv: mb, run: func(ctx context.Context, r int) (func(), error) {
 			key := fmt.Sprintf("p11/tus-%d", r)
 			err := mb.tus.upload(ctx, mb.path, raw, p.chunk, map[string]string{"key": key, "filename": "p11.bin", "filetype": "application/octet-stream"})
 			return func() { deleteBlob(ctx, mb, key) }, err
@@ -73,7 +76,7 @@ func ops(rig *storeRig, raw []byte, p plan) []op {
 			key := fmt.Sprintf("p11/put-%d", r)
 			return func() { deleteBlob(ctx, mb, key) }, putBlob(ctx, mb, key, raw)
 		}},
-		{name: "tusd", srv: td, run: func(ctx context.Context, r int) (func(), error) {
+		{name: "tusd", tus: true, srv: td, run: func(ctx context.Context, r int) (func(), error) {
 			u, err := td.tus.create(ctx, td.path, int64(len(raw)), map[string]string{"filename": "p11.bin", "filetype": "application/octet-stream"})
 			if err == nil {
 				_, err = td.tus.send(ctx, u, raw, 0, p.chunk)
@@ -132,8 +135,13 @@ func runOnce(ctx context.Context, rig *storeRig, o op, r int, size int64) (sampl
 	if err == nil {
 		smp.mbps = measure.MBps(size, el)
 	}
-	measure.Logf("  P11 %s %s run %d: %.0f MB/s, RSS +%.0f MiB, server wrote %.2f×, SeaweedFS wrote %.2f×, %v",
-		rig.name, o.name, r+1, smp.mbps, smp.growth, smp.srvWritten, smp.s3Written, err)
+	if o.tus && len(o.srv.tus.patches) > 1 {
+		ps := o.srv.tus.patches
+		smp.patchMed = float64(measure.MedianDur(ps[:len(ps)-1])) / 1e6
+		smp.lastPatch = float64(ps[len(ps)-1]) / 1e6
+	}
+	measure.Logf("  P11 %s %s run %d: %.0f MB/s, RSS +%.0f MiB, server wrote %.2f×, SeaweedFS wrote %.2f×, PATCH median %.0f ms, last %.0f ms, %v",
+		rig.name, o.name, r+1, smp.mbps, smp.growth, smp.srvWritten, smp.s3Written, smp.patchMed, smp.lastPatch, err)
 	return smp, cleanup
 }
 
