@@ -198,8 +198,8 @@ SMALLREQ_BASE ?= 10002a2
 bench-smallreq:
 	cd bench && $(GO) run ./smallreq -base $(SMALLREQ_BASE) -markdown RESULTS.md
 
-## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
-## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP) over ≥ 3 runs, each with
+## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them; G1–G3; P11–P12) measured side by side with
+## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP, tusd) over ≥ 3 runs, each with
 ## ratio min/median/max, verdict, chart and generated miss lines. P6 is small requests at
 ## saturation: each server pinned to CPU 0 (Go servers GOMAXPROCS=1, nginx one worker), wrk -t1 -c16
 ## (Debian's, from tools-apt) pinned to CPU 1, 3 interleaved rounds of 8 s, req/s and p99 of mcpblob

@@ -19,7 +19,10 @@
 // requests at saturation under wrk, each server pinned to one CPU, against
 // the fasthttp floor, nginx and go-sdk, with CPU per request at a fixed rate
 // as information (p6.go, p6rig.go, p6sat.go, p6report.go). P3–P5 run only
-// once the server has the feature (probed at start).
+// once the server has the feature (probed at start). P11 and P12, tus
+// uploads against PUT /v1/blobs and tusd and the resume after a SIGKILL,
+// run on servers of their own (package tusb) and write a section of their
+// own, as the gateway targets G1–G3 do (package gw).
 //
 // Throughput is raw blob bytes per second (10^6 B/s; MCP systems move 4/3
 // as many bytes on the wire, as base64). Peak RSS is the serving process's
