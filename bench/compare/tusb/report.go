@@ -127,7 +127,8 @@ func p11Why(st *storeResult, p plan, vsPut, vsTusd pair.Runs, growth, written pa
 			medOf(st.samples[0], lastPatchOf), medOf(st.samples[2], lastPatchOf), writtenText(st, 2), writtenText(st, 0), tusdNote(st.name)))
 	}
 	if !growth.Met() {
-		why = append(why, fmt.Sprintf("%s: mcpblob's RSS grew %.0f MiB > 64 MiB during a tus upload: a heap profile of the server during the PATCHes says what holds it.", st.name, growth.Value))
+		why = append(why, fmt.Sprintf("%s: mcpblob's RSS grew %.0f MiB > 64 MiB during a tus upload (its PUT of the same bytes: %.0f MiB at worst, tusd: %.0f MiB): a heap profile of the server during the PATCHes says what holds it.",
+			st.name, growth.Value, worstOf(st.samples[1], growthOf), worstOf(st.samples[2], growthOf)))
 	}
 	if !written.Met() {
 		why = append(why, fmt.Sprintf("%s: each uploaded byte reached the store %.2f times (%s): the bytes are written more than once, a second copy (e.g. the chunks kept apart, then the blob written from them at completion); appending them to the final object as they arrive (a file renamed into place, the object's own multipart upload) would close it.",
@@ -152,7 +153,17 @@ func patchWhy(st *storeResult, p plan, putMBps float64) string {
 }
 
 func patchMedOf(s sample) float64  { return s.patchMed }
+func growthOf(s sample) float64    { return s.growth }
 func lastPatchOf(s sample) float64 { return s.lastPatch }
+
+// worstOf is the largest f over the samples.
+func worstOf(ss []sample, f func(sample) float64) float64 {
+	w := 0.0
+	for _, s := range ss {
+		w = max(w, f(s))
+	}
+	return w
+}
 
 // medOf is the median of f over the samples without an error.
 func medOf(ss []sample, f func(sample) float64) float64 {
