@@ -104,6 +104,9 @@ func newMcpblob(bin, dir string, b *s3Bucket) (*server, error) {
 // newTusd is tusd with its file store in dir, or its S3 store on b when b
 // is set (its part buffers then go to temporary files under dir).
 func newTusd(bin, dir string, b *s3Bucket) (*server, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("tusd missing (%s): run `make tools`", bin)
+	}
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
