@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpblob/mcpblob/bench/internal/pair"
 )
@@ -133,5 +135,26 @@ func TestP11TargetBounds(t *testing.T) {
 	}
 	if tg.Met() || len(tg.Why) == 0 {
 		t.Fatalf("P11 with RSS growth 70 MiB and 2.0× written: met=%v, %d why lines", tg.Met(), len(tg.Why))
+	}
+}
+
+// P12 takes the worst run of each bound, and a slow first PATCH is named
+// as the part to shorten.
+func TestP12Target(t *testing.T) {
+	p := plan{size: 1 << 30, chunk: 8 << 20}
+	runs := []resume{
+		{sent: 516 << 20, offset: 512 << 20, toHead: 12 * time.Millisecond, toAccept: 90 * time.Millisecond, firstSize: 8 << 20},
+		{sent: 516 << 20, offset: 510 << 20, toHead: 13 * time.Millisecond, toAccept: 321 * time.Millisecond, firstSize: 8 << 20},
+	}
+	tg := p12Target(p, runs)
+	if tg.Bounds[0].Value != 6 || tg.Bounds[1].Value != 321 {
+		t.Fatalf("bounds %+v, want 6 MiB sent again and 321 ms", tg.Bounds)
+	}
+	if tg.Met() || len(tg.Why) != 1 || !strings.Contains(tg.Why[0], "first PATCH of 8.0 MiB") {
+		t.Fatalf("321 ms to the first accepted PATCH must miss, naming the PATCH: met=%v why=%q", tg.Met(), tg.Why)
+	}
+	g := &Report{plan: p, targets: []*pair.Target{tg}}
+	if out := g.Render("abc"); !strings.Contains(out, "| 2 | 541065216 | 534773760 | 6.00 MiB | 13 ms | 321 ms |") {
+		t.Fatalf("the rendered section lacks run 2's row:\n%s", out)
 	}
 }
