@@ -23,6 +23,7 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 # Pins.
 WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
 STATICCHECK_VERSION := v0.8.2
+TUSD_VERSION        := v2.9.1
 
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
@@ -197,16 +198,16 @@ SMALLREQ_BASE ?= 10002a2
 bench-smallreq:
 	cd bench && $(GO) run ./smallreq -base $(SMALLREQ_BASE) -markdown RESULTS.md
 
-## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them) measured side by side with
-## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP) over ≥ 3 runs, each with
+## bench-compare: every target (issue 15: P1–P6 here, P8–P10 beside them; G1–G3; P11–P12) measured side by side with
+## its reference (nginx sendfile, go-sdk, mcp-go, SeaweedFS, raw disk, raw TCP, tusd) over ≥ 3 runs, each with
 ## ratio min/median/max, verdict, chart and generated miss lines. P6 is small requests at
 ## saturation: each server pinned to CPU 0 (Go servers GOMAXPROCS=1, nginx one worker), wrk -t1 -c16
 ## (Debian's, from tools-apt) pinned to CPU 1, 3 interleaved rounds of 8 s, req/s and p99 of mcpblob
 ## against the fasthttp floor, nginx and go-sdk; CPU per request at 1,800 req/s (vegeta) beside it
 ## as information. Rewrites bench/RESULTS.md and bench/charts/*.svg (P1–P6 ≤ ~13 min on 2 cores).
 ## QUICK=1: one or two runs per pair, small objects (~3 min): a harness check, not a result.
-bench-compare: $(TOOLBIN)/weed tools-apt
-	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed $(if $(filter 1,$(QUICK)),-quick)
+bench-compare: $(TOOLBIN)/weed $(TOOLBIN)/tusd tools-apt
+	cd bench && $(GO) run ./compare -out RESULTS.md -charts charts -weed $(TOOLBIN)/weed -tusd $(TOOLBIN)/tusd $(if $(filter 1,$(QUICK)),-quick)
 
 ## cluster: target P7 (bench/README.md; the rig is loadtest/cluster) on loopback: 3 nodes on a SeaweedFS cluster (master, 3 volume servers
 ## keeping 2 copies of each volume, filer, an S3 gateway per node) behind nginx running
@@ -261,7 +262,7 @@ deploy-check: $(TOOLBIN)/weed
 
 ## tools: pinned SeaweedFS, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/weed $(TOOLBIN)/staticcheck $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/staticcheck $(TOOLBIN)/tusd $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -300,6 +301,11 @@ $(TOOLBIN)/mcpblob-testas: $(TESTAS_SRC)
 
 $(TOOLBIN)/staticcheck:
 	GOBIN=$(TOOLBIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# tusd (MIT), the tus reference server: P11's reference (bench/compare -only P11), run with its
+# file store and its S3 store on the harness's SeaweedFS.
+$(TOOLBIN)/tusd:
+	GOBIN=$(TOOLBIN) $(GO) install github.com/tus/tusd/v2/cmd/tusd@$(TUSD_VERSION)
 
 # tools-node: `npm ci` of $(NODESRC) into $(NODEDIR). The stamp file .installed holds the
 # sha256 of the package.json and lock it was installed from and is written only after a

@@ -38,3 +38,11 @@ func writeG(cfg *config, rep *report) error {
 	}
 	return rep.g.WriteCharts(cfg.charts)
 }
+
+// writeTus renews the tus section of cfg.out alone (-only P11) and its charts.
+func writeTus(cfg *config, rep *report) error {
+	if err := mdsection.Rewrite(cfg.out, "tus", rep.tus.Render(rep.commit)); err != nil {
+		return err
+	}
+	return rep.tus.WriteCharts(cfg.charts)
+}

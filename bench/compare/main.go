@@ -19,7 +19,10 @@
 // requests at saturation under wrk, each server pinned to one CPU, against
 // the fasthttp floor, nginx and go-sdk, with CPU per request at a fixed rate
 // as information (p6.go, p6rig.go, p6sat.go, p6report.go). P3–P5 run only
-// once the server has the feature (probed at start).
+// once the server has the feature (probed at start). P11 and P12, tus
+// uploads against PUT /v1/blobs and tusd and the resume after a SIGKILL,
+// run on servers of their own (package tusb) and write a section of their
+// own, as the gateway targets G1–G3 do (package gw).
 //
 // Throughput is raw blob bytes per second (10^6 B/s; MCP systems move 4/3
 // as many bytes on the wire, as base64). Peak RSS is the serving process's
@@ -34,6 +37,7 @@ import (
 	"fmt"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"github.com/mcpblob/mcpblob/bench/compare/scale"
+	"github.com/mcpblob/mcpblob/bench/compare/tusb"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -51,10 +55,10 @@ import (
 
 type config struct {
 	out, charts, repo string
-	weed              string
+	weed, tusd        string
 	quick             bool
 	skipCodec, skipP6 bool
-	skipG             bool
+	skipG, skipTus    bool
 	worktree          bool
 	only              string // one target alone (runOnly)
 	budget            time.Duration
@@ -148,6 +152,11 @@ func run(ctx context.Context, args []string) error {
 	if !cfg.skipG {
 		runG(ctx, &cfg, work, bins, rep)
 	}
+	// P11–P12: tus uploads against PUT and tusd, and the resume after a
+	// kill, on servers of their own (package tusb), a section of their own.
+	if !cfg.skipTus {
+		rep.tus = tusb.Run(ctx, &tusb.Options{Quick: cfg.quick, Bins: bins}, work)
+	}
 
 	// P8–P10 (package scale) under their own budget, since P10's seeding
 	// alone takes minutes; the report renders every target the same way.
@@ -164,13 +173,15 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&cfg.out, "out", "RESULTS.md", "markdown `file` to rewrite")
 	fs.StringVar(&cfg.charts, "charts", "charts", "`folder` for the SVG charts")
 	fs.StringVar(&cfg.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
+	fs.StringVar(&cfg.tusd, "tusd", "", "tusd `binary`, P11's reference (default REPO/.tools/bin/tusd)")
 	fs.StringVar(&cfg.repo, "repo", "..", "mcpblob repository `root`")
 	fs.BoolVar(&cfg.quick, "quick", false, "fewer repetitions, no 256 MiB (a harness check, not a result)")
 	fs.BoolVar(&cfg.skipCodec, "skip-codec", false, "keep the codec section as it is")
 	fs.BoolVar(&cfg.skipP6, "skip-p6", false, "skip P6 (wrk at saturation, vegeta at a fixed rate)")
 	fs.BoolVar(&cfg.skipG, "skip-g", false, "skip the gateway targets G1–G3 (their section of RESULTS.md is kept)")
+	fs.BoolVar(&cfg.skipTus, "skip-tus", false, "skip the resumable-upload targets P11–P12 (their section of RESULTS.md is kept)")
 	fs.BoolVar(&cfg.worktree, "worktree", false, "build mcpblob from the working tree instead of the committed HEAD")
-	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6, P9, or G for G1–G3) and write only it")
+	fs.StringVar(&cfg.only, "only", "", "run this `target` alone (P6, P9, G for G1–G3, or P11 for P11–P12) and write only it")
 	fs.DurationVar(&cfg.budget, "budget", 13*time.Minute, "stop starting new measurements (P1–P6) after this long")
 	fs.DurationVar(&cfg.scaleBudget, "scale-budget", 6*time.Minute, "stop starting new P8–P10 runs after this long from their start")
 	if err := fs.Parse(args); err != nil {
@@ -183,6 +194,9 @@ func parseConfig(args []string) (config, error) {
 	cfg.repo = root
 	if cfg.weed == "" {
 		cfg.weed = filepath.Join(root, ".tools", "bin", "weed")
+	}
+	if cfg.tusd == "" {
+		cfg.tusd = filepath.Join(root, ".tools", "bin", "tusd")
 	}
 	return cfg, nil
 }
@@ -200,7 +214,7 @@ func buildAll(cfg *config, work string) (map[string]string, error) {
 			return nil, err
 		}
 	}
-	bins := map[string]string{"weed": cfg.weed}
+	bins := map[string]string{"weed": cfg.weed, "tusd": cfg.tusd}
 	for _, b := range []struct{ name, dir, pkg string }{
 		{"mcpblob", src, "./cmd/mcpblob"},
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
@@ -284,12 +298,16 @@ func finish(cfg *config, rep *report, start time.Time) error {
 
 // runOnly runs one target alone (-only) and writes the report with it: P6
 // on its own pinned servers, or P9 on its own SeaweedFS and mcpblob. G
-// (G1–G3) renews only the gateway section of the report and its charts.
+// (G1–G3) renews only the gateway section of the report and its charts,
+// P11 (P11 and P12) only the tus section.
 func runOnly(ctx context.Context, cfg *config, work string, bins map[string]string, rep *report, start time.Time) error {
 	switch cfg.only {
 	case "G":
 		runG(ctx, cfg, work, bins, rep)
 		return writeG(cfg, rep)
+	case "P11", "P12":
+		rep.tus = tusb.Run(ctx, &tusb.Options{Quick: cfg.quick, Bins: bins}, work)
+		return writeTus(cfg, rep)
 	case "P6":
 		runP6(ctx, cfg, work, bins, rep)
 	case "P9":
@@ -299,7 +317,7 @@ func runOnly(ctx context.Context, cfg *config, work string, bins map[string]stri
 		}
 		rep.targets = append(rep.targets, t)
 	default:
-		return fmt.Errorf("-only %q: only P6, P9 and G run alone", cfg.only)
+		return fmt.Errorf("-only %q: only P6, P9, G and P11 (with P12) run alone", cfg.only)
 	}
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpblob/mcpblob/bench/compare/gw"
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"github.com/mcpblob/mcpblob/bench/compare/render"
+	"github.com/mcpblob/mcpblob/bench/compare/tusb"
 	"os"
 	"os/exec"
 	"runtime"
@@ -93,6 +94,9 @@ type report struct {
 	// g is the gateway targets G1–G3 (g.go), written as a section of their
 	// own; nil when they did not run (the file's section is kept).
 	g *gw.Report
+	// tus is the resumable-upload targets P11 and P12 (package tusb),
+	// written as the section "tus"; nil when they did not run (kept).
+	tus *tusb.Report
 }
 
 func (r *report) fillEnv(root, weedBin string) {
@@ -263,10 +267,13 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	for _, kept := range []string{"gateway", "smallreq", "statestorm"} { // G1–G3 (-only G), bench/smallreq, loadtest/hardening
+	for _, kept := range []string{"gateway", "tus", "smallreq", "statestorm"} { // G1–G3 (-only G), P11–P12 (-only P11), bench/smallreq, loadtest/hardening
 		body, ok := mdsection.Extract(string(old), kept)
 		if kept == "gateway" && r.g != nil {
 			body, ok = r.g.Render(r.commit), true
+		}
+		if kept == "tus" && r.tus != nil {
+			body, ok = r.tus.Render(r.commit), true
 		}
 		if ok {
 			begin, end := mdsection.Markers(kept)
@@ -404,6 +411,11 @@ func (r *report) writeCharts(dir string) error {
 	}
 	if r.g != nil {
 		if err := r.g.WriteCharts(dir); err != nil {
+			return err
+		}
+	}
+	if r.tus != nil {
+		if err := r.tus.WriteCharts(dir); err != nil {
 			return err
 		}
 	}
