@@ -36,6 +36,7 @@ type uploadPageData struct {
 	Nonce      string
 	Error      string
 	Endpoint   string
+	Tus        string // the tus creation endpoint, when offered
 	MaxSize    int64
 	MaxHuman   string
 	Accept     string // for the input's accept attribute
@@ -68,6 +69,9 @@ func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 		status, d.Error = http.StatusForbidden, "This upload link is not valid."
 	default:
 		d.Endpoint = "/u/" + tok
+		if s.env.Resumable {
+			d.Tus = d.Endpoint + "/tus/"
+		}
 		d.MaxSize = claims.MaxSize
 		if d.MaxSize <= 0 || d.MaxSize > s.env.MaxUpload {
 			d.MaxSize = s.env.MaxUpload
