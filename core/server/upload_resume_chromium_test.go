@@ -213,3 +213,56 @@ func TestUploadPageResumeChromium(t *testing.T) {
 	}
 	checkResumed(t, st, p, size, want, 3)
 }
+
+// TestUploadTusUppyChromium drives Uppy (npm uppy's prebuilt bundle: Core,
+// Dashboard, Tus) in headless Chromium against an upload endpoint's tus
+// URL, through the slow proxy, which also serves the test page and the
+// bundle: the proxy cuts the first PATCH (Uppy retries from HEAD's
+// offset), the test reloads the page past 60% and adds the file again
+// (Uppy resumes the upload it remembered in localStorage). The stored
+// object is byte-identical. A screenshot of the Dashboard mid-upload is
+// saved in the test's artifact directory (docs/uploads-uppy.png is one).
+// `make tools` installs Chromium, playwright-core and uppy; a missing
+// install fails the test.
+func TestUploadTusUppyChromium(t *testing.T) {
+	parallel(t)
+	if testing.Short() {
+		t.Skip("skipped in -short mode")
+	}
+	node, nodeDir := chromiumTools(t)
+	dist := filepath.Join(nodeDir, "node_modules/uppy/dist")
+	if firstExisting(filepath.Join(dist, "uppy.min.js")) == "" {
+		t.Fatal("npm uppy is missing from .tools/node: run `make tools`")
+	}
+	st := newLocalStore(t)
+	base, srv := startTestServer(t, Options{Backend: st})
+	const size = 24 << 20
+	p := &tusProxy{rate: 6 << 20, cutAt: 6 << 20, files: map[string]string{
+		"/uppy-test.html":    "testdata/uppy/page.html",
+		"/uppy/uppy.min.js":  filepath.Join(dist, "uppy.min.js"),
+		"/uppy/uppy.min.css": filepath.Join(dist, "uppy.min.css"),
+	}}
+	front := startTusProxy(t, base, p)
+	out := t.TempDir()
+	file, want := randomFile(t, out, "survey-scans.bin", size, 9)
+	shot := filepath.Join(t.ArtifactDir(), "uploads-uppy.png")
+	page := front + "/uppy-test.html?endpoint=" + url.QueryEscape(front+"/u/"+urlModeToken(t, srv, 64<<20)+"/tus/")
+	res := runChromiumScript(t, node, nodeDir, 3*time.Minute, "testdata/uploadpage/uppy-test.mjs",
+		page, file, shot, filepath.Join(out, "profile"))
+	var r struct {
+		Done              bool
+		Error             string
+		Before, ResumedAt float64
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatalf("%v: %s", err, res)
+	}
+	t.Logf("screenshot: %s; progress %.2f before the reload, %.2f on resuming", shot, r.Before, r.ResumedAt)
+	if !r.Done || r.Error != "" || r.ResumedAt < 0.1 {
+		t.Fatalf("Uppy did not resume after the reload: %+v", r)
+	}
+	checkResumed(t, st, p, size, want, 3)
+	if fi, err := os.Stat(shot); err != nil || fi.Size() == 0 {
+		t.Fatalf("no screenshot: %v", err)
+	}
+}
