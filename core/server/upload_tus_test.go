@@ -102,10 +102,12 @@ func TestUploadTusElicitation(t *testing.T) {
 }
 
 // TestUploadTusRefusals: the token's limits apply at creation and at
-// completion; a refused completion frees the link for another try.
+// completion; a refused completion frees the link for another try, a
+// termination does not.
 func TestUploadTusRefusals(t *testing.T) {
 	parallel(t)
-	c := serveMCP(t, Options{Backend: newLocalStore(t)}, legacyVersion, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
+	st := newLocalStore(t)
+	c := serveMCP(t, Options{Backend: st}, legacyVersion, `{"elicitation":{"form":{},"binary":{"maxFileSize":104857600}}}`)
 	_, req, p := startElicitation(t, c, `"accept":["image/png"],"maxSize":1000`)
 	defer answer(t, c, req.ID, `{"action":"decline"}`)
 	lc := newLinkTus(t, p.UploadEndpoints["file"].URL)
@@ -138,6 +140,15 @@ func TestUploadTusRefusals(t *testing.T) {
 	}
 	if r := lc.patch(path, 0, png, nil); r.StatusCode != 204 {
 		t.Fatalf("PATCH: %d %s", r.StatusCode, readAll(r))
+	}
+	if r := lc.do("DELETE", path, nil, nil); r.StatusCode != 204 {
+		t.Fatalf("DELETE: %d", r.StatusCode)
+	}
+	if r, _ := lc.createFile(len(png), "other.png", "image/png"); r.StatusCode != 409 {
+		t.Fatalf("creation after a termination: %d, want 409", r.StatusCode)
+	}
+	if keys := storedUnder(t, st, "uploads/"+p.UploadEndpoints["file"].UploadID+"/"); len(keys) != 1 || !strings.HasSuffix(keys[0], "/real.png") {
+		t.Fatalf("stored under the token: %v, want real.png alone", keys)
 	}
 }
 

@@ -17,7 +17,8 @@
 // token's key, maxSize, accept list, sniffing, IfNotExists) and its "upload
 // done" signal to the waiting elicitation or request_upload. A refused
 // completion removes the upload and frees the link for another try, as a
-// refused whole-body upload does; DELETE (termination) frees it too.
+// refused whole-body upload does. DELETE (termination) removes the upload
+// but leaves the link used: the upload may have been stored already.
 // Uploads live in the store's records under core/tus's default prefix, so
 // the control API's sweep removes expired ones; an upload expires with its
 // token, when no request can reach it any more.
