@@ -39,7 +39,8 @@ func uploadsInProgress(srv *Server, n int) func() bool {
 
 // TestUploadLimits: a principal's second upload in progress is refused
 // with 429, another principal's beyond the global limit with 503; both with
-// Retry-After and the surface's JSON error, on /v1, /u and /mcp.
+// Retry-After and the surface's JSON error, on /v1, /u (whole-body and
+// tus) and /mcp.
 func TestUploadLimits(t *testing.T) {
 	parallel(t)
 	ka, kb := "mcpb_a"+rand.Text(), "mcpb_b"+rand.Text()
@@ -63,6 +64,9 @@ func TestUploadLimits(t *testing.T) {
 	var up struct{ URL string }
 	json.Unmarshal(r.body, &up)
 	check("a's /u", c.do("PUT", up.URL, strings.NewReader("x"), nil), 429, `"too_many_uploads"`)
+	tusHdr := map[string]string{"Tus-Resumable": "1.0.0", "Upload-Length": "1", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"}
+	check("a's /u tus creation", c.do("POST", up.URL+"/tus/", nil, tusHdr), 429, `"too_many_uploads"`)
+	check("a's /u tus PATCH", c.do("PATCH", up.URL+"/tus/Z4NV6N4RWQCLZ7YXAZJ2KDI3QG", strings.NewReader("x"), tusHdr), 429, `"too_many_uploads"`)
 	big, _ := http.NewRequest("POST", c.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"`+strings.Repeat("z", 70<<10)+`"}}`))
 	big.Header = http.Header{"Authorization": {"Bearer " + ka}, "Content-Type": {"application/json"}, "Accept": {"application/json"}}
 	resp, body := sendRefused(t, big) // refused unread: the server hangs up under the write

@@ -54,7 +54,8 @@ func TestUploadPageStatic(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	csp := resp.Header.Get("Content-Security-Policy")
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `data-endpoint="/u/`+m.Token+`"`) || !strings.Contains(string(b), `accept="image/*"`) ||
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `data-endpoint="/u/`+m.Token+`"`) ||
+		!strings.Contains(string(b), `data-tus="/u/`+m.Token+`/tus/"`) || !strings.Contains(string(b), `accept="image/*"`) ||
 		!strings.Contains(csp, "script-src 'nonce-") || resp.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("page: %d %v\n%s", resp.StatusCode, resp.Header, b)
 	}

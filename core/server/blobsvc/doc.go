@@ -24,6 +24,9 @@
 // into storage through storage/ingest (as PUT /v1/blobs does), with the
 // token's maxSize, accept and content sniffing enforced as bytes arrive
 // and nothing visible until the whole body arrived; reuse is refused
-// through IfNotExists on a key derived from the token. The upload page
-// GET /upload/{token} and its sign-in are package uploadpage's.
+// through IfNotExists on a key derived from the token. The same uploads
+// resumable, tus at /u/{token}/tus/, are package linktus's, on this
+// file's checks, claim, ingest errors and "upload done" (tus.go wires
+// them). The upload page GET /upload/{token} and its sign-in are package
+// uploadpage's.
 package blobsvc

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/linktus"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/uploadpage"
 	"github.com/mcpblob/mcpblob/core/server/gate"
@@ -71,14 +72,16 @@ type Server struct {
 	tel   *telemetry.Tracker
 	pages *uploadpage.Server
 	tus   *resumable.Server
+	links *linktus.Server
 }
 
 // New returns the service.
 func New(opts Options, env Env) *Server {
 	s := &Server{opts: opts, env: env, log: env.Logger, gate: env.Gate, mcp: env.MCP,
 		blobs: env.Blobs, facts: env.Facts, tel: env.Telemetry}
+	s.links = s.newLinkTus()
 	s.pages = uploadpage.New(uploadpage.Options{OAuthLogin: opts.OAuthLogin}, uploadpage.Env{Keyring: env.Keyring,
-		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger})
+		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger, Resumable: s.links.Offered()})
 	s.tus = s.newResumable()
 	return s
 }
@@ -98,6 +101,10 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx) {
 	case strings.HasPrefix(path, "/d/"):
 		s.serveDownload(ctx) // download.go
 	case strings.HasPrefix(path, "/u/"):
+		if tok, rest, ok := linktus.Split(path); ok {
+			s.links.Serve(ctx, tok, rest) // package linktus
+			return
+		}
 		s.serveUpload(ctx) // upload.go
 	default:
 		s.pages.Serve(ctx) // package uploadpage
@@ -114,6 +121,9 @@ func (s *Server) Admit(ctx *fasthttp.RequestCtx) bool {
 		ep, ok := s.controlRoute(ctx)
 		return ok && (ep.admit == nil || ep.admit())
 	case strings.HasPrefix(path, "/u/"):
+		if tok, rest, ok := linktus.Split(path); ok {
+			return s.links.Admit(ctx, tok, rest)
+		}
 		_, _, _, ok := s.checkUpload(ctx, false)
 		return ok
 	case strings.HasPrefix(path, "/d/"), strings.HasPrefix(path, "/upload/"):

@@ -7,7 +7,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc/linktus"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
+	"github.com/mcpblob/mcpblob/core/server/onetime"
+	"github.com/mcpblob/mcpblob/core/token"
 )
 
 // newResumable returns the resumable-upload endpoint (package resumable).
@@ -16,6 +19,23 @@ func (s *Server) newResumable() *resumable.Server {
 		StoreFor: s.storeFor, Logger: s.log, InvalidKey: invalidKeyMessage, Filename: filenameMessage,
 		Conflict: conflictMessage, NoSpace: msgNoSpace,
 		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) }})
+}
+
+// newLinkTus returns tus on the upload endpoints (package linktus), with
+// the whole-body upload's checks, claim, errors and signals (upload.go).
+func (s *Server) newLinkTus() *linktus.Server {
+	return linktus.New(linktus.Env{Backend: s.env.Backend, Gate: s.gate, MaxUpload: s.maxUpload(), Logger: s.log,
+		Claims: func(ctx *fasthttp.RequestCtx, tok string) (token.Claims, bool) {
+			c, _, ok := s.uploadClaims(ctx, tok)
+			return c, ok
+		},
+		Reserve:  s.reserveUpload,
+		Release:  func(c token.Claims) { s.facts.Release(onetime.Uploads, c.Nonce, c.Expires) },
+		Progress: s.blobs.UploadProgress, Done: s.blobs.UploadDone,
+		ErrorOf: func(err error, maxSize int64) (int, string, string) {
+			e := (&upload{max: maxSize}).uploadErrorOf(err)
+			return e.status, e.code, e.msg
+		}})
 }
 
 // tusRoute routes /v1/tus and /v1/tus/{id} to package resumable.

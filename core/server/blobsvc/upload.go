@@ -103,7 +103,7 @@ func (s *Server) checkUpload(ctx *fasthttp.RequestCtx, bodySent bool) (claims to
 		return claims, data, 0, false
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
-	if claims, data, ok = s.uploadClaims(ctx); !ok {
+	if claims, data, ok = s.uploadClaims(ctx, strings.TrimPrefix(string(ctx.Path()), "/u/")); !ok {
 		return claims, data, 0, false
 	}
 	maxSize = claims.MaxSize
@@ -117,11 +117,9 @@ func (s *Server) checkUpload(ctx *fasthttp.RequestCtx, bodySent bool) (claims to
 	return claims, data, maxSize, true
 }
 
-// uploadClaims verifies the upload token in the path and checks the caller
-// against its principal when required. On refusal it answers and reports
-// !ok.
-func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx) (claims token.Claims, data blobs.UploadTokenData, ok bool) {
-	tok := strings.TrimPrefix(string(ctx.Path()), "/u/")
+// uploadClaims verifies the upload token tok and checks the caller against
+// its principal when required. On refusal it answers and reports !ok.
+func (s *Server) uploadClaims(ctx *fasthttp.RequestCtx, tok string) (claims token.Claims, data blobs.UploadTokenData, ok bool) {
 	claims, err := s.verifyUpload(tok)
 	if err != nil {
 		if errors.Is(err, token.ErrExpired) {

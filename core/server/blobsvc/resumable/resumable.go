@@ -1,7 +1,6 @@
 package resumable
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -87,47 +85,9 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, upload string, id auth.Identity
 		}
 		defer release()
 	}
-	hdr := &ctx.Request.Header
-	req := tus.Request{Method: method, ID: upload, Principal: id.Principal,
-		Header:        func(name string) string { return headerValue(hdr, name) },
-		ContentLength: int64(max(hdr.ContentLength(), -1)), Body: s.env.Gate.Paced(ctx)}
-	if method == http.MethodHead || method == http.MethodOptions || method == http.MethodDelete {
-		req.ContentLength, req.Body = 0, strings.NewReader("")
-	}
+	req := NewRequest(ctx, s.env.Gate, upload, id.Principal)
 	resp := s.tus.Serve(context.WithValue(context.Background(), tusIdentity{}, id), req)
-	s.writeTus(ctx, resp)
-}
-
-// headerValue is a request header's value. A header sent more than once
-// reads as its values joined by ", " (RFC 9110 §5.3), so two Upload-Length
-// or Upload-Offset lines are refused as malformed instead of the first
-// silently winning (a proxy in front may have read the other one).
-func headerValue(hdr *fasthttp.RequestHeader, name string) string {
-	vs := hdr.PeekAll(name)
-	if len(vs) <= 1 {
-		return string(hdr.Peek(name))
-	}
-	return string(bytes.Join(vs, []byte(", ")))
-}
-
-func (s *Server) writeTus(ctx *fasthttp.RequestCtx, resp tus.Response) {
-	for _, kv := range resp.Header {
-		ctx.Response.Header.Set(kv[0], kv[1])
-	}
-	if resp.Error == nil {
-		ctx.SetStatusCode(resp.Status)
-		return
-	}
-	if resp.Error.Err != nil {
-		s.log.Debug("server: tus", "status", resp.Status, "err", resp.Error.Err)
-		if resp.Status >= 500 {
-			s.log.Error("server: tus", "err", resp.Error.Err)
-		}
-	}
-	if resp.Status < 500 && string(ctx.Method()) != http.MethodHead {
-		ctx.SetConnectionClose() // the body may be unread
-	}
-	gate.APIError(ctx, resp.Status, resp.Code, resp.Message)
+	Write(ctx, s.log, resp)
 }
 
 // tusAdmit checks a new upload's blob name, media type and filename; a

@@ -30,6 +30,9 @@ type Env struct {
 	MaxUpload int64
 	Gate      *gate.Gate
 	Logger    *slog.Logger
+	// Resumable: the upload endpoints offer tus (/u/{token}/tus/), which
+	// the page then uses.
+	Resumable bool
 }
 
 // Server serves the upload page and its sign-in.

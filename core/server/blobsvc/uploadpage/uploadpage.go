@@ -19,8 +19,12 @@ import (
 
 // The upload page of URL-mode elicitation (docs/uploads.md):
 // GET /upload/{token} serves a small page (file picker, drag and drop, a
-// progress bar fed by XHR upload progress, clear errors) that posts the file
-// as multipart/form-data to /u/{token}. The page carries no third-party
+// progress bar fed by XHR upload progress, clear errors) that sends the file
+// to /u/{token}: with tus (/u/{token}/tus/, package linktus) when the
+// server offers it, remembering the upload's URL in localStorage per link
+// and file so that a dropped connection or a reload (and the same file
+// chosen again) resumes from the server's offset; else as one
+// multipart/form-data POST. The page carries no third-party
 // resources; its inline script and style run under a per-response CSP nonce,
 // and Referrer-Policy keeps the token out of Referer headers. With OAuth
 // configured, a URL-mode link's page first signs its user in and checks
@@ -36,6 +40,7 @@ type uploadPageData struct {
 	Nonce      string
 	Error      string
 	Endpoint   string
+	Tus        string // the tus creation endpoint, when offered
 	MaxSize    int64
 	MaxHuman   string
 	Accept     string // for the input's accept attribute
@@ -68,6 +73,9 @@ func (s *Server) serveUploadPage(ctx *fasthttp.RequestCtx) {
 		status, d.Error = http.StatusForbidden, "This upload link is not valid."
 	default:
 		d.Endpoint = "/u/" + tok
+		if s.env.Resumable {
+			d.Tus = d.Endpoint + "/tus/"
+		}
 		d.MaxSize = claims.MaxSize
 		if d.MaxSize <= 0 || d.MaxSize > s.env.MaxUpload {
 			d.MaxSize = s.env.MaxUpload

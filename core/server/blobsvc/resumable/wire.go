@@ -1,0 +1,63 @@
+package resumable
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/tus"
+)
+
+// NewRequest is the tus request of ctx for upload ("" for the creation
+// endpoint) by principal: its headers, and its body read under g's rate
+// rule (none for HEAD, OPTIONS and DELETE). Package linktus serves the
+// upload endpoints' tus with it too.
+func NewRequest(ctx *fasthttp.RequestCtx, g *gate.Gate, upload, principal string) tus.Request {
+	hdr := &ctx.Request.Header
+	method := string(ctx.Method())
+	req := tus.Request{Method: method, ID: upload, Principal: principal,
+		Header:        func(name string) string { return headerValue(hdr, name) },
+		ContentLength: int64(max(hdr.ContentLength(), -1)), Body: g.Paced(ctx)}
+	if method == http.MethodHead || method == http.MethodOptions || method == http.MethodDelete {
+		req.ContentLength, req.Body = 0, strings.NewReader("")
+	}
+	return req
+}
+
+// headerValue is a request header's value. A header sent more than once
+// reads as its values joined by ", " (RFC 9110 §5.3), so two Upload-Length
+// or Upload-Offset lines are refused as malformed instead of the first
+// silently winning (a proxy in front may have read the other one).
+func headerValue(hdr *fasthttp.RequestHeader, name string) string {
+	vs := hdr.PeekAll(name)
+	if len(vs) <= 1 {
+		return string(hdr.Peek(name))
+	}
+	return string(bytes.Join(vs, []byte(", ")))
+}
+
+// Write answers resp: its headers, and a refusal as the JSON error body;
+// an internal cause goes to log only.
+func Write(ctx *fasthttp.RequestCtx, log *slog.Logger, resp tus.Response) {
+	for _, kv := range resp.Header {
+		ctx.Response.Header.Set(kv[0], kv[1])
+	}
+	if resp.Error == nil {
+		ctx.SetStatusCode(resp.Status)
+		return
+	}
+	if resp.Error.Err != nil {
+		log.Debug("server: tus", "status", resp.Status, "err", resp.Error.Err)
+		if resp.Status >= 500 {
+			log.Error("server: tus", "err", resp.Error.Err)
+		}
+	}
+	if resp.Status < 500 && string(ctx.Method()) != http.MethodHead {
+		ctx.SetConnectionClose() // the body may be unread
+	}
+	gate.APIError(ctx, resp.Status, resp.Code, resp.Message)
+}
