@@ -48,7 +48,7 @@
 //
 // It stops everything it started (by PID; Pdeathsig kills the rest if it
 // dies) and exits non-zero when a check fails. About 2–2.5 min on 2 cores,
-// of which the tus-js-client uploads take 65–95 s (-profile test: 5 s less).
+// of which the tus-js-client uploads take 65–100 s (-profile test: 5 s less).
 package main
 
 import (
@@ -74,7 +74,7 @@ type config struct {
 }
 
 // profiles: the load's length, when the node is killed, and the bound on
-// the whole run (the tus-js-client uploads included: 65–95 s of it). "test"
+// the whole run (the tus-js-client uploads included: 65–100 s of it). "test"
 // is what make test runs (cluster-check).
 var profiles = map[string]struct{ duration, killAfter, bound time.Duration }{
 	"full": {20 * time.Second, 8 * time.Second, 270 * time.Second},

@@ -20,6 +20,7 @@
 //     their Upload-Concat header), read back byte-identical.
 //
 // The receiving node is the one whose reads (/proc/PID/io rchar) grow
-// fastest: the others are idle. Node or tus-js-client missing from the
-// tools' folder is a failure, never a skip.
+// fastest, the others being idle, and still grow just before the kill.
+// Node or tus-js-client missing from the tools' folder is a failure, never
+// a skip.
 package tusjs

@@ -62,11 +62,17 @@ func (k *killer) wait() []kill {
 }
 
 // killReceiver finds the node reading the upload's bytes, SIGKILLs it and
-// restarts it.
+// restarts it. The node is the one that read most over 150 ms and still
+// reads in the 20 ms before the kill: between two PATCHes the next one
+// may go to another node (nginx's least_conn), and killing the node that
+// has just answered would cut nothing.
 func killReceiver(ctx context.Context, c Config) kill {
 	var n *Node
-	for try := 0; n == nil && try < 40 && ctx.Err() == nil; try++ {
-		n = busiestReader(c.Nodes, 100*time.Millisecond)
+	for try := 0; n == nil && try < 60 && ctx.Err() == nil; try++ {
+		n = busiestReader(c.Nodes, 150*time.Millisecond, 256<<10)
+		if n != nil && busiestReader([]Node{*n}, 20*time.Millisecond, 1) == nil {
+			n = nil
+		}
 	}
 	if n == nil {
 		return kill{err: errors.New("no node was reading the upload")}
@@ -77,16 +83,16 @@ func killReceiver(ctx context.Context, c Config) kill {
 	return kl
 }
 
-// busiestReader is the running node whose rchar grew by at least 1 MiB
-// over d, and most; nil if none did.
-func busiestReader(nodes []Node, d time.Duration) *Node {
+// busiestReader is the running node whose rchar grew by at least least
+// bytes over d, and most; nil if none did.
+func busiestReader(nodes []Node, d time.Duration, least int64) *Node {
 	before := make([]int64, len(nodes))
 	for i, n := range nodes {
 		before[i] = readChars(n.PID())
 	}
 	time.Sleep(d)
 	var best *Node
-	var most int64 = 1 << 20
+	most := least
 	for i, n := range nodes {
 		if grew := readChars(n.PID()) - before[i]; before[i] >= 0 && grew >= most {
 			best, most = &nodes[i], grew

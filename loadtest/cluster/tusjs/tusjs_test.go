@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTusJSMissingClientFails: without Node or tus-js-client (or with
@@ -48,5 +49,36 @@ func write(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBusiestReader: of a process reading steadily and one not running,
+// the reader is picked; with nothing read, none is.
+func TestBusiestReader(t *testing.T) {
+	self := Node{Name: "self", PID: os.Getpid}
+	gone := Node{Name: "gone", PID: func() int { return 0 }}
+	if got := busiestReader([]Node{gone, self}, 50*time.Millisecond, 1<<40); got != nil {
+		t.Fatalf("picked %s, reading less than the threshold", got.Name)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		f, err := os.Open("/dev/zero")
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		buf := make([]byte, 64<<10)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				f.Read(buf)
+			}
+		}
+	}()
+	if got := busiestReader([]Node{gone, self}, 50*time.Millisecond, 256<<10); got == nil || got.Name != "self" {
+		t.Fatalf("picked %v, want self", got)
 	}
 }
