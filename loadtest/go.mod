@@ -13,6 +13,7 @@ go 1.26.0
 replace github.com/mcpblob/mcpblob => ../
 
 require (
+	github.com/bdragon300/tusgo v0.1.2
 	github.com/mcpblob/mcpblob v0.0.0
 	github.com/minio/minio-go/v7 v7.4.1
 	github.com/tsenart/vegeta/v12 v12.13.0

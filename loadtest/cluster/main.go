@@ -32,6 +32,10 @@
 //     load: objects stored before keep reading back whole, through nginx
 //     and on the surviving nodes, while the load runs and after the volume
 //     server is restarted on its empty folder;
+//   - tus-js-client (package tusjs): a 1 GiB resumable upload
+//     through nginx whose receiving node is SIGKILLed twice, resumed by the
+//     client to a blob with the file's sha256, at most one chunk sent
+//     again per kill; and an upload with parallelUploads (concatenation);
 //   - a graceful shutdown: SIGTERM to a node while a 64 MiB upload streams
 //     into it; /readyz answers 503 during --shutdown-delay, the upload
 //     finishes within --grace-period and reads back whole.
@@ -43,8 +47,8 @@
 //	go run ./cluster -out /tmp/P7.md -weed ../.tools/bin/weed
 //
 // It stops everything it started (by PID; Pdeathsig kills the rest if it
-// dies) and exits non-zero when a check fails. About 55 s on 2 cores
-// (-profile test: about 50 s).
+// dies) and exits non-zero when a check fails. About 2–2.5 min on 2 cores,
+// of which the tus-js-client uploads take 65–100 s (-profile test: 5 s less).
 package main
 
 import (
@@ -62,6 +66,7 @@ import (
 
 type config struct {
 	repo, weed, nginx, out string
+	nodeDir                string // the npm test tools (make tools-node): Node and tus-js-client
 	profile                string
 	duration, killAfter    time.Duration
 	bound                  time.Duration // the whole run, build included
@@ -69,10 +74,11 @@ type config struct {
 }
 
 // profiles: the load's length, when the node is killed, and the bound on
-// the whole run. "test" is what make test runs (cluster-check).
+// the whole run (the tus-js-client uploads included: 65–100 s of it). "test"
+// is what make test runs (cluster-check).
 var profiles = map[string]struct{ duration, killAfter, bound time.Duration }{
-	"full": {20 * time.Second, 8 * time.Second, 110 * time.Second},
-	"test": {12 * time.Second, 5 * time.Second, 80 * time.Second},
+	"full": {20 * time.Second, 8 * time.Second, 270 * time.Second},
+	"test": {12 * time.Second, 5 * time.Second, 240 * time.Second},
 }
 
 func main() {
@@ -140,9 +146,10 @@ func parseConfig(args []string) (config, error) {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.StringVar(&c.repo, "repo", "..", "mcpblob repository `root`")
 	fs.StringVar(&c.weed, "weed", "", "SeaweedFS `binary` (default REPO/.tools/bin/weed)")
+	fs.StringVar(&c.nodeDir, "node", "", "`folder` of the npm test tools with Node and tus-js-client (default REPO/.tools/node)")
 	fs.StringVar(&c.nginx, "nginx", "", "nginx `binary` (default: nginx on PATH, else /usr/sbin/nginx)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown summary to this `file`")
-	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 80 s)")
+	fs.StringVar(&c.profile, "profile", "full", "`full` (make cluster) or test (make cluster-check: shorter load, bounded to 240 s)")
 	fs.DurationVar(&c.duration, "duration", 0, "load `time` (at most 30s; default the profile's: 20s, test 12s)")
 	fs.DurationVar(&c.killAfter, "kill-after", 0, "SIGKILL a node this long after the load starts (default the profile's: 8s, test 5s)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder (logs, configs) and print its path")
@@ -174,6 +181,9 @@ func parseConfig(args []string) (config, error) {
 	if _, err := os.Stat(c.weed); err != nil {
 		return c, fmt.Errorf("%s missing: run `make tools` first", c.weed)
 	}
+	if c.nodeDir == "" {
+		c.nodeDir = filepath.Join(root, ".tools", "node")
+	}
 	c.nginx, err = findNginx(c.nginx)
 	return c, err
 }
@@ -190,6 +200,11 @@ func runChecks(ctx context.Context, c config, cl *cluster, rep *report) {
 			rep.fail("load", "node killed under load", err.Error())
 		}
 		logf("load, kills and wipe took %.1fs", time.Since(t).Seconds())
+	}
+	if ctx.Err() == nil {
+		t = time.Now()
+		tusJS(ctx, c, cl, rep)
+		logf("tus-js-client uploads took %.1fs", time.Since(t).Seconds())
 	}
 	if ctx.Err() == nil {
 		t = time.Now()

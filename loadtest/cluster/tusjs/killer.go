@@ -1,0 +1,137 @@
+package tusjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// kill is one SIGKILL of the node receiving the upload.
+type kill struct {
+	node    string
+	pid     int
+	atBytes int64 // the upload's progress when the kill was decided
+	err     error
+}
+
+// killer SIGKILLs the node receiving the upload each time its progress
+// passes the next cut, and restarts it, on a goroutine of its own: the
+// upload's events keep being read meanwhile.
+type killer struct {
+	cuts  []int64
+	next  int
+	due   chan int64 // the progress at each cut passed
+	done  chan struct{}
+	kills []kill
+}
+
+func newKiller(ctx context.Context, c Config, size int64) *killer {
+	k := &killer{due: make(chan int64, Cuts), done: make(chan struct{})}
+	for i := 1; i <= Cuts; i++ {
+		k.cuts = append(k.cuts, size*int64(i)/(Cuts+1))
+	}
+	go func() {
+		defer close(k.done)
+		for at := range k.due {
+			kl := killReceiver(ctx, c)
+			kl.atBytes = at
+			k.kills = append(k.kills, kl)
+		}
+	}()
+	return k
+}
+
+// progress is upload.mjs's event handler; it never blocks (due has room
+// for every cut).
+func (k *killer) progress(ev event) {
+	if ev.Event == "progress" && k.next < len(k.cuts) && ev.Bytes >= k.cuts[k.next] {
+		k.next++
+		k.due <- ev.Bytes
+	}
+}
+
+// wait waits for the kills and restarts and returns the kills.
+func (k *killer) wait() []kill {
+	close(k.due)
+	<-k.done
+	return k.kills
+}
+
+// killReceiver finds the node reading the upload's bytes, SIGKILLs it and
+// restarts it. The node is the one that read most over 150 ms and still
+// reads in the 20 ms before the kill: between two PATCHes the next one
+// may go to another node (nginx's least_conn), and killing the node that
+// has just answered would cut nothing.
+func killReceiver(ctx context.Context, c Config) kill {
+	var n *Node
+	for try := 0; n == nil && try < 60 && ctx.Err() == nil; try++ {
+		n = busiestReader(c.Nodes, 150*time.Millisecond, 256<<10)
+		if n != nil && busiestReader([]Node{*n}, 20*time.Millisecond, 1) == nil {
+			n = nil
+		}
+	}
+	if n == nil {
+		return kill{err: errors.New("no node was reading the upload")}
+	}
+	kl := kill{node: n.Name, pid: n.PID()}
+	c.Logf("tus-js-client: SIGKILL %s (pid %d), the node receiving the upload", n.Name, kl.pid)
+	kl.err = n.KillRestart()
+	return kl
+}
+
+// busiestReader is the running node whose rchar grew by at least least
+// bytes over d, and most; nil if none did.
+func busiestReader(nodes []Node, d time.Duration, least int64) *Node {
+	before := make([]int64, len(nodes))
+	for i, n := range nodes {
+		before[i] = readChars(n.PID())
+	}
+	time.Sleep(d)
+	var best *Node
+	most := least
+	for i, n := range nodes {
+		if grew := readChars(n.PID()) - before[i]; before[i] >= 0 && grew >= most {
+			best, most = &nodes[i], grew
+		}
+	}
+	return best
+}
+
+// readChars is the process's rchar (bytes it read, sockets included), -1
+// when it is not running.
+func readChars(pid int) int64 {
+	if pid == 0 {
+		return -1
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			if x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return x
+			}
+		}
+	}
+	return -1
+}
+
+func killText(kills []kill) string {
+	var s []string
+	for _, k := range kills {
+		t := fmt.Sprintf("%s (pid %d) at %d MiB", k.node, k.pid, k.atBytes>>20)
+		if k.err != nil {
+			t += fmt.Sprintf(" (%v)", k.err)
+		}
+		s = append(s, t)
+	}
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
