@@ -18,11 +18,13 @@ import (
 type Object = map[string]any
 
 // FileSpec is an x-mcp-file descriptor: the accepted media types (type/*
-// wildcards allowed) and the largest file in bytes (0: the server's
-// MaxFileBytes).
+// wildcards allowed), the largest file in bytes (0: the server's
+// MaxFileBytes) and SEP-2631's transferModes ("inline", "upload"; none
+// means both).
 type FileSpec struct {
-	Accept  []string `json:"accept,omitempty"`
-	MaxSize int64    `json:"maxSize,omitempty"`
+	Accept        []string `json:"accept,omitempty"`
+	MaxSize       int64    `json:"maxSize,omitempty"`
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Sink takes a file input's bytes as they are decoded (see [Tool].FileSink).
@@ -402,4 +404,21 @@ type staticResource struct {
 type template struct {
 	ResourceTemplate
 	ResourceHandler
+}
+
+// MethodHandler serves a request method an application adds
+// ([Server.AddMethod]): it reads the params through [Call.Param] and
+// returns the result object, or an error (an *[Error] goes to the client
+// as it is; any other is -32603).
+type MethodHandler func(c *Call) (any, error)
+
+// AddMethod serves a JSON-RPC request method of the application's own
+// (SEP-2631's files/*, say) in both eras, with the same authorization,
+// limits and answers as the protocol's methods. It panics on a method
+// the server serves already. Register methods before serving.
+func (s *Server) AddMethod(name string, h MethodHandler) {
+	if _, ok := s.methods[name]; ok || h == nil {
+		panic("mcp: AddMethod " + name + ": the method is served already, or h is nil")
+	}
+	s.methods[name] = &method{legacy: true, modern: true, run: h}
 }

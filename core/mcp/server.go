@@ -109,6 +109,11 @@ type Options struct {
 	// Limits bound the protocol state one principal and the node can make
 	// this server hold (package limits).
 	Limits limits.Limits
+	// OpenFileURI, when set, opens a file URI (SEP-2631's mcp-file://) a
+	// client sent as an x-mcp-file value whose transferModes allow
+	// "upload": the handler reads it through the same [File] as a data
+	// URI. nil: only data URIs are accepted, as before.
+	OpenFileURI FileURIOpener
 }
 
 // Implementation is the serverInfo a [Server] announces (initialize,

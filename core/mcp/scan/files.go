@@ -17,6 +17,10 @@ import (
 type FileSpec struct {
 	Accept  []string `json:"accept,omitempty"`
 	MaxSize int64    `json:"maxSize,omitempty"`
+	// TransferModes are SEP-2631's: "inline" (a data URI), "upload" (a
+	// file URI); none means either. The scanner decodes data URIs
+	// whatever it says; package mcp applies it.
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Sink takes a file's decoded bytes straight away (a storage upload, say).
