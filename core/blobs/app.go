@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/files"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -83,6 +84,11 @@ type App struct {
 	log     *slog.Logger
 	hub     *mcp.Hub
 	uploads waiters
+	// files keeps SEP-2631 file records; fileServer names this server in
+	// their URIs.
+	files      *files.Store
+	fileServer string
+	fileModes  []string // transferModes of the file inputs (set by Register)
 }
 
 // New returns the App for opts.
@@ -108,7 +114,8 @@ func New(opts Options) (*App, error) {
 	setDefault(&opts.MaxFileBytes, DefaultMaxFileBytes)
 	setDefault(&opts.UploadTTL, DefaultUploadTTL)
 	setDefault(&opts.WaitTimeout, DefaultWaitTimeout)
-	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{}}, nil
+	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{},
+		files: fileStore(opts.Backend), fileServer: fileServer(opts.PublicURL)}, nil
 }
 
 func setDefault[T int | int64 | time.Duration](v *T, def T) {
@@ -122,12 +129,14 @@ func setDefault[T int | int64 | time.Duration](v *T, def T) {
 // maxSize, Options.MaxFileBytes, above the server's MaxFileBytes).
 func (a *App) Register(s *mcp.Server) error {
 	a.hub = s.Hub()
+	a.fileModes = transferModes(s)
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: URITemplate, Name: "blob", Title: "Stored blob",
 		Description: "A blob in the store, by key", Streamable: true},
 		mcp.ResourceHandler{Read: a.read, List: a.list, Stream: a.stream, Complete: a.complete})
 	if err := a.registerTools(s); err != nil {
 		return err
 	}
+	a.registerFiles(s)
 	return a.registerUploads(s)
 }
 

@@ -112,7 +112,7 @@ func uploadProgress(c *mcp.Call, id string, n, total int64) {
 
 // finishForm stores the data URI of a form-mode answer.
 func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.ToolResult, error) {
-	f, err := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize})
+	f, err := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize, TransferModes: a.fileModes})
 	if err != nil {
 		return nil, err // a *mcp.FileError names the field
 	}

@@ -19,6 +19,9 @@ type UploadTokenData struct {
 	Field    string `json:"field,omitempty"`    // the elicitation field
 	Mode     string `json:"mode,omitempty"`     // "binary" or "url"
 	Multiple bool   `json:"multiple,omitempty"` // several file parts allowed
+	// File is the SEP-2631 file (core/files) whose bytes the upload brings
+	// (Mode "file"): the endpoint hands them to App.FileUploaded.
+	File string `json:"file,omitempty"`
 }
 
 // uploadState is request_upload's progress, kept across rounds (in the
@@ -164,7 +167,7 @@ func (a *App) elicitation(c *mcp.Call, st *uploadState) mcp.InputRequest {
 	req := mcp.InputRequest{Method: "elicitation/create", Capability: "elicitation"}
 	switch st.Mode {
 	case "form":
-		spec := mcp.Object{"maxSize": st.MaxSize}
+		spec := mcp.Object{"maxSize": st.MaxSize, "transferModes": a.fileModes}
 		if len(st.Accept) > 0 {
 			spec["accept"] = st.Accept
 		}

@@ -18,7 +18,16 @@ import (
 func UploadPrefix(uploadID string) string { return "uploads/" + uploadID + "/" }
 
 func (a *App) uploadSpec() mcp.FileSpec {
-	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes}
+	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes, TransferModes: a.fileModes}
+}
+
+// transferModes are the SEP-2631 transferModes of the App's file inputs:
+// inline data URIs, and file URIs when the server opens them.
+func transferModes(s *mcp.Server) []string {
+	if s.TakesFileURIs() {
+		return []string{"inline", "upload"}
+	}
+	return []string{"inline"}
 }
 
 func (a *App) registerUploads(s *mcp.Server) error {
@@ -191,6 +200,9 @@ func withFileSpec(schema []byte, prop string, spec mcp.FileSpec) []byte {
 	d := map[string]any{"maxSize": spec.MaxSize}
 	if len(spec.Accept) > 0 {
 		d["accept"] = spec.Accept
+	}
+	if len(spec.TransferModes) > 0 {
+		d["transferModes"] = spec.TransferModes
 	}
 	p["x-mcp-file"] = d
 	out, err := json.Marshal(s)

@@ -422,3 +422,8 @@ func (s *Server) AddMethod(name string, h MethodHandler) {
 	}
 	s.methods[name] = &method{legacy: true, modern: true, run: h}
 }
+
+// TakesFileURIs reports whether x-mcp-file values may be file URIs
+// ([Options].OpenFileURI is set): an application then lists "upload" in
+// its descriptors' transferModes.
+func (s *Server) TakesFileURIs() bool { return s.opts.OpenFileURI != nil }

@@ -1,0 +1,111 @@
+package blobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpblob/mcpblob/core/files"
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// FileUploadError is an upload to a file's endpoint whose bytes break what
+// the client pinned (size, digest): the bytes were deleted before the
+// answer, and the link may be used again with the right ones. Reason is
+// the files/* data.reason ("digestMismatch", "sizeMismatch",
+// "maxSizeExceeded").
+type FileUploadError struct {
+	Reason, Msg string
+}
+
+func (e *FileUploadError) Error() string { return "blobs: " + e.Msg }
+
+// FileUploaded is called by the upload endpoint after it stored the bytes
+// of file id (its token's Data names the file): it checks them against the
+// file's pins and records them, so the file can be used, or deletes them
+// and records the failure. A *FileUploadError is the client's fault; any
+// other error the server's.
+func (a *App) FileUploaded(ctx context.Context, principal, id string, infos []storage.Info) error {
+	if len(infos) != 1 {
+		a.dropFileBytes(ctx, infos)
+		return &FileUploadError{Reason: "oneFile", Msg: "a file upload takes exactly one file"}
+	}
+	info := infos[0]
+	st := files.Stored{Size: info.Size, SHA256: info.SHA256, ETag: info.ETag, MediaType: info.MediaType}
+	var reason string
+	_, err := a.files.Update(ctx, principal, id, func(f *files.File) error {
+		if f.Key != info.Key {
+			return fmt.Errorf("blobs: file %s: bytes stored under another key", id)
+		}
+		if reason = f.Check(st); reason != "" {
+			f.State, f.Reason = files.Failed, reason
+			return nil
+		}
+		f.State, f.Reason, f.Stored = files.Uploaded, "", &st
+		return nil
+	})
+	if err != nil || reason != "" {
+		a.dropFileBytes(ctx, infos)
+	}
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		return &FileUploadError{Reason: reason, Msg: fileReasonText(reason)}
+	}
+	a.Changed(info.Key)
+	return nil
+}
+
+func fileReasonText(reason string) string {
+	switch reason {
+	case "digestMismatch":
+		return "the bytes' sha-256 does not match the digest given when the upload was authorized; nothing was kept"
+	case "sizeMismatch":
+		return "the bytes' size does not match the size given when the upload was authorized; nothing was kept"
+	}
+	return "the file is larger than the upload allows; nothing was kept"
+}
+
+// dropFileBytes deletes bytes an upload stored that the file refused.
+func (a *App) dropFileBytes(ctx context.Context, infos []storage.Info) {
+	for _, info := range infos {
+		if err := a.backend.Delete(context.WithoutCancel(ctx), info.Key); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			a.log.Error("blobs: delete refused file bytes", "key", info.Key, "err", err)
+		}
+	}
+}
+
+// OpenFileURI opens an mcp-file URI given as an x-mcp-file value
+// (mcp.Options.OpenFileURI): the caller's own file, uploaded, whose stored
+// bytes are still the version that was verified.
+func (a *App) OpenFileURI(u mcp.FileURI) (*mcp.FileSource, error) {
+	server, id, err := files.ParseURI(u.URI)
+	if err != nil || server != a.fileServer {
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "not a file URI of this server"}
+	}
+	f, err := a.files.Get(u.Ctx, u.Principal, id)
+	switch {
+	case errors.Is(err, files.ErrNotFound):
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "no such file (a file URI is its uploader's only)"}
+	case err != nil:
+		return nil, err
+	case f.State == files.Failed:
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's upload failed (" + f.Reason + ")"}
+	case !f.State.Usable():
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's bytes have not been uploaded yet"}
+	}
+	body, info, err := a.backend.Open(u.Ctx, f.Key, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's bytes are gone"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if info.ETag != f.Stored.ETag {
+		_ = body.Close()
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's bytes changed since they were uploaded"}
+	}
+	return &mcp.FileSource{MediaType: mediaType(info), Size: info.Size, Body: body}, nil
+}
