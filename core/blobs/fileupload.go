@@ -77,6 +77,10 @@ func (a *App) dropFileBytes(ctx context.Context, infos []storage.Info) {
 	}
 }
 
+// fileNotUploaded is the FileError reason of a file URI whose bytes have
+// not arrived.
+const fileNotUploaded = "the file's bytes have not been uploaded yet"
+
 // OpenFileURI opens an mcp-file URI given as an x-mcp-file value
 // (mcp.Options.OpenFileURI): the caller's own file, uploaded, whose stored
 // bytes are still the version that was verified.
@@ -94,7 +98,7 @@ func (a *App) OpenFileURI(u mcp.FileURI) (*mcp.FileSource, error) {
 	case f.State == files.Failed:
 		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's upload failed (" + f.Reason + ")"}
 	case !f.State.Usable():
-		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's bytes have not been uploaded yet"}
+		return nil, &mcp.FileError{Arg: u.Argument, Reason: fileNotUploaded}
 	}
 	body, info, err := a.backend.Open(u.Ctx, f.Key, nil)
 	if errors.Is(err, storage.ErrNotFound) {

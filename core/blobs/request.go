@@ -38,6 +38,9 @@ type uploadState struct {
 	Message string   `json:"msg,omitempty"`
 	Token   string   `json:"tok,omitempty"`
 	Expired string   `json:"old,omitempty"`
+	// File is the mcp-file URI a form answer named before its bytes
+	// arrived (2026-07-28): every later round waits for that file.
+	File string `json:"file,omitempty"`
 }
 
 // elicitModes reads the client's elicitation capability.

@@ -58,7 +58,9 @@ func (c *filesClient) post(body, method, name string, hdr ...string) *http.Respo
 	req, _ := http.NewRequest("POST", c.base+"/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
 	req.Header.Set("Mcp-Method", method)
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
@@ -356,4 +358,61 @@ func storedWith(t *testing.T, st storage.Backend, suffix string) []string {
 		}
 	}
 	return keys
+}
+
+// TestFilesElicitation: request_upload's form field takes an mcp-file URI
+// (its x-mcp-file lists transferModes "upload") in both eras; in
+// 2026-07-28 an answer naming a file whose bytes have not arrived is asked
+// again with that file in requestState, and the next round reads it (a
+// round naming another file is refused).
+func TestFilesElicitation(t *testing.T) {
+	parallel(t)
+	st := newLocalStore(t)
+	base, _ := startTestServer(t, Options{Backend: st})
+	const caps = `{"elicitation":{"form":{}},"files":{}}`
+	data := []byte("a file answered through a form\n")
+	authorize := func(t *testing.T, modern bool) fileAnswer {
+		var up fileAnswer
+		newFilesClient(t, base, "", modern, caps).ok("files/authorizeUpload", map[string]any{"mimeType": "text/plain", "digest": wireDigest(data)}, &up)
+		return up
+	}
+	put := func(t *testing.T, up fileAnswer) {
+		if code, b := httpDo(t, up.Upload, data, nil); code != 201 {
+			t.Fatalf("PUT: %d %s", code, b)
+		}
+	}
+	t.Run("2025-11-25", func(t *testing.T) {
+		c := newMCPClient(t, base, legacyVersion, caps)
+		up := authorize(t, false)
+		put(t, up)
+		events, req, p := startElicitation(t, c, ``)
+		if modes, _ := json.Marshal(p.RequestedSchema.Properties["file"]["x-mcp-file"]); !strings.Contains(string(modes), `"upload"`) {
+			t.Fatalf("form field's x-mcp-file: %s", modes)
+		}
+		answer(t, c, req.ID, `{"action":"accept","content":{"file":"`+up.File.URI+`"}}`)
+		if res, _ := events.toolResult(); res.IsError || res.StructuredContent.SHA256 != hexSum(data) {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		c := newMCPClient(t, base, modernVersion, caps).with(map[string]string{"Accept": "application/json"})
+		first := c.call("tools/call", `{"name":"request_upload","arguments":{}}`)
+		inputRequest(t, first.tool())
+		up := authorize(t, true)
+		accept := `{"upload":{"action":"accept","content":{"file":"` + up.File.URI + `"}}}`
+		waiting := c.retry(first, accept) // before the PUT
+		if p := inputRequest(t, waiting.tool()); !strings.Contains(p.Message, up.File.URI) {
+			t.Fatalf("asked again without naming the file: %+v", p)
+		}
+		other := authorize(t, true)
+		put(t, other)
+		if r := c.retry(waiting, `{"upload":{"action":"accept","content":{"file":"`+other.File.URI+`"}}}`).tool(); !r.IsError {
+			t.Fatalf("a round naming another file: %+v", r)
+		}
+		put(t, up)
+		r := c.retry(waiting, accept).tool()
+		if r.IsError || r.ResultType != "complete" || r.StructuredContent.SHA256 != hexSum(data) {
+			t.Fatalf("result %+v", r)
+		}
+	})
 }
