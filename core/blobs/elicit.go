@@ -141,7 +141,7 @@ func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.To
 	if res != nil || err != nil {
 		return res, err
 	}
-	return blobResult(info), nil
+	return a.storedResult(c, info)
 }
 
 // finishBinary verifies a binary-mode answer against storage: the uploadId

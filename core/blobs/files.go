@@ -2,6 +2,7 @@ package blobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -201,4 +202,35 @@ func usable(f *files.File) *mcp.Error {
 			mcp.Object{"status": f.State, "receivedBytes": 0})
 	}
 	return nil
+}
+
+// fileBlock is the {type:"file"} content block (SEP-2631).
+type fileBlock struct{ file mcp.Object }
+
+func (b fileBlock) MarshalJSON() ([]byte, error) {
+	return json.Marshal(mcp.Object{"type": "file", "file": b.file})
+}
+
+// storedResult is the result of a tool that stored a blob for the caller:
+// blobResult, whose resource_link becomes a {type:"file"} block naming a
+// file object of the blob (pinned to the version stored) when the client
+// declared the files capability.
+func (a *App) storedResult(c *mcp.Call, info storage.Info) (*mcp.ToolResult, error) {
+	res := blobResult(info)
+	if !c.HasCapability(CapFiles) {
+		return res, nil
+	}
+	f := &files.File{ID: files.NewID(), Owner: c.Principal(), Name: info.Filename, MediaType: mediaType(info),
+		Size: info.Size, Digest: info.SHA256, MaxSize: info.Size, Key: a.raw(c, info.Key), State: files.Completed,
+		Stored:  &files.Stored{Size: info.Size, SHA256: info.SHA256, ETag: info.ETag, MediaType: mediaType(info)},
+		Created: time.Now().UTC()}
+	if err := a.files.Create(c.Context(), f); err != nil {
+		return nil, fmt.Errorf("blobs: file of %q: %w", info.Key, err)
+	}
+	for i, b := range res.Content {
+		if _, ok := b.(mcp.ResourceLink); ok {
+			res.Content[i] = fileBlock{a.fileValue(f)}
+		}
+	}
+	return res, nil
 }

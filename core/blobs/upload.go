@@ -126,7 +126,7 @@ func (a *App) uploadFile(c *mcp.Call, in uploadArgs) (*mcp.ToolResult, error) {
 	if res != nil || err != nil {
 		return res, err
 	}
-	return blobResult(info), nil
+	return a.storedResult(c, info)
 }
 
 func orDefault(s, def string) string {

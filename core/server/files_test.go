@@ -210,6 +210,11 @@ func TestFilesEndToEnd(t *testing.T) {
 				for _, m := range []string{"files/authorizeUpload", "files/prepareUpload", "files/getDownload"} {
 					none.refused(m, map[string]any{"size": 3}, -32601, "capabilityMissing")
 				}
+				var res struct{ Content []struct{ Type string } }
+				none.ok("tools/call", map[string]any{"name": "upload_file", "arguments": map[string]any{"file": "data:text/plain;base64,aGVsbG8="}}, &res)
+				if len(res.Content) != 2 || res.Content[1].Type != "resource_link" {
+					t.Fatalf("upload_file's output without files: %+v", res.Content)
+				}
 			})
 			t.Run("schemas", func(t *testing.T) {
 				alice := alice.with(t)
@@ -251,10 +256,25 @@ func filesUpstream(t *testing.T, alice, bob *filesClient, st storage.Backend, er
 	var res struct {
 		IsError           bool
 		StructuredContent struct{ Key, SHA256 string }
+		Content           []struct {
+			Type string
+			File fileValue
+		}
 	}
 	alice.ok("tools/call", map[string]any{"name": "upload_file", "arguments": map[string]any{"key": "copy-" + era + ".txt", "file": up.File.URI}}, &res)
 	if res.IsError || res.StructuredContent.SHA256 != hexSum(data) {
 		t.Fatalf("upload_file with the file URI: %+v", res)
+	}
+	// Its output names the copy as a file object ({type:"file"}), which
+	// downloads like any other.
+	if last := res.Content[len(res.Content)-1]; last.Type != "file" || last.File.Digest == nil || last.File.URI == up.File.URI {
+		t.Fatalf("upload_file's output for a files client: %+v", res.Content)
+	} else {
+		var d fileAnswer
+		alice.ok("files/authorizeDownload", map[string]any{"uri": last.File.URI}, &d)
+		if code, b := httpDo(t, d.Download, nil, nil); code != 200 || !bytes.Equal(b, data) {
+			t.Fatalf("GET of the output file: %d, %d bytes", code, len(b))
+		}
 	}
 	var down fileAnswer
 	alice.ok("files/authorizeDownload", map[string]any{"uri": up.File.URI}, &down)
