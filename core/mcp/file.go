@@ -114,6 +114,9 @@ func fileValue(fs *scan.Files, path, name string, raw json.RawMessage, spec scan
 		}
 		return nil, &FileError{Arg: name, Reason: reason, field: field, bare: true}
 	}
+	if sf.Problem == "" && !allowsInline(spec) {
+		sf.Reject(inlineRefused)
+	}
 	if sf.Problem != "" {
 		return nil, &FileError{Arg: sf.Name, Reason: sf.Problem, Limit: sf.Limit, field: field}
 	}

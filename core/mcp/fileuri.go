@@ -51,6 +51,10 @@ func (c *Call) fileURIOpener() openURI {
 	}
 }
 
+// inlineRefused is the problem of a data URI where transferModes list only
+// "upload".
+const inlineRefused = `transferModes allow only "upload": send an mcp-file URI (files/authorizeUpload)`
+
 // allowsUpload reports whether spec lets a file URI in (transferModes
 // absent, or listing "upload").
 func allowsUpload(spec scan.FileSpec) bool {
@@ -72,8 +76,6 @@ func fileURIValue(name string, raw json.RawMessage, spec scan.FileSpec, field bo
 	}
 	isFileURI := len(v) > len(FileURIScheme) && strings.EqualFold(v[:len(FileURIScheme)+1], FileURIScheme+":")
 	switch {
-	case !isFileURI && !allowsInline(spec) && strings.HasPrefix(strings.ToLower(v), "data:"):
-		return nil, &FileError{Arg: name, Reason: "transferModes allow only \"upload\": send an mcp-file URI (files/authorizeUpload)", field: field}, true
 	case !isFileURI:
 		return nil, nil, false
 	case open == nil || !allowsUpload(spec):
