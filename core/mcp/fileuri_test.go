@@ -91,7 +91,7 @@ func TestFileURIArguments(t *testing.T) {
 		long := "data:text/plain;base64," + strings.Repeat("aGVsbG8g", 20000)
 		args, _ := json.Marshal(map[string]string{"file": long})
 		if tr := c.callTool("upload", string(args)).tool(t); !tr.IsError || !strings.Contains(tr.text(), inlineRefused) {
-			t.Errorf("a long data URI where only upload is allowed: %v %q", tr.IsError, tr.text())
+			t.Errorf("a long data URI where only upload is allowed: isError %v, %.80q", tr.IsError, tr.text())
 		}
 	})
 }
