@@ -54,6 +54,7 @@ var allowRules = []allowRule{
 	{"core/gateway/principal", nil},
 	{"core/gateway/wire", nil},
 	{"core/mcp", []string{"core/budget", "core/codec", "core/token", "core/mcp/..."}},
+	{"core/mcp/blocks", nil},
 	{"core/mcp/bodyrate", nil},
 	{"core/mcp/clientcaps", nil},
 	{"core/mcp/contents", []string{"core/codec", "core/mcp/scan"}},
