@@ -73,6 +73,10 @@ type Options struct {
 	// Tenancy says which part of the store each caller sees (a namespace
 	// per principal, or the whole store). The zero value shares it.
 	Tenancy tenancy.Policy
+	// FileURIs says the mcp.Server opens SEP-2631 file URIs with
+	// App.OpenFileURI (mcp.Options.OpenFileURI): the file inputs then
+	// list "upload" in their transferModes.
+	FileURIs bool
 }
 
 // App is the blob application. Create it with New and Register it on a
@@ -129,7 +133,10 @@ func setDefault[T int | int64 | time.Duration](v *T, def T) {
 // maxSize, Options.MaxFileBytes, above the server's MaxFileBytes).
 func (a *App) Register(s *mcp.Server) error {
 	a.hub = s.Hub()
-	a.fileModes = transferModes(s)
+	a.fileModes = []string{"inline"}
+	if a.opts.FileURIs {
+		a.fileModes = append(a.fileModes, "upload")
+	}
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: URITemplate, Name: "blob", Title: "Stored blob",
 		Description: "A blob in the store, by key", Streamable: true},
 		mcp.ResourceHandler{Read: a.read, List: a.list, Stream: a.stream, Complete: a.complete})

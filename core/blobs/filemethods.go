@@ -15,7 +15,7 @@ import (
 // (prepareUpload, completeUpload, getUpload, getDownload), thin adapters on
 // one model (core/files). Each needs the client's files capability.
 func (a *App) registerFiles(s *mcp.Server) {
-	for name, h := range map[string]mcp.MethodHandler{
+	for name, h := range map[string]func(*mcp.Call) (any, error){
 		"files/authorizeUpload":   a.authorizeUpload,
 		"files/authorizeDownload": a.authorizeDownload,
 		"files/prepareUpload":     a.prepareUpload,
@@ -29,7 +29,7 @@ func (a *App) registerFiles(s *mcp.Server) {
 
 // needsFiles answers -32601 to a client that did not declare the files
 // capability, as a server without the methods would.
-func needsFiles(name string, h mcp.MethodHandler) mcp.MethodHandler {
+func needsFiles(name string, h func(*mcp.Call) (any, error)) func(*mcp.Call) (any, error) {
 	return func(c *mcp.Call) (any, error) {
 		if !c.HasCapability(CapFiles) {
 			return nil, fileProblem(mcp.CodeMethodNotFound, "capabilityMissing",

@@ -21,15 +21,6 @@ func (a *App) uploadSpec() mcp.FileSpec {
 	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes, TransferModes: a.fileModes}
 }
 
-// transferModes are the SEP-2631 transferModes of the App's file inputs:
-// inline data URIs, and file URIs when the server opens them.
-func transferModes(s *mcp.Server) []string {
-	if s.TakesFileURIs() {
-		return []string{"inline", "upload"}
-	}
-	return []string{"inline"}
-}
-
 func (a *App) registerUploads(s *mcp.Server) error {
 	return errors.Join(mcp.AddTypedTool(s, &mcp.Tool{Name: "upload_file", Title: "Upload a file",
 		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +

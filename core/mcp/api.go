@@ -19,8 +19,7 @@ type Object = map[string]any
 
 // FileSpec is an x-mcp-file descriptor: the accepted media types (type/*
 // wildcards allowed), the largest file in bytes (0: the server's
-// MaxFileBytes) and SEP-2631's transferModes ("inline", "upload"; none
-// means both).
+// MaxFileBytes) and SEP-2631's transferModes (none: both).
 type FileSpec struct {
 	Accept        []string `json:"accept,omitempty"`
 	MaxSize       int64    `json:"maxSize,omitempty"`
@@ -406,24 +405,9 @@ type template struct {
 	ResourceHandler
 }
 
-// MethodHandler serves a request method an application adds
-// ([Server.AddMethod]): it reads the params through [Call.Param] and
-// returns the result object, or an error (an *[Error] goes to the client
-// as it is; any other is -32603).
-type MethodHandler func(c *Call) (any, error)
-
-// AddMethod serves a JSON-RPC request method of the application's own
-// (SEP-2631's files/*, say) in both eras, with the same authorization,
-// limits and answers as the protocol's methods. It panics on a method
-// the server serves already. Register methods before serving.
-func (s *Server) AddMethod(name string, h MethodHandler) {
-	if _, ok := s.methods[name]; ok || h == nil {
-		panic("mcp: AddMethod " + name + ": the method is served already, or h is nil")
-	}
+// AddMethod serves a request method of the application's own (SEP-2631's
+// files/*) in both eras, before serving: h reads [Call.Param] and returns
+// the result, or an error (an *[Error] as it is, any other -32603).
+func (s *Server) AddMethod(name string, h func(c *Call) (any, error)) {
 	s.methods[name] = &method{legacy: true, modern: true, run: h}
 }
-
-// TakesFileURIs reports whether x-mcp-file values may be file URIs
-// ([Options].OpenFileURI is set): an application then lists "upload" in
-// its descriptors' transferModes.
-func (s *Server) TakesFileURIs() bool { return s.opts.OpenFileURI != nil }

@@ -23,26 +23,17 @@ type File struct {
 	// Size is the decoded payload's length in bytes.
 	Size int64
 
-	f   *scan.File
-	src io.ReadCloser // a file URI's bytes (Options.OpenFileURI), else nil
+	f *scan.File
 }
 
 // Reader reads the payload from its spool (or, for a small value, from
 // memory). It is never nil: for a payload that went to a [FileSink] (read
 // it there, [File.Sink]) it fails.
-func (f *File) Reader() io.Reader {
-	if f.src != nil {
-		return f.src
-	}
-	return f.f.Payload()
-}
+func (f *File) Reader() io.Reader { return f.f.Payload() }
 
 // Sink is the Sink the tool's [FileSink] chose for the payload, or nil
 // when the payload was spooled.
 func (f *File) Sink() Sink {
-	if f.f == nil {
-		return nil
-	}
 	if s := f.f.Sink(); s != nil {
 		return s
 	}
@@ -51,21 +42,11 @@ func (f *File) Sink() Sink {
 
 // Keep tells the server the handler kept the payload (committed its sink):
 // the server will not abort the sink when the call ends.
-func (f *File) Keep() {
-	if f.f != nil {
-		f.f.Keep()
-	}
-}
+func (f *File) Keep() { f.f.Keep() }
 
 // Abort frees the payload now: the sink is aborted (unless kept) and the
 // spool removed. The server does the same when the call ends.
-func (f *File) Abort() {
-	if f.src != nil {
-		_ = f.src.Close()
-		return
-	}
-	f.f.Release()
-}
+func (f *File) Abort() { f.f.Release() }
 
 // FileError is a file input the server refused, in the client's terms: the
 // handler returns it as it is and the client gets an isError result naming
@@ -85,6 +66,9 @@ type FileError struct {
 	bare  bool // Reason follows the name ("is required")
 }
 
+// Problem is Reason, what an [Options].OpenFileURI refusal says.
+func (e *FileError) Problem() string { return e.Reason }
+
 func (e *FileError) Error() string {
 	what := "Argument"
 	if e.field {
@@ -102,20 +86,19 @@ func (e *FileError) result() *ToolResult { return ToolError("%s", e.Error()) }
 // fileValue returns the file at path of fs (raw is its value in the
 // rebuilt message), checked against spec: a *FileError for a value the
 // client must fix, another error for a payload the server lost.
-func fileValue(fs *scan.Files, path, name string, raw json.RawMessage, spec scan.FileSpec, field bool, open openURI) (*File, error) {
-	if f, err, ok := fileURIValue(name, raw, spec, field, open); ok {
-		return f, err
+func fileValue(c *Call, fs *scan.Files, path, name string, raw json.RawMessage, spec scan.FileSpec, field bool) (*File, error) {
+	sf, isURI, err := c.fileURI(name, raw, spec) // SEP-2631
+	if err != nil {
+		return nil, err
+	} else if !isURI {
+		sf, _ = fs.Value(path, name, raw, spec)
 	}
-	sf, _ := fs.Value(path, name, raw, spec)
 	if sf == nil {
 		reason := "is required"
 		if raw != nil && string(raw) != "null" {
 			reason = "must be a string"
 		}
 		return nil, &FileError{Arg: name, Reason: reason, field: field, bare: true}
-	}
-	if sf.Problem == "" && !allowsInline(spec) {
-		sf.Reject(inlineRefused)
 	}
 	if sf.Problem != "" {
 		return nil, &FileError{Arg: sf.Name, Reason: sf.Problem, Limit: sf.Limit, field: field}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/mcp/scan"
 )
 
 // uriOpener serves one file URI, "mcp-file://h/ok", as text/plain "hello"
@@ -69,7 +71,7 @@ func TestFileURIArguments(t *testing.T) {
 			{c, "upload", "mcp-file://h/ok", "text/plain 5 hello", false},
 			{c, "any", "data:text/plain,hi", "text/plain 2 hi", false},
 			{c, "inline", "mcp-file://h/ok", `Argument "file": scheme "mcp-file" is not accepted here: a data: URI is required`, true},
-			{c, "upload", "data:text/plain,hi", `Argument "file": ` + inlineRefused, true},
+			{c, "upload", "data:text/plain,hi", `Argument "file": ` + scan.InlineRefused, true},
 			{c, "any", "mcp-file://h/other", `Argument "file": no such file`, true},
 			{c, "small", "mcp-file://h/ok", `Argument "file": file is larger than maxSize 4 bytes`, true},
 			{c, "images", "mcp-file://h/ok", `Argument "file": media type "text/plain" is not accepted (accept: image/*)`, true},
@@ -90,7 +92,7 @@ func TestFileURIArguments(t *testing.T) {
 		// still refuses it.
 		long := "data:text/plain;base64," + strings.Repeat("aGVsbG8g", 20000)
 		args, _ := json.Marshal(map[string]string{"file": long})
-		if tr := c.callTool("upload", string(args)).tool(t); !tr.IsError || !strings.Contains(tr.text(), inlineRefused) {
+		if tr := c.callTool("upload", string(args)).tool(t); !tr.IsError || !strings.Contains(tr.text(), scan.InlineRefused) {
 			t.Errorf("a long data URI where only upload is allowed: isError %v, %.80q", tr.IsError, tr.text())
 		}
 	})

@@ -59,7 +59,7 @@ type Answer struct {
 	Result json.RawMessage
 	files  *scan.Files
 	path   string // JSON path of the answer's content object
-	call   *Call  // the call it answers (file URIs open as its caller)
+	call   *Call  // whose caller opens file URIs
 }
 
 // File returns the file field of an elicitation answer, decoded while it
@@ -74,11 +74,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, error) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	var open openURI
-	if a.call != nil {
-		open = a.call.fileURIOpener()
-	}
-	return fileValue(a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true, open)
+	return fileValue(a.call, a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true)
 }
 
 // InputError is an input request the client could not serve (a missing

@@ -109,10 +109,8 @@ type Options struct {
 	// Limits bound the protocol state one principal and the node can make
 	// this server hold (package limits).
 	Limits limits.Limits
-	// OpenFileURI, when set, opens a file URI (SEP-2631's mcp-file://) a
-	// client sent as an x-mcp-file value whose transferModes allow
-	// "upload": the handler reads it through the same [File] as a data
-	// URI. nil: only data URIs are accepted, as before.
+	// OpenFileURI, when set, opens SEP-2631 mcp-file URIs given where
+	// x-mcp-file transferModes allow "upload", read as a [File].
 	OpenFileURI FileURIOpener
 }
 

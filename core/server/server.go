@@ -255,7 +255,7 @@ func (s *Server) newMCP() error {
 	s.mcp = mcp.NewServer(mcp.Implementation{Name: cmp.Or(s.opts.Name, "mcpblob"), Version: s.opts.Version}, &mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
-	bo.DownloadURL, bo.Tenancy = s.opts.DownloadURL, s.gate.Tenancy
+	bo.DownloadURL, bo.Tenancy, bo.FileURIs = s.opts.DownloadURL, s.gate.Tenancy, mo.OpenFileURI != nil
 	if bo.MaxFileBytes <= 0 {
 		bo.MaxFileBytes = mo.MaxFileBytes
 	}
