@@ -409,5 +409,8 @@ type template struct {
 // files/*) in both eras, before serving: h reads [Call.Param] and returns
 // the result, or an error (an *[Error] as it is, any other -32603).
 func (s *Server) AddMethod(name string, h func(c *Call) (any, error)) {
+	if s.methods[name] != nil {
+		panic("mcp: AddMethod: " + name + " is served already")
+	}
 	s.methods[name] = &method{legacy: true, modern: true, run: h}
 }

@@ -18,8 +18,5 @@ type (
 // fileURI serves an x-mcp-file value that is a file URI (ok false for any
 // other value), opened as c's caller.
 func (c *Call) fileURI(name string, raw json.RawMessage, spec scan.FileSpec) (*scan.File, bool, error) {
-	if c == nil {
-		return scan.FileURIValue(raw, spec, nil, FileURI{Argument: name})
-	}
 	return scan.FileURIValue(raw, spec, c.srv.opts.OpenFileURI, FileURI{Ctx: c.ctx, Principal: c.Principal(), Scopes: c.Scopes(), Argument: name})
 }

@@ -97,3 +97,27 @@ func TestFileURIArguments(t *testing.T) {
 		}
 	})
 }
+
+// TestAddMethod: an application's method is served in both eras with its
+// params; a method the server serves already cannot be replaced.
+func TestAddMethod(t *testing.T) {
+	t.Parallel()
+	eras(t, func(t *testing.T, newClient func(*testing.T, *Server) *testClient) {
+		s := NewServer(testImpl, &Options{})
+		s.AddMethod("files/echo", func(c *Call) (any, error) {
+			return Object{"got": c.Param("v")}, nil
+		})
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("AddMethod replaced tools/call")
+				}
+			}()
+			s.AddMethod("tools/call", func(*Call) (any, error) { return nil, nil })
+		}()
+		r := newClient(t, s).request("files/echo", "", `{"v":"x"}`)
+		if r.Error != nil || !strings.Contains(string(r.Result), `"got":"x"`) {
+			t.Fatalf("files/echo: %s %+v", r.Result, r.Error)
+		}
+	})
+}
