@@ -93,6 +93,8 @@ type App struct {
 	files      *files.Store
 	fileServer string
 	fileModes  []string // transferModes of the file inputs (set by Register)
+	// claims is the server's claims rate, which each file record charges.
+	claims interface{ Allow(principal string) error }
 }
 
 // New returns the App for opts.
@@ -133,6 +135,7 @@ func setDefault[T int | int64 | time.Duration](v *T, def T) {
 // maxSize, Options.MaxFileBytes, above the server's MaxFileBytes).
 func (a *App) Register(s *mcp.Server) error {
 	a.hub = s.Hub()
+	a.claims = s.Claims()
 	a.fileModes = []string{"inline"}
 	if a.opts.FileURIs {
 		a.fileModes = append(a.fileModes, "upload")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -87,11 +88,28 @@ func (a *App) checkFileRequest(r *fileRequest) *mcp.Error {
 	return nil
 }
 
+// codeLimitExceeded is mcp's -32029, a limit on protocol state.
+const codeLimitExceeded = -32029
+
+// chargeFile charges a file record the caller is about to write to the
+// server's claims rate per principal (mcp.Server.Claims), as upload ids
+// and single-use links are: past it, -32029 with Retry-After.
+func (a *App) chargeFile(c *mcp.Call) error {
+	if err := a.claims.Allow(c.Principal()); err != nil {
+		return mcp.NewError(codeLimitExceeded, "Too Many Requests: file records ("+err.Error()+")",
+			mcp.Object{"reason": "rateLimited"}).WithStatus(http.StatusTooManyRequests).WithHeader("Retry-After", "60")
+	}
+	return nil
+}
+
 // prepareFile creates the caller's file for r, or with an idempotency key
 // already used by the caller, returns the file that key created.
 func (a *App) prepareFile(c *mcp.Call, r fileRequest) (*files.File, error) {
 	if e := a.checkFileRequest(&r); e != nil {
 		return nil, e
+	}
+	if err := a.chargeFile(c); err != nil {
+		return nil, err
 	}
 	id := files.NewID()
 	f := &files.File{ID: id, Owner: c.Principal(), Name: r.Name, MediaType: r.MediaType, Size: r.Size,
@@ -214,11 +232,14 @@ func (b fileBlock) MarshalJSON() ([]byte, error) {
 // storedResult is the result of a tool that stored a blob for the caller:
 // blobResult, whose resource_link becomes a {type:"file"} block naming a
 // file object of the blob (pinned to the version stored) when the client
-// declared the files capability.
+// declared the files capability and the claims rate allows a record.
 func (a *App) storedResult(c *mcp.Call, info storage.Info) (*mcp.ToolResult, error) {
 	res := blobResult(info)
 	if !c.HasCapability(CapFiles) {
 		return res, nil
+	}
+	if a.chargeFile(c) != nil {
+		return res, nil // over the claims rate: the resource_link stays
 	}
 	f := &files.File{ID: files.NewID(), Owner: c.Principal(), Name: info.Filename, MediaType: mediaType(info),
 		Size: info.Size, Digest: info.SHA256, MaxSize: info.Size, Key: a.raw(c, info.Key), State: files.Completed,

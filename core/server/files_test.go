@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/storage"
 )
 
@@ -435,4 +437,23 @@ func TestFilesElicitation(t *testing.T) {
 			t.Fatalf("result %+v", r)
 		}
 	})
+}
+
+// TestFilesClaimsRate: every file record charges the server's claims rate
+// per principal, so authorizing uploads in a loop is refused with -32029
+// past it, and a tool's output keeps its resource_link then.
+func TestFilesClaimsRate(t *testing.T) {
+	parallel(t)
+	base, _ := startTestServer(t, Options{Backend: newLocalStore(t), MCP: mcp.Options{Limits: limits.Limits{ClaimsPerMinute: 2}}})
+	c := newFilesClient(t, base, "", true, `{"files":{}}`)
+	var up fileAnswer
+	for range 2 {
+		c.ok("files/authorizeUpload", map[string]any{"mimeType": "text/plain"}, &up)
+	}
+	c.refused("files/authorizeUpload", map[string]any{"mimeType": "text/plain"}, -32029, "rateLimited")
+	var res struct{ Content []struct{ Type string } }
+	c.ok("tools/call", map[string]any{"name": "upload_file", "arguments": map[string]any{"file": "data:text/plain;base64,aGVsbG8="}}, &res)
+	if len(res.Content) != 2 || res.Content[1].Type != "resource_link" {
+		t.Fatalf("upload_file's output past the rate: %+v", res.Content)
+	}
 }
