@@ -148,8 +148,8 @@ func (a *App) fileValue(f *files.File) mcp.Object {
 		v["name"] = f.Name
 	}
 	size, digest := f.Size, f.Digest
-	if f.Stored != nil {
-		size, digest = f.Stored.Size, f.Stored.SHA256
+	if f.Stored != nil { // what was stored (its type sniffed) over what was declared
+		size, digest, v["mimeType"] = f.Stored.Size, f.Stored.SHA256, f.Stored.MediaType
 	}
 	if size >= 0 {
 		v["size"] = size
