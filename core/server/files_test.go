@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,6 +90,7 @@ func (c *filesClient) post(body, method, name string, hdr ...string) *http.Respo
 // message).
 func (c *filesClient) call(method string, params map[string]any) rpcAnswer {
 	c.t.Helper()
+	params = maps.Clone(params) // the caller's map may serve another client
 	if c.modern {
 		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 			"io.modelcontextprotocol/clientCapabilities": json.RawMessage(c.caps)}
@@ -455,5 +457,46 @@ func TestFilesClaimsRate(t *testing.T) {
 	c.ok("tools/call", map[string]any{"name": "upload_file", "arguments": map[string]any{"file": "data:text/plain;base64,aGVsbG8="}}, &res)
 	if len(res.Content) != 2 || res.Content[1].Type != "resource_link" {
 		t.Fatalf("upload_file's output past the rate: %+v", res.Content)
+	}
+}
+
+// TestFilesAcrossNodes: two nodes on one store and one public URL serve
+// the same files: authorized on A, uploaded through B, an idempotencyKey
+// replayed on B names A's upload, downloaded and completed on either. A
+// file's state is a record both read, never node memory.
+func TestFilesAcrossNodes(t *testing.T) {
+	parallel(t)
+	st := newLocalStore(t) // one store: a directory takes one process's lock
+	const public = "http://files.cluster.test"
+	baseA, _ := startTestServer(t, Options{Backend: st, PublicURL: public})
+	baseB, _ := startTestServer(t, Options{Backend: st, PublicURL: public})
+	onNode := func(d descriptor, base string) descriptor { d.URL = strings.Replace(d.URL, public, base, 1); return d }
+	a := newFilesClient(t, baseA, "", true, `{"files":{}}`)
+	b := newFilesClient(t, baseB, "", false, `{"files":{}}`)
+	data := bytes.Repeat([]byte("across nodes\n"), 100)
+	prep := map[string]any{"mimeType": "text/plain", "size": len(data), "digest": wireDigest(data), "idempotencyKey": "nodes"}
+	var pa, pb fileAnswer
+	a.ok("files/prepareUpload", prep, &pa)
+	b.ok("files/prepareUpload", prep, &pb)
+	if pa.UploadID != pb.UploadID || !strings.HasPrefix(pa.File.URI, "mcp-file://files.cluster.test/") {
+		t.Fatalf("prepare on A then B: %+v, %+v", pa, pb)
+	}
+	if code, body := httpDo(t, onNode(pb.Upload, baseB), data, nil); code != 201 {
+		t.Fatalf("PUT on B: %d %s", code, body)
+	}
+	var g fileAnswer
+	a.ok("files/getUpload", map[string]any{"uploadId": pa.UploadID}, &g)
+	if g.Status != "uploaded" || g.Received != int64(len(data)) {
+		t.Fatalf("getUpload on A after the PUT on B: %+v", g)
+	}
+	var d fileAnswer
+	b.ok("files/authorizeDownload", map[string]any{"uri": pa.File.URI}, &d)
+	if code, body := httpDo(t, onNode(d.Download, baseA), nil, nil); code != 200 || !bytes.Equal(body, data) {
+		t.Fatalf("GET on A of B's link: %d, %d bytes", code, len(body))
+	}
+	a.ok("files/completeUpload", map[string]any{"uploadId": pa.UploadID, "size": len(data)}, &g)
+	b.ok("files/getUpload", map[string]any{"uploadId": pa.UploadID}, &g)
+	if g.Status != "completed" {
+		t.Fatalf("getUpload on B after completeUpload on A: %+v", g)
 	}
 }
