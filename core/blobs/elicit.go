@@ -266,6 +266,7 @@ func (a *App) UploadProgress(uploadID string, n, total int64) {
 
 // UploadDone reports the objects committed for uploadID and announces them.
 func (a *App) UploadDone(uploadID string, infos []storage.Info) {
+	a.filesDone(infos)
 	for _, info := range infos {
 		a.Changed(info.Key)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpblob/mcpblob/core/files"
 	"github.com/mcpblob/mcpblob/core/mcp"
@@ -112,4 +113,26 @@ func (a *App) OpenFileURI(u mcp.FileURI) (*mcp.FileSource, error) {
 		return nil, &mcp.FileError{Arg: u.Argument, Reason: "the file's bytes changed since they were uploaded"}
 	}
 	return &mcp.FileSource{MediaType: mediaType(info), Size: info.Size, Body: body}, nil
+}
+
+// filesDone checks the bytes an upload endpoint stored under a file's key
+// whose state does not record them yet: they came another way than the
+// PUT, whose answer carries the check (tus on the file's upload link).
+// As FileUploaded does, it records them or deletes them and fails the
+// file; the reason is then in files/getUpload and files/completeUpload.
+func (a *App) filesDone(infos []storage.Info) {
+	ctx := context.Background()
+	for _, info := range infos {
+		i := strings.LastIndex(info.Key, FilePrefix)
+		if i < 0 || i > 0 && info.Key[i-1] != '/' {
+			continue
+		}
+		f, err := a.files.Lookup(ctx, info.Key[i+len(FilePrefix):])
+		if err != nil || f.Key != info.Key || f.State.Usable() {
+			continue
+		}
+		if err := a.FileUploaded(ctx, f.Owner, f.ID, []storage.Info{info}); err != nil {
+			a.log.Debug("blobs: file bytes refused", "file", f.ID, "err", err)
+		}
+	}
 }

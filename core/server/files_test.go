@@ -15,6 +15,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/ingest"
 )
 
 // filesClient is a raw JSON-RPC client of the SEP-2631 files/* methods
@@ -498,5 +499,39 @@ func TestFilesAcrossNodes(t *testing.T) {
 	b.ok("files/getUpload", map[string]any{"uploadId": pa.UploadID}, &g)
 	if g.Status != "completed" {
 		t.Fatalf("getUpload on B after completeUpload on A: %+v", g)
+	}
+}
+
+// TestFilesBytesAnotherWay: bytes an upload endpoint stores under a file's
+// key without the PUT's check (tus on the file's upload link reports them
+// only as done) are checked when they are reported: off the digest, they
+// are deleted and the file fails with the reason; the pinned bytes make it
+// usable.
+func TestFilesBytesAnotherWay(t *testing.T) {
+	parallel(t)
+	st := newLocalStore(t)
+	base, srv := startTestServer(t, Options{Backend: st})
+	c := newFilesClient(t, base, "", true, `{"files":{}}`)
+	data := []byte("bytes that came by tus\n")
+	var up fileAnswer
+	c.ok("files/prepareUpload", map[string]any{"mimeType": "text/plain", "size": len(data), "digest": wireDigest(data), "idempotencyKey": "tus"}, &up)
+	store := func(b []byte) {
+		info, err := ingest.Store(t.Context(), st, ingest.Spec{Key: blobs.FilePrefix + up.UploadID, MediaType: "text/plain", Size: int64(len(b))}, bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.blobs.UploadDone("any", []storage.Info{info})
+	}
+	store(bytes.ToUpper(data))
+	var g fileAnswer
+	c.ok("files/getUpload", map[string]any{"uploadId": up.UploadID}, &g)
+	if g.Status != "failed" || g.Reason != "digestMismatch" || len(storedWith(t, st, up.UploadID)) != 0 {
+		t.Fatalf("after bytes off the digest: %+v, stored %q", g, storedWith(t, st, up.UploadID))
+	}
+	store(data)
+	var done fileAnswer
+	c.ok("files/completeUpload", map[string]any{"uploadId": up.UploadID, "size": len(data)}, &done)
+	if done.Status != "completed" || !done.Verified {
+		t.Fatalf("after the pinned bytes: %+v", done)
 	}
 }
