@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/mcpblob/mcpblob/core/files"
@@ -57,6 +58,35 @@ func (a *App) FileUploaded(ctx context.Context, principal, id string, infos []st
 	}
 	a.Changed(info.Key)
 	return nil
+}
+
+// CheckFileUpload is FileUploaded as the upload endpoint answers it: a
+// refusal is a status (400 for bytes that break a pin, 500 for the
+// server's fault), an error code ("digest_mismatch") and a message.
+func (a *App) CheckFileUpload(ctx context.Context, principal, id string, infos []storage.Info) (status int, code, msg string, err error) {
+	err = a.FileUploaded(ctx, principal, id, infos)
+	var fe *FileUploadError
+	switch {
+	case errors.As(err, &fe):
+		return http.StatusBadRequest, snakeCase(fe.Reason), fe.Msg, err
+	case err != nil:
+		return http.StatusInternalServerError, "internal", "the upload could not be recorded", err
+	}
+	return 0, "", "", nil
+}
+
+// snakeCase is a files/* reason ("digestMismatch") as the error codes of
+// the HTTP surfaces spell them ("digest_mismatch").
+func snakeCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if 'A' <= r && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func fileReasonText(reason string) string {

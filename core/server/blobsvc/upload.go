@@ -76,8 +76,10 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	} else {
 		infos, uerr = up.multipart()
 	}
-	if uerr == nil && data.File != "" {
-		uerr = s.fileUploaded(claims, data.File, infos)
+	if uerr == nil && data.File != "" { // SEP-2631: a file's bytes against its pins, refused bytes deleted
+		if st, code, msg, err := s.blobs.CheckFileUpload(context.Background(), claims.Principal, data.File, infos); err != nil {
+			uerr = &uploadError{st, code, msg, err}
+		}
 	}
 	if uerr != nil {
 		s.facts.Release(onetime.Uploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
@@ -521,34 +523,4 @@ func finishBody(ctx *fasthttp.RequestCtx, body io.Reader) {
 	if err != io.EOF || n > gate.DrainLimit {
 		ctx.SetConnectionClose()
 	}
-}
-
-// fileUploaded hands the bytes stored for a SEP-2631 file to the blob
-// application, which checks them against the file's pins (size, sha-256)
-// and deletes them when they break one: that is a 400 naming the reason,
-// and the link may be used again.
-func (s *Server) fileUploaded(claims token.Claims, id string, infos []storage.Info) *uploadError {
-	err := s.blobs.FileUploaded(context.Background(), claims.Principal, id, infos)
-	var fe *blobs.FileUploadError
-	switch {
-	case errors.As(err, &fe):
-		return &uploadError{http.StatusBadRequest, snakeCase(fe.Reason), fe.Msg, err}
-	case err != nil:
-		return &uploadError{http.StatusInternalServerError, "internal", "the upload could not be recorded", err}
-	}
-	return nil
-}
-
-// snakeCase is a files/* reason ("digestMismatch") as the error codes of
-// the HTTP surfaces spell them ("digest_mismatch").
-func snakeCase(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if 'A' <= r && r <= 'Z' {
-			b.WriteByte('_')
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
