@@ -202,7 +202,8 @@ func httpDo(t *testing.T, d descriptor, body []byte, hdr map[string]string) (int
 func TestFilesEndToEnd(t *testing.T) {
 	parallel(t)
 	st := newLocalStore(t)
-	base, _ := startTestServer(t, Options{Backend: st, Auth: Auth{Keys: []string{HashKey("secret-a") + " alice", HashKey("secret-b") + " bob"}}})
+	base, _ := startTestServer(t, Options{Backend: st, Auth: Auth{Keys: []string{HashKey("secret-a") + " alice", HashKey("secret-b") + " bob",
+		HashKey("secret-ro") + " alice scopes=read"}}})
 	for _, modern := range []bool{false, true} {
 		era := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[modern]
 		t.Run(era, func(t *testing.T) {
@@ -220,6 +221,14 @@ func TestFilesEndToEnd(t *testing.T) {
 				if len(res.Content) != 2 || res.Content[1].Type != "resource_link" {
 					t.Fatalf("upload_file's output without files: %+v", res.Content)
 				}
+			})
+			t.Run("read scope", func(t *testing.T) {
+				ro := newFilesClient(t, base, "secret-ro", modern, `{"files":{}}`)
+				a := ro.call("files/authorizeUpload", map[string]any{"mimeType": "text/plain"})
+				if a.Error == nil || a.Error.Code != -32000 || !strings.Contains(a.Error.Message, "Forbidden") {
+					t.Fatalf("a read-only key's authorizeUpload: %s %+v", a.Result, a.Error)
+				}
+				ro.refused("files/getUpload", map[string]any{"uploadId": "NONE"}, -32602, "uploadNotFound") // read is enough
 			})
 			t.Run("schemas", func(t *testing.T) {
 				alice := alice.with(t)
