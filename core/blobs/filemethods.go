@@ -233,6 +233,9 @@ func (a *App) completeUpload(c *mcp.Call) (any, error) {
 	case digest != "" && digest != f.Stored.SHA256:
 		reason = "digestMismatch"
 	}
+	if reason != "" && f.State == files.Completed { // verified once: a wrong claim now changes nothing
+		return nil, invalidFile(reason, "the completed file's bytes do not match the size or digest given")
+	}
 	f, err = a.files.Update(c.Context(), c.Principal(), f.ID, func(f *files.File) error {
 		if reason != "" {
 			f.State, f.Reason = files.Failed, reason

@@ -210,7 +210,7 @@ func TestFilesEndToEnd(t *testing.T) {
 			alice := newFilesClient(t, base, "secret-a", modern, `{"files":{}}`)
 			bob := newFilesClient(t, base, "secret-b", modern, `{"files":{}}`)
 			t.Run("upstream", func(t *testing.T) { filesUpstream(t, alice.with(t), bob.with(t), st, era) })
-			t.Run("fork", func(t *testing.T) { filesFork(t, alice.with(t), era) })
+			t.Run("fork", func(t *testing.T) { filesFork(t, alice.with(t), st, era) })
 			t.Run("no capability", func(t *testing.T) {
 				none := newFilesClient(t, base, "secret-a", modern, `{}`)
 				for _, m := range []string{"files/authorizeUpload", "files/prepareUpload", "files/getDownload"} {
@@ -336,7 +336,7 @@ func filesDigestMismatch(t *testing.T, alice *filesClient, st storage.Backend, d
 	alice.ok("files/authorizeDownload", map[string]any{"uri": up.File.URI}, &down)
 }
 
-func filesFork(t *testing.T, alice *filesClient, era string) {
+func filesFork(t *testing.T, alice *filesClient, st storage.Backend, era string) {
 	data := bytes.Repeat([]byte("the fork's methods, "+era+"\n"), 300)
 	prep := map[string]any{"name": "fork.txt", "mimeType": "text/plain", "size": len(data), "digest": wireDigest(data), "idempotencyKey": "k-" + era}
 	var p1, p2 fileAnswer
@@ -368,6 +368,12 @@ func filesFork(t *testing.T, alice *filesClient, era string) {
 		t.Fatalf("getDownload range: %d %q %+v", code, b, d.Download)
 	}
 	alice.refused("files/getDownload", map[string]any{"uri": p1.File.URI, "range": map[string]any{"start": len(data)}}, -32602, "invalidRange")
+	// A completed file stays: a later wrong claim is refused and changes nothing.
+	alice.refused("files/completeUpload", map[string]any{"uploadId": p1.UploadID, "size": len(data), "digest": wireDigest([]byte("x"))}, -32602, "digestMismatch")
+	alice.ok("files/getUpload", map[string]any{"uploadId": p1.UploadID}, &g)
+	if g.Status != "completed" || len(storedWith(t, st, p1.UploadID)) != 1 {
+		t.Fatalf("a completed file after a wrong completeUpload: %+v", g)
+	}
 	alice.refused("files/getUpload", map[string]any{"uploadId": "NOSUCHUPLOAD"}, -32602, "uploadNotFound")
 
 	// No digest pinned: completeUpload's digest is checked against the bytes.
