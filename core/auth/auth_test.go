@@ -171,3 +171,16 @@ func TestStillValid(t *testing.T) {
 		t.Error("an OAuth token or the open endpoint got a revocation check")
 	}
 }
+
+// TestMCPScopeFiles: the SEP-2631 methods that create or change files need
+// write, those that read them read, like the blob tools.
+func TestMCPScopeFiles(t *testing.T) {
+	for method, want := range map[string]string{
+		"files/authorizeUpload": ScopeWrite, "files/prepareUpload": ScopeWrite, "files/completeUpload": ScopeWrite,
+		"files/authorizeDownload": ScopeRead, "files/getDownload": ScopeRead, "files/getUpload": ScopeRead,
+	} {
+		if got := MCPScope(method, false); got != want {
+			t.Errorf("MCPScope(%s) = %q; want %q", method, got, want)
+		}
+	}
+}

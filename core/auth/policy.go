@@ -15,6 +15,10 @@ func MCPScope(method string, readOnly bool) string {
 	case "resources/list", "resources/read", "resources/templates/list", "resources/subscribe",
 		"resources/unsubscribe", "resources/stream", "subscriptions/listen", "completion/complete":
 		return ScopeRead
+	case "files/authorizeUpload", "files/prepareUpload", "files/completeUpload":
+		return ScopeWrite
+	case "files/authorizeDownload", "files/getDownload", "files/getUpload":
+		return ScopeRead
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/files"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -72,6 +73,10 @@ type Options struct {
 	// Tenancy says which part of the store each caller sees (a namespace
 	// per principal, or the whole store). The zero value shares it.
 	Tenancy tenancy.Policy
+	// FileURIs says the mcp.Server opens SEP-2631 file URIs with
+	// App.OpenFileURI (mcp.Options.OpenFileURI): the file inputs then
+	// list "upload" in their transferModes.
+	FileURIs bool
 }
 
 // App is the blob application. Create it with New and Register it on a
@@ -83,6 +88,13 @@ type App struct {
 	log     *slog.Logger
 	hub     *mcp.Hub
 	uploads waiters
+	// files keeps SEP-2631 file records; fileServer names this server in
+	// their URIs.
+	files      *files.Store
+	fileServer string
+	fileModes  []string // transferModes of the file inputs (set by Register)
+	// claims is the server's claims rate, which each file record charges.
+	claims interface{ Allow(principal string) error }
 }
 
 // New returns the App for opts.
@@ -108,7 +120,8 @@ func New(opts Options) (*App, error) {
 	setDefault(&opts.MaxFileBytes, DefaultMaxFileBytes)
 	setDefault(&opts.UploadTTL, DefaultUploadTTL)
 	setDefault(&opts.WaitTimeout, DefaultWaitTimeout)
-	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{}}, nil
+	return &App{opts: opts, backend: opts.Backend, keyring: opts.Keyring, log: opts.Logger, hub: &mcp.Hub{},
+		files: fileStore(opts.Backend), fileServer: fileServer(opts.PublicURL)}, nil
 }
 
 func setDefault[T int | int64 | time.Duration](v *T, def T) {
@@ -122,12 +135,18 @@ func setDefault[T int | int64 | time.Duration](v *T, def T) {
 // maxSize, Options.MaxFileBytes, above the server's MaxFileBytes).
 func (a *App) Register(s *mcp.Server) error {
 	a.hub = s.Hub()
+	a.claims = s.Claims()
+	a.fileModes = []string{"inline"}
+	if a.opts.FileURIs {
+		a.fileModes = append(a.fileModes, "upload")
+	}
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: URITemplate, Name: "blob", Title: "Stored blob",
 		Description: "A blob in the store, by key", Streamable: true},
 		mcp.ResourceHandler{Read: a.read, List: a.list, Stream: a.stream, Complete: a.complete})
 	if err := a.registerTools(s); err != nil {
 		return err
 	}
+	a.registerFiles(s)
 	return a.registerUploads(s)
 }
 

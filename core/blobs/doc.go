@@ -15,6 +15,11 @@
 // round of one call names the same upload until it is stored or expires.
 // Every upload goes through storage/ingest, the one ingest path.
 //
+// SEP-2631 file objects (docs/files.md) sit on core/files: the files/*
+// methods of both method sets (filemethods.go), the upload endpoint's
+// check of a file's bytes against its pins ([App.FileUploaded]), and the
+// opener of mcp-file URIs given as x-mcp-file values ([App.OpenFileURI]).
+//
 // The tools' schemas are data (schemas/*.json, embedded). Changes are
 // published on the server's Hub. Upload endpoints are served by
 // core/server, which reports progress and completion to the App so a

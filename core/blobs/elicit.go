@@ -2,10 +2,12 @@ package blobs
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/files"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -110,9 +112,16 @@ func uploadProgress(c *mcp.Call, id string, n, total int64) {
 	c.Progress(float64(n), float64(total), "uploading")
 }
 
-// finishForm stores the data URI of a form-mode answer.
+// finishForm stores the data URI (or the mcp-file URI's file) of a
+// form-mode answer.
 func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.ToolResult, error) {
-	f, err := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize})
+	if res := a.sameFile(st, ans); res != nil {
+		return res, nil
+	}
+	f, err := ans.File("file", mcp.FileSpec{Accept: st.Accept, MaxSize: st.MaxSize, TransferModes: a.fileModes})
+	if fe := (*mcp.FileError)(nil); c.Modern() && errors.As(err, &fe) && fe.Reason == fileNotUploaded {
+		return nil, a.awaitFile(c, st, ans)
+	}
 	if err != nil {
 		return nil, err // a *mcp.FileError names the field
 	}
@@ -132,7 +141,7 @@ func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.To
 	if res != nil || err != nil {
 		return res, err
 	}
-	return blobResult(info), nil
+	return a.storedResult(c, info)
 }
 
 // finishBinary verifies a binary-mode answer against storage: the uploadId
@@ -257,6 +266,7 @@ func (a *App) UploadProgress(uploadID string, n, total int64) {
 
 // UploadDone reports the objects committed for uploadID and announces them.
 func (a *App) UploadDone(uploadID string, infos []storage.Info) {
+	a.filesDone(infos)
 	for _, info := range infos {
 		a.Changed(info.Key)
 	}
@@ -266,4 +276,40 @@ func (a *App) UploadDone(uploadID string, infos []storage.Info) {
 		default:
 		}
 	}
+}
+
+// answerFileURI is the mcp-file URI a form answer gives as its file; "" for
+// anything else.
+func answerFileURI(ans *mcp.Answer) string {
+	var r struct {
+		Content struct {
+			File string `json:"file"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(ans.Result, &r) != nil || !files.IsURI(r.Content.File) {
+		return ""
+	}
+	return r.Content.File
+}
+
+// awaitFile answers a 2026-07-28 form answer that names a file whose bytes
+// have not arrived: the same question again, with the file's URI in the
+// signed requestState, so the client finishes that upload and retries
+// with it; no round starts another file.
+func (a *App) awaitFile(c *mcp.Call, st *uploadState, ans *mcp.Answer) error {
+	st.File = answerFileURI(ans)
+	data, _ := json.Marshal(st)
+	c.SetState(data)
+	req := a.elicitation(c, st)
+	req.Params["message"] = "Waiting for the file's upload to complete (" + st.File + "); answer again with it once it is uploaded. " + st.Message
+	return c.AskAgain(map[string]mcp.InputRequest{"upload": req})
+}
+
+// sameFile refuses a round that names another file than the one its state
+// waits for.
+func (a *App) sameFile(st *uploadState, ans *mcp.Answer) *mcp.ToolResult {
+	if st.File == "" || answerFileURI(ans) == st.File {
+		return nil
+	}
+	return mcp.ToolError("Field %q: this call waits for the upload of %s; answer with that file", "file", st.File)
 }

@@ -19,6 +19,9 @@ type UploadTokenData struct {
 	Field    string `json:"field,omitempty"`    // the elicitation field
 	Mode     string `json:"mode,omitempty"`     // "binary" or "url"
 	Multiple bool   `json:"multiple,omitempty"` // several file parts allowed
+	// File is the SEP-2631 file (core/files) whose bytes the upload brings
+	// (Mode "file"): the endpoint hands them to App.FileUploaded.
+	File string `json:"file,omitempty"`
 }
 
 // uploadState is request_upload's progress, kept across rounds (in the
@@ -35,6 +38,9 @@ type uploadState struct {
 	Message string   `json:"msg,omitempty"`
 	Token   string   `json:"tok,omitempty"`
 	Expired string   `json:"old,omitempty"`
+	// File is the mcp-file URI a form answer named before its bytes
+	// arrived (2026-07-28): every later round waits for that file.
+	File string `json:"file,omitempty"`
 }
 
 // elicitModes reads the client's elicitation capability.
@@ -164,7 +170,7 @@ func (a *App) elicitation(c *mcp.Call, st *uploadState) mcp.InputRequest {
 	req := mcp.InputRequest{Method: "elicitation/create", Capability: "elicitation"}
 	switch st.Mode {
 	case "form":
-		spec := mcp.Object{"maxSize": st.MaxSize}
+		spec := mcp.Object{"maxSize": st.MaxSize, "transferModes": a.fileModes}
 		if len(st.Accept) > 0 {
 			spec["accept"] = st.Accept
 		}

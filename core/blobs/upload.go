@@ -18,7 +18,7 @@ import (
 func UploadPrefix(uploadID string) string { return "uploads/" + uploadID + "/" }
 
 func (a *App) uploadSpec() mcp.FileSpec {
-	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes}
+	return mcp.FileSpec{Accept: a.opts.UploadAccept, MaxSize: a.opts.MaxFileBytes, TransferModes: a.fileModes}
 }
 
 func (a *App) registerUploads(s *mcp.Server) error {
@@ -117,7 +117,7 @@ func (a *App) uploadFile(c *mcp.Call, in uploadArgs) (*mcp.ToolResult, error) {
 	if res != nil || err != nil {
 		return res, err
 	}
-	return blobResult(info), nil
+	return a.storedResult(c, info)
 }
 
 func orDefault(s, def string) string {
@@ -191,6 +191,9 @@ func withFileSpec(schema []byte, prop string, spec mcp.FileSpec) []byte {
 	d := map[string]any{"maxSize": spec.MaxSize}
 	if len(spec.Accept) > 0 {
 		d["accept"] = spec.Accept
+	}
+	if len(spec.TransferModes) > 0 {
+		d["transferModes"] = spec.TransferModes
 	}
 	p["x-mcp-file"] = d
 	out, err := json.Marshal(s)

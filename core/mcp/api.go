@@ -18,11 +18,12 @@ import (
 type Object = map[string]any
 
 // FileSpec is an x-mcp-file descriptor: the accepted media types (type/*
-// wildcards allowed) and the largest file in bytes (0: the server's
-// MaxFileBytes).
+// wildcards allowed), the largest file in bytes (0: the server's
+// MaxFileBytes) and SEP-2631's transferModes (none: both).
 type FileSpec struct {
-	Accept  []string `json:"accept,omitempty"`
-	MaxSize int64    `json:"maxSize,omitempty"`
+	Accept        []string `json:"accept,omitempty"`
+	MaxSize       int64    `json:"maxSize,omitempty"`
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Sink takes a file input's bytes as they are decoded (see [Tool].FileSink).
@@ -402,4 +403,14 @@ type staticResource struct {
 type template struct {
 	ResourceTemplate
 	ResourceHandler
+}
+
+// AddMethod serves a request method of the application's own (SEP-2631's
+// files/*) in both eras, before serving: h reads [Call.Param] and returns
+// the result, or an error (an *[Error] as it is, any other -32603).
+func (s *Server) AddMethod(name string, h func(c *Call) (any, error)) {
+	if s.methods[name] != nil {
+		panic("mcp: AddMethod: " + name + " is served already")
+	}
+	s.methods[name] = &method{legacy: true, modern: true, run: h}
 }

@@ -124,7 +124,7 @@ func (c *Call) File(name string) (*File, error) {
 			spec = s
 		}
 	}
-	return fileValue(c.files, "/params/arguments/"+scan.PathElem(name), name, c.args[name], spec, false)
+	return fileValue(c, c.files, "/params/arguments/"+scan.PathElem(name), name, c.args[name], spec, false)
 }
 
 func (c *Call) send(msg []byte) {

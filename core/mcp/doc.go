@@ -5,7 +5,7 @@
 //
 // A program builds a [Server] with [NewServer], registers what it offers —
 // [Server.AddTool], [Server.AddResource], [Server.AddResourceTemplate],
-// [Server.AddPrompt]; [AddTypedTool] decodes a tool's arguments into a struct
+// [Server.AddPrompt], [Server.AddMethod]; [AddTypedTool] decodes a tool's arguments into a struct
 // checked against its schema — and hands HTTP requests to [Server.ServeMCP]
 // (package mcphttp does so on net/http, core/server over fasthttp). Two things are first-class for any
 // registered tool or resource:
@@ -15,7 +15,8 @@
 //     (package scan; a refusal is a [FileError]), with maxSize and accept enforced as bytes arrive and
 //     memory flat whatever its size; a [FileSink] may choose where the
 //     bytes go before they arrive, else they are spooled. File fields of a
-//     form elicitation ([Elicit]) are handled the same way in both eras;
+//     form elicitation ([Elicit]) are handled the same way in both eras,
+//     and so are SEP-2631 file URIs ([Options.OpenFileURI]);
 //   - streamed resource contents: a [ResourceHandler] may answer
 //     resources/read with a Body of known size, written base64-in-JSON with
 //     an exact Content-Length and flat memory, and resources/stream

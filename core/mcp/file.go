@@ -66,6 +66,9 @@ type FileError struct {
 	bare  bool // Reason follows the name ("is required")
 }
 
+// Problem is Reason, what an [Options].OpenFileURI refusal says.
+func (e *FileError) Problem() string { return e.Reason }
+
 func (e *FileError) Error() string {
 	what := "Argument"
 	if e.field {
@@ -83,8 +86,13 @@ func (e *FileError) result() *ToolResult { return ToolError("%s", e.Error()) }
 // fileValue returns the file at path of fs (raw is its value in the
 // rebuilt message), checked against spec: a *FileError for a value the
 // client must fix, another error for a payload the server lost.
-func fileValue(fs *scan.Files, path, name string, raw json.RawMessage, spec scan.FileSpec, field bool) (*File, error) {
-	sf, _ := fs.Value(path, name, raw, spec)
+func fileValue(c *Call, fs *scan.Files, path, name string, raw json.RawMessage, spec scan.FileSpec, field bool) (*File, error) {
+	sf, isURI, err := c.fileURI(name, raw, spec) // SEP-2631
+	if err != nil {
+		return nil, err
+	} else if !isURI {
+		sf, _ = fs.Value(path, name, raw, spec)
+	}
 	if sf == nil {
 		reason := "is required"
 		if raw != nil && string(raw) != "null" {

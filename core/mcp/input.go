@@ -59,6 +59,7 @@ type Answer struct {
 	Result json.RawMessage
 	files  *scan.Files
 	path   string // JSON path of the answer's content object
+	call   *Call  // whose caller opens file URIs
 }
 
 // File returns the file field of an elicitation answer, decoded while it
@@ -73,7 +74,7 @@ func (a *Answer) File(field string, spec FileSpec) (*File, error) {
 	if json.Unmarshal(a.Result, &r) == nil {
 		content = r.Content
 	}
-	return fileValue(a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true)
+	return fileValue(a.call, a.files, a.path+scan.PathElem(field), field, content[field], scan.FileSpec(spec), true)
 }
 
 // InputError is an input request the client could not serve (a missing
@@ -120,7 +121,7 @@ func (c *Call) Input(reqs map[string]InputRequest) (map[string]*Answer, error) {
 			return nil, &InputError{fmt.Sprintf("%s failed: %v", r.Method, err)}
 		}
 		c.answers = append(c.answers, m.Files)
-		got[k] = &Answer{Result: m.Result, files: m.Files, path: "/result/content/"}
+		got[k] = &Answer{Result: m.Result, files: m.Files, path: "/result/content/", call: c}
 	}
 	return got, nil
 }
@@ -138,7 +139,7 @@ func (c *Call) modernInput(reqs map[string]InputRequest) (map[string]*Answer, er
 	missing := map[string]InputRequest{}
 	for k, r := range reqs {
 		if v, ok := responses[k]; ok {
-			got[k] = &Answer{Result: v, files: c.files, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
+			got[k] = &Answer{Result: v, files: c.files, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/", call: c}
 		} else {
 			missing[k] = r
 		}

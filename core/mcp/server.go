@@ -109,6 +109,9 @@ type Options struct {
 	// Limits bound the protocol state one principal and the node can make
 	// this server hold (package limits).
 	Limits limits.Limits
+	// OpenFileURI, when set, opens SEP-2631 mcp-file URIs given where
+	// x-mcp-file transferModes allow "upload", read as a [File].
+	OpenFileURI FileURIOpener
 }
 
 // Implementation is the serverInfo a [Server] announces (initialize,

@@ -112,7 +112,7 @@ func (c *Call) taskInput(reqs map[string]InputRequest) (map[string]*Answer, erro
 	}
 	got := map[string]*Answer{}
 	for k, v := range answers {
-		got[k] = &Answer{Result: v, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/"}
+		got[k] = &Answer{Result: v, path: "/params/inputResponses/" + scan.PathElem(k) + "/content/", call: c}
 	}
 	return got, nil
 }

@@ -249,10 +249,13 @@ func (s *Server) newMCP() error {
 		return s.gate.AuthorizeMCP(s.mcp, principal, scopes, method, name)
 	}
 	mo.LiveSessions = s.facts.LiveSessions()
+	if mo.OpenFileURI == nil { // SEP-2631 file URIs as x-mcp-file values
+		mo.OpenFileURI = func(u mcp.FileURI) (*mcp.FileSource, error) { return s.blobs.OpenFileURI(u) }
+	}
 	s.mcp = mcp.NewServer(mcp.Implementation{Name: cmp.Or(s.opts.Name, "mcpblob"), Version: s.opts.Version}, &mo)
 	bo := s.opts.Blobs
 	bo.Backend, bo.Keyring, bo.Logger, bo.PublicURL = s.opts.Backend, s.opts.Keyring, s.log, s.opts.PublicURL
-	bo.DownloadURL, bo.Tenancy = s.opts.DownloadURL, s.gate.Tenancy
+	bo.DownloadURL, bo.Tenancy, bo.FileURIs = s.opts.DownloadURL, s.gate.Tenancy, mo.OpenFileURI != nil
 	if bo.MaxFileBytes <= 0 {
 		bo.MaxFileBytes = mo.MaxFileBytes
 	}

@@ -5,9 +5,9 @@
 // and what they read:
 //
 //   - mcp's Call.HasCapability (tools' Requires, Call.Input's elicitation,
-//     sampling and roots): whether a top-level member is present and not
-//     null or false — kept for every member, as {} for an object and true
-//     for any other value;
+//     sampling and roots, core/blobs' files): whether a top-level member is
+//     present and not null or false — kept for every member, as {} for an
+//     object and true for any other value;
 //   - elicitation (core/blobs picks the upload mode): which of form, url
 //     and binary are present, and binary.maxFileSize;
 //   - resourceStreaming: maxStreamSize (a value that is no number keeps

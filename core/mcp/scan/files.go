@@ -17,6 +17,9 @@ import (
 type FileSpec struct {
 	Accept  []string `json:"accept,omitempty"`
 	MaxSize int64    `json:"maxSize,omitempty"`
+	// TransferModes are SEP-2631's: "inline" (a data URI), "upload" (a
+	// file URI, FileURIValue); none means either.
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Sink takes a file's decoded bytes straight away (a storage upload, say).
@@ -61,6 +64,7 @@ type File struct {
 	Err error
 
 	sink     Sink
+	body     io.ReadCloser // an opened file URI's bytes (FileURIValue)
 	spool    *os.File
 	raw      bool
 	inline   []byte
@@ -99,6 +103,8 @@ func (f *File) Reader() io.Reader {
 	switch {
 	case f.Err != nil:
 		return errReader{f.Err}
+	case f.body != nil:
+		return f.body
 	case f.spool != nil:
 		return f.spool
 	case f.inline != nil || (f.Problem == "" && f.sink == nil):
@@ -137,12 +143,15 @@ func (f *File) Release() {
 	if f.spool != nil {
 		_ = f.spool.Close()
 	}
+	if f.body != nil {
+		_ = f.body.Close()
+	}
 }
 
 // Reject marks the file rejected for why and frees its payload.
 func (f *File) Reject(why string) {
 	f.Release()
-	f.Problem, f.sink, f.spool, f.inline = why, nil, nil, nil
+	f.Problem, f.sink, f.spool, f.inline, f.body = why, nil, nil, nil, nil
 }
 
 // MediaType is the media type to store for the file: type/subtype, plus the
@@ -506,6 +515,14 @@ func inline(name string, spec FileSpec, v string) *File {
 // without its requestState). bad, when not "", says why there is no file
 // (absent, not a string), naming it.
 func (fs *Files) Value(path, name string, raw json.RawMessage, spec FileSpec) (f *File, bad string) {
+	f, bad = fs.value(path, name, raw, spec)
+	if f != nil && f.Problem == "" && !f.raw && !spec.AllowsInline() {
+		f.Reject(InlineRefused)
+	}
+	return f, bad
+}
+
+func (fs *Files) value(path, name string, raw json.RawMessage, spec FileSpec) (f *File, bad string) {
 	if f := fs.Get(path); f != nil {
 		if f.raw {
 			return &File{Name: name, Size: f.Size, Problem: schemeProblem(f.Head), raw: true, diverted: true}, ""

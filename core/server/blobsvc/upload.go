@@ -76,6 +76,11 @@ func (s *Server) serveUpload(ctx *fasthttp.RequestCtx) {
 	} else {
 		infos, uerr = up.multipart()
 	}
+	if uerr == nil && data.File != "" { // SEP-2631: a file's bytes against its pins, refused bytes deleted
+		if st, code, msg, err := s.blobs.CheckFileUpload(context.Background(), claims.Principal, data.File, infos); err != nil {
+			uerr = &uploadError{st, code, msg, err}
+		}
+	}
 	if uerr != nil {
 		s.facts.Release(onetime.Uploads, claims.Nonce, claims.Expires) // nothing was stored: the link may be retried
 		s.failUpload(ctx, claims.Nonce, uerr, up.body)
