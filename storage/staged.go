@@ -53,7 +53,9 @@ type Stager interface {
 	// BeginStaged, as Writer.Commit does: opts.Size (when > 0) must be
 	// their total, opts.IfNotExists holds, and sha256 (the caller's hex
 	// digest of the bytes, which it computed as they arrived) becomes
-	// Info.SHA256. After a failure the staged write is still there.
+	// Info.SHA256. After a failure the staged write is still there; after
+	// a success it is gone, and committing it again gives ErrStagedGone or
+	// (S3, which completes a completed upload again) the same object.
 	CommitStaged(ctx context.Context, id string, parts []StagedPart, opts CreateOptions, sha256 string) (Info, error)
 	// AbortStaged removes the staged write; a missing one is not an error.
 	AbortStaged(ctx context.Context, id string) error

@@ -82,6 +82,8 @@ func (s *Store) BeginStaged(ctx context.Context, key string, opts storage.Create
 	}
 	if fi, err := s.root.Lstat(key); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("localfs: begin staged %q: %w", key, s.keyConflict(key, syscall.EISDIR))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, s.keyConflict(key, err))
 	}
 	name := rand.Text()
 	if err := s.root.MkdirAll(stagedDir, dirMode); err != nil {

@@ -511,7 +511,7 @@ func (w *writer) completeRecorded(ctx context.Context, sha string, cond minio.Pu
 		return "", err
 	}
 	s.tagSHA256(finishCtx, w.key, w.token, sha)
-	if previous != "" {
+	if previous != "" && previous != w.token { // the same token: a staged write completed again
 		s.removeRecord(finishCtx, previous)
 	}
 	return etag, nil
