@@ -10,6 +10,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,11 +164,13 @@ var stores = []struct {
 // TestBytesWrittenPerByte: a multi-chunk upload writes each byte to the
 // store once (its part; the records add their small state), so bytes
 // written per byte uploaded stay <= 1.05 with no second copy at
-// completion; the object is byte-identical; the heap grows by about one
-// segment buffer, whatever the upload's size. On the local store, whose
+// completion; the object is byte-identical; the heap grows by a few
+// segment buffers (pooled; the race detector's pool drops some), below
+// the upload's size. On the local store, whose
 // part minimum is one byte, chunks of any size keep the ratio; on S3
 // chunks of the part size (8 MiB, as P11 sends) do.
 func TestBytesWrittenPerByte(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20)) // garbage is not what is measured
 	for _, st := range stores {
 		chunks := []int{8 << 20}
 		if st.name == "localfs" {
@@ -178,7 +181,7 @@ func TestBytesWrittenPerByte(t *testing.T) {
 				b := st.open(t)
 				c := countStore(b)
 				h := storeHandler(c)
-				data := randomBytes(40<<20+777, 1)
+				data := randomBytes(72<<20+777, 1)
 				id := createOn(t, h, len(data), "big/object")
 				peak := storagetest.WatchPeak(time.Millisecond, storagetest.HeapInuse)
 				for off := 0; off < len(data); off += chunk {
@@ -190,8 +193,12 @@ func TestBytesWrittenPerByte(t *testing.T) {
 				if ratio > 1.05 {
 					t.Errorf("%.4f bytes written to the store per byte uploaded, want <= 1.05", ratio)
 				}
-				if grew > 32<<20 {
-					t.Errorf("heap grew %d MiB during the upload, want <= 32 MiB", grew>>20)
+				bound := int64(48 << 20) // below the upload: its bytes are not held
+				if raceEnabled {
+					bound = 64 << 20 // its sync.Pool drops buffers at random: more garbage between collections
+				}
+				if grew > bound {
+					t.Errorf("heap grew %d MiB during the upload of %d MiB, want <= %d MiB", grew>>20, len(data)>>20, bound>>20)
 				}
 				wantObject(t, b, "big/object", data)
 			})

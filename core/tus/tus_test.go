@@ -78,7 +78,7 @@ func (f *fixture) complete(ctx context.Context, u *Upload, data Data) (string, *
 // handler is another node on the same records.
 func (f *fixture) handler(seg int) *Handler {
 	cfg := Config{Records: f.rec, Base: "/v1/tus/", MaxSize: 1 << 20, SegmentSize: seg,
-		Now: func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now },
+		Now:      func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now },
 		Complete: f.complete}
 	if f.st != nil {
 		cfg.Stager = f.st
