@@ -82,24 +82,42 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 			return refuse(http.StatusRequestEntityTooLarge, "too_large", "the body runs past the upload's length or Tus-Max-Size")
 		}
 		ended := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
-		cut := rerr != nil && !ended
-		if err := a.flush(a.n == len(a.buf) || ended || cut && a.sum == nil); err != nil {
+		// A body that ends before its Content-Length was cut, too.
+		cut := rerr != nil && !ended || ended && a.expect >= 0 && a.got < a.expect
+		if err := a.flush(a.n == len(a.buf) || ended && !cut || cut && a.sum == nil); err != nil {
 			return err
 		}
 		switch {
 		case cut:
-			if a.sum == nil {
-				if err := a.commit(); err != nil {
-					return err
-				}
-			}
-			a.discard()
-			return &Error{Status: http.StatusBadRequest, Code: "bad_request",
-				Message: "reading the body failed; the bytes before are kept, HEAD the upload to resume", Err: rerr}
+			return a.cut(rerr)
 		case ended:
 			return a.verify()
 		}
 	}
+}
+
+// cut ends a request whose body was cut short: what arrived is kept,
+// unless a checksum was to cover it. A body cut by a read timeout (the
+// surface's minimum rate) answers 408, as the other upload surfaces do;
+// another cut 400.
+func (a *appender) cut(rerr error) *Error {
+	if a.sum == nil {
+		if err := a.commit(); err != nil {
+			return err
+		}
+	}
+	a.discard()
+	kept := "the bytes before are kept"
+	if a.sum != nil {
+		kept = "nothing was appended (Upload-Checksum covers the whole body)"
+	}
+	var timeout interface{ Timeout() bool }
+	if errors.As(rerr, &timeout) && timeout.Timeout() {
+		return &Error{Status: http.StatusRequestTimeout, Code: "timeout",
+			Message: "the request body arrived slower than the minimum rate; " + kept + ", HEAD the upload to resume", Err: rerr}
+	}
+	return &Error{Status: http.StatusBadRequest, Code: "bad_request",
+		Message: "the body was cut short; " + kept + ", HEAD the upload to resume", Err: rerr}
 }
 
 // start resumes a staged upload's SHA-256 and loads u's last segment.

@@ -29,6 +29,7 @@ func TestStaged(t *testing.T) {
 		"CreationWithUpload": TestCreationWithUpload, "EmptyUpload": TestEmptyUpload, "Concatenation": TestConcatenation,
 		"SameOffsetRace": TestSameOffsetRace, "CompleteRefused": TestCompleteRefused, "Sweep": TestSweep,
 		"CommitAnswerLost": TestCommitAnswerLost, "CompleteFailsThenRetried": TestCompleteFailsThenRetried,
+		"CutAnswers": TestCutAnswers,
 	} {
 		t.Run(name, test)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -557,5 +558,44 @@ func TestCompleteFailsThenRetried(t *testing.T) {
 	wantStatus(t, "last PATCH", f.patch(f.h, id, 0, payload(100), nil), http.StatusInternalServerError)
 	if got := f.offset(t, id); got != 100 || !bytes.Equal(f.object("retry"), payload(100)) {
 		t.Fatalf("after the retrying HEAD: offset %d, object %d bytes", got, len(f.object("retry")))
+	}
+}
+
+// timeoutErr is a read deadline passing, as a surface's minimum rate
+// cuts a body.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string { return "i/o timeout" }
+func (timeoutErr) Timeout() bool { return true }
+
+// TestCutAnswers: a body cut by the rate rule (a read timeout) answers
+// 408 as the other upload surfaces do, keeping what arrived; a body that
+// ends before its Content-Length is a cut (400), not a checksum mismatch
+// (460), and with Upload-Checksum appends nothing.
+func TestCutAnswers(t *testing.T) {
+	f := newFixture(t, 64)
+	data := payload(300)
+	id := f.create(t, len(data), "cuts")
+	slow := io.MultiReader(bytes.NewReader(data[:30]), iotest.ErrReader(timeoutErr{}))
+	r := f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "0"}, slow, 100)
+	wantStatus(t, "PATCH cut by the rate rule", r, http.StatusRequestTimeout)
+	if got := f.offset(t, id); got != 30 {
+		t.Fatalf("offset after the slow PATCH = %d, want 30", got)
+	}
+	sum := sha256.Sum256(data[30:130])
+	r = f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "30",
+		"Upload-Checksum": "sha256 " + base64.StdEncoding.EncodeToString(sum[:])}, bytes.NewReader(data[30:90]), 100)
+	wantStatus(t, "short PATCH with a checksum", r, http.StatusBadRequest)
+	if got := f.offset(t, id); got != 30 {
+		t.Fatalf("offset after a short checksummed PATCH = %d, want 30", got)
+	}
+	r = f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "30"}, bytes.NewReader(data[30:90]), 100)
+	wantStatus(t, "short PATCH", r, http.StatusBadRequest)
+	if got := f.offset(t, id); got != 90 {
+		t.Fatalf("offset after a short PATCH = %d, want 90 (what arrived)", got)
+	}
+	wantStatus(t, "resume", f.patch(f.h, id, 90, data[90:], nil), http.StatusNoContent)
+	if !bytes.Equal(f.object("cuts"), data) {
+		t.Fatal("object differs")
 	}
 }
