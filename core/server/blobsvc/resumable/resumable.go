@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -251,8 +252,9 @@ func (s *Server) tusStorageError(key string, err error) *tus.Error {
 }
 
 // Sweep removes expired resumable uploads now, then again every
-// onetime.SweepEvery, until ctx ends; any number of nodes may sweep at once
-// (tus.Handler.Sweep).
+// onetime.SweepEvery, until ctx ends. On a store with claims one node
+// sweeps per round (sweepTurn); sweeping on many at once is safe too
+// (tus.Handler.Sweep), only wasted.
 func (s *Server) Sweep(ctx context.Context) {
 	if s.tus == nil {
 		return
@@ -260,10 +262,8 @@ func (s *Server) Sweep(ctx context.Context) {
 	t := time.NewTicker(onetime.SweepEvery)
 	defer t.Stop()
 	for {
-		if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("server: sweeping expired uploads failed", "err", err)
-		} else if n > 0 {
-			s.log.Debug("server: swept expired uploads", "removed", n)
+		if s.sweepTurn(ctx, time.Now()) {
+			s.sweepOnce(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -271,4 +271,37 @@ func (s *Server) Sweep(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+func (s *Server) sweepOnce(ctx context.Context) {
+	if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
+		s.log.Error("server: sweeping expired uploads failed", "err", err)
+	} else if n > 0 {
+		s.log.Debug("server: swept expired uploads", "removed", n)
+	}
+}
+
+// sweepSet is the claim set of the sweep rounds.
+const sweepSet = "tus-sweep"
+
+// sweepTurn reports whether this node sweeps the round of now (rounds of
+// onetime.SweepEvery): the node whose claim of the round lands first, on
+// a store with claims; every node otherwise, or when claiming fails (a
+// sweep on several nodes is safe). The winner removes the claims of
+// rounds past.
+func (s *Server) sweepTurn(ctx context.Context, now time.Time) bool {
+	c, ok := s.env.Backend.(storage.Claimer)
+	if !ok {
+		return true
+	}
+	round := now.Truncate(onetime.SweepEvery)
+	claim := storage.Claim{Set: sweepSet, Name: "round-" + strconv.FormatInt(round.Unix(), 10),
+		Expires: round.Add(2 * onetime.SweepEvery)}
+	switch err := c.Claim(ctx, claim); {
+	case errors.Is(err, storage.ErrExists):
+		return false
+	case err == nil:
+		_, _ = c.SweepClaims(ctx, sweepSet, now)
+	}
+	return true
 }
