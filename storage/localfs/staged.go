@@ -139,13 +139,15 @@ func (s *Store) putStaged(ctx context.Context, id string, number int, offset int
 	case fi.Size() < offset:
 		return storage.StagedPart{}, fmt.Errorf("staged file holds %d bytes, below the offset %d", fi.Size(), offset)
 	}
-	if err := f.Truncate(offset); err != nil {
-		return storage.StagedPart{}, err
+	if fi.Size() > offset {
+		if err := f.Truncate(offset); err != nil {
+			return storage.StagedPart{}, err
+		}
 	}
 	if _, err := f.WriteAt(data, offset); err != nil {
 		return storage.StagedPart{}, err
 	}
-	if err := f.Sync(); err != nil {
+	if err := syncData(f); err != nil {
 		return storage.StagedPart{}, err
 	}
 	return storage.StagedPart{Size: int64(len(data))}, nil
