@@ -228,9 +228,9 @@ func (a *appender) writePart(data []byte) (Segment, *Error) {
 // the rest of the body needs (by compare-and-swap of u) when none is left.
 func (a *appender) takePart() (int, *Error) {
 	if len(a.reserved) == 0 {
-		k := 1
-		if a.expect >= 0 {
-			k += int((a.expect - a.got) / int64(a.h.SegmentSize))
+		k := 1 // S3 takes 10,000 parts: take no more than the body fills
+		if seg := int64(a.h.SegmentSize); a.expect >= 0 {
+			k = max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
 		}
 		if err := a.take(k); err != nil {
 			return 0, err

@@ -184,10 +184,17 @@ func TestBytesWrittenPerByte(t *testing.T) {
 				data := randomBytes(72<<20+777, 1)
 				id := createOn(t, h, len(data), "big/object")
 				peak := storagetest.WatchPeak(time.Millisecond, storagetest.HeapInuse)
+				patches := 0
 				for off := 0; off < len(data); off += chunk {
 					wantStatus(t, "PATCH", patchOn(h, id, off, data[off:min(off+chunk, len(data))]), http.StatusNoContent)
+					patches++
 				}
 				grew := peak.Stop()
+				if u, err := h.load(context.Background(), id); err != nil {
+					t.Fatal(err)
+				} else if u.NextPart-1 != patches {
+					t.Errorf("%d part numbers taken by %d PATCHes: S3 has 10,000 to give", u.NextPart-1, patches)
+				}
 				ratio := float64(c.written.Load()) / float64(len(data))
 				t.Logf("%s, %d-byte chunks: %.4f bytes written per byte uploaded, heap +%d MiB", st.name, chunk, ratio, grew>>20)
 				if ratio > 1.05 {
