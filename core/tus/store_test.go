@@ -36,6 +36,9 @@ type counted struct {
 	storage.Stager
 	written  atomic.Int64
 	failPart atomic.Int64
+	// afterPart, when set, runs after each part is written, before the
+	// record names it.
+	afterPart func(n int)
 }
 
 func countStore(b storage.Backend) *counted {
@@ -50,6 +53,9 @@ func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMat
 func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, data []byte) (storage.StagedPart, error) {
 	c.written.Add(int64(len(data)))
 	p, err := c.Stager.PutStaged(ctx, id, n, off, data)
+	if err == nil && c.afterPart != nil {
+		c.afterPart(n)
+	}
 	if err == nil && c.failPart.Load() == int64(n) {
 		return storage.StagedPart{}, errors.New("node stopped")
 	}
