@@ -191,7 +191,10 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 	data := a.buf[:a.n]
 	st := a.h.Stager
 	if a.u.Staged != "" {
-		a.obj.Write(data[a.tail:])
+		// The SHA-256 runs beside the write (it reads what the write reads).
+		hashed := make(chan struct{})
+		go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
+		defer func() { <-hashed }()
 		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
 			a.head = append(a.head, data[a.tail:a.tail+n]...)
 		}
