@@ -3,6 +3,9 @@ package tus
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding"
 	"errors"
 	"hash"
 	"io"
@@ -15,13 +18,22 @@ import (
 // written (and durable) before the upload's record names it, and the
 // record is replaced by compare-and-swap, so a HEAD reports only durable
 // bytes and of two requests appending at one offset only the first to
-// commit does; the other gets 409 and its segments are deleted.
+// commit does; the other gets 409 and what it wrote is garbage (its
+// records are deleted; its parts are overwritten or aborted).
 //
 // A segment is at most SegmentSize bytes, held in one buffer: the memory
-// of a PATCH, whatever the upload's size. A short last segment (the end of
-// a small PATCH, or of a cut one) is read back by the next PATCH and
-// replaced by a segment holding it and the new bytes, as tusd's S3 store
-// merges an incomplete part into the next, so segments stay few.
+// of a PATCH, whatever the upload's size. A staged upload's segments are
+// parts of its staged write, written where the object will live; a short
+// last segment (the end of a small PATCH, or of a cut one, under the
+// store's part minimum) is a record, read back by the next PATCH and
+// replaced by a part holding it and the new bytes, as tusd's S3 store
+// merges an incomplete part into the next. An upload without a staged
+// write keeps every segment as a record, merged the same way.
+//
+// Part numbers are taken by compare-and-swap before the parts are written
+// (Upload.NextPart), so no two requests ever write one number: a request
+// that another replaced (a client that gave up on a stalled connection
+// and resumed) writes only numbers nobody will name.
 //
 // With a Content-Length and no Upload-Checksum each full segment is
 // committed as it is written. With Upload-Checksum, segments are committed
@@ -30,73 +42,110 @@ import (
 // when it runs past (413). A body cut short keeps what arrived, unless a
 // checksum was to cover it.
 type appender struct {
-	h     *Handler
-	u     *Upload
-	ctx   context.Context
-	sum   *Checksum
-	hash  hash.Hash
-	added int64 // bytes committed
-	hold  bool  // commit only once the body ended
+	h      *Handler
+	u      *Upload
+	ctx    context.Context
+	sum    *Checksum
+	hash   hash.Hash // of Upload-Checksum
+	obj    hash.Hash // SHA-256 of a staged upload's bytes, committed ones and pending
+	head   []byte    // Upload.Head with the pending bytes
+	added  int64     // bytes committed
+	hold   bool      // commit only once the body ended
+	expect int64     // the body's Content-Length, -1 when unknown
+	got    int64     // body bytes read
 
-	buf     []byte
-	n       int       // bytes in buf
-	tail    int       // of them, the merged last segment's
-	replace bool      // the next commit replaces u's last segment
-	pending []Segment // written, not yet committed (checksum)
-	staged  int64     // new bytes in pending
+	buf      []byte
+	n        int       // bytes in buf
+	tail     int       // of them, the merged last segment's
+	replace  bool      // the next commit replaces u's last segment
+	pending  []Segment // written, not yet committed (checksum)
+	staged   int64     // new bytes in pending
+	reserved []int     // part numbers taken and not yet written
 }
 
 func (a *appender) run(body io.Reader, limit int64) *Error {
 	b := getBuffer(a.h.SegmentSize)
 	defer putBuffer(b)
 	a.buf = *b
-	if err := a.mergeTail(); err != nil {
+	if err := a.start(); err != nil {
 		return err
 	}
 	r := io.LimitReader(body, limit+1)
-	var got int64
 	for {
 		k, rerr := io.ReadFull(r, a.buf[a.n:])
 		if a.hash != nil {
 			a.hash.Write(a.buf[a.n : a.n+k])
 		}
-		a.n, got = a.n+k, got+int64(k)
-		if got > limit {
+		a.n, a.got = a.n+k, a.got+int64(k)
+		if a.got > limit {
 			a.discard()
 			return refuse(http.StatusRequestEntityTooLarge, "too_large", "the body runs past the upload's length or Tus-Max-Size")
 		}
 		ended := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
-		cut := rerr != nil && !ended
-		if err := a.flush(a.n == len(a.buf) || ended || cut && a.sum == nil); err != nil {
+		// A body that ends before its Content-Length was cut, too.
+		cut := rerr != nil && !ended || ended && a.expect >= 0 && a.got < a.expect
+		if err := a.flush(a.n == len(a.buf) || ended && !cut || cut && a.sum == nil); err != nil {
 			return err
 		}
 		switch {
 		case cut:
-			if a.sum == nil {
-				if err := a.commit(); err != nil {
-					return err
-				}
-			}
-			a.discard()
-			return &Error{Status: http.StatusBadRequest, Code: "bad_request",
-				Message: "reading the body failed; the bytes before are kept, HEAD the upload to resume", Err: rerr}
+			return a.cut(rerr)
 		case ended:
 			return a.verify()
 		}
 	}
 }
 
-// mergeTail loads u's last segment into the buffer when it is short.
+// cut ends a request whose body was cut short: what arrived is kept,
+// unless a checksum was to cover it. A body cut by a read timeout (the
+// surface's minimum rate) answers 408, as the other upload surfaces do;
+// another cut 400.
+func (a *appender) cut(rerr error) *Error {
+	if a.sum == nil {
+		if err := a.commit(); err != nil {
+			return err
+		}
+	}
+	a.discard()
+	kept := "the bytes before are kept"
+	if a.sum != nil {
+		kept = "nothing was appended (Upload-Checksum covers the whole body)"
+	}
+	var timeout interface{ Timeout() bool }
+	if errors.As(rerr, &timeout) && timeout.Timeout() {
+		return &Error{Status: http.StatusRequestTimeout, Code: "timeout",
+			Message: "the request body arrived slower than the minimum rate; " + kept + ", HEAD the upload to resume", Err: rerr}
+	}
+	return &Error{Status: http.StatusBadRequest, Code: "bad_request",
+		Message: "the body was cut short; " + kept + ", HEAD the upload to resume", Err: rerr}
+}
+
+// start resumes a staged upload's SHA-256 and loads u's last segment.
+func (a *appender) start() *Error {
+	if a.u.Staged != "" {
+		a.obj = sha256.New()
+		if len(a.u.Hash) > 0 {
+			if err := a.obj.(encoding.BinaryUnmarshaler).UnmarshalBinary(a.u.Hash); err != nil {
+				return internal(err)
+			}
+		}
+		a.head = bytes.Clone(a.u.Head)
+	}
+	return a.mergeTail()
+}
+
+// mergeTail loads u's last segment into the buffer when it is a short
+// record.
 func (a *appender) mergeTail() *Error {
 	segs := a.u.Segments
-	if len(segs) == 0 || segs[len(segs)-1].Size >= int64(a.h.SegmentSize) {
+	if len(segs) == 0 || segs[len(segs)-1].Part != nil || segs[len(segs)-1].Size >= int64(a.h.SegmentSize) {
 		return nil
 	}
 	data, _, err := a.h.rec.GetRecord(a.ctx, segs[len(segs)-1].Name)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		// Another request replaced the segment since u was read: u is stale.
-		return refuse(http.StatusConflict, "offset_mismatch", "another request appended to the upload first; HEAD the upload and resume from its offset")
+		return overtaken()
 	case err != nil:
 		return internal(err)
 	}
@@ -105,17 +154,23 @@ func (a *appender) mergeTail() *Error {
 	return nil
 }
 
+func overtaken() *Error {
+	return refuse(http.StatusConflict, "offset_mismatch", "another request appended to the upload first; HEAD the upload and resume from its offset")
+}
+
 // flush writes the buffer's new bytes as a segment when now is set, and
-// commits it unless a checksum is pending.
+// commits it unless a checksum is pending. A complete staged upload whose
+// last segment is a record writes it as its last part (sealing).
 func (a *appender) flush(now bool) *Error {
 	fresh := int64(a.n - a.tail)
-	if !now || fresh == 0 {
+	sealing := a.tail > 0 && a.u.Staged != "" && a.completes(0)
+	if !now || fresh == 0 && !sealing {
 		return nil
 	}
-	seg := Segment{Name: a.h.segmentName(a.u.ID), Size: int64(a.n)}
-	if _, err := a.h.rec.PutRecord(a.ctx, seg.Name, a.buf[:a.n], ""); err != nil {
+	seg, err := a.write(fresh)
+	if err != nil {
 		a.discard()
-		return internal(err)
+		return err
 	}
 	a.pending, a.staged = append(a.pending, seg), a.staged+fresh
 	a.n, a.tail = 0, 0
@@ -123,6 +178,92 @@ func (a *appender) flush(now bool) *Error {
 		return nil
 	}
 	return a.commit()
+}
+
+// completes reports whether fresh more bytes than pending complete u.
+func (a *appender) completes(fresh int64) bool {
+	return a.u.Length >= 0 && a.u.Offset+a.staged+fresh == a.u.Length
+}
+
+// write stores the buffer as a segment: a part of the staged write, or a
+// record (no staged write, or too short for a part but the last).
+func (a *appender) write(fresh int64) (Segment, *Error) {
+	data := a.buf[:a.n]
+	st := a.h.Stager
+	if a.u.Staged != "" {
+		// The SHA-256 runs beside the write (it reads what the write reads).
+		hashed := make(chan struct{})
+		go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
+		defer func() { <-hashed }()
+		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
+			a.head = append(a.head, data[a.tail:a.tail+n]...)
+		}
+		if a.n >= st.StagedPartMin() || a.completes(fresh) {
+			return a.writePart(data)
+		}
+	}
+	seg := Segment{Name: a.h.segmentName(a.u.ID), Size: int64(a.n)}
+	if _, err := a.h.rec.PutRecord(a.ctx, seg.Name, data, ""); err != nil {
+		return Segment{}, internal(err)
+	}
+	return seg, nil
+}
+
+// writePart writes data as the next part, at the offset the parts before
+// it end.
+func (a *appender) writePart(data []byte) (Segment, *Error) {
+	num, err := a.takePart()
+	if err != nil {
+		return Segment{}, err
+	}
+	off := storage.StagedSize(stagedParts(a.u.Segments)) + storage.StagedSize(stagedParts(a.pending))
+	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, off, data)
+	switch {
+	case errors.Is(perr, storage.ErrPreconditionFailed):
+		return Segment{}, overtaken()
+	case perr != nil:
+		return Segment{}, internal(perr)
+	}
+	return Segment{Size: int64(len(data)), Part: &part}, nil
+}
+
+// takePart returns a part number this request took, taking as many as
+// the rest of the body needs (by compare-and-swap of u) when none is left.
+func (a *appender) takePart() (int, *Error) {
+	if len(a.reserved) == 0 {
+		k := 1 // S3 takes 10,000 parts: take no more than the body fills
+		if seg := int64(a.h.SegmentSize); a.expect >= 0 {
+			k = max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
+		}
+		if err := a.take(k); err != nil {
+			return 0, err
+		}
+	}
+	num := a.reserved[0]
+	a.reserved = a.reserved[1:]
+	return num, nil
+}
+
+// take takes k part numbers by compare-and-swap of u.
+func (a *appender) take(k int) *Error {
+	u := a.u
+	first, taker := max(u.NextPart, 1), u.Taker
+	u.NextPart, u.Taker = first+k, rand.Text()
+	if err := a.h.save(a.ctx, u); err != nil {
+		cur, lerr := a.h.load(a.ctx, u.ID)
+		if !errors.Is(err, storage.ErrPreconditionFailed) || lerr != nil || cur.Taker != u.Taker {
+			u.NextPart, u.Taker = first, taker
+			if errors.Is(err, storage.ErrPreconditionFailed) {
+				return overtaken()
+			}
+			return internal(err)
+		}
+		u.version = cur.version // landed; the answer was lost
+	}
+	for i := range k {
+		a.reserved = append(a.reserved, first+i)
+	}
+	return nil
 }
 
 // verify checks the checksum, if any, and commits what is pending.
@@ -134,30 +275,38 @@ func (a *appender) verify() *Error {
 	return a.commit()
 }
 
-// commit names the pending segments in u's record (compare-and-swap).
+// commit names the pending segments in u's record (compare-and-swap),
+// with a staged upload's SHA-256 state and first bytes.
 func (a *appender) commit() *Error {
 	if len(a.pending) == 0 {
 		return nil
 	}
 	u := a.u
-	old, oldOffset, oldExpires := u.Segments, u.Offset, u.Expires
-	base := old
+	old := *u
+	base := old.Segments
 	if a.replace {
-		base = old[:len(old)-1]
+		base = base[:len(base)-1]
 	}
 	u.Segments = append(base[:len(base):len(base)], a.pending...)
 	u.Offset += a.staged
 	u.Expires = a.h.Now().Add(a.h.TTL)
+	if a.obj != nil {
+		state, err := a.obj.(encoding.BinaryMarshaler).MarshalBinary()
+		if err != nil {
+			return internal(err)
+		}
+		u.Hash, u.Head = state, a.head
+	}
 	if err := a.h.save(a.ctx, u); err != nil && !a.landed(err) {
-		u.Segments, u.Offset, u.Expires = old, oldOffset, oldExpires
+		u.Segments, u.Offset, u.Expires, u.Hash, u.Head = old.Segments, old.Offset, old.Expires, old.Hash, old.Head
 		a.discard()
 		if errors.Is(err, storage.ErrPreconditionFailed) {
-			return refuse(http.StatusConflict, "offset_mismatch", "another request appended to the upload first; HEAD the upload and resume from its offset")
+			return overtaken()
 		}
 		return internal(err)
 	}
 	if a.replace {
-		_ = a.h.dropSegments(a.ctx, old[len(old)-1:])
+		_ = a.h.dropSegments(a.ctx, old.Segments[len(old.Segments)-1:])
 	}
 	a.added += a.staged
 	a.pending, a.staged, a.replace = nil, 0, false
@@ -174,14 +323,22 @@ func (a *appender) landed(err error) bool {
 		return false
 	}
 	cur, lerr := a.h.load(a.ctx, a.u.ID)
-	if lerr != nil || len(cur.Segments) == 0 || cur.Segments[len(cur.Segments)-1].Name != a.pending[len(a.pending)-1].Name {
+	if lerr != nil || len(cur.Segments) == 0 || !sameSegment(cur.Segments[len(cur.Segments)-1], a.pending[len(a.pending)-1]) {
 		return false
 	}
 	a.u.version = cur.version
 	return true
 }
 
-// discard deletes the segments written and not committed.
+func sameSegment(x, y Segment) bool {
+	if x.Part != nil || y.Part != nil {
+		return x.Part != nil && y.Part != nil && *x.Part == *y.Part
+	}
+	return x.Name == y.Name
+}
+
+// discard deletes the segment records written and not committed (parts
+// not named are garbage: overwritten by the next writer or aborted).
 func (a *appender) discard() {
 	_ = a.h.dropSegments(a.ctx, a.pending)
 	a.pending, a.staged = nil, 0

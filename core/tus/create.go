@@ -33,7 +33,11 @@ func (h *Handler) create(ctx context.Context, req Request, resp *Response) *Erro
 			return err
 		}
 	}
+	if err := h.begin(ctx, u); err != nil {
+		return err
+	}
 	if err := h.save(ctx, u); err != nil {
+		h.abortStaged(ctx, u)
 		return internal(err)
 	}
 	resp.set("Location", h.Base+u.ID)
@@ -131,4 +135,25 @@ func (h *Handler) createFinal(ctx context.Context, req Request, u *Upload, ids [
 	resp.set("Upload-Offset", strconv.FormatInt(u.Offset, 10))
 	resp.Status = http.StatusCreated
 	return nil
+}
+
+// begin starts u's staged write when the store has them and u names its
+// object (not a partial upload).
+func (h *Handler) begin(ctx context.Context, u *Upload) *Error {
+	if h.Stager == nil || h.Begin == nil || u.Partial {
+		return nil
+	}
+	id, err := h.Begin(context.WithoutCancel(ctx), u)
+	if err != nil {
+		return err
+	}
+	u.Staged = id
+	return nil
+}
+
+// abortStaged removes u's staged write, which no record names.
+func (h *Handler) abortStaged(ctx context.Context, u *Upload) {
+	if u.Staged != "" {
+		_ = h.Stager.AbortStaged(context.WithoutCancel(ctx), u.Staged)
+	}
 }

@@ -15,26 +15,43 @@
 // final upload naming someone else's upload 403 or an unfinished one 400.
 //
 // State (state.go): each upload is a storage record (storage.Recorder)
-// holding its offset, length, metadata, owner, expiry and the names of the
-// segment records that hold its bytes, in order. The record is replaced by
+// holding its offset, length, metadata, owner, expiry and the segments
+// that hold its bytes, in order. The record is replaced by
 // compare-and-swap only, so nodes sharing a store need nothing else to
 // agree: of two PATCHes at one offset, on one node or two, the first to
-// commit appends and the other gets 409 (append.go). A segment is written
-// (fsynced on the local store) before the record names it, so HEAD
-// reports only durable bytes; memory per PATCH is one segment buffer
-// (Config.SegmentSize), whatever the upload's size.
+// commit appends and the other gets 409 (append.go).
 //
-// Completion (finish.go): once every byte arrived, Config.Complete reads
-// the segments in order and stores the object through the surface's one
-// ingest path; only then is it visible. A final upload of a concatenation
-// is complete when created, from its partial uploads' segments. A
-// completion failing on the server's side keeps the upload for the next
-// HEAD or PATCH to finish.
+// Bytes (append.go): an upload that names its object when created is
+// staged (Config.Stager, storage.Stager): its bytes go where the object
+// will live, once (S3: the object's multipart upload; the local store:
+// one file, fsynced at each acknowledged chunk). Its segments are parts
+// of the staged write, and at most one last record: a tail shorter than
+// the store's part minimum (S3's 5 MiB), which the next PATCH reads back
+// and writes with its own bytes as one part. A request takes the part
+// numbers it writes by compare-and-swap first, so no two requests write
+// one part; a part is written (durable) before the record names it, so
+// HEAD reports only durable bytes, and a part no record names is garbage,
+// overwritten by the next writer or removed with the staged write. The
+// record also keeps the SHA-256 state of the bytes and their first
+// HeadLen bytes, so completion needs no pass over them. A partial upload
+// of a concatenation names no object: its segments are records, as are
+// every upload's on a store without staged writes. Memory
+// per PATCH is one segment buffer (Config.SegmentSize), whatever the
+// upload's size.
+//
+// Completion (finish.go): once every byte arrived, Config.Complete gets
+// the staged write to commit through the surface's one ingest path (its
+// checks, then storage.Stager.CommitStaged: the object's bytes are not
+// copied), or, for a final upload of a concatenation, a reader of the
+// partial uploads' records to store through it (concatenation costs one
+// copy). Only then is the object visible. A completion failing on the
+// server's side keeps the upload for the next HEAD or PATCH to finish.
 //
 // Expiry (sweep.go): an upload lives Config.TTL after its last change
 // (Upload-Expires). A request meeting an expired one answers 410 and
-// removes it; Handler.Sweep removes the others, on any number of nodes at
-// once, marking each expired by compare-and-swap before removing it.
+// removes it (its records and its staged write); Handler.Sweep removes
+// the others, on any number of nodes at once, marking each expired by
+// compare-and-swap before removing it.
 //
 // Parsers of client bytes (parse.go) have fuzz targets.
 package tus

@@ -43,10 +43,20 @@ type Config struct {
 	// Admit checks a new upload's metadata and length (the surface's
 	// naming and limits); a non-nil Error refuses the creation.
 	Admit func(u *Upload) *Error
+	// Stager holds the bytes of uploads that name their object when
+	// created, where the object will live (storage.Stager); nil keeps
+	// every upload's bytes in records. Its SegmentSize is at least the
+	// store's part minimum.
+	Stager storage.Stager
+	// Begin starts the staged write of a new upload's object (in the
+	// caller's view of the store) and returns its id, for Stager's other
+	// methods; a non-nil Error refuses the creation. Called when Stager
+	// is set, for an upload that is not a partial one of a concatenation.
+	Begin func(ctx context.Context, u *Upload) (string, *Error)
 	// Complete stores a complete upload's bytes (through storage/ingest)
 	// and returns what Upload.Result keeps (the stored key); a non-nil
 	// Error refuses the upload, which is then removed.
-	Complete func(ctx context.Context, u *Upload, data io.Reader) (string, *Error)
+	Complete func(ctx context.Context, u *Upload, data Data) (string, *Error)
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 }
@@ -72,6 +82,9 @@ func New(cfg Config) *Handler {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Stager != nil {
+		cfg.SegmentSize = max(cfg.SegmentSize, cfg.Stager.StagedPartMin())
 	}
 	return &Handler{Config: cfg, rec: cfg.Records, prefix: cfg.Prefix}
 }

@@ -86,7 +86,7 @@ func (h *Handler) write(ctx context.Context, u *Upload, req Request) *Error {
 		return refuse(http.StatusRequestEntityTooLarge, "too_large",
 			fmt.Sprintf("body of %d bytes is over the %d bytes the upload has left", req.ContentLength, limit))
 	}
-	a := &appender{h: h, u: u, ctx: context.WithoutCancel(ctx), hold: req.ContentLength < 0}
+	a := &appender{h: h, u: u, ctx: context.WithoutCancel(ctx), hold: req.ContentLength < 0, expect: req.ContentLength}
 	if c := req.Header("Upload-Checksum"); c != "" {
 		sum, err := ParseChecksum(c)
 		if err != nil {

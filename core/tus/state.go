@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 // Upload is the state of one upload, kept as a storage record (its info)
@@ -27,6 +29,21 @@ type Upload struct {
 	Done        bool      `json:"done,omitempty"`    // completed and stored
 	Expired     bool      `json:"expired,omitempty"` // being swept
 	Result      string    `json:"result,omitempty"`
+	// Staged is the staged write (storage.Stager) holding the bytes, ""
+	// for an upload kept in segment records (a partial upload of a
+	// concatenation, or a store without staged writes).
+	Staged string `json:"staged,omitempty"`
+	// NextPart is the next staged part number free to take; a request
+	// takes numbers by compare-and-swap before it writes them.
+	NextPart int `json:"nextPart,omitempty"`
+	// Taker is a random token of the request that last took part numbers,
+	// so that a write whose answer was lost knows it landed.
+	Taker string `json:"taker,omitempty"`
+	// Hash is the SHA-256 state of the durable bytes of a staged upload
+	// (encoding.BinaryMarshaler), and Head their first bytes (up to
+	// HeadLen), so completion needs no pass over the bytes.
+	Hash []byte `json:"hash,omitempty"`
+	Head []byte `json:"head,omitempty"`
 	// Rev counts writes, so every write's bytes differ (S3's version is
 	// the bytes' MD5).
 	Rev int64 `json:"rev"`
@@ -34,10 +51,28 @@ type Upload struct {
 	version string // of the record read
 }
 
-// Segment is a record holding bytes of the upload, in order.
+// Segment holds bytes of the upload, in order: a record (Name), or a
+// part of the upload's staged write (Part). A staged upload's segments are
+// parts, then at most one record: a tail shorter than the store's part
+// minimum, merged into the next part.
 type Segment struct {
-	Name string `json:"name"`
-	Size int64  `json:"size"`
+	Name string              `json:"name,omitempty"`
+	Size int64               `json:"size"`
+	Part *storage.StagedPart `json:"part,omitempty"`
+}
+
+// HeadLen is how many first bytes a staged upload keeps for sniffing.
+const HeadLen = 512
+
+// stagedParts returns the parts of segs.
+func stagedParts(segs []Segment) []storage.StagedPart {
+	var parts []storage.StagedPart
+	for _, s := range segs {
+		if s.Part != nil {
+			parts = append(parts, *s.Part)
+		}
+	}
+	return parts
 }
 
 // Final reports whether u is a final upload of a concatenation.
@@ -100,13 +135,22 @@ func (h *Handler) remove(ctx context.Context, u *Upload) error {
 	if err := h.dropSegments(ctx, segs); err != nil {
 		return err
 	}
+	if u.Staged != "" && !u.Done && h.Stager != nil {
+		if err := h.Stager.AbortStaged(ctx, u.Staged); err != nil {
+			return err
+		}
+	}
 	return h.rec.DeleteRecord(ctx, h.infoName(u.ID))
 }
 
+// dropSegments deletes the records of segs (parts go with their staged
+// write).
 func (h *Handler) dropSegments(ctx context.Context, segs []Segment) error {
 	var errs []error
 	for _, s := range segs {
-		errs = append(errs, h.rec.DeleteRecord(ctx, s.Name))
+		if s.Name != "" {
+			errs = append(errs, h.rec.DeleteRecord(ctx, s.Name))
+		}
 	}
 	return errors.Join(errs...)
 }

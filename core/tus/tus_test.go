@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -25,6 +26,7 @@ import (
 type fixture struct {
 	h      *Handler
 	rec    *storage.MemRecords
+	st     *storage.MemStager // nil: uploads kept in records
 	mu     sync.Mutex
 	stored map[string][]byte
 	now    time.Time
@@ -32,33 +34,64 @@ type fixture struct {
 	storeFails int
 }
 
+// fixtureStaged, when above 0, makes newFixture's uploads staged
+// (storage.MemStager) with that part minimum (TestStaged).
+var fixtureStaged int
+
 func newFixture(t *testing.T, seg int) *fixture {
 	f := &fixture{rec: &storage.MemRecords{}, stored: map[string][]byte{}, now: time.Unix(1_700_000_000, 0)}
+	if fixtureStaged > 0 {
+		f.st = &storage.MemStager{PartMin: fixtureStaged}
+	}
 	f.h = f.handler(seg)
 	return f
 }
 
+// complete is the fixture's Complete: it keeps what it stored, by key.
+func (f *fixture) complete(ctx context.Context, u *Upload, data Data) (string, *Error) {
+	b, head := []byte(nil), data.Head
+	if data.Reader != nil {
+		var err error
+		if b, err = io.ReadAll(data.Reader); err != nil {
+			return "", internal(err)
+		}
+		head = b
+	}
+	if bytes.Equal(head, []byte("refuse me")) {
+		return "", refuse(http.StatusUnsupportedMediaType, "not_accepted", "no")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.storeFails > 0 {
+		f.storeFails--
+		return "", internal(errors.New("store down"))
+	}
+	if data.Reader == nil {
+		if _, err := f.st.CommitStaged(ctx, data.Staged, data.Parts, storage.CreateOptions{Size: u.Length}, data.SHA256); err != nil {
+			return "", internal(err)
+		}
+		b, _ = f.st.Object(u.Metadata["key"])
+	}
+	f.stored[u.Metadata["key"]] = b
+	return u.Metadata["key"], nil
+}
+
 // handler is another node on the same records.
 func (f *fixture) handler(seg int) *Handler {
-	return New(Config{Records: f.rec, Base: "/v1/tus/", MaxSize: 1 << 20, SegmentSize: seg,
-		Now: func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now },
-		Complete: func(ctx context.Context, u *Upload, data io.Reader) (string, *Error) {
-			b, err := io.ReadAll(data)
+	cfg := Config{Records: f.rec, Base: "/v1/tus/", MaxSize: 1 << 20, SegmentSize: seg,
+		Now:      func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now },
+		Complete: f.complete}
+	if f.st != nil {
+		cfg.Stager = f.st
+		cfg.Begin = func(ctx context.Context, u *Upload) (string, *Error) {
+			id, err := f.st.BeginStaged(ctx, u.Metadata["key"], storage.CreateOptions{})
 			if err != nil {
 				return "", internal(err)
 			}
-			if bytes.Equal(b, []byte("refuse me")) {
-				return "", refuse(http.StatusUnsupportedMediaType, "not_accepted", "no")
-			}
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.storeFails > 0 {
-				f.storeFails--
-				return "", internal(errors.New("store down"))
-			}
-			f.stored[u.Metadata["key"]] = b
-			return u.Metadata["key"], nil
-		}})
+			return id, nil
+		}
+	}
+	return New(cfg)
 }
 
 func (f *fixture) advance(d time.Duration) { f.mu.Lock(); f.now = f.now.Add(d); f.mu.Unlock() }
@@ -172,6 +205,10 @@ func TestUploadInChunks(t *testing.T) {
 	u, err := f.h.load(context.Background(), id)
 	if err != nil || !u.Done || len(u.Segments) != 0 {
 		t.Fatalf("after completion: %+v, %v; want done without segments", u, err)
+	}
+	if f.st != nil && (f.st.Written() != int64(len(data)) || f.st.Staged() != 0) {
+		t.Fatalf("staged: %d bytes written as parts for %d uploaded, %d staged writes open; want each byte once, none open",
+			f.st.Written(), len(data), f.st.Staged())
 	}
 }
 
@@ -297,6 +334,9 @@ func TestTerminationAndExpiry(t *testing.T) {
 	if n := f.records(); n != 0 {
 		t.Fatalf("%d records left after expiry", n)
 	}
+	if f.st != nil && f.st.Staged() != 0 {
+		t.Fatalf("%d staged writes left after termination and expiry", f.st.Staged())
+	}
 }
 
 // records counts the records left (MemRecords by reflection-free probing:
@@ -417,7 +457,7 @@ func TestSameOffsetRace(t *testing.T) {
 			t.Fatalf("round %d: offset %d, want %d", round, got, start+100)
 		}
 		u, _ := f.h.load(context.Background(), id)
-		if n := f.records(); n != 1+len(u.Segments) {
+		if n := f.records(); n != 1+recordSegments(u) {
 			t.Fatalf("round %d: %d records for %d segments: the loser's segments are left", round, n, len(u.Segments))
 		}
 	}
@@ -458,13 +498,18 @@ func TestSweep(t *testing.T) {
 	live := f.create(t, 100, "live")
 	wantStatus(t, "PATCH", f.patch(f.h, live, 0, payload(70), nil), http.StatusNoContent)
 	before := f.records()
+	u, _ := f.h.load(context.Background(), old)
+	gone := 2 + recordSegments(u) // its info, its segment records and the orphan
 	f.advance(DefaultTTL/2 + time.Second)
 	n, err := f.handler(64).Sweep(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("Sweep = %d, %v; want 1", n, err)
 	}
-	if got := f.records(); got != before-4 {
-		t.Fatalf("%d records after the sweep, want %d (the old upload's info, 2 segments and the orphan gone)", got, before-4)
+	if got := f.records(); got != before-gone {
+		t.Fatalf("%d records after the sweep, want %d (the old upload's info, segments and the orphan gone)", got, before-gone)
+	}
+	if f.st != nil && f.st.Staged() != 1 {
+		t.Fatalf("%d staged writes after the sweep, want the live upload's only", f.st.Staged())
 	}
 	wantStatus(t, "HEAD of the swept upload", f.do(f.h, http.MethodHead, old, hdr{}, nil, 0), http.StatusNotFound)
 	if got := f.offset(t, live); got != 70 {
@@ -513,5 +558,44 @@ func TestCompleteFailsThenRetried(t *testing.T) {
 	wantStatus(t, "last PATCH", f.patch(f.h, id, 0, payload(100), nil), http.StatusInternalServerError)
 	if got := f.offset(t, id); got != 100 || !bytes.Equal(f.object("retry"), payload(100)) {
 		t.Fatalf("after the retrying HEAD: offset %d, object %d bytes", got, len(f.object("retry")))
+	}
+}
+
+// timeoutErr is a read deadline passing, as a surface's minimum rate
+// cuts a body.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string { return "i/o timeout" }
+func (timeoutErr) Timeout() bool { return true }
+
+// TestCutAnswers: a body cut by the rate rule (a read timeout) answers
+// 408 as the other upload surfaces do, keeping what arrived; a body that
+// ends before its Content-Length is a cut (400), not a checksum mismatch
+// (460), and with Upload-Checksum appends nothing.
+func TestCutAnswers(t *testing.T) {
+	f := newFixture(t, 64)
+	data := payload(300)
+	id := f.create(t, len(data), "cuts")
+	slow := io.MultiReader(bytes.NewReader(data[:30]), iotest.ErrReader(timeoutErr{}))
+	r := f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "0"}, slow, 100)
+	wantStatus(t, "PATCH cut by the rate rule", r, http.StatusRequestTimeout)
+	if got := f.offset(t, id); got != 30 {
+		t.Fatalf("offset after the slow PATCH = %d, want 30", got)
+	}
+	sum := sha256.Sum256(data[30:130])
+	r = f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "30",
+		"Upload-Checksum": "sha256 " + base64.StdEncoding.EncodeToString(sum[:])}, bytes.NewReader(data[30:90]), 100)
+	wantStatus(t, "short PATCH with a checksum", r, http.StatusBadRequest)
+	if got := f.offset(t, id); got != 30 {
+		t.Fatalf("offset after a short checksummed PATCH = %d, want 30", got)
+	}
+	r = f.do(f.h, http.MethodPatch, id, hdr{"Content-Type": patchType, "Upload-Offset": "30"}, bytes.NewReader(data[30:90]), 100)
+	wantStatus(t, "short PATCH", r, http.StatusBadRequest)
+	if got := f.offset(t, id); got != 90 {
+		t.Fatalf("offset after a short PATCH = %d, want 90 (what arrived)", got)
+	}
+	wantStatus(t, "resume", f.patch(f.h, id, 90, data[90:], nil), http.StatusNoContent)
+	if !bytes.Equal(f.object("cuts"), data) {
+		t.Fatal("object differs")
 	}
 }

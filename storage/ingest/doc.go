@@ -17,6 +17,12 @@
 //
 // [Store] runs the whole sequence on an io.Reader and aborts on any failure.
 //
+// [BeginStaged] and [CommitStaged] are the same checks for bytes that
+// arrive over many requests into a staged write (storage.Stager, as
+// resumable uploads write them): Begin's before the staged write starts,
+// Write's size limits and Close's content checks (from the kept first
+// bytes) before it is committed, which copies nothing.
+//
 // Invariants: nothing is visible under the key unless Commit succeeded;
 // every failure before Commit leaves the store as it was once Abort is
 // called (Abort is always safe, also after Commit); memory per upload is at

@@ -97,24 +97,34 @@ type Upload struct {
 // error (storage.ErrInvalidKey, storage.ErrTooLarge for a Size above
 // MaxSize, ...) wrapped.
 func Begin(ctx context.Context, be storage.Backend, spec Spec) (*Upload, error) {
+	u, opts, err := prepare(spec)
+	if err != nil {
+		return nil, err
+	}
+	w, err := be.Create(ctx, spec.Key, opts)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
+	}
+	u.w, u.aw, u.head = w, NewAsyncWriter(w), make([]byte, 0, SniffLen)
+	return u, nil
+}
+
+// prepare applies Begin's checks to spec, before anything is stored, and
+// returns the upload without its writer and the options to create it.
+func prepare(spec Spec) (*Upload, storage.CreateOptions, error) {
 	opts, err := storage.CreateOptions{MediaType: spec.MediaType, Filename: spec.Filename, Size: spec.Size,
 		MaxSize: spec.MaxSize, IfNotExists: spec.IfNotExists}.Normalize()
 	if err != nil {
-		return nil, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
+		return nil, opts, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
 	}
 	spec.MediaType = opts.MediaType
 	base, _, _ := strings.Cut(spec.MediaType, ";")
 	base = strings.TrimSpace(base)
 	ok, ext := acceptDeclared(spec.Accept, base, spec.Filename)
 	if !ok {
-		return nil, &Error{Err: ErrNotAccepted, Detail: acceptDetail(base, spec.Accept)}
+		return nil, opts, &Error{Err: ErrNotAccepted, Detail: acceptDetail(base, spec.Accept)}
 	}
-	w, err := be.Create(ctx, spec.Key, opts)
-	if err != nil {
-		return nil, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
-	}
-	return &Upload{spec: spec, base: base, ext: ext, w: w, aw: NewAsyncWriter(w), mediaType: spec.MediaType,
-		head: make([]byte, 0, SniffLen)}, nil
+	return &Upload{spec: spec, base: base, ext: ext, mediaType: spec.MediaType}, opts, nil
 }
 
 // admit counts k more bytes against MaxSize and Size; on a breach it makes

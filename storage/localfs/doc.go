@@ -103,4 +103,18 @@
 // most 64 sets) and remembers a set whose folder does not exist yet until
 // Claim creates it; this relies on the Store being the folder's only
 // writer.
+//
+// # Staged writes
+//
+// A staged write (storage.Stager, staged.go) is one file in
+// .mcpblob/staged/, which Open leaves alone (unlike .mcpblob/tmp/): it
+// outlives the process that began it. PutStaged cuts the file at the
+// part's offset (dropping a torn or unnamed tail), writes the part and
+// fsyncs it; parts of one file are written one at a time, and a part
+// numbered below one already written is refused (its writer was
+// replaced). CommitStaged cuts the file to the parts' total and publishes
+// it with the commit protocol above (sidecar, journal, rename), with the
+// caller's SHA-256: the bytes are not copied. A staged write that no
+// record names any more (its upload's state was lost) stays until removed
+// by hand.
 package localfs

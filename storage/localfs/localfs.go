@@ -75,6 +75,8 @@ type Store struct {
 	claimDirs claimDirs
 	// keyMu serialises commits and deletes of keys hashing to the same slot.
 	keyMu [slots]sync.Mutex
+	// staged serialises the writes of each staged file (see PutStaged).
+	staged stagedWriters
 }
 
 var _ storage.Backend = (*Store)(nil)

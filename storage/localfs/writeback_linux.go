@@ -26,3 +26,7 @@ func dropWritten(f *os.File, off, n int64) {
 	unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
 	unix.Fadvise(fd, off, n, unix.FADV_DONTNEED)
 }
+
+// syncData makes f's data durable, and its size, without its other
+// metadata (fdatasync).
+func syncData(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }

@@ -160,7 +160,7 @@ func (w *writer) Commit(ctx context.Context) (storage.Info, error) {
 		return storage.Info{}, w.err
 	}
 	defer w.discard()
-	info, err := w.commit(ctx)
+	info, err := w.commit(ctx, hex.EncodeToString(w.h.sum()))
 	if err != nil {
 		return storage.Info{}, fmt.Errorf("localfs: commit %q: %w", w.key, noSpace(err))
 	}
@@ -176,7 +176,9 @@ func noSpace(err error) error {
 	return err
 }
 
-func (w *writer) commit(ctx context.Context) (storage.Info, error) {
+// commit publishes the temporary file as the key's new version, whose
+// SHA-256 is sha (hex).
+func (w *writer) commit(ctx context.Context, sha string) (storage.Info, error) {
 	if err := errors.Join(ctx.Err(), w.ctx.Err()); err != nil {
 		return storage.Info{}, err
 	}
@@ -185,7 +187,7 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 	}
 	rec := &record{
 		Size:      w.n,
-		SHA256:    hex.EncodeToString(w.h.sum()),
+		SHA256:    sha,
 		MediaType: w.opts.MediaType,
 		Filename:  w.opts.Filename,
 	}

@@ -12,7 +12,8 @@ import (
 
 // Observer receives one call per operation: op is stat, get, put, delete,
 // list, presign, claim, claimed, release, sweep, record_get, record_put,
-// record_delete or record_list; outcome is ok, not_found, exists (also a conditional
+// record_delete, record_list, staged_begin, staged_put, staged_commit or
+// staged_abort; outcome is ok, not_found, exists (also a conditional
 // write that lost), error or, for a put given up by its caller (a
 // refused or failed upload), aborted. A put is observed when its write
 // commits or aborts, so its duration is the whole write.
@@ -246,4 +247,50 @@ func (w claimer) SweepClaims(ctx context.Context, set string, now time.Time) (in
 	n, err := w.c.SweepClaims(ctx, set, now)
 	observe(ctx, w.obs, "sweep", start, err)
 	return n, err
+}
+
+// Stager returns the wrapped backend's staged writes, observed (ops
+// staged_begin, staged_put, staged_commit, staged_abort), or nil when it
+// has none (storage.StagerOf finds it).
+func (w *backend) Stager() storage.Stager {
+	s := storage.StagerOf(w.b)
+	if s == nil {
+		return nil
+	}
+	return stager{s, w.obs}
+}
+
+type stager struct {
+	s   storage.Stager
+	obs Observer
+}
+
+func (w stager) BeginStaged(ctx context.Context, key string, opts storage.CreateOptions) (string, error) {
+	start := time.Now()
+	id, err := w.s.BeginStaged(ctx, key, opts)
+	observe(ctx, w.obs, "staged_begin", start, err)
+	return id, err
+}
+
+func (w stager) PutStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
+	start := time.Now()
+	p, err := w.s.PutStaged(ctx, id, number, offset, data)
+	observe(ctx, w.obs, "staged_put", start, err)
+	return p, err
+}
+
+func (w stager) StagedPartMin() int { return w.s.StagedPartMin() }
+
+func (w stager) CommitStaged(ctx context.Context, id string, parts []storage.StagedPart, opts storage.CreateOptions, sha string) (storage.Info, error) {
+	start := time.Now()
+	info, err := w.s.CommitStaged(ctx, id, parts, opts, sha)
+	observe(ctx, w.obs, "staged_commit", start, err)
+	return info, err
+}
+
+func (w stager) AbortStaged(ctx context.Context, id string) error {
+	start := time.Now()
+	err := w.s.AbortStaged(ctx, id)
+	observe(ctx, w.obs, "staged_abort", start, err)
+	return err
 }

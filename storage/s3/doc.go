@@ -143,4 +143,15 @@
 // clients use. PresignGet can override the response Content-Type and
 // Content-Disposition; PresignPut signs the Content-Type header when one is
 // given, so the uploader must send exactly that type.
+//
+// A staged write (storage.Stager, staged.go) is a multipart upload begun
+// as a Writer begins one (of the key with its SHA-256 record's token, or
+// with Options.StagedCommit of a staging key); its id names the token,
+// the upload and the key, so any Store on the bucket continues it.
+// PutStaged is UploadPart (CRC32C or signed as Writers' parts are);
+// CommitStaged completes the upload as Writer.Commit does, with the
+// caller's SHA-256, and a staged write of no parts becomes an empty
+// object by one PUT. Open's removal of stale uploads (Options.StaleAfter)
+// aborts a staged write only when none of its parts is younger than that
+// age: one a resumable upload still writes to stays, however old.
 package s3

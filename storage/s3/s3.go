@@ -68,7 +68,8 @@ type Options struct {
 	// CreateBucket creates the bucket at Open when it does not exist.
 	CreateBucket bool
 	// StaleAfter is the age after which Open removes staged objects,
-	// incomplete multipart uploads and SHA-256 records left by crashed
+	// incomplete multipart uploads (none of whose parts is younger: a
+	// staged write in use stays) and SHA-256 records left by crashed
 	// writers (records, also when their object is gone). Default 24h; a
 	// negative value disables the clean-up.
 	StaleAfter time.Duration
@@ -279,7 +280,7 @@ func (s *Store) removeStale(ctx context.Context, age time.Duration) {
 			s.log.Warn("s3: listing incomplete uploads failed", "bucket", s.bucket, "err", up.Err)
 			continue // drain the channel
 		}
-		if up.Initiated.Before(cutoff) {
+		if up.Initiated.Before(cutoff) && !s.partWrittenSince(ctx, up.Key, up.UploadID, cutoff) {
 			if err := s.core.AbortMultipartUpload(ctx, s.bucket, up.Key, up.UploadID); err != nil {
 				s.log.Warn("s3: aborting an incomplete upload failed", "bucket", s.bucket, "key", up.Key, "err", err)
 			} else {
@@ -290,6 +291,27 @@ func (s *Store) removeStale(ctx context.Context, age time.Duration) {
 	removed += s.removeStaleRecords(ctx, cutoff)
 	if removed > 0 {
 		s.log.Info("s3: removed stale uploads", "bucket", s.bucket, "count", removed, "olderThan", age)
+	}
+}
+
+// partWrittenSince reports whether a part of the upload was written after
+// cutoff: a staged write (storage.Stager) still in use lives on, whenever
+// it began. A failure to tell counts as yes.
+func (s *Store) partWrittenSince(ctx context.Context, key, upload string, cutoff time.Time) bool {
+	for marker := 0; ; {
+		res, err := s.core.ListObjectParts(ctx, s.bucket, key, upload, marker, 1000)
+		if err != nil {
+			return true
+		}
+		for _, p := range res.ObjectParts {
+			if p.LastModified.After(cutoff) {
+				return true
+			}
+		}
+		if !res.IsTruncated || res.NextPartNumberMarker <= marker {
+			return false
+		}
+		marker = res.NextPartNumberMarker
 	}
 }
 

@@ -436,6 +436,9 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 		}
 		// discard (deferred by Commit) deletes the staged object.
 	default:
+		if err := w.sendLastPart(ctx); err != nil {
+			return storage.Info{}, err
+		}
 		if etag, err = w.completeRecorded(ctx, sha, cond); err != nil {
 			return storage.Info{}, err
 		}
@@ -482,17 +485,14 @@ func (w *writer) complete(ctx context.Context, cond minio.PutObjectOptions) (eta
 	return up.ETag, false, nil
 }
 
-// completeRecorded records the SHA-256, completes the upload of the key,
-// tags the object for listings and removes the record of the object it
-// replaced. Once the upload is complete, the tags and the clean-up are
+// completeRecorded records the SHA-256, completes the upload of the key
+// (its parts all sent), tags the object for listings and removes the
+// record of the object it replaced. Once the upload is complete, the tags and the clean-up are
 // done even if ctx ends.
 func (w *writer) completeRecorded(ctx context.Context, sha string, cond minio.PutObjectOptions) (string, error) {
 	s := w.s
 	previous, err := s.uploadOf(ctx, w.key)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return "", err
-	}
-	if err := w.sendLastPart(ctx); err != nil {
 		return "", err
 	}
 	if err := s.putRecord(ctx, w.key, w.token, sha); err != nil {
@@ -511,7 +511,7 @@ func (w *writer) completeRecorded(ctx context.Context, sha string, cond minio.Pu
 		return "", err
 	}
 	s.tagSHA256(finishCtx, w.key, w.token, sha)
-	if previous != "" {
+	if previous != "" && previous != w.token { // the same token: a staged write completed again
 		s.removeRecord(finishCtx, previous)
 	}
 	return etag, nil

@@ -72,6 +72,7 @@ func (s Suite) Run(t *testing.T) {
 		{"ConcurrentClaims", s.testConcurrentClaims},
 		{"Records", s.testRecords},
 		{"ConcurrentRecords", s.testConcurrentRecords},
+		{"Staged", s.testStaged},
 		{"PathConflict", s.testPathConflict},
 		{"Filenames", s.testFilenames},
 	}

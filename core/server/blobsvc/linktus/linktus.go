@@ -162,8 +162,8 @@ func (s *Server) handler(tok string, c token.Claims) *tus.Handler {
 	}
 	return tus.New(tus.Config{Records: s.rec, Base: Path(tok), MaxSize: maxSize, TTL: ttl,
 		Admit: func(u *tus.Upload) *tus.Error { return s.admit(u, maxSize) },
-		Complete: func(ctx context.Context, u *tus.Upload, data io.Reader) (string, *tus.Error) {
-			return s.complete(ctx, c, u, data)
+		Complete: func(ctx context.Context, u *tus.Upload, data tus.Data) (string, *tus.Error) {
+			return s.complete(ctx, c, u, data.Reader) // no Stager: the bytes are in records
 		}})
 }
 

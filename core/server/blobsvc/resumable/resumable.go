@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -52,8 +52,12 @@ type Server struct {
 func New(env Env) *Server {
 	s := &Server{env: env, log: env.Logger}
 	if rec := storage.RecorderOf(env.Backend); rec != nil {
-		s.tus = tus.New(tus.Config{Records: rec, Base: Base, MaxSize: env.MaxUpload,
-			Admit: s.tusAdmit, Complete: s.tusComplete})
+		cfg := tus.Config{Records: rec, Base: Base, MaxSize: env.MaxUpload,
+			Admit: s.tusAdmit, Complete: s.tusComplete}
+		if st := storage.StagerOf(env.Backend); st != nil {
+			cfg.Stager, cfg.Begin = st, s.tusBegin
+		}
+		s.tus = tus.New(cfg)
 	}
 	return s
 }
@@ -127,18 +131,66 @@ func tusMediaType(u *tus.Upload) string {
 	return u.Metadata["contentType"]
 }
 
-// tusComplete stores a complete upload through storage/ingest, as PUT
-// /v1/blobs does, in the caller's view of the store.
-func (s *Server) tusComplete(ctx context.Context, u *tus.Upload, data io.Reader) (string, *tus.Error) {
-	id, _ := ctx.Value(tusIdentity{}).(auth.Identity)
-	key := tusKey(u)
-	spec := ingest.Spec{Key: key, MediaType: tusMediaType(u), Filename: u.Metadata["filename"], Size: u.Length,
+// tusSpec is what a tus upload's object must satisfy, as PUT /v1/blobs's.
+func (s *Server) tusSpec(u *tus.Upload) ingest.Spec {
+	return ingest.Spec{Key: tusKey(u), MediaType: tusMediaType(u), Filename: u.Metadata["filename"], Size: max(u.Length, 0),
 		MaxSize: s.env.MaxUpload, AllowEmpty: true, NoSniff: true}
-	if _, err := ingest.Store(ctx, s.env.StoreFor(id), spec, data); err != nil {
-		return "", s.tusStorageError(key, err)
+}
+
+// tusBegin starts a new upload's staged write in the caller's view of the
+// store, with ingest's checks; "" (bytes kept in records) when the view
+// has no staged writes.
+func (s *Server) tusBegin(ctx context.Context, u *tus.Upload) (string, *tus.Error) {
+	id, _ := ctx.Value(tusIdentity{}).(auth.Identity)
+	st := storage.StagerOf(s.env.StoreFor(id))
+	if st == nil {
+		return "", nil
 	}
-	s.env.Changed(id, key)
-	return key, nil
+	staged, err := ingest.BeginStaged(ctx, st, s.tusSpec(u))
+	if err != nil {
+		return "", s.tusStorageError(tusKey(u), err)
+	}
+	return staged, nil
+}
+
+// tusComplete stores a complete upload through storage/ingest, as PUT
+// /v1/blobs does, in the caller's view of the store: a staged upload by
+// committing its staged write (no byte copied), one kept in records by
+// writing its bytes.
+func (s *Server) tusComplete(ctx context.Context, u *tus.Upload, data tus.Data) (string, *tus.Error) {
+	id, _ := ctx.Value(tusIdentity{}).(auth.Identity)
+	view, spec := s.env.StoreFor(id), s.tusSpec(u)
+	var err error
+	if data.Staged == "" {
+		_, err = ingest.Store(ctx, view, spec, data.Reader)
+	} else {
+		err = s.commitStaged(ctx, view, spec, data)
+	}
+	if err != nil {
+		return "", s.tusStorageError(spec.Key, err)
+	}
+	s.env.Changed(id, spec.Key)
+	return spec.Key, nil
+}
+
+// commitStaged commits a staged upload. A staged write already gone
+// whose object is there with the upload's size and SHA-256 was committed
+// by a completion that stopped before recording it (a crash, or another
+// node): done.
+func (s *Server) commitStaged(ctx context.Context, view storage.Backend, spec ingest.Spec, data tus.Data) error {
+	st := storage.StagerOf(view)
+	if st == nil {
+		return errors.New("resumable: the store has no staged writes")
+	}
+	staged := ingest.Staged{ID: data.Staged, Parts: data.Parts, SHA256: data.SHA256, Head: data.Head}
+	_, err := ingest.CommitStaged(ctx, st, spec, staged)
+	if errors.Is(err, storage.ErrStagedGone) {
+		info, serr := view.Stat(ctx, spec.Key)
+		if serr == nil && info.SHA256 == data.SHA256 && info.Size == storage.StagedSize(data.Parts) {
+			return nil
+		}
+	}
+	return err
 }
 
 // tusStorageError maps a failed completion as apiStorageError maps a PUT's.
@@ -160,8 +212,9 @@ func (s *Server) tusStorageError(key string, err error) *tus.Error {
 }
 
 // Sweep removes expired resumable uploads now, then again every
-// onetime.SweepEvery, until ctx ends; any number of nodes may sweep at once
-// (tus.Handler.Sweep).
+// onetime.SweepEvery, until ctx ends. On a store with claims one node
+// sweeps per round (sweepTurn); sweeping on many at once is safe too
+// (tus.Handler.Sweep), only wasted.
 func (s *Server) Sweep(ctx context.Context) {
 	if s.tus == nil {
 		return
@@ -169,10 +222,8 @@ func (s *Server) Sweep(ctx context.Context) {
 	t := time.NewTicker(onetime.SweepEvery)
 	defer t.Stop()
 	for {
-		if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("server: sweeping expired uploads failed", "err", err)
-		} else if n > 0 {
-			s.log.Debug("server: swept expired uploads", "removed", n)
+		if s.sweepTurn(ctx, time.Now()) {
+			s.sweepOnce(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -180,4 +231,37 @@ func (s *Server) Sweep(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+func (s *Server) sweepOnce(ctx context.Context) {
+	if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
+		s.log.Error("server: sweeping expired uploads failed", "err", err)
+	} else if n > 0 {
+		s.log.Debug("server: swept expired uploads", "removed", n)
+	}
+}
+
+// sweepSet is the claim set of the sweep rounds.
+const sweepSet = "tus-sweep"
+
+// sweepTurn reports whether this node sweeps the round of now (rounds of
+// onetime.SweepEvery): the node whose claim of the round lands first, on
+// a store with claims; every node otherwise, or when claiming fails (a
+// sweep on several nodes is safe). The winner removes the claims of
+// rounds past.
+func (s *Server) sweepTurn(ctx context.Context, now time.Time) bool {
+	c, ok := s.env.Backend.(storage.Claimer)
+	if !ok {
+		return true
+	}
+	round := now.Truncate(onetime.SweepEvery)
+	claim := storage.Claim{Set: sweepSet, Name: "round-" + strconv.FormatInt(round.Unix(), 10),
+		Expires: round.Add(2 * onetime.SweepEvery)}
+	switch err := c.Claim(ctx, claim); {
+	case errors.Is(err, storage.ErrExists):
+		return false
+	case err == nil:
+		_, _ = c.SweepClaims(ctx, sweepSet, now)
+	}
+	return true
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package tus
+
+const raceEnabled = true

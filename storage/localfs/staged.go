@@ -1,0 +1,218 @@
+package localfs
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+var _ storage.Stager = (*Store)(nil)
+
+// stagedDir holds staged writes, one file each. Unlike tmpDir it survives
+// a restart: a staged write outlives the process that began it.
+const stagedDir = storage.ReservedDir + "/staged"
+
+// stagedWriters orders the part writes of each staged file: one at a
+// time, and none numbered below the highest taken (its writer was replaced
+// by a later one, which cut the file at its offset). The Store is the
+// folder's only writer (its lock), so this is exact; after a restart no
+// writer from before is left.
+type stagedWriters struct {
+	mu    sync.Mutex
+	files map[string]*stagedFile
+}
+
+type stagedFile struct {
+	mu  sync.Mutex
+	top int // highest part number taken
+}
+
+// take locks file's writes for part number, or refuses a stale writer.
+func (w *stagedWriters) take(file string, number int) (unlock func(), err error) {
+	w.mu.Lock()
+	if w.files == nil {
+		w.files = map[string]*stagedFile{}
+	}
+	f := w.files[file]
+	if f == nil {
+		f = &stagedFile{}
+		w.files[file] = f
+	}
+	w.mu.Unlock()
+	f.mu.Lock()
+	if number < f.top {
+		f.mu.Unlock()
+		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, f.top, storage.ErrPreconditionFailed)
+	}
+	f.top = number
+	return f.mu.Unlock, nil
+}
+
+func (w *stagedWriters) forget(file string) {
+	w.mu.Lock()
+	delete(w.files, file)
+	w.mu.Unlock()
+}
+
+// A staged write's id is its file's name and the key, joined by ':'.
+func stagedID(name, key string) string { return name + ":" + key }
+
+func parseStagedID(id string) (file, key string, err error) {
+	name, key, ok := strings.Cut(id, ":")
+	if !ok || name == "" || strings.ContainsAny(name, "/.") || storage.ValidateKey(key) != nil {
+		return "", "", fmt.Errorf("%w: staged id %q", storage.ErrStagedGone, id)
+	}
+	return stagedDir + "/" + name, key, nil
+}
+
+// BeginStaged creates the staged write's file, empty, and syncs its folder.
+func (s *Store) BeginStaged(ctx context.Context, key string, opts storage.CreateOptions) (string, error) {
+	if err := checkKey(ctx, key); err != nil {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, err)
+	}
+	if _, err := opts.Normalize(); err != nil {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, err)
+	}
+	if fi, err := s.root.Lstat(key); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, s.keyConflict(key, syscall.EISDIR))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, s.keyConflict(key, err))
+	}
+	name := rand.Text()
+	if err := s.root.MkdirAll(stagedDir, dirMode); err != nil {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, noSpace(err))
+	}
+	if err := s.writeFile(stagedDir+"/"+name, nil); err != nil {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, noSpace(err))
+	}
+	if err := s.syncDir(stagedDir); err != nil {
+		return "", fmt.Errorf("localfs: begin staged %q: %w", key, err)
+	}
+	return stagedID(name, key), nil
+}
+
+// StagedPartMin is 1: the file takes parts of any size.
+func (s *Store) StagedPartMin() int { return 1 }
+
+// PutStaged cuts the file at offset (dropping a torn or unnamed tail),
+// writes data there and syncs it.
+func (s *Store) PutStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
+	part, err := s.putStaged(ctx, id, number, offset, data)
+	if err != nil {
+		return storage.StagedPart{}, fmt.Errorf("localfs: put staged part %d: %w", number, noSpace(err))
+	}
+	part.Number = number
+	return part, nil
+}
+
+func (s *Store) putStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.StagedPart{}, err
+	}
+	file, _, err := parseStagedID(id)
+	if err != nil {
+		return storage.StagedPart{}, err
+	}
+	unlock, err := s.staged.take(file, number)
+	if err != nil {
+		return storage.StagedPart{}, err
+	}
+	defer unlock()
+	f, err := s.root.OpenFile(file, os.O_WRONLY, fileMode)
+	if isNotExist(err) {
+		return storage.StagedPart{}, storage.ErrStagedGone
+	} else if err != nil {
+		return storage.StagedPart{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return storage.StagedPart{}, err
+	case fi.Size() < offset:
+		return storage.StagedPart{}, fmt.Errorf("staged file holds %d bytes, below the offset %d", fi.Size(), offset)
+	}
+	if fi.Size() > offset {
+		if err := f.Truncate(offset); err != nil {
+			return storage.StagedPart{}, err
+		}
+	}
+	if _, err := f.WriteAt(data, offset); err != nil {
+		return storage.StagedPart{}, err
+	}
+	if err := syncData(f); err != nil {
+		return storage.StagedPart{}, err
+	}
+	return storage.StagedPart{Size: int64(len(data))}, nil
+}
+
+// CommitStaged cuts the file to the parts' total and publishes it as a
+// Writer's commit does (sidecar, journal, rename): the bytes are not
+// copied.
+func (s *Store) CommitStaged(ctx context.Context, id string, parts []storage.StagedPart, opts storage.CreateOptions, sha string) (storage.Info, error) {
+	file, key, err := parseStagedID(id)
+	if err != nil {
+		return storage.Info{}, fmt.Errorf("localfs: commit staged: %w", err)
+	}
+	info, err := s.commitStaged(ctx, file, key, storage.StagedSize(parts), opts, sha)
+	if err == nil {
+		s.staged.forget(file)
+	}
+	if err != nil {
+		return storage.Info{}, fmt.Errorf("localfs: commit staged %q: %w", key, noSpace(err))
+	}
+	return info, nil
+}
+
+func (s *Store) commitStaged(ctx context.Context, file, key string, size int64, opts storage.CreateOptions, sha string) (storage.Info, error) {
+	if err := checkKey(ctx, key); err != nil {
+		return storage.Info{}, err
+	}
+	opts, err := opts.Normalize()
+	if err != nil {
+		return storage.Info{}, err
+	}
+	f, err := s.root.OpenFile(file, os.O_RDWR, fileMode)
+	if isNotExist(err) {
+		return storage.Info{}, storage.ErrStagedGone
+	} else if err != nil {
+		return storage.Info{}, err
+	}
+	w := &writer{s: s, ctx: ctx, key: key, opts: opts, tmp: file, f: f, n: size}
+	defer func() {
+		if w.f != nil {
+			w.f.Close()
+		}
+	}()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return storage.Info{}, err
+	case fi.Size() < size:
+		return storage.Info{}, fmt.Errorf("staged file holds %d bytes, below the parts' %d", fi.Size(), size)
+	}
+	if err := f.Truncate(size); err != nil {
+		return storage.Info{}, err
+	}
+	return w.commit(ctx, sha)
+}
+
+// AbortStaged removes the staged write's file.
+func (s *Store) AbortStaged(ctx context.Context, id string) error {
+	file, _, err := parseStagedID(id)
+	if err != nil {
+		return nil
+	}
+	s.staged.forget(file)
+	if err := s.root.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("localfs: abort staged: %w", err)
+	}
+	return nil
+}

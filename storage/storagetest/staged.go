@@ -1,0 +1,124 @@
+package storagetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// stager returns b's Stager, and skips the test when b has none.
+func stager(t *testing.T, b storage.Backend) storage.Stager {
+	t.Helper()
+	st := storage.StagerOf(b)
+	if st == nil {
+		t.Skipf("%T has no storage.Stager", b)
+	}
+	return st
+}
+
+// testStaged: a staged write is invisible until committed; its parts, in
+// the order named, become the object with the caller's SHA-256, media
+// type and filename; a part written and then replaced by a later number
+// at the same offset (a writer another replaced) leaves no trace; a
+// second commit finds it gone; Begin keeps Create's path rules; a refused
+// commit (IfNotExists) leaves the staged write for an abort.
+func (s Suite) testStaged(t *testing.T, b storage.Backend) {
+	ctx := context.Background()
+	st := stager(t, b)
+	size := max(st.StagedPartMin(), 1000)
+	one, two, last := content(1, int64(size)), content(2, int64(size)), content(3, 100)
+	opts := storage.CreateOptions{MediaType: "text/plain", Filename: "notes.txt"}
+	id, err := st.BeginStaged(ctx, "staged/obj", opts)
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	parts := []storage.StagedPart{putPart(t, st, id, 1, 0, one)}
+	putPart(t, st, id, 2, int64(size), content(9, int64(size)+7)) // garbage: never named
+	parts = append(parts, putPart(t, st, id, 3, int64(size), two), putPart(t, st, id, 4, int64(2*size), last))
+	if _, err := b.Stat(ctx, "staged/obj"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Stat before the commit: %v; want ErrNotFound", err)
+	}
+	want := bytes.Join([][]byte{one, two, last}, nil)
+	info, err := st.CommitStaged(ctx, id, parts, opts, sum(want))
+	if err != nil {
+		t.Fatalf("CommitStaged: %v", err)
+	}
+	if info.Size != int64(len(want)) || info.SHA256 != sum(want) || info.Key != "staged/obj" {
+		t.Fatalf("CommitStaged's Info %+v", info)
+	}
+	wantStaged(t, b, "staged/obj", want, opts)
+	// S3 completes a completed upload again (the same object).
+	if _, err = st.CommitStaged(ctx, id, parts, opts, sum(want)); err != nil {
+		wantErr(t, "second CommitStaged", err, storage.ErrStagedGone)
+	}
+	wantStaged(t, b, "staged/obj", want, opts)
+	_, err = st.BeginStaged(ctx, "staged/obj/child", opts)
+	wantErr(t, "BeginStaged below an object", err, storage.ErrPathConflict)
+	s.testStagedRefused(t, b, st)
+}
+
+// testStagedRefused: a commit refused by IfNotExists leaves the object as
+// it was and the staged write abortable; an aborted one takes no parts;
+// a staged write of no parts commits an empty object.
+func (s Suite) testStagedRefused(t *testing.T, b storage.Backend, st storage.Stager) {
+	ctx := context.Background()
+	data := content(4, 10)
+	id, err := st.BeginStaged(ctx, "staged/obj", storage.CreateOptions{})
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	parts := []storage.StagedPart{putPart(t, st, id, 1, 0, data)}
+	_, err = st.CommitStaged(ctx, id, parts, storage.CreateOptions{IfNotExists: true}, sum(data))
+	wantErr(t, "CommitStaged with IfNotExists over an object", err, storage.ErrExists)
+	if err := st.AbortStaged(ctx, id); err != nil {
+		t.Fatalf("AbortStaged: %v", err)
+	}
+	if err := st.AbortStaged(ctx, id); err != nil {
+		t.Fatalf("second AbortStaged: %v", err)
+	}
+	_, err = st.PutStaged(ctx, id, 2, 10, data)
+	wantErr(t, "PutStaged after AbortStaged", err, storage.ErrStagedGone)
+	id, err = st.BeginStaged(ctx, "staged/empty", storage.CreateOptions{})
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	if _, err := st.CommitStaged(ctx, id, nil, storage.CreateOptions{}, sum(nil)); err != nil {
+		t.Fatalf("CommitStaged of no parts: %v", err)
+	}
+	wantStaged(t, b, "staged/empty", nil, storage.CreateOptions{})
+}
+
+func putPart(t *testing.T, st storage.Stager, id string, n int, off int64, data []byte) storage.StagedPart {
+	t.Helper()
+	p, err := st.PutStaged(context.Background(), id, n, off, data)
+	if err != nil || p.Number != n || p.Size != int64(len(data)) {
+		t.Fatalf("PutStaged(%d) = %+v, %v", n, p, err)
+	}
+	return p
+}
+
+func wantStaged(t *testing.T, b storage.Backend, key string, want []byte, opts storage.CreateOptions) {
+	t.Helper()
+	rc, info, err := b.Open(context.Background(), key, nil)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", key, err)
+	}
+	defer rc.Close()
+	got, err := io.ReadAll(rc)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("Open(%s): %d bytes, %v; want the %d staged", key, len(got), err, len(want))
+	}
+	if info.SHA256 != sum(want) || opts.Filename != info.Filename || opts.MediaType != "" && info.MediaType != opts.MediaType {
+		t.Fatalf("Open(%s)'s Info %+v; want SHA-256 %s, options %+v", key, info, sum(want), opts)
+	}
+}
+
+// RunStaged runs the staged-write tests alone (Run runs them too), for
+// the variants of a store whose staged writes take another path.
+func (s Suite) RunStaged(t *testing.T) {
+	t.Run("Staged", func(t *testing.T) { s.testStaged(t, s.backend(t)) })
+}
