@@ -43,8 +43,8 @@ func newTusServer(t *testing.T) (*tusServer, *Client, string) {
 	s := &tusServer{blobs: map[string][]byte{}}
 	s.h = tus.New(tus.Config{Records: &storage.MemRecords{}, Base: "/v1/tus/", MaxSize: 1 << 30, SegmentSize: 64 << 10,
 		Admit: func(*tus.Upload) *tus.Error { return s.admitErr },
-		Complete: func(_ context.Context, u *tus.Upload, data io.Reader) (string, *tus.Error) {
-			b, err := io.ReadAll(data)
+		Complete: func(_ context.Context, u *tus.Upload, data tus.Data) (string, *tus.Error) {
+			b, err := io.ReadAll(data.Reader)
 			if err != nil {
 				return "", &tus.Error{Status: 500, Code: "internal", Message: "internal error"}
 			}
