@@ -37,8 +37,8 @@
 //     ([Gateway.ServeDownload], download.go) runs the upstream's
 //     resources/read and streams its decoded bytes through a [Decoder].
 //
-// Offloading (Options.Offload; offload*.go). With Offload.Over set, the
-// answers to tools/call and resources/read go through blobdecode.Rewrite:
+// Offloading (Options.Offload; package offload, offload*.go). With
+// Offload.Over set, the answers to tools/call go through blobdecode.Rewrite:
 // an embedded base64 blob over Over bytes is decoded into the
 // OffloadStore as it arrives and its content item replaced by a
 // resource_link to mcpblob:///offload/{id}, whose resources/read (base64

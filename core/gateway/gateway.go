@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -180,8 +181,8 @@ type Gateway struct {
 	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
 	streams atomic.Int32
 
-	off   *offloader   // nil: no offloading (offload.go)
-	cache *streamCache // nil: no stream cache (cache.go)
+	off   *offload.Offloader // nil: no offloading (package offload)
+	cache *streamCache       // nil: no stream cache (cache.go)
 
 	files fileargs.Table // the upstream tools' file arguments (fileargs.go)
 }
