@@ -2,8 +2,9 @@
 // upstream, Streamable HTTP): `mcpblob serve --upstream URL`. It is
 // transport-neutral: a server transport hands it a [Request] and a
 // [ResponseWriter] (mcpblob's fasthttp front does, in
-// core/server/front/gateway.go); toward the upstream it is a net/http
-// client.
+// core/server/front/gateway.go); toward the upstream it is an HTTP/1.1
+// client (package h1: kept-alive connections, no goroutine of its own for
+// a request whose body is in memory).
 //
 // Pass-through. Every request to the MCP endpoint (POST, the GET stream,
 // DELETE, both protocol eras) goes to the upstream as the client sends it:

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/gateway/h1"
 )
 
 // writeCountingConn counts the writes to a connection.
@@ -22,28 +24,26 @@ func (c writeCountingConn) Write(p []byte) (int, error) {
 }
 
 // A small request the gateway read whole goes to the upstream as one
-// write, headers and body together: net/http flushes the headers of a
-// body it cannot see is in memory in a write of their own, one more
-// syscall (and loopback segment) on every relayed request.
+// write, headers and body together (net/http flushed the headers of a
+// body it could not see was in memory in a write of their own, one more
+// syscall and loopback segment on every relayed request), on one
+// kept-alive connection.
 func TestSmallRequestOneWriteUpstream(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
 	}))
 	defer up.Close()
-	var writes atomic.Int64
-	g := newGateway(t, up.URL, func(o *Options) {
-		tr := newTransport(*o)
-		dial := tr.DialContext
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return writeCountingConn{c, &writes}, nil
+	var writes, dials atomic.Int64
+	g := newGateway(t, up.URL, nil)
+	g.roundTrip = h1.New(h1.Options{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
-		o.Client = &http.Client{Transport: tr, CheckRedirect: noRedirects}
-	})
+		return writeCountingConn{c, &writes}, nil
+	}}).RoundTrip
 	gw := serveGateway(t, g)
 	const requests = 3
 	for range requests {
@@ -54,6 +54,9 @@ func TestSmallRequestOneWriteUpstream(t *testing.T) {
 	}
 	if n := writes.Load(); n != requests {
 		t.Errorf("%d writes to the upstream for %d small requests; want one each (headers and body together)", n, requests)
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("%d connections for %d requests one after another; want one, kept alive", n, requests)
 	}
 }
 

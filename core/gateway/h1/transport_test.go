@@ -1,0 +1,159 @@
+package h1
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// counting is a Transport whose dials are counted.
+func counting(o Options, dials *atomic.Int64) *Transport {
+	o.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	return New(o)
+}
+
+func get(t *testing.T, tr *Transport, ctx context.Context, url string, body io.Reader, n int64) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Body, req.ContentLength = io.NopCloser(body), n
+	}
+	return tr.RoundTrip(req)
+}
+
+// Requests one after another share one connection; one the upstream
+// closed while idle is not reused, and the next request still succeeds.
+func TestKeepAliveAndClosedIdle(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(b)
+	}))
+	defer up.Close()
+	var dials atomic.Int64
+	tr := counting(Options{}, &dials)
+	for i := range 4 {
+		if i == 2 {
+			up.CloseClientConnections()
+			time.Sleep(10 * time.Millisecond)
+		}
+		resp, err := get(t, tr, t.Context(), up.URL, strings.NewReader("ping"), -1)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != "ping" {
+			t.Fatalf("request %d: %q %v", i, b, err)
+		}
+	}
+	if n := dials.Load(); n != 2 {
+		t.Errorf("%d connections, want 2 (one, then one after the upstream closed it)", n)
+	}
+}
+
+// A streamed body of unknown length arrives whole (chunked).
+func TestStreamedBody(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := sha256.New()
+		n, _ := io.Copy(h, r.Body)
+		_, _ = io.WriteString(w, hex.EncodeToString(h.Sum(nil))+" "+r.TransferEncoding[0]+" "+string(rune('0'+n%10)))
+	}))
+	defer up.Close()
+	const size = 5<<20 + 3
+	pr, pw := io.Pipe()
+	go func() {
+		chunk := make([]byte, 7000)
+		for sent := 0; sent < size; sent += len(chunk) {
+			_, _ = pw.Write(chunk[:min(len(chunk), size-sent)])
+		}
+		pw.Close()
+	}()
+	resp, err := get(t, New(Options{}), t.Context(), up.URL, pr, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	want := sha256.Sum256(make([]byte, size))
+	if string(b) != hex.EncodeToString(want[:])+" chunked 3" {
+		t.Fatalf("the upstream got %q", b)
+	}
+}
+
+// An upstream that answers 413 before reading a large body is heard.
+func TestEarlyAnswer(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	}))
+	defer up.Close()
+	resp, err := get(t, New(Options{}), t.Context(), up.URL, io.LimitReader(zeros{}, 64<<20), 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// The context ending stops a body read of a stream that never ends.
+func TestCancelBody(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	resp, err := get(t, New(Options{}), ctx, up.URL, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = resp.Body.Read(make([]byte, 10))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("read: %v, want context.Canceled", err)
+	}
+}
+
+// Response headers are bounded in size and in time.
+func TestHeaderBounds(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(300 * time.Millisecond)
+		} else {
+			w.Header().Set("X-Big", strings.Repeat("a", 8<<10))
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer up.Close()
+	tr := New(Options{MaxHeaderBytes: 4 << 10, HeaderTimeout: 50 * time.Millisecond})
+	if _, err := get(t, tr, t.Context(), up.URL+"/big", nil, 0); err == nil || !strings.Contains(err.Error(), "response headers exceeded") {
+		t.Errorf("big headers: %v", err)
+	}
+	var ne net.Error
+	if _, err := get(t, tr, t.Context(), up.URL+"/slow", nil, 0); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("slow headers: %v, want a timeout", err)
+	}
+}
