@@ -142,8 +142,10 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
-	resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
-		r.Header.Get(headers.Method) != "" && fileargs.RetryMethod(c.method), g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
+	if modern := r.Header.Get(headers.Method) != ""; fileargs.MayAsk(modern, c.method) {
+		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
+			modern, g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
+	}
 	// The stream cache's watches: resources/updated (cache_watch.go) and
 	// the versions answers show (cache_fresh.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)
