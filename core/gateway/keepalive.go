@@ -20,6 +20,15 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // timed; copySSE ends rd.
 func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 	defer rd.end()
+	if c := rd.first; c != nil && c.err != nil && rd.second == nil { // read whole already: no wait to time
+		rd.first = nil
+		err := g.relayChunk(w, (*c.buf)[:c.n])
+		rd.free <- c.buf // room: two buffers, and this one is out
+		if err != nil {
+			return err
+		}
+		return g.readEnd(c.err)
+	}
 	tick := time.NewTicker(g.opts.KeepAlive)
 	defer tick.Stop()
 	var tail []byte // the last bytes relayed: is the stream between events?
