@@ -30,7 +30,8 @@ func MarkAnswer(body io.ReadCloser, n int64, contentType string, mayRequire bool
 	case mt == "text/event-stream":
 		br := eventReaders.Get().(*bufio.Reader)
 		br.Reset(body)
-		return &markEvents{br: br, body: body, cs: cs, max: int(min(max, maxMarkedEvent))}, -1
+		return &markEvents{br: br, body: body, cs: cs, max: int(min(max, maxMarkedEvent)),
+			event: takeEventBuffer(), spare: takeEventBuffer()}, -1
 	case mt == "application/json" && mayRequire && n <= max:
 		return markJSON(body, n, cs, int(max))
 	}
@@ -88,6 +89,7 @@ type markEvents struct {
 func (e *markEvents) Read(p []byte) (int, error) {
 	for len(e.out) == 0 {
 		if e.err != nil {
+			e.event, e.spare = putEventBuffer(e.event), putEventBuffer(e.spare) // all read
 			return 0, e.err
 		}
 		e.next()
@@ -125,6 +127,22 @@ func (e *markEvents) next() {
 		eventReaders.Put(e.br)
 		e.br = nil
 	}
+}
+
+// eventBuffers are markEvents' event buffers, back in the pool once their
+// answer was read to its end.
+var eventBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func takeEventBuffer() []byte { return (*eventBuffers.Get().(*[]byte))[:0] }
+
+// putEventBuffer gives b back (one grown past 64 KiB is let go) and
+// returns nil.
+func putEventBuffer(b []byte) []byte {
+	if b != nil && cap(b) <= 64<<10 {
+		b = b[:0]
+		eventBuffers.Put(&b)
+	}
+	return nil
 }
 
 // eventReaders are markEvents' readers, back in the pool once their
