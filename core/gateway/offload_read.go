@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,9 @@ func (g *Gateway) ownOffloaded(r *Request, w ResponseWriter, c *call) bool {
 	}
 	if !c.whole && !g.readWhole(r, w, c) {
 		return true
+	}
+	if !mayName(c.head, offload.URIPrefix) {
+		return false
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -107,4 +111,11 @@ func (g *Gateway) offloadedMissing(w ResponseWriter, id json.RawMessage, uri str
 		return
 	}
 	writeRPCError(w, id, jsonrpc.NewError(jsonrpc.CodeResourceNotFound, "Resource not found", map[string]string{"uri": uri}))
+}
+
+// mayName reports whether the JSON text b may hold the string s: it does,
+// or b has an escape, which could spell s otherwise. Most reads name no
+// offloaded blob, and are relayed without being decoded.
+func mayName(b []byte, s string) bool {
+	return bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte(s))
 }
