@@ -37,10 +37,11 @@ func headerSet(names ...string) map[string]bool {
 	return m
 }
 
-// copyHeader copies src into dst but for the names in drop and those
-// src's Connection header lists.
+// copyHeader copies src into dst (which holds none of its names) but for
+// the names in drop and those src's Connection header lists. The values
+// are src's own slices, capped: an Add to dst copies them first.
 func copyHeader(dst, src http.Header, drop map[string]bool) {
-	eachHeader(src, drop, func(name string, values []string) { dst[name] = append(dst[name], values...) })
+	eachHeader(src, drop, func(name string, values []string) { dst[name] = values[:len(values):len(values)] })
 }
 
 // eachHeader calls f with every header of src but for the names in drop
