@@ -24,6 +24,7 @@ type conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	idleAt time.Time
+	sent   bool // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
 	// request body: the writer starts it, unless the headers came first.
 	dl       sync.Mutex
@@ -56,6 +57,7 @@ func (l *limited) Read(p []byte) (int, error) {
 // roundTrip sends req on c and reads the response headers; on failure c is
 // closed.
 func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
+	c.sent = false
 	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
 	fail := func(err error) (*http.Response, error) {
 		stop()
@@ -81,6 +83,7 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 		if err := c.bw.Flush(); err != nil {
 			return fail(err)
 		}
+		c.sent = true
 	}
 	resp, err := c.readResponse(req, w)
 	if err != nil {

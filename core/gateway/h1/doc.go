@@ -22,5 +22,7 @@
 // An idle connection the upstream closed is found before it is reused (a
 // non-blocking peek at the socket), and a request whose body can be sent
 // again (none, or GetBody) is retried once on a fresh connection when a
-// reused one fails before any byte of an answer.
+// reused one fails before any byte of an answer, if it did not go out
+// whole or its method is idempotent (net/http's rule: a POST the upstream
+// may have acted on is not sent twice).
 package h1

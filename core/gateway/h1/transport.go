@@ -83,7 +83,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if try == 0 && reused && c.lim.read == 0 && req.GetBody != nil && ctx.Err() == nil {
+		if try == 0 && reused && c.lim.read == 0 && ctx.Err() == nil && replayable(req, c.sent) {
 			// A kept-alive connection the upstream closed as it was
 			// reused: once more on a fresh one.
 			if req, err = again(req); err == nil {
@@ -94,8 +94,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// replayable reports whether req may go again on a fresh connection after
+// a kept-alive one failed before any byte of an answer (as net/http's
+// Transport judges): its body can be had again (none, or GetBody), and it
+// did not go out whole (the upstream cannot have acted on it) or its
+// method is idempotent.
+func replayable(req *http.Request, sent bool) bool {
+	if req.Body != nil && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return !sent
+}
+
 // again is req with its body anew, for a retry.
 func again(req *http.Request) (*http.Request, error) {
+	if req.GetBody == nil {
+		r := *req
+		return &r, nil
+	}
 	body, err := req.GetBody()
 	if err != nil {
 		return nil, err

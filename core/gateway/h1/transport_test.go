@@ -1,6 +1,7 @@
 package h1
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -155,5 +156,65 @@ func TestHeaderBounds(t *testing.T) {
 	var ne net.Error
 	if _, err := get(t, tr, t.Context(), up.URL+"/slow", nil, 0); !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("slow headers: %v, want a timeout", err)
+	}
+}
+
+// dropSecond serves HTTP/1.1 on ln and closes the connection, without an
+// answer, on the second request it reads in all.
+func dropSecond(t *testing.T, ln net.Listener) {
+	var n atomic.Int64
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer nc.Close()
+			br := bufio.NewReader(nc)
+			for {
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				if n.Add(1) == 2 {
+					return
+				}
+				_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}
+		}()
+	}
+}
+
+// A reused connection that fails before any byte of an answer: a GET goes
+// again on a fresh one; a POST that went out whole is not sent twice.
+func TestRetryOnlyWhatIsSafe(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		retry  bool
+	}{{http.MethodGet, true}, {http.MethodPost, false}} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go dropSecond(t, ln)
+		tr := New(Options{})
+		var last error
+		for range 2 {
+			req, _ := http.NewRequestWithContext(t.Context(), tc.method, "http://"+ln.Addr().String()+"/", nil)
+			if tc.method == http.MethodPost {
+				req.Body, req.ContentLength = io.NopCloser(strings.NewReader("x")), 1
+				req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("x")), nil }
+			}
+			resp, err := tr.RoundTrip(req)
+			if last = err; err == nil {
+				_, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+		}
+		ln.Close()
+		if (last == nil) != tc.retry {
+			t.Errorf("%s: second request's error %v; want a retry: %v", tc.method, last, tc.retry)
+		}
 	}
 }
