@@ -29,6 +29,7 @@ type conn struct {
 	// request body: the writer starts it, unless the headers came first.
 	dl       sync.Mutex
 	awaiting bool // the response headers are being read
+	bodyDone bool // the request body went out whole (or there is none to stream)
 }
 
 // limited is the connection as the reader sees it: reads bounded while
@@ -57,7 +58,7 @@ func (l *limited) Read(p []byte) (int, error) {
 // roundTrip sends req on c and reads the response headers; on failure c is
 // closed.
 func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
-	c.sent = false
+	c.sent, c.bodyDone = false, false // the last request's writer has ended
 	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
 	fail := func(err error) (*http.Response, error) {
 		stop()
@@ -224,11 +225,9 @@ func (c *conn) startBody(req *http.Request) *bodyWriter {
 			}
 		}
 		closeBody(req)
+		c.bodySent(err == nil) // before done: once done, c may serve another request
 		w.err, w.fromBody = err, fromBody
 		close(w.done)
-		if err == nil {
-			c.timeHeaders() // after done: readResponse or this starts the wait
-		}
 		if fromBody {
 			_ = c.nc.Close() // the upstream waits for the rest: end the request
 		}
@@ -252,20 +251,6 @@ func (w *bodyWriter) bodyErr() error {
 	return nil
 }
 
-// ended reports whether the writer has ended (there is none for a body
-// sent with the headers).
-func (w *bodyWriter) ended() bool {
-	if w == nil {
-		return true
-	}
-	select {
-	case <-w.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // sent reports whether the request body went out whole.
 func (w *bodyWriter) sent() bool {
 	if w == nil {
@@ -286,10 +271,13 @@ func (w *bodyWriter) sent() bool {
 func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, error) {
 	c.dl.Lock()
 	c.awaiting = true
-	c.dl.Unlock()
-	if w.ended() { // else the writer starts the wait when it ends
-		c.timeHeaders()
+	if w == nil {
+		c.bodyDone = true
 	}
+	if c.bodyDone { // else the writer starts the wait when it ends (bodySent)
+		c.startHeaderWait()
+	}
+	c.dl.Unlock()
 	c.lim.left = c.t.o.MaxHeaderBytes
 	for {
 		resp, err := http.ReadResponse(c.br, req)
@@ -298,7 +286,7 @@ func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, e
 		}
 		c.lim.left = -1
 		c.dl.Lock()
-		c.awaiting = false
+		c.awaiting, c.bodyDone = false, false
 		if c.t.o.HeaderTimeout > 0 {
 			_ = c.nc.SetReadDeadline(time.Time{})
 		}
@@ -307,12 +295,20 @@ func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, e
 	}
 }
 
-// timeHeaders starts the HeaderTimeout while the response headers are
-// awaited.
-func (c *conn) timeHeaders() {
+// bodySent records the end of a streamed request body: the wait for the
+// response headers starts there when they are awaited (and whole: sent).
+func (c *conn) bodySent(whole bool) {
 	c.dl.Lock()
 	defer c.dl.Unlock()
-	if d := c.t.o.HeaderTimeout; d > 0 && c.awaiting {
+	c.bodyDone = whole
+	if whole && c.awaiting {
+		c.startHeaderWait()
+	}
+}
+
+// startHeaderWait sets the HeaderTimeout deadline (c.dl held).
+func (c *conn) startHeaderWait() {
+	if d := c.t.o.HeaderTimeout; d > 0 {
 		_ = c.nc.SetReadDeadline(time.Now().Add(d))
 	}
 }

@@ -218,3 +218,38 @@ func TestRetryOnlyWhatIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// The wait for the response headers is timed from the end of a streamed
+// body, on a new connection and on a reused one: an upload slower than
+// HeaderTimeout is not cut.
+func TestHeaderWaitAfterBody(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		_, _ = io.WriteString(w, strings.Repeat("x", int(n%7)))
+	}))
+	defer up.Close()
+	var dials atomic.Int64
+	tr := counting(Options{HeaderTimeout: 100 * time.Millisecond}, &dials)
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		go func() {
+			for range 6 {
+				time.Sleep(50 * time.Millisecond)
+				_, _ = pw.Write([]byte("abc"))
+			}
+			pw.Close()
+		}()
+		resp, err := get(t, tr, t.Context(), up.URL, pr, -1)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "xxxx" {
+			t.Fatalf("request %d: %q", i, b)
+		}
+	}
+	if dials.Load() != 1 {
+		t.Errorf("%d connections, want one kept alive", dials.Load())
+	}
+}
