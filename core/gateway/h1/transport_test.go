@@ -253,3 +253,31 @@ func TestHeaderWaitAfterBody(t *testing.T) {
 		t.Errorf("%d connections, want one kept alive", dials.Load())
 	}
 }
+
+// An https upstream: the handshake checks its certificate, and the
+// connection is kept alive.
+func TestHTTPS(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Method+" "+r.URL.Path)
+	}))
+	defer up.Close()
+	var dials atomic.Int64
+	tr := counting(Options{TLS: up.Client().Transport.(*http.Transport).TLSClientConfig}, &dials)
+	for range 2 {
+		resp, err := get(t, tr, t.Context(), up.URL+"/mcp", nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "POST /mcp" {
+			t.Fatalf("%q", b)
+		}
+	}
+	if dials.Load() != 1 {
+		t.Errorf("%d connections, want one kept alive", dials.Load())
+	}
+	if _, err := get(t, New(Options{}), t.Context(), up.URL, nil, 0); err == nil {
+		t.Error("an unknown certificate was accepted")
+	}
+}
