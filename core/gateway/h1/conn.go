@@ -251,19 +251,6 @@ func (w *bodyWriter) bodyErr() error {
 	return nil
 }
 
-// sent reports whether the request body went out whole.
-func (w *bodyWriter) sent() bool {
-	if w == nil {
-		return true
-	}
-	select {
-	case <-w.done:
-		return w.err == nil
-	default:
-		return false
-	}
-}
-
 // readResponse reads the response headers, within HeaderTimeout and
 // MaxHeaderBytes; informational (1xx) responses are skipped.
 // The wait is timed from the end of the request (streamed: from the end
@@ -363,9 +350,30 @@ func (b *body) finish(whole bool) {
 	if !b.done.CompareAndSwap(0, state) {
 		return
 	}
-	if b.stop() && whole && b.keep && b.w.sent() {
+	switch {
+	case !b.stop() || !whole || !b.keep:
+		_ = b.c.nc.Close()
+	case b.w == nil:
 		b.c.t.put(b.c)
-		return
+	default:
+		b.c.putAfter(b.w) // the writer may still be ending: its last flush went out
 	}
-	_ = b.c.nc.Close()
+}
+
+// putAfter puts c back in the pool once its request body's writer ended
+// having sent it whole; a writer that fails, or is still at it after a
+// second (an upstream that answered a keep-alive response without reading
+// the whole body), has c closed.
+func (c *conn) putAfter(w *bodyWriter) {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		if w.err == nil {
+			c.t.put(c)
+			return
+		}
+	case <-t.C:
+	}
+	_ = c.nc.Close()
 }
