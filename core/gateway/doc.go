@@ -2,8 +2,9 @@
 // upstream, Streamable HTTP): `mcpblob serve --upstream URL`. It is
 // transport-neutral: a server transport hands it a [Request] and a
 // [ResponseWriter] (mcpblob's fasthttp front does, in
-// core/server/front/gateway.go); toward the upstream it is a net/http
-// client.
+// core/server/front/gateway.go); toward the upstream it is an HTTP/1.1
+// client (package h1: kept-alive connections, no goroutine of its own for
+// a request whose body is in memory).
 //
 // Pass-through. Every request to the MCP endpoint (POST, the GET stream,
 // DELETE, both protocol eras) goes to the upstream as the client sends it:
@@ -37,8 +38,8 @@
 //     ([Gateway.ServeDownload], download.go) runs the upstream's
 //     resources/read and streams its decoded bytes through a [Decoder].
 //
-// Offloading (Options.Offload; offload*.go). With Offload.Over set, the
-// answers to tools/call and resources/read go through blobdecode.Rewrite:
+// Offloading (Options.Offload; package offload, offload*.go). With
+// Offload.Over set, the answers to tools/call go through blobdecode.Rewrite:
 // an embedded base64 blob over Over bytes is decoded into the
 // OffloadStore as it arrives and its content item replaced by a
 // resource_link to mcpblob:///offload/{id}, whose resources/read (base64

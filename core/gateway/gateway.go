@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/h1"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -102,7 +103,8 @@ type Options struct {
 	// codec (BlobDecoder).
 	Decoder Decoder
 	// Client, when set, is the HTTP client toward the upstream (tests);
-	// its Timeout must be zero (streams are long).
+	// its Timeout must be zero (streams are long), and it must not follow
+	// redirects. Default: package h1's HTTP/1.1 client.
 	Client *http.Client
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
@@ -170,9 +172,10 @@ type Metrics interface {
 type Gateway struct {
 	opts     Options
 	upstream *url.URL
-	client   *http.Client
-	log      *slog.Logger
-	metrics  Metrics
+	// roundTrip sends a request upstream: package h1's, or Options.Client's.
+	roundTrip func(*http.Request) (*http.Response, error)
+	log       *slog.Logger
+	metrics   Metrics
 	// longLived is the context of GET streams, ended by Close.
 	longLived context.Context
 	closeAll  context.CancelFunc
@@ -180,8 +183,8 @@ type Gateway struct {
 	// capability from the answers it relayed: 0 unknown, 1 offered, 2 not.
 	streams atomic.Int32
 
-	off   *offloader   // nil: no offloading (offload.go)
-	cache *streamCache // nil: no stream cache (cache.go)
+	off   *offload.Offloader // nil: no offloading (package offload)
+	cache *streamCache       // nil: no stream cache (cache.go)
 
 	files fileargs.Table // the upstream tools' file arguments (fileargs.go)
 }
@@ -205,10 +208,11 @@ func New(opts Options) (*Gateway, error) {
 	if opts.PublicURL == "" {
 		return nil, errors.New("gateway: Options.PublicURL is required (the base of downloadUrls)")
 	}
-	g := &Gateway{opts: opts, upstream: u, client: opts.Client, log: opts.Logger, metrics: opts.Metrics}
+	g := &Gateway{opts: opts, upstream: u, log: opts.Logger, metrics: opts.Metrics}
 	g.longLived, g.closeAll = context.WithCancel(context.Background())
-	if g.client == nil {
-		g.client = &http.Client{Transport: newTransport(opts), CheckRedirect: noRedirects}
+	g.roundTrip = newTransport(opts).RoundTrip
+	if opts.Client != nil {
+		g.roundTrip = opts.Client.Do
 	}
 	if g.metrics == nil {
 		g.metrics = noMetrics{}
@@ -268,22 +272,14 @@ func positive[T int | int64 | time.Duration](v, def T) T {
 	return v
 }
 
-// newTransport is the HTTP transport toward the upstream: bounded dial,
-// response-header wait and header size; no compression (bytes pass as the
-// upstream sent them); no proxy from the environment.
-func newTransport(o Options) *http.Transport {
-	return &http.Transport{
-		DialContext:            (&net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
-		ResponseHeaderTimeout:  o.Timeout,
-		MaxResponseHeaderBytes: o.MaxResponseHeaderBytes,
-		DisableCompression:     true,
-		MaxIdleConns:           256,
-		MaxIdleConnsPerHost:    256,
-		IdleConnTimeout:        90 * time.Second,
-		ForceAttemptHTTP2:      false,
-		WriteBufferSize:        64 << 10,
-		ReadBufferSize:         64 << 10,
-	}
+// newTransport is the HTTP client toward the upstream (package h1):
+// bounded dial, response-header wait and header size; no compression
+// (bytes pass as the upstream sent them); no proxy from the environment;
+// redirects returned, never followed (the gateway's credential and the
+// signed principal header would go to whatever the Location names).
+func newTransport(o Options) *h1.Transport {
+	return h1.New(h1.Options{DialTimeout: o.DialTimeout, HeaderTimeout: o.Timeout,
+		MaxHeaderBytes: o.MaxResponseHeaderBytes, MaxIdle: 256, IdleTimeout: 90 * time.Second})
 }
 
 // Close ends the GET streams being relayed (shutdown); requests in
@@ -296,11 +292,6 @@ func (g *Gateway) Upstream() string {
 	u.RawQuery, u.User = "", nil
 	return u.String()
 }
-
-// noRedirects makes the gateway's client return an upstream's redirect
-// instead of following it: its credential and the signed principal header
-// would go to whatever the Location names.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 type noMetrics struct{}
 

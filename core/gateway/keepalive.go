@@ -20,6 +20,15 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // timed; copySSE ends rd.
 func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 	defer rd.end()
+	if c := rd.first; c != nil && c.err != nil && rd.second == nil { // read whole already: no wait to time
+		rd.first = nil
+		err := g.relayChunk(w, (*c.buf)[:c.n])
+		rd.free <- c.buf // room: two buffers, and this one is out
+		if err != nil {
+			return err
+		}
+		return g.readEnd(c.err)
+	}
 	tick := time.NewTicker(g.opts.KeepAlive)
 	defer tick.Stop()
 	var tail []byte // the last bytes relayed: is the stream between events?
@@ -75,6 +84,7 @@ type sseReader struct {
 	stop   chan struct{}
 	first  *sseChunk // read by waitFirst and not yet relayed
 	second *sseChunk // read by whole and not yet relayed
+	timer  *time.Timer
 }
 
 // sseChunk is one read of an SSE answer.
@@ -114,14 +124,19 @@ func (rd *sseReader) run(body io.Reader) {
 	}
 }
 
-// await waits up to d for the reader's next read.
+// await waits up to d for the reader's next read (one timer for the
+// reader's waits).
 func (rd *sseReader) await(d time.Duration) (sseChunk, bool) {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	if rd.timer == nil {
+		rd.timer = time.NewTimer(d)
+	} else {
+		rd.timer.Reset(d)
+	}
+	defer rd.timer.Stop()
 	select {
 	case c := <-rd.reads:
 		return c, true
-	case <-t.C:
+	case <-rd.timer.C:
 		return sseChunk{}, false
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
 
@@ -28,7 +29,7 @@ func (g *Gateway) offloadAnswer(r *Request, w ResponseWriter, resp *http.Respons
 	// The uploads outlive the serving call (SSE bodies are written later):
 	// their context ends with the answer.
 	ctx, stop := context.WithCancel(context.Background())
-	opts, stored := g.off.rewriteOptions(ctx, r.Principal)
+	opts, stored := g.off.Rewrite(ctx, r.Principal)
 	done := func() {
 		resp.Body.Close()
 		cancel()
@@ -50,12 +51,12 @@ func (g *Gateway) offloadAnswer(r *Request, w ResponseWriter, resp *http.Respons
 
 // offloadJSON rewrites a JSON answer on another goroutine, through a pipe
 // read here up to MaxRewriteBytes.
-func (g *Gateway) offloadJSON(w ResponseWriter, resp *http.Response, opts blobdecode.RewriteOptions, stored *offloaded, c call, done func()) {
+func (g *Gateway) offloadJSON(w ResponseWriter, resp *http.Response, opts blobdecode.RewriteOptions, stored *offload.Stored, c call, done func()) {
 	pr, pw := io.Pipe()
 	go func() {
 		_, err := blobdecode.Rewrite(resp.Body, pw, opts)
 		if err != nil {
-			stored.remove()
+			stored.Remove()
 		}
 		done()
 		pw.CloseWithError(err)
@@ -97,10 +98,11 @@ func readUpTo(r io.Reader, b []byte, max int) ([]byte, error) {
 
 // offloadFailed answers a rewrite that failed before any byte went out.
 func (g *Gateway) offloadFailed(w ResponseWriter, c call, err error) {
-	e := offloadError(err)
-	if e == nil {
+	f := offload.Classify(err)
+	if f == nil {
 		return // the client went away
 	}
+	e := offloadError(f)
 	if e.kind == "" {
 		g.log.Error("gateway: storing an offloaded blob failed", "err", err)
 		writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: storing an offloaded blob failed", nil))
@@ -110,26 +112,13 @@ func (g *Gateway) offloadFailed(w ResponseWriter, c call, err error) {
 	g.fail(w, c.id, c.method, e)
 }
 
-// offloadError is the error answered for a failed rewrite: the upstream's
-// (a blob that is not base64, a body that ends early or is not JSON-RPC),
-// the gateway's own (kind "": its store failed), or nil for a client that
-// went away.
-func offloadError(err error) *upstreamError {
-	var sink *blobdecode.SinkError
-	var wr *blobdecode.WriteError
-	switch {
-	case errors.As(err, &sink):
-		return &upstreamError{msg: sink.Error()}
-	case errors.As(err, &wr):
-		return nil
-	case errors.Is(err, blobdecode.ErrTruncated):
-		return &upstreamError{kind: kindBroken, status: http.StatusBadGateway, msg: "its answer ended early"}
+// offloadError is the error answered for a failed rewrite: the
+// upstream's (502), or the gateway's own (kind "": its store failed).
+func offloadError(f *offload.Failure) *upstreamError {
+	if f.Kind == "" {
+		return &upstreamError{msg: f.Msg}
 	}
-	var corrupt *blobdecode.CorruptError
-	if errors.As(err, &corrupt) {
-		return &upstreamError{kind: kindMalformed, status: http.StatusBadGateway, msg: "an embedded blob of its answer is not base64"}
-	}
-	return &upstreamError{kind: kindMalformed, status: http.StatusBadGateway, msg: "its answer could not be read: " + err.Error()}
+	return &upstreamError{kind: f.Kind, status: http.StatusBadGateway, msg: f.Msg}
 }
 
 // errorEvent is the SSE event answering id with e.

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -23,6 +25,9 @@ func (g *Gateway) ownOffloaded(r *Request, w ResponseWriter, c *call) bool {
 	if !c.whole && !g.readWhole(r, w, c) {
 		return true
 	}
+	if !mayName(c.head, offload.URIPrefix) {
+		return false
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Params struct {
@@ -33,7 +38,7 @@ func (g *Gateway) ownOffloaded(r *Request, w ResponseWriter, c *call) bool {
 	if json.Unmarshal(c.head, &m) != nil {
 		return false // the upstream answers what it cannot parse either
 	}
-	id, ok := offloadID(m.Params.URI)
+	id, ok := offload.ID(m.Params.URI)
 	if !ok || m.ID == nil {
 		return false
 	}
@@ -51,23 +56,13 @@ func (g *Gateway) ownOffloaded(r *Request, w ResponseWriter, c *call) bool {
 // from the store with its exact length: flat memory whatever its size.
 func (g *Gateway) readOffloaded(r *Request, w ResponseWriter, id json.RawMessage, uri, blob string, modern bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rc, info, err := g.off.opts.Store.Open(ctx, r.Principal, blob)
+	rc, info, err := g.off.Store().Open(ctx, r.Principal, blob)
 	if err != nil {
 		cancel()
 		g.offloadedMissing(w, id, uri, err)
 		return
 	}
-	content := mustMarshal(map[string]string{"uri": uri, "mimeType": info.MediaType})
-	prefix := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	prefix = append(prefix, `,"result":{`...)
-	if modern {
-		prefix = append(prefix, `"resultType":"complete",`...)
-	}
-	prefix = append(prefix, `"contents":[`...)
-	prefix = append(prefix, content[:len(content)-1]...)
-	prefix = append(prefix, `,"blob":"`...)
-	suffix := []byte(`"}]}}`)
-	size := int64(len(prefix)) + (info.Size+2)/3*4 + int64(len(suffix))
+	prefix, suffix, size := offload.ReadAnswer(id, uri, info, modern)
 	w.SetStatus(http.StatusOK)
 	w.AddHeader("Content-Type", "application/json")
 	w.AddHeader("Cache-Control", "no-store")
@@ -92,7 +87,7 @@ func (g *Gateway) readOffloaded(r *Request, w ResponseWriter, id json.RawMessage
 // store's link to the blob's raw bytes (core/server's: a /d link of the
 // blob service, with Range, sendfile or a redirect to the store).
 func (g *Gateway) streamOffloaded(r *Request, w ResponseWriter, id json.RawMessage, uri, blob string, modern bool) {
-	link, info, err := g.off.opts.Store.Link(context.Background(), r.Principal, blob)
+	link, info, err := g.off.Store().Link(context.Background(), r.Principal, blob)
 	if err != nil {
 		g.offloadedMissing(w, id, uri, err)
 		return
@@ -116,4 +111,11 @@ func (g *Gateway) offloadedMissing(w ResponseWriter, id json.RawMessage, uri str
 		return
 	}
 	writeRPCError(w, id, jsonrpc.NewError(jsonrpc.CodeResourceNotFound, "Resource not found", map[string]string{"uri": uri}))
+}
+
+// mayName reports whether the JSON text b may hold the string s: it does,
+// or b has an escape, which could spell s otherwise. Most reads name no
+// offloaded blob, and are relayed without being decoded.
+func mayName(b []byte, s string) bool {
+	return bytes.IndexByte(b, '\\') >= 0 || bytes.Contains(b, []byte(s))
 }

@@ -1,286 +1,40 @@
 package gateway
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 )
 
-// maxHeldFieldLines bounds the SSE field lines (id:, event:, retry:) met
-// between the data lines of an event being rewritten: they are sent after
-// the event's data.
-const maxHeldFieldLines = 16 << 10
-
-// offloadSSE relays an SSE answer line by line as it arrives. The data of
-// an event that is a JSON object (its first data line starts with "{") goes
-// through blobdecode.Rewrite, its output held up to MaxRewriteBytes; every
-// other line passes byte for byte. A rewrite that fails while its event is
-// held is answered with a JSON-RPC error event for the request, and the
-// stream ends; past the bound, the error cuts the stream.
-func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.RewriteOptions, stored *offloaded, id json.RawMessage) error {
-	br := bufio.NewReaderSize(body, 64<<10)
-	for {
-		p, err := peekLineStart(br, len("data: {"))
-		switch {
-		case len(p) == 0 && errors.Is(err, io.EOF):
-			return sw.Flush()
-		case bytes.HasPrefix(p, []byte("data: {")), bytes.HasPrefix(p, []byte("data:{")):
-			if stop, err := g.rewriteEvent(sw, br, opts, stored, id); stop || err != nil {
-				return err
+// offloadSSE relays an SSE answer with its large blobs offloaded
+// (offload.SSE): a rewrite that fails while its event is held is answered
+// with a JSON-RPC error event for the request id, logged once.
+func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.RewriteOptions, stored *offload.Stored, id json.RawMessage) error {
+	s := &offload.SSE{W: sw, Max: int(g.opts.MaxRewriteBytes),
+		Relayed:  func(n int64) { g.metrics.Relayed("to_client", n) },
+		BrokeOff: g.brokeOff,
+		Failed: func(f *offload.Failure, err error, spilled bool) []byte {
+			e := offloadError(f)
+			switch {
+			case spilled:
+				g.log.Warn("gateway: offloading an SSE answer failed midway", "problem", e.msg, "upstream", g.Upstream())
+				return nil
+			case e.kind != "":
+				g.metrics.Upstream(e.kind, 0)
+				g.log.Warn("gateway: upstream failed", "kind", e.kind, "problem", e.msg, "upstream", g.Upstream())
+			default:
+				g.log.Error("gateway: storing an offloaded blob failed", "err", err)
 			}
-			continue
-		}
-		if err := g.copyLine(sw, br); err != nil {
-			return err
-		}
-	}
-}
-
-// copyLine copies one line, flushing when nothing more has arrived.
-func (g *Gateway) copyLine(sw StreamWriter, br *bufio.Reader) error {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if _, werr := sw.Write(chunk); werr != nil {
-			return werr
-		}
-		g.metrics.Relayed("to_client", int64(len(chunk)))
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			return sw.Flush()
-		case err != nil:
-			return g.brokeOff()
-		}
-		if br.Buffered() == 0 {
-			return sw.Flush()
-		}
-		return nil
-	}
+			return errorEvent(id, e.rpcError())
+		}}
+	return s.Relay(body, opts, stored)
 }
 
 func (g *Gateway) brokeOff() error {
 	g.metrics.Upstream(kindBroken, 0)
 	g.log.Warn("gateway: upstream answer broke off", "kind", kindBroken, "upstream", g.Upstream())
 	return errors.New("gateway: the upstream's answer broke off")
-}
-
-// rewriteEvent rewrites the data of the event starting at br. stop means
-// the stream ends here (an error event was sent). A failed rewrite leaves
-// none of the answer's blobs stored.
-func (g *Gateway) rewriteEvent(sw StreamWriter, br *bufio.Reader, opts blobdecode.RewriteOptions, stored *offloaded, id json.RawMessage) (stop bool, err error) {
-	out := &heldOutput{w: sw, max: int(g.opts.MaxRewriteBytes), metrics: g.metrics}
-	out.buf = append(out.buf, "data: "...)
-	ev := &eventData{br: br}
-	ev.startLine()
-	_, err = blobdecode.Rewrite(ev, dataLines{out}, opts)
-	if err == nil {
-		out.buf = append(out.buf, '\n')
-		out.buf = append(out.buf, ev.held...)
-		out.buf = append(out.buf, '\n')
-		if err = out.flush(); err == nil {
-			err = sw.Flush()
-		}
-		return false, err
-	}
-	stored.remove()
-	e := offloadError(err)
-	switch {
-	case e == nil:
-		return true, err
-	case out.spilled:
-		g.log.Warn("gateway: offloading an SSE answer failed midway", "problem", e.msg, "upstream", g.Upstream())
-		return true, err
-	}
-	if e.kind != "" {
-		g.metrics.Upstream(e.kind, 0)
-		g.log.Warn("gateway: upstream failed", "kind", e.kind, "problem", e.msg, "upstream", g.Upstream())
-	} else {
-		g.log.Error("gateway: storing an offloaded blob failed", "err", err)
-	}
-	if _, err := sw.Write(errorEvent(id, e.rpcError())); err != nil {
-		return true, err
-	}
-	return true, sw.Flush()
-}
-
-// heldOutput holds an event's rewritten bytes up to max, then sends what
-// it holds and all that follows to w.
-type heldOutput struct {
-	w       StreamWriter
-	buf     []byte
-	max     int
-	spilled bool
-	metrics Metrics
-}
-
-func (h *heldOutput) Write(p []byte) (int, error) {
-	if h.spilled {
-		h.metrics.Relayed("to_client", int64(len(p)))
-		return h.w.Write(p)
-	}
-	h.buf = append(h.buf, p...)
-	if len(h.buf) > h.max {
-		h.spilled = true
-		return len(p), h.flush()
-	}
-	return len(p), nil
-}
-
-func (h *heldOutput) flush() error {
-	_, err := h.w.Write(h.buf)
-	h.metrics.Relayed("to_client", int64(len(h.buf)))
-	h.buf = h.buf[:0]
-	return err
-}
-
-// dataLines turns the line breaks of rewritten data back into data lines.
-type dataLines struct{ w io.Writer }
-
-func (d dataLines) Write(p []byte) (int, error) {
-	n := 0
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			k, err := d.w.Write(p)
-			return n + k, err
-		}
-		if _, err := d.w.Write(p[:i]); err != nil {
-			return n, err
-		}
-		if _, err := d.w.Write([]byte("\ndata: ")); err != nil {
-			return n, err
-		}
-		n += i + 1
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-// eventData reads the data of one SSE event from br, its data lines joined
-// by "\n" (the SSE rule), and ends (io.EOF) at the event's blank line. Other
-// field lines met on the way are kept in held; the body ending before the
-// blank line is blobdecode.ErrTruncated.
-type eventData struct {
-	br     *bufio.Reader
-	inLine bool
-	done   bool
-	held   []byte
-}
-
-// startLine consumes a data line's field name (and its one space).
-func (e *eventData) startLine() {
-	_, _ = e.br.Discard(len("data:"))
-	if p, _ := e.br.Peek(1); len(p) == 1 && p[0] == ' ' {
-		_, _ = e.br.Discard(1)
-	}
-	e.inLine = true
-}
-
-func (e *eventData) Read(p []byte) (int, error) {
-	for {
-		switch {
-		case len(p) == 0:
-			return 0, nil
-		case e.done:
-			return 0, io.EOF
-		case e.inLine:
-			if n, err := e.lineBytes(p); n > 0 || err != nil {
-				return n, err
-			}
-			continue
-		}
-		if err := e.nextLine(); err != nil {
-			return 0, err
-		}
-		if e.inLine {
-			p[0] = '\n'
-			return 1, nil
-		}
-	}
-}
-
-// lineBytes gives the current data line's bytes, without its end.
-func (e *eventData) lineBytes(p []byte) (int, error) {
-	buf, err := e.br.Peek(max(1, e.br.Buffered()))
-	if len(buf) == 0 {
-		return 0, e.endErr(err)
-	}
-	end := bytes.IndexByte(buf, '\n')
-	if end < 0 {
-		k := len(buf)
-		if buf[k-1] == '\r' { // perhaps a CRLF cut in two
-			if k == 1 {
-				if more, _ := e.br.Peek(2); len(more) < 2 {
-					return 0, e.endErr(io.ErrUnexpectedEOF)
-				}
-				return 0, nil
-			}
-			k--
-		}
-		n := copy(p, buf[:k])
-		_, _ = e.br.Discard(n)
-		return n, nil
-	}
-	k := end
-	if k > 0 && buf[k-1] == '\r' {
-		k--
-	}
-	n := copy(p, buf[:k])
-	_, _ = e.br.Discard(n)
-	if n == k {
-		_, _ = e.br.Discard(end + 1 - k)
-		e.inLine = false
-	}
-	return n, nil
-}
-
-// nextLine reads the start of the next line: another data line (inLine),
-// the blank line ending the event (done), or a field line (held).
-func (e *eventData) nextLine() error {
-	p, err := peekLineStart(e.br, len("data:"))
-	switch {
-	case bytes.HasPrefix(p, []byte("data:")):
-		e.startLine()
-		return nil
-	case len(p) > 0 && p[0] == '\n', bytes.HasPrefix(p, []byte("\r\n")):
-		_, _ = e.br.Discard(bytes.IndexByte(p, '\n') + 1)
-		e.done = true
-		return io.EOF
-	case len(p) == 0:
-		return e.endErr(err)
-	}
-	line, err := e.br.ReadSlice('\n')
-	if err != nil || len(e.held)+len(line) > maxHeldFieldLines {
-		return errors.Join(e.endErr(err), &blobdecode.LimitError{What: "SSE field lines inside an event", Limit: maxHeldFieldLines})
-	}
-	e.held = append(e.held, line...)
-	return nil
-}
-
-// peekLineStart peeks up to n bytes of the line starting at br, but never
-// past its end: a short line (the blank line ending an event) is seen as
-// soon as it arrives. A plain Peek(n) would wait for n bytes, and an
-// upstream that sent its event and now waits for the client's answer would
-// wait forever with it.
-func peekLineStart(br *bufio.Reader, n int) ([]byte, error) {
-	var p []byte
-	var err error
-	for k := 1; k <= n; k++ {
-		if p, err = br.Peek(k); len(p) < k || p[k-1] == '\n' {
-			return p, err
-		}
-	}
-	return p, err
-}
-
-func (e *eventData) endErr(err error) error {
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return blobdecode.ErrTruncated
-	}
-	return &blobdecode.ReadError{Err: err}
 }

@@ -395,3 +395,21 @@ func isNotFound(err error) bool {
 	var rpc *blobdecode.RPCError
 	return errors.As(err, &rpc) && rpc.Code == -32002
 }
+
+// An offloaded blob's URI spelled with JSON escapes is still the
+// gateway's to answer (the quick look for the URI prefix must not send it
+// to the upstream), and a read of another URI goes to the upstream.
+func TestOffloadReadEscapedURI(t *testing.T) {
+	const size = 2 << 20
+	gw, _ := offloadGateway(t, size)
+	resp, b := callTool(t, gw, "alice", "image")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, b)
+	}
+	uri, _ := linkOf(t, b)
+	escaped := strings.ReplaceAll(uri, "/", `\/`)
+	sum, got, err := readBack(t, gw, "alice", escaped)
+	if err != nil || got != size || sum != patternSum(size) {
+		t.Fatalf("resources/read of %s gave %d bytes (%v): not the offloaded image", escaped, got, err)
+	}
+}

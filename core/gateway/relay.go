@@ -94,7 +94,8 @@ func actsOn(method string) bool {
 }
 
 // peek reads the start of body: until the top-level method is seen, the
-// body ends, or PeekBytes are read. whole reports the body ended.
+// body ends, or PeekBytes are read. whole reports the body ended (or n,
+// its declared length, was read).
 func (g *Gateway) peek(body io.Reader, n int64) (head []byte, whole bool, err error) {
 	size := int64(g.opts.PeekBytes)
 	if n >= 0 && n < size {
@@ -109,6 +110,10 @@ func (g *Gateway) peek(body io.Reader, n int64) (head []byte, whole bool, err er
 			return head, true, nil
 		case err != nil:
 			return head, false, err
+		case n >= 0 && int64(len(head)) >= n:
+			// Its declared length is in: whole, though the reader has not
+			// said io.EOF yet (a bytes.Reader says it on the next read).
+			return head, true, nil
 		}
 		if m, id, complete := wire.PeekMessage(head); complete || (m != "" && id != nil && !actsOn(m)) {
 			break
@@ -142,8 +147,10 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
-	resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
-		r.Header.Get(headers.Method) != "" && fileargs.RetryMethod(c.method), g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
+	if modern := r.Header.Get(headers.Method) != ""; fileargs.MayAsk(modern, c.method) {
+		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
+			modern, g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
+	}
 	// The stream cache's watches: resources/updated (cache_watch.go) and
 	// the versions answers show (cache_fresh.go).
 	resp.Body = g.watchUpdates(r.Principal, resp)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/gateway/h1"
 )
 
 // writeCountingConn counts the writes to a connection.
@@ -22,34 +25,72 @@ func (c writeCountingConn) Write(p []byte) (int, error) {
 }
 
 // A small request the gateway read whole goes to the upstream as one
-// write, headers and body together: net/http flushes the headers of a
-// body it cannot see is in memory in a write of their own, one more
-// syscall (and loopback segment) on every relayed request.
+// write, headers and body together (net/http flushed the headers of a
+// body it could not see was in memory in a write of their own, one more
+// syscall and loopback segment on every relayed request), on one
+// kept-alive connection.
 func TestSmallRequestOneWriteUpstream(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
 	}))
 	defer up.Close()
-	var writes atomic.Int64
-	g := newGateway(t, up.URL, func(o *Options) {
-		tr := newTransport(*o)
-		dial := tr.DialContext
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return writeCountingConn{c, &writes}, nil
-		}
-		o.Client = &http.Client{Transport: tr, CheckRedirect: noRedirects}
-	})
+	var writes, dials atomic.Int64
+	g := newGateway(t, up.URL, nil)
+	g.roundTrip = countingTransport(&writes, &dials).RoundTrip
 	gw := serveGateway(t, g)
 	const requests = 3
 	for range requests {
 		resp, b := post(t, gw.URL, map[string]string{"Mcp-Session-Id": "s"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if resp.StatusCode != http.StatusOK || string(b) != `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}` {
 			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+	}
+	if n := writes.Load(); n != requests {
+		t.Errorf("%d writes to the upstream for %d small requests; want one each (headers and body together)", n, requests)
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("%d connections for %d requests one after another; want one, kept alive", n, requests)
+	}
+}
+
+// countingTransport is the gateway's upstream client with its writes and
+// dials counted.
+func countingTransport(writes, dials *atomic.Int64) *h1.Transport {
+	return h1.New(h1.Options{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return writeCountingConn{c, writes}, nil
+	}})
+}
+
+// A small body the transport hands over whole without its end (every byte
+// in one read, io.EOF only from the next, as a bytes.Reader does) is read
+// whole once its declared length is in: it goes upstream with the headers
+// in one write, not streamed after them.
+func TestDeclaredLengthBodyOneWrite(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(answer))
+	}))
+	defer up.Close()
+	var writes, dials atomic.Int64
+	g := newGateway(t, up.URL, nil)
+	g.roundTrip = countingTransport(&writes, &dials).RoundTrip
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	const requests = 3
+	for range requests {
+		rec := httptest.NewRecorder()
+		nw := &netHTTPWriter{w: rec}
+		g.ServeMCP(&Request{Method: http.MethodPost, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"s"}},
+			Body: bytes.NewReader([]byte(body)), ContentLength: int64(len(body)), Principal: "alice", Context: t.Context()}, nw)
+		nw.finish()
+		if rec.Code != http.StatusOK || rec.Body.String() != answer {
+			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	}
 	if n := writes.Load(); n != requests {

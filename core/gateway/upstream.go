@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -36,10 +37,11 @@ func headerSet(names ...string) map[string]bool {
 	return m
 }
 
-// copyHeader copies src into dst but for the names in drop and those
-// src's Connection header lists.
+// copyHeader copies src into dst (which holds none of its names) but for
+// the names in drop and those src's Connection header lists. The values
+// are src's own slices, capped: an Add to dst copies them first.
 func copyHeader(dst, src http.Header, drop map[string]bool) {
-	eachHeader(src, drop, func(name string, values []string) { dst[name] = append(dst[name], values...) })
+	eachHeader(src, drop, func(name string, values []string) { dst[name] = values[:len(values):len(values)] })
 }
 
 // eachHeader calls f with every header of src but for the names in drop
@@ -66,15 +68,17 @@ func eachHeader(src http.Header, drop map[string]bool, f func(name string, value
 // for none, length n or -1) on behalf of principal, carrying the client's
 // headers in (nil for none) and the gateway's credential.
 func (g *Gateway) newUpstreamRequest(ctx context.Context, method string, in http.Header, body io.Reader, n int64, who string) *http.Request {
-	req, err := http.NewRequestWithContext(ctx, method, g.upstream.String(), nil)
-	if err != nil {
-		panic("bug: gateway: upstream request: " + err.Error()) // the URL was parsed in New
-	}
+	req := (&http.Request{Method: method, URL: g.upstream, Host: g.upstream.Host, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, len(in)+2)}).WithContext(ctx)
 	if in != nil {
 		copyHeader(req.Header, in, dropRequest)
 	}
 	if body != nil {
 		req.Body, req.ContentLength = io.NopCloser(body), n // -1: unknown, sent chunked
+		if br, ok := body.(*bytes.Reader); ok {             // in memory: sent with the headers, and again on a retry
+			held := *br
+			req.GetBody = func() (io.ReadCloser, error) { r := held; return io.NopCloser(&r), nil }
+		}
 	}
 	if g.opts.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+g.opts.Token)
@@ -92,7 +96,7 @@ func (g *Gateway) newUpstreamRequest(ctx context.Context, method string, in http
 // or an *upstreamError. It records the call's latency.
 func (g *Gateway) do(req *http.Request) (*http.Response, *upstreamError) {
 	start := time.Now()
-	resp, err := g.client.Do(req)
+	resp, err := g.roundTrip(req)
 	if err != nil {
 		ue := classify(err)
 		g.metrics.Upstream(ue.kind, time.Since(start))

@@ -205,8 +205,8 @@ func runG23(ctx context.Context, cfg *Options, dir string, bins map[string]strin
 // resources/stream of the same blob.
 func (res *g2Result) conversion(ctx context.Context, rig *g23Rig, plan gPlan) {
 	buf := make([]byte, 256<<10)
-	measure.Logf("G2 conversion %d MiB: %d runs, upstream resources/read and gateway resources/stream in turns", res.size>>20, plan.runs)
-	for r := range plan.runs {
+	measure.Logf("G2 conversion %d MiB: %d runs, upstream resources/read and gateway resources/stream in turns", res.size>>20, plan.g2Runs)
+	for r := range plan.g2Runs {
 		for k := range 2 {
 			if (k+r)%2 == 0 {
 				w := measure.WatchPeak(rig.upstream.pid())
@@ -245,7 +245,7 @@ func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum s
 	buf := make([]byte, 256<<10)
 	c, hit := rig.cache.mcp, rig.redirected[rig.cache.mcp]
 	uri := "blob:///" + gKeyStream
-	measure.Logf("G2 stream cache: one download filling it, then %d runs of a cache hit and nginx in turns", plan.runs)
+	measure.Logf("G2 stream cache: one download filling it, then %d runs of a cache hit and nginx in turns", plan.g2Runs)
 	for i, what := range []string{"first download (fills the cache)", "warm-up hit"} {
 		*hit = false
 		h := sha256.New()
@@ -265,7 +265,7 @@ func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum s
 	if _, _, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf); err != nil {
 		res.errs = append(res.errs, "nginx warm-up: "+err.Error())
 	}
-	for r := range plan.runs {
+	for r := range plan.g2Runs {
 		for k := range 2 {
 			if (k+r)%2 == 0 {
 				t0 := time.Now()

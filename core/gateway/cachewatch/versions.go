@@ -97,17 +97,34 @@ func (w *watch) Read(p []byte) (int, error) {
 	n, err := w.ReadCloser.Read(p)
 	if !w.over {
 		if len(w.kept)+n > MaxScan {
-			w.over, w.kept = true, nil
+			w.over = true
+			w.release()
 		} else {
+			if w.kept == nil {
+				w.kept = (*keptBuffers.Get().(*[]byte))[:0]
+			}
 			w.kept = append(w.kept, p[:n]...)
 		}
 	}
 	if err == io.EOF && !w.over {
 		w.over = true
 		w.answer(w.kept)
-		w.kept = nil
+		w.release()
 	}
 	return n, err
+}
+
+// keptBuffers are the buffers a watch keeps an answer in: most answers
+// are small, and one buffer serves answer after answer.
+var keptBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// release gives the kept buffer back (one grown past 64 KiB is let go).
+func (w *watch) release() {
+	if w.kept != nil && cap(w.kept) <= 64<<10 {
+		b := w.kept[:0]
+		keptBuffers.Put(&b)
+	}
+	w.kept = nil
 }
 
 func (w *watch) answer(body []byte) {
@@ -176,10 +193,24 @@ func mayHoldVersion(msg []byte) bool {
 // containsFold reports whether b holds lower (ASCII, lower case) in any
 // case.
 func containsFold(b []byte, lower string) bool {
-	for i := 0; i+len(lower) <= len(b); i++ {
-		if b[i]|0x20 == lower[0]|0x20 && bytes.EqualFold(b[i:i+len(lower)], []byte(lower)) {
+	first := lower[0]
+	if first >= 'a' && first <= 'z' {
+		return startsFoldAt(b, lower, first) || startsFoldAt(b, lower, first-'a'+'A')
+	}
+	return startsFoldAt(b, lower, first)
+}
+
+// startsFoldAt reports whether b holds lower in any case at a byte c
+// (found by IndexByte, which is vectorised).
+func startsFoldAt(b []byte, lower string, c byte) bool {
+	for {
+		i := bytes.IndexByte(b, c)
+		if i < 0 || len(b)-i < len(lower) {
+			return false
+		}
+		if bytes.EqualFold(b[i:i+len(lower)], []byte(lower)) {
 			return true
 		}
+		b = b[i+1:]
 	}
-	return false
 }

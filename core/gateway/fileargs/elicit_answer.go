@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"slices"
+	"sync"
 )
 
 // The upstream's side: the messages that ask for files get carriers. An
@@ -27,7 +28,10 @@ func MarkAnswer(body io.ReadCloser, n int64, contentType string, mayRequire bool
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case mt == "text/event-stream":
-		return &markEvents{br: bufio.NewReaderSize(body, 32<<10), body: body, cs: cs, max: int(min(max, maxMarkedEvent))}, -1
+		br := eventReaders.Get().(*bufio.Reader)
+		br.Reset(body)
+		return &markEvents{br: br, body: body, cs: cs, max: int(min(max, maxMarkedEvent)),
+			event: takeEventBuffer(), spare: takeEventBuffer()}, -1
 	case mt == "application/json" && mayRequire && n <= max:
 		return markJSON(body, n, cs, int(max))
 	}
@@ -85,6 +89,7 @@ type markEvents struct {
 func (e *markEvents) Read(p []byte) (int, error) {
 	for len(e.out) == 0 {
 		if e.err != nil {
+			e.event, e.spare = putEventBuffer(e.event), putEventBuffer(e.spare) // all read
 			return 0, e.err
 		}
 		e.next()
@@ -118,8 +123,32 @@ func (e *markEvents) next() {
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		e.out = append(e.out, e.event...) // an event cut off passes as it came
 		e.event, e.err = e.event[:0], err
+		e.br.Reset(nil) // never read again: nothing read refers to its buffer
+		eventReaders.Put(e.br)
+		e.br = nil
 	}
 }
+
+// eventBuffers are markEvents' event buffers, back in the pool once their
+// answer was read to its end.
+var eventBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func takeEventBuffer() []byte { return (*eventBuffers.Get().(*[]byte))[:0] }
+
+// putEventBuffer gives b back (one grown past 64 KiB is let go) and
+// returns nil.
+func putEventBuffer(b []byte) []byte {
+	if b != nil && cap(b) <= 64<<10 {
+		b = b[:0]
+		eventBuffers.Put(&b)
+	}
+	return nil
+}
+
+// eventReaders are markEvents' readers, back in the pool once their
+// answer ended (an answer closed before its end lets its reader go to the
+// collector: a Close may come while a Read runs).
+var eventReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
 // emit makes b the bytes to be read and starts a new event. Buffers grown
 // for a large event are let go after it: a long stream keeps small ones.

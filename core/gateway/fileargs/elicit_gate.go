@@ -184,3 +184,17 @@ func (eg *ElicitGate) Original() json.RawMessage {
 	}
 	return eg.walk.Original()
 }
+
+// MayAsk reports whether the answer to a request of method (in the
+// 2026-07-28 era: modern) can carry an elicitation form request, which
+// MarkAnswer looks for. A 2026-07-28 server asks only in the
+// input_required result of a retryable method (the era has no
+// server-to-client requests); a 2025-11-25 server may send its requests
+// on any stream (the GET stream, a POST's answer) but the answers to
+// initialize (none before the session is initialized) and ping.
+func MayAsk(modern bool, method string) bool {
+	if modern {
+		return RetryMethod(method)
+	}
+	return method != "initialize" && method != "ping"
+}

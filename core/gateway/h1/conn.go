@@ -1,0 +1,379 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// conn is one connection to the upstream, used by one request at a time.
+type conn struct {
+	t      *Transport
+	key    string
+	nc     net.Conn // raw, or TLS over it
+	raw    net.Conn
+	lim    limited
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	idleAt time.Time
+	sent   bool // the request in flight went out whole (a body in memory)
+	// The wait for the response headers is timed from the end of the
+	// request body: the writer starts it, unless the headers came first.
+	dl       sync.Mutex
+	awaiting bool // the response headers are being read
+	bodyDone bool // the request body went out whole (or there is none to stream)
+}
+
+// limited is the connection as the reader sees it: reads bounded while
+// response headers are read (left >= 0), and counted.
+type limited struct {
+	r    io.Reader
+	left int64 // -1: no bound
+	read int64 // bytes read for the request in flight
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.left == 0 {
+		return 0, ErrHeadersTooLarge
+	}
+	if l.left > 0 && int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	if l.left > 0 {
+		l.left -= int64(n)
+	}
+	return n, err
+}
+
+// roundTrip sends req on c and reads the response headers; on failure c is
+// closed.
+func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
+	c.sent, c.bodyDone = false, false // the last request's writer has ended
+	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		_ = c.nc.Close()
+		return nil, err
+	}
+	if err := c.writeHead(req); err != nil {
+		closeBody(req)
+		return fail(err)
+	}
+	var w *bodyWriter
+	switch {
+	case req.Body != nil && req.GetBody == nil: // streamed
+		w = c.startBody(req)
+	case req.Body != nil:
+		_, err := c.copyBody(req.Body, req.ContentLength)
+		closeBody(req)
+		if err != nil {
+			return fail(err)
+		}
+		fallthrough
+	default:
+		if err := c.bw.Flush(); err != nil {
+			return fail(err)
+		}
+		c.sent = true
+	}
+	resp, err := c.readResponse(req, w)
+	if err != nil {
+		if werr := w.bodyErr(); werr != nil {
+			err = werr // the request body failed (and closed c): that is the story
+		}
+		return fail(err)
+	}
+	b := &body{c: c, rc: resp.Body, stop: stop, w: w, ctx: req.Context(), keep: !resp.Close}
+	resp.Body = b
+	if b.rc == http.NoBody {
+		b.finish(true)
+	}
+	return resp, nil
+}
+
+// writeHead buffers the request line and headers.
+func (c *conn) writeHead(req *http.Request) error {
+	bw := c.bw
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	_, _ = bw.WriteString(req.Method)
+	_ = bw.WriteByte(' ')
+	_, _ = bw.WriteString(req.URL.RequestURI())
+	_, _ = bw.WriteString(" HTTP/1.1\r\nHost: ")
+	_, _ = bw.WriteString(host)
+	_, _ = bw.WriteString("\r\n")
+	for name, values := range req.Header {
+		switch name {
+		case "Host", "Content-Length", "Transfer-Encoding":
+			continue
+		}
+		if !validName(name) {
+			return errors.New("h1: invalid header name " + strconv.Quote(name))
+		}
+		for _, v := range values {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return errors.New("h1: invalid value of header " + name)
+			}
+			_, _ = bw.WriteString(name)
+			_, _ = bw.WriteString(": ")
+			_, _ = bw.WriteString(v)
+			_, _ = bw.WriteString("\r\n")
+		}
+	}
+	switch {
+	case req.Body == nil && (req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch):
+		_, _ = bw.WriteString("Content-Length: 0\r\n")
+	case req.Body != nil && req.ContentLength >= 0:
+		_, _ = bw.WriteString("Content-Length: " + strconv.FormatInt(req.ContentLength, 10) + "\r\n")
+	case req.Body != nil:
+		_, _ = bw.WriteString("Transfer-Encoding: chunked\r\n")
+	}
+	_, err := bw.WriteString("\r\n")
+	return err
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b <= ' ' || b >= 0x7f || b == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// copyBuffers are the buffers request bodies are read through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyBody writes body to c's buffer: n bytes exactly, or chunked (each
+// chunk flushed) when n < 0. fromBody reports an error of body's rather
+// than of the connection's.
+func (c *conn) copyBody(body io.Reader, n int64) (fromBody bool, err error) {
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
+	for sent := int64(0); n < 0 || sent < n; {
+		p := buf
+		if n >= 0 && int64(len(p)) > n-sent {
+			p = p[:n-sent]
+		}
+		k, rerr := body.Read(p)
+		if k > 0 {
+			if err := c.writeChunk(p[:k], n < 0); err != nil {
+				return false, err
+			}
+			sent += int64(k)
+		}
+		switch {
+		case errors.Is(rerr, io.EOF) && n < 0:
+			_, err := c.bw.WriteString("0\r\n\r\n")
+			return false, err
+		case errors.Is(rerr, io.EOF) && sent < n:
+			return true, io.ErrUnexpectedEOF
+		case rerr != nil && !errors.Is(rerr, io.EOF):
+			return true, rerr
+		}
+	}
+	return false, nil
+}
+
+// writeChunk writes p, framed and flushed when chunked.
+func (c *conn) writeChunk(p []byte, chunked bool) error {
+	if !chunked {
+		_, err := c.bw.Write(p)
+		return err
+	}
+	var size [20]byte
+	_, _ = c.bw.Write(strconv.AppendInt(size[:0], int64(len(p)), 16))
+	_, _ = c.bw.WriteString("\r\n")
+	_, _ = c.bw.Write(p)
+	_, _ = c.bw.WriteString("\r\n")
+	return c.bw.Flush()
+}
+
+// bodyWriter is a streamed request body being sent on a goroutine of its
+// own.
+type bodyWriter struct {
+	done     chan struct{}
+	err      error
+	fromBody bool
+}
+
+// startBody sends req's headers and then its body as it comes.
+func (c *conn) startBody(req *http.Request) *bodyWriter {
+	w := &bodyWriter{done: make(chan struct{})}
+	go func() {
+		var err error
+		fromBody := false
+		if err = c.bw.Flush(); err == nil { // the headers go at once
+			if fromBody, err = c.copyBody(req.Body, req.ContentLength); err == nil {
+				err = c.bw.Flush()
+			}
+		}
+		closeBody(req)
+		c.bodySent(err == nil) // before done: once done, c may serve another request
+		w.err, w.fromBody = err, fromBody
+		close(w.done)
+		if fromBody {
+			_ = c.nc.Close() // the upstream waits for the rest: end the request
+		}
+	}()
+	return w
+}
+
+// bodyErr is the error of a request body that failed to be read, once the
+// writer has ended; nil otherwise.
+func (w *bodyWriter) bodyErr() error {
+	if w == nil {
+		return nil
+	}
+	select {
+	case <-w.done:
+		if w.fromBody {
+			return w.err
+		}
+	default:
+	}
+	return nil
+}
+
+// readResponse reads the response headers, within HeaderTimeout and
+// MaxHeaderBytes; informational (1xx) responses are skipped.
+// The wait is timed from the end of the request (streamed: from the end
+// of its body, timeHeaders).
+func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, error) {
+	c.dl.Lock()
+	c.awaiting = true
+	if w == nil {
+		c.bodyDone = true
+	}
+	if c.bodyDone { // else the writer starts the wait when it ends (bodySent)
+		c.startHeaderWait()
+	}
+	c.dl.Unlock()
+	c.lim.left = c.t.o.MaxHeaderBytes
+	for {
+		resp, err := http.ReadResponse(c.br, req)
+		if err == nil && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			continue
+		}
+		c.lim.left = -1
+		c.dl.Lock()
+		c.awaiting, c.bodyDone = false, false
+		if c.t.o.HeaderTimeout > 0 {
+			_ = c.nc.SetReadDeadline(time.Time{})
+		}
+		c.dl.Unlock()
+		return resp, err
+	}
+}
+
+// bodySent records the end of a streamed request body: the wait for the
+// response headers starts there when they are awaited (and whole: sent).
+func (c *conn) bodySent(whole bool) {
+	c.dl.Lock()
+	defer c.dl.Unlock()
+	c.bodyDone = whole
+	if whole && c.awaiting {
+		c.startHeaderWait()
+	}
+}
+
+// startHeaderWait sets the HeaderTimeout deadline (c.dl held).
+func (c *conn) startHeaderWait() {
+	if d := c.t.o.HeaderTimeout; d > 0 {
+		_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	}
+}
+
+// body is a response body read from its connection; the connection goes
+// back to the pool at its end, or is closed.
+type body struct {
+	c    *conn
+	rc   io.ReadCloser
+	stop func() bool
+	w    *bodyWriter
+	ctx  context.Context
+	keep bool
+	done atomic.Int32 // 0 reading, 1 read to its end, 2 closed or failed
+}
+
+var errClosed = errors.New("h1: read on closed response body")
+
+func (b *body) Read(p []byte) (int, error) {
+	switch b.done.Load() {
+	case 1:
+		return 0, io.EOF
+	case 2:
+		return 0, errClosed
+	}
+	n, err := b.rc.Read(p)
+	switch {
+	case errors.Is(err, io.EOF):
+		b.finish(true)
+		return n, io.EOF
+	case err != nil:
+		b.finish(false)
+		return n, ctxErr(b.ctx, err)
+	}
+	return n, nil
+}
+
+// Close ends the response; before its end, the connection is closed.
+func (b *body) Close() error {
+	b.finish(false)
+	return nil
+}
+
+// finish ends the body once: the connection goes back to the pool when
+// the body was read whole, the request sent whole and the context not
+// ended; else it is closed.
+func (b *body) finish(whole bool) {
+	state := int32(2)
+	if whole {
+		state = 1
+	}
+	if !b.done.CompareAndSwap(0, state) {
+		return
+	}
+	switch {
+	case !b.stop() || !whole || !b.keep:
+		_ = b.c.nc.Close()
+	case b.w == nil:
+		b.c.t.put(b.c)
+	default:
+		b.c.putAfter(b.w) // the writer may still be ending: its last flush went out
+	}
+}
+
+// putAfter puts c back in the pool once its request body's writer ended
+// having sent it whole; a writer that fails, or is still at it after a
+// second (an upstream that answered a keep-alive response without reading
+// the whole body), has c closed.
+func (c *conn) putAfter(w *bodyWriter) {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		if w.err == nil {
+			c.t.put(c)
+			return
+		}
+	case <-t.C:
+	}
+	_ = c.nc.Close()
+}

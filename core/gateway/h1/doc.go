@@ -1,0 +1,28 @@
+// Package h1 is the gateway's HTTP/1.1 client toward its upstream: an
+// [http.RoundTripper] over a pool of kept-alive connections, each read and
+// written by the calling goroutine (net/http's Transport spends two
+// goroutines per connection and a channel exchange per request, a fifth of
+// the gateway's CPU on small requests).
+//
+// A request's headers and a body held in memory go out in one write; a
+// streamed body (chunked when its length is unknown, each chunk flushed)
+// is written by a goroutine of its own, so that an upstream that answers
+// before it has read the whole body (413) is heard. The answer's body
+// streams as the caller reads it, with flat memory; the connection goes
+// back to the pool when the body was read to its end (and the request
+// body was sent whole), and is closed when the caller closes the body
+// before its end. The request's context ending closes the connection: a
+// call in flight returns the context's error. Bounds: the dial
+// (Options.DialTimeout), the wait for the response headers
+// (Options.HeaderTimeout, a timeout error) and their size
+// (Options.MaxHeaderBytes; the error says "response headers exceeded").
+// Redirects are returned, never followed; nothing is compressed or
+// decompressed; no proxy.
+//
+// An idle connection the upstream closed is found before it is reused (a
+// non-blocking peek at the socket), and a request whose body can be sent
+// again (none, or GetBody) is retried once on a fresh connection when a
+// reused one fails before any byte of an answer, if it did not go out
+// whole or its method is idempotent (net/http's rule: a POST the upstream
+// may have acted on is not sent twice).
+package h1
