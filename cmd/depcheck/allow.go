@@ -46,6 +46,7 @@ var allowRules = []allowRule{
 	{"core/client", nil},
 	{"core/codec", []string{"asm", emmansun}},
 	{"core/conformance", []string{"core/mcp"}},
+	{"core/files", []string{"storage"}},
 	{"core/gateway", []string{"core/gateway/blobdecode", "core/gateway/cachewatch", "core/gateway/fileargs", "core/gateway/h1", "core/gateway/offload", "core/gateway/principal", "core/gateway/wire", "core/mcp/headers", "core/mcp/jsonrpc", "core/mcp/resstream", "core/token"}},
 	{"core/gateway/blobdecode", []string{"asm", "core/codec"}},
 	{"core/gateway/cachewatch", nil},
