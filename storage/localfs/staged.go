@@ -102,7 +102,7 @@ func (s *Store) BeginStaged(ctx context.Context, key string, opts storage.Create
 func (s *Store) StagedPartMin() int { return 1 }
 
 // PutStaged cuts the file at offset (dropping a torn or unnamed tail),
-// writes data there and syncs it.
+// writes data there and syncs it (writeDurable).
 func (s *Store) PutStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
 	part, err := s.putStaged(ctx, id, number, offset, data)
 	if err != nil {
@@ -144,13 +144,35 @@ func (s *Store) putStaged(ctx context.Context, id string, number int, offset int
 			return storage.StagedPart{}, err
 		}
 	}
-	if _, err := f.WriteAt(data, offset); err != nil {
-		return storage.StagedPart{}, err
-	}
-	if err := syncData(f); err != nil {
+	if err := writeDurable(f, offset, data); err != nil {
 		return storage.StagedPart{}, err
 	}
 	return storage.StagedPart{Size: int64(len(data))}, nil
+}
+
+// stagedPiece is how many bytes of a part writeDurable writes before it
+// starts their writeback.
+const stagedPiece = 1 << 20
+
+// writeDurable writes data at offset of f and makes it durable. The
+// writeback of each piece starts as soon as it is written, so the disk
+// works while the next pieces are copied and the closing fdatasync has
+// little left to do: one write of the whole part followed by fdatasync
+// leaves every byte to the fdatasync, several times slower. The part's
+// pages, clean once synced, leave the page cache.
+func writeDurable(f *os.File, offset int64, data []byte) error {
+	for i := 0; i < len(data); i += stagedPiece {
+		piece := data[i:min(i+stagedPiece, len(data))]
+		if _, err := f.WriteAt(piece, offset+int64(i)); err != nil {
+			return err
+		}
+		startWriteback(f, offset+int64(i), int64(len(piece)))
+	}
+	if err := syncData(f); err != nil {
+		return err
+	}
+	dropWritten(f, offset, int64(len(data)))
+	return nil
 }
 
 // CommitStaged cuts the file to the parts' total and publishes it as a
