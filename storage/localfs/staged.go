@@ -13,7 +13,10 @@ import (
 	"github.com/mcpblob/mcpblob/storage"
 )
 
-var _ storage.Stager = (*Store)(nil)
+var (
+	_ storage.Stager         = (*Store)(nil)
+	_ storage.StagedStreamer = (*Store)(nil)
+)
 
 // stagedDir holds staged writes, one file each. Unlike tmpDir it survives
 // a restart: a staged write outlives the process that began it.
@@ -113,41 +116,90 @@ func (s *Store) PutStaged(ctx context.Context, id string, number int, offset int
 }
 
 func (s *Store) putStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
-	if err := ctx.Err(); err != nil {
-		return storage.StagedPart{}, err
-	}
-	file, _, err := parseStagedID(id)
+	f, done, err := s.openPart(ctx, id, number, offset, offset)
 	if err != nil {
 		return storage.StagedPart{}, err
 	}
-	unlock, err := s.staged.take(file, number)
-	if err != nil {
-		return storage.StagedPart{}, err
-	}
-	defer unlock()
-	f, err := s.root.OpenFile(file, os.O_WRONLY, fileMode)
-	if isNotExist(err) {
-		return storage.StagedPart{}, storage.ErrStagedGone
-	} else if err != nil {
-		return storage.StagedPart{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return storage.StagedPart{}, err
-	case fi.Size() < offset:
-		return storage.StagedPart{}, fmt.Errorf("staged file holds %d bytes, below the offset %d", fi.Size(), offset)
-	}
-	if fi.Size() > offset {
-		if err := f.Truncate(offset); err != nil {
-			return storage.StagedPart{}, err
-		}
-	}
+	defer done()
 	if err := writeDurable(f, offset, data); err != nil {
 		return storage.StagedPart{}, err
 	}
 	return storage.StagedPart{Size: int64(len(data))}, nil
+}
+
+// WriteStaged cuts the file at offset and writes data there, starting
+// its writeback; SyncStaged makes it durable.
+func (s *Store) WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error {
+	f, done, err := s.openPart(ctx, id, number, offset, offset)
+	if err != nil {
+		return fmt.Errorf("localfs: write staged part %d: %w", number, noSpace(err))
+	}
+	defer done()
+	if _, err := f.WriteAt(data, offset); err != nil {
+		return fmt.Errorf("localfs: write staged part %d: %w", number, noSpace(err))
+	}
+	startWriteback(f, offset, int64(len(data)))
+	return nil
+}
+
+// SyncStaged cuts the file past the part written by WriteStaged and syncs
+// it.
+func (s *Store) SyncStaged(ctx context.Context, id string, number int, offset, size int64) (storage.StagedPart, error) {
+	f, done, err := s.openPart(ctx, id, number, offset, offset+size)
+	if err != nil {
+		return storage.StagedPart{}, fmt.Errorf("localfs: sync staged part %d: %w", number, noSpace(err))
+	}
+	defer done()
+	if err := syncData(f); err != nil {
+		return storage.StagedPart{}, fmt.Errorf("localfs: sync staged part %d: %w", number, noSpace(err))
+	}
+	dropWritten(f, offset, size)
+	return storage.StagedPart{Number: number, Size: size}, nil
+}
+
+// openPart opens the staged file of id for part number, which starts at
+// offset, with the part's writes locked, and cuts it at end: the file
+// must hold end bytes. done unlocks and closes.
+func (s *Store) openPart(ctx context.Context, id string, number int, offset, end int64) (f *os.File, done func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	file, _, err := parseStagedID(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	unlock, err := s.staged.take(file, number)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err = s.root.OpenFile(file, os.O_WRONLY, fileMode)
+	if err != nil {
+		unlock()
+		if isNotExist(err) {
+			return nil, nil, storage.ErrStagedGone
+		}
+		return nil, nil, err
+	}
+	done = func() { f.Close(); unlock() }
+	if err := cutAt(f, end); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return f, done, nil
+}
+
+// cutAt cuts f at end, which it must reach.
+func cutAt(f *os.File, end int64) error {
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case fi.Size() < end:
+		return fmt.Errorf("staged file holds %d bytes, below the offset %d", fi.Size(), end)
+	case fi.Size() > end:
+		return f.Truncate(end)
+	}
+	return nil
 }
 
 // stagedPiece is how many bytes of a part writeDurable writes before it
