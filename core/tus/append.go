@@ -61,25 +61,35 @@ type appender struct {
 	pending  []Segment // written, not yet committed (checksum)
 	staged   int64     // new bytes in pending
 	reserved []int     // part numbers taken and not yet written
+
+	// A store that takes a part's bytes as they arrive
+	// (storage.StagedStreamer) gets each piece of the buffer as it is read
+	// (stream.go).
+	stream storage.StagedStreamer
+	pieces *pieceWriter // nil until the first piece
 }
 
 func (a *appender) run(body io.Reader, limit int64) *Error {
 	b := getBuffer(a.h.SegmentSize)
 	defer putBuffer(b)
+	defer a.stopStream() // before the buffer goes back
 	a.buf = *b
 	if err := a.start(); err != nil {
 		return err
 	}
 	r := io.LimitReader(body, limit+1)
 	for {
-		k, rerr := io.ReadFull(r, a.buf[a.n:])
-		if a.hash != nil {
-			a.hash.Write(a.buf[a.n : a.n+k])
-		}
-		a.n, a.got = a.n+k, a.got+int64(k)
+		k, rerr := a.read(r)
 		if a.got > limit {
 			a.discard()
 			return refuse(http.StatusRequestEntityTooLarge, "too_large", "the body runs past the upload's length or Tus-Max-Size")
+		}
+		if err := a.streamOut(k); err != nil {
+			a.discard()
+			return err
+		}
+		if rerr == nil && a.n < len(a.buf) {
+			continue // a piece went to the store; the segment is not full
 		}
 		ended := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
 		// A body that ends before its Content-Length was cut, too.
@@ -94,6 +104,24 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 			return a.verify()
 		}
 	}
+}
+
+// read reads the body into the buffer: until it is full, or one piece
+// when the store takes the bytes as they arrive.
+func (a *appender) read(r io.Reader) (int, error) {
+	end := len(a.buf)
+	if a.stream != nil {
+		end = min(end, a.n+streamPiece)
+	}
+	k, err := io.ReadFull(r, a.buf[a.n:end])
+	if a.hash != nil {
+		a.hash.Write(a.buf[a.n : a.n+k])
+	}
+	a.n, a.got = a.n+k, a.got+int64(k)
+	if err == nil && end < len(a.buf) && a.n == end {
+		return k, nil // the piece is full; the body may go on
+	}
+	return k, err
 }
 
 // cut ends a request whose body was cut short: what arrived is kept,
@@ -120,7 +148,8 @@ func (a *appender) cut(rerr error) *Error {
 		Message: "the body was cut short; " + kept + ", HEAD the upload to resume", Err: rerr}
 }
 
-// start resumes a staged upload's SHA-256 and loads u's last segment.
+// start resumes a staged upload's SHA-256, loads u's last segment, and
+// streams the body to a store that takes a part's bytes as they arrive.
 func (a *appender) start() *Error {
 	if a.u.Staged != "" {
 		a.obj = sha256.New()
@@ -131,7 +160,13 @@ func (a *appender) start() *Error {
 		}
 		a.head = bytes.Clone(a.u.Head)
 	}
-	return a.mergeTail()
+	if err := a.mergeTail(); err != nil {
+		return err
+	}
+	if a.u.Staged != "" && a.tail == 0 && a.h.Stager.StagedPartMin() <= 1 {
+		a.stream = storage.StreamerOf(a.h.Stager) // every segment is a part
+	}
+	return nil
 }
 
 // mergeTail loads u's last segment into the buffer when it is a short
@@ -212,12 +247,14 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 // writePart writes data as the next part, at the offset the parts before
 // it end.
 func (a *appender) writePart(data []byte) (Segment, *Error) {
+	if a.pieces != nil {
+		return a.syncPart(int64(len(data)))
+	}
 	num, err := a.takePart()
 	if err != nil {
 		return Segment{}, err
 	}
-	off := storage.StagedSize(stagedParts(a.u.Segments)) + storage.StagedSize(stagedParts(a.pending))
-	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, off, data)
+	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, a.partOffset(), data)
 	switch {
 	case errors.Is(perr, storage.ErrPreconditionFailed):
 		return Segment{}, overtaken()
@@ -225,6 +262,12 @@ func (a *appender) writePart(data []byte) (Segment, *Error) {
 		return Segment{}, internal(perr)
 	}
 	return Segment{Size: int64(len(data)), Part: &part}, nil
+}
+
+// partOffset is where the next part starts: where the parts named and
+// pending end.
+func (a *appender) partOffset() int64 {
+	return storage.StagedSize(stagedParts(a.u.Segments)) + storage.StagedSize(stagedParts(a.pending))
 }
 
 // takePart returns a part number this request took, taking as many as
