@@ -226,10 +226,13 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 	data := a.buf[:a.n]
 	st := a.h.Stager
 	if a.u.Staged != "" {
-		// The SHA-256 runs beside the write (it reads what the write reads).
-		hashed := make(chan struct{})
-		go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
-		defer func() { <-hashed }()
+		// The SHA-256 runs beside the write (it reads what the write
+		// reads); streamed pieces were hashed as they went to the store.
+		if a.pieces == nil {
+			hashed := make(chan struct{})
+			go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
+			defer func() { <-hashed }()
+		}
 		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
 			a.head = append(a.head, data[a.tail:a.tail+n]...)
 		}
@@ -273,11 +276,22 @@ func (a *appender) partOffset() int64 {
 // takePart returns a part number this request took, taking as many as
 // the rest of the body needs (by compare-and-swap of u) when none is left.
 func (a *appender) takePart() (int, *Error) {
+	return a.takePartOf(a.partsLeft())
+}
+
+// partsLeft is how many parts the rest of the body fills: S3 takes
+// 10,000 parts, so a request takes no more.
+func (a *appender) partsLeft() int {
+	if seg := int64(a.h.SegmentSize); a.expect >= 0 {
+		return max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
+	}
+	return 1
+}
+
+// takePartOf is takePart with partsLeft given (by the goroutine that
+// reads the body, for a pieceWriter's).
+func (a *appender) takePartOf(k int) (int, *Error) {
 	if len(a.reserved) == 0 {
-		k := 1 // S3 takes 10,000 parts: take no more than the body fills
-		if seg := int64(a.h.SegmentSize); a.expect >= 0 {
-			k = max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
-		}
 		if err := a.take(k); err != nil {
 			return 0, err
 		}

@@ -1,7 +1,6 @@
 package tus
 
 import (
-	"context"
 	"errors"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -11,54 +10,63 @@ import (
 // StagedStreamer, which writes them while the next arrive.
 const streamPiece = 1 << 20
 
-// pieceWriter writes one part's pieces to a StagedStreamer on its own
-// goroutine, in order, while the request reads the next ones into the
-// buffer (the pieces are distinct bytes of it, so none is copied).
+// pieceWriter streams one part to a StagedStreamer on its own goroutine
+// while the request reads the next pieces into the buffer (distinct bytes
+// of it, so none is copied): it takes the part's number (a record write),
+// then writes the pieces in order and adds them to the upload's SHA-256.
 type pieceWriter struct {
-	num   int   // the part's number
+	num   int   // the part's number, read after done
 	off   int64 // where the part starts
 	queue chan []byte
 	done  chan struct{}
-	err   error // the first failure, read after done
+	err   *Error // the first failure, read after done
 }
 
-func startPieces(ctx context.Context, st storage.StagedStreamer, staged string, num int, off int64) *pieceWriter {
-	p := &pieceWriter{num: num, off: off, queue: make(chan []byte, 8), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		at := off
-		for piece := range p.queue {
-			if p.err == nil {
-				p.err = st.WriteStaged(ctx, staged, num, at, piece)
-			}
-			at += int64(len(piece))
-		}
-	}()
-	return p
-}
-
-// wait ends the writes and returns the first failure.
-func (p *pieceWriter) wait() error {
-	close(p.queue)
-	<-p.done
-	return p.err
-}
-
-// streamOut hands the k bytes just read to the StagedStreamer, as part of
-// the segment the buffer holds, taking the part's number first.
+// streamOut hands the k bytes just read to the part the buffer holds,
+// starting its pieceWriter at the first.
 func (a *appender) streamOut(k int) *Error {
 	if a.stream == nil || k == 0 {
 		return nil
 	}
 	if a.pieces == nil {
-		num, err := a.takePart()
-		if err != nil {
-			return err
-		}
-		a.pieces = startPieces(a.ctx, a.stream, a.u.Staged, num, a.partOffset())
+		a.pieces = &pieceWriter{off: a.partOffset(), queue: make(chan []byte, len(a.buf)/streamPiece+1), done: make(chan struct{})}
+		go a.writePieces(a.pieces, a.partsLeft())
 	}
 	a.pieces.queue <- a.buf[a.n-k : a.n]
 	return nil
+}
+
+// writePieces is p's goroutine. Until p is done it alone touches the
+// upload's part numbers and SHA-256.
+func (a *appender) writePieces(p *pieceWriter, partsLeft int) {
+	defer close(p.done)
+	p.num, p.err = a.takePartOf(partsLeft)
+	at := p.off
+	for piece := range p.queue {
+		if p.err == nil {
+			err := a.stream.WriteStaged(a.ctx, a.u.Staged, p.num, at, piece)
+			p.err = storeError(err)
+			a.obj.Write(piece)
+		}
+		at += int64(len(piece))
+	}
+}
+
+// wait ends the writes and returns the first failure.
+func (p *pieceWriter) wait() *Error {
+	close(p.queue)
+	<-p.done
+	return p.err
+}
+
+func storeError(err error) *Error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, storage.ErrPreconditionFailed):
+		return overtaken()
+	}
+	return internal(err)
 }
 
 // syncPart waits for the pieces streamed to the store and makes the part
@@ -66,16 +74,12 @@ func (a *appender) streamOut(k int) *Error {
 func (a *appender) syncPart(size int64) (Segment, *Error) {
 	p := a.pieces
 	a.pieces = nil
-	err := p.wait()
-	var part storage.StagedPart
-	if err == nil {
-		part, err = a.stream.SyncStaged(a.ctx, a.u.Staged, p.num, p.off, size)
+	if err := p.wait(); err != nil {
+		return Segment{}, err
 	}
-	switch {
-	case errors.Is(err, storage.ErrPreconditionFailed):
-		return Segment{}, overtaken()
-	case err != nil:
-		return Segment{}, internal(err)
+	part, err := a.stream.SyncStaged(a.ctx, a.u.Staged, p.num, p.off, size)
+	if err != nil {
+		return Segment{}, storeError(err)
 	}
 	return Segment{Size: size, Part: &part}, nil
 }
