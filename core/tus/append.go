@@ -84,10 +84,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 			a.discard()
 			return refuse(http.StatusRequestEntityTooLarge, "too_large", "the body runs past the upload's length or Tus-Max-Size")
 		}
-		if err := a.streamOut(k); err != nil {
-			a.discard()
-			return err
-		}
+		a.streamOut(k)
 		if rerr == nil && a.n < len(a.buf) {
 			continue // a piece went to the store; the segment is not full
 		}

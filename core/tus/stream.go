@@ -23,17 +23,16 @@ type pieceWriter struct {
 }
 
 // streamOut hands the k bytes just read to the part the buffer holds,
-// starting its pieceWriter at the first.
-func (a *appender) streamOut(k int) *Error {
+// starting its pieceWriter at the first; a failure shows at syncPart.
+func (a *appender) streamOut(k int) {
 	if a.stream == nil || k == 0 {
-		return nil
+		return
 	}
 	if a.pieces == nil {
 		a.pieces = &pieceWriter{off: a.partOffset(), queue: make(chan []byte, len(a.buf)/streamPiece+1), done: make(chan struct{})}
 		go a.writePieces(a.pieces, a.partsLeft())
 	}
 	a.pieces.queue <- a.buf[a.n-k : a.n]
-	return nil
 }
 
 // writePieces is p's goroutine. Until p is done it alone touches the
