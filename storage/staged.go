@@ -85,3 +85,28 @@ func StagedSize(parts []StagedPart) int64 {
 	}
 	return n
 }
+
+// StagedStreamer is a Stager that takes a part's bytes as they arrive
+// (the local store), so the store writes them while the rest of the part
+// is still on its way: WriteStaged writes bytes of part number at offset,
+// not yet durable, dropping any bytes staged past them; SyncStaged makes
+// the part of size bytes at offset, written before by WriteStaged,
+// durable, dropping any bytes past it, and returns it as PutStaged
+// would. Part numbers are refused as PutStaged refuses them.
+type StagedStreamer interface {
+	WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error
+	SyncStaged(ctx context.Context, id string, number int, offset, size int64) (StagedPart, error)
+}
+
+// StreamerOf returns st's StagedStreamer: what a wrapper gives through a
+// StagedStreamer method, else st itself when it is one; nil when it has
+// none.
+func StreamerOf(st Stager) StagedStreamer {
+	switch s := st.(type) {
+	case interface{ StagedStreamer() StagedStreamer }:
+		return s.StagedStreamer()
+	case StagedStreamer:
+		return s
+	}
+	return nil
+}

@@ -61,25 +61,32 @@ type appender struct {
 	pending  []Segment // written, not yet committed (checksum)
 	staged   int64     // new bytes in pending
 	reserved []int     // part numbers taken and not yet written
+
+	// A store that takes a part's bytes as they arrive
+	// (storage.StagedStreamer) gets each piece of the buffer as it is read
+	// (stream.go).
+	stream storage.StagedStreamer
+	pieces *pieceWriter // nil until the first piece
 }
 
 func (a *appender) run(body io.Reader, limit int64) *Error {
 	b := getBuffer(a.h.SegmentSize)
 	defer putBuffer(b)
+	defer a.stopStream() // before the buffer goes back
 	a.buf = *b
 	if err := a.start(); err != nil {
 		return err
 	}
 	r := io.LimitReader(body, limit+1)
 	for {
-		k, rerr := io.ReadFull(r, a.buf[a.n:])
-		if a.hash != nil {
-			a.hash.Write(a.buf[a.n : a.n+k])
-		}
-		a.n, a.got = a.n+k, a.got+int64(k)
+		k, rerr := a.read(r)
 		if a.got > limit {
 			a.discard()
 			return refuse(http.StatusRequestEntityTooLarge, "too_large", "the body runs past the upload's length or Tus-Max-Size")
+		}
+		a.streamOut(k)
+		if rerr == nil && a.n < len(a.buf) {
+			continue // a piece went to the store; the segment is not full
 		}
 		ended := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
 		// A body that ends before its Content-Length was cut, too.
@@ -94,6 +101,24 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 			return a.verify()
 		}
 	}
+}
+
+// read reads the body into the buffer: until it is full, or one piece
+// when the store takes the bytes as they arrive.
+func (a *appender) read(r io.Reader) (int, error) {
+	end := len(a.buf)
+	if a.stream != nil {
+		end = min(end, a.n+streamPiece)
+	}
+	k, err := io.ReadFull(r, a.buf[a.n:end])
+	if a.hash != nil {
+		a.hash.Write(a.buf[a.n : a.n+k])
+	}
+	a.n, a.got = a.n+k, a.got+int64(k)
+	if err == nil && end < len(a.buf) && a.n == end {
+		return k, nil // the piece is full; the body may go on
+	}
+	return k, err
 }
 
 // cut ends a request whose body was cut short: what arrived is kept,
@@ -120,7 +145,8 @@ func (a *appender) cut(rerr error) *Error {
 		Message: "the body was cut short; " + kept + ", HEAD the upload to resume", Err: rerr}
 }
 
-// start resumes a staged upload's SHA-256 and loads u's last segment.
+// start resumes a staged upload's SHA-256, loads u's last segment, and
+// streams the body to a store that takes a part's bytes as they arrive.
 func (a *appender) start() *Error {
 	if a.u.Staged != "" {
 		a.obj = sha256.New()
@@ -131,7 +157,13 @@ func (a *appender) start() *Error {
 		}
 		a.head = bytes.Clone(a.u.Head)
 	}
-	return a.mergeTail()
+	if err := a.mergeTail(); err != nil {
+		return err
+	}
+	if a.u.Staged != "" && a.tail == 0 && a.h.Stager.StagedPartMin() <= 1 {
+		a.stream = storage.StreamerOf(a.h.Stager) // every segment is a part
+	}
+	return nil
 }
 
 // mergeTail loads u's last segment into the buffer when it is a short
@@ -191,10 +223,13 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 	data := a.buf[:a.n]
 	st := a.h.Stager
 	if a.u.Staged != "" {
-		// The SHA-256 runs beside the write (it reads what the write reads).
-		hashed := make(chan struct{})
-		go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
-		defer func() { <-hashed }()
+		// The SHA-256 runs beside the write (it reads what the write
+		// reads); streamed pieces were hashed as they went to the store.
+		if a.pieces == nil {
+			hashed := make(chan struct{})
+			go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
+			defer func() { <-hashed }()
+		}
 		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
 			a.head = append(a.head, data[a.tail:a.tail+n]...)
 		}
@@ -212,12 +247,14 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 // writePart writes data as the next part, at the offset the parts before
 // it end.
 func (a *appender) writePart(data []byte) (Segment, *Error) {
+	if a.pieces != nil {
+		return a.syncPart(int64(len(data)))
+	}
 	num, err := a.takePart()
 	if err != nil {
 		return Segment{}, err
 	}
-	off := storage.StagedSize(stagedParts(a.u.Segments)) + storage.StagedSize(stagedParts(a.pending))
-	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, off, data)
+	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, a.partOffset(), data)
 	switch {
 	case errors.Is(perr, storage.ErrPreconditionFailed):
 		return Segment{}, overtaken()
@@ -227,14 +264,31 @@ func (a *appender) writePart(data []byte) (Segment, *Error) {
 	return Segment{Size: int64(len(data)), Part: &part}, nil
 }
 
+// partOffset is where the next part starts: where the parts named and
+// pending end.
+func (a *appender) partOffset() int64 {
+	return storage.StagedSize(stagedParts(a.u.Segments)) + storage.StagedSize(stagedParts(a.pending))
+}
+
 // takePart returns a part number this request took, taking as many as
 // the rest of the body needs (by compare-and-swap of u) when none is left.
 func (a *appender) takePart() (int, *Error) {
+	return a.takePartOf(a.partsLeft())
+}
+
+// partsLeft is how many parts the rest of the body fills: S3 takes
+// 10,000 parts, so a request takes no more.
+func (a *appender) partsLeft() int {
+	if seg := int64(a.h.SegmentSize); a.expect >= 0 {
+		return max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
+	}
+	return 1
+}
+
+// takePartOf is takePart with partsLeft given (by the goroutine that
+// reads the body, for a pieceWriter's).
+func (a *appender) takePartOf(k int) (int, *Error) {
 	if len(a.reserved) == 0 {
-		k := 1 // S3 takes 10,000 parts: take no more than the body fills
-		if seg := int64(a.h.SegmentSize); a.expect >= 0 {
-			k = max(1, int((int64(a.n)+a.expect-a.got+seg-1)/seg))
-		}
 		if err := a.take(k); err != nil {
 			return 0, err
 		}

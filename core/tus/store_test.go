@@ -62,6 +62,33 @@ func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, da
 	return p, err
 }
 
+// StagedStreamer gives the store's StagedStreamer, counted, when it has
+// one (the local store), so the tests below run the streamed parts there.
+func (c *counted) StagedStreamer() storage.StagedStreamer {
+	if storage.StreamerOf(c.Stager) == nil {
+		return nil
+	}
+	return countedStreamer{c}
+}
+
+type countedStreamer struct{ c *counted }
+
+func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off int64, data []byte) error {
+	s.c.written.Add(int64(len(data)))
+	return storage.StreamerOf(s.c.Stager).WriteStaged(ctx, id, n, off, data)
+}
+
+func (s countedStreamer) SyncStaged(ctx context.Context, id string, n int, off, size int64) (storage.StagedPart, error) {
+	p, err := storage.StreamerOf(s.c.Stager).SyncStaged(ctx, id, n, off, size)
+	if err == nil && s.c.afterPart != nil {
+		s.c.afterPart(n)
+	}
+	if err == nil && s.c.failPart.Load() == int64(n) {
+		return storage.StagedPart{}, errors.New("node stopped")
+	}
+	return p, err
+}
+
 // storeHandler is a node serving tus on c, completing through
 // storage/ingest as the control API's adapter does.
 func storeHandler(c *counted) *Handler {
@@ -264,7 +291,19 @@ func TestCrashBetweenPartAndRecord(t *testing.T) {
 func TestSameOffsetRaceS3(t *testing.T) {
 	one, bucket := openS3(t, "")
 	two, _ := openS3(t, bucket)
-	nodes := []*Handler{storeHandler(countStore(one)), storeHandler(countStore(two))}
+	sameOffsetRace(t, one, []*Handler{storeHandler(countStore(one)), storeHandler(countStore(two))})
+}
+
+// TestSameOffsetRaceLocal: the same on the local store, whose parts are
+// streamed to the staged file as they arrive: two requests (one store,
+// two handlers) both past the offset check, one appends, the other gets
+// 409, and the object holds the winner's bytes.
+func TestSameOffsetRaceLocal(t *testing.T) {
+	b := openLocal(t, t.TempDir())
+	sameOffsetRace(t, b, []*Handler{storeHandler(countStore(b)), storeHandler(countStore(b))})
+}
+
+func sameOffsetRace(t *testing.T, one storage.Backend, nodes []*Handler) {
 	const half = 6 << 20
 	rest := randomBytes(half, 3)
 	for round := range 3 {

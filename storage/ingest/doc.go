@@ -17,6 +17,9 @@
 //
 // [Store] runs the whole sequence on an io.Reader and aborts on any failure.
 //
+// [CheckDeclared] is Begin's checks alone, for a surface that takes the
+// bytes later.
+//
 // [BeginStaged] and [CommitStaged] are the same checks for bytes that
 // arrive over many requests into a staged write (storage.Stager, as
 // resumable uploads write them): Begin's before the staged write starts,

@@ -17,6 +17,17 @@ type Staged struct {
 	Head   []byte
 }
 
+// CheckDeclared applies Begin's checks to spec without storing anything:
+// options no backend accepts, and the declared media type (with the
+// filename's extension) against Accept, an [*Error] wrapping
+// ErrNotAccepted. An upload surface that takes the bytes later (a
+// resumable upload's creation) refuses a declared type with it before
+// any byte is sent.
+func CheckDeclared(spec Spec) error {
+	_, _, err := prepare(spec)
+	return err
+}
+
 // BeginStaged applies Begin's checks to spec and starts a staged write of
 // spec.Key: the same options and errors as Begin, for bytes that arrive
 // over many requests. CommitStaged ends it.

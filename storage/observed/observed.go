@@ -12,8 +12,8 @@ import (
 
 // Observer receives one call per operation: op is stat, get, put, delete,
 // list, presign, claim, claimed, release, sweep, record_get, record_put,
-// record_delete, record_list, staged_begin, staged_put, staged_commit or
-// staged_abort; outcome is ok, not_found, exists (also a conditional
+// record_delete, record_list, staged_begin, staged_put, staged_write,
+// staged_commit or staged_abort; outcome is ok, not_found, exists (also a conditional
 // write that lost), error or, for a put given up by its caller (a
 // refused or failed upload), aborted. A put is observed when its write
 // commits or aborts, so its duration is the whole write.
@@ -250,8 +250,8 @@ func (w claimer) SweepClaims(ctx context.Context, set string, now time.Time) (in
 }
 
 // Stager returns the wrapped backend's staged writes, observed (ops
-// staged_begin, staged_put, staged_commit, staged_abort), or nil when it
-// has none (storage.StagerOf finds it).
+// staged_begin, staged_put, staged_write, staged_commit, staged_abort),
+// or nil when it has none (storage.StagerOf finds it).
 func (w *backend) Stager() storage.Stager {
 	s := storage.StagerOf(w.b)
 	if s == nil {
@@ -293,4 +293,34 @@ func (w stager) AbortStaged(ctx context.Context, id string) error {
 	err := w.s.AbortStaged(ctx, id)
 	observe(ctx, w.obs, "staged_abort", start, err)
 	return err
+}
+
+// StagedStreamer gives the wrapped Stager's StagedStreamer, observed
+// (WriteStaged as staged_write, SyncStaged as staged_put); nil when it
+// has none.
+func (w stager) StagedStreamer() storage.StagedStreamer {
+	s := storage.StreamerOf(w.s)
+	if s == nil {
+		return nil
+	}
+	return streamer{s, w.obs}
+}
+
+type streamer struct {
+	s   storage.StagedStreamer
+	obs Observer
+}
+
+func (w streamer) WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error {
+	start := time.Now()
+	err := w.s.WriteStaged(ctx, id, number, offset, data)
+	observe(ctx, w.obs, "staged_write", start, err)
+	return err
+}
+
+func (w streamer) SyncStaged(ctx context.Context, id string, number int, offset, size int64) (storage.StagedPart, error) {
+	start := time.Now()
+	p, err := w.s.SyncStaged(ctx, id, number, offset, size)
+	observe(ctx, w.obs, "staged_put", start, err)
+	return p, err
 }

@@ -59,6 +59,51 @@ func (s Suite) testStaged(t *testing.T, b storage.Backend) {
 	_, err = st.BeginStaged(ctx, "staged/obj/child", opts)
 	wantErr(t, "BeginStaged below an object", err, storage.ErrPathConflict)
 	s.testStagedRefused(t, b, st)
+	if ss := storage.StreamerOf(st); ss != nil {
+		testStreamed(t, b, st, ss)
+	}
+}
+
+// testStreamed (a store with a StagedStreamer): parts written in pieces
+// and synced become the object as PutStaged's do; a piece of a writer
+// another replaced (a lower number) is refused; bytes streamed and never
+// synced are cut by the next part; a sync past the bytes written fails.
+func testStreamed(t *testing.T, b storage.Backend, st storage.Stager, ss storage.StagedStreamer) {
+	ctx := context.Background()
+	one, two := content(5, 3000), content(6, 2500)
+	id, err := st.BeginStaged(ctx, "staged/streamed", storage.CreateOptions{})
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	stream := func(n int, off int64, data []byte, piece int) {
+		t.Helper()
+		for i := 0; i < len(data); i += piece {
+			if err := ss.WriteStaged(ctx, id, n, off+int64(i), data[i:min(i+piece, len(data))]); err != nil {
+				t.Fatalf("WriteStaged(%d) at %d: %v", n, off+int64(i), err)
+			}
+		}
+	}
+	stream(1, 0, one, 1000)
+	p1, err := ss.SyncStaged(ctx, id, 1, 0, int64(len(one)))
+	if err != nil || p1.Number != 1 || p1.Size != int64(len(one)) {
+		t.Fatalf("SyncStaged(1) = %+v, %v", p1, err)
+	}
+	stream(2, int64(len(one)), content(9, 4000), 1500) // garbage: never synced or named
+	stream(3, int64(len(one)), two, 999)
+	err = ss.WriteStaged(ctx, id, 2, int64(len(one)+len(two)), []byte("stale"))
+	wantErr(t, "WriteStaged of a replaced writer", err, storage.ErrPreconditionFailed)
+	if _, err := ss.SyncStaged(ctx, id, 3, int64(len(one)), int64(len(two))+1); err == nil {
+		t.Fatal("SyncStaged past the bytes written: no error")
+	}
+	p3, err := ss.SyncStaged(ctx, id, 3, int64(len(one)), int64(len(two)))
+	if err != nil {
+		t.Fatalf("SyncStaged(3): %v", err)
+	}
+	want := append(bytes.Clone(one), two...)
+	if _, err := st.CommitStaged(ctx, id, []storage.StagedPart{p1, p3}, storage.CreateOptions{}, sum(want)); err != nil {
+		t.Fatalf("CommitStaged: %v", err)
+	}
+	wantStaged(t, b, "staged/streamed", want, storage.CreateOptions{})
 }
 
 // testStagedRefused: a commit refused by IfNotExists leaves the object as

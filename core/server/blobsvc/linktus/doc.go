@@ -9,13 +9,19 @@
 // 404 under any other token; the id is random (unguessable). The
 // token's maxSize is Tus-Max-Size; Upload-Metadata "filename" (or "name")
 // and "filetype" (or "type") name the file as a multipart part's filename
-// and Content-Type do; concatenation is not offered (one token, one
-// upload). POST and PATCH take an upload slot of the token's principal and
-// read the body under the rate rule, as the whole-body upload does.
+// and Content-Type do, and a declared type outside the token's accept
+// list is refused at creation (415), before any byte is sent;
+// concatenation is not offered (one token, one upload). POST and PATCH
+// take an upload slot of the token's principal and read the body under
+// the rate rule, as the whole-body upload does.
 //
-// A complete upload goes through the whole-body upload's ingest (the
-// token's key, maxSize, accept list, sniffing, IfNotExists) and its "upload
-// done" signal to the waiting elicitation or request_upload. A refused
+// Where the store has staged writes (storage.Stager) the bytes go to the
+// token's object's staged write as they arrive, each written once, and a
+// complete upload is committed through storage/ingest's CommitStaged (the
+// token's key, maxSize, accept list, sniffing, IfNotExists) without a
+// copy; on a store without them the bytes are kept in records and stored
+// through the whole-body upload's ingest at completion. Then the "upload
+// done" signal goes to the waiting elicitation or request_upload. A refused
 // completion removes the upload and frees the link for another try, as a
 // refused whole-body upload does. DELETE (termination) removes the upload
 // but leaves the link used: the upload may have been stored already.

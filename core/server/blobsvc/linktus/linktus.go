@@ -3,7 +3,6 @@ package linktus
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -153,56 +152,115 @@ func (s *Server) maxSize(c token.Claims) int64 {
 }
 
 // handler is the tus handler of one token: its URLs, its size limit, its
-// admission and completion. An upload lives as long as its token.
+// admission, its staged write (where the store has them) and completion.
+// An upload lives as long as its token.
 func (s *Server) handler(tok string, c token.Claims) *tus.Handler {
-	maxSize := s.maxSize(c)
 	var ttl time.Duration
 	if !c.Expires.IsZero() {
 		ttl = max(time.Until(c.Expires), time.Second)
 	}
-	return tus.New(tus.Config{Records: s.rec, Base: Path(tok), MaxSize: maxSize, TTL: ttl,
-		Admit: func(u *tus.Upload) *tus.Error { return s.admit(u, maxSize) },
+	cfg := tus.Config{Records: s.rec, Base: Path(tok), MaxSize: s.maxSize(c), TTL: ttl,
+		Admit: func(u *tus.Upload) *tus.Error { return s.admit(c, u) },
 		Complete: func(ctx context.Context, u *tus.Upload, data tus.Data) (string, *tus.Error) {
-			return s.complete(ctx, c, u, data.Reader) // no Stager: the bytes are in records
-		}})
+			return s.complete(ctx, c, u, data)
+		}}
+	if st := storage.StagerOf(s.env.Backend); st != nil {
+		cfg.Stager = st
+		cfg.Begin = func(ctx context.Context, u *tus.Upload) (string, *tus.Error) { return s.begin(ctx, st, c, u) }
+	}
+	return tus.New(cfg)
+}
+
+// spec is what the token's upload must satisfy, as the whole-body
+// upload's part: the token's key, maxSize and accept list, sniffing, and
+// no object already there. u's metadata has passed admit.
+func (s *Server) spec(c token.Claims, u *tus.Upload) ingest.Spec {
+	name := filename(u)
+	mt, _ := mediaType(u)
+	return ingest.Spec{Key: token.UploadObjectKey(c, name), MediaType: mt, Filename: name,
+		Size: max(u.Length, 0), MaxSize: s.maxSize(c), Accept: c.Accept, IfNotExists: true}
 }
 
 // admit checks a new upload's metadata: one upload per token, so no
-// concatenation; a filename and media type the ingest path takes.
-func (s *Server) admit(u *tus.Upload, maxSize int64) *tus.Error {
+// concatenation; a filename and media type the ingest path takes, the
+// type inside the token's accept list (before any byte is sent).
+func (s *Server) admit(c token.Claims, u *tus.Upload) *tus.Error {
 	if u.Partial || u.Final() {
 		return &tus.Error{Status: http.StatusBadRequest, Code: "concatenation_unsupported",
 			Message: "an upload link takes one upload; Upload-Concat is not offered here"}
 	}
 	if err := storage.ValidateFilename(filename(u)); err != nil {
-		status, code, msg := s.env.ErrorOf(err, maxSize)
+		status, code, msg := s.env.ErrorOf(err, s.maxSize(c))
 		return &tus.Error{Status: status, Code: code, Message: "Upload-Metadata filename: " + msg}
 	}
 	if _, err := mediaType(u); err != nil {
 		return &tus.Error{Status: http.StatusBadRequest, Code: "bad_metadata", Message: "Upload-Metadata filetype: malformed media type"}
 	}
+	if err := ingest.CheckDeclared(s.spec(c, u)); err != nil {
+		return s.refusal(err, c)
+	}
 	return nil
 }
 
-// complete stores a complete upload as the whole-body upload stores a
-// part, and signals it done; a refusal frees the link for another try
-// (but for an object already there: the link was used).
-func (s *Server) complete(ctx context.Context, c token.Claims, u *tus.Upload, data io.Reader) (string, *tus.Error) {
-	maxSize := s.maxSize(c)
-	name := filename(u)
-	mt, _ := mediaType(u)
-	spec := ingest.Spec{Key: token.UploadObjectKey(c, name), MediaType: mt, Filename: name,
-		Size: u.Length, MaxSize: maxSize, Accept: c.Accept, IfNotExists: true}
-	info, err := ingest.Store(ctx, s.env.Backend, spec, data)
+// begin starts the staged write of the token's object, with ingest's
+// checks.
+func (s *Server) begin(ctx context.Context, st storage.Stager, c token.Claims, u *tus.Upload) (string, *tus.Error) {
+	id, err := ingest.BeginStaged(ctx, st, s.spec(c, u))
 	if err != nil {
-		status, code, msg := s.env.ErrorOf(err, maxSize)
-		if status < 500 && status != http.StatusConflict {
+		return "", s.refusal(err, c)
+	}
+	return id, nil
+}
+
+// complete stores a complete upload as the whole-body upload stores a
+// part: a staged one by committing its staged write (no byte copied), one
+// kept in records by writing its bytes; then it signals the upload done.
+// A refusal frees the link for another try (but for an object already
+// there: the link was used).
+func (s *Server) complete(ctx context.Context, c token.Claims, u *tus.Upload, data tus.Data) (string, *tus.Error) {
+	spec := s.spec(c, u)
+	var info storage.Info
+	var err error
+	if data.Staged == "" {
+		info, err = ingest.Store(ctx, s.env.Backend, spec, data.Reader)
+	} else {
+		info, err = s.commitStaged(ctx, spec, data)
+	}
+	if err != nil {
+		refused := s.refusal(err, c)
+		if refused.Status < 500 && refused.Status != http.StatusConflict {
 			s.env.Release(c)
 		}
-		return "", &tus.Error{Status: status, Code: code, Message: msg, Err: err}
+		return "", refused
 	}
 	s.env.Done(c.Nonce, []storage.Info{info})
 	return info.Key, nil
+}
+
+// commitStaged commits a staged upload. A staged write already gone
+// whose object is there with the upload's size and SHA-256 was committed
+// by a completion that stopped before recording it (a crash, or another
+// node): done.
+func (s *Server) commitStaged(ctx context.Context, spec ingest.Spec, data tus.Data) (storage.Info, error) {
+	st := storage.StagerOf(s.env.Backend)
+	if st == nil {
+		return storage.Info{}, errors.New("linktus: the store has no staged writes")
+	}
+	staged := ingest.Staged{ID: data.Staged, Parts: data.Parts, SHA256: data.SHA256, Head: data.Head}
+	info, err := ingest.CommitStaged(ctx, st, spec, staged)
+	if errors.Is(err, storage.ErrStagedGone) {
+		got, serr := s.env.Backend.Stat(ctx, spec.Key)
+		if serr == nil && got.SHA256 == data.SHA256 && got.Size == storage.StagedSize(data.Parts) {
+			return got, nil
+		}
+	}
+	return info, err
+}
+
+// refusal is the whole-body upload's answer to a failed ingest.
+func (s *Server) refusal(err error, c token.Claims) *tus.Error {
+	status, code, msg := s.env.ErrorOf(err, s.maxSize(c))
+	return &tus.Error{Status: status, Code: code, Message: msg, Err: err}
 }
 
 // filename is the file's name: Upload-Metadata "filename", or "name" as
