@@ -112,9 +112,13 @@ func runStore(ctx context.Context, rig *storeRig, raw []byte, p plan, sum string
 	return res
 }
 
-// runOnce runs o once on a settled disk, with the server's RSS peak and the
-// bytes it (and SeaweedFS, on S3) wrote measured around it.
+// runOnce runs o once, on a server process started for it and a settled
+// disk, with the server's RSS peak and the bytes it (and SeaweedFS, on S3)
+// wrote measured around it.
 func runOnce(ctx context.Context, rig *storeRig, o op, r int, size int64) (sample, func()) {
+	if err := o.srv.fresh(ctx); err != nil {
+		return sample{err: err}, nil
+	}
 	measure.SettleDisk()
 	weedPID := 0
 	if rig.weed != nil {

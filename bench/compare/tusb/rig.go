@@ -141,6 +141,14 @@ func (s *server) warm(ctx context.Context) error {
 	return nil
 }
 
+// fresh stops s and starts it again, warmed up: each measured run gets a
+// process of its own, so its RSS growth is its own and not what an
+// earlier run in the same process left resident.
+func (s *server) fresh(ctx context.Context) error {
+	s.stop()
+	return s.warm(ctx)
+}
+
 // storeRig is one store's servers: mcpblob and tusd side by side, and the
 // SeaweedFS node under both on S3.
 type storeRig struct {
