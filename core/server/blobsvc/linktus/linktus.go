@@ -2,6 +2,7 @@ package linktus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -40,6 +41,9 @@ type Env struct {
 	// elicitation or request_upload waiting for the upload id.
 	Progress func(uploadID string, n, total int64)
 	Done     func(uploadID string, infos []storage.Info)
+	// Created reports a tus upload created on the token's link (id is the
+	// upload's, the last part of its URL); nil for none.
+	Created func(c token.Claims, id string)
 	// ErrorOf is the whole-body upload's answer to a failed ingest.
 	ErrorOf func(err error, maxSize int64) (status int, code, msg string)
 }
@@ -130,8 +134,10 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, tok, rest string) {
 	}
 	req := resumable.NewRequest(ctx, s.env.Gate, id, owner(c))
 	resp := s.handler(tok, c).Serve(context.Background(), req)
-	if creating && header(resp, "Location") == "" {
+	if loc := header(resp, "Location"); creating && loc == "" {
 		s.env.Release(c) // nothing was created: the link may be retried
+	} else if creating && s.env.Created != nil {
+		s.env.Created(c, strings.TrimPrefix(loc, Path(tok)))
 	}
 	if method == http.MethodPatch || creating {
 		s.progress(c, resp)
@@ -278,4 +284,22 @@ func withoutConcatenation(resp *tus.Response) {
 			resp.Header[i][1] = strings.Join(kept, ",")
 		}
 	}
+}
+
+// Offset is the durable offset of upload id of the link whose upload id
+// is nonce, read from its record; ok is false when there is none (or it is
+// another link's, or done or expired).
+func (s *Server) Offset(ctx context.Context, nonce, id string) (int64, bool) {
+	if s.rec == nil || !tus.ValidID(id) {
+		return 0, false
+	}
+	data, _, err := s.rec.GetRecord(ctx, "tus/"+id+"/info") // core/tus's default prefix
+	if err != nil {
+		return 0, false
+	}
+	var u tus.Upload
+	if json.Unmarshal(data, &u) != nil || u.Owner != owner(token.Claims{Nonce: nonce}) || u.Done || u.Expired {
+		return 0, false
+	}
+	return u.Offset, true
 }

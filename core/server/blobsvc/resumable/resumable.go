@@ -38,6 +38,9 @@ type Env struct {
 	Filename   func(err error) string
 	Conflict   func(err error) string
 	NoSpace    string
+	// AlsoSweep runs on each of Sweep's rounds (the file records' sweep);
+	// nil for none.
+	AlsoSweep func(ctx context.Context) (int, error)
 }
 
 // Server serves the endpoint.
@@ -224,6 +227,13 @@ func (s *Server) Sweep(ctx context.Context) {
 	for {
 		if s.sweepTurn(ctx, time.Now()) {
 			s.sweepOnce(ctx)
+		}
+		if s.env.AlsoSweep != nil {
+			if n, err := s.env.AlsoSweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("server: sweeping expired records failed", "err", err)
+			} else if n > 0 {
+				s.log.Debug("server: swept expired records", "removed", n)
+			}
 		}
 		select {
 		case <-ctx.Done():
