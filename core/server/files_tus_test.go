@@ -100,8 +100,10 @@ func TestFilesResumable(t *testing.T) {
 	}
 }
 
-// filesTusOffPin: bytes sent by tus that break the digest pin fail the
-// file (digestMismatch) and are not kept.
+// filesTusOffPin: bytes sent by tus that break the digest pin are
+// refused by the completing PATCH (400 digest_mismatch, as the PUT), not
+// kept, and fail the file; the link is free again, and a tus upload of
+// the pinned bytes makes the file uploaded.
 func filesTusOffPin(t *testing.T, c *filesClient) {
 	data := []byte(strings.Repeat("pinned\n", 1000))
 	var p hintedAnswer
@@ -109,13 +111,24 @@ func filesTusOffPin(t *testing.T, c *filesClient) {
 		"idempotencyKey": "off-pin-" + strconv.FormatBool(c.modern)}, &p)
 	lc := newLinkTus(t, p.Upload.URL)
 	_, path := lc.createFile(len(data), "", "text/plain")
-	if r := lc.patch(path, 0, bytes.ToUpper(data), nil); r.StatusCode != 204 {
-		t.Fatalf("PATCH of the bytes off the pin: %d %s", r.StatusCode, readAll(r))
+	if r := lc.patch(path, 0, bytes.ToUpper(data), nil); r.StatusCode != 400 || !strings.Contains(readAll(r), `"digest_mismatch"`) {
+		t.Fatalf("PATCH of the bytes off the pin: %d %v; want 400 digest_mismatch", r.StatusCode, r.Header)
 	}
 	var g fileAnswer
 	c.ok("files/getUpload", map[string]any{"uploadId": p.UploadID}, &g)
 	if g.Status != "failed" || g.Reason != "digestMismatch" {
 		t.Fatalf("getUpload after tus bytes off the pin: %+v", g)
+	}
+	r, again := lc.createFile(len(data), "", "text/plain")
+	if again == "" {
+		t.Fatalf("a new tus upload after the refusal: %d %s", r.StatusCode, readAll(r))
+	}
+	if r := lc.patch(again, 0, data, nil); r.StatusCode != 204 {
+		t.Fatalf("PATCH of the pinned bytes: %d %s", r.StatusCode, readAll(r))
+	}
+	c.ok("files/getUpload", map[string]any{"uploadId": p.UploadID}, &g)
+	if g.Status != "uploaded" {
+		t.Fatalf("getUpload after the pinned bytes: %+v", g)
 	}
 }
 

@@ -14,8 +14,10 @@
 // read the body under the rate rule, as the whole-body upload does.
 //
 // A complete upload goes through the whole-body upload's ingest (the
-// token's key, maxSize, accept list, sniffing, IfNotExists) and its "upload
-// done" signal to the waiting elicitation or request_upload. A refused
+// token's key, maxSize, accept list, sniffing, IfNotExists), its check of
+// a SEP-2631 file's pins (Env.Check) and its "upload done" signal to the
+// waiting elicitation or request_upload. Env.Created reports each upload
+// created, and Offset reads one's durable offset (files/getUpload). A refused
 // completion removes the upload and frees the link for another try, as a
 // refused whole-body upload does. DELETE (termination) removes the upload
 // but leaves the link used: the upload may have been stored already.

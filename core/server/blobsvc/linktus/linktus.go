@@ -44,6 +44,10 @@ type Env struct {
 	// Created reports a tus upload created on the token's link (id is the
 	// upload's, the last part of its URL); nil for none.
 	Created func(c token.Claims, id string)
+	// Check, when set, judges stored bytes before Done (a SEP-2631 file's
+	// pins); a refusal (status ≠ 0; it deleted the bytes) answers the
+	// completing request and frees the link, as the whole-body upload does.
+	Check func(c token.Claims, infos []storage.Info) (status int, code, msg string, err error)
 	// ErrorOf is the whole-body upload's answer to a failed ingest.
 	ErrorOf func(err error, maxSize int64) (status int, code, msg string)
 }
@@ -206,6 +210,12 @@ func (s *Server) complete(ctx context.Context, c token.Claims, u *tus.Upload, da
 			s.env.Release(c)
 		}
 		return "", &tus.Error{Status: status, Code: code, Message: msg, Err: err}
+	}
+	if s.env.Check != nil {
+		if status, code, msg, err := s.env.Check(c, []storage.Info{info}); status != 0 {
+			s.env.Release(c) // the bytes were deleted: the link may be retried
+			return "", &tus.Error{Status: status, Code: code, Message: msg, Err: err}
+		}
 	}
 	s.env.Done(c.Nonce, []storage.Info{info})
 	return info.Key, nil
