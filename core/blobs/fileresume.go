@@ -2,12 +2,15 @@ package blobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/files"
 	"github.com/mcpblob/mcpblob/core/mcp"
+	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 // TusOffset reads the durable offset of tus upload id started on the
@@ -24,11 +27,34 @@ type tusOn = atomic.Pointer[TusOffset]
 // resumable hint, and files/getUpload reports the bytes received.
 func (a *App) SetTusOffset(f TusOffset) { a.tus.Store(&f) }
 
-// FileTusStarted records that tus upload id was created on the upload
-// link of principal's file: the file is uploading, and its descriptors
-// and files/getUpload name that upload and its offset.
-func (a *App) FileTusStarted(ctx context.Context, principal, file, id string) {
-	_, err := a.files.Update(ctx, principal, file, func(f *files.File) error {
+// linkFile is the SEP-2631 file whose bytes an upload link brings; ""
+// for a link of another kind.
+func linkFile(c token.Claims) string {
+	var d UploadTokenData
+	if len(c.Data) == 0 || json.Unmarshal(c.Data, &d) != nil {
+		return ""
+	}
+	return d.File
+}
+
+// CheckLinkFile is CheckFileUpload for bytes a tus upload on link c stored
+// (status 0 when they pass, or c is no file's link).
+func (a *App) CheckLinkFile(c token.Claims, infos []storage.Info) (status int, code, msg string, err error) {
+	if file := linkFile(c); file != "" {
+		return a.CheckFileUpload(context.Background(), c.Principal, file, infos)
+	}
+	return 0, "", "", nil
+}
+
+// LinkTusStarted records that tus upload id was created on link c of a
+// file: the file is uploading, and its descriptors and files/getUpload
+// name that upload and its offset. Links of other kinds are left alone.
+func (a *App) LinkTusStarted(c token.Claims, id string) {
+	file := linkFile(c)
+	if file == "" {
+		return
+	}
+	_, err := a.files.Update(context.Background(), c.Principal, file, func(f *files.File) error {
 		if f.State.Usable() {
 			return errFileHasBytes
 		}

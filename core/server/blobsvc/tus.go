@@ -11,7 +11,6 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
 	"github.com/mcpblob/mcpblob/core/token"
-	"github.com/mcpblob/mcpblob/storage"
 )
 
 // newResumable returns the resumable-upload endpoint (package resumable).
@@ -33,17 +32,7 @@ func (s *Server) newLinkTus() *linktus.Server {
 		Reserve:  s.reserveUpload,
 		Release:  func(c token.Claims) { s.facts.Release(onetime.Uploads, c.Nonce, c.Expires) },
 		Progress: s.blobs.UploadProgress, Done: s.blobs.UploadDone,
-		Check: func(c token.Claims, infos []storage.Info) (int, string, string, error) {
-			if d := uploadData(c); d.File != "" { // SEP-2631: the file's pins, as the whole-body upload checks them
-				return s.blobs.CheckFileUpload(context.Background(), c.Principal, d.File, infos)
-			}
-			return 0, "", "", nil
-		},
-		Created: func(c token.Claims, id string) {
-			if d := uploadData(c); d.File != "" {
-				s.blobs.FileTusStarted(context.Background(), c.Principal, d.File, id)
-			}
-		},
+		Check: s.blobs.CheckLinkFile, Created: s.blobs.LinkTusStarted, // SEP-2631 files' links
 		ErrorOf: func(err error, maxSize int64) (int, string, string) {
 			e := (&upload{max: maxSize}).uploadErrorOf(err)
 			return e.status, e.code, e.msg
