@@ -143,7 +143,7 @@ func (a *App) download(c *mcp.Call, uri string) (*files.File, mcp.Object, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if e := usable(f); e != nil {
+	if e := a.usable(c.Context(), f); e != nil {
 		return nil, nil, e
 	}
 	down, err := a.downloadDescriptor(c, f)
@@ -220,7 +220,7 @@ func (a *App) completeUpload(c *mcp.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e := usable(f); e != nil {
+	if e := a.usable(c.Context(), f); e != nil {
 		return nil, e
 	}
 	digest := ""

@@ -220,13 +220,13 @@ func (a *App) getFile(ctx context.Context, owner, id string) (*files.File, error
 }
 
 // usable refuses a file whose bytes are not there (yet).
-func usable(f *files.File) *mcp.Error {
+func (a *App) usable(ctx context.Context, f *files.File) *mcp.Error {
 	switch {
 	case f.State == files.Failed:
 		return invalidFile(f.Reason, "the file's upload failed (%s)", f.Reason)
 	case !f.State.Usable():
 		return fileProblem(mcp.CodeInvalidParams, "uploadIncomplete", "Invalid params: the file's bytes have not been uploaded",
-			mcp.Object{"status": f.State, "receivedBytes": 0})
+			mcp.Object{"status": f.State, "receivedBytes": a.received(ctx, f)})
 	}
 	return nil
 }

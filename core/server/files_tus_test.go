@@ -71,6 +71,10 @@ func TestFilesResumable(t *testing.T) {
 		cutPatch(t, lc.base, path, first, len(data), data[first:cut])
 		eventually(t, 30*time.Second, func() bool { return lc.offset(path) == cut })
 		wantUploading(t, c, p.UploadID, cut)
+		if a := c.call("files/completeUpload", map[string]any{"uploadId": p.UploadID, "size": len(data)}); a.Error == nil ||
+			a.Error.Data["reason"] != "uploadIncomplete" || a.Error.Data["status"] != "uploading" || a.Error.Data["receivedBytes"] != float64(cut) {
+			t.Fatalf("completeUpload during the tus upload: %s %+v; want uploadIncomplete, uploading, %d bytes", a.Result, a.Error, cut)
+		}
 		var again hintedAnswer
 		c.ok("files/prepareUpload", prep, &again) // a replay: a fresh link to the same upload
 		if h := again.Upload.Resumable; h == nil || h.Received == nil || *h.Received != cut || mustPath(t, h.UploadURL) == "" ||
