@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,8 +146,8 @@ func wantUploading(t *testing.T, c *filesClient, id string, received int64) {
 
 // TestFilesExpiry: the records of files authorized and never uploaded,
 // of a tus upload left unfinished, and of failed ones go once their upload
-// link expired, swept by the resumable uploads' periodic sweep; their
-// idempotency keys then prepare a new file. An uploaded file stays.
+// link expired, when the sweep runs; their idempotency keys then prepare
+// a new file. An uploaded file stays.
 func TestFilesExpiry(t *testing.T) {
 	parallel(t)
 	const ttl = 2 * time.Second
@@ -171,15 +170,17 @@ func TestFilesExpiry(t *testing.T) {
 	if code, b := httpDo(t, kept.Upload.Descriptor(), data, nil); code != 201 {
 		t.Fatalf("PUT: %d %s", code, b)
 	}
+	if n, err := srv.blobs.SweepFiles(t.Context()); err != nil || n != 0 {
+		t.Fatalf("a sweep before the links expired removed %d, %v", n, err)
+	}
 	time.Sleep(ttl + time.Second)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go srv.svc.SweepUploads(ctx)
+	// The resumable uploads' sweep runs this in its rounds (one node per
+	// round: package resumable's tests); here the round is called directly.
+	if n, err := srv.blobs.SweepFiles(t.Context()); err != nil || n != 3 {
+		t.Fatalf("the sweep removed %d, %v; want the 3 files without their bytes", n, err)
+	}
 	for _, p := range []hintedAnswer{never, partial, failed} {
-		eventually(t, 30*time.Second, func() bool {
-			a := c.call("files/getUpload", map[string]any{"uploadId": p.UploadID})
-			return a.Error != nil && a.Error.Data["reason"] == "uploadNotFound"
-		})
+		c.refused("files/getUpload", map[string]any{"uploadId": p.UploadID}, -32602, "uploadNotFound")
 	}
 	var g fileAnswer
 	c.ok("files/getUpload", map[string]any{"uploadId": kept.UploadID}, &g)

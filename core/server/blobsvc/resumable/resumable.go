@@ -38,8 +38,8 @@ type Env struct {
 	Filename   func(err error) string
 	Conflict   func(err error) string
 	NoSpace    string
-	// AlsoSweep runs on each of Sweep's rounds (the file records' sweep);
-	// nil for none.
+	// AlsoSweep runs in each of Sweep's rounds this node sweeps (the file
+	// records' sweep); nil for none.
 	AlsoSweep func(ctx context.Context) (int, error)
 }
 
@@ -228,13 +228,6 @@ func (s *Server) Sweep(ctx context.Context) {
 		if s.sweepTurn(ctx, time.Now()) {
 			s.sweepOnce(ctx)
 		}
-		if s.env.AlsoSweep != nil {
-			if n, err := s.env.AlsoSweep(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("server: sweeping expired records failed", "err", err)
-			} else if n > 0 {
-				s.log.Debug("server: swept expired records", "removed", n)
-			}
-		}
 		select {
 		case <-ctx.Done():
 			return
@@ -248,6 +241,13 @@ func (s *Server) sweepOnce(ctx context.Context) {
 		s.log.Error("server: sweeping expired uploads failed", "err", err)
 	} else if n > 0 {
 		s.log.Debug("server: swept expired uploads", "removed", n)
+	}
+	if s.env.AlsoSweep != nil {
+		if n, err := s.env.AlsoSweep(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("server: sweeping expired records failed", "err", err)
+		} else if n > 0 {
+			s.log.Debug("server: swept expired records", "removed", n)
+		}
 	}
 }
 
