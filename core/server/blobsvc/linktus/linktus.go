@@ -101,7 +101,7 @@ func (s *Server) check(ctx *fasthttp.RequestCtx, tok, rest string) (id string, c
 	switch {
 	case !ok:
 		s.env.Gate.DrainSmall(ctx)
-		gate.NotFound(ctx)
+		gate.APIError(ctx, http.StatusNotFound, "not_found", "no such upload endpoint")
 		return "", c, false
 	case s.rec == nil:
 		s.env.Gate.RefuseBody(ctx, http.StatusNotImplemented, "not_implemented", "this store keeps no upload state; resumable uploads are off")
