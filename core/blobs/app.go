@@ -93,6 +93,7 @@ type App struct {
 	files      *files.Store
 	fileServer string
 	fileModes  []string // transferModes of the file inputs (set by Register)
+	tus        tusOn    // the upload links' tus, when they speak it
 	// claims is the server's claims rate, which each file record charges.
 	claims interface{ Allow(principal string) error }
 }

@@ -23,19 +23,26 @@ func (a *App) registerFiles(s *mcp.Server) {
 		"files/getUpload":         a.getUpload,
 		"files/getDownload":       a.getDownload,
 	} {
-		s.AddMethod(name, needsFiles(name, h))
+		s.AddMethod(name, a.needsFiles(name, h))
 	}
 }
 
 // needsFiles answers -32601 to a client that did not declare the files
-// capability, as a server without the methods would.
-func needsFiles(name string, h func(*mcp.Call) (any, error)) func(*mcp.Call) (any, error) {
+// capability, as a server without the methods would, and gives the
+// server's faults the reason "internal" (the cause goes to the log).
+func (a *App) needsFiles(name string, h func(*mcp.Call) (any, error)) func(*mcp.Call) (any, error) {
 	return func(c *mcp.Call) (any, error) {
 		if !c.HasCapability(CapFiles) {
 			return nil, fileProblem(mcp.CodeMethodNotFound, "capabilityMissing",
 				fmt.Sprintf("Method not found: %s needs the client capability %q", name, CapFiles), nil)
 		}
-		return h(c)
+		res, err := h(c)
+		var e *mcp.Error
+		if err != nil && !errors.As(err, &e) {
+			a.log.Error("blobs: files method failed", "method", name, "err", err)
+			return nil, fileProblem(mcp.CodeInternalError, "internal", "Internal error", nil)
+		}
+		return res, err
 	}
 }
 
@@ -136,7 +143,7 @@ func (a *App) download(c *mcp.Call, uri string) (*files.File, mcp.Object, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if e := usable(f); e != nil {
+	if e := a.usable(c.Context(), f); e != nil {
 		return nil, nil, e
 	}
 	down, err := a.downloadDescriptor(c, f)
@@ -187,10 +194,7 @@ func (a *App) getUpload(c *mcp.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := mcp.Object{"uploadId": f.ID, "status": f.State, "receivedBytes": 0, "file": a.fileValue(f)}
-	if f.Stored != nil {
-		res["receivedBytes"] = f.Stored.Size
-	}
+	res := mcp.Object{"uploadId": f.ID, "status": f.State, "receivedBytes": a.received(c.Context(), f), "file": a.fileValue(f)}
 	if f.Reason != "" {
 		res["reason"] = f.Reason
 	}
@@ -216,7 +220,7 @@ func (a *App) completeUpload(c *mcp.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e := usable(f); e != nil {
+	if e := a.usable(c.Context(), f); e != nil {
 		return nil, e
 	}
 	digest := ""

@@ -114,7 +114,8 @@ func (a *App) prepareFile(c *mcp.Call, r fileRequest) (*files.File, error) {
 	id := files.NewID()
 	f := &files.File{ID: id, Owner: c.Principal(), Name: r.Name, MediaType: r.MediaType, Size: r.Size,
 		Digest: r.Digest, MaxSize: a.opts.MaxFileBytes, Key: a.raw(c, FilePrefix+id), UploadID: token.NewUploadID(),
-		IdempotencyKey: r.IdempotencyKey, State: files.Prepared, Created: time.Now().UTC()}
+		IdempotencyKey: r.IdempotencyKey, State: files.Prepared, Created: time.Now().UTC(),
+		Expires: time.Now().Add(a.opts.UploadTTL).Truncate(time.Second)}
 	if r.Size > 0 {
 		f.MaxSize = r.Size
 	}
@@ -165,15 +166,23 @@ func (a *App) fileValue(f *files.File) mcp.Object {
 // so every descriptor of one file names the same upload.
 func (a *App) uploadDescriptor(c *mcp.Call, f *files.File) (mcp.Object, error) {
 	data := []byte(`{"mode":"file","file":"` + f.ID + `"}`)
-	exp := time.Now().Add(a.opts.UploadTTL).Truncate(time.Second)
+	exp, err := a.uploadExpiry(c.Context(), f)
+	if err != nil {
+		return nil, fmt.Errorf("blobs: file %s: upload expiry: %w", f.ID, err)
+	}
 	tok, err := a.keyring.Seal(token.Claims{Purpose: token.PurposeUpload, Principal: c.Principal(), Object: f.Key,
 		MaxSize: f.MaxSize, Expires: exp, Nonce: f.UploadID, Data: data})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: file %s: upload link: %w", f.ID, err)
 	}
-	return mcp.Object{"transport": "https", "method": "PUT", "url": a.opts.PublicURL + "/u/" + tok,
+	url := a.opts.PublicURL + "/u/" + tok
+	d := mcp.Object{"transport": "https", "method": "PUT", "url": url,
 		"headers":   mcp.Object{"Content-Type": f.MediaType},
-		"expiresAt": exp.UTC().Format(time.RFC3339)}, nil
+		"expiresAt": exp.UTC().Format(time.RFC3339)}
+	if h := a.resumableHint(c.Context(), f, url); h != nil {
+		d["resumable"] = h
+	}
+	return d, nil
 }
 
 // downloadDescriptor mints a fresh download link to f's bytes, bound to
@@ -211,13 +220,13 @@ func (a *App) getFile(ctx context.Context, owner, id string) (*files.File, error
 }
 
 // usable refuses a file whose bytes are not there (yet).
-func usable(f *files.File) *mcp.Error {
+func (a *App) usable(ctx context.Context, f *files.File) *mcp.Error {
 	switch {
 	case f.State == files.Failed:
 		return invalidFile(f.Reason, "the file's upload failed (%s)", f.Reason)
 	case !f.State.Usable():
 		return fileProblem(mcp.CodeInvalidParams, "uploadIncomplete", "Invalid params: the file's bytes have not been uploaded",
-			mcp.Object{"status": f.State, "receivedBytes": 0})
+			mcp.Object{"status": f.State, "receivedBytes": a.received(ctx, f)})
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func (a *App) OpenFileURI(u mcp.FileURI) (*mcp.FileSource, error) {
 
 // filesDone checks the bytes an upload endpoint stored under a file's key
 // whose state does not record them yet: they came another way than the
-// PUT, whose answer carries the check (tus on the file's upload link).
+// PUT and tus on the file's upload link, which check them before.
 // As FileUploaded does, it records them or deletes them and fails the
 // file; the reason is then in files/getUpload and files/completeUpload.
 func (a *App) filesDone(infos []storage.Info) {

@@ -23,7 +23,8 @@ func (a *App) uploadSpec() mcp.FileSpec {
 
 func (a *App) registerUploads(s *mcp.Server) error {
 	return errors.Join(mcp.AddTypedTool(s, &mcp.Tool{Name: "upload_file", Title: "Upload a file",
-		Description: "Store a file given inline as a data: URI (x-mcp-file). The bytes are decoded as they arrive and " +
+		Description: "Store a file given inline as a data: URI, or as the mcp-file:// URI of a file already uploaded (x-mcp-file, " +
+			"as its transferModes allow). The bytes are decoded as they arrive and " +
 			"checked against accept and maxSize; nothing is stored when a check fails. Put key (and filename) before " +
 			"file in the arguments object to let the server write straight to storage.",
 		InputSchema: withFileSpec(schema("upload_file.input"), "file", a.uploadSpec()), OutputSchema: schema("blob.output"),

@@ -65,6 +65,15 @@ type File struct {
 	// Stored describes the bytes once they arrived.
 	Stored  *Stored   `json:"stored,omitempty"`
 	Created time.Time `json:"created"`
+	// Expires is when the record of a file without its bytes (prepared,
+	// uploading, failed) is swept: its upload link's expiry. Usable files
+	// do not expire.
+	Expires time.Time `json:"expires,omitzero"`
+	// TusID is the id of the tus upload started on its upload link, if
+	// any.
+	TusID string `json:"tus,omitempty"`
+	// Expired marks a record being swept: it reads as missing.
+	Expired bool `json:"expired,omitempty"`
 	// Rev counts writes, so every write's bytes differ.
 	Rev int64 `json:"rev"`
 

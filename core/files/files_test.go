@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -141,6 +142,9 @@ func TestStoreOwnerAndCAS(t *testing.T) {
 func TestClaimReplay(t *testing.T) {
 	ctx := context.Background()
 	s := NewStore(new(storage.MemRecords))
+	if err := s.Create(ctx, &File{ID: "A", Owner: "alice"}); err != nil { // a key binds a file that exists
+		t.Fatal(err)
+	}
 	if id, err := s.Claim(ctx, "alice", "k1", "A"); err != nil || id != "A" {
 		t.Fatalf("first Claim = %q, %v", id, err)
 	}
@@ -149,5 +153,57 @@ func TestClaimReplay(t *testing.T) {
 	}
 	if id, err := s.Claim(ctx, "bob", "k1", "C"); err != nil || id != "C" {
 		t.Fatalf("bob's Claim of the same key = %q, %v; want his own C", id, err)
+	}
+}
+
+// TestSweep: records of files without their bytes (prepared, uploading,
+// failed) go once expired, with their idempotency keys (a replay then
+// binds the key anew); usable files and unexpired records stay; a record
+// changed between the sweeper's read and its mark lives on.
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(new(storage.MemRecords))
+	now := time.Now()
+	past, future := now.Add(-time.Minute), now.Add(time.Hour)
+	mk := func(id string, st State, exp time.Time, idem string) {
+		if err := s.Create(ctx, &File{ID: id, Owner: "al", State: st, Expires: exp, IdempotencyKey: idem}); err != nil {
+			t.Fatal(err)
+		}
+		if idem != "" {
+			if _, err := s.Claim(ctx, "al", idem, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk("PREP", Prepared, past, "k1")
+	mk("UPING", Uploading, past, "")
+	mk("FAIL", Failed, past, "")
+	mk("FRESH", Prepared, future, "")
+	mk("DONE", Uploaded, past, "")
+	mk("COMPL", Completed, time.Time{}, "")
+	n, err := s.Sweep(ctx, now)
+	if err != nil || n != 3 {
+		t.Fatalf("Sweep = %d, %v; want 3 removed", n, err)
+	}
+	for id, want := range map[string]bool{"PREP": false, "UPING": false, "FAIL": false, "FRESH": true, "DONE": true, "COMPL": true} {
+		if _, err := s.Get(ctx, "al", id); (err == nil) != want {
+			t.Errorf("after the sweep, file %s: %v; want kept %v", id, err, want)
+		}
+	}
+	if got, err := s.Claim(ctx, "al", "k1", "NEW"); err != nil || got != "NEW" {
+		t.Errorf("replaying the swept file's key: %q, %v; want the key bound to the new file", got, err)
+	}
+	if n, err := s.Sweep(ctx, now); err != nil || n != 0 {
+		t.Errorf("second sweep = %d, %v", n, err)
+	}
+	// A record that changed after the sweeper read it is not swept.
+	mk("RACE", Prepared, past, "")
+	f, _ := s.Lookup(ctx, "RACE")
+	if _, err := s.Update(ctx, "al", "RACE", func(f *File) error { f.State = Uploaded; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	f.Expired = true
+	if err := s.save(ctx, f); !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("marking a stale read expired: %v; want ErrPreconditionFailed", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -64,6 +66,9 @@ func (s *Store) Lookup(ctx context.Context, id string) (*File, error) {
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("files: file %s: damaged record: %w", id, err)
 	}
+	if f.Expired {
+		return nil, ErrNotFound
+	}
 	f.version = v
 	return f, nil
 }
@@ -112,16 +117,86 @@ func (s *Store) Update(ctx context.Context, owner, id string, change func(f *Fil
 }
 
 // Claim binds owner's idempotency key to file id, once: it returns id when
-// the key was new, or the id a first call bound it to (on any node).
+// the key was new, or the id a first call bound it to (on any node). A key
+// whose file expired (swept) is bound anew.
 func (s *Store) Claim(ctx context.Context, owner, key, id string) (string, error) {
 	name := idemRecord(owner, key)
-	_, err := s.rec.PutRecord(ctx, name, []byte(id), "")
-	if !errors.Is(err, storage.ErrPreconditionFailed) {
-		return id, err
+	version := ""
+	for range casTries {
+		_, err := s.rec.PutRecord(ctx, name, []byte(id), version)
+		if !errors.Is(err, storage.ErrPreconditionFailed) {
+			return id, err
+		}
+		data, v, err := s.rec.GetRecord(ctx, name)
+		if errors.Is(err, storage.ErrNotFound) {
+			version = ""
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := s.Lookup(ctx, string(data)); !errors.Is(err, ErrNotFound) {
+			return string(data), err
+		}
+		version = v
 	}
-	data, _, err := s.rec.GetRecord(ctx, name)
+	return "", fmt.Errorf("files: idempotency key: %d concurrent claims lost", casTries)
+}
+
+// Sweep removes the records of files whose bytes never arrived (prepared,
+// uploading) or were refused (failed) once they expired, with their
+// idempotency keys, and reports how many. Any node may sweep at any
+// time: a record is first marked expired by compare-and-swap, so an
+// upload recorded meanwhile makes the mark fail and the file lives on,
+// and a marked record reads as missing before it is removed.
+func (s *Store) Sweep(ctx context.Context, now time.Time) (int, error) {
+	var ids []string
+	err := s.rec.ListRecords(ctx, recordDir+"/f", func(name string) bool {
+		if id, ok := strings.CutPrefix(name, recordDir+"/f/"); ok {
+			ids = append(ids, id)
+		}
+		return true
+	})
 	if err != nil {
-		return "", err
+		return 0, err
 	}
-	return string(data), nil
+	removed := 0
+	for _, id := range ids {
+		ok, err := s.sweepOne(ctx, id, now)
+		if err != nil {
+			return removed, err
+		}
+		if ok {
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+func (s *Store) sweepOne(ctx context.Context, id string, now time.Time) (bool, error) {
+	f, err := s.Lookup(ctx, id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	case f.State.Usable() || f.Expires.IsZero() || now.Before(f.Expires):
+		return false, nil
+	}
+	f.Expired = true
+	switch err := s.save(ctx, f); {
+	case errors.Is(err, storage.ErrPreconditionFailed):
+		return false, nil // changed since read: not ours to judge now
+	case err != nil:
+		return false, err
+	}
+	if f.IdempotencyKey != "" {
+		name := idemRecord(f.Owner, f.IdempotencyKey)
+		if data, _, err := s.rec.GetRecord(ctx, name); err == nil && string(data) == id {
+			if err := s.rec.DeleteRecord(ctx, name); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, s.rec.DeleteRecord(ctx, fileRecord(id))
 }

@@ -73,9 +73,59 @@ func (b *memBackend) Open(_ context.Context, key string, _ *storage.Range) (io.R
 	return io.NopCloser(bytes.NewReader(b.data[key])), b.infoLocked(key), nil
 }
 
-func (b *memBackend) Create(context.Context, string, storage.CreateOptions) (storage.Writer, error) {
-	return nil, storage.ErrClosed
+// Create writes in memory: Commit stores the bytes (refusing an existing
+// key under IfNotExists, a size other than Size, more than MaxSize).
+func (b *memBackend) Create(_ context.Context, key string, opts storage.CreateOptions) (storage.Writer, error) {
+	if err := storage.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	opts, err := opts.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	return &memWriter{b: b, key: key, opts: opts}, nil
 }
+
+// memWriter is a memBackend write in progress.
+type memWriter struct {
+	b    *memBackend
+	key  string
+	opts storage.CreateOptions
+	buf  bytes.Buffer
+	done bool
+}
+
+func (w *memWriter) Write(p []byte) (int, error) {
+	switch {
+	case w.done:
+		return 0, storage.ErrClosed
+	case w.opts.MaxSize > 0 && int64(w.buf.Len()+len(p)) > w.opts.MaxSize:
+		return 0, storage.ErrTooLarge
+	}
+	return w.buf.Write(p)
+}
+
+func (w *memWriter) Written() int64 { return int64(w.buf.Len()) }
+
+func (w *memWriter) Commit(context.Context) (storage.Info, error) {
+	if w.done {
+		return storage.Info{}, storage.ErrClosed
+	}
+	w.done = true
+	if w.opts.Size > 0 && int64(w.buf.Len()) != w.opts.Size {
+		return storage.Info{}, storage.ErrSizeMismatch
+	}
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
+	if _, ok := w.b.data[w.key]; ok && w.opts.IfNotExists {
+		return storage.Info{}, storage.ErrExists
+	}
+	w.b.data[w.key] = bytes.Clone(w.buf.Bytes())
+	w.b.types[w.key] = w.opts.MediaType
+	return w.b.infoLocked(w.key), nil
+}
+
+func (w *memWriter) Abort(context.Context) error { w.done = true; return nil }
 
 func (b *memBackend) Delete(_ context.Context, key string) error {
 	if err := storage.ValidateKey(key); err != nil {

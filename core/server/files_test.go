@@ -518,8 +518,8 @@ func TestFilesAcrossNodes(t *testing.T) {
 }
 
 // TestFilesBytesAnotherWay: bytes an upload endpoint stores under a file's
-// key without the PUT's check (tus on the file's upload link reports them
-// only as done) are checked when they are reported: off the digest, they
+// key without the check of the PUT or tus (reported only as done) are
+// checked when they are reported: off the digest, they
 // are deleted and the file fails with the reason; the pinned bytes make it
 // usable.
 func TestFilesBytesAnotherWay(t *testing.T) {

@@ -182,3 +182,27 @@ func TestUploadFileAbandoned(t *testing.T) {
 		t.Fatalf("a data URI payload reached the log:\n%s", log)
 	}
 }
+
+// TestUploadFileMemBackend: upload_file of a small data URI stores it on
+// the transcripts' memory backend as on the local store (the fixture's
+// Create used to refuse every write, which answered -32603).
+func TestUploadFileMemBackend(t *testing.T) {
+	parallel(t)
+	be := newMemBackend()
+	base, _ := startTestServer(t, Options{Backend: be})
+	for _, modern := range []bool{false, true} {
+		c := newFilesClient(t, base, "", modern, `{}`)
+		key := "mem/" + map[bool]string{false: "legacy", true: "modern"}[modern] + ".txt"
+		var res struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct{ Key, SHA256 string }
+		}
+		c.ok("tools/call", map[string]any{"name": "upload_file", "arguments": map[string]any{"key": key, "file": "data:text/plain;base64,aGVsbG8="}}, &res)
+		if res.IsError || res.StructuredContent.Key != key {
+			t.Fatalf("upload_file on the memory backend: %+v", res)
+		}
+		if info, err := be.Stat(t.Context(), key); err != nil || info.Size != 5 || info.MediaType != "text/plain" {
+			t.Fatalf("stored: %+v, %v", info, err)
+		}
+	}
+}

@@ -123,6 +123,11 @@ func TestUploadTusRefusals(t *testing.T) {
 			t.Fatalf("HEAD %s: %d, want 404", p, r.StatusCode)
 		}
 	}
+	for _, m := range []string{"GET", "POST", "PUT"} { // the /u surface's JSON error body, not a bare "not found"
+		if r := lc.do(m, lc.endpoint+"/extra", nil, nil); r.StatusCode != 404 || !strings.Contains(readAll(r), `"code":"not_found"`) {
+			t.Fatalf("%s /u/{token}/extra: %d %q, want 404 with the JSON error body", m, r.StatusCode, readAll(r))
+		}
+	}
 	if r := lc.do("HEAD", "/u/not-a-token/tus/", nil, nil); r.StatusCode != 403 {
 		t.Fatalf("a forged token: %d, want 403", r.StatusCode)
 	}

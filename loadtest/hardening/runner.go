@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostile"
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostilefiles"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/hostiletus"
 	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/wire"
 )
@@ -36,8 +37,9 @@ type runner struct {
 }
 
 // classes is every class, in the order they run: hostile's, then the tus
-// class of its own package.
-var classes = append(hostile.Classes[:len(hostile.Classes):len(hostile.Classes)], hostile.Class{Name: hostiletus.Name, Gen: hostiletus.Abuse})
+// and files/* classes of their own packages.
+var classes = append(hostile.Classes[:len(hostile.Classes):len(hostile.Classes)],
+	hostile.Class{Name: hostiletus.Name, Gen: hostiletus.Abuse}, hostile.Class{Name: hostilefiles.Name, Gen: hostilefiles.Abuse})
 
 // runClasses generates and sends every class's batches, stopping early
 // only when the budget runs out or the server cannot be brought back.

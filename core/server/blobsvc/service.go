@@ -80,6 +80,9 @@ func New(opts Options, env Env) *Server {
 	s := &Server{opts: opts, env: env, log: env.Logger, gate: env.Gate, mcp: env.MCP,
 		blobs: env.Blobs, facts: env.Facts, tel: env.Telemetry}
 	s.links = s.newLinkTus()
+	if s.links.Offered() { // file uploads' resumable hint
+		s.blobs.SetTusOffset(s.links.Offset)
+	}
 	s.pages = uploadpage.New(uploadpage.Options{OAuthLogin: opts.OAuthLogin}, uploadpage.Env{Keyring: env.Keyring,
 		PublicURL: env.PublicURL, MaxUpload: s.maxUpload(), Gate: env.Gate, Logger: env.Logger, Resumable: s.links.Offered()})
 	s.tus = s.newResumable()

@@ -17,7 +17,7 @@ import (
 func (s *Server) newResumable() *resumable.Server {
 	return resumable.New(resumable.Env{Backend: s.env.Backend, Gate: s.gate, MaxUpload: s.maxUpload(),
 		StoreFor: s.storeFor, Logger: s.log, InvalidKey: invalidKeyMessage, Filename: filenameMessage,
-		Conflict: conflictMessage, NoSpace: msgNoSpace,
+		Conflict: conflictMessage, NoSpace: msgNoSpace, AlsoSweep: s.blobs.SweepFiles,
 		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) }})
 }
 
@@ -32,6 +32,7 @@ func (s *Server) newLinkTus() *linktus.Server {
 		Reserve:  s.reserveUpload,
 		Release:  func(c token.Claims) { s.facts.Release(onetime.Uploads, c.Nonce, c.Expires) },
 		Progress: s.blobs.UploadProgress, Done: s.blobs.UploadDone,
+		Check: s.blobs.CheckLinkFile, Created: s.blobs.LinkTusStarted, // SEP-2631 files' links
 		ErrorOf: func(err error, maxSize int64) (int, string, string) {
 			e := (&upload{max: maxSize}).uploadErrorOf(err)
 			return e.status, e.code, e.msg

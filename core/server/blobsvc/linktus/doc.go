@@ -20,8 +20,11 @@
 // complete upload is committed through storage/ingest's CommitStaged (the
 // token's key, maxSize, accept list, sniffing, IfNotExists) without a
 // copy; on a store without them the bytes are kept in records and stored
-// through the whole-body upload's ingest at completion. Then the "upload
-// done" signal goes to the waiting elicitation or request_upload. A refused
+// through the whole-body upload's ingest at completion. Then come the
+// check of a SEP-2631 file's pins (Env.Check) and the "upload done" signal
+// to the waiting elicitation or request_upload. Env.Created reports each
+// upload created, and Offset reads one's durable offset (files/getUpload).
+// A refused
 // completion removes the upload and frees the link for another try, as a
 // refused whole-body upload does. DELETE (termination) removes the upload
 // but leaves the link used: the upload may have been stored already.

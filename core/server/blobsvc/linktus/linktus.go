@@ -2,6 +2,7 @@ package linktus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"mime"
@@ -39,6 +40,13 @@ type Env struct {
 	// elicitation or request_upload waiting for the upload id.
 	Progress func(uploadID string, n, total int64)
 	Done     func(uploadID string, infos []storage.Info)
+	// Created reports a tus upload created on the token's link (id is the
+	// upload's, the last part of its URL); nil for none.
+	Created func(c token.Claims, id string)
+	// Check, when set, judges stored bytes before Done (a SEP-2631 file's
+	// pins); a refusal (status ≠ 0; it deleted the bytes) answers the
+	// completing request and frees the link, as the whole-body upload does.
+	Check func(c token.Claims, infos []storage.Info) (status int, code, msg string, err error)
 	// ErrorOf is the whole-body upload's answer to a failed ingest.
 	ErrorOf func(err error, maxSize int64) (status int, code, msg string)
 }
@@ -92,7 +100,7 @@ func (s *Server) check(ctx *fasthttp.RequestCtx, tok, rest string) (id string, c
 	switch {
 	case !ok:
 		s.env.Gate.DrainSmall(ctx)
-		gate.NotFound(ctx)
+		gate.APIError(ctx, http.StatusNotFound, "not_found", "no such upload endpoint")
 		return "", c, false
 	case s.rec == nil:
 		s.env.Gate.RefuseBody(ctx, http.StatusNotImplemented, "not_implemented", "this store keeps no upload state; resumable uploads are off")
@@ -129,8 +137,10 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, tok, rest string) {
 	}
 	req := resumable.NewRequest(ctx, s.env.Gate, id, owner(c))
 	resp := s.handler(tok, c).Serve(context.Background(), req)
-	if creating && header(resp, "Location") == "" {
+	if loc := header(resp, "Location"); creating && loc == "" {
 		s.env.Release(c) // nothing was created: the link may be retried
+	} else if creating && s.env.Created != nil {
+		s.env.Created(c, strings.TrimPrefix(loc, Path(tok)))
 	}
 	if method == http.MethodPatch || creating {
 		s.progress(c, resp)
@@ -232,6 +242,12 @@ func (s *Server) complete(ctx context.Context, c token.Claims, u *tus.Upload, da
 			s.env.Release(c)
 		}
 		return "", refused
+	}
+	if s.env.Check != nil {
+		if status, code, msg, err := s.env.Check(c, []storage.Info{info}); status != 0 {
+			s.env.Release(c) // the bytes were deleted: the link may be retried
+			return "", &tus.Error{Status: status, Code: code, Message: msg, Err: err}
+		}
 	}
 	s.env.Done(c.Nonce, []storage.Info{info})
 	return info.Key, nil
@@ -336,4 +352,22 @@ func withoutConcatenation(resp *tus.Response) {
 			resp.Header[i][1] = strings.Join(kept, ",")
 		}
 	}
+}
+
+// Offset is the durable offset of upload id of the link whose upload id
+// is nonce, read from its record; ok is false when there is none (or it is
+// another link's, or done or expired).
+func (s *Server) Offset(ctx context.Context, nonce, id string) (int64, bool) {
+	if s.rec == nil || !tus.ValidID(id) {
+		return 0, false
+	}
+	data, _, err := s.rec.GetRecord(ctx, "tus/"+id+"/info") // core/tus's default prefix
+	if err != nil {
+		return 0, false
+	}
+	var u tus.Upload
+	if json.Unmarshal(data, &u) != nil || u.Owner != owner(token.Claims{Nonce: nonce}) || u.Done || u.Expired {
+		return 0, false
+	}
+	return u.Offset, true
 }

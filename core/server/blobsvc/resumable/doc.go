@@ -10,6 +10,7 @@
 // no copy (ingest.CommitStaged). A concatenation, or a store without
 // staged writes, stores the complete bytes through storage/ingest as PUT
 // does. Sweep removes expired uploads, one node per round on a store with
-// claims.
+// claims, and runs Env.AlsoSweep (the SEP-2631 file records') in the same
+// rounds.
 // Package blobsvc routes /v1/tus to it after authentication.
 package resumable

@@ -38,6 +38,9 @@ type Env struct {
 	Filename   func(err error) string
 	Conflict   func(err error) string
 	NoSpace    string
+	// AlsoSweep runs in each of Sweep's rounds this node sweeps (the file
+	// records' sweep); nil for none.
+	AlsoSweep func(ctx context.Context) (int, error)
 }
 
 // Server serves the endpoint.
@@ -238,6 +241,13 @@ func (s *Server) sweepOnce(ctx context.Context) {
 		s.log.Error("server: sweeping expired uploads failed", "err", err)
 	} else if n > 0 {
 		s.log.Debug("server: swept expired uploads", "removed", n)
+	}
+	if s.env.AlsoSweep != nil {
+		if n, err := s.env.AlsoSweep(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("server: sweeping expired records failed", "err", err)
+		} else if n > 0 {
+			s.log.Debug("server: swept expired records", "removed", n)
+		}
 	}
 }
 

@@ -51,3 +51,20 @@ func TestOneSweeperPerRound(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRoundRunsAlsoSweep: the round a node sweeps runs Env.AlsoSweep
+// (the SEP-2631 file records') after the uploads, so the file records are
+// swept by one node per round too.
+func TestSweepRoundRunsAlsoSweep(t *testing.T) {
+	store, err := localfs.Open(t.TempDir(), localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runs := 0
+	s := New(Env{Backend: store, MaxUpload: 1 << 20, AlsoSweep: func(context.Context) (int, error) { runs++; return 0, nil }})
+	s.sweepOnce(context.Background())
+	if runs != 1 {
+		t.Fatalf("a sweep round ran AlsoSweep %d times, want 1", runs)
+	}
+}

@@ -32,10 +32,11 @@ var (
 	U      = Surface{"/u", wire.ShapeAPI}
 	Page   = Surface{"/upload", wire.ShapePage}
 	Tus    = Surface{"/v1/tus", wire.ShapeAPI} // resumable uploads (package hostiletus)
+	Files  = Surface{"files/*", wire.ShapeRPC} // SEP-2631 file objects (package hostilefiles)
 )
 
 // Surfaces is the order of the table's rows.
-var Surfaces = []Surface{Legacy, Modern, Stream, V1, Tus, D, U, Page, Smuggle}
+var Surfaces = []Surface{Legacy, Modern, Stream, Files, V1, Tus, D, U, Page, Smuggle}
 
 // Case is one hostile input and what it must get.
 type Case struct {

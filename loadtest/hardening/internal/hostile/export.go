@@ -29,3 +29,7 @@ func (e *Env) Forget(principal, key string) { e.inv.Forget(principal, key) }
 
 // Next is a fresh number for a generated key, unique in the run.
 func Next() int64 { return next() }
+
+// NoteSecret registers a token (the signature or sealed box of a minted
+// URL's token) that must never reach the server's logs.
+func (e *Env) NoteSecret(kind, token string) { e.sec.AddToken(kind, token) }
