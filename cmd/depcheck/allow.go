@@ -87,7 +87,7 @@ var allowRules = []allowRule{
 		"core/token", "storage", "storage/ingest", fasthttp}},
 	{"core/server/blobsvc/linktus", []string{"core/server/blobsvc/resumable", "core/server/gate", "core/token", "core/tus",
 		"storage", "storage/ingest", fasthttp}},
-	{"core/server/blobsvc/resumable", []string{"core/auth", "core/server/gate", "core/server/onetime", "core/tus",
+	{"core/server/blobsvc/resumable", []string{"core/auth", "core/server/gate", "core/server/onetime", "core/server/pace", "core/tus",
 		"storage", "storage/ingest", fasthttp}},
 	{"core/server/blobsvc/uploadpage", []string{"core/auth", "core/auth/login", "core/blobs", "core/server/gate",
 		"core/server/telemetry", "core/token", fasthttp}},

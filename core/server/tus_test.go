@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
@@ -375,4 +376,42 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestTusRefusalKeepsConnection: a refused PATCH whose body the client
+// sends whole (a wrong offset, 1 MiB) is answered after its body is read,
+// on a connection that stays open: the next request on it is answered
+// too. Closing it with the body unread reset the connection, and a
+// client still writing saw the reset instead of the 409.
+func TestTusRefusalKeepsConnection(t *testing.T) {
+	parallel(t)
+	c := newTusClient(t, newLocalStore(t))
+	path := c.create(4<<20, "tus/refused")
+	host := strings.TrimPrefix(c.base, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	body := tusPayload(1 << 20)
+	go func() {
+		fmt.Fprintf(conn, "PATCH %s HTTP/1.1\r\nHost: %s\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n"+
+			"Upload-Offset: 5\r\nContent-Length: %d\r\n\r\n", path, host, len(body))
+		conn.Write(body)
+		fmt.Fprintf(conn, "HEAD %s HTTP/1.1\r\nHost: %s\r\nTus-Resumable: 1.0.0\r\n\r\n", path, host)
+	}()
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, &http.Request{Method: "PATCH"})
+	if err != nil {
+		t.Fatalf("the refused PATCH's answer: %v", err)
+	}
+	io.Copy(io.Discard, first.Body)
+	if first.StatusCode != http.StatusConflict || first.Close {
+		t.Fatalf("PATCH at a wrong offset: %d (close %v), want 409 on a kept connection", first.StatusCode, first.Close)
+	}
+	second, err := http.ReadResponse(br, &http.Request{Method: "HEAD"})
+	if err != nil || second.StatusCode != http.StatusOK || second.Header.Get("Upload-Offset") != "0" {
+		t.Fatalf("HEAD on the same connection: %v %v, want 200 at offset 0", second, err)
+	}
 }

@@ -146,7 +146,7 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, tok, rest string) {
 		s.progress(c, resp)
 	}
 	withoutConcatenation(&resp)
-	resumable.Write(ctx, s.env.Logger, resp)
+	resumable.Write(ctx, s.env.Logger, resp, req.Body)
 }
 
 // owner is who an upload belongs to: the token's upload id, so another

@@ -94,7 +94,7 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, upload string, id auth.Identity
 	}
 	req := NewRequest(ctx, s.env.Gate, upload, id.Principal)
 	resp := s.tus.Serve(context.WithValue(context.Background(), tusIdentity{}, id), req)
-	Write(ctx, s.log, resp)
+	Write(ctx, s.log, resp, req.Body)
 }
 
 // tusAdmit checks a new upload's blob name, media type and filename; a
@@ -251,8 +251,9 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	}
 }
 
-// sweepSet is the claim set of the sweep rounds.
-const sweepSet = "tus-sweep"
+// SweepSet is the claim set of the sweep rounds: one claim per round of
+// onetime.SweepEvery, in the store beside the links' claims.
+const SweepSet = "tus-sweep"
 
 // sweepTurn reports whether this node sweeps the round of now (rounds of
 // onetime.SweepEvery): the node whose claim of the round lands first, on
@@ -265,13 +266,13 @@ func (s *Server) sweepTurn(ctx context.Context, now time.Time) bool {
 		return true
 	}
 	round := now.Truncate(onetime.SweepEvery)
-	claim := storage.Claim{Set: sweepSet, Name: "round-" + strconv.FormatInt(round.Unix(), 10),
+	claim := storage.Claim{Set: SweepSet, Name: "round-" + strconv.FormatInt(round.Unix(), 10),
 		Expires: round.Add(2 * onetime.SweepEvery)}
 	switch err := c.Claim(ctx, claim); {
 	case errors.Is(err, storage.ErrExists):
 		return false
 	case err == nil:
-		_, _ = c.SweepClaims(ctx, sweepSet, now)
+		_, _ = c.SweepClaims(ctx, SweepSet, now)
 	}
 	return true
 }

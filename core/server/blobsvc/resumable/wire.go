@@ -2,6 +2,7 @@ package resumable
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/tus"
 )
 
@@ -41,8 +43,12 @@ func headerValue(hdr *fasthttp.RequestHeader, name string) string {
 }
 
 // Write answers resp: its headers, and a refusal as the JSON error body;
-// an internal cause goes to log only.
-func Write(ctx *fasthttp.RequestCtx, log *slog.Logger, resp tus.Response) {
+// an internal cause goes to log only. What is left of a refused request's
+// body (the request's Body) is read first, up to gate.DrainLimit bytes, so
+// the answer reaches a client still sending it: closing a connection with
+// unread bytes resets it, and the client would see a reset instead of,
+// say, a 409 naming the offset. A longer or cut body closes the connection.
+func Write(ctx *fasthttp.RequestCtx, log *slog.Logger, resp tus.Response, body io.Reader) {
 	for _, kv := range resp.Header {
 		ctx.Response.Header.Set(kv[0], kv[1])
 	}
@@ -56,8 +62,21 @@ func Write(ctx *fasthttp.RequestCtx, log *slog.Logger, resp tus.Response) {
 			log.Error("server: tus", "err", resp.Error.Err)
 		}
 	}
-	if resp.Status < 500 && string(ctx.Method()) != http.MethodHead {
-		ctx.SetConnectionClose() // the body may be unread
+	if string(ctx.Method()) != http.MethodHead && !drained(body) {
+		ctx.SetConnectionClose()
 	}
 	gate.APIError(ctx, resp.Status, resp.Code, resp.Message)
+}
+
+// drained reads the rest of body when it ends within gate.DrainLimit
+// bytes; false when it is longer, or fails (cut, too slow).
+func drained(body io.Reader) bool {
+	if p, ok := body.(*pace.Reader); ok && (p.EOF || p.Expired) {
+		return p.EOF // read to its end, or cut by the rate rule
+	}
+	if body == nil {
+		return true
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(body, gate.DrainLimit+1))
+	return err == nil && n <= gate.DrainLimit
 }
