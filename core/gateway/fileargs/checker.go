@@ -58,6 +58,20 @@ func (c *Checker) Stop() { c.check.stop() }
 // its place. Call it before the first Feed or Rewrite.
 func (c *Checker) Deliver(store Store) { c.check.store = store }
 
+// Expand makes the Checker expand, while it rewrites, the file URIs
+// given as inline file arguments into data URIs read through o
+// (expand.go): Rewrite withholds such a URI and records a splice, taken
+// with takeSplices. Call it before the first Rewrite.
+func (c *Checker) Expand(o Opener) { c.check.opener = o }
+
+// takeSplices returns the splices recorded since the last call, at
+// offsets of the out of Rewrite.
+func (c *Checker) takeSplices() []splice {
+	s := c.walk.splices
+	c.walk.splices = nil
+	return s
+}
+
 // InlineOnly makes every file argument from here on checked and forwarded
 // inline, whatever its Spec asks (the request was sent with the length
 // the client declared, so its body must not change).
