@@ -21,6 +21,9 @@ type Spec struct {
 	// Delivery is DeliveryReference when the upstream takes the file by
 	// reference (reference.go); any other value is inline.
 	Delivery string `json:"delivery,omitempty"`
+	// TransferModes are the upstream's own (modes.go): with "upload" it
+	// takes file URIs itself, and the gateway does not expand them.
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Refusal is a file argument refused: the gateway answers the client

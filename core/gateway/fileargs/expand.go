@@ -56,7 +56,7 @@ type splice struct {
 // argument is inline and the call has an Opener.
 func (fc *fileCheck) expands(arg string) bool {
 	spec, ok := fc.specs[arg]
-	return ok && fc.opener != nil && !(fc.store != nil && spec.ByReference())
+	return ok && fc.opener != nil && !spec.TakesUpload() && !(fc.store != nil && spec.ByReference())
 }
 
 // expand opens uri, given as arg, and checks it against arg's Spec.
