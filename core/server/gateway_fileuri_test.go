@@ -18,9 +18,9 @@ import (
 	"github.com/mcpblob/mcpblob/storage/storagetest"
 )
 
-// TestGatewayFileURIExpanded: a file uploaded through SEP-2631 (on a blob
-// node sharing the gateway's store) is passed to the gateway as its
-// mcp-file URI, and the inline-only upstream gets a data URI whose
+// TestGatewayFileURIExpanded: a file uploaded through SEP-2631 to the
+// gateway (files/authorizeUpload, 2026-07-28, served by the gateway
+// itself, and a PUT) is passed to the gateway as its mcp-file URI, and the inline-only upstream gets a data URI whose
 // decoded bytes are the upload's, encoded from the store as the request
 // streams (the gateway's heap stays flat); another principal's URI, an
 // unknown one and one not uploaded are refused -32602 with data.reason,
@@ -51,15 +51,14 @@ func TestGatewayFileURIExpanded(t *testing.T) {
 	st := newLocalStore(t)
 	const public = "http://files.cluster.test"
 	keys := Auth{Keys: []string{HashKey("alice-key") + " alice", HashKey("bob-key") + " bob"}}
-	blobNode, _ := startTestServer(t, Options{Backend: st, PublicURL: public, Auth: keys})
 	gw, _ := startTestServer(t, Options{Backend: st, PublicURL: public, Auth: keys, Gateway: gateway.Options{Upstream: up.URL + "/mcp"}})
 
-	alice := newFilesClient(t, blobNode, "alice-key", true, `{"files":{}}`)
+	alice := newFilesClient(t, gw, "alice-key", true, `{"files":{}}`)
 	data := storagetest.Bytes(3, 0, int64(size))
 	var done, pending fileAnswer
 	alice.ok("files/authorizeUpload", map[string]any{"mimeType": "application/octet-stream", "size": size, "digest": wireDigest(data)}, &done)
 	alice.ok("files/authorizeUpload", map[string]any{"mimeType": "application/octet-stream", "size": 3}, &pending)
-	done.Upload.URL = strings.Replace(done.Upload.URL, public, blobNode, 1)
+	done.Upload.URL = strings.Replace(done.Upload.URL, public, gw, 1)
 	if code, b := httpDo(t, done.Upload, data, nil); code != 201 {
 		t.Fatalf("PUT: %d %s", code, b)
 	}
