@@ -27,7 +27,7 @@ import (
 // the upstream getting no request; the gateway's tools/list advertises
 // transferModes.
 func TestGatewayFileURIExpanded(t *testing.T) {
-	parallel(t)
+	heapTest(t)
 	size := 64 << 20
 	if testing.Short() || raceEnabled {
 		size = 8 << 20
