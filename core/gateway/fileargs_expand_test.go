@@ -189,3 +189,15 @@ func TestToolsListAdvertisesUpload(t *testing.T) {
 		t.Fatalf("transferModes %q; want upload: inline,upload (accept kept), own: upload", got)
 	}
 }
+
+// A tools/list answer over MaxRewriteBytes reaches the client unchanged
+// (without the upload mode), not as an error.
+func TestToolsListOverBoundRelayedUnchanged(t *testing.T) {
+	up := newInlineUpstream(t)
+	g := newGateway(t, up.URL, func(o *Options) { o.Files.Opener = uploadedFiles{}; o.MaxRewriteBytes = 256 })
+	resp, b := post(t, serveGateway(t, g).URL, nil, `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`)
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"x-mcp-file":{"accept":["application/pdf"]}`)) ||
+		bytes.Contains(b, []byte(`"inline"`)) {
+		t.Fatalf("answer %d %s; want the upstream's, unchanged", resp.StatusCode, b)
+	}
+}

@@ -16,7 +16,8 @@ const methodToolsList = "tools/list"
 // toolsList relays a tools/list, the x-mcp-file arguments of its answer
 // advertising transferModes ["inline","upload"] where the upstream takes
 // only inline data (fileargs.AdvertiseUpload); the answer is read within
-// MaxRewriteBytes, as an initialize's.
+// MaxRewriteBytes, as an initialize's: a JSON answer over it is relayed
+// unchanged, an SSE one failed.
 func (g *Gateway) toolsList(r *Request, w ResponseWriter, c call) {
 	if !c.whole && !g.readWhole(r, w, &c) {
 		return
@@ -28,7 +29,7 @@ func (g *Gateway) toolsList(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
-	g.relayEdited(w, resp, cancel, c, advertiseUpload)
+	g.relayEdited(w, resp, cancel, c, advertiseUpload, true)
 }
 
 // advertiseUpload is the JSON-RPC message b with its result's file
