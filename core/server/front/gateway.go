@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp"
-	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
@@ -47,8 +46,8 @@ func (s *Server) routeGateway(ctx *fasthttp.RequestCtx, path string) bool {
 // core/blobs on its own store (docs/gateway.md, "Uploaded files to inline
 // upstreams"), its files' URIs expanded for the upstream by the gateway.
 func ownFilesMethod(ctx *fasthttp.RequestCtx) bool {
-	return bytes.HasPrefix(ctx.Request.Header.Peek(headers.Method), []byte("files/")) &&
-		len(ctx.Request.Header.Peek(headers.SessionID)) == 0
+	return bytes.HasPrefix(ctx.Request.Header.Peek("Mcp-Method"), []byte("files/")) &&
+		len(ctx.Request.Header.Peek("Mcp-Session-Id")) == 0
 }
 
 func (s *Server) serveGateway(ctx *fasthttp.RequestCtx, gw *gateway.Gateway) {
