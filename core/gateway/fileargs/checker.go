@@ -64,6 +64,17 @@ func (c *Checker) Deliver(store Store) { c.check.store = store }
 // with takeSplices. Call it before the first Rewrite.
 func (c *Checker) Expand(o Opener) { c.check.opener = o }
 
+// endRewrite appends to out what the walk still withholds when the body
+// ends: the start of a string that might have been a file URI, as it
+// came (the upstream judges the JSON).
+func (c *Checker) endRewrite(out []byte) []byte {
+	if c.walk.st != wPeekStr {
+		return out
+	}
+	c.walk.st = wSkipStr
+	return append(out, c.walk.capt...)
+}
+
 // takeSplices returns the splices recorded since the last call, at
 // offsets of the out of Rewrite.
 func (c *Checker) takeSplices() []splice {

@@ -173,3 +173,57 @@ func TestExpandFlatMemory(t *testing.T) {
 		t.Errorf("heap grew %d bytes expanding a %d MiB file, want < 4 MiB", peak, size>>20)
 	}
 }
+
+// Expansion gives the same body, or the same refusal of a file URI,
+// whatever the chunking, and never panics; a body without file URIs
+// passes unchanged. (Whether the check of a data URI in a body cut short
+// sees its problem depends on the chunking: those are not compared.)
+func FuzzExpandChunking(f *testing.F) {
+	f.Add([]byte(call(`{"file":"mcp-file://gw/mine","x":1}`)), uint8(3))
+	f.Add([]byte(call(`{"file":"mcp-file:\/\/gw\/mine"}`)), uint8(1))
+	f.Add([]byte(call(`{"small":"mcp-file://gw/mine","file":"mcp-fi"}`)), uint8(5))
+	f.Add([]byte(call(`{"file":"data:image/png;base64,iVBORw0KGgo="}`)), uint8(2))
+	f.Fuzz(func(t *testing.T, msg []byte, size uint8) {
+		run := func(src io.Reader) (string, string) {
+			g := NewGate(src, "", func(string) map[string]Spec { return expandSpecs }, nil)
+			g.Expand(&fakeOpener{size: 1000})
+			g.Deliver(nil, 64)
+			out, err := io.ReadAll(g)
+			g.Stop()
+			var ref *Refusal
+			if errors.As(err, &ref) && ref.Reason == "" {
+				return "", "data URI"
+			}
+			if err != nil {
+				return "", err.Error()
+			}
+			return string(out), ""
+		}
+		o1, e1 := run(bytes.NewReader(msg))
+		o2, e2 := run(iotest.HalfReader(&chunkReader{msg, int(size%16) + 1}))
+		if e1 == "data URI" || e2 == "data URI" {
+			return
+		}
+		if o1 != o2 || e1 != e2 {
+			t.Fatalf("whole: %q %q; in chunks of %d: %q %q", o1, e1, size%16+1, o2, e2)
+		}
+		if e1 == "" && !bytes.Contains(msg, []byte("mcp-file://")) && o1 != string(msg) {
+			t.Fatalf("no file URI, yet the body changed: %q -> %q", msg, o1)
+		}
+	})
+}
+
+// chunkReader yields its bytes n at a time.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
+}

@@ -146,6 +146,9 @@ func (g *Gate) fill() error {
 			return ferr
 		}
 	}
+	if err != nil {
+		g.pending = g.check.endRewrite(g.pending)
+	}
 	return nil
 }
 
@@ -165,7 +168,9 @@ func (g *Gate) Expand(o Opener) {
 // URIs (Expand), and reports whether it will: the body then changes
 // length. It reads the body, within limit bytes, as far as the tool's
 // name (the bytes read wait in the gate); when the name is not found
-// there, or the tool has no such argument, every file stays inline.
+// there, or the tool has no such argument, every file stays inline (but
+// a file URI, with Expand, when the body goes on past limit before the
+// name: it is then expanded, or refused, once met).
 func (g *Gate) Deliver(store Store, limit int64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -177,6 +182,8 @@ func (g *Gate) Deliver(store Store, limit int64) bool {
 	var specs map[string]Spec
 	if tool := g.check.Tool(); tool != "" {
 		specs = g.lookup(tool)
+	} else if g.opener != nil && g.srcErr == nil && g.check.Refused() == nil {
+		return true // the name comes later: a file URI may still be expanded, the body cut if refused
 	}
 	byRef := false
 	for _, spec := range specs {
