@@ -70,7 +70,7 @@ func (g *Gateway) deliverByReference(ctx context.Context, gate *fileargs.Gate, p
 // failed).
 func (g *Gateway) discardKept(gate *fileargs.Gate, ref *fileargs.Refusal) {
 	if ref != nil && ref.Failed {
-		g.log.Warn("gateway: storing a file argument failed", "argument", ref.Arg, "problem", ref.Cause.Error())
+		g.log.Warn("gateway: storing or reading a file argument failed", "argument", ref.Arg, "problem", ref.Cause.Error())
 	}
 	s, ok := gate.Kept().(*refStore)
 	if !ok {

@@ -29,6 +29,10 @@ func (o *fakeOpener) Open(arg, uri string) (Opened, error) {
 	case "mcp-file://gw/mine":
 		o.opened++
 		return Opened{MediaType: "image/png", Size: o.size, Body: &closeCounter{Reader: storagetest.NewStream(7, o.size), n: &o.closed}}, nil
+	case "mcp-file://gw/unreadable":
+		return Opened{MediaType: "image/png", Size: o.size, Body: io.NopCloser(iotest.ErrReader(errors.New("disk gone")))}, nil
+	case "mcp-file://gw/storefail":
+		return Opened{}, errors.New("store down")
 	case "mcp-file://gw/pending":
 		return Opened{}, &Refusal{Arg: arg, Problem: "the file's bytes have not been uploaded yet", Reason: ReasonUploadIncomplete}
 	}
@@ -226,4 +230,19 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), c.n)], c.b)
 	c.b = c.b[k:]
 	return k, nil
+}
+
+// A store that fails to open a file, or to read it on the way, fails the
+// call as the gateway's fault (Failed: -32603), with its cause for the log.
+func TestExpandStoreFailures(t *testing.T) {
+	g, _ := expandGate(call(`{"file":"mcp-file://gw/storefail"}`), nil, &fakeOpener{})
+	if ref := g.Refused(); ref == nil || !ref.Failed || ref.Cause == nil || ref.Arg != "file" {
+		t.Fatalf("open failure: %+v; want a failure naming the argument", ref)
+	}
+	g, _ = expandGate(call(`{"file":"mcp-file://gw/unreadable"}`), nil, &fakeOpener{size: 10})
+	_, err := io.ReadAll(g)
+	var ref *Refusal
+	if !errors.As(err, &ref) || !ref.Failed || g.Refused() != ref {
+		t.Fatalf("read failure: %v; want a failure, kept by the gate", err)
+	}
 }
