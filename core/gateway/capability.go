@@ -34,13 +34,28 @@ func (g *Gateway) capability(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
+	if !declared {
+		g.relayResponse(w, resp, cancel)
+		return
+	}
+	g.relayEdited(w, resp, cancel, c, g.addStream, false)
+}
+
+// answerEdit rewrites the JSON-RPC message b when it answers id (found).
+type answerEdit func(b []byte, id json.RawMessage) (out []byte, found bool, ue *upstreamError)
+
+// relayEdited relays the upstream's answer resp to c, its response to
+// c's id rewritten by edit (read within MaxRewriteBytes; a JSON answer
+// over it is relayed unchanged when lenient, else failed); everything
+// else arrives as the upstream sent it.
+func (g *Gateway) relayEdited(w ResponseWriter, resp *http.Response, cancel func(), c call, edit answerEdit, lenient bool) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if !declared || resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
+	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		g.relayResponse(w, resp, cancel)
 		return
 	}
 	br := bufio.NewReaderSize(resp.Body, 4<<10)
-	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id)
+	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id, edit, lenient)
 	if ue != nil {
 		resp.Body.Close()
 		cancel()
@@ -90,17 +105,19 @@ func clientDeclared(body []byte, method string) bool {
 // rewriteAnswer reads the upstream's answer from br up to and including
 // the response to id, within MaxRewriteBytes, and returns those bytes
 // with the response rewritten; the rest stays in br.
-func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) ([]byte, *upstreamError) {
+func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage, edit answerEdit, lenient bool) ([]byte, *upstreamError) {
 	budget := g.opts.MaxRewriteBytes
 	if !sse {
 		b, err := io.ReadAll(io.LimitReader(br, budget+1))
 		switch {
 		case err != nil:
 			return nil, &upstreamError{kind: kindBroken, status: http.StatusBadGateway, msg: "the upstream's answer broke off"}
+		case int64(len(b)) > budget && lenient:
+			return b, nil // relayed as it came
 		case int64(len(b)) > budget:
 			return nil, overBounds()
 		}
-		out, _, ue := g.addStream(b, id)
+		out, _, ue := edit(b, id)
 		return out, ue
 	}
 	var prefix []byte
@@ -118,7 +135,7 @@ func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) 
 			prefix = append(prefix, raw...)
 			continue
 		}
-		out, found, ue := g.addStream(data, id)
+		out, found, ue := edit(data, id)
 		if ue != nil {
 			return nil, ue
 		}
@@ -132,7 +149,7 @@ func (g *Gateway) rewriteAnswer(br *bufio.Reader, sse bool, id json.RawMessage) 
 
 func overBounds() *upstreamError {
 	return &upstreamError{kind: kindOverBounds, status: http.StatusBadGateway,
-		msg: "the upstream's initialize answer is over the gateway's limit"}
+		msg: "the upstream's answer is over the gateway's rewrite limit"}
 }
 
 // addStream returns msg, the JSON-RPC message b, with resources.stream

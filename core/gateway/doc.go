@@ -73,7 +73,13 @@
 // (elicit.go). An upstream's 413 to a body is answered as its body limit
 // (bodylimit.go). An argument the upstream marks "delivery": "reference" is
 // decoded into Options.Files.Store instead, and the upstream gets a signed,
-// expiring link to it (fileargs_ref.go).
+// expiring link to it (fileargs_ref.go). With Options.Files.Opener, the
+// gateway's tools/list answers advertise transferModes ["inline","upload"]
+// on the upstream's inline file arguments, and the mcp-file:// URI of a
+// file the caller uploaded to the gateway (SEP-2631) is replaced, as the
+// body streams, by a data URI encoded from the store (fileargs_expand.go,
+// fileargs_modes.go); a URI refused is answered -32602 with data.reason
+// before anything goes upstream.
 //
 // Identity. The transport authenticated the client; the client's
 // Authorization (and cookies, Origin, any principal header it made up)

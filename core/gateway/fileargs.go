@@ -80,5 +80,8 @@ func refuseFile(w ResponseWriter, c call, ref *fileargs.Refusal, resp *http.Resp
 	if ref.Limit > 0 {
 		data["maxSize"] = ref.Limit
 	}
+	if ref.Reason != "" {
+		data["reason"] = ref.Reason
+	}
 	writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+ref.Error(), data))
 }

@@ -30,6 +30,10 @@ type FileOptions struct {
 	// LinkTTL is the lifetime of the link the upstream gets. Default
 	// DefaultFileLinkTTL.
 	LinkTTL time.Duration
+	// Opener opens the files callers uploaded to the gateway, whose
+	// mcp-file:// URIs are expanded into data URIs for the upstream
+	// (fileargs_expand.go); nil: such URIs are forwarded as they are.
+	Opener FileOpener
 }
 
 // FileStore keeps the files of arguments delivered by reference, each in
@@ -47,10 +51,18 @@ type FileStore interface {
 }
 
 // deliverByReference readies gate to deliver the call's files by
-// reference where the upstream asks it, and reports whether it will
-// (fileargs.Gate's Deliver, within PeekBytes).
+// reference where the upstream asks it, and to expand file URIs
+// (fileargs_expand.go), and reports whether it will (fileargs.Gate's
+// Deliver, within PeekBytes).
 func (g *Gateway) deliverByReference(ctx context.Context, gate *fileargs.Gate, principal string) bool {
-	return g.opts.Files.Store != nil && gate.Deliver(&refStore{g: g, ctx: ctx, principal: principal}, int64(g.opts.PeekBytes))
+	g.expandFiles(ctx, gate, principal)
+	var store fileargs.Store
+	if g.opts.Files.Store != nil {
+		store = &refStore{g: g, ctx: ctx, principal: principal}
+	} else if g.opts.Files.Opener == nil {
+		return false
+	}
+	return gate.Deliver(store, int64(g.opts.PeekBytes))
 }
 
 // discardKept deletes the files gate stored, the call having failed
@@ -58,7 +70,7 @@ func (g *Gateway) deliverByReference(ctx context.Context, gate *fileargs.Gate, p
 // failed).
 func (g *Gateway) discardKept(gate *fileargs.Gate, ref *fileargs.Refusal) {
 	if ref != nil && ref.Failed {
-		g.log.Warn("gateway: storing a file argument failed", "argument", ref.Arg, "problem", ref.Cause.Error())
+		g.log.Warn("gateway: storing or reading a file argument failed", "argument", ref.Arg, "problem", ref.Cause.Error())
 	}
 	s, ok := gate.Kept().(*refStore)
 	if !ok {

@@ -79,6 +79,11 @@ func (g *Gateway) post(r *Request, w ResponseWriter) {
 	case methodInitialize, methodDiscover:
 		g.capability(r, w, c)
 		return
+	case methodToolsList:
+		if g.opts.Files.Opener != nil {
+			g.toolsList(r, w, c) // fileargs_modes.go
+			return
+		}
 	case methodStream:
 		if g.streams.Load() != streamsOffered {
 			g.ownStream(r, w, c)
@@ -202,7 +207,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	if c.method == methodInitialize || c.method == methodDiscover {
 		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
 	}
-	resp, ue := g.do(req)
+	resp, ue := g.doUnlessRefused(req, gate) // fileargs_expand.go
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
 	}

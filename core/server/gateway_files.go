@@ -2,7 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/core/mcp"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/token"
@@ -57,4 +62,43 @@ func (s *Server) fileArgs(o gateway.Options) gateway.FileStore {
 		return o.Files.Store
 	}
 	return &fileStore{s.gatewayStore(o)}
+}
+
+// fileURIs is the gateway's gateway.FileOpener: the SEP-2631 files of the
+// blob application (core/blobs) on the server's backend, opened as a tool
+// handler opens them (the caller's own, uploaded, the bytes verified).
+type fileURIs struct{ blobs *blobs.App }
+
+func (f fileURIs) OpenFile(ctx context.Context, principal, uri string) (gateway.OpenedFile, error) {
+	src, err := f.blobs.OpenFileURI(mcp.FileURI{Ctx: ctx, Principal: principal, URI: uri})
+	var fe *mcp.FileError
+	if errors.As(err, &fe) {
+		return gateway.OpenedFile{}, &gateway.FileURIError{Reason: fileURIReason(fe.Reason), Problem: fe.Reason}
+	}
+	if err != nil {
+		return gateway.OpenedFile{}, err
+	}
+	return gateway.OpenedFile{MediaType: src.MediaType, Size: src.Size, Body: src.Body}, nil
+}
+
+// fileURIReason is docs/files.md's data.reason of an OpenFileURI refusal:
+// a URI of another server is invalidUri, bytes not arrived
+// uploadIncomplete, anything else (unknown, another principal's, failed,
+// gone) fileNotFound.
+func fileURIReason(problem string) string {
+	switch {
+	case strings.HasPrefix(problem, "not a file URI"):
+		return "invalidUri"
+	case strings.Contains(problem, "not been uploaded"):
+		return "uploadIncomplete"
+	}
+	return "fileNotFound"
+}
+
+// fileOpener is the gateway's opener of the file URIs it expands.
+func (s *Server) fileOpener(o gateway.Options) gateway.FileOpener {
+	if o.Files.Opener != nil {
+		return o.Files.Opener
+	}
+	return fileURIs{s.blobs}
 }

@@ -286,6 +286,7 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 	// The stream cache's store (gateway_cache.go).
 	o.Cache.Store = s.streamCache(o)
 	o.Files.Store = s.fileArgs(o) // gateway_files.go
+	o.Files.Opener = s.fileOpener(o)
 	o.Redeem = func(ctx context.Context, c token.Claims) error {
 		return s.facts.ClaimToken(ctx, onetime.Links, c, s.mcp.Claims())
 	}

@@ -21,6 +21,9 @@ type Spec struct {
 	// Delivery is DeliveryReference when the upstream takes the file by
 	// reference (reference.go); any other value is inline.
 	Delivery string `json:"delivery,omitempty"`
+	// TransferModes are the upstream's own (modes.go): with "upload" it
+	// takes file URIs itself, and the gateway does not expand them.
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Refusal is a file argument refused: the gateway answers the client
@@ -29,6 +32,9 @@ type Refusal struct {
 	Arg     string
 	Problem string
 	Limit   int64 // the maxSize broken, 0 for another problem
+	// Reason is the data.reason of a file URI refused (expand.go), ""
+	// for a data URI.
+	Reason string
 	// Failed is set when the gateway failed, not the file: storing a file
 	// delivered by reference broke (the caller answers -32603); Cause is
 	// the store's error, for the log.
@@ -53,6 +59,9 @@ type fileCheck struct {
 	// store keeps the files of arguments delivered by reference; nil:
 	// every file is checked and forwarded inline.
 	store Store
+	// opener opens the file URIs expanded into data URIs (expand.go);
+	// nil: a file URI is forwarded as it is.
+	opener Opener
 	// ref: the file being read is delivered by reference; link is its
 	// replacement once stored.
 	ref  bool

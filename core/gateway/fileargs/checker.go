@@ -58,6 +58,31 @@ func (c *Checker) Stop() { c.check.stop() }
 // its place. Call it before the first Feed or Rewrite.
 func (c *Checker) Deliver(store Store) { c.check.store = store }
 
+// Expand makes the Checker expand, while it rewrites, the file URIs
+// given as inline file arguments into data URIs read through o
+// (expand.go): Rewrite withholds such a URI and records a splice, taken
+// with takeSplices. Call it before the first Rewrite.
+func (c *Checker) Expand(o Opener) { c.check.opener = o }
+
+// endRewrite appends to out what the walk still withholds when the body
+// ends: the start of a string that might have been a file URI, as it
+// came (the upstream judges the JSON).
+func (c *Checker) endRewrite(out []byte) []byte {
+	if c.walk.st != wPeekStr {
+		return out
+	}
+	c.walk.st = wSkipStr
+	return append(out, c.walk.capt...)
+}
+
+// takeSplices returns the splices recorded since the last call, at
+// offsets of the out of Rewrite.
+func (c *Checker) takeSplices() []splice {
+	s := c.walk.splices
+	c.walk.splices = nil
+	return s
+}
+
 // InlineOnly makes every file argument from here on checked and forwarded
 // inline, whatever its Spec asks (the request was sent with the length
 // the client declared, so its body must not change).

@@ -26,6 +26,17 @@
 // and its stored part aborted. A [Table] keeps the descriptors read from
 // the upstream's tools/list, one listing at a time.
 //
+// With [Gate.Expand] (expand.go), the string of an inline file argument
+// that is an mcp-file:// URI is withheld while it is read (at most 1 KiB),
+// opened through an [Opener] (the caller's own uploaded file; a refusal
+// carries docs/files.md's data.reason) and replaced by a data URI whose
+// base64 core/codec encodes from the file 48 KiB at a time as the body is
+// read: a splice at its offset of the rewritten body. Deliver then reads
+// the body on, within its limit, so a URI is refused or opened before
+// anything goes upstream. [AdvertiseUpload] adds transferModes
+// ["inline","upload"] to a tools/list result's inline file arguments
+// (modes.go).
+//
 // The lexer checks JSON structure only as far as following the path
 // needs: the upstream judges the JSON. Arguments that come before
 // params.name are not known to be files unless the tool's name came first

@@ -26,6 +26,7 @@ const (
 	wNameStr                    // in the params.name string
 	wFileStr                    // in a file argument's string: its bytes go to the check
 	wLiteral                    // in a number, true, false or null
+	wPeekStr                    // in a file argument's string that may be a file URI (expand.go)
 )
 
 // role is what an object on the walk's path is.
@@ -61,6 +62,10 @@ type fileSink interface {
 	// walk forwards, and replacement, after end, the string's new contents.
 	holds() bool
 	replacement() string
+	// expands reports that a file URI given as arg is expanded (only
+	// while rewriting), and expand opens one.
+	expands(arg string) bool
+	expand(arg, uri string) (*dataURIReader, error)
 }
 
 // walker is the push lexer. name is called once the tool name is known
@@ -81,6 +86,10 @@ type walker struct {
 	rewrite bool
 	hold    bool
 	out     []byte
+	// peekArg is the argument whose string is peeked (wPeekStr); splices
+	// are the data URIs of the file URIs expanded, at offsets of out.
+	peekArg string
+	splices []splice
 }
 
 // maxWalkDepth bounds the containers the walk tracks; deeper ones are
@@ -91,11 +100,12 @@ const maxWalkDepth = 64
 func (w *walker) feed(p []byte) error {
 	for i := 0; i < len(p); {
 		held := w.hold && w.st == wFileStr
+		peeked := w.st == wPeekStr // peekString forwards what it releases
 		n, err := w.step(p[i:])
 		if err != nil {
 			return err
 		}
-		if w.rewrite {
+		if w.rewrite && !peeked {
 			w.forward(p[i:i+n], held)
 		}
 		i += n
@@ -137,6 +147,8 @@ func (w *walker) step(p []byte) (int, error) {
 		return w.captureString(p), nil
 	case wFileStr:
 		return w.fileString(p)
+	case wPeekStr:
+		return w.peekString(p)
 	case wLiteral:
 		if isDelim(p[0]) {
 			w.st = wNextOrEnd
@@ -203,7 +215,9 @@ func (w *walker) value(c byte) {
 			w.st, w.capt = wNameStr, w.capt[:0]
 		case parent != nil && parent.role == roleArgs && w.name != "" && w.isFile(w.name, unquoteKey(key)):
 			w.st, w.uhex = wFileStr, nil
-			if err := w.sink.begin(unquoteKey(key)); err != nil {
+			if arg := unquoteKey(key); w.rewrite && w.sink.expands(arg) {
+				w.st, w.peekArg, w.capt = wPeekStr, arg, w.capt[:0]
+			} else if err := w.sink.begin(unquoteKey(key)); err != nil {
 				w.st = wSkipStr // nothing to check: the upstream judges the value
 			} else {
 				w.hold = w.sink.holds()

@@ -1,6 +1,7 @@
 package fileargs
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,10 @@ func (s *recordSink) write(p []byte) error   { s.bytes.Write(p); return nil }
 func (s *recordSink) end() error             { s.ended++; return nil }
 func (s *recordSink) holds() bool            { return false }
 func (s *recordSink) replacement() string    { return "" }
+func (s *recordSink) expands(string) bool    { return false }
+func (s *recordSink) expand(string, string) (*dataURIReader, error) {
+	return nil, errors.New("not expanded")
+}
 func fileArgsOf(files ...string) func(string, string) bool {
 	return func(tool, arg string) bool {
 		for _, f := range files {

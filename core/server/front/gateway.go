@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -26,7 +27,7 @@ import (
 func (s *Server) routeGateway(ctx *fasthttp.RequestCtx, path string) bool {
 	gw := s.env.Gateway
 	switch {
-	case gw == nil:
+	case gw == nil, path == "/mcp" && ownFilesMethod(ctx):
 		return false
 	case path == "/mcp":
 		s.serveGateway(ctx, gw)
@@ -38,6 +39,15 @@ func (s *Server) routeGateway(ctx *fasthttp.RequestCtx, path string) bool {
 		return false
 	}
 	return true
+}
+
+// ownFilesMethod reports a sessionless (2026-07-28) request of an SEP-2631
+// files/* method: the gateway serves it itself, through core/mcp and
+// core/blobs on its own store (docs/gateway.md, "Uploaded files to inline
+// upstreams"), its files' URIs expanded for the upstream by the gateway.
+func ownFilesMethod(ctx *fasthttp.RequestCtx) bool {
+	return bytes.HasPrefix(ctx.Request.Header.Peek("Mcp-Method"), []byte("files/")) &&
+		len(ctx.Request.Header.Peek("Mcp-Session-Id")) == 0
 }
 
 func (s *Server) serveGateway(ctx *fasthttp.RequestCtx, gw *gateway.Gateway) {
