@@ -11,7 +11,9 @@
 // streams as the caller reads it, with flat memory; the connection goes
 // back to the pool when the body was read to its end (and the request
 // body was sent whole), and is closed when the caller closes the body
-// before its end. The request's context ending closes the connection: a
+// before its end; its InBuffer reports, before the first read, whether
+// the whole body came with the headers (a caller may then read it without
+// a goroutine to time the wait). The request's context ending closes the connection: a
 // call in flight returns the context's error. Bounds: the dial
 // (Options.DialTimeout), the wait for the response headers
 // (Options.HeaderTimeout, a timeout error) and their size
