@@ -24,6 +24,7 @@ type conn struct {
 	lim    limited
 	br     *bufio.Reader
 	bw     *bufio.Writer
+	head   []byte // readHead's scratch
 	idleAt time.Time
 	sent   bool // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
@@ -269,9 +270,13 @@ func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, e
 	c.dl.Unlock()
 	c.lim.left = c.t.o.MaxHeaderBytes
 	for {
-		resp, err := http.ReadResponse(c.br, req)
+		resp, head, err := readHead(c.br, req, c.head)
+		c.head = head[:0]
 		if err == nil && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 			continue
+		}
+		if err == nil {
+			err = frame(resp, c.br)
 		}
 		c.lim.left = -1
 		c.dl.Lock()

@@ -18,6 +18,10 @@
 // (Options.DialTimeout), the wait for the response headers
 // (Options.HeaderTimeout, a timeout error) and their size
 // (Options.MaxHeaderBytes; the error says "response headers exceeded").
+// The response head is read by h1 itself, as net/http reads it but with
+// fewer allocations (one string for the head, the header map sized once);
+// a head it does not read plainly (a folded header line, a control
+// character in a value) is an error.
 // Redirects are returned, never followed; nothing is compressed or
 // decompressed; no proxy.
 //

@@ -33,7 +33,9 @@ func TestChunksEnd(t *testing.T) {
 }
 
 // scripted answers one request on one connection with parts, written one
-// by one, each after the first once a value comes on gate.
+// by one, each after the first once a value comes on gate; with no gate
+// the connection then closes, else it stays open until the client closes
+// it.
 func scripted(t *testing.T, parts []string, gate chan struct{}) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -59,7 +61,9 @@ func scripted(t *testing.T, parts []string, gate chan struct{}) string {
 				return
 			}
 		}
-		_, _ = io.Copy(io.Discard, nc)
+		if gate != nil {
+			_, _ = io.Copy(io.Discard, nc) // open until the client closes
+		}
 	}()
 	return "http://" + ln.Addr().String()
 }
