@@ -74,6 +74,15 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 // alone after it (openStream).
 const firstEventWait = time.Millisecond
 
+// wholeWait is how long an SSE answer's first read waits for its end:
+// firstEventWait, or nothing when that was spent already (waited).
+func wholeWait(waited bool) time.Duration {
+	if waited {
+		return 0
+	}
+	return firstEventWait
+}
+
 // sseReader reads an SSE answer on a goroutine of its own, through two
 // pooled buffers, until the body ends or end is called; the goroutine ends
 // with the body, which the caller closes. Each buffer goes back to the pool
@@ -94,13 +103,38 @@ type sseChunk struct {
 	err error
 }
 
-// startSSE starts reading body.
-func startSSE(body io.Reader) *sseReader {
+// startSSE starts reading body. When the transport holds the whole of
+// it (inBuffer), its first buffer is read here, on the caller's goroutine:
+// an answer that ends in it is then rd.first with its end (io.EOF), and
+// no reader goroutine starts.
+func startSSE(body io.Reader, inBuffer bool) *sseReader {
 	rd := &sseReader{reads: make(chan sseChunk), free: make(chan *[]byte, 2), stop: make(chan struct{})}
 	rd.free <- copyBuffers.Get().(*[]byte)
 	rd.free <- copyBuffers.Get().(*[]byte)
+	if inBuffer {
+		bp := <-rd.free
+		n, err := fill(body, *bp)
+		rd.first = &sseChunk{bp, n, err}
+		if err != nil {
+			return rd // the answer's end: nothing left to read
+		}
+	}
 	go rd.run(body)
 	return rd
+}
+
+// fill reads body into p until p is full, the body ends or a read brings
+// nothing.
+func fill(body io.Reader, p []byte) (n int, err error) {
+	for n < len(p) && err == nil {
+		var k int
+		k, err = body.Read(p[n:])
+		n += k
+		if k == 0 {
+			break
+		}
+	}
+	return n, err
 }
 
 func (rd *sseReader) run(body io.Reader) {

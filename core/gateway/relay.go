@@ -9,7 +9,9 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
@@ -152,6 +154,7 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
+	inBuffer, waited := answerInBuffer(r, resp) // before any read
 	if modern := r.Header.Get(headers.Method) != ""; fileargs.MayAsk(modern, c.method) {
 		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
 			modern, g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
@@ -164,7 +167,29 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 		g.offloadAnswer(r, w, resp, cancel, c)
 		return
 	}
-	g.relayResponse(w, resp, cancel)
+	g.relayAnswer(w, resp, cancel, inBuffer, waited)
+}
+
+// answerInBuffer reports whether the transport holds the whole of the
+// answer already (h1's InBuffer), so that it can be read on the serving
+// goroutine with no wait to time. An SSE answer to a POST whose end is not
+// in yet is waited for up to firstEventWait (h1's WaitEnd; waited): go-sdk's
+// server ends its one event's answer in a write of its own, just after.
+func answerInBuffer(r *Request, resp *http.Response) (inBuffer, waited bool) {
+	b, ok := resp.Body.(interface {
+		InBuffer() bool
+		WaitEnd(time.Duration) bool
+	})
+	switch {
+	case !ok:
+		return false, false
+	case b.InBuffer():
+		return true, false
+	case r.Method != http.MethodPost || resp.ContentLength >= 0 ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"):
+		return false, false
+	}
+	return b.WaitEnd(firstEventWait), true
 }
 
 // send sends the request to the upstream and checks the answer is MCP. On
@@ -291,6 +316,15 @@ func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError 
 // wire), with keep-alive comments while the upstream is silent
 // (keepalive.go).
 func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
+	g.relayAnswer(w, resp, cancel, false, false)
+}
+
+// relayAnswer is relayResponse; inBuffer says the transport holds the
+// whole answer already (answerInBuffer): an SSE answer is then read on
+// this goroutine (startSSE), with no reader goroutine and no wait. waited
+// says firstEventWait was spent already waiting for the answer's end: it
+// is not waited for again.
+func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel context.CancelFunc, inBuffer, waited bool) {
 	setHeaders(w, resp)
 	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
 		resp.Body.Close()
@@ -306,11 +340,11 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 		})
 		return
 	}
-	rd := startSSE(resp.Body)
+	rd := startSSE(resp.Body, inBuffer)
 	size := resp.ContentLength
-	ready := size < 0 && rd.waitFirst(firstEventWait)
+	ready := size < 0 && (rd.first != nil || rd.waitFirst(firstEventWait))
 	switch {
-	case ready && rd.whole(firstEventWait):
+	case ready && rd.whole(wholeWait(waited)):
 		size = int64(rd.first.n) // known: headers and body in one write, no chunked end
 	case ready:
 		if h, ok := w.(HeadersWithFirstBytes); ok {

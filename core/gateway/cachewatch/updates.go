@@ -39,6 +39,13 @@ func (u *updateWatch) Read(p []byte) (int, error) {
 func (u *updateWatch) scan(p []byte) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
+		if i >= 0 && len(u.line) == 0 && !u.long { // a whole line in p: looked at where it is
+			if i <= MaxWatchedLine {
+				u.lineDone(bytes.TrimSuffix(p[:i], []byte("\r")))
+			}
+			p = p[i+1:]
+			continue
+		}
 		part := p
 		if i >= 0 {
 			part = p[:i]

@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -23,6 +24,7 @@ type conn struct {
 	lim    limited
 	br     *bufio.Reader
 	bw     *bufio.Writer
+	head   []byte // readHead's scratch
 	idleAt time.Time
 	sent   bool // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
@@ -93,7 +95,8 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return fail(err)
 	}
-	b := &body{c: c, rc: resp.Body, stop: stop, w: w, ctx: req.Context(), keep: !resp.Close}
+	b := &body{c: c, rc: resp.Body, stop: stop, w: w, ctx: req.Context(), keep: !resp.Close,
+		chunked: len(resp.TransferEncoding) > 0, size: resp.ContentLength}
 	resp.Body = b
 	if b.rc == http.NoBody {
 		b.finish(true)
@@ -267,9 +270,13 @@ func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, e
 	c.dl.Unlock()
 	c.lim.left = c.t.o.MaxHeaderBytes
 	for {
-		resp, err := http.ReadResponse(c.br, req)
+		resp, head, err := readHead(c.br, req, c.head)
+		c.head = head[:0]
 		if err == nil && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
 			continue
+		}
+		if err == nil {
+			err = frame(resp, c.br)
 		}
 		c.lim.left = -1
 		c.dl.Lock()
@@ -310,11 +317,117 @@ type body struct {
 	ctx  context.Context
 	keep bool
 	done atomic.Int32 // 0 reading, 1 read to its end, 2 closed or failed
+	// What InBuffer needs: the framing, and whether a read happened.
+	chunked bool
+	size    int64 // the declared length, -1 none
+	started bool
+}
+
+// InBuffer reports whether the whole body is in the connection's buffer
+// already, so that reading it to its end cannot wait on the network: a
+// declared length that is all there, or chunks up to the last one (and no
+// trailer). It is false once the body was read from, and must not be
+// called during a Read.
+func (b *body) InBuffer() bool {
+	switch b.done.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	if b.started {
+		return false
+	}
+	buf, _ := b.c.br.Peek(b.c.br.Buffered())
+	switch {
+	case b.chunked:
+		return chunksEnd(buf)
+	case b.size >= 0:
+		return int64(len(buf)) >= b.size
+	}
+	return false // it ends with the connection
+}
+
+// WaitEnd waits up to d for the whole body to be in the connection's
+// buffer (InBuffer) and reports whether it came; it reads nothing past
+// what the buffer holds, and the body then reads as it would have. Before
+// the body's first read only, and not over TLS (false at once).
+func (b *body) WaitEnd(d time.Duration) bool {
+	if b.InBuffer() {
+		return true
+	}
+	c := b.c
+	if b.done.Load() != 0 || b.started || c.nc != c.raw {
+		return false
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	defer func() { _ = c.nc.SetReadDeadline(time.Time{}) }()
+	for {
+		n := c.br.Buffered()
+		if n >= c.br.Size() {
+			return false
+		}
+		if _, err := c.br.Peek(n + 1); err != nil {
+			return false // the wait ended (bufio keeps no error: the body's next read sees the connection as it is)
+		}
+		if b.InBuffer() {
+			return true
+		}
+	}
+}
+
+// chunksEnd reports whether p holds whole chunks up to the last one (size
+// 0, no trailer). Anything it does not read plainly is false.
+func chunksEnd(p []byte) bool {
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 1 || p[i-1] != '\r' {
+			return false
+		}
+		line := p[:i-1]
+		if j := bytes.IndexByte(line, ';'); j >= 0 { // a chunk extension
+			line = line[:j]
+		}
+		n, ok := hexSize(bytes.TrimRight(line, " \t"))
+		if !ok {
+			return false
+		}
+		p = p[i+1:]
+		if n == 0 {
+			return len(p) >= 2 && p[0] == '\r' && p[1] == '\n'
+		}
+		if int64(len(p)) < n+2 || p[n] != '\r' || p[n+1] != '\n' {
+			return false
+		}
+		p = p[n+2:]
+	}
+}
+
+// hexSize parses a chunk size (at most 15 hex digits).
+func hexSize(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | int64(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | int64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | int64(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 var errClosed = errors.New("h1: read on closed response body")
 
 func (b *body) Read(p []byte) (int, error) {
+	b.started = true
 	switch b.done.Load() {
 	case 1:
 		return 0, io.EOF

@@ -11,11 +11,17 @@
 // streams as the caller reads it, with flat memory; the connection goes
 // back to the pool when the body was read to its end (and the request
 // body was sent whole), and is closed when the caller closes the body
-// before its end. The request's context ending closes the connection: a
+// before its end; its InBuffer reports, before the first read, whether
+// the whole body came with the headers (a caller may then read it without
+// a goroutine to time the wait). The request's context ending closes the connection: a
 // call in flight returns the context's error. Bounds: the dial
 // (Options.DialTimeout), the wait for the response headers
 // (Options.HeaderTimeout, a timeout error) and their size
 // (Options.MaxHeaderBytes; the error says "response headers exceeded").
+// The response head is read by h1 itself, as net/http reads it but with
+// fewer allocations (one string for the head, the header map sized once);
+// a head it does not read plainly (a folded header line, a control
+// character in a value) is an error.
 // Redirects are returned, never followed; nothing is compressed or
 // decompressed; no proxy.
 //

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // The JSON-RPC method of a POST whose era carries no Mcp-Method header
@@ -34,8 +35,8 @@ func PeekMessage(b []byte) (method string, id json.RawMessage, complete bool) {
 		if kEnd < 0 || b[i] != '"' {
 			return method, id, false
 		}
-		var key string
-		if json.Unmarshal(b[i:kEnd], &key) != nil {
+		key, err := memberName(b[i:kEnd])
+		if err != nil {
 			return method, id, false
 		}
 		i = skipSpace(b, kEnd)
@@ -47,14 +48,53 @@ func PeekMessage(b []byte) (method string, id json.RawMessage, complete bool) {
 		if vEnd < 0 {
 			return method, id, false
 		}
-		switch key {
+		switch string(key) {
 		case "method":
-			_ = json.Unmarshal(b[i:vEnd], &method)
+			_ = decodeString(b[i:vEnd], &method)
 		case "id":
 			id = json.RawMessage(b[i:vEnd])
 		}
 		i = vEnd
 	}
+}
+
+// plainString returns the content of the JSON string s (quotes
+// included) when it reads as it is: no escape, no control character,
+// valid UTF-8.
+func plainString(s []byte) ([]byte, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return nil, false
+	}
+	in := s[1 : len(s)-1]
+	for _, c := range in {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return nil, false
+		}
+	}
+	return in, utf8.Valid(in)
+}
+
+// decodeString is json.Unmarshal of s into out, without the decoder when
+// s reads as it is (plainString).
+func decodeString(s []byte, out *string) error {
+	if in, ok := plainString(s); ok {
+		*out = string(in)
+		return nil
+	}
+	return json.Unmarshal(s, out)
+}
+
+// memberName is the decoded name of an object member, s its JSON string;
+// a plain one is s's own bytes.
+func memberName(s []byte) ([]byte, error) {
+	if in, ok := plainString(s); ok {
+		return in, nil
+	}
+	var name string
+	if err := json.Unmarshal(s, &name); err != nil {
+		return nil, err
+	}
+	return []byte(name), nil
 }
 
 func skipSpace(b []byte, i int) int {

@@ -121,3 +121,21 @@ func TestBetweenEvents(t *testing.T) {
 		}
 	}
 }
+
+// decodeString and memberName read every JSON string as json.Unmarshal
+// does (escapes, invalid UTF-8, a non-string), plain ones without it.
+func TestDecodeStringAsJSON(t *testing.T) {
+	for _, in := range []string{`"tools/list"`, `"tools\/list"`, `"caf\u00e9"`, "\"caf\xc3\xa9\"", "\"bad\xff\"",
+		`""`, `"a\"b"`, "\"tab\there\"", `12`, `"unterminated`, `null`} {
+		var want, got string
+		wantErr := json.Unmarshal([]byte(in), &want)
+		gotErr := decodeString([]byte(in), &got)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("decodeString(%q) = %q, %v; json.Unmarshal: %q, %v", in, got, gotErr, want, wantErr)
+		}
+		name, err := memberName([]byte(in))
+		if string(name) != want || (err == nil) != (wantErr == nil) {
+			t.Errorf("memberName(%q) = %q, %v; json.Unmarshal: %q, %v", in, name, err, want, wantErr)
+		}
+	}
+}
