@@ -7,6 +7,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -110,6 +111,7 @@ func TestGatewaySDKClients(t *testing.T) {
 						t.Fatalf("%s settled on protocol %v, want %s", c.name, direct["protocol"], c.protocol)
 					}
 					via := surveySummary(t, c.run(t, gw.URL, config))
+					dropAddedTransferModes(t, direct, via)
 					if !reflect.DeepEqual(direct, via) {
 						d, _ := json.Marshal(direct)
 						v, _ := json.Marshal(via)
@@ -119,6 +121,40 @@ func TestGatewaySDKClients(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropAddedTransferModes checks what the gateway adds to the upstream's
+// tools/list (docs/gateway.md, "Uploaded files to inline upstreams"):
+// transferModes ["inline","upload"] on each x-mcp-file argument the
+// upstream gave none (but by-reference ones), and removes it from via so
+// the rest compares whole.
+func dropAddedTransferModes(t *testing.T, direct, via map[string]any) {
+	t.Helper()
+	dt, _ := direct["tools"].([]any)
+	vt, _ := via["tools"].([]any)
+	for i := range min(len(dt), len(vt)) {
+		dprops, vprops := schemaProps(dt[i]), schemaProps(vt[i])
+		for name, vp := range vprops {
+			vfile, _ := vp.(map[string]any)["x-mcp-file"].(map[string]any)
+			dp, _ := dprops[name].(map[string]any)
+			dfile, _ := dp["x-mcp-file"].(map[string]any)
+			if vfile == nil || dfile == nil || dfile["transferModes"] != nil || dfile["delivery"] == "reference" {
+				continue // not the gateway's to widen; a by-reference argument takes a link
+			}
+			if got := fmt.Sprint(vfile["transferModes"]); got != "[inline upload]" {
+				t.Errorf("tool %d argument %s through the gateway: transferModes %s, want [inline upload]", i, name, got)
+			}
+			delete(vfile, "transferModes")
+		}
+	}
+}
+
+// schemaProps is a listed tool's inputSchema.properties.
+func schemaProps(tool any) map[string]any {
+	m, _ := tool.(map[string]any)
+	schema, _ := m["inputSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	return props
 }
 
 // surveySummary decodes the summary line of a survey run.

@@ -1,8 +1,8 @@
 // Drives the upload page's resumable (tus) upload in headless Chromium
 // (playwright-core): node resume-test.mjs PAGE_URL FILE PROFILE_DIR
-// Chooses FILE, reloads the page once the progress bar passes 60% (the
-// test's proxy has already cut the first PATCH's connection, which the page
-// resumes by itself), chooses FILE again and waits for completion.
+// Chooses FILE, waits for the page to resume after the test's proxy cut the
+// first PATCH's connection, reloads the page once the progress bar passes
+// 60%, chooses FILE again and waits for completion.
 // Prints one JSON line: {"done":true,"status":"…","statuses":[…],"progress":[…]}.
 import { chromium } from "playwright-core";
 
@@ -32,7 +32,11 @@ try {
   if (!resp || resp.status() !== 200) throw new Error(`page status ${resp && resp.status()}`);
   await page.evaluate(watch);
   await page.setInputFiles("#file", file);
-  await page.waitForFunction(() => Number(document.getElementById("bar").getAttribute("aria-valuenow")) >= 60,
+  // The browser's progress counts bytes handed to its socket, which run ahead
+  // of what the slow proxy read: wait for the page to have seen the cut and
+  // resumed, then for 60% of the file.
+  await page.waitForFunction(() => window.__statuses.some((s) => s.includes("connection was lost; resuming")) &&
+    Number(document.getElementById("bar").getAttribute("aria-valuenow")) >= 60,
     null, { timeout: 60000, polling: 20 });
   const before = await page.evaluate(() => ({ progress: window.__progress, statuses: window.__statuses }));
   await page.reload();
