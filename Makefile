@@ -104,21 +104,23 @@ test-race:
 ## constraint in its files or a library it links); cmd/testsel picks, in those, the tests that
 ## read the switch, directly or through their package's functions, and names the packages
 ## whose tests cannot be picked one by one (TestMain or a package variable reads it, or a
-## library does), which run whole. Beside them, started first, the two embedding modules, which
-## test-race does not reach (their output shown when they end; the main module's longest
-## package waits on child processes most of the time).
+## library does), which run whole, beside the picked ones (their output shown when they end).
+## Beside them, started first, the two embedding modules, which test-race does not reach (their
+## output shown when they end; the main module's longest packages wait on child processes most
+## of the time).
 test-full:
-	log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	log=$$(mktemp); wlog=$$(mktemp); trap 'rm -f "$$log" "$$wlog"' EXIT; \
 	( cd cmd/mcpblob/testdata/embed && $(GO) test -count=1 -timeout 5m ./... && \
 	  cd $(CURDIR)/core/mcp/mcphttp/embedtest && $(GO) test -count=1 -timeout 15m ./... ) >"$$log" 2>&1 & embed=$$!; \
 	pkgs=$$($(TESTPKGS) full); test -n "$$pkgs"; \
 	  dirs=$$($(GO) list -f '{{.Dir}}' $$pkgs); \
 	  whole=$$($(GO) run ./cmd/testsel -whole $$dirs); \
 	  picked=$$(for d in $$dirs; do grep -qxF "$$d" <<<"$$whole" || echo "$$d"; done); \
-	  status=0; \
+	  status=0; wpid=; \
+	  if [ -n "$$whole" ]; then $(GO) test -count=1 -timeout 30m $$whole >"$$wlog" 2>&1 & wpid=$$!; fi; \
 	  if [ -n "$$picked" ]; then \
 	    $(GO) test -count=1 -timeout 30m -run "$$($(GO) run ./cmd/testsel $$picked)" $$picked || status=1; fi; \
-	  if [ -n "$$whole" ]; then $(GO) test -count=1 -timeout 30m $$whole || status=1; fi; \
+	  if [ -n "$$wpid" ]; then wait $$wpid || status=1; echo "packages run whole:"; cat "$$wlog"; fi; \
 	  wait $$embed || status=1; echo "embedding modules:"; cat "$$log"; exit $$status
 
 ## test-purego: the packages of asm/... and core/... whose code under test is built from
