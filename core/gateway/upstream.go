@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/h1"
 	"github.com/mcpblob/mcpblob/core/gateway/principal"
 )
 
@@ -133,7 +134,7 @@ func classify(err error) *upstreamError {
 		return &upstreamError{kind: kindTimeout, status: http.StatusGatewayTimeout, msg: "the upstream did not answer in time"}
 	case strings.Contains(err.Error(), "response headers exceeded"):
 		return &upstreamError{kind: kindOverBounds, status: http.StatusBadGateway, msg: "the upstream's response headers are over the gateway's limit"}
-	case strings.Contains(err.Error(), "malformed HTTP"):
+	case errors.Is(err, h1.ErrMalformed), strings.Contains(err.Error(), "malformed HTTP"):
 		return &upstreamError{kind: kindMalformed, status: http.StatusBadGateway, msg: "the upstream's answer is not HTTP"}
 	case errors.Is(err, context.Canceled):
 		return &upstreamError{kind: kindCanceled, status: http.StatusBadGateway, msg: "the request was canceled"}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
@@ -11,8 +12,10 @@ import (
 	"strings"
 )
 
-// errMalformed is the error of a response head h1 does not read.
-var errMalformed = errors.New("h1: malformed response from the upstream")
+// ErrMalformed is the error of a response head h1 does not read: not
+// HTTP at all (its first line is no status line), or a head it does not
+// read plainly; every such error wraps it.
+var ErrMalformed = errors.New("h1: malformed response from the upstream")
 
 // readHead reads a response's status line and headers from br, and sets
 // its body up as net/http's ReadResponse does (chunked, of a declared
@@ -37,6 +40,9 @@ func readHead(br *bufio.Reader, req *http.Request, scratch []byte) (*http.Respon
 			return nil, head, err
 		}
 		line = trimEOL(line)
+		if len(lines) == 0 && !bytes.HasPrefix(line, []byte("HTTP/")) {
+			return nil, head, ErrMalformed // not HTTP (an SSH banner): no need to wait for more
+		}
 		if len(line) == 0 {
 			break
 		}
@@ -44,7 +50,7 @@ func readHead(br *bufio.Reader, req *http.Request, scratch []byte) (*http.Respon
 		lines = append(lines, len(head))
 	}
 	if len(lines) == 0 {
-		return nil, head, errMalformed
+		return nil, head, ErrMalformed
 	}
 	resp, err := parseHead(string(head), lines, req)
 	return resp, head, err
@@ -71,12 +77,12 @@ func parseHead(head string, lines []int, req *http.Request) (*http.Response, err
 		line := head[lines[i-1]:lines[i]]
 		colon := strings.IndexByte(line, ':')
 		if colon <= 0 || !validName(line[:colon]) {
-			return nil, errMalformed
+			return nil, ErrMalformed
 		}
 		name := http.CanonicalHeaderKey(line[:colon])
 		values[i-1] = strings.Trim(line[colon+1:], " \t")
 		if !validValue(values[i-1]) {
-			return nil, errMalformed
+			return nil, ErrMalformed
 		}
 		if vs, ok := resp.Header[name]; ok {
 			resp.Header[name] = append(vs, values[i-1])
@@ -107,16 +113,16 @@ func parseStatus(resp *http.Response, line string) error {
 		resp.ProtoMinor = 1
 	case "HTTP/1.0":
 	default:
-		return errMalformed
+		return ErrMalformed
 	}
 	resp.Proto, resp.ProtoMajor = proto, 1
 	code, _, _ := strings.Cut(status, " ")
 	if !ok || len(code) != 3 {
-		return errMalformed
+		return ErrMalformed
 	}
 	n, err := strconv.Atoi(code)
 	if err != nil || n < 100 {
-		return errMalformed
+		return ErrMalformed
 	}
 	resp.StatusCode, resp.Status = n, status
 	return nil
@@ -136,7 +142,7 @@ func frame(resp *http.Response, br *bufio.Reader) error {
 		return err
 	case len(te) > 0 && resp.ProtoMinor == 1:
 		if len(te) != 1 || !strings.EqualFold(strings.TrimSpace(te[0]), "chunked") {
-			return errors.New("h1: the upstream's transfer coding is not chunked")
+			return fmt.Errorf("%w: its transfer coding is not chunked", ErrMalformed)
 		}
 		delete(h, "Transfer-Encoding")
 		delete(h, "Content-Length")
@@ -192,12 +198,12 @@ func declaredLength(values []string) (int64, error) {
 	first := strings.TrimSpace(values[0])
 	for _, v := range values[1:] {
 		if strings.TrimSpace(v) != first {
-			return 0, errors.New("h1: the upstream sent Content-Length values that differ")
+			return 0, fmt.Errorf("%w: Content-Length values that differ", ErrMalformed)
 		}
 	}
 	n, err := strconv.ParseUint(first, 10, 63)
 	if err != nil {
-		return 0, errors.New("h1: the upstream sent a bad Content-Length")
+		return 0, fmt.Errorf("%w: a bad Content-Length", ErrMalformed)
 	}
 	return int64(n), nil
 }

@@ -39,6 +39,7 @@ func TestReadHead(t *testing.T) {
 		{name: "bare CR in a value", answer: "HTTP/1.1 200 OK\r\nX-A: 1\rX-B: 2\r\n\r\n", err: "malformed"},
 		{name: "no colon", answer: "HTTP/1.1 200 OK\r\nX-A\r\n\r\n", err: "malformed"},
 		{name: "not HTTP", answer: "SSH-2.0-x\r\n\r\n", err: "malformed"},
+		{name: "a banner, then the end", answer: "SSH-2.0-OpenSSH_9.6\r\n", err: "malformed"},
 		{name: "gzip coding", answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", err: "not chunked"},
 		{name: "cut short", answer: "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhello", status: 200, length: 9,
 			header: http.Header{"Content-Length": {"9"}}, body: "hello", err: io.ErrUnexpectedEOF.Error()},
@@ -51,6 +52,9 @@ func TestReadHead(t *testing.T) {
 			if err != nil {
 				if c.err == "" || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v; want one saying %q", err, c.err)
+				}
+				if c.err != io.ErrUnexpectedEOF.Error() && !errors.Is(err, ErrMalformed) {
+					t.Errorf("error %v does not wrap ErrMalformed (the gateway names it so)", err)
 				}
 				return
 			}
