@@ -7,8 +7,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
+
+// killAttempts bounds the kills per cut: a kill that lands between two
+// PATCHes (the node had just answered; the next PATCH went elsewhere)
+// cuts nothing, and the killer tries again.
+const killAttempts = 4
+
+// cutWait is how long a kill has to show as tus-js-client's retry.
+const cutWait = 5 * time.Second
 
 // kill is one SIGKILL of the node receiving the upload.
 type kill struct {
@@ -16,6 +25,7 @@ type kill struct {
 	pid     int
 	atBytes int64 // the upload's progress when the kill was decided
 	err     error
+	cut     bool // tus-js-client retried after it: the kill cut a PATCH
 }
 
 // killer SIGKILLs the node receiving the upload each time its progress
@@ -27,6 +37,8 @@ type killer struct {
 	due   chan int64 // the progress at each cut passed
 	done  chan struct{}
 	kills []kill
+	// retries counts tus-js-client's retries, from its events.
+	retries atomic.Int64
 }
 
 func newKiller(ctx context.Context, c Config, size int64) *killer {
@@ -37,17 +49,46 @@ func newKiller(ctx context.Context, c Config, size int64) *killer {
 	go func() {
 		defer close(k.done)
 		for at := range k.due {
-			kl := killReceiver(ctx, c)
-			kl.atBytes = at
-			k.kills = append(k.kills, kl)
+			k.cutOnce(ctx, c, at)
 		}
 	}()
 	return k
 }
 
+// cutOnce kills the receiving node until a kill shows as a retry of
+// tus-js-client's, at most killAttempts times.
+func (k *killer) cutOnce(ctx context.Context, c Config, at int64) {
+	for range killAttempts {
+		before := k.retries.Load()
+		kl := killReceiver(ctx, c)
+		kl.atBytes = at
+		if kl.err == nil {
+			kl.cut = k.retried(ctx, before)
+		}
+		k.kills = append(k.kills, kl)
+		if kl.err != nil || kl.cut {
+			return
+		}
+	}
+}
+
+// retried waits up to cutWait for the retries to pass before.
+func (k *killer) retried(ctx context.Context, before int64) bool {
+	for end := time.Now().Add(cutWait); time.Now().Before(end) && ctx.Err() == nil; {
+		if k.retries.Load() > before {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return k.retries.Load() > before
+}
+
 // progress is upload.mjs's event handler; it never blocks (due has room
 // for every cut).
 func (k *killer) progress(ev event) {
+	if ev.Event == "retry" {
+		k.retries.Add(1)
+	}
 	if ev.Event == "progress" && k.next < len(k.cuts) && ev.Bytes >= k.cuts[k.next] {
 		k.next++
 		k.due <- ev.Bytes
