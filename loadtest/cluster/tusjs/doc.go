@@ -20,9 +20,10 @@
 //     their Upload-Concat header), read back byte-identical.
 //
 // The receiving node is the one whose reads (/proc/PID/io rchar) grow
-// fastest, the others being idle, and still grow just before the kill. A
+// fastest, the others being idle, and still grow by 128 KiB or more in the
+// 20 ms before the kill (a PATCH's body arriving). A
 // kill that lands between two PATCHes cuts nothing (the next PATCH goes to
-// another node); it shows as no retry of tus-js-client's within 5 s, and
+// another node); it shows as no retry of tus-js-client's within 2 s, and
 // the killer tries again, up to 4 kills per cut: each of the two cuts must
 // be a kill that cut a PATCH.
 // Node or tus-js-client missing from the tools' folder is a failure, never

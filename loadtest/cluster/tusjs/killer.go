@@ -17,7 +17,7 @@ import (
 const killAttempts = 4
 
 // cutWait is how long a kill has to show as tus-js-client's retry.
-const cutWait = 5 * time.Second
+const cutWait = 2 * time.Second
 
 // kill is one SIGKILL of the node receiving the upload.
 type kill struct {
@@ -104,14 +104,14 @@ func (k *killer) wait() []kill {
 
 // killReceiver finds the node reading the upload's bytes, SIGKILLs it and
 // restarts it. The node is the one that read most over 150 ms and still
-// reads in the 20 ms before the kill: between two PATCHes the next one
+// reads a PATCH's body (128 KiB or more) in the 20 ms before the kill: between two PATCHes the next one
 // may go to another node (nginx's least_conn), and killing the node that
 // has just answered would cut nothing.
 func killReceiver(ctx context.Context, c Config) kill {
 	var n *Node
 	for try := 0; n == nil && try < 60 && ctx.Err() == nil; try++ {
 		n = busiestReader(c.Nodes, 150*time.Millisecond, 256<<10)
-		if n != nil && busiestReader([]Node{*n}, 20*time.Millisecond, 1) == nil {
+		if n != nil && busiestReader([]Node{*n}, 20*time.Millisecond, 128<<10) == nil {
 			n = nil
 		}
 	}
