@@ -64,7 +64,7 @@ type Report struct {
 
 // Run measures G1–G3 (the servers built into cfg.Bins) in work.
 func Run(ctx context.Context, cfg *Options, work string) *Report {
-	g := &Report{started: time.Now().UTC(), quick: cfg.Quick, plan: planG(cfg.Quick), load: loadAvg()}
+	g := &Report{started: time.Now().UTC(), quick: cfg.Quick, plan: planG(cfg.Quick), load: sysinfo.LoadAvg()}
 	bins := cfg.Bins
 	cpu0 := sysinfo.ReadCPUTimes()
 	dir := filepath.Join(work, "g")
@@ -100,15 +100,6 @@ func seedG(dir string, p gPlan) (map[string]string, error) {
 		sums[key] = sum
 	}
 	return sums, nil
-}
-
-// loadAvg is /proc/loadavg's first three fields.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }
 
 // Render is the body of RESULTS.md's gateway section.

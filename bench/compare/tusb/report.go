@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,7 +29,7 @@ type Report struct {
 // Run measures P11 on both stores, then P12 on the local store, with the
 // servers in opt.Bins, under work.
 func Run(ctx context.Context, opt *Options, work string) *Report {
-	g := &Report{started: time.Now().UTC(), quick: opt.Quick, plan: newPlan(opt.Quick), load: loadAvg()}
+	g := &Report{started: time.Now().UTC(), quick: opt.Quick, plan: newPlan(opt.Quick), load: sysinfo.LoadAvg()}
 	cpu0 := sysinfo.ReadCPUTimes()
 	p11 := &pair.Target{ID: "P11", Title: "tus upload", Goal: "see below"}
 	p12 := &pair.Target{ID: "P12", Title: "resume after a SIGKILL", Goal: "see below"}
@@ -67,15 +66,6 @@ func (g *Report) end(cpu0 sysinfo.CPUTimes) *Report {
 	g.elapsed = time.Since(g.started)
 	g.steal = sysinfo.StealSince(cpu0)
 	return g
-}
-
-// loadAvg is /proc/loadavg's first three fields.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
 }
 
 // Render is the body of RESULTS.md's tus section.

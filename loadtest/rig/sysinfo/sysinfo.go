@@ -221,3 +221,13 @@ func ModuleVersion(bin, module string) string {
 	}
 	return "unknown"
 }
+
+// LoadAvg is /proc/loadavg's first three fields, "unknown" when it cannot
+// be read.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}
