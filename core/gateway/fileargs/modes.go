@@ -1,6 +1,7 @@
 package fileargs
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 )
@@ -22,6 +23,9 @@ func (s Spec) TakesUpload() bool { return slices.Contains(s.TransferModes, ModeU
 // only inline data (changed: at least one), the gateway expanding the
 // file URIs it is given (expand.go). Anything unreadable is left as it is.
 func AdvertiseUpload(result json.RawMessage) (out json.RawMessage, changed bool) {
+	if !bytes.Contains(result, []byte(`"x-mcp-file"`)) {
+		return result, false // no file argument (the common case): no decoding
+	}
 	var page map[string]json.RawMessage
 	var tools []map[string]json.RawMessage
 	if json.Unmarshal(result, &page) != nil || json.Unmarshal(page["tools"], &tools) != nil {
