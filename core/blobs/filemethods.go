@@ -108,19 +108,31 @@ func (a *App) readUploadParams(c *mcp.Call, fork bool) (fileRequest, *mcp.Error)
 // authorizeUpload is files/authorizeUpload (upstream PR): a new file and
 // where to PUT its bytes.
 func (a *App) authorizeUpload(c *mcp.Call) (any, error) {
-	r, e := a.readUploadParams(c, false)
-	if e != nil {
-		return nil, e
-	}
-	f, err := a.prepareFile(c, r)
-	if err != nil {
-		return nil, err
-	}
-	up, err := a.uploadDescriptor(c, f)
+	f, up, err := a.authorizedUpload(c, false)
 	if err != nil {
 		return nil, err
 	}
 	return mcp.Object{"file": a.fileValue(f), "upload": up}, nil
+}
+
+// authorizedUpload reads an upload request's params (the fork's rules when
+// fork), prepares its file (or finds the one its idempotencyKey names) and
+// mints where to send the bytes: the one path of authorizeUpload and
+// prepareUpload.
+func (a *App) authorizedUpload(c *mcp.Call, fork bool) (*files.File, any, error) {
+	r, e := a.readUploadParams(c, fork)
+	if e != nil {
+		return nil, nil, e
+	}
+	f, err := a.prepareFile(c, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	up, err := a.uploadDescriptor(c, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, up, nil
 }
 
 // authorizeDownload is files/authorizeDownload (upstream PR): a fresh
@@ -157,15 +169,7 @@ func (a *App) download(c *mcp.Call, uri string) (*files.File, mcp.Object, error)
 // required size and idempotencyKey; a replay of the key names the same
 // upload. The uploadId is the file's id.
 func (a *App) prepareUpload(c *mcp.Call) (any, error) {
-	r, e := a.readUploadParams(c, true)
-	if e != nil {
-		return nil, e
-	}
-	f, err := a.prepareFile(c, r)
-	if err != nil {
-		return nil, err
-	}
-	up, err := a.uploadDescriptor(c, f)
+	f, up, err := a.authorizedUpload(c, true)
 	if err != nil {
 		return nil, err
 	}
