@@ -163,6 +163,9 @@ func TestPutGet2GiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 2 GiB several times")
 	}
+	// Mostly disk time: TestGatewayStreamsBigBlob (mostly CPU, in child
+	// processes) runs beside it, after the package's sequential tests.
+	t.Parallel()
 	dir := t.TempDir()
 	const size = 2 << 30
 	src := filepath.Join(dir, "two.bin")

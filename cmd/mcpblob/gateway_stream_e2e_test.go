@@ -172,6 +172,7 @@ func TestGatewayStreamsBigBlob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs in the full (non -short) leg of make test")
 	}
+	t.Parallel() // beside TestPutGet2GiB, which waits on the disk
 	want := patternSum(gatewayBigSize)
 	for _, c := range []struct{ kind, era string }{
 		{upstreamTS2, mcptest.Version20260728},
