@@ -23,6 +23,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
+	"github.com/mcpblob/mcpblob/core/server/tracing"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -78,6 +79,10 @@ type Options struct {
 	// Blobs carries the blob application's tuning (stream mode, text size
 	// rule, page size, link lifetime, upload accept list).
 	Blobs blobs.Options
+	// Tracing, when set, traces every request with OpenTelemetry (package
+	// tracing; tracing.FromEnv reads the OTEL_* variables). nil: off, at
+	// no cost on the request path. The server does not shut it down.
+	Tracing *tracing.Provider
 	// Gateway, when its Upstream is set, makes /mcp a gateway to that MCP
 	// server (package core/gateway; docs/gateway.md) in place of the blob
 	// application's endpoint; /v1, /d and /u stay. Its Keyring, Logger,
@@ -206,8 +211,12 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 		opts.Metrics = metrics.New(metrics.Build{Version: opts.Version, Go: runtime.Version(),
 			CodecEncode: codec.Tier(), CodecDecode: codec.Tier(), JSONScan: asm.JSONScanTier()})
 	}
-	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger)
-	return telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
+	tel := telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
+	if opts.Tracing != nil { // a nil *Provider must not become a non-nil hook
+		tel.SetTracer(opts.Tracing)
+	}
+	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger, tel.Tracer())
+	return tel
 }
 
 // newGate loads the API keys, settles the tenancy mode and the security

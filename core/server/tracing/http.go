@@ -1,0 +1,60 @@
+package tracing
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
+)
+
+var _ telemetry.Tracer = (*Provider)(nil)
+
+// Attribute keys of the spans (docs/tracing.md).
+const (
+	attrHTTPMethod    = "http.request.method"
+	attrHTTPRoute     = "http.route"
+	attrHTTPStatus    = "http.response.status_code"
+	attrBytesOut      = "mcpblob.bytes_out"
+	attrBytesIn       = "mcpblob.bytes_in"
+	attrStorageSystem = "mcpblob.storage.backend"
+	attrStorageOp     = "mcpblob.storage.operation"
+	attrOutcome       = "mcpblob.outcome"
+)
+
+// StartRequest starts an HTTP request's server span, named after its
+// method and route name ("POST mcp"): never the path, which can carry a
+// blob key or a token.
+func (p *Provider) StartRequest(method, route, traceparent, tracestate string) telemetry.Span {
+	ctx := p.remote(context.Background(), carrier{traceparent: traceparent, tracestate: tracestate})
+	ctx, span := p.tracer.Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String(attrHTTPMethod, method), attribute.String(attrHTTPRoute, route)))
+	return &httpSpan{ctx: ctx, span: span}
+}
+
+type httpSpan struct {
+	ctx  context.Context
+	span trace.Span
+}
+
+func (s *httpSpan) Context() context.Context { return s.ctx }
+func (s *httpSpan) TraceID() string          { return s.span.SpanContext().TraceID().String() }
+
+func (s *httpSpan) End(status int, sent, received int64) {
+	s.span.SetAttributes(attribute.Int(attrHTTPStatus, status), attribute.Int64(attrBytesOut, sent),
+		attribute.Int64(attrBytesIn, max(received, 0)))
+	if status >= 500 {
+		s.span.SetStatus(codes.Error, "")
+	}
+	s.span.End()
+}
+
+// Storage records a storage operation ("storage put"), a client span under
+// the span ctx carries.
+func (p *Provider) Storage(ctx context.Context, backend, op, outcome string, d time.Duration) {
+	p.retro(ctx, "storage "+op, d, outcome == "error", attribute.String(attrStorageSystem, backend),
+		attribute.String(attrStorageOp, op), attribute.String(attrOutcome, outcome))
+}

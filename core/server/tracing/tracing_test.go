@@ -1,0 +1,312 @@
+package tracing_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpblob/mcpblob/core/server"
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/tracing"
+	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
+)
+
+// A client's trace context: its trace id, and the span ids it sends as the
+// traceparent header and as params._meta.traceparent.
+const (
+	clientTrace  = "4bf92f3577b34da6a3ce929d0e0e4736"
+	headerParent = "00f067aa0ba902b7"
+	metaParent   = "b7ad6b7169203331"
+)
+
+func traceparent(span string) string { return "00-" + clientTrace + "-" + span + "-01" }
+
+// The secrets of a traced request: no span attribute may carry them.
+const (
+	apiKey  = "test-api-key-7f3a9c"
+	blobKey = "secret-folder/secret-name.bin"
+)
+
+var payload = bytes.Repeat([]byte("payload-bytes-"), 1000)
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// tracedServer serves backend on a loopback port with tracing into a span
+// recorder, API key auth and the access log on.
+func tracedServer(t *testing.T, backend storage.Backend) (base string, rec *tracetest.SpanRecorder, logs *syncBuffer) {
+	t.Helper()
+	rec = tracetest.NewSpanRecorder()
+	tp := tracing.New(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	logs = &syncBuffer{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(apiKey))
+	srv, err := server.New(server.Options{Backend: backend, Tracing: tp,
+		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Auth:   server.Auth{Keys: []string{hex.EncodeToString(sum[:]) + " alice"}},
+		Front:  front.Options{Listen: ln.Addr().String(), AccessLog: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return "http://" + ln.Addr().String(), rec, logs
+}
+
+func localStore(t *testing.T) storage.Backend {
+	t.Helper()
+	st, err := localfs.Open(t.TempDir(), localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+
+// uploadBody is a tools/call upload_file of payload under blobKey; meta
+// is extra _meta members ("" for none), placed before the arguments
+// (metaFirst) or after them. The key comes before the file, so the bytes
+// stream to storage while the message arrives.
+func uploadBody(meta string, modern, metaFirst bool) string {
+	members := meta
+	if modern {
+		members = strings.TrimPrefix(meta+","+modernMeta, ",")
+	}
+	args := `"arguments":{"key":"` + blobKey + `","file":"data:application/octet-stream;base64,` +
+		base64.StdEncoding.EncodeToString(payload) + `"}`
+	m := `"_meta":{` + members + `}`
+	params := `"name":"upload_file",` + args + `,` + m
+	if metaFirst {
+		params = `"name":"upload_file",` + m + `,` + args
+	}
+	return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + params + `}}`
+}
+
+// post sends an MCP POST with the client's traceparent header and
+// returns the response (its body read).
+func post(t *testing.T, base, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Authorization": "Bearer " + apiKey, "traceparent": traceparent(headerParent)} {
+		req.Header.Set(k, v)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"result"`) || strings.Contains(string(b), `"isError":true`) {
+		t.Fatalf("POST /mcp: %d %s", resp.StatusCode, b)
+	}
+	return resp, string(b)
+}
+
+var modernHeaders = map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "upload_file",
+	"Mcp-Param-Blob-Key": blobKey}
+
+// initialize opens a 2025-11-25 session and returns the headers of its
+// requests.
+func initialize(t *testing.T, base string) map[string]string {
+	t.Helper()
+	resp, _ := post(t, base, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",`+
+		`"capabilities":{},"clientInfo":{"name":"tracing-test","version":"1"}}}`, map[string]string{"traceparent": ""})
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("initialize gave no session")
+	}
+	return map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+}
+
+// spanNamed is the one ended span named name, failing the test unless
+// there is exactly one.
+func spanNamed(t *testing.T, spans []sdktrace.ReadOnlySpan, name string) sdktrace.ReadOnlySpan {
+	t.Helper()
+	var found []sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Name() == name {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d spans named %q, want 1; spans: %s", len(found), name, names(spans))
+	}
+	return found[0]
+}
+
+func names(spans []sdktrace.ReadOnlySpan) string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, fmt.Sprintf("%s(%s<-%s)", s.Name(), s.SpanContext().SpanID(), s.Parent().SpanID()))
+	}
+	return strings.Join(out, " ")
+}
+
+// TestSpanTree uploads a file with tools/call upload_file, its bytes
+// streaming to storage while the message arrives, in both eras, with
+// params._meta.traceparent absent, before the arguments or after them,
+// and checks the spans: the HTTP span under the traceparent header, the
+// MCP span under _meta's context wherever _meta stands (the local store's
+// put ends when the tool commits it, after the message has been read),
+// every storage span under the MCP span, the trace id in the access log,
+// and no secret in any attribute.
+func TestSpanTree(t *testing.T) {
+	metaTP := `"traceparent":"` + traceparent(metaParent) + `","tracestate":"vendor=opaque","baggage":"user=someone"`
+	for _, tc := range []struct {
+		name           string
+		modern         bool
+		meta           string
+		metaFirst      bool
+		wantMetaParent bool // the MCP span's parent is _meta's span
+		wantMetaLinked bool // else linked to it
+	}{
+		{"modern/no-meta", true, "", false, false, false},
+		{"modern/meta-first", true, metaTP, true, true, false},
+		{"modern/meta-last", true, metaTP, false, true, false},
+		{"legacy/no-meta", false, "", false, false, false},
+		{"legacy/meta-first", false, metaTP, true, true, false},
+		{"legacy/meta-last", false, metaTP, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, rec, logs := tracedServer(t, localStore(t))
+			header := modernHeaders
+			if !tc.modern {
+				header = initialize(t, base)
+			}
+			post(t, base, uploadBody(tc.meta, tc.modern, tc.metaFirst), header)
+			checkTree(t, rec.Ended(), tc.wantMetaParent, tc.wantMetaLinked)
+			checkNoSecrets(t, rec.Ended())
+			httpSpan := spanNamed(t, inTrace(rec.Ended()), "POST mcp")
+			if id := httpSpan.SpanContext().TraceID().String(); !strings.Contains(logs.String(), "trace_id="+id) {
+				t.Errorf("no access-log line names trace %s:\n%s", id, logs.String())
+			}
+		})
+	}
+}
+
+// inTrace keeps the spans of the client's trace.
+func inTrace(spans []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.SpanContext().TraceID().String() == clientTrace {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func checkTree(t *testing.T, all []sdktrace.ReadOnlySpan, wantMetaParent, wantMetaLinked bool) {
+	t.Helper()
+	spans := inTrace(all)
+	httpSpan := spanNamed(t, spans, "POST mcp")
+	if got := httpSpan.Parent().SpanID().String(); got != headerParent || !httpSpan.Parent().IsRemote() {
+		t.Errorf("HTTP span's parent %s, want the traceparent header's %s", got, headerParent)
+	}
+	mcpSpan := spanNamed(t, spans, "tools/call upload_file")
+	wantParent := httpSpan.SpanContext().SpanID().String()
+	if wantMetaParent {
+		wantParent = metaParent
+	}
+	if got := mcpSpan.Parent().SpanID().String(); got != wantParent {
+		t.Errorf("MCP span's parent %s, want %s; spans: %s", got, wantParent, names(spans))
+	}
+	linked := len(mcpSpan.Links()) == 1 && mcpSpan.Links()[0].SpanContext.SpanID().String() == metaParent
+	if linked != wantMetaLinked {
+		t.Errorf("MCP span links %v, want a link to _meta's span: %v", mcpSpan.Links(), wantMetaLinked)
+	}
+	puts := 0
+	for _, s := range spans {
+		if !strings.HasPrefix(s.Name(), "storage ") {
+			continue
+		}
+		if s.Parent().SpanID() != mcpSpan.SpanContext().SpanID() {
+			t.Errorf("%s's parent %s, want the MCP span %s", s.Name(), s.Parent().SpanID(), mcpSpan.SpanContext().SpanID())
+		}
+		if s.Name() == "storage put" {
+			puts++
+		}
+	}
+	if puts != 1 {
+		t.Errorf("%d storage put spans, want 1; spans: %s", puts, names(spans))
+	}
+	attr := map[string]string{}
+	for _, kv := range mcpSpan.Attributes() {
+		attr[string(kv.Key)] = kv.Value.Emit()
+	}
+	if attr["mcp.method.name"] != "tools/call" || attr["mcp.name"] != "upload_file" || attr["mcpblob.outcome"] != "ok" {
+		t.Errorf("MCP span attributes %v", attr)
+	}
+}
+
+// checkNoSecrets fails when a span's name, attribute, event or link
+// carries the API key, the blob key, part of the payload or its base64.
+func checkNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	secrets := []string{apiKey, blobKey, "secret-folder", string(payload[:14]), base64.StdEncoding.EncodeToString(payload[:30])}
+	for _, s := range spans {
+		texts := []string{s.Name()}
+		for _, kv := range s.Attributes() {
+			texts = append(texts, string(kv.Key)+"="+kv.Value.Emit())
+		}
+		for _, e := range s.Events() {
+			texts = append(texts, e.Name)
+			for _, kv := range e.Attributes {
+				texts = append(texts, kv.Value.Emit())
+			}
+		}
+		for _, l := range s.Links() {
+			for _, kv := range l.Attributes {
+				texts = append(texts, kv.Value.Emit())
+			}
+		}
+		for _, text := range texts {
+			for _, secret := range secrets {
+				if strings.Contains(text, secret) {
+					t.Errorf("span %q carries a secret: %q", s.Name(), text)
+				}
+			}
+		}
+	}
+}
