@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"sync"
 	"time"
 
@@ -47,6 +48,10 @@ type Tracer interface {
 	// Storage records one storage operation that took d and has just
 	// ended, as a child of the span parent carries (nil: no span).
 	Storage(parent context.Context, backend, op, outcome string, d time.Duration)
+	// StartUpstream starts the span of the gateway's upstream call under
+	// parent, sets header's trace context to it, and returns the func
+	// that ends it with the call's outcome.
+	StartUpstream(parent context.Context, header http.Header) func(outcome string)
 }
 
 // TraceContext is a W3C trace context as a message sent it.
@@ -170,4 +175,20 @@ func metaTrace(meta map[string]json.RawMessage) TraceContext {
 	_ = json.Unmarshal(meta["tracestate"], &tc.TraceState)
 	_ = json.Unmarshal(meta["baggage"], &tc.Baggage)
 	return tc
+}
+
+// TraceUpstream is the gateway's hook (gateway.Options.TraceUpstream)
+// over tr: the upstream call of a traced request is a child of its
+// innermost span, and the upstream request carries that span's trace
+// context. nil when tr is.
+func TraceUpstream(tr Tracer) func(values context.Context, header http.Header) func(outcome string) {
+	if tr == nil {
+		return nil
+	}
+	return func(values context.Context, header http.Header) func(string) {
+		if parent := SpanParent(values); parent != nil {
+			return tr.StartUpstream(parent, header)
+		}
+		return func(string) {}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"testing"
 	"time"
 
@@ -44,6 +45,8 @@ func (f *fakeTracer) StartMCP(parent context.Context, tc TraceContext, start tim
 	f.mcpEnded = &fakeMCP{fakeSpan: fakeSpan{context.WithValue(parent, spanName{}, "mcp")}}
 	return f.mcpEnded
 }
+
+func (f *fakeTracer) StartUpstream(context.Context, http.Header) func(string) { return func(string) {} }
 
 func (f *fakeTracer) Storage(parent context.Context, backend, op, outcome string, d time.Duration) {
 	name, _ := parent.Value(spanName{}).(string)

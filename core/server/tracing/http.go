@@ -2,10 +2,12 @@ package tracing
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
@@ -57,4 +59,19 @@ func (s *httpSpan) End(status int, sent, received int64) {
 func (p *Provider) Storage(ctx context.Context, backend, op, outcome string, d time.Duration) {
 	p.retro(ctx, "storage "+op, d, outcome == "error", attribute.String(attrStorageSystem, backend),
 		attribute.String(attrStorageOp, op), attribute.String(attrOutcome, outcome))
+}
+
+// StartUpstream starts the gateway's upstream call ("mcp upstream"), a
+// client span under parent, and sets header's traceparent (and
+// tracestate, baggage) to it, replacing the client's.
+func (p *Provider) StartUpstream(parent context.Context, header http.Header) func(outcome string) {
+	ctx, span := p.tracer.Start(parent, "mcp upstream", trace.WithSpanKind(trace.SpanKindClient))
+	p.prop.Inject(ctx, propagation.HeaderCarrier(header))
+	return func(outcome string) {
+		span.SetAttributes(attribute.String(attrOutcome, outcome))
+		if outcome != "ok" {
+			span.SetStatus(codes.Error, "")
+		}
+		span.End()
+	}
 }

@@ -18,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/server"
 	"github.com/mcpblob/mcpblob/core/server/front"
 	"github.com/mcpblob/mcpblob/core/server/tracing"
@@ -68,22 +69,36 @@ func tracedServer(t *testing.T, backend storage.Backend) (base string, rec *trac
 	rec = tracetest.NewSpanRecorder()
 	tp := tracing.New(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	base, logs = serveTraced(t, backend, tp)
+	return base, rec, logs
+}
+
+// serveTraced serves backend on a loopback port, traced by tp, with API
+// key auth and the access log on.
+func serveTraced(t *testing.T, backend storage.Backend, tp *tracing.Provider) (base string, logs *syncBuffer) {
+	t.Helper()
+	return serveTracedOpts(t, tp, server.Options{Backend: backend})
+}
+
+// serveTracedOpts serves opts as serveTraced does.
+func serveTracedOpts(t *testing.T, tp *tracing.Provider, opts server.Options) (base string, logs *syncBuffer) {
+	t.Helper()
 	logs = &syncBuffer{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte(apiKey))
-	srv, err := server.New(server.Options{Backend: backend, Tracing: tp,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
-		Auth:   server.Auth{Keys: []string{hex.EncodeToString(sum[:]) + " alice"}},
-		Front:  front.Options{Listen: ln.Addr().String(), AccessLog: true}})
+	opts.Tracing, opts.Logger = tp, slog.New(slog.NewTextHandler(logs, nil))
+	opts.Auth = server.Auth{Keys: []string{hex.EncodeToString(sum[:]) + " alice"}}
+	opts.Front = front.Options{Listen: ln.Addr().String(), AccessLog: true}
+	srv, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	return "http://" + ln.Addr().String(), rec, logs
+	return "http://" + ln.Addr().String(), logs
 }
 
 func localStore(t *testing.T) storage.Backend {
@@ -309,4 +324,38 @@ func checkNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan) {
 			}
 		}
 	}
+}
+
+// TestGatewayUpstream relays a tools/list through a traced gateway to a
+// traced mcpblob and checks the upstream call's span: a child of the
+// gateway's HTTP span, and the parent of the upstream's HTTP span (the
+// gateway sent its trace context on, in place of the client's).
+func TestGatewayUpstream(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := tracing.New(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	upstream, _ := serveTraced(t, localStore(t), tp)
+	gw, _ := serveTracedOpts(t, tp, server.Options{Backend: localStore(t), Gateway: gateway.Options{Upstream: upstream + "/mcp", Token: apiKey}})
+	post(t, gw, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{`+modernMeta+`}}}`,
+		map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+	spans := inTrace(rec.Ended())
+	var httpSpans []sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Name() == "POST mcp" {
+			httpSpans = append(httpSpans, s)
+		}
+	}
+	up := spanNamed(t, spans, "mcp upstream")
+	if len(httpSpans) != 2 {
+		t.Fatalf("%d HTTP spans in the client's trace, want the gateway's and the upstream's: %s", len(httpSpans), names(spans))
+	}
+	gwSpan, upSpan := httpSpans[0], httpSpans[1]
+	if gwSpan.Parent().SpanID().String() != headerParent {
+		gwSpan, upSpan = upSpan, gwSpan
+	}
+	if gwSpan.Parent().SpanID().String() != headerParent || up.Parent().SpanID() != gwSpan.SpanContext().SpanID() ||
+		upSpan.Parent().SpanID() != up.SpanContext().SpanID() {
+		t.Errorf("want client → gateway HTTP → upstream call → upstream HTTP; spans: %s", names(spans))
+	}
+	checkNoSecrets(t, spans)
 }
