@@ -11,12 +11,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/server"
@@ -358,4 +360,78 @@ func TestGatewayUpstream(t *testing.T) {
 		t.Errorf("want client → gateway HTTP → upstream call → upstream HTTP; spans: %s", names(spans))
 	}
 	checkNoSecrets(t, spans)
+}
+
+// TestTusChunks uploads a blob with tus in two PATCH chunks and checks
+// each chunk's span: an HTTP span under the client's traceparent with
+// the chunk's byte count, the storage operations it made its children.
+func TestTusChunks(t *testing.T) {
+	base, rec, _ := tracedServer(t, localStore(t))
+	do := func(method, path string, body []byte, hdr map[string]string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range map[string]string{"Tus-Resumable": "1.0.0", "Authorization": "Bearer " + apiKey,
+			"traceparent": traceparent(headerParent)} {
+			req.Header.Set(k, v)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	meta := "key " + base64.StdEncoding.EncodeToString([]byte(blobKey))
+	r := do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": fmt.Sprint(len(payload)), "Upload-Metadata": meta})
+	loc, err := url.Parse(r.Header.Get("Location"))
+	if r.StatusCode != http.StatusCreated || err != nil {
+		t.Fatalf("create: %d %v", r.StatusCode, r.Header)
+	}
+	half := len(payload) / 2
+	for _, chunk := range [][2]int{{0, half}, {half, len(payload)}} {
+		r = do("PATCH", loc.Path, payload[chunk[0]:chunk[1]], map[string]string{"Content-Type": "application/offset+octet-stream",
+			"Upload-Offset": fmt.Sprint(chunk[0])})
+		if r.StatusCode != http.StatusNoContent {
+			t.Fatalf("PATCH at %d: %d", chunk[0], r.StatusCode)
+		}
+	}
+	spans := inTrace(rec.Ended())
+	patches := map[trace.SpanID]bool{}
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name(), "PATCH ") {
+			patches[s.SpanContext().SpanID()] = true
+			if in := attrOf(s, "mcpblob.bytes_in"); in != fmt.Sprint(half) {
+				t.Errorf("%s: bytes_in %s, want %d", s.Name(), in, half)
+			}
+		}
+	}
+	if len(patches) != 2 {
+		t.Fatalf("%d PATCH spans, want 2: %s", len(patches), names(spans))
+	}
+	children := 0
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name(), "storage ") && patches[s.Parent().SpanID()] {
+			children++
+		}
+	}
+	if children < 2 {
+		t.Errorf("%d storage spans under the PATCH spans, want at least one each: %s", children, names(spans))
+	}
+	checkNoSecrets(t, spans)
+}
+
+// attrOf is the value of s's attribute key, "" without one.
+func attrOf(s sdktrace.ReadOnlySpan, key string) string {
+	for _, kv := range s.Attributes() {
+		if string(kv.Key) == key {
+			return kv.Value.Emit()
+		}
+	}
+	return ""
 }
