@@ -290,7 +290,7 @@ func checkTree(t *testing.T, all []sdktrace.ReadOnlySpan, wantMetaParent, wantMe
 	}
 	attr := map[string]string{}
 	for _, kv := range mcpSpan.Attributes() {
-		attr[string(kv.Key)] = kv.Value.Emit()
+		attr[string(kv.Key)] = kv.Value.String()
 	}
 	if attr["mcp.method.name"] != "tools/call" || attr["mcp.name"] != "upload_file" || attr["mcpblob.outcome"] != "ok" {
 		t.Errorf("MCP span attributes %v", attr)
@@ -305,17 +305,17 @@ func checkNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan) {
 	for _, s := range spans {
 		texts := []string{s.Name()}
 		for _, kv := range s.Attributes() {
-			texts = append(texts, string(kv.Key)+"="+kv.Value.Emit())
+			texts = append(texts, string(kv.Key)+"="+kv.Value.String())
 		}
 		for _, e := range s.Events() {
 			texts = append(texts, e.Name)
 			for _, kv := range e.Attributes {
-				texts = append(texts, kv.Value.Emit())
+				texts = append(texts, kv.Value.String())
 			}
 		}
 		for _, l := range s.Links() {
 			for _, kv := range l.Attributes {
-				texts = append(texts, kv.Value.Emit())
+				texts = append(texts, kv.Value.String())
 			}
 		}
 		for _, text := range texts {
@@ -430,7 +430,7 @@ func TestTusChunks(t *testing.T) {
 func attrOf(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
