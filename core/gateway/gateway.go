@@ -104,6 +104,11 @@ type Options struct {
 	// the func that ends it with the outcome ("ok" or an error kind, as
 	// Metrics.Upstream). nil: not traced.
 	TraceUpstream func(values context.Context, header http.Header) func(outcome string)
+	// TraceDecode, when set, is told when a downloadUrl's answer starts to
+	// be decoded (values: the Request's Context) and returns the func that
+	// ends it with the bytes decoded and whether the decode failed. nil:
+	// not traced.
+	TraceDecode func(values context.Context) func(decoded int64, failed bool)
 	// Decoder turns the upstream's resources/read answer into raw bytes
 	// for a downloadUrl. Default: package blobdecode's, with the SIMD
 	// codec (BlobDecoder).

@@ -195,6 +195,7 @@ func oneSource(opts *Options) error {
 		"Gateway.Keyring":                  opts.Gateway.Keyring != nil, "Gateway.Logger": opts.Gateway.Logger != nil,
 		"Gateway.Metrics": opts.Gateway.Metrics != nil, "Gateway.PublicURL": opts.Gateway.PublicURL != "",
 		"Gateway.Redeem": opts.Gateway.Redeem != nil, "Gateway.TraceUpstream (use Tracing)": opts.Gateway.TraceUpstream != nil,
+		"Gateway.TraceDecode (use Tracing)": opts.Gateway.TraceDecode != nil,
 	} {
 		if set {
 			return fmt.Errorf("server: Options.%s is the server's own; set it at the top of Options", name)
@@ -292,7 +293,7 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 	}
 	o.Keyring, o.Logger, o.Metrics, o.PublicURL = s.opts.Keyring, s.log, s.opts.Metrics, s.opts.PublicURL
 	if s.opts.Tracing != nil {
-		o.TraceUpstream = telemetry.TraceUpstream(s.opts.Tracing)
+		o.TraceUpstream, o.TraceDecode = telemetry.TraceUpstream(s.opts.Tracing), telemetry.TraceDecode(s.opts.Tracing)
 	}
 	o.Offload.Store = s.offloads(o) // gateway_offload.go
 	// The stream cache's store (gateway_cache.go).

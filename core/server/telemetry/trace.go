@@ -52,6 +52,10 @@ type Tracer interface {
 	// parent, sets header's trace context to it, and returns the func
 	// that ends it with the call's outcome.
 	StartUpstream(parent context.Context, header http.Header) func(outcome string)
+	// StartDecode starts the span of a large base64 decode (the SIMD
+	// decoder's stream conversion) under parent and returns the func that
+	// ends it with the bytes decoded.
+	StartDecode(parent context.Context) func(decoded int64, failed bool)
 }
 
 // TraceContext is a W3C trace context as a message sent it.
@@ -190,5 +194,20 @@ func TraceUpstream(tr Tracer) func(values context.Context, header http.Header) f
 			return tr.StartUpstream(parent, header)
 		}
 		return func(string) {}
+	}
+}
+
+// TraceDecode is the gateway's decode hook (gateway.Options.TraceDecode)
+// over tr: a downloadUrl's decode is a child of its request's span. nil
+// when tr is.
+func TraceDecode(tr Tracer) func(values context.Context) func(int64, bool) {
+	if tr == nil {
+		return nil
+	}
+	return func(values context.Context) func(int64, bool) {
+		if parent := SpanParent(values); parent != nil {
+			return tr.StartDecode(parent)
+		}
+		return func(int64, bool) {}
 	}
 }

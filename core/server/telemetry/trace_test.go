@@ -48,6 +48,8 @@ func (f *fakeTracer) StartMCP(parent context.Context, tc TraceContext, start tim
 
 func (f *fakeTracer) StartUpstream(context.Context, http.Header) func(string) { return func(string) {} }
 
+func (f *fakeTracer) StartDecode(context.Context) func(int64, bool) { return func(int64, bool) {} }
+
 func (f *fakeTracer) Storage(parent context.Context, backend, op, outcome string, d time.Duration) {
 	name, _ := parent.Value(spanName{}).(string)
 	f.storage = append(f.storage, name)

@@ -22,6 +22,7 @@ const (
 	attrHTTPStatus    = "http.response.status_code"
 	attrBytesOut      = "mcpblob.bytes_out"
 	attrBytesIn       = "mcpblob.bytes_in"
+	attrBytesDecoded  = "mcpblob.bytes_decoded"
 	attrStorageSystem = "mcpblob.storage.backend"
 	attrStorageOp     = "mcpblob.storage.operation"
 	attrOutcome       = "mcpblob.outcome"
@@ -70,6 +71,19 @@ func (p *Provider) StartUpstream(parent context.Context, header http.Header) fun
 	return func(outcome string) {
 		span.SetAttributes(attribute.String(attrOutcome, outcome))
 		if outcome != "ok" {
+			span.SetStatus(codes.Error, "")
+		}
+		span.End()
+	}
+}
+
+// StartDecode starts a large base64 decode ("decode base64"), an internal
+// span under parent ended with the bytes decoded (mcpblob.bytes_decoded).
+func (p *Provider) StartDecode(parent context.Context) func(decoded int64, failed bool) {
+	_, span := p.tracer.Start(parent, "decode base64")
+	return func(decoded int64, failed bool) {
+		span.SetAttributes(attribute.Int64(attrBytesDecoded, decoded))
+		if failed {
 			span.SetStatus(codes.Error, "")
 		}
 		span.End()

@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -434,4 +436,47 @@ func attrOf(s sdktrace.ReadOnlySpan, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestGatewayDecode follows a gateway's downloadUrl, whose answer the
+// gateway decodes from the upstream's base64 resources/read, and checks
+// the decode's span: a child of the download's HTTP span, with the bytes
+// decoded.
+func TestGatewayDecode(t *testing.T) {
+	blob := bytes.Repeat([]byte("decoded-bytes-"), 50000)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:img","mimeType":"image/png","blob":"%s"}]}}`,
+			base64.StdEncoding.EncodeToString(blob))
+	}))
+	t.Cleanup(up.Close)
+	rec := tracetest.NewSpanRecorder()
+	tp := tracing.New(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	gw, _ := serveTracedOpts(t, tp, server.Options{Backend: localStore(t), Gateway: gateway.Options{Upstream: up.URL + "/mcp"}})
+	_, answer := post(t, gw, `{"jsonrpc":"2.0","id":3,"method":"resources/stream","params":{"uri":"x:img"}}`,
+		map[string]string{"Mcp-Session-Id": "up-session"})
+	var st struct{ Result struct{ DownloadURL string } }
+	if json.Unmarshal([]byte(answer), &st) != nil || st.Result.DownloadURL == "" {
+		t.Fatalf("resources/stream: %.300s; want a downloadUrl", answer)
+	}
+	req, _ := http.NewRequest(http.MethodGet, st.Result.DownloadURL, nil)
+	req.Header.Set("traceparent", traceparent(headerParent))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(got, blob) {
+		t.Fatalf("download: %d, %d bytes, want %d", resp.StatusCode, len(got), len(blob))
+	}
+	spans := inTrace(rec.Ended())
+	decode := spanNamed(t, spans, "decode base64")
+	get := spanNamed(t, spans, "GET other")
+	if decode.Parent().SpanID() != get.SpanContext().SpanID() || attrOf(decode, "mcpblob.bytes_decoded") != fmt.Sprint(len(blob)) {
+		t.Errorf("decode span %s with %s bytes, want under the download's span with %d; spans: %s",
+			decode.Parent().SpanID(), attrOf(decode, "mcpblob.bytes_decoded"), len(blob), names(spans))
+	}
 }
