@@ -12,7 +12,7 @@ import (
 // configures (nil: tracing off, the default) and the func that flushes
 // and stops it at exit, within a few seconds.
 func startTracing(ctx context.Context, logger *slog.Logger) (*tracing.Provider, func(), error) {
-	tp, err := tracing.FromEnv(ctx, versionString())
+	tp, err := tracing.FromEnv(ctx, versionString(), logger)
 	if err != nil || tp == nil {
 		return nil, func() {}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -266,7 +267,7 @@ func TestJaeger(t *testing.T) {
 	t.Setenv("OTEL_TRACES_SAMPLER", "always_on")
 	t.Setenv("OTEL_SERVICE_NAME", "mcpblob-jaeger-test")
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
-	tp, err := tracing.FromEnv(t.Context(), "test")
+	tp, err := tracing.FromEnv(t.Context(), "test", slog.New(slog.DiscardHandler))
 	if err != nil || tp == nil {
 		t.Fatalf("FromEnv: %v, %v: want a provider", tp, err)
 	}

@@ -3,10 +3,12 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -61,12 +63,16 @@ func Enabled() (bool, error) {
 // headers, timeout), the sampler (OTEL_TRACES_SAMPLER, default
 // parentbased_always_on), the batch processor (OTEL_BSP_*) and the
 // resource (OTEL_SERVICE_NAME, default "mcpblob"; OTEL_RESOURCE_ATTRIBUTES)
-// read their variables as the SDK defines them.
-func FromEnv(ctx context.Context, version string) (*Provider, error) {
+// read their variables as the SDK defines them. The SDK's own errors (an
+// export that failed) go to log at warn, not to the standard logger.
+func FromEnv(ctx context.Context, version string, log *slog.Logger) (*Provider, error) {
 	on, err := Enabled()
 	if err != nil || !on {
 		return nil, err
 	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("tracing: OpenTelemetry error (spans may be lost)", "err", err)
+	}))
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)

@@ -300,10 +300,11 @@ func checkTree(t *testing.T, all []sdktrace.ReadOnlySpan, wantMetaParent, wantMe
 }
 
 // checkNoSecrets fails when a span's name, attribute, event or link
-// carries the API key, the blob key, part of the payload or its base64.
-func checkNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan) {
+// carries the API key, the blob key, part of the payload or its base64,
+// or one of more (a token).
+func checkNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan, more ...string) {
 	t.Helper()
-	secrets := []string{apiKey, blobKey, "secret-folder", string(payload[:14]), base64.StdEncoding.EncodeToString(payload[:30])}
+	secrets := append([]string{apiKey, blobKey, "secret-folder", string(payload[:14]), base64.StdEncoding.EncodeToString(payload[:30])}, more...)
 	for _, s := range spans {
 		texts := []string{s.Name()}
 		for _, kv := range s.Attributes() {
@@ -479,4 +480,6 @@ func TestGatewayDecode(t *testing.T) {
 		t.Errorf("decode span %s with %s bytes, want under the download's span with %d; spans: %s",
 			decode.Parent().SpanID(), attrOf(decode, "mcpblob.bytes_decoded"), len(blob), names(spans))
 	}
+	_, tok, _ := strings.Cut(st.Result.DownloadURL, "/g/")
+	checkNoSecrets(t, spans, tok, "decoded-bytes-", "x:img")
 }
