@@ -24,6 +24,7 @@ export PATH := $(TOOLBIN):$(PATH):/usr/sbin
 WEED_VERSION        := v0.0.0-20261109003541-7506e5f91cd6
 STATICCHECK_VERSION := v0.8.2
 TUSD_VERSION        := v2.9.1
+JAEGER_VERSION      := v1.76.0
 
 LISTEN    ?= 127.0.0.1:8080
 DATA      ?= ./data
@@ -270,9 +271,9 @@ slowstorm:
 deploy-check: $(TOOLBIN)/weed
 	cd deploy/validate && $(GO) test -count=1 ./...
 
-## tools: pinned SeaweedFS, staticcheck, Node 22 and the npm packages, each only when missing
+## tools: pinned SeaweedFS, Jaeger, staticcheck, Node 22 and the npm packages, each only when missing
 ## (the npm packages also whenever $(NODESRC)/package.json or its lock file changed).
-tools: $(TOOLBIN)/weed $(TOOLBIN)/staticcheck $(TOOLBIN)/tusd $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
+tools: $(TOOLBIN)/weed $(TOOLBIN)/jaeger $(TOOLBIN)/staticcheck $(TOOLBIN)/tusd $(TOOLBIN)/mcpblob-testas tools-node tools-apt-test
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
@@ -301,6 +302,14 @@ $(TOOLBIN)/weed:
 	dir=$$($(GO) mod download -json github.com/seaweedfs/seaweedfs@$(WEED_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -n "$$dir"; \
 	  cd "$$dir" && GOBIN=$(TOOLBIN) $(GO) install ./weed
+
+# jaeger: Jaeger all-in-one (Apache-2.0), the OTLP/HTTP receiver and query API the tracing test
+# (core/server/tracing, TestJaeger) asserts the span tree against. Built like weed: the pinned
+# module downloaded into the module cache and built there as the main module, with its own go.sum.
+$(TOOLBIN)/jaeger:
+	dir=$$($(GO) mod download -json github.com/jaegertracing/jaeger@$(JAEGER_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -n "$$dir"; \
+	  cd "$$dir" && GOBIN=$(TOOLBIN) $(GO) install ./cmd/jaeger
 
 # mcpblob-testas: the test-only OAuth 2.1 authorization server (zitadel/oidc's op
 # package), its own module so none of it enters the main module graph. Rebuilt

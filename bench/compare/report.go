@@ -209,7 +209,8 @@ func (r *report) diskMBps() float64 {
 }
 
 // write renders RESULTS.md, keeping the codec section when it was not
-// re-measured, and the sections other programs write (smallreq, statestorm).
+// re-measured, and the sections other programs write (smallreq, tracing,
+// statestorm).
 func (r *report) write(path string, keepCodec bool) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -267,7 +268,7 @@ func (r *report) write(path string, keepCodec bool) error {
 	b.WriteString("internal/codecbench (also `make bench-codec`): ours vs emmansun/base64 vs encoding/base64 vs copy(), in-process.\n\n")
 	begin, end := mdsection.Markers("codec")
 	b.WriteString(begin + "\n" + codecSection + end + "\n")
-	for _, kept := range []string{"gateway", "tus", "smallreq", "statestorm"} { // G1–G3 (-only G), P11–P12 (-only P11), bench/smallreq, loadtest/hardening
+	for _, kept := range []string{"gateway", "tus", "smallreq", "tracing", "statestorm"} { // G1–G3 (-only G), P11–P12 (-only P11), bench/smallreq, tracing, loadtest/hardening
 		body, ok := mdsection.Extract(string(old), kept)
 		if kept == "gateway" && r.g != nil {
 			body, ok = r.g.Render(r.commit), true

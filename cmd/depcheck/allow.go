@@ -108,6 +108,7 @@ var allowRules = []allowRule{
 	{"core/server/telemetry", []string{"core/auth", "core/mcp", "core/mcp/observe", "core/metrics", "core/server/redact",
 		"storage", "storage/observed", fasthttp}},
 	{"core/server/telemetry/logbuf", nil},
+	{"core/server/tracing", []string{"core/mcp/observe", "core/server/telemetry", openTelemetry}},
 	{"core/tenancy", []string{"core/auth", "storage", "storage/namespace"}},
 	{"core/token", nil},
 	{"core/tus", []string{"storage"}},

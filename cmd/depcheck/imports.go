@@ -12,6 +12,7 @@ const (
 	cpuid           = "github.com/klauspost/cpuid/v2"
 	victoriaMetrics = "github.com/VictoriaMetrics/metrics"
 	emmansun        = "github.com/emmansun/base64"
+	openTelemetry   = "go.opentelemetry.io" // the SDK, its API and the OTLP exporter
 )
 
 // A depRule forbids packages anywhere in the dependencies (Deps: the
@@ -51,6 +52,8 @@ var depRules = []depRule{
 		"core/metrics", thirdPartyExcept(victoriaMetrics)},
 	{"core/auth/oauthtest imports only std (transitively, third-party): the test authorization server is its own module",
 		"core/auth/oauthtest", thirdPartyExcept()},
+	{"core/mcp/... imports no OpenTelemetry package (transitively): tracing reaches it through core/mcp/observe",
+		"core/mcp/...", below(openTelemetry)},
 	{"core/mcp/... imports nothing under storage/ (transitively): the protocol knows no blob",
 		"core/mcp/...", inModule("storage/...")},
 	{"core/mcp/mcphttp imports only std, core/mcp, core/mcp/bodyrate and core/mcp/hostorigin (transitively: nothing they do not already need)",
@@ -74,6 +77,8 @@ var importRules = []importRule{
 		inModule("storage/..."), []string{"core/blobs", "core/files", "core/server/...", "core/tenancy", "core/tus", "storage/...", "cmd/..."}},
 	{"only core/server (the assembly) and cmd/... (for their Options) import core/server/front and core/server/blobsvc/...",
 		inModule("core/server/front", "core/server/blobsvc/..."), []string{"core/server", "core/server/blobsvc/...", "cmd/..."}},
+	{"only core/server/tracing imports OpenTelemetry (go.opentelemetry.io/...)",
+		below(openTelemetry), []string{"core/server/tracing"}},
 	{"only cmd/... imports core/conformance",
 		inModule("core/conformance/..."), []string{"cmd/...", "core/conformance/..."}},
 }

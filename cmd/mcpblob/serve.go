@@ -58,6 +58,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	tp, stopTracing, err := startTracing(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	srv, err := server.New(server.Options{
 		Backend:     backend,
 		Keyring:     keyring,
@@ -96,6 +101,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		MCP:     mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
 		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
 		Gateway: gatewayOptions(cfg),
+		Tracing: tp,
 	})
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 		g.failDownload(w, ue)
 		return
 	}
-	g.decodeRead(w, c, resp, cancel)
+	g.decodeRead(w, c, resp, cancel, r.Context)
 }
 
 // verifyStream checks a downloadUrl token; on refusal it answers.
@@ -162,14 +162,17 @@ func apiError(w ResponseWriter, status int, code, msg string) {
 // that writes into a pipe. The status and headers wait for its first bytes
 // (or its failure, answered as an error): a resource that cannot be
 // decoded gets an error status, not a 200 cut short; a failure after the
-// first bytes cuts the response.
-func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Response, cancel context.CancelFunc) {
+// first bytes cuts the response. values are the request's, for
+// Options.TraceDecode.
+func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Response, cancel context.CancelFunc, values context.Context) {
 	pr, pw := io.Pipe()
 	var mimeType syncString
 	tee := g.newTee(c, mimeType.get) // cache.go: nil without a stream cache
+	out, traced := g.traceDecode(values, tee.writer(pw))
 	go func() {
 		defer resp.Body.Close()
-		fr, err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, tee.writer(pw), mimeType.set)
+		fr, err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, out, mimeType.set)
+		traced(err)
 		tee.finish(fr, err)
 		pw.CloseWithError(err)
 	}()
@@ -190,6 +193,30 @@ func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Respon
 		defer pr.Close()
 		return g.sendDecoded(sw, first[:n], pr, c.MaxSize)
 	})
+}
+
+// traceDecode returns w counted, and the func that ends the decode's
+// trace (Options.TraceDecode) with the count; w itself and a func that
+// does nothing when it is not set.
+func (g *Gateway) traceDecode(values context.Context, w io.Writer) (io.Writer, func(error)) {
+	if g.opts.TraceDecode == nil {
+		return w, func(error) {}
+	}
+	end := g.opts.TraceDecode(values)
+	cw := &countingWriter{w: w}
+	return cw, func(err error) { end(cw.n, err != nil) }
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // downloadHeaders are those of a direct resources/stream answer: the

@@ -98,6 +98,17 @@ type Options struct {
 	// Redeem records a single-use downloadUrl's redemption; it fails for
 	// one already redeemed. Required with SingleUse.
 	Redeem func(ctx context.Context, c token.Claims) error
+	// TraceUpstream, when set, is told of each relayed request's upstream
+	// call as it starts (values: the Request's Context; header: the
+	// upstream request's, where it may set the trace context) and returns
+	// the func that ends it with the outcome ("ok" or an error kind, as
+	// Metrics.Upstream). nil: not traced.
+	TraceUpstream func(values context.Context, header http.Header) func(outcome string)
+	// TraceDecode, when set, is told when a downloadUrl's answer starts to
+	// be decoded (values: the Request's Context) and returns the func that
+	// ends it with the bytes decoded and whether the decode failed. nil:
+	// not traced.
+	TraceDecode func(values context.Context) func(decoded int64, failed bool)
 	// Decoder turns the upstream's resources/read answer into raw bytes
 	// for a downloadUrl. Default: package blobdecode's, with the SIMD
 	// codec (BlobDecoder).

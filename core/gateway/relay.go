@@ -232,7 +232,7 @@ func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, co
 	if c.method == methodInitialize || c.method == methodDiscover {
 		req.Header.Del("Accept-Encoding") // the gateway reads this answer: not compressed
 	}
-	resp, ue := g.doUnlessRefused(req, gate) // fileargs_expand.go
+	resp, ue := g.sendTraced(r, req, gate)
 	if body != nil {
 		body.detach() // from here the transport never reads the client's body
 	}

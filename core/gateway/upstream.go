@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
 	"github.com/mcpblob/mcpblob/core/gateway/h1"
 	"github.com/mcpblob/mcpblob/core/gateway/principal"
 )
@@ -91,6 +92,22 @@ func (g *Gateway) newUpstreamRequest(ctx context.Context, method string, in http
 		req.Header.Set(principal.Header, principal.Plain(who))
 	}
 	return req
+}
+
+// sendTraced is doUnlessRefused (fileargs_expand.go), told to
+// Options.TraceUpstream when it is set.
+func (g *Gateway) sendTraced(r *Request, req *http.Request, gate *fileargs.Gate) (*http.Response, *upstreamError) {
+	if g.opts.TraceUpstream == nil {
+		return g.doUnlessRefused(req, gate)
+	}
+	end := g.opts.TraceUpstream(r.Context, req.Header)
+	resp, ue := g.doUnlessRefused(req, gate)
+	outcome := "ok"
+	if ue != nil {
+		outcome = ue.kind
+	}
+	end(outcome)
+	return resp, ue
 }
 
 // do sends req and classifies what went wrong: the upstream's response,

@@ -38,8 +38,8 @@ func noteError(w ResponseWriter) {
 	}
 }
 
-// noteRequest records a JSON-RPC request's method and era on its note:
-// only methods the server offers, so the values stay bounded. It returns
+// noteRequest records a JSON-RPC request's method, era and _meta on its
+// note: only methods the server offers, so the values stay bounded. It returns
 // w carrying the note, so an error answer marks it (noteError); the other
 // messages and requests (GET, DELETE) are never marked.
 func (s *Server) noteRequest(r *Request, w ResponseWriter, msg *jsonrpc.Message, modern bool) ResponseWriter {
@@ -47,7 +47,7 @@ func (s *Server) noteRequest(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 	if n == nil {
 		return w
 	}
-	n.Era, n.Method, n.Outcome = EraSession, "other", observe.OutcomeOK
+	n.Era, n.Method, n.Outcome, n.Meta = EraSession, "other", observe.OutcomeOK, msg.Meta
 	if modern {
 		n.Era = EraStateless
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/pace"
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
+	"github.com/mcpblob/mcpblob/core/server/tracing"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
@@ -78,6 +79,10 @@ type Options struct {
 	// Blobs carries the blob application's tuning (stream mode, text size
 	// rule, page size, link lifetime, upload accept list).
 	Blobs blobs.Options
+	// Tracing, when set, traces every request with OpenTelemetry (package
+	// tracing; tracing.FromEnv reads the OTEL_* variables). nil: off, at
+	// no cost on the request path. The server does not shut it down.
+	Tracing *tracing.Provider
 	// Gateway, when its Upstream is set, makes /mcp a gateway to that MCP
 	// server (package core/gateway; docs/gateway.md) in place of the blob
 	// application's endpoint; /v1, /d and /u stay. Its Keyring, Logger,
@@ -189,7 +194,8 @@ func oneSource(opts *Options) error {
 		"Blobs.Tenancy (use Auth.Tenancy)": b.Tenancy != (tenancy.Policy{}),
 		"Gateway.Keyring":                  opts.Gateway.Keyring != nil, "Gateway.Logger": opts.Gateway.Logger != nil,
 		"Gateway.Metrics": opts.Gateway.Metrics != nil, "Gateway.PublicURL": opts.Gateway.PublicURL != "",
-		"Gateway.Redeem": opts.Gateway.Redeem != nil,
+		"Gateway.Redeem": opts.Gateway.Redeem != nil, "Gateway.TraceUpstream (use Tracing)": opts.Gateway.TraceUpstream != nil,
+		"Gateway.TraceDecode (use Tracing)": opts.Gateway.TraceDecode != nil,
 	} {
 		if set {
 			return fmt.Errorf("server: Options.%s is the server's own; set it at the top of Options", name)
@@ -206,8 +212,12 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 		opts.Metrics = metrics.New(metrics.Build{Version: opts.Version, Go: runtime.Version(),
 			CodecEncode: codec.Tier(), CodecDecode: codec.Tier(), JSONScan: asm.JSONScanTier()})
 	}
-	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger)
-	return telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
+	tel := telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
+	if opts.Tracing != nil { // a nil *Provider must not become a non-nil hook
+		tel.SetTracer(opts.Tracing)
+	}
+	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger, tel.Tracer())
+	return tel
 }
 
 // newGate loads the API keys, settles the tenancy mode and the security
@@ -282,6 +292,9 @@ func (s *Server) newGateway() (*gateway.Gateway, error) {
 		return nil, nil
 	}
 	o.Keyring, o.Logger, o.Metrics, o.PublicURL = s.opts.Keyring, s.log, s.opts.Metrics, s.opts.PublicURL
+	if s.opts.Tracing != nil {
+		o.TraceUpstream, o.TraceDecode = telemetry.TraceUpstream(s.opts.Tracing), telemetry.TraceDecode(s.opts.Tracing)
+	}
 	o.Offload.Store = s.offloads(o) // gateway_offload.go
 	// The stream cache's store (gateway_cache.go).
 	o.Cache.Store = s.streamCache(o)

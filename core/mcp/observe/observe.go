@@ -1,11 +1,13 @@
 // Package observe holds what the MCP endpoint tells its transport for
-// metrics and access logs: a request's Note, the count of SSE streams in
-// progress, and the context that carries a request's values under the
-// server's lifetime.
+// metrics, access logs and traces: a request's Note, the count of SSE
+// streams in progress, and the context that carries a request's values
+// under the server's lifetime (and tells them when work starts under
+// them: Work).
 package observe
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 )
 
@@ -16,8 +18,12 @@ import (
 // "tool_error" (a tool's isError result), "error" (a JSON-RPC error) or ""
 // when the request was not a JSON-RPC request (a notification, a response,
 // GET or DELETE). An SSE answer counts as "ok" once its stream starts.
+// Meta is the request's params._meta (members as sent, nil without one),
+// where tracing finds the W3C trace context (traceparent, tracestate,
+// baggage).
 type Note struct {
 	Method, Tool, Era, Outcome string
+	Meta                       map[string]json.RawMessage
 }
 
 // Outcomes of Note.Outcome.
@@ -45,12 +51,26 @@ func (a *Streams) Track(listen bool) func() {
 func (a *Streams) Load() (sse, listen int64) { return a.sse.Load(), a.listen.Load() }
 
 // WithValues returns base with the values of values (nil: base itself):
-// work under it ends with base, not with values.
+// work under it ends with base, not with values. The endpoint calls it
+// where a request's work starts (a call, a file argument's sink); values
+// that are a Work are told, and their Begin's context is used.
 func WithValues(base, values context.Context) context.Context {
 	if values == nil {
 		return base
 	}
+	if w, ok := values.(Work); ok {
+		values = w.Begin()
+	}
 	return merged{base, values}
+}
+
+// Work is a request's values that want to know when work starts under
+// them: tracing starts the request's MCP span then (package
+// core/server/telemetry). Begin returns the values to use, itself when it
+// has nothing to add; it may be called more than once.
+type Work interface {
+	context.Context
+	Begin() context.Context
 }
 
 type merged struct {

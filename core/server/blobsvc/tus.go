@@ -10,6 +10,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/linktus"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/server/onetime"
+	"github.com/mcpblob/mcpblob/core/server/telemetry"
 	"github.com/mcpblob/mcpblob/core/token"
 )
 
@@ -18,7 +19,8 @@ func (s *Server) newResumable() *resumable.Server {
 	return resumable.New(resumable.Env{Backend: s.env.Backend, Gate: s.gate, MaxUpload: s.maxUpload(),
 		StoreFor: s.storeFor, Logger: s.log, InvalidKey: invalidKeyMessage, Filename: filenameMessage,
 		Conflict: conflictMessage, NoSpace: msgNoSpace, AlsoSweep: s.blobs.SweepFiles,
-		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) }})
+		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) },
+		Values:  func(ctx *fasthttp.RequestCtx) context.Context { return telemetry.Of(ctx).Context() }})
 }
 
 // newLinkTus returns tus on the upload endpoints (package linktus), with

@@ -10,4 +10,11 @@
 // then, with the bytes the body handed the connection and the time since the
 // request arrived, and the sent-bytes counter grows by the same count.
 // Streams in progress are the active_streams gauges.
+//
+// With a Tracer (SetTracer; package core/server/tracing implements it over
+// OpenTelemetry) a Record also carries the request's spans: the HTTP span,
+// the MCP span started when the endpoint begins work under the Record's
+// context (observe.Work), and the children found with SpanParent (storage
+// operations, the gateway's upstream call and decodes); the access-log
+// line then names the trace id. Without one, nothing of it runs (trace.go).
 package telemetry

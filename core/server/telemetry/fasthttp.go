@@ -18,6 +18,11 @@ import (
 // with Of, storage calls given ctx find its id under IDKey.
 func (t *Tracker) BeginRequest(ctx *fasthttp.RequestCtx, path string) {
 	rec := t.Begin(string(ctx.Method()), path, string(ctx.Request.Header.Peek(HeaderRequestID)))
+	if t.tracer != nil {
+		h := &ctx.Request.Header
+		rec.trace = &recordTrace{tracer: t.tracer,
+			http: t.tracer.StartRequest(rec.Method, rec.Route, string(h.Peek(HeaderTraceParent)), string(h.Peek(HeaderTraceState)))}
+	}
 	ctx.SetUserValue(IDKey, rec)
 }
 
@@ -71,13 +76,17 @@ func (t *Tracker) ServeMetrics(ctx *fasthttp.RequestCtx) {
 
 // ObserveBackend wraps b so each storage operation is counted and timed
 // in m under b's backend name; a failed one is logged with the request id
-// its context carries.
-func ObserveBackend(b storage.Backend, m *metrics.Set, log *slog.Logger) storage.Backend {
+// its context carries. With tr (nil: tracing off), each operation is also
+// a span, a child of the span its context carries.
+func ObserveBackend(b storage.Backend, m *metrics.Set, log *slog.Logger, tr Tracer) storage.Backend {
 	name := BackendName(b)
 	return observed.Wrap(b, func(ctx context.Context, op, outcome string, d time.Duration) {
 		m.Storage(name, op, outcome, d)
 		if outcome == observed.Failed {
 			log.Warn("server: storage operation failed", "backend", name, "op", op, "request_id", RequestID(ctx))
+		}
+		if tr != nil {
+			tr.Storage(SpanParent(ctx), name, op, outcome, d)
 		}
 	})
 }

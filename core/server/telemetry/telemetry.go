@@ -22,6 +22,7 @@ type Tracker struct {
 	accessLog bool
 	prefix    string // of minted request ids: random per process
 	seq       atomic.Uint64
+	tracer    Tracer // nil: tracing off (trace.go)
 }
 
 // New returns a Tracker recording into m; with accessLog, every request is
@@ -45,6 +46,7 @@ type Record struct {
 	Received  int64 // request body bytes read through a counted reader
 	path      string
 	start     time.Time
+	trace     *recordTrace // the request's spans, when tracing is on (trace.go)
 }
 
 // HeaderRequestID is the request id header, read and written.
@@ -99,6 +101,15 @@ func (c recordContext) Value(key any) any {
 	return nil
 }
 
+// Begin tells the Record that the MCP endpoint starts work under it
+// (observe.Work): with tracing on, the MCP span starts then.
+func (c recordContext) Begin() context.Context {
+	if c.r.trace != nil {
+		c.r.trace.begin(&c.r.MCP)
+	}
+	return c
+}
+
 // RequestID is the request id ctx carries, or "".
 func RequestID(ctx context.Context) string {
 	if ctx == nil {
@@ -144,6 +155,9 @@ func (t *Tracker) answered(r *Record, status int, received int64) int64 {
 func (t *Tracker) finished(r *Record, status int, sent, received int64) {
 	t.metrics.Sent(r.sentPlane(), sent)
 	t.logRequest(r, status, sent, received, time.Since(r.start))
+	if r.trace != nil {
+		r.trace.end(r.MCP, status, sent, received)
+	}
 }
 
 // logRequest writes the access-log line: at info with the access log on,
@@ -162,6 +176,9 @@ func (t *Tracker) logRequest(r *Record, status int, sent, received int64, d time
 		slog.Int("status", status), slog.Int64("bytes_out", sent), slog.Int64("bytes_in", max(received, 0)),
 		slog.Duration("duration", d), slog.String("principal", r.Principal),
 		slog.String("mcp_method", r.MCP.Method), slog.String("tool", r.MCP.Tool)}
+	if r.trace != nil {
+		attrs = append(attrs, slog.String("trace_id", r.trace.http.TraceID()))
+	}
 	if debug {
 		attrs = append(attrs, slog.String("path", redact.Path(r.path)))
 	}

@@ -32,7 +32,10 @@ type Env struct {
 	StoreFor func(auth.Identity) storage.Backend
 	// Changed reports a blob stored (change notifications).
 	Changed func(id auth.Identity, key string)
-	Logger  *slog.Logger
+	// Values, when set, is a request's values (its telemetry Record: the
+	// request id and trace) for the storage calls it makes; nil: none.
+	Values func(*fasthttp.RequestCtx) context.Context
+	Logger *slog.Logger
 	// The control API's phrases for refused keys, filenames and paths.
 	InvalidKey func(key string, err error) string
 	Filename   func(err error) string
@@ -93,7 +96,11 @@ func (s *Server) Serve(ctx *fasthttp.RequestCtx, upload string, id auth.Identity
 		defer release()
 	}
 	req := NewRequest(ctx, s.env.Gate, upload, id.Principal)
-	resp := s.tus.Serve(context.WithValue(context.Background(), tusIdentity{}, id), req)
+	base := context.Background()
+	if s.env.Values != nil {
+		base = s.env.Values(ctx)
+	}
+	resp := s.tus.Serve(context.WithValue(base, tusIdentity{}, id), req)
 	Write(ctx, s.log, resp, req.Body)
 }
 
