@@ -9,10 +9,18 @@ import (
 )
 
 // base64AVX512VBMI switches the AVX-512 VBMI encode and decode kernels
-// (registered as "base64"/"avx512vbmi").
-var base64AVX512VBMI = useAVX512VBMI
+// (registered as "base64"/"avx512vbmi"), base64AVX2 the AVX2 ones
+// ("base64"/"avx2"), which serve the alphabets NewAlphabet made an AVX2
+// table for.
+var (
+	base64AVX512VBMI = useAVX512VBMI
+	base64AVX2       = useAVX2
+)
 
-func init() { Register("base64", "avx512vbmi", &base64AVX512VBMI) }
+func init() {
+	Register("base64", "avx512vbmi", &base64AVX512VBMI)
+	Register("base64", "avx2", &base64AVX2)
+}
 
 // nonTemporalMin is the smallest working set (len(src)+len(dst) of one call)
 // for which the kernels write dst with non-temporal stores: three quarters
@@ -30,8 +38,18 @@ func nonTemporalThreshold() int {
 }
 
 func base64Tier() string {
-	if base64AVX512VBMI {
+	switch {
+	case base64AVX512VBMI:
 		return "avx512vbmi"
+	case base64AVX2:
+		return "avx2"
+	}
+	return "generic"
+}
+
+func (a *Alphabet) tier() string {
+	if t := base64Tier(); t != "avx2" || a.avx2OK {
+		return t
 	}
 	return "generic"
 }
@@ -50,6 +68,11 @@ func encodeBase64(dst, src []byte, a *Alphabet) {
 			n = encodeBase64AVX512VBMI(dst, src, &a.Encode)
 		}
 		src, dst = src[n:], dst[n/3*4:]
+	} else if base64AVX2 && a.avx2OK && len(src) >= 24 {
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
+		n := encodeBase64AVX2(dst, src, &a.avx2)
+		src, dst = src[n:], dst[n/3*4:]
 	}
 	encodeBase64Generic(dst, src, a)
 }
@@ -64,6 +87,11 @@ func decodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 		} else {
 			nsrc = decodeBase64AVX512VBMI(dst, src, &a.decodeLUT)
 		}
+		ndst = nsrc / 4 * 3
+	} else if base64AVX2 && a.avx2OK && len(src) >= 32 {
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
+		nsrc = decodeBase64AVX2(dst, src, &a.avx2)
 		ndst = nsrc / 4 * 3
 	}
 	s, d := decodeBase64Generic(dst[ndst:], src[nsrc:], a)

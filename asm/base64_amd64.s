@@ -810,3 +810,436 @@ decodeBase64AVX512VBMINT_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET
+
+// func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·encodeBase64AVX2(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x18
+	JB             encodeBase64AVX2_ret
+	CMPQ           CX, $0x20
+	JB             encodeBase64AVX2_ret
+	VBROADCASTI128 (SI), Y0
+	VMOVDQU        encodeShuffleAVX2<>+0(SB), Y1
+	VPBROADCASTB   encodeC51<>+0(SB), Y2
+	VPBROADCASTB   encodeC25<>+0(SB), Y3
+
+encodeBase64AVX2_loop4:
+	CMPQ        BX, $0x00000060
+	JB          encodeBase64AVX2_loop1
+	CMPQ        CX, $0x00000080
+	JB          encodeBase64AVX2_loop1
+	VMOVDQU     (DX), X4
+	VINSERTI128 $0x01, 8(DX), Y4, Y4
+	VPSHUFB     Y1, Y4, Y4
+	VPAND       encodeMask1<>+0(SB), Y4, Y5
+	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
+	VPAND       encodeMask2<>+0(SB), Y4, Y6
+	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
+	VPOR        Y5, Y6, Y6
+	VPSUBUSB    Y2, Y6, Y5
+	VPCMPGTB    Y3, Y6, Y4
+	VPSUBB      Y4, Y5, Y5
+	VPSHUFB     Y5, Y0, Y5
+	VPADDB      Y5, Y6, Y6
+	VMOVDQU     Y6, (AX)
+	VMOVDQU     24(DX), X7
+	VINSERTI128 $0x01, 32(DX), Y7, Y7
+	VPSHUFB     Y1, Y7, Y7
+	VPAND       encodeMask1<>+0(SB), Y7, Y5
+	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
+	VPAND       encodeMask2<>+0(SB), Y7, Y6
+	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
+	VPOR        Y5, Y6, Y6
+	VPSUBUSB    Y2, Y6, Y5
+	VPCMPGTB    Y3, Y6, Y7
+	VPSUBB      Y7, Y5, Y5
+	VPSHUFB     Y5, Y0, Y5
+	VPADDB      Y5, Y6, Y6
+	VMOVDQU     Y6, 32(AX)
+	VMOVDQU     48(DX), X8
+	VINSERTI128 $0x01, 56(DX), Y8, Y8
+	VPSHUFB     Y1, Y8, Y8
+	VPAND       encodeMask1<>+0(SB), Y8, Y5
+	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
+	VPAND       encodeMask2<>+0(SB), Y8, Y6
+	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
+	VPOR        Y5, Y6, Y6
+	VPSUBUSB    Y2, Y6, Y5
+	VPCMPGTB    Y3, Y6, Y8
+	VPSUBB      Y8, Y5, Y5
+	VPSHUFB     Y5, Y0, Y5
+	VPADDB      Y5, Y6, Y6
+	VMOVDQU     Y6, 64(AX)
+	VMOVDQU     72(DX), X9
+	VINSERTI128 $0x01, 80(DX), Y9, Y9
+	VPSHUFB     Y1, Y9, Y9
+	VPAND       encodeMask1<>+0(SB), Y9, Y5
+	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
+	VPAND       encodeMask2<>+0(SB), Y9, Y6
+	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
+	VPOR        Y5, Y6, Y6
+	VPSUBUSB    Y2, Y6, Y5
+	VPCMPGTB    Y3, Y6, Y9
+	VPSUBB      Y9, Y5, Y5
+	VPSHUFB     Y5, Y0, Y5
+	VPADDB      Y5, Y6, Y6
+	VMOVDQU     Y6, 96(AX)
+	ADDQ        $0x00000060, DX
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000060, BX
+	SUBQ        $0x00000080, CX
+	JMP         encodeBase64AVX2_loop4
+
+encodeBase64AVX2_loop1:
+	CMPQ        BX, $0x00000018
+	JB          encodeBase64AVX2_done
+	CMPQ        CX, $0x00000020
+	JB          encodeBase64AVX2_done
+	VMOVDQU     (DX), X10
+	VINSERTI128 $0x01, 8(DX), Y10, Y10
+	VPSHUFB     Y1, Y10, Y10
+	VPAND       encodeMask1<>+0(SB), Y10, Y4
+	VPMULHUW    encodeMul1<>+0(SB), Y4, Y4
+	VPAND       encodeMask2<>+0(SB), Y10, Y5
+	VPMULLW     encodeMul2<>+0(SB), Y5, Y5
+	VPOR        Y4, Y5, Y5
+	VPSUBUSB    Y2, Y5, Y4
+	VPCMPGTB    Y3, Y5, Y10
+	VPSUBB      Y10, Y4, Y4
+	VPSHUFB     Y4, Y0, Y4
+	VPADDB      Y4, Y5, Y5
+	VMOVDQU     Y5, (AX)
+	ADDQ        $0x00000018, DX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000018, BX
+	SUBQ        $0x00000020, CX
+	JMP         encodeBase64AVX2_loop1
+
+encodeBase64AVX2_done:
+	VZEROUPPER
+
+encodeBase64AVX2_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+DATA encodeShuffleAVX2<>+0(SB)/1, $0x01
+DATA encodeShuffleAVX2<>+1(SB)/1, $0x00
+DATA encodeShuffleAVX2<>+2(SB)/1, $0x02
+DATA encodeShuffleAVX2<>+3(SB)/1, $0x01
+DATA encodeShuffleAVX2<>+4(SB)/1, $0x04
+DATA encodeShuffleAVX2<>+5(SB)/1, $0x03
+DATA encodeShuffleAVX2<>+6(SB)/1, $0x05
+DATA encodeShuffleAVX2<>+7(SB)/1, $0x04
+DATA encodeShuffleAVX2<>+8(SB)/1, $0x07
+DATA encodeShuffleAVX2<>+9(SB)/1, $0x06
+DATA encodeShuffleAVX2<>+10(SB)/1, $0x08
+DATA encodeShuffleAVX2<>+11(SB)/1, $0x07
+DATA encodeShuffleAVX2<>+12(SB)/1, $0x0a
+DATA encodeShuffleAVX2<>+13(SB)/1, $0x09
+DATA encodeShuffleAVX2<>+14(SB)/1, $0x0b
+DATA encodeShuffleAVX2<>+15(SB)/1, $0x0a
+DATA encodeShuffleAVX2<>+16(SB)/1, $0x05
+DATA encodeShuffleAVX2<>+17(SB)/1, $0x04
+DATA encodeShuffleAVX2<>+18(SB)/1, $0x06
+DATA encodeShuffleAVX2<>+19(SB)/1, $0x05
+DATA encodeShuffleAVX2<>+20(SB)/1, $0x08
+DATA encodeShuffleAVX2<>+21(SB)/1, $0x07
+DATA encodeShuffleAVX2<>+22(SB)/1, $0x09
+DATA encodeShuffleAVX2<>+23(SB)/1, $0x08
+DATA encodeShuffleAVX2<>+24(SB)/1, $0x0b
+DATA encodeShuffleAVX2<>+25(SB)/1, $0x0a
+DATA encodeShuffleAVX2<>+26(SB)/1, $0x0c
+DATA encodeShuffleAVX2<>+27(SB)/1, $0x0b
+DATA encodeShuffleAVX2<>+28(SB)/1, $0x0e
+DATA encodeShuffleAVX2<>+29(SB)/1, $0x0d
+DATA encodeShuffleAVX2<>+30(SB)/1, $0x0f
+DATA encodeShuffleAVX2<>+31(SB)/1, $0x0e
+GLOBL encodeShuffleAVX2<>(SB), RODATA|NOPTR, $32
+
+DATA encodeC51<>+0(SB)/1, $0x33
+GLOBL encodeC51<>(SB), RODATA|NOPTR, $1
+
+DATA encodeC25<>+0(SB)/1, $0x19
+GLOBL encodeC25<>(SB), RODATA|NOPTR, $1
+
+DATA encodeMask1<>+0(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+4(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+8(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+12(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+16(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+20(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+24(SB)/4, $0x0fc0fc00
+DATA encodeMask1<>+28(SB)/4, $0x0fc0fc00
+GLOBL encodeMask1<>(SB), RODATA|NOPTR, $32
+
+DATA encodeMul1<>+0(SB)/4, $0x04000040
+DATA encodeMul1<>+4(SB)/4, $0x04000040
+DATA encodeMul1<>+8(SB)/4, $0x04000040
+DATA encodeMul1<>+12(SB)/4, $0x04000040
+DATA encodeMul1<>+16(SB)/4, $0x04000040
+DATA encodeMul1<>+20(SB)/4, $0x04000040
+DATA encodeMul1<>+24(SB)/4, $0x04000040
+DATA encodeMul1<>+28(SB)/4, $0x04000040
+GLOBL encodeMul1<>(SB), RODATA|NOPTR, $32
+
+DATA encodeMask2<>+0(SB)/4, $0x003f03f0
+DATA encodeMask2<>+4(SB)/4, $0x003f03f0
+DATA encodeMask2<>+8(SB)/4, $0x003f03f0
+DATA encodeMask2<>+12(SB)/4, $0x003f03f0
+DATA encodeMask2<>+16(SB)/4, $0x003f03f0
+DATA encodeMask2<>+20(SB)/4, $0x003f03f0
+DATA encodeMask2<>+24(SB)/4, $0x003f03f0
+DATA encodeMask2<>+28(SB)/4, $0x003f03f0
+GLOBL encodeMask2<>(SB), RODATA|NOPTR, $32
+
+DATA encodeMul2<>+0(SB)/4, $0x01000010
+DATA encodeMul2<>+4(SB)/4, $0x01000010
+DATA encodeMul2<>+8(SB)/4, $0x01000010
+DATA encodeMul2<>+12(SB)/4, $0x01000010
+DATA encodeMul2<>+16(SB)/4, $0x01000010
+DATA encodeMul2<>+20(SB)/4, $0x01000010
+DATA encodeMul2<>+24(SB)/4, $0x01000010
+DATA encodeMul2<>+28(SB)/4, $0x01000010
+GLOBL encodeMul2<>(SB), RODATA|NOPTR, $32
+
+// func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+
+decodeBase64AVX2_loop4:
+	CMPQ       BX, $0x00000080
+	JB         decodeBase64AVX2_loop1
+	CMPQ       CX, $0x00000060
+	JB         decodeBase64AVX2_loop1
+	VMOVDQU    (DX), Y7
+	VPSRLD     $0x04, Y7, Y8
+	VPAND      Y3, Y8, Y8
+	VPAND      Y3, Y7, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPSHUFB    Y8, Y1, Y10
+	VPAND      Y9, Y10, Y10
+	VPCMPEQB   Y4, Y7, Y9
+	VPAND      decodeEight<>+0(SB), Y9, Y9
+	VPADDB     Y9, Y8, Y8
+	VPSHUFB    Y8, Y2, Y8
+	VPADDB     Y8, Y7, Y7
+	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y7, Y7
+	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y7, Y7
+	VPSHUFB    decodePackAVX2<>+0(SB), Y7, Y7
+	VMOVDQU    32(DX), Y8
+	VPSRLD     $0x04, Y8, Y9
+	VPAND      Y3, Y9, Y9
+	VPAND      Y3, Y8, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y9, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y8, Y11
+	VPAND      decodeEight<>+0(SB), Y11, Y11
+	VPADDB     Y11, Y9, Y9
+	VPSHUFB    Y9, Y2, Y9
+	VPADDB     Y9, Y8, Y8
+	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y8, Y8
+	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y8, Y8
+	VPSHUFB    decodePackAVX2<>+0(SB), Y8, Y8
+	VPOR       Y10, Y12, Y10
+	VPTEST     Y10, Y10
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y7, Y5, Y7
+	VPERMD     Y8, Y6, Y8
+	VPBLENDD   $0xc0, Y8, Y7, Y7
+	VMOVDQU    Y7, (AX)
+	VMOVDQU    X8, 32(AX)
+	VMOVDQU    64(DX), Y7
+	VPSRLD     $0x04, Y7, Y8
+	VPAND      Y3, Y8, Y8
+	VPAND      Y3, Y7, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPSHUFB    Y8, Y1, Y10
+	VPAND      Y9, Y10, Y10
+	VPCMPEQB   Y4, Y7, Y9
+	VPAND      decodeEight<>+0(SB), Y9, Y9
+	VPADDB     Y9, Y8, Y8
+	VPSHUFB    Y8, Y2, Y8
+	VPADDB     Y8, Y7, Y7
+	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y7, Y7
+	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y7, Y7
+	VPSHUFB    decodePackAVX2<>+0(SB), Y7, Y7
+	VMOVDQU    96(DX), Y8
+	VPSRLD     $0x04, Y8, Y9
+	VPAND      Y3, Y9, Y9
+	VPAND      Y3, Y8, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y9, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y8, Y11
+	VPAND      decodeEight<>+0(SB), Y11, Y11
+	VPADDB     Y11, Y9, Y9
+	VPSHUFB    Y9, Y2, Y9
+	VPADDB     Y9, Y8, Y8
+	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y8, Y8
+	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y8, Y8
+	VPSHUFB    decodePackAVX2<>+0(SB), Y8, Y8
+	VPOR       Y10, Y12, Y10
+	VPTEST     Y10, Y10
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y7, Y5, Y7
+	VPERMD     Y8, Y6, Y8
+	VPBLENDD   $0xc0, Y8, Y7, Y7
+	VMOVDQU    Y7, 48(AX)
+	VMOVDQU    X8, 80(AX)
+	ADDQ       $0x00000080, DX
+	ADDQ       $0x00000060, AX
+	SUBQ       $0x00000080, BX
+	SUBQ       $0x00000060, CX
+	JMP        decodeBase64AVX2_loop4
+
+decodeBase64AVX2_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y7
+	VPAND        Y3, Y7, Y7
+	VPAND        Y3, Y6, Y8
+	VPSHUFB      Y8, Y0, Y8
+	VPSHUFB      Y7, Y1, Y9
+	VPAND        Y8, Y9, Y9
+	VPCMPEQB     Y4, Y6, Y8
+	VPAND        decodeEight<>+0(SB), Y8, Y8
+	VPADDB       Y8, Y7, Y7
+	VPSHUFB      Y7, Y2, Y7
+	VPADDB       Y7, Y6, Y6
+	VPMADDUBSW   decodeMerge1AVX2<>+0(SB), Y6, Y6
+	VPMADDWD     decodeMerge2AVX2<>+0(SB), Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y9, Y9
+	JNZ          decodeBase64AVX2_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2_loop1
+
+decodeBase64AVX2_done:
+	VZEROUPPER
+
+decodeBase64AVX2_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+DATA decodeNibble<>+0(SB)/1, $0x0f
+GLOBL decodeNibble<>(SB), RODATA|NOPTR, $1
+
+DATA decodePermA<>+0(SB)/4, $0x00000000
+DATA decodePermA<>+4(SB)/4, $0x00000001
+DATA decodePermA<>+8(SB)/4, $0x00000002
+DATA decodePermA<>+12(SB)/4, $0x00000004
+DATA decodePermA<>+16(SB)/4, $0x00000005
+DATA decodePermA<>+20(SB)/4, $0x00000006
+DATA decodePermA<>+24(SB)/4, $0x00000007
+DATA decodePermA<>+28(SB)/4, $0x00000007
+GLOBL decodePermA<>(SB), RODATA|NOPTR, $32
+
+DATA decodePermB<>+0(SB)/4, $0x00000002
+DATA decodePermB<>+4(SB)/4, $0x00000004
+DATA decodePermB<>+8(SB)/4, $0x00000005
+DATA decodePermB<>+12(SB)/4, $0x00000006
+DATA decodePermB<>+16(SB)/4, $0x00000000
+DATA decodePermB<>+20(SB)/4, $0x00000000
+DATA decodePermB<>+24(SB)/4, $0x00000000
+DATA decodePermB<>+28(SB)/4, $0x00000001
+GLOBL decodePermB<>(SB), RODATA|NOPTR, $32
+
+DATA decodeEight<>+0(SB)/4, $0x08080808
+DATA decodeEight<>+4(SB)/4, $0x08080808
+DATA decodeEight<>+8(SB)/4, $0x08080808
+DATA decodeEight<>+12(SB)/4, $0x08080808
+DATA decodeEight<>+16(SB)/4, $0x08080808
+DATA decodeEight<>+20(SB)/4, $0x08080808
+DATA decodeEight<>+24(SB)/4, $0x08080808
+DATA decodeEight<>+28(SB)/4, $0x08080808
+GLOBL decodeEight<>(SB), RODATA|NOPTR, $32
+
+DATA decodeMerge1AVX2<>+0(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+4(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+8(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+12(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+16(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+20(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+24(SB)/4, $0x01400140
+DATA decodeMerge1AVX2<>+28(SB)/4, $0x01400140
+GLOBL decodeMerge1AVX2<>(SB), RODATA|NOPTR, $32
+
+DATA decodeMerge2AVX2<>+0(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+4(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+8(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+12(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+16(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+20(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+24(SB)/4, $0x00011000
+DATA decodeMerge2AVX2<>+28(SB)/4, $0x00011000
+GLOBL decodeMerge2AVX2<>(SB), RODATA|NOPTR, $32
+
+DATA decodePackAVX2<>+0(SB)/1, $0x02
+DATA decodePackAVX2<>+1(SB)/1, $0x01
+DATA decodePackAVX2<>+2(SB)/1, $0x00
+DATA decodePackAVX2<>+3(SB)/1, $0x06
+DATA decodePackAVX2<>+4(SB)/1, $0x05
+DATA decodePackAVX2<>+5(SB)/1, $0x04
+DATA decodePackAVX2<>+6(SB)/1, $0x0a
+DATA decodePackAVX2<>+7(SB)/1, $0x09
+DATA decodePackAVX2<>+8(SB)/1, $0x08
+DATA decodePackAVX2<>+9(SB)/1, $0x0e
+DATA decodePackAVX2<>+10(SB)/1, $0x0d
+DATA decodePackAVX2<>+11(SB)/1, $0x0c
+DATA decodePackAVX2<>+12(SB)/1, $0x80
+DATA decodePackAVX2<>+13(SB)/1, $0x80
+DATA decodePackAVX2<>+14(SB)/1, $0x80
+DATA decodePackAVX2<>+15(SB)/1, $0x80
+DATA decodePackAVX2<>+16(SB)/1, $0x02
+DATA decodePackAVX2<>+17(SB)/1, $0x01
+DATA decodePackAVX2<>+18(SB)/1, $0x00
+DATA decodePackAVX2<>+19(SB)/1, $0x06
+DATA decodePackAVX2<>+20(SB)/1, $0x05
+DATA decodePackAVX2<>+21(SB)/1, $0x04
+DATA decodePackAVX2<>+22(SB)/1, $0x0a
+DATA decodePackAVX2<>+23(SB)/1, $0x09
+DATA decodePackAVX2<>+24(SB)/1, $0x08
+DATA decodePackAVX2<>+25(SB)/1, $0x0e
+DATA decodePackAVX2<>+26(SB)/1, $0x0d
+DATA decodePackAVX2<>+27(SB)/1, $0x0c
+DATA decodePackAVX2<>+28(SB)/1, $0x80
+DATA decodePackAVX2<>+29(SB)/1, $0x80
+DATA decodePackAVX2<>+30(SB)/1, $0x80
+DATA decodePackAVX2<>+31(SB)/1, $0x80
+GLOBL decodePackAVX2<>(SB), RODATA|NOPTR, $32
