@@ -825,101 +825,142 @@ TEXT ·encodeBase64AVX2(SB), NOSPLIT, $0-64
 	CMPQ           CX, $0x20
 	JB             encodeBase64AVX2_ret
 	VBROADCASTI128 (SI), Y0
-	VMOVDQU        encodeShuffleAVX2<>+0(SB), Y1
+	VMOVDQU        encodeShuffleAVX2_0<>+0(SB), Y1
 	VPBROADCASTB   encodeC51<>+0(SB), Y2
 	VPBROADCASTB   encodeC25<>+0(SB), Y3
+	VPBROADCASTD   encodeMask1<>+0(SB), Y4
+	VPBROADCASTD   encodeMul1<>+0(SB), Y5
+	VPBROADCASTD   encodeMask2<>+0(SB), Y6
+	VPBROADCASTD   encodeMul2<>+0(SB), Y7
+	VMOVDQU        (DX), X8
+	VINSERTI128    $0x01, 8(DX), Y8, Y8
+	VPSHUFB        encodeShuffleAVX2_4<>+0(SB), Y8, Y8
+	VPAND          Y4, Y8, Y9
+	VPMULHUW       Y5, Y9, Y9
+	VPAND          Y6, Y8, Y10
+	VPMULLW        Y7, Y10, Y10
+	VPOR           Y9, Y10, Y10
+	VPSUBUSB       Y2, Y10, Y9
+	VPCMPGTB       Y3, Y10, Y8
+	VPSUBB         Y8, Y9, Y9
+	VPSHUFB        Y9, Y0, Y9
+	VPADDB         Y9, Y10, Y10
+	VMOVDQU        Y10, (AX)
+	ADDQ           $0x00000018, DX
+	ADDQ           $0x00000020, AX
+	SUBQ           $0x00000018, BX
+	SUBQ           $0x00000020, CX
 
 encodeBase64AVX2_loop4:
-	CMPQ        BX, $0x00000060
-	JB          encodeBase64AVX2_loop1
-	CMPQ        CX, $0x00000080
-	JB          encodeBase64AVX2_loop1
-	VMOVDQU     (DX), X4
-	VINSERTI128 $0x01, 8(DX), Y4, Y4
-	VPSHUFB     Y1, Y4, Y4
-	VPAND       encodeMask1<>+0(SB), Y4, Y5
-	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
-	VPAND       encodeMask2<>+0(SB), Y4, Y6
-	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
-	VPOR        Y5, Y6, Y6
-	VPSUBUSB    Y2, Y6, Y5
-	VPCMPGTB    Y3, Y6, Y4
-	VPSUBB      Y4, Y5, Y5
-	VPSHUFB     Y5, Y0, Y5
-	VPADDB      Y5, Y6, Y6
-	VMOVDQU     Y6, (AX)
-	VMOVDQU     24(DX), X7
-	VINSERTI128 $0x01, 32(DX), Y7, Y7
-	VPSHUFB     Y1, Y7, Y7
-	VPAND       encodeMask1<>+0(SB), Y7, Y5
-	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
-	VPAND       encodeMask2<>+0(SB), Y7, Y6
-	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
-	VPOR        Y5, Y6, Y6
-	VPSUBUSB    Y2, Y6, Y5
-	VPCMPGTB    Y3, Y6, Y7
-	VPSUBB      Y7, Y5, Y5
-	VPSHUFB     Y5, Y0, Y5
-	VPADDB      Y5, Y6, Y6
-	VMOVDQU     Y6, 32(AX)
-	VMOVDQU     48(DX), X8
-	VINSERTI128 $0x01, 56(DX), Y8, Y8
-	VPSHUFB     Y1, Y8, Y8
-	VPAND       encodeMask1<>+0(SB), Y8, Y5
-	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
-	VPAND       encodeMask2<>+0(SB), Y8, Y6
-	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
-	VPOR        Y5, Y6, Y6
-	VPSUBUSB    Y2, Y6, Y5
-	VPCMPGTB    Y3, Y6, Y8
-	VPSUBB      Y8, Y5, Y5
-	VPSHUFB     Y5, Y0, Y5
-	VPADDB      Y5, Y6, Y6
-	VMOVDQU     Y6, 64(AX)
-	VMOVDQU     72(DX), X9
-	VINSERTI128 $0x01, 80(DX), Y9, Y9
-	VPSHUFB     Y1, Y9, Y9
-	VPAND       encodeMask1<>+0(SB), Y9, Y5
-	VPMULHUW    encodeMul1<>+0(SB), Y5, Y5
-	VPAND       encodeMask2<>+0(SB), Y9, Y6
-	VPMULLW     encodeMul2<>+0(SB), Y6, Y6
-	VPOR        Y5, Y6, Y6
-	VPSUBUSB    Y2, Y6, Y5
-	VPCMPGTB    Y3, Y6, Y9
-	VPSUBB      Y9, Y5, Y5
-	VPSHUFB     Y5, Y0, Y5
-	VPADDB      Y5, Y6, Y6
-	VMOVDQU     Y6, 96(AX)
-	ADDQ        $0x00000060, DX
-	ADDQ        $0x00000080, AX
-	SUBQ        $0x00000060, BX
-	SUBQ        $0x00000080, CX
-	JMP         encodeBase64AVX2_loop4
+	CMPQ     BX, $0x00000064
+	JB       encodeBase64AVX2_loop1
+	CMPQ     CX, $0x00000080
+	JB       encodeBase64AVX2_loop1
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, (AX)
+	VMOVDQU  20(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 32(AX)
+	VMOVDQU  44(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 64(AX)
+	VMOVDQU  68(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 96(AX)
+	ADDQ     $0x00000060, DX
+	ADDQ     $0x00000080, AX
+	SUBQ     $0x00000060, BX
+	SUBQ     $0x00000080, CX
+	JMP      encodeBase64AVX2_loop4
 
 encodeBase64AVX2_loop1:
+	CMPQ     BX, $0x0000001c
+	JB       encodeBase64AVX2_last
+	CMPQ     CX, $0x00000020
+	JB       encodeBase64AVX2_last
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, (AX)
+	ADDQ     $0x00000018, DX
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000018, BX
+	SUBQ     $0x00000020, CX
+	JMP      encodeBase64AVX2_loop1
+
+encodeBase64AVX2_last:
 	CMPQ        BX, $0x00000018
 	JB          encodeBase64AVX2_done
 	CMPQ        CX, $0x00000020
 	JB          encodeBase64AVX2_done
-	VMOVDQU     (DX), X10
-	VINSERTI128 $0x01, 8(DX), Y10, Y10
-	VPSHUFB     Y1, Y10, Y10
-	VPAND       encodeMask1<>+0(SB), Y10, Y4
-	VPMULHUW    encodeMul1<>+0(SB), Y4, Y4
-	VPAND       encodeMask2<>+0(SB), Y10, Y5
-	VPMULLW     encodeMul2<>+0(SB), Y5, Y5
-	VPOR        Y4, Y5, Y5
-	VPSUBUSB    Y2, Y5, Y4
-	VPCMPGTB    Y3, Y5, Y10
-	VPSUBB      Y10, Y4, Y4
-	VPSHUFB     Y4, Y0, Y4
-	VPADDB      Y4, Y5, Y5
-	VMOVDQU     Y5, (AX)
+	VMOVDQU     (DX), X11
+	VINSERTI128 $0x01, 8(DX), Y11, Y11
+	VPSHUFB     encodeShuffleAVX2_4<>+0(SB), Y11, Y11
+	VPAND       Y4, Y11, Y1
+	VPMULHUW    Y5, Y1, Y1
+	VPAND       Y6, Y11, Y4
+	VPMULLW     Y7, Y4, Y4
+	VPOR        Y1, Y4, Y4
+	VPSUBUSB    Y2, Y4, Y1
+	VPCMPGTB    Y3, Y4, Y11
+	VPSUBB      Y11, Y1, Y1
+	VPSHUFB     Y1, Y0, Y1
+	VPADDB      Y1, Y4, Y4
+	VMOVDQU     Y4, (AX)
 	ADDQ        $0x00000018, DX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000018, BX
 	SUBQ        $0x00000020, CX
-	JMP         encodeBase64AVX2_loop1
 
 encodeBase64AVX2_done:
 	VZEROUPPER
@@ -929,39 +970,39 @@ encodeBase64AVX2_ret:
 	MOVQ DX, ret+56(FP)
 	RET
 
-DATA encodeShuffleAVX2<>+0(SB)/1, $0x01
-DATA encodeShuffleAVX2<>+1(SB)/1, $0x00
-DATA encodeShuffleAVX2<>+2(SB)/1, $0x02
-DATA encodeShuffleAVX2<>+3(SB)/1, $0x01
-DATA encodeShuffleAVX2<>+4(SB)/1, $0x04
-DATA encodeShuffleAVX2<>+5(SB)/1, $0x03
-DATA encodeShuffleAVX2<>+6(SB)/1, $0x05
-DATA encodeShuffleAVX2<>+7(SB)/1, $0x04
-DATA encodeShuffleAVX2<>+8(SB)/1, $0x07
-DATA encodeShuffleAVX2<>+9(SB)/1, $0x06
-DATA encodeShuffleAVX2<>+10(SB)/1, $0x08
-DATA encodeShuffleAVX2<>+11(SB)/1, $0x07
-DATA encodeShuffleAVX2<>+12(SB)/1, $0x0a
-DATA encodeShuffleAVX2<>+13(SB)/1, $0x09
-DATA encodeShuffleAVX2<>+14(SB)/1, $0x0b
-DATA encodeShuffleAVX2<>+15(SB)/1, $0x0a
-DATA encodeShuffleAVX2<>+16(SB)/1, $0x05
-DATA encodeShuffleAVX2<>+17(SB)/1, $0x04
-DATA encodeShuffleAVX2<>+18(SB)/1, $0x06
-DATA encodeShuffleAVX2<>+19(SB)/1, $0x05
-DATA encodeShuffleAVX2<>+20(SB)/1, $0x08
-DATA encodeShuffleAVX2<>+21(SB)/1, $0x07
-DATA encodeShuffleAVX2<>+22(SB)/1, $0x09
-DATA encodeShuffleAVX2<>+23(SB)/1, $0x08
-DATA encodeShuffleAVX2<>+24(SB)/1, $0x0b
-DATA encodeShuffleAVX2<>+25(SB)/1, $0x0a
-DATA encodeShuffleAVX2<>+26(SB)/1, $0x0c
-DATA encodeShuffleAVX2<>+27(SB)/1, $0x0b
-DATA encodeShuffleAVX2<>+28(SB)/1, $0x0e
-DATA encodeShuffleAVX2<>+29(SB)/1, $0x0d
-DATA encodeShuffleAVX2<>+30(SB)/1, $0x0f
-DATA encodeShuffleAVX2<>+31(SB)/1, $0x0e
-GLOBL encodeShuffleAVX2<>(SB), RODATA|NOPTR, $32
+DATA encodeShuffleAVX2_0<>+0(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+1(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+2(SB)/1, $0x06
+DATA encodeShuffleAVX2_0<>+3(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+4(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+5(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+6(SB)/1, $0x09
+DATA encodeShuffleAVX2_0<>+7(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+8(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+9(SB)/1, $0x0a
+DATA encodeShuffleAVX2_0<>+10(SB)/1, $0x0c
+DATA encodeShuffleAVX2_0<>+11(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+12(SB)/1, $0x0e
+DATA encodeShuffleAVX2_0<>+13(SB)/1, $0x0d
+DATA encodeShuffleAVX2_0<>+14(SB)/1, $0x0f
+DATA encodeShuffleAVX2_0<>+15(SB)/1, $0x0e
+DATA encodeShuffleAVX2_0<>+16(SB)/1, $0x01
+DATA encodeShuffleAVX2_0<>+17(SB)/1, $0x00
+DATA encodeShuffleAVX2_0<>+18(SB)/1, $0x02
+DATA encodeShuffleAVX2_0<>+19(SB)/1, $0x01
+DATA encodeShuffleAVX2_0<>+20(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+21(SB)/1, $0x03
+DATA encodeShuffleAVX2_0<>+22(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+23(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+24(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+25(SB)/1, $0x06
+DATA encodeShuffleAVX2_0<>+26(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+27(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+28(SB)/1, $0x0a
+DATA encodeShuffleAVX2_0<>+29(SB)/1, $0x09
+DATA encodeShuffleAVX2_0<>+30(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+31(SB)/1, $0x0a
+GLOBL encodeShuffleAVX2_0<>(SB), RODATA|NOPTR, $32
 
 DATA encodeC51<>+0(SB)/1, $0x33
 GLOBL encodeC51<>(SB), RODATA|NOPTR, $1
@@ -970,44 +1011,50 @@ DATA encodeC25<>+0(SB)/1, $0x19
 GLOBL encodeC25<>(SB), RODATA|NOPTR, $1
 
 DATA encodeMask1<>+0(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+4(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+8(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+12(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+16(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+20(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+24(SB)/4, $0x0fc0fc00
-DATA encodeMask1<>+28(SB)/4, $0x0fc0fc00
-GLOBL encodeMask1<>(SB), RODATA|NOPTR, $32
+GLOBL encodeMask1<>(SB), RODATA|NOPTR, $4
 
 DATA encodeMul1<>+0(SB)/4, $0x04000040
-DATA encodeMul1<>+4(SB)/4, $0x04000040
-DATA encodeMul1<>+8(SB)/4, $0x04000040
-DATA encodeMul1<>+12(SB)/4, $0x04000040
-DATA encodeMul1<>+16(SB)/4, $0x04000040
-DATA encodeMul1<>+20(SB)/4, $0x04000040
-DATA encodeMul1<>+24(SB)/4, $0x04000040
-DATA encodeMul1<>+28(SB)/4, $0x04000040
-GLOBL encodeMul1<>(SB), RODATA|NOPTR, $32
+GLOBL encodeMul1<>(SB), RODATA|NOPTR, $4
 
 DATA encodeMask2<>+0(SB)/4, $0x003f03f0
-DATA encodeMask2<>+4(SB)/4, $0x003f03f0
-DATA encodeMask2<>+8(SB)/4, $0x003f03f0
-DATA encodeMask2<>+12(SB)/4, $0x003f03f0
-DATA encodeMask2<>+16(SB)/4, $0x003f03f0
-DATA encodeMask2<>+20(SB)/4, $0x003f03f0
-DATA encodeMask2<>+24(SB)/4, $0x003f03f0
-DATA encodeMask2<>+28(SB)/4, $0x003f03f0
-GLOBL encodeMask2<>(SB), RODATA|NOPTR, $32
+GLOBL encodeMask2<>(SB), RODATA|NOPTR, $4
 
 DATA encodeMul2<>+0(SB)/4, $0x01000010
-DATA encodeMul2<>+4(SB)/4, $0x01000010
-DATA encodeMul2<>+8(SB)/4, $0x01000010
-DATA encodeMul2<>+12(SB)/4, $0x01000010
-DATA encodeMul2<>+16(SB)/4, $0x01000010
-DATA encodeMul2<>+20(SB)/4, $0x01000010
-DATA encodeMul2<>+24(SB)/4, $0x01000010
-DATA encodeMul2<>+28(SB)/4, $0x01000010
-GLOBL encodeMul2<>(SB), RODATA|NOPTR, $32
+GLOBL encodeMul2<>(SB), RODATA|NOPTR, $4
+
+DATA encodeShuffleAVX2_4<>+0(SB)/1, $0x01
+DATA encodeShuffleAVX2_4<>+1(SB)/1, $0x00
+DATA encodeShuffleAVX2_4<>+2(SB)/1, $0x02
+DATA encodeShuffleAVX2_4<>+3(SB)/1, $0x01
+DATA encodeShuffleAVX2_4<>+4(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+5(SB)/1, $0x03
+DATA encodeShuffleAVX2_4<>+6(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+7(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+8(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+9(SB)/1, $0x06
+DATA encodeShuffleAVX2_4<>+10(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+11(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+12(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+13(SB)/1, $0x09
+DATA encodeShuffleAVX2_4<>+14(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+15(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+16(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+17(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+18(SB)/1, $0x06
+DATA encodeShuffleAVX2_4<>+19(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+20(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+21(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+22(SB)/1, $0x09
+DATA encodeShuffleAVX2_4<>+23(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+24(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+25(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+26(SB)/1, $0x0c
+DATA encodeShuffleAVX2_4<>+27(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+28(SB)/1, $0x0e
+DATA encodeShuffleAVX2_4<>+29(SB)/1, $0x0d
+DATA encodeShuffleAVX2_4<>+30(SB)/1, $0x0f
+DATA encodeShuffleAVX2_4<>+31(SB)/1, $0x0e
+GLOBL encodeShuffleAVX2_4<>(SB), RODATA|NOPTR, $32
 
 // func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 // Requires: AVX, AVX2
@@ -1029,88 +1076,91 @@ TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
 	VMOVDQU        decodePermA<>+0(SB), Y5
 	VMOVDQU        decodePermB<>+0(SB), Y6
 	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTB   decodeEight<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y8
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y9
 
 decodeBase64AVX2_loop4:
 	CMPQ       BX, $0x00000080
 	JB         decodeBase64AVX2_loop1
 	CMPQ       CX, $0x00000060
 	JB         decodeBase64AVX2_loop1
-	VMOVDQU    (DX), Y7
-	VPSRLD     $0x04, Y7, Y8
-	VPAND      Y3, Y8, Y8
-	VPAND      Y3, Y7, Y9
-	VPSHUFB    Y9, Y0, Y9
-	VPSHUFB    Y8, Y1, Y10
-	VPAND      Y9, Y10, Y10
-	VPCMPEQB   Y4, Y7, Y9
-	VPAND      decodeEight<>+0(SB), Y9, Y9
-	VPADDB     Y9, Y8, Y8
-	VPSHUFB    Y8, Y2, Y8
-	VPADDB     Y8, Y7, Y7
-	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y7, Y7
-	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y7, Y7
-	VPSHUFB    decodePackAVX2<>+0(SB), Y7, Y7
-	VMOVDQU    32(DX), Y8
-	VPSRLD     $0x04, Y8, Y9
-	VPAND      Y3, Y9, Y9
-	VPAND      Y3, Y8, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y9, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y8, Y11
-	VPAND      decodeEight<>+0(SB), Y11, Y11
-	VPADDB     Y11, Y9, Y9
-	VPSHUFB    Y9, Y2, Y9
-	VPADDB     Y9, Y8, Y8
-	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y8, Y8
-	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y8, Y8
-	VPSHUFB    decodePackAVX2<>+0(SB), Y8, Y8
-	VPOR       Y10, Y12, Y10
-	VPTEST     Y10, Y10
+	VMOVDQU    (DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y7, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y8, Y10, Y10
+	VPMADDWD   Y9, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    32(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y7, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y8, Y11, Y11
+	VPMADDWD   Y9, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
 	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y7, Y5, Y7
-	VPERMD     Y8, Y6, Y8
-	VPBLENDD   $0xc0, Y8, Y7, Y7
-	VMOVDQU    Y7, (AX)
-	VMOVDQU    X8, 32(AX)
-	VMOVDQU    64(DX), Y7
-	VPSRLD     $0x04, Y7, Y8
-	VPAND      Y3, Y8, Y8
-	VPAND      Y3, Y7, Y9
-	VPSHUFB    Y9, Y0, Y9
-	VPSHUFB    Y8, Y1, Y10
-	VPAND      Y9, Y10, Y10
-	VPCMPEQB   Y4, Y7, Y9
-	VPAND      decodeEight<>+0(SB), Y9, Y9
-	VPADDB     Y9, Y8, Y8
-	VPSHUFB    Y8, Y2, Y8
-	VPADDB     Y8, Y7, Y7
-	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y7, Y7
-	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y7, Y7
-	VPSHUFB    decodePackAVX2<>+0(SB), Y7, Y7
-	VMOVDQU    96(DX), Y8
-	VPSRLD     $0x04, Y8, Y9
-	VPAND      Y3, Y9, Y9
-	VPAND      Y3, Y8, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y9, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y8, Y11
-	VPAND      decodeEight<>+0(SB), Y11, Y11
-	VPADDB     Y11, Y9, Y9
-	VPSHUFB    Y9, Y2, Y9
-	VPADDB     Y9, Y8, Y8
-	VPMADDUBSW decodeMerge1AVX2<>+0(SB), Y8, Y8
-	VPMADDWD   decodeMerge2AVX2<>+0(SB), Y8, Y8
-	VPSHUFB    decodePackAVX2<>+0(SB), Y8, Y8
-	VPOR       Y10, Y12, Y10
-	VPTEST     Y10, Y10
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, (AX)
+	VMOVDQU    X11, 32(AX)
+	VMOVDQU    64(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y7, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y8, Y10, Y10
+	VPMADDWD   Y9, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    96(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y7, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y8, Y11, Y11
+	VPMADDWD   Y9, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
 	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y7, Y5, Y7
-	VPERMD     Y8, Y6, Y8
-	VPBLENDD   $0xc0, Y8, Y7, Y7
-	VMOVDQU    Y7, 48(AX)
-	VMOVDQU    X8, 80(AX)
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, 48(AX)
+	VMOVDQU    X11, 80(AX)
 	ADDQ       $0x00000080, DX
 	ADDQ       $0x00000060, AX
 	SUBQ       $0x00000080, BX
@@ -1123,21 +1173,21 @@ decodeBase64AVX2_loop1:
 	CMPQ         CX, $0x00000018
 	JB           decodeBase64AVX2_done
 	VMOVDQU      (DX), Y6
-	VPSRLD       $0x04, Y6, Y7
-	VPAND        Y3, Y7, Y7
-	VPAND        Y3, Y6, Y8
-	VPSHUFB      Y8, Y0, Y8
-	VPSHUFB      Y7, Y1, Y9
-	VPAND        Y8, Y9, Y9
-	VPCMPEQB     Y4, Y6, Y8
-	VPAND        decodeEight<>+0(SB), Y8, Y8
-	VPADDB       Y8, Y7, Y7
-	VPSHUFB      Y7, Y2, Y7
-	VPADDB       Y7, Y6, Y6
-	VPMADDUBSW   decodeMerge1AVX2<>+0(SB), Y6, Y6
-	VPMADDWD     decodeMerge2AVX2<>+0(SB), Y6, Y6
+	VPSRLD       $0x04, Y6, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y6, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y6, Y11
+	VPAND        Y7, Y11, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y6, Y6
+	VPMADDUBSW   Y8, Y6, Y6
+	VPMADDWD     Y9, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y9, Y9
+	VPTEST       Y12, Y12
 	JNZ          decodeBase64AVX2_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
@@ -1180,35 +1230,8 @@ DATA decodePermB<>+24(SB)/4, $0x00000000
 DATA decodePermB<>+28(SB)/4, $0x00000001
 GLOBL decodePermB<>(SB), RODATA|NOPTR, $32
 
-DATA decodeEight<>+0(SB)/4, $0x08080808
-DATA decodeEight<>+4(SB)/4, $0x08080808
-DATA decodeEight<>+8(SB)/4, $0x08080808
-DATA decodeEight<>+12(SB)/4, $0x08080808
-DATA decodeEight<>+16(SB)/4, $0x08080808
-DATA decodeEight<>+20(SB)/4, $0x08080808
-DATA decodeEight<>+24(SB)/4, $0x08080808
-DATA decodeEight<>+28(SB)/4, $0x08080808
-GLOBL decodeEight<>(SB), RODATA|NOPTR, $32
-
-DATA decodeMerge1AVX2<>+0(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+4(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+8(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+12(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+16(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+20(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+24(SB)/4, $0x01400140
-DATA decodeMerge1AVX2<>+28(SB)/4, $0x01400140
-GLOBL decodeMerge1AVX2<>(SB), RODATA|NOPTR, $32
-
-DATA decodeMerge2AVX2<>+0(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+4(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+8(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+12(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+16(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+20(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+24(SB)/4, $0x00011000
-DATA decodeMerge2AVX2<>+28(SB)/4, $0x00011000
-GLOBL decodeMerge2AVX2<>(SB), RODATA|NOPTR, $32
+DATA decodeEight<>+0(SB)/1, $0x08
+GLOBL decodeEight<>(SB), RODATA|NOPTR, $1
 
 DATA decodePackAVX2<>+0(SB)/1, $0x02
 DATA decodePackAVX2<>+1(SB)/1, $0x01

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -59,27 +61,38 @@ func encodeAVX2() {
 	CMPQ(e.dstLen, U8(32))
 	JB(LabelRef(e.l("ret")))
 
-	k := &avx2EncodeConsts{shift: YMM(), shuffle: YMM(), c51: YMM(), c25: YMM()}
+	k := &avx2EncodeConsts{shift: YMM(), shuffle: YMM(), c51: YMM(), c25: YMM(),
+		mask1: YMM(), mul1: YMM(), mask2: YMM(), mul2: YMM()}
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2EncodeShift}, k.shift)
-	VMOVDQU(encodeShuffleAVX2(), k.shuffle)
+	VMOVDQU(encodeShuffleAVX2(0), k.shuffle)
 	VPBROADCASTB(constant("encodeC51", func() Mem { return ConstData("encodeC51", U8(51)) }), k.c51)
 	VPBROADCASTB(constant("encodeC25", func() Mem { return ConstData("encodeC25", U8(25)) }), k.c25)
-	k.mask1 = broadcastConst32("encodeMask1", 0x0fc0fc00)
-	k.mul1 = broadcastConst32("encodeMul1", 0x04000040)
-	k.mask2 = broadcastConst32("encodeMask2", 0x003f03f0)
-	k.mul2 = broadcastConst32("encodeMul2", 0x01000010)
+	VPBROADCASTD(constant("encodeMask1", func() Mem { return ConstData("encodeMask1", U32(0x0fc0fc00)) }), k.mask1)
+	VPBROADCASTD(constant("encodeMul1", func() Mem { return ConstData("encodeMul1", U32(0x04000040)) }), k.mul1)
+	VPBROADCASTD(constant("encodeMask2", func() Mem { return ConstData("encodeMask2", U32(0x003f03f0)) }), k.mask2)
+	VPBROADCASTD(constant("encodeMul2", func() Mem { return ConstData("encodeMul2", U32(0x01000010)) }), k.mul2)
 
-	loopAVX2(e.l("loop4"), e.l("loop1"), e.srcLen, e.dstLen, 24*unroll, 32*unroll)
+	// The first block loads its two halves; the loops then load 32 bytes
+	// from 4 before the block, which the previous block read, while 4 bytes
+	// past it remain; the last block, if that leaves one, loads halves again.
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false)
+	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
+
+	loopAVX2(e.l("loop4"), e.l("loop1"), e.srcLen, e.dstLen, 24*unroll+4, 32*unroll)
 	for u := 0; u < unroll; u++ {
-		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u})
+		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u}, true)
 	}
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24*unroll, 32*unroll)
 	JMP(LabelRef(e.l("loop4")))
 
-	loopAVX2(e.l("loop1"), e.l("done"), e.srcLen, e.dstLen, 24, 32)
-	k.block(Mem{Base: e.src}, Mem{Base: e.dst})
+	loopAVX2(e.l("loop1"), e.l("last"), e.srcLen, e.dstLen, 24+4, 32)
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, true)
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 	JMP(LabelRef(e.l("loop1")))
+
+	loopAVX2(e.l("last"), e.l("done"), e.srcLen, e.dstLen, 24, 32)
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false)
+	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
 	Label(e.l("done"))
 	VZEROUPPER()
@@ -89,19 +102,24 @@ func encodeAVX2() {
 	RET()
 }
 
-// avx2EncodeConsts holds the encoder's constants: registers, and memory
-// operands for the multiply masks and factors (used once per block).
+// avx2EncodeConsts holds the encoder's constants, in registers.
 type avx2EncodeConsts struct {
 	shift, shuffle, c51, c25 VecVirtual
-	mask1, mul1, mask2, mul2 Mem
+	mask1, mul1, mask2, mul2 VecVirtual
 }
 
-// block encodes the 24 bytes at s into the 32 characters at d.
-func (k *avx2EncodeConsts) block(s, d Mem) {
+// block encodes the 24 bytes at s into the 32 characters at d. With back,
+// it loads s[-4:28] (which must be readable) instead of s[0:16] and s[8:24].
+func (k *avx2EncodeConsts) block(s, d Mem, back bool) {
 	in, t, idx := YMM(), YMM(), YMM()
-	VMOVDQU(s, in.AsX())
-	VINSERTI128(U8(1), s.Offset(8), in, in)
-	VPSHUFB(k.shuffle, in, in)
+	if back {
+		VMOVDQU(s.Offset(-4), in)
+		VPSHUFB(k.shuffle, in, in)
+	} else {
+		VMOVDQU(s, in.AsX())
+		VINSERTI128(U8(1), s.Offset(8), in, in)
+		VPSHUFB(encodeShuffleAVX2(4), in, in)
+	}
 	VPAND(k.mask1, in, t)
 	VPMULHUW(k.mul1, t, t)
 	VPAND(k.mask2, in, idx)
@@ -115,30 +133,21 @@ func (k *avx2EncodeConsts) block(s, d Mem) {
 	VMOVDQU(idx, d)
 }
 
-// encodeShuffleAVX2 is the VPSHUFB control of the encoder: in the low lane,
-// dword i takes bytes 3i+1, 3i, 3i+2, 3i+1; in the high lane, which holds
-// src[8:24], the same from byte 4 on.
-func encodeShuffleAVX2() Mem {
-	return constant("encodeShuffleAVX2", func() Mem {
-		m := GLOBL("encodeShuffleAVX2", RODATA|NOPTR)
-		for lane, base := range []int{0, 4} {
+// encodeShuffleAVX2 is the VPSHUFB control of the encoder for a block whose
+// first 12 bytes start at byte 4-high of the low lane and the next 12 at
+// byte high of the high lane: dword i of a lane takes its bytes 3i+1, 3i,
+// 3i+2, 3i+1 from there. high is 0 for a load of s[-4:28], 4 for s[0:16]
+// and s[8:24].
+func encodeShuffleAVX2(high int) Mem {
+	name := fmt.Sprintf("encodeShuffleAVX2_%d", high)
+	return constant(name, func() Mem {
+		m := GLOBL(name, RODATA|NOPTR)
+		for lane, base := range []int{4 - high, high} {
 			for i := 0; i < 4; i++ {
 				for j, off := range []int{1, 0, 2, 1} {
 					DATA(16*lane+4*i+j, U8(base+3*i+off))
 				}
 			}
-		}
-		return m
-	})
-}
-
-// broadcastConst32 is a 32-byte data symbol holding v in each dword, for
-// use as a memory operand.
-func broadcastConst32(name string, v uint32) Mem {
-	return constant(name, func() Mem {
-		m := GLOBL(name, RODATA|NOPTR)
-		for i := 0; i < 8; i++ {
-			DATA(4*i, U32(v))
 		}
 		return m
 	})
@@ -214,7 +223,8 @@ func decodeAVX2() {
 	CMPQ(d.dstLen, U8(24))
 	JB(LabelRef(d.l("ret")))
 
-	k := &avx2DecodeConsts{lo: YMM(), hi: YMM(), roll: YMM(), nib: YMM(), fix: YMM(), permA: YMM(), permB: YMM()}
+	k := &avx2DecodeConsts{lo: YMM(), hi: YMM(), roll: YMM(), nib: YMM(), fix: YMM(), permA: YMM(), permB: YMM(),
+		eight: YMM(), merge1: YMM(), merge2: YMM()}
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeLo}, k.lo)
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeHi}, k.hi)
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeRoll}, k.roll)
@@ -222,9 +232,9 @@ func decodeAVX2() {
 	VMOVDQU(dwordConst("decodePermA", []uint32{0, 1, 2, 4, 5, 6, 7, 7}), k.permA)
 	VMOVDQU(dwordConst("decodePermB", []uint32{2, 4, 5, 6, 0, 0, 0, 1}), k.permB)
 	VPBROADCASTB(Mem{Base: lut, Disp: avx2DecodeFix}, k.fix)
-	k.eight = broadcastConst32("decodeEight", 0x08080808)
-	k.merge1 = broadcastConst32("decodeMerge1AVX2", 0x01400140)
-	k.merge2 = broadcastConst32("decodeMerge2AVX2", 0x00011000)
+	VPBROADCASTB(constant("decodeEight", func() Mem { return ConstData("decodeEight", U8(8)) }), k.eight)
+	VPBROADCASTD(constant("decodeMerge1", func() Mem { return ConstData("decodeMerge1", U32(0x01400140)) }), k.merge1)
+	VPBROADCASTD(constant("decodeMerge2", func() Mem { return ConstData("decodeMerge2", U32(0x00011000)) }), k.merge2)
 	k.pack = decodePackAVX2()
 
 	loopAVX2(d.l("loop4"), d.l("loop1"), d.srcLen, d.dstLen, 32*unroll, 24*unroll)
@@ -255,11 +265,12 @@ func decodeAVX2() {
 	RET()
 }
 
-// avx2DecodeConsts holds the decoder's constants: registers, and memory
-// operands for those used once per block.
+// avx2DecodeConsts holds the decoder's constants: registers, and a memory
+// operand for the pack control (all 16 registers are taken otherwise).
 type avx2DecodeConsts struct {
 	lo, hi, roll, nib, fix, permA, permB VecVirtual
-	eight, merge1, merge2, pack          Mem
+	eight, merge1, merge2                VecVirtual
+	pack                                 Mem
 }
 
 // block decodes the 32 characters at s into v: bytes 0..11 of each lane
