@@ -1056,6 +1056,166 @@ DATA encodeShuffleAVX2_4<>+30(SB)/1, $0x0f
 DATA encodeShuffleAVX2_4<>+31(SB)/1, $0x0e
 GLOBL encodeShuffleAVX2_4<>(SB), RODATA|NOPTR, $32
 
+// func encodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·encodeBase64AVX2NT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x18
+	JB             encodeBase64AVX2NT_ret
+	CMPQ           CX, $0x20
+	JB             encodeBase64AVX2NT_ret
+	VBROADCASTI128 (SI), Y0
+	VMOVDQU        encodeShuffleAVX2_0<>+0(SB), Y1
+	VPBROADCASTB   encodeC51<>+0(SB), Y2
+	VPBROADCASTB   encodeC25<>+0(SB), Y3
+	VPBROADCASTD   encodeMask1<>+0(SB), Y4
+	VPBROADCASTD   encodeMul1<>+0(SB), Y5
+	VPBROADCASTD   encodeMask2<>+0(SB), Y6
+	VPBROADCASTD   encodeMul2<>+0(SB), Y7
+	VMOVDQU        (DX), X8
+	VINSERTI128    $0x01, 8(DX), Y8, Y8
+	VPSHUFB        encodeShuffleAVX2_4<>+0(SB), Y8, Y8
+	VPAND          Y4, Y8, Y9
+	VPMULHUW       Y5, Y9, Y9
+	VPAND          Y6, Y8, Y10
+	VPMULLW        Y7, Y10, Y10
+	VPOR           Y9, Y10, Y10
+	VPSUBUSB       Y2, Y10, Y9
+	VPCMPGTB       Y3, Y10, Y8
+	VPSUBB         Y8, Y9, Y9
+	VPSHUFB        Y9, Y0, Y9
+	VPADDB         Y9, Y10, Y10
+	VMOVDQU        Y10, (AX)
+	ADDQ           $0x00000018, DX
+	ADDQ           $0x00000020, AX
+	SUBQ           $0x00000018, BX
+	SUBQ           $0x00000020, CX
+
+encodeBase64AVX2NT_loop4:
+	CMPQ     BX, $0x00000064
+	JB       encodeBase64AVX2NT_loop1
+	CMPQ     CX, $0x00000080
+	JB       encodeBase64AVX2NT_loop1
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, (AX)
+	VMOVDQU  20(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 32(AX)
+	VMOVDQU  44(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 64(AX)
+	VMOVDQU  68(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 96(AX)
+	ADDQ     $0x00000060, DX
+	ADDQ     $0x00000080, AX
+	SUBQ     $0x00000060, BX
+	SUBQ     $0x00000080, CX
+	JMP      encodeBase64AVX2NT_loop4
+
+encodeBase64AVX2NT_loop1:
+	CMPQ     BX, $0x0000001c
+	JB       encodeBase64AVX2NT_last
+	CMPQ     CX, $0x00000020
+	JB       encodeBase64AVX2NT_last
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, (AX)
+	ADDQ     $0x00000018, DX
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000018, BX
+	SUBQ     $0x00000020, CX
+	JMP      encodeBase64AVX2NT_loop1
+
+encodeBase64AVX2NT_last:
+	CMPQ        BX, $0x00000018
+	JB          encodeBase64AVX2NT_done
+	CMPQ        CX, $0x00000020
+	JB          encodeBase64AVX2NT_done
+	VMOVDQU     (DX), X11
+	VINSERTI128 $0x01, 8(DX), Y11, Y11
+	VPSHUFB     encodeShuffleAVX2_4<>+0(SB), Y11, Y11
+	VPAND       Y4, Y11, Y1
+	VPMULHUW    Y5, Y1, Y1
+	VPAND       Y6, Y11, Y4
+	VPMULLW     Y7, Y4, Y4
+	VPOR        Y1, Y4, Y4
+	VPSUBUSB    Y2, Y4, Y1
+	VPCMPGTB    Y3, Y4, Y11
+	VPSUBB      Y11, Y1, Y1
+	VPSHUFB     Y1, Y0, Y1
+	VPADDB      Y1, Y4, Y4
+	VMOVDQU     Y4, (AX)
+	ADDQ        $0x00000018, DX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000018, BX
+	SUBQ        $0x00000020, CX
+
+encodeBase64AVX2NT_done:
+	SFENCE
+	VZEROUPPER
+
+encodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
 // func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 // Requires: AVX, AVX2
 TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
@@ -1266,3 +1426,159 @@ DATA decodePackAVX2<>+29(SB)/1, $0x80
 DATA decodePackAVX2<>+30(SB)/1, $0x80
 DATA decodePackAVX2<>+31(SB)/1, $0x80
 GLOBL decodePackAVX2<>(SB), RODATA|NOPTR, $32
+
+// func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2NT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2NT_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2NT_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTB   decodeEight<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y8
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y9
+
+decodeBase64AVX2NT_loop4:
+	CMPQ         BX, $0x00000080
+	JB           decodeBase64AVX2NT_loop1
+	CMPQ         CX, $0x00000060
+	JB           decodeBase64AVX2NT_loop1
+	VMOVDQU      (DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y7, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y8, Y10, Y10
+	VPMADDWD     Y9, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      32(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y7, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y8, Y11, Y11
+	VPMADDWD     Y9, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, (AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 16(AX)
+	VMOVNTDQ     X11, 32(AX)
+	VMOVDQU      64(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y7, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y8, Y10, Y10
+	VPMADDWD     Y9, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      96(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y7, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y8, Y11, Y11
+	VPMADDWD     Y9, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, 48(AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 64(AX)
+	VMOVNTDQ     X11, 80(AX)
+	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000060, AX
+	SUBQ         $0x00000080, BX
+	SUBQ         $0x00000060, CX
+	JMP          decodeBase64AVX2NT_loop4
+
+decodeBase64AVX2NT_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2NT_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2NT_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y6, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y6, Y11
+	VPAND        Y7, Y11, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y6, Y6
+	VPMADDUBSW   Y8, Y6, Y6
+	VPMADDWD     Y9, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2NT_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2NT_loop1
+
+decodeBase64AVX2NT_done:
+	SFENCE
+	VZEROUPPER
+
+decodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET

@@ -51,6 +51,13 @@ func decodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[128]byte) int
 //go:noescape
 func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 
+// encodeBase64AVX2NT is encodeBase64AVX2 writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 32-byte aligned.
+//
+//go:noescape
+func encodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+
 // decodeBase64AVX2 decodes whole 32-character blocks of src into 24-byte
 // blocks of dst with the AVX2 table lut of an alphabet, at most
 // min(len(src)/32, len(dst)/24) blocks, and stops before the first block holding
@@ -61,3 +68,10 @@ func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 //
 //go:noescape
 func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2NT is decodeBase64AVX2 writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 16-byte aligned.
+//
+//go:noescape
+func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int

@@ -37,17 +37,18 @@ const (
 //	out := idx + VPSHUFB(shiftTable, cls)
 //
 // The main loop does unroll blocks per iteration, then one block at a time.
-func encodeAVX2() {
-	const name = "encodeBase64AVX2"
+//
+// The nt variant, encodeBase64AVX2NT, writes the loops' blocks with
+// VMOVNTDQ, for outputs far larger than the last-level cache; the caller
+// aligns dst to 32 bytes.
+func encodeAVX2(nt bool) {
+	name := "encodeBase64AVX2"
+	if nt {
+		name += "NT"
+	}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[80]byte) int")
 	Pragma("noescape")
-	Doc(
-		name+" encodes whole 24-byte blocks of src into 32-character",
-		"blocks of dst with the AVX2 table lut of an alphabet whose first 62 characters",
-		"are A-Z, a-z, 0-9, n = min(len(src)/24, len(dst)/32) blocks, and returns n*24,",
-		"the src bytes consumed; it wrote n*32 bytes of dst. It reads only src[:n*24]",
-		"and lut, writes only dst[:n*32], and needs AVX2.",
-	)
+	Doc(encodeAVX2Doc(name, nt)...)
 	e := &encoder{name: name}
 	e.dst = Load(Param("dst").Base(), GP64())
 	e.dstLen = Load(Param("dst").Len(), GP64())
@@ -75,31 +76,52 @@ func encodeAVX2() {
 	// The first block loads its two halves; the loops then load 32 bytes
 	// from 4 before the block, which the previous block read, while 4 bytes
 	// past it remain; the last block, if that leaves one, loads halves again.
-	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false)
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false, false)
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
 	loopAVX2(e.l("loop4"), e.l("loop1"), e.srcLen, e.dstLen, 24*unroll+4, 32*unroll)
 	for u := 0; u < unroll; u++ {
-		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u}, true)
+		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u}, true, nt)
 	}
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24*unroll, 32*unroll)
 	JMP(LabelRef(e.l("loop4")))
 
 	loopAVX2(e.l("loop1"), e.l("last"), e.srcLen, e.dstLen, 24+4, 32)
-	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, true)
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, true, nt)
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 	JMP(LabelRef(e.l("loop1")))
 
 	loopAVX2(e.l("last"), e.l("done"), e.srcLen, e.dstLen, 24, 32)
-	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false)
+	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false, false)
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
 	Label(e.l("done"))
+	if nt {
+		SFENCE()
+	}
 	VZEROUPPER()
 	Label(e.l("ret"))
 	SUBQ(start, e.src)
 	Store(e.src, ReturnIndex(0))
 	RET()
+}
+
+// encodeAVX2Doc is the Go doc comment of the AVX2 encode kernel name.
+func encodeAVX2Doc(name string, nt bool) []string {
+	if nt {
+		return []string{
+			name + " is encodeBase64AVX2 writing most of dst with",
+			"non-temporal stores (past the caches), for outputs much larger than the",
+			"last-level cache; dst must be 32-byte aligned.",
+		}
+	}
+	return []string{
+		name + " encodes whole 24-byte blocks of src into 32-character",
+		"blocks of dst with the AVX2 table lut of an alphabet whose first 62 characters",
+		"are A-Z, a-z, 0-9, n = min(len(src)/24, len(dst)/32) blocks, and returns n*24,",
+		"the src bytes consumed; it wrote n*32 bytes of dst. It reads only src[:n*24]",
+		"and lut, writes only dst[:n*32], and needs AVX2.",
+	}
 }
 
 // avx2EncodeConsts holds the encoder's constants, in registers.
@@ -108,9 +130,10 @@ type avx2EncodeConsts struct {
 	mask1, mul1, mask2, mul2 VecVirtual
 }
 
-// block encodes the 24 bytes at s into the 32 characters at d. With back,
-// it loads s[-4:28] (which must be readable) instead of s[0:16] and s[8:24].
-func (k *avx2EncodeConsts) block(s, d Mem, back bool) {
+// block encodes the 24 bytes at s into the 32 characters at d, with a
+// non-temporal store when ntStore. With back, it loads s[-4:28] (which must
+// be readable) instead of s[0:16] and s[8:24].
+func (k *avx2EncodeConsts) block(s, d Mem, back, ntStore bool) {
 	in, t, idx := YMM(), YMM(), YMM()
 	if back {
 		VMOVDQU(s.Offset(-4), in)
@@ -130,7 +153,11 @@ func (k *avx2EncodeConsts) block(s, d Mem, back bool) {
 	VPSUBB(in, t, t)
 	VPSHUFB(t, k.shift, t)
 	VPADDB(t, idx, idx)
-	VMOVDQU(idx, d)
+	if ntStore {
+		VMOVNTDQ(idx, d)
+	} else {
+		VMOVDQU(idx, d)
+	}
 }
 
 // encodeShuffleAVX2 is the VPSHUFB control of the encoder for a block whose
@@ -197,20 +224,19 @@ func advance(src, dst, srcLen, dstLen Register, s, d int) {
 // lane is the remaining 16. A pair holding a bad character falls
 // into the one-block loop, which stops before the bad block and stores 24
 // bytes at a time (16 + 8). Nothing is written past the last good block.
-func decodeAVX2() {
-	const name = "decodeBase64AVX2"
+//
+// The nt variant, decodeBase64AVX2NT, writes the pairs' 48 bytes as three
+// 16-byte VMOVNTDQ, for outputs far larger than the last-level cache; the
+// caller aligns dst to 16 bytes.
+func decodeAVX2(nt bool) {
+	name := "decodeBase64AVX2"
+	if nt {
+		name += "NT"
+	}
 	d := &decoder{name: name}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[80]byte) int")
 	Pragma("noescape")
-	Doc(
-		name+" decodes whole 32-character blocks of src into 24-byte",
-		"blocks of dst with the AVX2 table lut of an alphabet, at most",
-		"min(len(src)/32, len(dst)/24) blocks, and stops before the first block holding",
-		"a character outside the alphabet. It returns the src characters consumed, a",
-		"multiple of 32; it wrote 3/4 of that to dst. It reads only the whole",
-		"32-character blocks of src and lut, writes only that prefix of dst, and needs",
-		"AVX2.",
-	)
+	Doc(decodeAVX2Doc(name, nt)...)
 	d.dst = Load(Param("dst").Base(), GP64())
 	d.dstLen = Load(Param("dst").Len(), GP64())
 	d.src = Load(Param("src").Base(), GP64())
@@ -239,7 +265,7 @@ func decodeAVX2() {
 
 	loopAVX2(d.l("loop4"), d.l("loop1"), d.srcLen, d.dstLen, 32*unroll, 24*unroll)
 	for p := 0; p < unroll/2; p++ {
-		k.pair(Mem{Base: d.src, Disp: 64 * p}, Mem{Base: d.dst, Disp: 48 * p}, d.l("loop1"))
+		k.pair(Mem{Base: d.src, Disp: 64 * p}, Mem{Base: d.dst, Disp: 48 * p}, d.l("loop1"), nt)
 	}
 	advance(d.src, d.dst, d.srcLen, d.dstLen, 32*unroll, 24*unroll)
 	JMP(LabelRef(d.l("loop4")))
@@ -258,11 +284,34 @@ func decodeAVX2() {
 	JMP(LabelRef(d.l("loop1")))
 
 	Label(d.l("done"))
+	if nt {
+		SFENCE()
+	}
 	VZEROUPPER()
 	Label(d.l("ret"))
 	SUBQ(start, d.src)
 	Store(d.src, ReturnIndex(0))
 	RET()
+}
+
+// decodeAVX2Doc is the Go doc comment of the AVX2 decode kernel name.
+func decodeAVX2Doc(name string, nt bool) []string {
+	if nt {
+		return []string{
+			name + " is decodeBase64AVX2 writing most of dst with",
+			"non-temporal stores (past the caches), for outputs much larger than the",
+			"last-level cache; dst must be 16-byte aligned.",
+		}
+	}
+	return []string{
+		name + " decodes whole 32-character blocks of src into 24-byte",
+		"blocks of dst with the AVX2 table lut of an alphabet, at most",
+		"min(len(src)/32, len(dst)/24) blocks, and stops before the first block holding",
+		"a character outside the alphabet. It returns the src characters consumed, a",
+		"multiple of 32; it wrote 3/4 of that to dst. It reads only the whole",
+		"32-character blocks of src and lut, writes only that prefix of dst, and needs",
+		"AVX2.",
+	}
 }
 
 // avx2DecodeConsts holds the decoder's constants: registers, and a memory
@@ -298,8 +347,9 @@ func (k *avx2DecodeConsts) block(s Mem) (v, bad VecVirtual) {
 }
 
 // pair decodes the two blocks at s into the 48 bytes at d, or jumps to
-// fail, having stored nothing, when either holds a bad character.
-func (k *avx2DecodeConsts) pair(s, d Mem, fail string) {
+// fail, having stored nothing, when either holds a bad character. With
+// ntStore it writes three 16-byte non-temporal stores.
+func (k *avx2DecodeConsts) pair(s, d Mem, fail string, ntStore bool) {
 	a, badA := k.block(s)
 	b, badB := k.block(s.Offset(32))
 	VPOR(badA, badB, badA)
@@ -308,6 +358,13 @@ func (k *avx2DecodeConsts) pair(s, d Mem, fail string) {
 	VPERMD(a, k.permA, a)
 	VPERMD(b, k.permB, b)
 	VPBLENDD(U8(0xC0), b, a, a) // dwords 6, 7 from b
+	if ntStore {
+		VMOVNTDQ(a.AsX(), d)
+		VEXTRACTI128(U8(1), a, a.AsX())
+		VMOVNTDQ(a.AsX(), d.Offset(16))
+		VMOVNTDQ(b.AsX(), d.Offset(32))
+		return
+	}
 	VMOVDQU(a, d)
 	VMOVDQU(b.AsX(), d.Offset(32))
 }

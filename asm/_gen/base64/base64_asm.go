@@ -27,8 +27,10 @@ func main() {
 	encode("encodeBase64AVX512VBMINT", true)
 	decode("decodeBase64AVX512VBMI", false)
 	decode("decodeBase64AVX512VBMINT", true)
-	encodeAVX2()
-	decodeAVX2()
+	encodeAVX2(false)
+	encodeAVX2(true)
+	decodeAVX2(false)
+	decodeAVX2(true)
 	Generate()
 }
 
