@@ -13,8 +13,10 @@ type Alphabet struct {
 
 	// avx2 is the table of the AVX2 kernels (see avx2Table), valid when
 	// avx2OK: the alphabet is A-Z, a-z, 0-9 and two more ASCII characters.
-	avx2   [80]byte
-	avx2OK bool
+	// avx2Prev selects the decodeBase64AVX2Prev kernels.
+	avx2     [80]byte
+	avx2OK   bool
+	avx2Prev bool
 }
 
 // NewAlphabet builds the tables for a 64-character alphabet (for example the
@@ -40,7 +42,7 @@ func NewAlphabet(chars string) *Alphabet {
 			a.decodeLUT[chars[i]] = byte(i)
 		}
 	}
-	a.avx2OK = avx2Table(&a.avx2, chars)
+	a.avx2OK, a.avx2Prev = avx2Table(&a.avx2, chars)
 	return a
 }
 

@@ -119,13 +119,17 @@ func encodeAVX2(dst, src []byte, a *Alphabet) int {
 // For working sets of nonTemporalMin and more it decodes up to 15 quanta in
 // Go to align dst to 16 bytes, then runs the non-temporal kernel.
 func decodeAVX2(dst, src []byte, a *Alphabet) int {
+	kernel, kernelNT := decodeBase64AVX2, decodeBase64AVX2NT
+	if a.avx2Prev {
+		kernel, kernelNT = decodeBase64AVX2Prev, decodeBase64AVX2PrevNT
+	}
 	if len(src)+len(dst) < nonTemporalMin {
-		return decodeBase64AVX2(dst, src, &a.avx2)
+		return kernel(dst, src, &a.avx2)
 	}
 	// 3q ≡ -addr (mod 16); 11 is the inverse of 3 mod 16.
 	q := min(int(-uintptr(unsafe.Pointer(&dst[0]))%16*11%16), len(src)/4)
 	if s, _ := decodeBase64Generic(dst[:q*3], src[:q*4], a); s < q*4 {
 		return s // a bad quantum: the caller's generic code stops there too
 	}
-	return q*4 + decodeBase64AVX2NT(dst[q*3:], src[q*4:], &a.avx2)
+	return q*4 + kernelNT(dst[q*3:], src[q*4:], &a.avx2)
 }

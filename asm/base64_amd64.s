@@ -1236,9 +1236,9 @@ TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
 	VMOVDQU        decodePermA<>+0(SB), Y5
 	VMOVDQU        decodePermB<>+0(SB), Y6
 	VPBROADCASTB   64(SI), Y4
-	VPBROADCASTB   decodeEight<>+0(SB), Y7
-	VPBROADCASTD   decodeMerge1<>+0(SB), Y8
-	VPBROADCASTD   decodeMerge2<>+0(SB), Y9
+	VPBROADCASTB   decodeEight<>+0(SB), Y9
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
 
 decodeBase64AVX2_loop4:
 	CMPQ       BX, $0x00000080
@@ -1253,12 +1253,12 @@ decodeBase64AVX2_loop4:
 	VPSHUFB    Y11, Y1, Y13
 	VPAND      Y12, Y13, Y13
 	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y7, Y12, Y12
+	VPAND      Y9, Y12, Y12
 	VPADDB     Y12, Y11, Y11
 	VPSHUFB    Y11, Y2, Y11
 	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y8, Y10, Y10
-	VPMADDWD   Y9, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
 	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
 	VMOVDQU    32(DX), Y11
 	VPSRLD     $0x04, Y11, Y12
@@ -1268,12 +1268,12 @@ decodeBase64AVX2_loop4:
 	VPSHUFB    Y12, Y1, Y15
 	VPAND      Y14, Y15, Y15
 	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y7, Y14, Y14
+	VPAND      Y9, Y14, Y14
 	VPADDB     Y14, Y12, Y12
 	VPSHUFB    Y12, Y2, Y12
 	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y8, Y11, Y11
-	VPMADDWD   Y9, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
 	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
 	VPOR       Y13, Y15, Y13
 	VPTEST     Y13, Y13
@@ -1291,12 +1291,12 @@ decodeBase64AVX2_loop4:
 	VPSHUFB    Y11, Y1, Y13
 	VPAND      Y12, Y13, Y13
 	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y7, Y12, Y12
+	VPAND      Y9, Y12, Y12
 	VPADDB     Y12, Y11, Y11
 	VPSHUFB    Y11, Y2, Y11
 	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y8, Y10, Y10
-	VPMADDWD   Y9, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
 	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
 	VMOVDQU    96(DX), Y11
 	VPSRLD     $0x04, Y11, Y12
@@ -1306,12 +1306,12 @@ decodeBase64AVX2_loop4:
 	VPSHUFB    Y12, Y1, Y15
 	VPAND      Y14, Y15, Y15
 	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y7, Y14, Y14
+	VPAND      Y9, Y14, Y14
 	VPADDB     Y14, Y12, Y12
 	VPSHUFB    Y12, Y2, Y12
 	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y8, Y11, Y11
-	VPMADDWD   Y9, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
 	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
 	VPOR       Y13, Y15, Y13
 	VPTEST     Y13, Y13
@@ -1340,12 +1340,12 @@ decodeBase64AVX2_loop1:
 	VPSHUFB      Y10, Y1, Y12
 	VPAND        Y11, Y12, Y12
 	VPCMPEQB     Y4, Y6, Y11
-	VPAND        Y7, Y11, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
 	VPADDB       Y10, Y6, Y6
-	VPMADDUBSW   Y8, Y6, Y6
-	VPMADDWD     Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
 	VPTEST       Y12, Y12
 	JNZ          decodeBase64AVX2_done
@@ -1447,9 +1447,9 @@ TEXT ·decodeBase64AVX2NT(SB), NOSPLIT, $0-64
 	VMOVDQU        decodePermA<>+0(SB), Y5
 	VMOVDQU        decodePermB<>+0(SB), Y6
 	VPBROADCASTB   64(SI), Y4
-	VPBROADCASTB   decodeEight<>+0(SB), Y7
-	VPBROADCASTD   decodeMerge1<>+0(SB), Y8
-	VPBROADCASTD   decodeMerge2<>+0(SB), Y9
+	VPBROADCASTB   decodeEight<>+0(SB), Y9
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
 
 decodeBase64AVX2NT_loop4:
 	CMPQ         BX, $0x00000080
@@ -1464,12 +1464,12 @@ decodeBase64AVX2NT_loop4:
 	VPSHUFB      Y11, Y1, Y13
 	VPAND        Y12, Y13, Y13
 	VPCMPEQB     Y4, Y10, Y12
-	VPAND        Y7, Y12, Y12
+	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
-	VPMADDUBSW   Y8, Y10, Y10
-	VPMADDWD     Y9, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
 	VMOVDQU      32(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
@@ -1479,12 +1479,12 @@ decodeBase64AVX2NT_loop4:
 	VPSHUFB      Y12, Y1, Y15
 	VPAND        Y14, Y15, Y15
 	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y7, Y14, Y14
+	VPAND        Y9, Y14, Y14
 	VPADDB       Y14, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
-	VPMADDUBSW   Y8, Y11, Y11
-	VPMADDWD     Y9, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
 	VPOR         Y13, Y15, Y13
 	VPTEST       Y13, Y13
@@ -1504,12 +1504,12 @@ decodeBase64AVX2NT_loop4:
 	VPSHUFB      Y11, Y1, Y13
 	VPAND        Y12, Y13, Y13
 	VPCMPEQB     Y4, Y10, Y12
-	VPAND        Y7, Y12, Y12
+	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
-	VPMADDUBSW   Y8, Y10, Y10
-	VPMADDWD     Y9, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
 	VMOVDQU      96(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
@@ -1519,12 +1519,12 @@ decodeBase64AVX2NT_loop4:
 	VPSHUFB      Y12, Y1, Y15
 	VPAND        Y14, Y15, Y15
 	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y7, Y14, Y14
+	VPAND        Y9, Y14, Y14
 	VPADDB       Y14, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
-	VPMADDUBSW   Y8, Y11, Y11
-	VPMADDWD     Y9, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
 	VPOR         Y13, Y15, Y13
 	VPTEST       Y13, Y13
@@ -1555,12 +1555,12 @@ decodeBase64AVX2NT_loop1:
 	VPSHUFB      Y10, Y1, Y12
 	VPAND        Y11, Y12, Y12
 	VPCMPEQB     Y4, Y6, Y11
-	VPAND        Y7, Y11, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
 	VPADDB       Y10, Y6, Y6
-	VPMADDUBSW   Y8, Y6, Y6
-	VPMADDWD     Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
 	VPTEST       Y12, Y12
 	JNZ          decodeBase64AVX2NT_done
@@ -1579,6 +1579,301 @@ decodeBase64AVX2NT_done:
 	VZEROUPPER
 
 decodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2Prev(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·decodeBase64AVX2Prev(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2Prev_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2Prev_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2Prev_loop4:
+	CMPQ       BX, $0x00000080
+	JB         decodeBase64AVX2Prev_loop1
+	CMPQ       CX, $0x00000060
+	JB         decodeBase64AVX2Prev_loop1
+	VMOVDQU    (DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    32(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, (AX)
+	VMOVDQU    X10, 32(AX)
+	VMOVDQU    64(DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    96(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, 48(AX)
+	VMOVDQU    X10, 80(AX)
+	ADDQ       $0x00000080, DX
+	ADDQ       $0x00000060, AX
+	SUBQ       $0x00000080, BX
+	SUBQ       $0x00000060, CX
+	JMP        decodeBase64AVX2Prev_loop4
+
+decodeBase64AVX2Prev_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2Prev_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2Prev_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y9
+	VPAND        Y3, Y9, Y9
+	VPAND        Y3, Y6, Y10
+	VPSHUFB      Y10, Y0, Y10
+	VPSHUFB      Y9, Y1, Y11
+	VPAND        Y10, Y11, Y11
+	VPCMPEQB     Y4, Y6, Y10
+	VPADDB       Y10, Y9, Y9
+	VPSHUFB      Y9, Y2, Y9
+	VPADDB       Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y11, Y11
+	JNZ          decodeBase64AVX2Prev_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2Prev_loop1
+
+decodeBase64AVX2Prev_done:
+	VZEROUPPER
+
+decodeBase64AVX2Prev_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2PrevNT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2PrevNT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2PrevNT_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2PrevNT_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2PrevNT_loop4:
+	CMPQ         BX, $0x00000080
+	JB           decodeBase64AVX2PrevNT_loop1
+	CMPQ         CX, $0x00000060
+	JB           decodeBase64AVX2PrevNT_loop1
+	VMOVDQU      (DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      32(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, (AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 16(AX)
+	VMOVNTDQ     X10, 32(AX)
+	VMOVDQU      64(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      96(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, 48(AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 64(AX)
+	VMOVNTDQ     X10, 80(AX)
+	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000060, AX
+	SUBQ         $0x00000080, BX
+	SUBQ         $0x00000060, CX
+	JMP          decodeBase64AVX2PrevNT_loop4
+
+decodeBase64AVX2PrevNT_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2PrevNT_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2PrevNT_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y9
+	VPAND        Y3, Y9, Y9
+	VPAND        Y3, Y6, Y10
+	VPSHUFB      Y10, Y0, Y10
+	VPSHUFB      Y9, Y1, Y11
+	VPAND        Y10, Y11, Y11
+	VPCMPEQB     Y4, Y6, Y10
+	VPADDB       Y10, Y9, Y9
+	VPSHUFB      Y9, Y2, Y9
+	VPADDB       Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y11, Y11
+	JNZ          decodeBase64AVX2PrevNT_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2PrevNT_loop1
+
+decodeBase64AVX2PrevNT_done:
+	SFENCE
+	VZEROUPPER
+
+decodeBase64AVX2PrevNT_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET

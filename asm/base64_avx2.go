@@ -15,17 +15,19 @@ import "strings"
 //	[32:48] decoder: class bits by high nibble; a character is outside the
 //	        alphabet when its two nibbles' bits meet
 //	[48:64] decoder: the offset added to a character, by high nibble; slot
-//	        8 + its high nibble for the fix character
+//	        its high nibble - 1 (prev) or + 8 for the fix character
 //	[64]    decoder: the fix character
 const avx2Prefix = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // avx2Table fills t for chars and reports whether the AVX2 kernels can use
-// it (false leaves t partly filled, and unused).
-func avx2Table(t *[80]byte, chars string) bool {
+// it (false leaves t partly filled, and unused), and whether the fix
+// character's slot is the one of the row before its own (prev: the
+// decodeBase64AVX2Prev kernels) rather than 8 rows after.
+func avx2Table(t *[80]byte, chars string) (ok, prev bool) {
 	c62, c63 := chars[62], chars[63]
 	if chars[:62] != avx2Prefix || c62 >= 0x80 || c63 >= 0x80 || c62 == c63 ||
 		strings.IndexByte(avx2Prefix, c62) >= 0 || strings.IndexByte(avx2Prefix, c63) >= 0 {
-		return false
+		return false, false
 	}
 	t[0] = 'A'
 	t[1] = 'a' - 26
@@ -35,15 +37,17 @@ func avx2Table(t *[80]byte, chars string) bool {
 	t[12] = c62 - 62
 	t[13] = c63 - 63
 	if !avx2Classes(t[16:32], t[32:48], chars) {
-		return false
+		return false, false
 	}
-	for _, fix := range []byte{c63, c62} {
-		if avx2Roll(t[48:64], chars, fix) {
-			t[64] = fix
-			return true
+	for _, prev := range []bool{true, false} {
+		for _, fix := range []byte{c63, c62} {
+			if avx2Roll(t[48:64], chars, fix, prev) {
+				t[64] = fix
+				return true, prev
+			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // avx2Classes fills the decoder's nibble tables: rows (high nibbles) with
@@ -79,14 +83,17 @@ func avx2Classes(lo, hi []byte, chars string) bool {
 }
 
 // avx2Roll fills the decoder's offsets by row, with the character fix looked
-// up in slot 8 + its row, and reports whether every other character of a
-// row has the same offset.
-func avx2Roll(roll []byte, chars string, fix byte) bool {
+// up in the slot of the row before its own (prev) or 8 rows after, and
+// reports whether the characters sharing a slot have the same offset.
+func avx2Roll(roll []byte, chars string, fix byte, prev bool) bool {
 	var set [16]bool
 	for i := 0; i < 64; i++ {
 		c := chars[i]
 		slot := c >> 4
-		if c == fix {
+		switch {
+		case c == fix && prev:
+			slot = (slot - 1) & 15
+		case c == fix:
 			slot += 8
 		}
 		off := byte(i) - c

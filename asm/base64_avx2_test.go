@@ -13,10 +13,20 @@ import (
 var avx2Alphabets = []string{"+/", "-_", "_-", ":@", "*:", ".,", "!~", "\x01\x7f", "[\x00"}
 
 func TestAVX2Table(t *testing.T) {
+	prevs := 0
 	for _, x := range avx2Alphabets {
-		if a := NewAlphabet(avx2Prefix + x); !a.avx2OK {
+		a := NewAlphabet(avx2Prefix + x)
+		if !a.avx2OK {
 			t.Errorf("%q: no AVX2 table", x)
 		}
+		if a.avx2Prev {
+			prevs++
+		}
+	}
+	// Both decoder variants are covered: '/' takes row 1's slot, '_' cannot
+	// take row 4's (A-O).
+	if !stdAlphabet.avx2Prev || urlAlphabet.avx2Prev || prevs == len(avx2Alphabets) {
+		t.Errorf("prev: std %v, url %v, %d of %d", stdAlphabet.avx2Prev, urlAlphabet.avx2Prev, prevs, len(avx2Alphabets))
 	}
 	// Not of the form, or two extra characters both needing the fix slot
 	// ('[' and '`' share rows with letters of other offsets, '@' and ':' too,

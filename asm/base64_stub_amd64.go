@@ -75,3 +75,16 @@ func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 //
 //go:noescape
 func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2Prev is decodeBase64AVX2 for tables whose fix
+// character is looked up in the slot of the row before its own.
+//
+//go:noescape
+func decodeBase64AVX2Prev(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2PrevNT is decodeBase64AVX2Prev writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 16-byte aligned.
+//
+//go:noescape
+func decodeBase64AVX2PrevNT(dst []byte, src []byte, lut *[80]byte) int

@@ -228,15 +228,23 @@ func advance(src, dst, srcLen, dstLen Register, s, d int) {
 // The nt variant, decodeBase64AVX2NT, writes the pairs' 48 bytes as three
 // 16-byte VMOVNTDQ, for outputs far larger than the last-level cache; the
 // caller aligns dst to 16 bytes.
-func decodeAVX2(nt bool) {
+//
+// The prev variants (decodeBase64AVX2Prev, decodeBase64AVX2PrevNT) look the
+// fix character up in slot hi-1 instead, hi + (in == fix), one instruction
+// fewer, for alphabets where that slot is free (the standard one: '/' takes
+// the slot of row 1, which holds no alphabet character).
+func decodeAVX2(nt, prev bool) {
 	name := "decodeBase64AVX2"
+	if prev {
+		name += "Prev"
+	}
 	if nt {
 		name += "NT"
 	}
 	d := &decoder{name: name}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[80]byte) int")
 	Pragma("noescape")
-	Doc(decodeAVX2Doc(name, nt)...)
+	Doc(decodeAVX2Doc(name, nt, prev)...)
 	d.dst = Load(Param("dst").Base(), GP64())
 	d.dstLen = Load(Param("dst").Len(), GP64())
 	d.src = Load(Param("src").Base(), GP64())
@@ -250,7 +258,7 @@ func decodeAVX2(nt bool) {
 	JB(LabelRef(d.l("ret")))
 
 	k := &avx2DecodeConsts{lo: YMM(), hi: YMM(), roll: YMM(), nib: YMM(), fix: YMM(), permA: YMM(), permB: YMM(),
-		eight: YMM(), merge1: YMM(), merge2: YMM()}
+		merge1: YMM(), merge2: YMM(), prev: prev}
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeLo}, k.lo)
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeHi}, k.hi)
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeRoll}, k.roll)
@@ -258,7 +266,10 @@ func decodeAVX2(nt bool) {
 	VMOVDQU(dwordConst("decodePermA", []uint32{0, 1, 2, 4, 5, 6, 7, 7}), k.permA)
 	VMOVDQU(dwordConst("decodePermB", []uint32{2, 4, 5, 6, 0, 0, 0, 1}), k.permB)
 	VPBROADCASTB(Mem{Base: lut, Disp: avx2DecodeFix}, k.fix)
-	VPBROADCASTB(constant("decodeEight", func() Mem { return ConstData("decodeEight", U8(8)) }), k.eight)
+	if !prev {
+		k.eight = YMM()
+		VPBROADCASTB(constant("decodeEight", func() Mem { return ConstData("decodeEight", U8(8)) }), k.eight)
+	}
 	VPBROADCASTD(constant("decodeMerge1", func() Mem { return ConstData("decodeMerge1", U32(0x01400140)) }), k.merge1)
 	VPBROADCASTD(constant("decodeMerge2", func() Mem { return ConstData("decodeMerge2", U32(0x00011000)) }), k.merge2)
 	k.pack = decodePackAVX2()
@@ -295,12 +306,22 @@ func decodeAVX2(nt bool) {
 }
 
 // decodeAVX2Doc is the Go doc comment of the AVX2 decode kernel name.
-func decodeAVX2Doc(name string, nt bool) []string {
+func decodeAVX2Doc(name string, nt, prev bool) []string {
+	base := "decodeBase64AVX2"
+	if prev {
+		base += "Prev"
+	}
 	if nt {
 		return []string{
-			name + " is decodeBase64AVX2 writing most of dst with",
+			name + " is " + base + " writing most of dst with",
 			"non-temporal stores (past the caches), for outputs much larger than the",
 			"last-level cache; dst must be 16-byte aligned.",
+		}
+	}
+	if prev {
+		return []string{
+			name + " is decodeBase64AVX2 for tables whose fix",
+			"character is looked up in the slot of the row before its own.",
 		}
 	}
 	return []string{
@@ -318,8 +339,9 @@ func decodeAVX2Doc(name string, nt bool) []string {
 // operand for the pack control (all 16 registers are taken otherwise).
 type avx2DecodeConsts struct {
 	lo, hi, roll, nib, fix, permA, permB VecVirtual
-	eight, merge1, merge2                VecVirtual
+	eight, merge1, merge2                VecVirtual // eight: not with prev
 	pack                                 Mem
+	prev                                 bool // the fix slot is hi-1, not hi+8
 }
 
 // block decodes the 32 characters at s into v: bytes 0..11 of each lane
@@ -336,7 +358,9 @@ func (k *avx2DecodeConsts) block(s Mem) (v, bad VecVirtual) {
 	VPSHUFB(hi, k.hi, bad)
 	VPAND(lo, bad, bad)
 	VPCMPEQB(k.fix, in, lo)
-	VPAND(k.eight, lo, lo)
+	if !k.prev {
+		VPAND(k.eight, lo, lo)
+	}
 	VPADDB(lo, hi, hi)
 	VPSHUFB(hi, k.roll, hi)
 	VPADDB(hi, in, in)

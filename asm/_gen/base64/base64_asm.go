@@ -29,8 +29,10 @@ func main() {
 	decode("decodeBase64AVX512VBMINT", true)
 	encodeAVX2(false)
 	encodeAVX2(true)
-	decodeAVX2(false)
-	decodeAVX2(true)
+	decodeAVX2(false, false)
+	decodeAVX2(true, false)
+	decodeAVX2(false, true)
+	decodeAVX2(true, true)
 	Generate()
 }
 
