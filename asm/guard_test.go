@@ -11,7 +11,7 @@ import (
 // Guard-page tests: inputs and outputs sit flush against PROT_NONE pages, so
 // a kernel that reads or writes one byte outside its slices faults.
 
-const guardMax = 200
+const guardMax = 300
 
 func newGuard(t *testing.T, size int) *guardbuf.Buffer {
 	t.Helper()

@@ -20,6 +20,11 @@ const (
 	avx2DecodeFix   = 64 // decoder: the fix character
 )
 
+// unrollAVX2 is the number of 32-character blocks per iteration of the AVX2
+// kernels' main loops: twice the AVX-512 ones' count of 64-byte blocks, so
+// that the loop's own instructions stay as rare per byte.
+const unrollAVX2 = 8
+
 // encodeAVX2 emits encodeBase64AVX2.
 //
 // Per 24-byte input block, producing 32 characters:
@@ -36,7 +41,7 @@ const (
 //	cls := SUBUSB(idx, 51) - (idx > 25)
 //	out := idx + VPSHUFB(shiftTable, cls)
 //
-// The main loop does unroll blocks per iteration, then one block at a time.
+// The main loop does unrollAVX2 blocks per iteration, then one block at a time.
 //
 // The nt variant, encodeBase64AVX2NT, writes the loops' blocks with
 // VMOVNTDQ, for outputs far larger than the last-level cache; the caller
@@ -79,12 +84,12 @@ func encodeAVX2(nt bool) {
 	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, false, false)
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
-	loopAVX2(e.l("loop4"), e.l("loop1"), e.srcLen, e.dstLen, 24*unroll+4, 32*unroll)
-	for u := 0; u < unroll; u++ {
+	loopAVX2(e.l("group"), e.l("loop1"), e.srcLen, e.dstLen, 24*unrollAVX2+4, 32*unrollAVX2)
+	for u := 0; u < unrollAVX2; u++ {
 		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u}, true, nt)
 	}
-	advance(e.src, e.dst, e.srcLen, e.dstLen, 24*unroll, 32*unroll)
-	JMP(LabelRef(e.l("loop4")))
+	advance(e.src, e.dst, e.srcLen, e.dstLen, 24*unrollAVX2, 32*unrollAVX2)
+	JMP(LabelRef(e.l("group")))
 
 	loopAVX2(e.l("loop1"), e.l("last"), e.srcLen, e.dstLen, 24+4, 32)
 	k.block(Mem{Base: e.src}, Mem{Base: e.dst}, true, nt)
@@ -274,12 +279,12 @@ func decodeAVX2(nt, prev bool) {
 	VPBROADCASTD(constant("decodeMerge2", func() Mem { return ConstData("decodeMerge2", U32(0x00011000)) }), k.merge2)
 	k.pack = decodePackAVX2()
 
-	loopAVX2(d.l("loop4"), d.l("loop1"), d.srcLen, d.dstLen, 32*unroll, 24*unroll)
-	for p := 0; p < unroll/2; p++ {
+	loopAVX2(d.l("group"), d.l("loop1"), d.srcLen, d.dstLen, 32*unrollAVX2, 24*unrollAVX2)
+	for p := 0; p < unrollAVX2/2; p++ {
 		k.pair(Mem{Base: d.src, Disp: 64 * p}, Mem{Base: d.dst, Disp: 48 * p}, d.l("loop1"), nt)
 	}
-	advance(d.src, d.dst, d.srcLen, d.dstLen, 32*unroll, 24*unroll)
-	JMP(LabelRef(d.l("loop4")))
+	advance(d.src, d.dst, d.srcLen, d.dstLen, 32*unrollAVX2, 24*unrollAVX2)
+	JMP(LabelRef(d.l("group")))
 
 	// A pair that fails jumps here with src and dst at the group's start:
 	// the pairs before it are redone, which is harmless.
