@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"runtime"
+
 	emb64 "github.com/emmansun/base64"
 
 	"github.com/mcpblob/mcpblob/asm"
@@ -32,6 +34,14 @@ var (
 
 func init() { asm.Register("base64", TierEmmansun, &useEmmansun) }
 
+// emmansunDecodes reports whether the emmansun tier decodes too, or only
+// encodes: on amd64 only. Its arm64 (NEON) decoder, v0.9.0, takes a byte
+// >= 0x80 for 'A' (its two 64-entry table lookups both leave such a byte 0,
+// and nothing else checks it), so invalid input decodes without error; the
+// codec's tests fail there (under qemu-user). Its other architectures'
+// decoders are untested here.
+const emmansunDecodes = runtime.GOARCH == "amd64"
+
 // asmOn reports whether the asm kernels take the bulk of the work for e: a
 // kernel tier serves its alphabet (the AVX2 tier serves the standard and
 // URL alphabets and a few others, see asm.Alphabet.Tier).
@@ -46,7 +56,7 @@ const (
 
 // Tier returns the name of the base64 tier the codec uses for bulk data
 // with the standard and URL alphabets: "avx512vbmi", "avx2", "emmansun" or
-// "generic".
+// "generic"; decoding may use a lower one (see [DecodeTier]).
 func Tier() string {
 	switch t := asm.Base64Tier(); {
 	case t != TierGeneric:
@@ -55,6 +65,15 @@ func Tier() string {
 		return tierAsmGeneric
 	case useEmmansun:
 		return TierEmmansun
+	}
+	return TierGeneric
+}
+
+// DecodeTier is [Tier] for decoding: "generic" where Tier is "emmansun"
+// outside amd64, where emmansun only encodes.
+func DecodeTier() string {
+	if t := Tier(); t != TierEmmansun || emmansunDecodes {
+		return t
 	}
 	return TierGeneric
 }
@@ -85,7 +104,7 @@ func (e *Encoding) fastDecode(n int) bool {
 	if n < minFastDecode {
 		return false
 	}
-	return e.asmOn() || useEmmansun && e.emm != nil
+	return e.asmOn() || useEmmansun && emmansunDecodes && e.emm != nil
 }
 
 // decodePrefix decodes a prefix of src made of whole quanta of four alphabet
@@ -103,7 +122,7 @@ func (e *Encoding) decodePrefix(dst, src []byte) (nsrc, ndst int) {
 	switch {
 	case e.asmOn():
 		return asm.DecodeBase64(dst, src, e.tables)
-	case useEmmansun && e.emm != nil:
+	case useEmmansun && emmansunDecodes && e.emm != nil:
 		return e.emm.decodePrefix(dst, src, &e.tables.Decode)
 	}
 	return 0, 0
