@@ -15,7 +15,8 @@
 //     (the standard and URL ones among them: see asm.Alphabet.Tier);
 //  3. "emmansun": github.com/emmansun/base64 v0.9.0, whose AVX2/SSE code
 //     dispatches itself through golang.org/x/sys/cpu (off under purego):
-//     what a CPU without AVX2 (but with SSE/AVX) gets;
+//     what a CPU without AVX2 (but with SSE/AVX) gets; outside amd64 it
+//     only encodes (see [DecodeTier]);
 //  4. "generic": encoding/base64 alone.
 //
 // The emmansun tier is registered with the asm registry as
