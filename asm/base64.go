@@ -10,6 +10,13 @@ type Alphabet struct {
 	// character -> index for 7-bit characters, 0x80 when not in the alphabet.
 	// Characters >= 0x80 are rejected by the kernel before the lookup matters.
 	decodeLUT [128]byte
+
+	// avx2 is the table of the AVX2 kernels (see avx2Table), valid when
+	// avx2OK: the alphabet is A-Z, a-z, 0-9 and two more ASCII characters.
+	// avx2Prev selects the decodeBase64AVX2Prev kernels.
+	avx2     [80]byte
+	avx2OK   bool
+	avx2Prev bool
 }
 
 // NewAlphabet builds the tables for a 64-character alphabet (for example the
@@ -35,6 +42,7 @@ func NewAlphabet(chars string) *Alphabet {
 			a.decodeLUT[chars[i]] = byte(i)
 		}
 	}
+	a.avx2OK, a.avx2Prev = avx2Table(&a.avx2, chars)
 	return a
 }
 
@@ -139,8 +147,15 @@ func DecodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 	return decodeBase64(dst[:n/4*3], src[:n], a)
 }
 
-// Base64Tier names the base64 kernel tier in use: "avx512vbmi" or
+// Base64Tier names the base64 kernel tier in use: "avx512vbmi", "avx2" or
 // "generic". It reflects [Select] and the start-up knobs (see [Features]).
 // Tiers registered by other packages (core/codec's "emmansun") are not
-// reported here.
+// reported here. The AVX2 tier serves only some alphabets: see
+// [Alphabet.Tier].
 func Base64Tier() string { return base64Tier() }
+
+// Tier names the base64 kernel tier that [EncodeBase64] and [DecodeBase64]
+// use for a: [Base64Tier], except "generic" where the tier is "avx2" and a
+// is not made of A-Z, a-z, 0-9 and two more ASCII characters (as the
+// standard and URL alphabets are).
+func (a *Alphabet) Tier() string { return a.tier() }

@@ -3,22 +3,33 @@
 package asm
 
 import (
+	"unsafe"
+
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/mcpblob/mcpblob/asm/internal/race"
 )
 
 // base64AVX512VBMI switches the AVX-512 VBMI encode and decode kernels
-// (registered as "base64"/"avx512vbmi").
-var base64AVX512VBMI = useAVX512VBMI
+// (registered as "base64"/"avx512vbmi"), base64AVX2 the AVX2 ones
+// ("base64"/"avx2"), which serve the alphabets NewAlphabet made an AVX2
+// table for.
+var (
+	base64AVX512VBMI = useAVX512VBMI
+	base64AVX2       = useAVX2
+)
 
-func init() { Register("base64", "avx512vbmi", &base64AVX512VBMI) }
+func init() {
+	Register("base64", "avx512vbmi", &base64AVX512VBMI)
+	Register("base64", "avx2", &base64AVX2)
+}
 
 // nonTemporalMin is the smallest working set (len(src)+len(dst) of one call)
 // for which the kernels write dst with non-temporal stores: three quarters
 // of the last-level cache (glibc's memcpy rule), 24 MiB when cpuid does not
 // know its size. Such a call evicts its own output from the cache anyway, and
 // skipping the read-for-ownership of dst makes it about 1.2x faster from RAM.
+// The AVX2 kernels follow the same rule.
 // Tests lower it to run the non-temporal kernels on small inputs.
 var nonTemporalMin = nonTemporalThreshold()
 
@@ -30,8 +41,18 @@ func nonTemporalThreshold() int {
 }
 
 func base64Tier() string {
-	if base64AVX512VBMI {
+	switch {
+	case base64AVX512VBMI:
 		return "avx512vbmi"
+	case base64AVX2:
+		return "avx2"
+	}
+	return "generic"
+}
+
+func (a *Alphabet) tier() string {
+	if t := base64Tier(); t != "avx2" || a.avx2OK {
+		return t
 	}
 	return "generic"
 }
@@ -50,6 +71,11 @@ func encodeBase64(dst, src []byte, a *Alphabet) {
 			n = encodeBase64AVX512VBMI(dst, src, &a.Encode)
 		}
 		src, dst = src[n:], dst[n/3*4:]
+	} else if base64AVX2 && a.avx2OK && len(src) >= 24 {
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
+		n := encodeAVX2(dst, src, a)
+		src, dst = src[n:], dst[n/3*4:]
 	}
 	encodeBase64Generic(dst, src, a)
 }
@@ -65,7 +91,45 @@ func decodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 			nsrc = decodeBase64AVX512VBMI(dst, src, &a.decodeLUT)
 		}
 		ndst = nsrc / 4 * 3
+	} else if base64AVX2 && a.avx2OK && len(src) >= 32 {
+		race.ReadSlice(src)
+		race.WriteSlice(dst)
+		nsrc = decodeAVX2(dst, src, a)
+		ndst = nsrc / 4 * 3
 	}
 	s, d := decodeBase64Generic(dst[ndst:], src[nsrc:], a)
 	return nsrc + s, ndst + d
+}
+
+// encodeAVX2 runs the AVX2 encoder and returns the src bytes consumed. For
+// working sets of nonTemporalMin and more it encodes up to 7 groups in Go to
+// align dst to 32 bytes (when it is 4-byte aligned), then runs the
+// non-temporal kernel.
+func encodeAVX2(dst, src []byte, a *Alphabet) int {
+	addr := uintptr(unsafe.Pointer(&dst[0]))
+	if len(src)+len(dst) < nonTemporalMin || addr%4 != 0 {
+		return encodeBase64AVX2(dst, src, &a.avx2)
+	}
+	g := min(int(-addr%32/4), len(src)/3) // groups that align dst
+	encodeBase64Generic(dst[:g*4], src[:g*3], a)
+	return g*3 + encodeBase64AVX2NT(dst[g*4:], src[g*3:], &a.avx2)
+}
+
+// decodeAVX2 runs the AVX2 decoder and returns the src characters consumed.
+// For working sets of nonTemporalMin and more it decodes up to 15 quanta in
+// Go to align dst to 16 bytes, then runs the non-temporal kernel.
+func decodeAVX2(dst, src []byte, a *Alphabet) int {
+	kernel, kernelNT := decodeBase64AVX2, decodeBase64AVX2NT
+	if a.avx2Prev {
+		kernel, kernelNT = decodeBase64AVX2Prev, decodeBase64AVX2PrevNT
+	}
+	if len(src)+len(dst) < nonTemporalMin {
+		return kernel(dst, src, &a.avx2)
+	}
+	// 3q ≡ -addr (mod 16); 11 is the inverse of 3 mod 16.
+	q := min(int(-uintptr(unsafe.Pointer(&dst[0]))%16*11%16), len(src)/4)
+	if s, _ := decodeBase64Generic(dst[:q*3], src[:q*4], a); s < q*4 {
+		return s // a bad quantum: the caller's generic code stops there too
+	}
+	return q*4 + kernelNT(dst[q*3:], src[q*4:], &a.avx2)
 }

@@ -810,3 +810,1478 @@ decodeBase64AVX512VBMINT_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET
+
+// func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·encodeBase64AVX2(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x18
+	JB             encodeBase64AVX2_ret
+	CMPQ           CX, $0x20
+	JB             encodeBase64AVX2_ret
+	VBROADCASTI128 (SI), Y0
+	VMOVDQU        encodeShuffleAVX2_0<>+0(SB), Y1
+	VPBROADCASTB   encodeC51<>+0(SB), Y2
+	VPBROADCASTB   encodeC25<>+0(SB), Y3
+	VPBROADCASTD   encodeMask1<>+0(SB), Y4
+	VPBROADCASTD   encodeMul1<>+0(SB), Y5
+	VPBROADCASTD   encodeMask2<>+0(SB), Y6
+	VPBROADCASTD   encodeMul2<>+0(SB), Y7
+	VMOVDQU        (DX), X8
+	VINSERTI128    $0x01, 8(DX), Y8, Y8
+	VPSHUFB        encodeShuffleAVX2_4<>+0(SB), Y8, Y8
+	VPAND          Y4, Y8, Y9
+	VPMULHUW       Y5, Y9, Y9
+	VPAND          Y6, Y8, Y10
+	VPMULLW        Y7, Y10, Y10
+	VPOR           Y9, Y10, Y10
+	VPSUBUSB       Y2, Y10, Y9
+	VPCMPGTB       Y3, Y10, Y8
+	VPSUBB         Y8, Y9, Y9
+	VPSHUFB        Y9, Y0, Y9
+	VPADDB         Y9, Y10, Y10
+	VMOVDQU        Y10, (AX)
+	ADDQ           $0x00000018, DX
+	ADDQ           $0x00000020, AX
+	SUBQ           $0x00000018, BX
+	SUBQ           $0x00000020, CX
+
+encodeBase64AVX2_group:
+	CMPQ     BX, $0x000000c4
+	JB       encodeBase64AVX2_loop1
+	CMPQ     CX, $0x00000100
+	JB       encodeBase64AVX2_loop1
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, (AX)
+	VMOVDQU  20(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 32(AX)
+	VMOVDQU  44(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 64(AX)
+	VMOVDQU  68(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 96(AX)
+	VMOVDQU  92(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 128(AX)
+	VMOVDQU  116(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 160(AX)
+	VMOVDQU  140(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 192(AX)
+	VMOVDQU  164(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, 224(AX)
+	ADDQ     $0x000000c0, DX
+	ADDQ     $0x00000100, AX
+	SUBQ     $0x000000c0, BX
+	SUBQ     $0x00000100, CX
+	JMP      encodeBase64AVX2_group
+
+encodeBase64AVX2_loop1:
+	CMPQ     BX, $0x0000001c
+	JB       encodeBase64AVX2_last
+	CMPQ     CX, $0x00000020
+	JB       encodeBase64AVX2_last
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, (AX)
+	ADDQ     $0x00000018, DX
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000018, BX
+	SUBQ     $0x00000020, CX
+	JMP      encodeBase64AVX2_loop1
+
+encodeBase64AVX2_last:
+	CMPQ        BX, $0x00000018
+	JB          encodeBase64AVX2_done
+	CMPQ        CX, $0x00000020
+	JB          encodeBase64AVX2_done
+	VMOVDQU     (DX), X11
+	VINSERTI128 $0x01, 8(DX), Y11, Y11
+	VPSHUFB     encodeShuffleAVX2_4<>+0(SB), Y11, Y11
+	VPAND       Y4, Y11, Y1
+	VPMULHUW    Y5, Y1, Y1
+	VPAND       Y6, Y11, Y4
+	VPMULLW     Y7, Y4, Y4
+	VPOR        Y1, Y4, Y4
+	VPSUBUSB    Y2, Y4, Y1
+	VPCMPGTB    Y3, Y4, Y11
+	VPSUBB      Y11, Y1, Y1
+	VPSHUFB     Y1, Y0, Y1
+	VPADDB      Y1, Y4, Y4
+	VMOVDQU     Y4, (AX)
+	ADDQ        $0x00000018, DX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000018, BX
+	SUBQ        $0x00000020, CX
+
+encodeBase64AVX2_done:
+	VZEROUPPER
+
+encodeBase64AVX2_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+DATA encodeShuffleAVX2_0<>+0(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+1(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+2(SB)/1, $0x06
+DATA encodeShuffleAVX2_0<>+3(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+4(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+5(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+6(SB)/1, $0x09
+DATA encodeShuffleAVX2_0<>+7(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+8(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+9(SB)/1, $0x0a
+DATA encodeShuffleAVX2_0<>+10(SB)/1, $0x0c
+DATA encodeShuffleAVX2_0<>+11(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+12(SB)/1, $0x0e
+DATA encodeShuffleAVX2_0<>+13(SB)/1, $0x0d
+DATA encodeShuffleAVX2_0<>+14(SB)/1, $0x0f
+DATA encodeShuffleAVX2_0<>+15(SB)/1, $0x0e
+DATA encodeShuffleAVX2_0<>+16(SB)/1, $0x01
+DATA encodeShuffleAVX2_0<>+17(SB)/1, $0x00
+DATA encodeShuffleAVX2_0<>+18(SB)/1, $0x02
+DATA encodeShuffleAVX2_0<>+19(SB)/1, $0x01
+DATA encodeShuffleAVX2_0<>+20(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+21(SB)/1, $0x03
+DATA encodeShuffleAVX2_0<>+22(SB)/1, $0x05
+DATA encodeShuffleAVX2_0<>+23(SB)/1, $0x04
+DATA encodeShuffleAVX2_0<>+24(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+25(SB)/1, $0x06
+DATA encodeShuffleAVX2_0<>+26(SB)/1, $0x08
+DATA encodeShuffleAVX2_0<>+27(SB)/1, $0x07
+DATA encodeShuffleAVX2_0<>+28(SB)/1, $0x0a
+DATA encodeShuffleAVX2_0<>+29(SB)/1, $0x09
+DATA encodeShuffleAVX2_0<>+30(SB)/1, $0x0b
+DATA encodeShuffleAVX2_0<>+31(SB)/1, $0x0a
+GLOBL encodeShuffleAVX2_0<>(SB), RODATA|NOPTR, $32
+
+DATA encodeC51<>+0(SB)/1, $0x33
+GLOBL encodeC51<>(SB), RODATA|NOPTR, $1
+
+DATA encodeC25<>+0(SB)/1, $0x19
+GLOBL encodeC25<>(SB), RODATA|NOPTR, $1
+
+DATA encodeMask1<>+0(SB)/4, $0x0fc0fc00
+GLOBL encodeMask1<>(SB), RODATA|NOPTR, $4
+
+DATA encodeMul1<>+0(SB)/4, $0x04000040
+GLOBL encodeMul1<>(SB), RODATA|NOPTR, $4
+
+DATA encodeMask2<>+0(SB)/4, $0x003f03f0
+GLOBL encodeMask2<>(SB), RODATA|NOPTR, $4
+
+DATA encodeMul2<>+0(SB)/4, $0x01000010
+GLOBL encodeMul2<>(SB), RODATA|NOPTR, $4
+
+DATA encodeShuffleAVX2_4<>+0(SB)/1, $0x01
+DATA encodeShuffleAVX2_4<>+1(SB)/1, $0x00
+DATA encodeShuffleAVX2_4<>+2(SB)/1, $0x02
+DATA encodeShuffleAVX2_4<>+3(SB)/1, $0x01
+DATA encodeShuffleAVX2_4<>+4(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+5(SB)/1, $0x03
+DATA encodeShuffleAVX2_4<>+6(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+7(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+8(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+9(SB)/1, $0x06
+DATA encodeShuffleAVX2_4<>+10(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+11(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+12(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+13(SB)/1, $0x09
+DATA encodeShuffleAVX2_4<>+14(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+15(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+16(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+17(SB)/1, $0x04
+DATA encodeShuffleAVX2_4<>+18(SB)/1, $0x06
+DATA encodeShuffleAVX2_4<>+19(SB)/1, $0x05
+DATA encodeShuffleAVX2_4<>+20(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+21(SB)/1, $0x07
+DATA encodeShuffleAVX2_4<>+22(SB)/1, $0x09
+DATA encodeShuffleAVX2_4<>+23(SB)/1, $0x08
+DATA encodeShuffleAVX2_4<>+24(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+25(SB)/1, $0x0a
+DATA encodeShuffleAVX2_4<>+26(SB)/1, $0x0c
+DATA encodeShuffleAVX2_4<>+27(SB)/1, $0x0b
+DATA encodeShuffleAVX2_4<>+28(SB)/1, $0x0e
+DATA encodeShuffleAVX2_4<>+29(SB)/1, $0x0d
+DATA encodeShuffleAVX2_4<>+30(SB)/1, $0x0f
+DATA encodeShuffleAVX2_4<>+31(SB)/1, $0x0e
+GLOBL encodeShuffleAVX2_4<>(SB), RODATA|NOPTR, $32
+
+// func encodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·encodeBase64AVX2NT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x18
+	JB             encodeBase64AVX2NT_ret
+	CMPQ           CX, $0x20
+	JB             encodeBase64AVX2NT_ret
+	VBROADCASTI128 (SI), Y0
+	VMOVDQU        encodeShuffleAVX2_0<>+0(SB), Y1
+	VPBROADCASTB   encodeC51<>+0(SB), Y2
+	VPBROADCASTB   encodeC25<>+0(SB), Y3
+	VPBROADCASTD   encodeMask1<>+0(SB), Y4
+	VPBROADCASTD   encodeMul1<>+0(SB), Y5
+	VPBROADCASTD   encodeMask2<>+0(SB), Y6
+	VPBROADCASTD   encodeMul2<>+0(SB), Y7
+	VMOVDQU        (DX), X8
+	VINSERTI128    $0x01, 8(DX), Y8, Y8
+	VPSHUFB        encodeShuffleAVX2_4<>+0(SB), Y8, Y8
+	VPAND          Y4, Y8, Y9
+	VPMULHUW       Y5, Y9, Y9
+	VPAND          Y6, Y8, Y10
+	VPMULLW        Y7, Y10, Y10
+	VPOR           Y9, Y10, Y10
+	VPSUBUSB       Y2, Y10, Y9
+	VPCMPGTB       Y3, Y10, Y8
+	VPSUBB         Y8, Y9, Y9
+	VPSHUFB        Y9, Y0, Y9
+	VPADDB         Y9, Y10, Y10
+	VMOVDQU        Y10, (AX)
+	ADDQ           $0x00000018, DX
+	ADDQ           $0x00000020, AX
+	SUBQ           $0x00000018, BX
+	SUBQ           $0x00000020, CX
+
+encodeBase64AVX2NT_group:
+	CMPQ     BX, $0x000000c4
+	JB       encodeBase64AVX2NT_loop1
+	CMPQ     CX, $0x00000100
+	JB       encodeBase64AVX2NT_loop1
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, (AX)
+	VMOVDQU  20(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 32(AX)
+	VMOVDQU  44(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 64(AX)
+	VMOVDQU  68(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 96(AX)
+	VMOVDQU  92(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 128(AX)
+	VMOVDQU  116(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 160(AX)
+	VMOVDQU  140(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 192(AX)
+	VMOVDQU  164(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, 224(AX)
+	ADDQ     $0x000000c0, DX
+	ADDQ     $0x00000100, AX
+	SUBQ     $0x000000c0, BX
+	SUBQ     $0x00000100, CX
+	JMP      encodeBase64AVX2NT_group
+
+encodeBase64AVX2NT_loop1:
+	CMPQ     BX, $0x0000001c
+	JB       encodeBase64AVX2NT_last
+	CMPQ     CX, $0x00000020
+	JB       encodeBase64AVX2NT_last
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVNTDQ Y10, (AX)
+	ADDQ     $0x00000018, DX
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000018, BX
+	SUBQ     $0x00000020, CX
+	JMP      encodeBase64AVX2NT_loop1
+
+encodeBase64AVX2NT_last:
+	CMPQ        BX, $0x00000018
+	JB          encodeBase64AVX2NT_done
+	CMPQ        CX, $0x00000020
+	JB          encodeBase64AVX2NT_done
+	VMOVDQU     (DX), X11
+	VINSERTI128 $0x01, 8(DX), Y11, Y11
+	VPSHUFB     encodeShuffleAVX2_4<>+0(SB), Y11, Y11
+	VPAND       Y4, Y11, Y1
+	VPMULHUW    Y5, Y1, Y1
+	VPAND       Y6, Y11, Y4
+	VPMULLW     Y7, Y4, Y4
+	VPOR        Y1, Y4, Y4
+	VPSUBUSB    Y2, Y4, Y1
+	VPCMPGTB    Y3, Y4, Y11
+	VPSUBB      Y11, Y1, Y1
+	VPSHUFB     Y1, Y0, Y1
+	VPADDB      Y1, Y4, Y4
+	VMOVDQU     Y4, (AX)
+	ADDQ        $0x00000018, DX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000018, BX
+	SUBQ        $0x00000020, CX
+
+encodeBase64AVX2NT_done:
+	SFENCE
+	VZEROUPPER
+
+encodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTB   decodeEight<>+0(SB), Y9
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2_group:
+	CMPQ       BX, $0x00000100
+	JB         decodeBase64AVX2_loop1
+	CMPQ       CX, $0x000000c0
+	JB         decodeBase64AVX2_loop1
+	VMOVDQU    (DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y9, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    32(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y9, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, (AX)
+	VMOVDQU    X11, 32(AX)
+	VMOVDQU    64(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y9, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    96(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y9, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, 48(AX)
+	VMOVDQU    X11, 80(AX)
+	VMOVDQU    128(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y9, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    160(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y9, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, 96(AX)
+	VMOVDQU    X11, 128(AX)
+	VMOVDQU    192(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y12
+	VPSHUFB    Y12, Y0, Y12
+	VPSHUFB    Y11, Y1, Y13
+	VPAND      Y12, Y13, Y13
+	VPCMPEQB   Y4, Y10, Y12
+	VPAND      Y9, Y12, Y12
+	VPADDB     Y12, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU    224(DX), Y11
+	VPSRLD     $0x04, Y11, Y12
+	VPAND      Y3, Y12, Y12
+	VPAND      Y3, Y11, Y14
+	VPSHUFB    Y14, Y0, Y14
+	VPSHUFB    Y12, Y1, Y15
+	VPAND      Y14, Y15, Y15
+	VPCMPEQB   Y4, Y11, Y14
+	VPAND      Y9, Y14, Y14
+	VPADDB     Y14, Y12, Y12
+	VPSHUFB    Y12, Y2, Y12
+	VPADDB     Y12, Y11, Y11
+	VPMADDUBSW Y7, Y11, Y11
+	VPMADDWD   Y8, Y11, Y11
+	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR       Y13, Y15, Y13
+	VPTEST     Y13, Y13
+	JNZ        decodeBase64AVX2_loop1
+	VPERMD     Y10, Y5, Y10
+	VPERMD     Y11, Y6, Y11
+	VPBLENDD   $0xc0, Y11, Y10, Y10
+	VMOVDQU    Y10, 144(AX)
+	VMOVDQU    X11, 176(AX)
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x000000c0, AX
+	SUBQ       $0x00000100, BX
+	SUBQ       $0x000000c0, CX
+	JMP        decodeBase64AVX2_group
+
+decodeBase64AVX2_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y6, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y6, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2_loop1
+
+decodeBase64AVX2_done:
+	VZEROUPPER
+
+decodeBase64AVX2_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+DATA decodeNibble<>+0(SB)/1, $0x0f
+GLOBL decodeNibble<>(SB), RODATA|NOPTR, $1
+
+DATA decodePermA<>+0(SB)/4, $0x00000000
+DATA decodePermA<>+4(SB)/4, $0x00000001
+DATA decodePermA<>+8(SB)/4, $0x00000002
+DATA decodePermA<>+12(SB)/4, $0x00000004
+DATA decodePermA<>+16(SB)/4, $0x00000005
+DATA decodePermA<>+20(SB)/4, $0x00000006
+DATA decodePermA<>+24(SB)/4, $0x00000007
+DATA decodePermA<>+28(SB)/4, $0x00000007
+GLOBL decodePermA<>(SB), RODATA|NOPTR, $32
+
+DATA decodePermB<>+0(SB)/4, $0x00000002
+DATA decodePermB<>+4(SB)/4, $0x00000004
+DATA decodePermB<>+8(SB)/4, $0x00000005
+DATA decodePermB<>+12(SB)/4, $0x00000006
+DATA decodePermB<>+16(SB)/4, $0x00000000
+DATA decodePermB<>+20(SB)/4, $0x00000000
+DATA decodePermB<>+24(SB)/4, $0x00000000
+DATA decodePermB<>+28(SB)/4, $0x00000001
+GLOBL decodePermB<>(SB), RODATA|NOPTR, $32
+
+DATA decodeEight<>+0(SB)/1, $0x08
+GLOBL decodeEight<>(SB), RODATA|NOPTR, $1
+
+DATA decodePackAVX2<>+0(SB)/1, $0x02
+DATA decodePackAVX2<>+1(SB)/1, $0x01
+DATA decodePackAVX2<>+2(SB)/1, $0x00
+DATA decodePackAVX2<>+3(SB)/1, $0x06
+DATA decodePackAVX2<>+4(SB)/1, $0x05
+DATA decodePackAVX2<>+5(SB)/1, $0x04
+DATA decodePackAVX2<>+6(SB)/1, $0x0a
+DATA decodePackAVX2<>+7(SB)/1, $0x09
+DATA decodePackAVX2<>+8(SB)/1, $0x08
+DATA decodePackAVX2<>+9(SB)/1, $0x0e
+DATA decodePackAVX2<>+10(SB)/1, $0x0d
+DATA decodePackAVX2<>+11(SB)/1, $0x0c
+DATA decodePackAVX2<>+12(SB)/1, $0x80
+DATA decodePackAVX2<>+13(SB)/1, $0x80
+DATA decodePackAVX2<>+14(SB)/1, $0x80
+DATA decodePackAVX2<>+15(SB)/1, $0x80
+DATA decodePackAVX2<>+16(SB)/1, $0x02
+DATA decodePackAVX2<>+17(SB)/1, $0x01
+DATA decodePackAVX2<>+18(SB)/1, $0x00
+DATA decodePackAVX2<>+19(SB)/1, $0x06
+DATA decodePackAVX2<>+20(SB)/1, $0x05
+DATA decodePackAVX2<>+21(SB)/1, $0x04
+DATA decodePackAVX2<>+22(SB)/1, $0x0a
+DATA decodePackAVX2<>+23(SB)/1, $0x09
+DATA decodePackAVX2<>+24(SB)/1, $0x08
+DATA decodePackAVX2<>+25(SB)/1, $0x0e
+DATA decodePackAVX2<>+26(SB)/1, $0x0d
+DATA decodePackAVX2<>+27(SB)/1, $0x0c
+DATA decodePackAVX2<>+28(SB)/1, $0x80
+DATA decodePackAVX2<>+29(SB)/1, $0x80
+DATA decodePackAVX2<>+30(SB)/1, $0x80
+DATA decodePackAVX2<>+31(SB)/1, $0x80
+GLOBL decodePackAVX2<>(SB), RODATA|NOPTR, $32
+
+// func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2NT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2NT_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2NT_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTB   decodeEight<>+0(SB), Y9
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2NT_group:
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2NT_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2NT_loop1
+	VMOVDQU      (DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      32(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y9, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, (AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 16(AX)
+	VMOVNTDQ     X11, 32(AX)
+	VMOVDQU      64(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      96(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y9, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, 48(AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 64(AX)
+	VMOVNTDQ     X11, 80(AX)
+	VMOVDQU      128(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      160(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y9, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, 96(AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 112(AX)
+	VMOVNTDQ     X11, 128(AX)
+	VMOVDQU      192(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPAND        Y12, Y13, Y13
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      224(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y14
+	VPSHUFB      Y14, Y0, Y14
+	VPSHUFB      Y12, Y1, Y15
+	VPAND        Y14, Y15, Y15
+	VPCMPEQB     Y4, Y11, Y14
+	VPAND        Y9, Y14, Y14
+	VPADDB       Y14, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VPOR         Y13, Y15, Y13
+	VPTEST       Y13, Y13
+	JNZ          decodeBase64AVX2NT_loop1
+	VPERMD       Y10, Y5, Y10
+	VPERMD       Y11, Y6, Y11
+	VPBLENDD     $0xc0, Y11, Y10, Y10
+	VMOVNTDQ     X10, 144(AX)
+	VEXTRACTI128 $0x01, Y10, X10
+	VMOVNTDQ     X10, 160(AX)
+	VMOVNTDQ     X11, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2NT_group
+
+decodeBase64AVX2NT_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2NT_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2NT_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y6, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y6, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2NT_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2NT_loop1
+
+decodeBase64AVX2NT_done:
+	SFENCE
+	VZEROUPPER
+
+decodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2Prev(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2
+TEXT ·decodeBase64AVX2Prev(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2Prev_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2Prev_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2Prev_group:
+	CMPQ       BX, $0x00000100
+	JB         decodeBase64AVX2Prev_loop1
+	CMPQ       CX, $0x000000c0
+	JB         decodeBase64AVX2Prev_loop1
+	VMOVDQU    (DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    32(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, (AX)
+	VMOVDQU    X10, 32(AX)
+	VMOVDQU    64(DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    96(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, 48(AX)
+	VMOVDQU    X10, 80(AX)
+	VMOVDQU    128(DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    160(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, 96(AX)
+	VMOVDQU    X10, 128(AX)
+	VMOVDQU    192(DX), Y9
+	VPSRLD     $0x04, Y9, Y10
+	VPAND      Y3, Y10, Y10
+	VPAND      Y3, Y9, Y11
+	VPSHUFB    Y11, Y0, Y11
+	VPSHUFB    Y10, Y1, Y12
+	VPAND      Y11, Y12, Y12
+	VPCMPEQB   Y4, Y9, Y11
+	VPADDB     Y11, Y10, Y10
+	VPSHUFB    Y10, Y2, Y10
+	VPADDB     Y10, Y9, Y9
+	VPMADDUBSW Y7, Y9, Y9
+	VPMADDWD   Y8, Y9, Y9
+	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU    224(DX), Y10
+	VPSRLD     $0x04, Y10, Y11
+	VPAND      Y3, Y11, Y11
+	VPAND      Y3, Y10, Y13
+	VPSHUFB    Y13, Y0, Y13
+	VPSHUFB    Y11, Y1, Y14
+	VPAND      Y13, Y14, Y14
+	VPCMPEQB   Y4, Y10, Y13
+	VPADDB     Y13, Y11, Y11
+	VPSHUFB    Y11, Y2, Y11
+	VPADDB     Y11, Y10, Y10
+	VPMADDUBSW Y7, Y10, Y10
+	VPMADDWD   Y8, Y10, Y10
+	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR       Y12, Y14, Y12
+	VPTEST     Y12, Y12
+	JNZ        decodeBase64AVX2Prev_loop1
+	VPERMD     Y9, Y5, Y9
+	VPERMD     Y10, Y6, Y10
+	VPBLENDD   $0xc0, Y10, Y9, Y9
+	VMOVDQU    Y9, 144(AX)
+	VMOVDQU    X10, 176(AX)
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x000000c0, AX
+	SUBQ       $0x00000100, BX
+	SUBQ       $0x000000c0, CX
+	JMP        decodeBase64AVX2Prev_group
+
+decodeBase64AVX2Prev_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2Prev_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2Prev_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y9
+	VPAND        Y3, Y9, Y9
+	VPAND        Y3, Y6, Y10
+	VPSHUFB      Y10, Y0, Y10
+	VPSHUFB      Y9, Y1, Y11
+	VPAND        Y10, Y11, Y11
+	VPCMPEQB     Y4, Y6, Y10
+	VPADDB       Y10, Y9, Y9
+	VPSHUFB      Y9, Y2, Y9
+	VPADDB       Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y11, Y11
+	JNZ          decodeBase64AVX2Prev_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2Prev_loop1
+
+decodeBase64AVX2Prev_done:
+	VZEROUPPER
+
+decodeBase64AVX2Prev_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2PrevNT(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2PrevNT(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2PrevNT_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2PrevNT_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermB<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2PrevNT_group:
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2PrevNT_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2PrevNT_loop1
+	VMOVDQU      (DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      32(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, (AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 16(AX)
+	VMOVNTDQ     X10, 32(AX)
+	VMOVDQU      64(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      96(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, 48(AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 64(AX)
+	VMOVNTDQ     X10, 80(AX)
+	VMOVDQU      128(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      160(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, 96(AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 112(AX)
+	VMOVNTDQ     X10, 128(AX)
+	VMOVDQU      192(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPAND        Y11, Y12, Y12
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      224(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y11, Y1, Y14
+	VPAND        Y13, Y14, Y14
+	VPCMPEQB     Y4, Y10, Y13
+	VPADDB       Y13, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VPOR         Y12, Y14, Y12
+	VPTEST       Y12, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPERMD       Y9, Y5, Y9
+	VPERMD       Y10, Y6, Y10
+	VPBLENDD     $0xc0, Y10, Y9, Y9
+	VMOVNTDQ     X9, 144(AX)
+	VEXTRACTI128 $0x01, Y9, X9
+	VMOVNTDQ     X9, 160(AX)
+	VMOVNTDQ     X10, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2PrevNT_group
+
+decodeBase64AVX2PrevNT_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2PrevNT_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2PrevNT_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y9
+	VPAND        Y3, Y9, Y9
+	VPAND        Y3, Y6, Y10
+	VPSHUFB      Y10, Y0, Y10
+	VPSHUFB      Y9, Y1, Y11
+	VPAND        Y10, Y11, Y11
+	VPCMPEQB     Y4, Y6, Y10
+	VPADDB       Y10, Y9, Y9
+	VPSHUFB      Y9, Y2, Y9
+	VPADDB       Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPTEST       Y11, Y11
+	JNZ          decodeBase64AVX2PrevNT_done
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2PrevNT_loop1
+
+decodeBase64AVX2PrevNT_done:
+	SFENCE
+	VZEROUPPER
+
+decodeBase64AVX2PrevNT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET

@@ -9,3 +9,5 @@ func decodeBase64(dst, src []byte, a *Alphabet) (nsrc, ndst int) {
 }
 
 func base64Tier() string { return "generic" }
+
+func (a *Alphabet) tier() string { return "generic" }

@@ -41,3 +41,50 @@ func decodeBase64AVX512VBMI(dst []byte, src []byte, lut *[128]byte) int
 //
 //go:noescape
 func decodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[128]byte) int
+
+// encodeBase64AVX2 encodes whole 24-byte blocks of src into 32-character
+// blocks of dst with the AVX2 table lut of an alphabet whose first 62 characters
+// are A-Z, a-z, 0-9, n = min(len(src)/24, len(dst)/32) blocks, and returns n*24,
+// the src bytes consumed; it wrote n*32 bytes of dst. It reads only src[:n*24]
+// and lut, writes only dst[:n*32], and needs AVX2.
+//
+//go:noescape
+func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+
+// encodeBase64AVX2NT is encodeBase64AVX2 writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 32-byte aligned.
+//
+//go:noescape
+func encodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2 decodes whole 32-character blocks of src into 24-byte
+// blocks of dst with the AVX2 table lut of an alphabet, at most
+// min(len(src)/32, len(dst)/24) blocks, and stops before the first block holding
+// a character outside the alphabet. It returns the src characters consumed, a
+// multiple of 32; it wrote 3/4 of that to dst. It reads only the whole
+// 32-character blocks of src and lut, writes only that prefix of dst, and needs
+// AVX2.
+//
+//go:noescape
+func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2NT is decodeBase64AVX2 writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 16-byte aligned.
+//
+//go:noescape
+func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2Prev is decodeBase64AVX2 for tables whose fix
+// character is looked up in the slot of the row before its own.
+//
+//go:noescape
+func decodeBase64AVX2Prev(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2PrevNT is decodeBase64AVX2Prev writing most of dst with
+// non-temporal stores (past the caches), for outputs much larger than the
+// last-level cache; dst must be 16-byte aligned.
+//
+//go:noescape
+func decodeBase64AVX2PrevNT(dst []byte, src []byte, lut *[80]byte) int

@@ -12,11 +12,11 @@ import (
 // MCPBLOB_CPU_DISABLE turned it off. Kernels copy them into their own tier
 // switches (see impl.go), so tests can select tiers without touching these.
 var (
-	// useAVX2 enables the AVX2 JSON scanning kernel.
+	// useAVX2 enables the AVX2 JSON scanning and base64 kernels.
 	useAVX2 = cpuState.on(featAVX2)
 	// useAVX512BW enables the AVX-512 JSON scanning kernel (needs F and BW).
 	useAVX512BW = cpuState.on(featAVX512F) && cpuState.on(featAVX512BW)
-	// useAVX512VBMI enables the base64 kernels (need F, BW and VBMI).
+	// useAVX512VBMI enables the AVX-512 base64 kernels (need F, BW and VBMI).
 	useAVX512VBMI = useAVX512BW && cpuState.on(featAVX512VBMI)
 )
 

@@ -104,3 +104,37 @@ func FuzzKernelIndexJSONSpecial(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKernelBase64Alphabets runs both directions with the alphabets of
+// avx2Alphabets (whose AVX2 tables differ in where the extra characters
+// sit): data is encoded, then decoded with one byte replaced by c at pos
+// (when mode is odd), every tier against the generic code.
+func FuzzKernelBase64Alphabets(f *testing.F) {
+	f.Add([]byte("hello, world, hello, world, hello, world"), uint8(0), uint16(0), byte(0), uint8(0))
+	f.Add(bytes.Repeat([]byte{0xFB, 0xFF, 0xBF}, 40), uint8(1), uint16(33), byte('/'), uint8(1))
+	f.Add(bytes.Repeat([]byte{0xFC, 0x0F, 0xC0}, 40), uint8(3), uint16(70), byte('@'), uint8(1))
+	f.Add(bytes.Repeat([]byte{0x00, 0x10, 0x83}, 50), uint8(8), uint16(40), byte(0x80), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8, pos uint16, c byte, mode uint8) {
+		x := avx2Alphabets[int(which)%len(avx2Alphabets)]
+		alpha := NewAlphabet(avx2Prefix + x)
+		n := len(data) / 3 * 3
+		enc := make([]byte, n/3*4)
+		encodeBase64Generic(enc, data, alpha)
+		if mode&1 != 0 && len(enc) > 0 {
+			enc[int(pos)%len(enc)] = c
+		}
+		for _, v := range variants("base64") {
+			withVariant("base64", v, func() {
+				dst := withCanary(n / 3 * 4)
+				if got := EncodeBase64(dst, data, alpha); got != n {
+					t.Fatalf("%s %q: consumed %d, want %d", v.name, x, got, n)
+				}
+				want := make([]byte, n/3*4)
+				encodeBase64Generic(want, data, alpha)
+				compareBytes(t, v.name+" "+x, dst, want)
+				checkCanary(t, dst, len(dst))
+				checkDecode(t, v.name+" "+x, enc, alpha)
+			})
+		}
+	})
+}

@@ -23,14 +23,15 @@ var implementations []implementation
 //
 // This package registers, from its init functions:
 //
-//	kernel "base64"    tier "avx512vbmi"
+//	kernel "base64"    tiers "avx512vbmi", "avx2"
 //	kernel "jsonscan"  tiers "avx512", "avx2"
 //
 // Other packages may register their own tiers of a kernel, from an init
 // function (this package's registrations are done by then). core/codec
 // registers its "emmansun" tier (emmansun/base64's AVX2/SSE code) under
 // "base64", so [Select]("base64", "emmansun") turns off "avx512vbmi" and
-// leaves emmansun on, and [Select]("base64", "generic") turns both off. The
+// "avx2" and leaves emmansun on, and [Select]("base64", "generic") turns
+// them all off. The
 // name "generic" is reserved for the base implementation. Register panics on
 // a duplicate (kernel, name) pair.
 //

@@ -44,6 +44,9 @@ func TestRegistryKernels(t *testing.T) {
 		if useAVX512VBMI {
 			want["base64"] = []string{"avx512vbmi"}
 		}
+		if useAVX2 {
+			want["base64"] = append(want["base64"], "avx2")
+		}
 		if useAVX512BW {
 			want["jsonscan"] = append(want["jsonscan"], "avx512")
 		}

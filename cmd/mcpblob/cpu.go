@@ -16,7 +16,7 @@ func runCPU(context.Context, []string, func(string) string) int {
 	}
 	fmt.Printf("cpu features:  %s\n", features)
 	fmt.Printf("base64 encode: %s\n", codec.Tier())
-	fmt.Printf("base64 decode: %s\n", codec.Tier())
+	fmt.Printf("base64 decode: %s\n", codec.DecodeTier())
 	fmt.Printf("json scan:     %s\n", asm.JSONScanTier())
 	return exitOK
 }

@@ -8,16 +8,22 @@
 // Bulk data goes through the best tier available, chosen on every call
 // (see [Tier]):
 //
-//  1. "avx512vbmi": the asm package's kernels ([asm.EncodeBase64],
-//     [asm.DecodeBase64]), when asm.Base64Tier reports them;
-//  2. "emmansun": github.com/emmansun/base64 v0.9.0, whose AVX2/SSE code
-//     dispatches itself through golang.org/x/sys/cpu (off under purego);
-//  3. "generic": encoding/base64 alone.
+//  1. "avx512vbmi": the asm package's AVX-512 VBMI kernels
+//     ([asm.EncodeBase64], [asm.DecodeBase64]), when asm.Base64Tier
+//     reports them;
+//  2. "avx2": the asm package's AVX2 kernels, for the alphabets they serve
+//     (the standard and URL ones among them: see asm.Alphabet.Tier);
+//  3. "emmansun": github.com/emmansun/base64 v0.9.0, whose AVX2/SSE code
+//     dispatches itself through golang.org/x/sys/cpu (off under purego):
+//     what a CPU without AVX2 (but with SSE/AVX) gets; outside amd64 it
+//     only encodes (see [DecodeTier]);
+//  4. "generic": encoding/base64 alone.
 //
 // The emmansun tier is registered with the asm registry as
 // "base64"/"emmansun", so asm.Select and asm.Reset move tests (and
 // benchmarks) between all tiers on one machine; GODEBUG=cpu.avx512f=off
-// lowers asm's tier and cpu.avx2=off lowers emmansun's.
+// lowers asm's tier to "avx2", and cpu.avx2=off lowers it to "emmansun" and
+// emmansun's own code to its SSE path.
 //
 // # Invariants
 //

@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"runtime"
+
 	emb64 "github.com/emmansun/base64"
 
 	"github.com/mcpblob/mcpblob/asm"
@@ -9,6 +11,7 @@ import (
 // Tier names, best first.
 const (
 	TierAVX512VBMI = "avx512vbmi" // asm package kernels (asm.Base64Tier)
+	TierAVX2       = "avx2"       // asm package kernels, for the alphabets asm.Alphabet.Tier names
 	TierEmmansun   = "emmansun"   // github.com/emmansun/base64 v0.9.0 (AVX2/SSE, its own dispatch)
 	TierGeneric    = "generic"    // encoding/base64 alone
 
@@ -31,8 +34,18 @@ var (
 
 func init() { asm.Register("base64", TierEmmansun, &useEmmansun) }
 
-// asmOn reports whether the asm kernels take the bulk of the work.
-func asmOn() bool { return forceAsm || asm.Base64Tier() == TierAVX512VBMI }
+// emmansunDecodes reports whether the emmansun tier decodes too, or only
+// encodes: on amd64 only. Its arm64 (NEON) decoder, v0.9.0, takes a byte
+// >= 0x80 for 'A' (its two 64-entry table lookups both leave such a byte 0,
+// and nothing else checks it), so invalid input decodes without error; the
+// codec's tests fail there (under qemu-user). Its other architectures'
+// decoders are untested here.
+const emmansunDecodes = runtime.GOARCH == "amd64"
+
+// asmOn reports whether the asm kernels take the bulk of the work for e: a
+// kernel tier serves its alphabet (the AVX2 tier serves the standard and
+// URL alphabets and a few others, see asm.Alphabet.Tier).
+func (e *Encoding) asmOn() bool { return forceAsm || e.tables.Tier() != TierGeneric }
 
 // Minimum input sizes worth a kernel call; below them the reference code is
 // as fast and the call overhead dominates.
@@ -41,16 +54,26 @@ const (
 	minFastDecode = 32 // characters of input
 )
 
-// Tier returns the name of the base64 tier the codec uses for bulk data:
-// "avx512vbmi", "emmansun" or "generic".
+// Tier returns the name of the base64 tier the codec uses for bulk data
+// with the standard and URL alphabets: "avx512vbmi", "avx2", "emmansun" or
+// "generic"; decoding may use a lower one (see [DecodeTier]).
 func Tier() string {
-	switch {
-	case asm.Base64Tier() == TierAVX512VBMI:
-		return TierAVX512VBMI
+	switch t := asm.Base64Tier(); {
+	case t != TierGeneric:
+		return t
 	case forceAsm:
 		return tierAsmGeneric
 	case useEmmansun:
 		return TierEmmansun
+	}
+	return TierGeneric
+}
+
+// DecodeTier is [Tier] for decoding: "generic" where Tier is "emmansun"
+// outside amd64, where emmansun only encodes.
+func DecodeTier() string {
+	if t := Tier(); t != TierEmmansun || emmansunDecodes {
+		return t
 	}
 	return TierGeneric
 }
@@ -66,7 +89,7 @@ func (e *Encoding) encodePrefix(dst, src []byte) int {
 		src = src[:m] // let the reference code panic on a short dst, as the stdlib does
 	}
 	switch {
-	case asmOn():
+	case e.asmOn():
 		return asm.EncodeBase64(dst, src, e.tables)
 	case e.emm != nil && useEmmansun:
 		n := len(src) / 3 * 3
@@ -81,7 +104,7 @@ func (e *Encoding) fastDecode(n int) bool {
 	if n < minFastDecode {
 		return false
 	}
-	return asmOn() || useEmmansun && e.emm != nil
+	return e.asmOn() || useEmmansun && emmansunDecodes && e.emm != nil
 }
 
 // decodePrefix decodes a prefix of src made of whole quanta of four alphabet
@@ -97,9 +120,9 @@ func (e *Encoding) decodePrefix(dst, src []byte) (nsrc, ndst int) {
 		return 0, 0
 	}
 	switch {
-	case asmOn():
+	case e.asmOn():
 		return asm.DecodeBase64(dst, src, e.tables)
-	case useEmmansun && e.emm != nil:
+	case useEmmansun && emmansunDecodes && e.emm != nil:
 		return e.emm.decodePrefix(dst, src, &e.tables.Decode)
 	}
 	return 0, 0

@@ -1,4 +1,4 @@
-// Command base64 generates the AVX-512 VBMI base64 kernels of package asm:
+// Command base64 generates the AVX-512 VBMI and AVX2 base64 kernels of package asm:
 // ../../base64_amd64.s and the stubs ../../base64_stub_amd64.go.
 //
 // Reference: Wojciech Muła and Daniel Lemire, "Base64 encoding and decoding at
@@ -27,6 +27,12 @@ func main() {
 	encode("encodeBase64AVX512VBMINT", true)
 	decode("decodeBase64AVX512VBMI", false)
 	decode("decodeBase64AVX512VBMINT", true)
+	encodeAVX2(false)
+	encodeAVX2(true)
+	decodeAVX2(false, false)
+	decodeAVX2(true, false)
+	decodeAVX2(false, true)
+	decodeAVX2(true, true)
 	Generate()
 }
 
