@@ -210,7 +210,7 @@ func oneSource(opts *Options) error {
 func setUpTelemetry(opts *Options) *telemetry.Tracker {
 	if opts.Metrics == nil {
 		opts.Metrics = metrics.New(metrics.Build{Version: opts.Version, Go: runtime.Version(),
-			CodecEncode: codec.Tier(), CodecDecode: codec.Tier(), JSONScan: asm.JSONScanTier()})
+			CodecEncode: codec.Tier(), CodecDecode: codec.DecodeTier(), JSONScan: asm.JSONScanTier()})
 	}
 	tel := telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
 	if opts.Tracing != nil { // a nil *Provider must not become a non-nil hook
