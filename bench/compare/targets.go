@@ -76,7 +76,12 @@ func (r *report) p1Target() *pair.Target {
 			}
 		}
 	}
-	t.Pairs = append(t.Pairs, p1LowerTiers(r.codec)...)
+	for _, p := range p1LowerTiers(r.codec) {
+		t.Pairs = append(t.Pairs, p)
+		if !p.Met() {
+			t.Why = append(t.Why, "P1 "+render.PairGap(p, "≥ 1×")+": the lower tier's kernel, selected in-process in the same runs; on a CPU of that tier it is what the codec runs (compare `GODEBUG=cpu.avx512f=off make bench-codec`).")
+		}
+	}
 	t.Detail = "Each figure is the median of the codec's interleaved runs (one pair per size and direction; a lower kernel tier, selected in-process, beside the default one): see the codec table below."
 	return t
 }
