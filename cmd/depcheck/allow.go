@@ -117,6 +117,7 @@ var allowRules = []allowRule{
 	{"storage/localfs", []string{"storage", "storage/internal/cursor", xSys}},
 	{"storage/namespace", []string{"storage"}},
 	{"storage/observed", []string{"storage"}},
+	{"storage/quota", []string{"storage", "storage/namespace"}},
 	{"storage/s3", []string{"storage", "storage/internal/cursor", minioV7}},
 	{"storage/storagetest", []string{"storage"}},
 	{"storage/storagetest/s3test", nil},
