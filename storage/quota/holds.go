@@ -50,7 +50,7 @@ func (l *Ledger) grow(ctx context.Context, ns string, n need) (held int64, err e
 // may cover total bytes, and returns how many of want it may cover (at
 // least total); past a quota it returns a *storage.QuotaError.
 func (l *Ledger) fit(ns string, r *record, i int, total, want int64) (int64, error) {
-	lim := l.limit(ns)
+	lim := l.limitOf(ns, r)
 	heldBytes, heldObjects := r.held()
 	own := int64(0)
 	if i >= 0 {

@@ -46,6 +46,9 @@ type record struct {
 	Bytes   int64  `json:"bytes"`
 	Objects int64  `json:"objects"`
 	Holds   []hold `json:"holds,omitempty"`
+	// Claim is the quota a credential of the principal last named on any
+	// node (an OAuth token's claim), for nodes that have not seen one.
+	Claim *Limit `json:"claim,omitempty"`
 }
 
 // hold is a reservation: bytes and objects an upload in flight may still
@@ -61,8 +64,9 @@ type hold struct {
 // by all nodes, and checks changes against Limits.
 type Ledger struct {
 	Records storage.Recorder
-	// Limits gives a namespace's quota (nil: no quota anywhere).
-	Limits func(ns string) Limit
+	// Limits gives a namespace's quota (nil: no quota anywhere, usage
+	// only counted).
+	Limits Limits
 	// HoldTTL is a reservation's life without renewal (DefaultHoldTTL
 	// when zero); StagedHoldTTL that of a resumable upload's (the
 	// default is HoldTTL times 96: a day by default).
@@ -103,13 +107,6 @@ func (l *Ledger) ttl(staged bool) time.Duration {
 	return t
 }
 
-func (l *Ledger) limit(ns string) Limit {
-	if l.Limits == nil {
-		return Limit{}
-	}
-	return l.Limits(ns)
-}
-
 // Usage returns namespace ns's usage, reservations that expired left out.
 func (l *Ledger) Usage(ctx context.Context, ns string) (Usage, error) {
 	r, _, err := l.read(ctx, ns)
@@ -117,7 +114,7 @@ func (l *Ledger) Usage(ctx context.Context, ns string) (Usage, error) {
 		return Usage{}, err
 	}
 	r.dropExpired(l.now())
-	u := Usage{Bytes: r.Bytes, Objects: r.Objects, Limit: l.limit(ns)}
+	u := Usage{Bytes: r.Bytes, Objects: r.Objects, Limit: l.limitOf(ns, &r)}
 	u.HeldBytes, u.HeldObjects = r.held()
 	return u, nil
 }

@@ -46,7 +46,7 @@ func stores(t *testing.T, fn func(t *testing.T, raw storage.Backend)) {
 
 // node is one server's view of raw: its own ledger over the shared records.
 func node(raw storage.Backend, lim quota.Limit) (storage.Backend, *quota.Ledger) {
-	l := &quota.Ledger{Records: storage.RecorderOf(raw), Limits: func(string) quota.Limit { return lim }}
+	l := &quota.Ledger{Records: storage.RecorderOf(raw), Limits: quota.NewTable(lim)}
 	return quota.Wrap(raw, l), l
 }
 
@@ -183,4 +183,33 @@ func TestThreeNodesRace(t *testing.T) {
 			t.Fatalf("only %d uploads fit of the ~9 that should", u.Objects)
 		}
 	})
+}
+
+// TestLimitsPrecedence: the operator's quota wins over a claimed one,
+// which another node learns from the record; unset fields fall back to
+// the default.
+func TestLimitsPrecedence(t *testing.T) {
+	ctx := t.Context()
+	raw, err := localfs.Open(t.TempDir(), localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	t1, t2 := quota.NewTable(quota.Limit{Bytes: 100, Objects: 7}), quota.NewTable(quota.Limit{Bytes: 100, Objects: 7})
+	l1 := &quota.Ledger{Records: storage.RecorderOf(raw), Limits: t1}
+	l2 := &quota.Ledger{Records: storage.RecorderOf(raw), Limits: t2}
+	b1, b2 := namespace.View(quota.Wrap(raw, l1), "carol"), namespace.View(quota.Wrap(raw, l2), "carol")
+	t1.Claim("carol", quota.Limit{Bytes: 10})
+	if err := put(ctx, b1, "a", []byte("0123456789"), true); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b2.Create(ctx, "b", storage.CreateOptions{Size: 1})
+	wantQuota(t, err, "bytes", 0) // node 2 applies the claim node 1 saw
+	if u := usage(t, l2, "carol"); u.Limit != (quota.Limit{Bytes: 10, Objects: 7}) {
+		t.Fatalf("limit %+v", u.Limit)
+	}
+	t2.Replace(map[string]quota.Limit{"carol": {Bytes: 20}})
+	if err := put(ctx, b2, "b", []byte("x"), true); err != nil {
+		t.Fatalf("the operator's quota should win: %v", err)
+	}
 }
