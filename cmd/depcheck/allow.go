@@ -79,7 +79,7 @@ var allowRules = []allowRule{
 	{"core/mcp/toolargs", []string{"core/mcp/scan"}},
 	{"core/metrics", []string{victoriaMetrics}},
 	{"core/server", []string{"asm", "core/auth", "core/blobs", "core/codec", "core/gateway", "core/mcp", "core/metrics", "core/server/...",
-		"core/tenancy", "core/token", "storage", "storage/ingest"}},
+		"core/tenancy", "core/token", "storage", "storage/ingest", "storage/quota"}},
 	{"core/server/admin", []string{"core/metrics", "core/server/telemetry"}},
 	{"core/server/blobsvc", []string{"core/auth", "core/blobs", "core/budget", "core/mcp", "core/mcp/resstream",
 		"core/mcp/scan", "core/server/blobsvc/linktus", "core/server/blobsvc/resumable", "core/server/blobsvc/uploadpage", "core/server/bodystream", "core/server/byterange",

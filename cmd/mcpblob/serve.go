@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/conformance"
@@ -96,6 +97,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		MCP:     mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
 		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
 		Gateway: gatewayOptions(cfg),
+		Quota: server.Quota{Default: auth.Quota{Bytes: int64(cfg.QuotaBytes), Objects: cfg.QuotaObjects},
+			File: cfg.QuotaFile, Claims: cfg.OAuthQuotaClaim != "", HoldTTL: cfg.QuotaHoldTTL},
 	})
 	if err != nil {
 		return err
