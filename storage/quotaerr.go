@@ -21,8 +21,20 @@ type QuotaError struct {
 	Fits  int64
 }
 
-func (e *QuotaError) Error() string {
-	return fmt.Sprintf("storage: quota exceeded: the %s quota is %d, usage %d, %d more fit", e.What, e.Limit, e.Usage, e.Fits)
+func (e *QuotaError) Error() string { return "storage: quota exceeded: " + e.Detail() }
+
+// Detail is the refusal as a client reads it.
+func (e *QuotaError) Detail() string {
+	return fmt.Sprintf("the %s quota is %d, usage %d, %d more fit", e.What, e.Limit, e.Usage, e.Fits)
+}
+
+// QuotaErrorOf returns the *QuotaError in err's chain, or nil.
+func QuotaErrorOf(err error) *QuotaError {
+	var qe *QuotaError
+	if errors.As(err, &qe) {
+		return qe
+	}
+	return nil
 }
 
 // Unwrap returns ErrQuotaExceeded.

@@ -1,11 +1,17 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/core/server/blobsvc"
+	"github.com/mcpblob/mcpblob/core/server/front"
+	"github.com/mcpblob/mcpblob/core/server/gate"
+	"github.com/mcpblob/mcpblob/core/server/usage"
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/quota"
@@ -98,4 +104,24 @@ func (s *quotas) claimQuota(id auth.Identity) {
 	if s != nil && id.Method == "oauth" {
 		s.table.Claim(id.Principal, limitOf(id.Quota))
 	}
+}
+
+// usage is GET /v1/usage's answer for principal.
+func (s *quotas) usage(ctx context.Context, principal string) (any, error) {
+	u, err := s.ledger.PrincipalUsage(ctx, principal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"principal": principal, "bytes": u.Bytes, "objects": u.Objects,
+		"inFlightBytes": u.HeldBytes, "inFlightObjects": u.HeldObjects,
+		"limit": map[string]int64{"bytes": u.Limit.Bytes, "objects": u.Limit.Objects}}, nil
+}
+
+// service is the blob service with GET /v1/usage in front of it, when
+// quotas are on.
+func (s *quotas) service(svc *blobsvc.Server, g *gate.Gate, log *slog.Logger) front.Service {
+	if s == nil {
+		return svc
+	}
+	return &usage.Service{Inner: svc, Gate: g, Log: log, Usage: s.usage}
 }

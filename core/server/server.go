@@ -161,7 +161,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.front = front.New(opts.Front, front.Env{Logger: s.log, Gate: s.gate, MCP: s.mcp, Service: svc,
+	s.front = front.New(opts.Front, front.Env{Logger: s.log, Gate: s.gate, MCP: s.mcp, Service: s.quotas.service(svc, s.gate, s.log),
 		Telemetry: tel, Name: opts.Name, DownloadURL: opts.DownloadURL, DownloadHost: dlHost, Gateway: gw})
 	return s, nil
 }

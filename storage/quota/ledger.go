@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/namespace"
 )
 
 // Limit is one principal's quota; a zero field is no limit.
@@ -117,6 +118,11 @@ func (l *Ledger) Usage(ctx context.Context, ns string) (Usage, error) {
 	u := Usage{Bytes: r.Bytes, Objects: r.Objects, Limit: l.limitOf(ns, &r)}
 	u.HeldBytes, u.HeldObjects = r.held()
 	return u, nil
+}
+
+// PrincipalUsage is Usage of principal's namespace.
+func (l *Ledger) PrincipalUsage(ctx context.Context, principal string) (Usage, error) {
+	return l.Usage(ctx, namespace.Name(principal))
 }
 
 // read returns ns's record and its version ("" when there is none yet).
