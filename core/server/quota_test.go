@@ -67,9 +67,9 @@ func TestQuotaSurfaces(t *testing.T) {
 			}
 			r := c.do("GET", "/v1/usage", nil, aliceKey)
 			var u struct {
-				Principal                    string
+				Principal                     string
 				Bytes, Objects, InFlightBytes int64
-				Limit                        struct{ Bytes int64 }
+				Limit                         struct{ Bytes int64 }
 			}
 			if err := json.Unmarshal(r.body, &u); r.status != 200 || err != nil || u.Principal != "alice" ||
 				u.Bytes != 1000 || u.Objects != 1 || u.InFlightBytes != 0 || u.Limit.Bytes != 1000 {
@@ -138,4 +138,3 @@ func quotaMCPSurfaces(t *testing.T, c *bpClient) {
 		}
 	}
 }
-
