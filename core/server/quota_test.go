@@ -103,8 +103,13 @@ func quotaHTTPSurfaces(t *testing.T, c *bpClient) {
 	if tr.StatusCode != 201 || loc == nil {
 		t.Fatalf("/v1/tus POST deferred: %d %s", tr.StatusCode, []byte(readAll(tr)))
 	}
-	tr = tc.do("PATCH", loc.Path, make([]byte, 200), map[string]string{"Authorization": aliceKey["Authorization"],
-		"Upload-Offset": "0", "Upload-Length": "200", "Content-Type": "application/offset+octet-stream"})
+	patch := map[string]string{"Authorization": aliceKey["Authorization"], "Upload-Offset": "0",
+		"Content-Type": "application/offset+octet-stream"}
+	tr = tc.do("PATCH", loc.Path, make([]byte, 200), patch)
+	if tr.StatusCode == 204 { // S3: bytes under a part's minimum wait in records; the end is refused
+		patch["Upload-Offset"], patch["Upload-Length"] = "200", "200"
+		tr = tc.do("PATCH", loc.Path, nil, patch)
+	}
 	wantQuotaRefusal(t, "/v1/tus PATCH past the quota", tr.StatusCode, []byte(readAll(tr)), 100)
 
 	lc := newLinkTus(t, mintUpload(t, c))
