@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -141,5 +142,40 @@ func quotaMCPSurfaces(t *testing.T, c *bpClient) {
 		if o := requestUploadForm(t, m, uri); !o.isError || !strings.Contains(o.text, "quota exceeded") {
 			t.Errorf("%s request_upload form answer: %+v, want an isError result naming the quota", era, o)
 		}
+	}
+}
+
+// TestQuotaTusPatch: a resumable upload of undeclared length whose PATCH
+// takes it past the quota while its bytes stream into the staged write
+// is refused 403 quota_exceeded, not 500, on both stores, and logs no
+// error (a refusal is the client's, not the server's fault).
+func TestQuotaTusPatch(t *testing.T) {
+	parallel(t)
+	for _, be := range byteplaneBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			logs := &logBuffer{}
+			c := newBPClient(t, Options{Backend: be.new(t), Auth: Auth{Keys: []string{auth.KeyLine(quotaSecret, "alice", nil)}},
+				Quota: Quota{Default: auth.Quota{Bytes: 4 << 20}}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			tc := &tusClient{t: t, base: c.base, hc: &http.Client{Timeout: 60 * time.Second}}
+			tr := tc.do("POST", "/v1/tus/", nil, map[string]string{"Authorization": aliceKey["Authorization"],
+				"Upload-Defer-Length": "1", "Upload-Metadata": tusMeta("key", "big")})
+			loc, _ := url.Parse(tr.Header.Get("Location"))
+			if tr.StatusCode != 201 || loc == nil {
+				t.Fatalf("POST deferred: %d %s", tr.StatusCode, readAll(tr))
+			}
+			tr = tc.do("PATCH", loc.Path, make([]byte, 20<<20), map[string]string{"Authorization": aliceKey["Authorization"],
+				"Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"})
+			var b quotaBody
+			if err := json.Unmarshal([]byte(readAll(tr)), &b); err != nil || tr.StatusCode != 403 || b.Error.Code != "quota_exceeded" ||
+				b.Error.Limit != 4<<20 || b.Error.Fits > 4<<20 {
+				t.Fatalf("PATCH of 20 MiB past a 4 MiB quota: %d %+v", tr.StatusCode, b)
+			}
+			r := c.do("GET", "/v1/usage", nil, aliceKey)
+			if !strings.Contains(string(r.body), `"bytes":0,`) {
+				t.Fatalf("usage after the refusal: %s", r.body)
+			}
+			noBugLogs(t, logs)
+		})
 	}
 }
