@@ -85,3 +85,18 @@ func (l *Ledger) namespaces(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// All returns the usage of every namespace that has a record.
+func (l *Ledger) All(ctx context.Context) (map[string]Usage, error) {
+	names, err := l.namespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Usage, len(names))
+	for _, ns := range names {
+		if out[ns], err = l.Usage(ctx, ns); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
