@@ -72,7 +72,7 @@ func (w *backend) Recorder() storage.Recorder { return storage.RecorderOf(w.b) }
 // firstStep is the first reservation of an upload of undeclared size;
 // each later one doubles what it holds, up to maxStep at a time.
 const (
-	firstStep = 1 << 20
+	firstStep = 64 << 10
 	maxStep   = 64 << 20
 )
 

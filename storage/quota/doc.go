@@ -16,7 +16,7 @@
 // An upload reserves before it stores: its declared size at once (so an
 // upload that does not fit is refused before its first byte), or, for a
 // size not declared, a step ahead of its bytes that doubles as they
-// arrive (1 MiB first, at most 64 MiB at a time). A reservation is
+// arrive (64 KiB first, at most 64 MiB at a time). A reservation is
 // granted only while stored bytes plus every reservation stay within the
 // quota, so concurrent uploads of one principal on any number of nodes
 // never together exceed it: the bound is 0 bytes, declared or not. The
