@@ -43,7 +43,8 @@
 // URL's signature or query, or a data URI payload marker the harness sent.
 // A crashed server is restarted so the rest still runs.
 //
-// Then the quota abuse class (quota.go), on a fresh server with
+// After the local pass (storms and state classes below included), the
+// quota abuse class (quota.go) runs on a fresh server with
 // --quota-bytes 1 MiB: alice's PUTs (declared and chunked) and tus uploads
 // racing at the limit, a tus PATCH past its Upload-Length, a PUT that
 // declares 900 KiB and hangs up after 10 bytes; every answer a 201/204 or
