@@ -102,8 +102,8 @@ func (w *backend) Create(ctx context.Context, key string, opts storage.CreateOpt
 		w.release(ctx, ns, n.id)
 		return nil, err
 	}
-	return &writer{Writer: wr, b: w, ns: ns, key: key, id: n.id, held: held, declared: opts.Size > 0,
-		replaces: !opts.IfNotExists}, nil
+	return &writer{Writer: wr, ctx: ctx, b: w, ns: ns, key: key, id: n.id, held: held, declared: opts.Size > 0,
+		replaces: !opts.IfNotExists, renewAt: w.renewAt(false)}, nil
 }
 
 // release drops a reservation after a failure, whatever ctx's state.

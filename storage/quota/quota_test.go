@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -211,5 +212,32 @@ func TestLimitsPrecedence(t *testing.T) {
 	t2.Replace(map[string]quota.Limit{"carol": {Bytes: 20}})
 	if err := put(ctx, b2, "b", []byte("x"), true); err != nil {
 		t.Fatalf("the operator's quota should win: %v", err)
+	}
+}
+
+// TestHoldExpires: a reservation never committed nor aborted (its node
+// died) stops counting after HoldTTL, so the space comes back.
+func TestHoldExpires(t *testing.T) {
+	ctx := t.Context()
+	raw, err := localfs.Open(t.TempDir(), localfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	now := time.Now()
+	l := &quota.Ledger{Records: storage.RecorderOf(raw), Limits: quota.NewTable(quota.Limit{Bytes: 100}),
+		HoldTTL: time.Minute, Now: func() time.Time { return now }}
+	view := namespace.View(quota.Wrap(raw, l), "dave")
+	if _, err := view.Create(ctx, "lost", storage.CreateOptions{Size: 80}); err != nil { // never finished
+		t.Fatal(err)
+	}
+	_, err = view.Create(ctx, "next", storage.CreateOptions{Size: 80})
+	wantQuota(t, err, "bytes", 20)
+	now = now.Add(61 * time.Second)
+	if u := usage(t, l, "dave"); u.HeldBytes != 0 || u.HeldObjects != 0 {
+		t.Fatalf("usage %+v after the hold's TTL", u)
+	}
+	if err := put(ctx, view, "next", make([]byte, 80), true); err != nil {
+		t.Fatalf("after the hold expired: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -66,13 +67,13 @@ func (s stager) BeginStaged(ctx context.Context, key string, opts storage.Create
 		s.w.release(ctx, ns, id.hold)
 		return "", err
 	}
-	s.w.staged.set(id.hold, held, s.w.renewAt())
+	s.w.staged.set(id.hold, held, s.w.renewAt(true))
 	return id.String(), nil
 }
 
-// renewAt is when a resumable upload's reservation taken now should be
-// renewed: halfway through its life.
-func (w *backend) renewAt() time.Time { return time.Now().Add(w.l.ttl(true) / 2) }
+// renewAt is when a reservation taken now (a resumable upload's when
+// staged) should be renewed: halfway through its life.
+func (w *backend) renewAt(staged bool) time.Time { return time.Now().Add(w.l.ttl(staged) / 2) }
 
 // cover makes the reservation of id hold the bytes up to end before
 // they are staged (and renews it); a cached answer saves the look-up.
@@ -84,7 +85,7 @@ func (s stager) cover(ctx context.Context, id stagedID, end int64) error {
 	if err != nil {
 		return err
 	}
-	s.w.staged.set(id.hold, held, s.w.renewAt())
+	s.w.staged.set(id.hold, held, s.w.renewAt(true))
 	return nil
 }
 
@@ -102,7 +103,7 @@ func (s stager) PutStaged(ctx context.Context, id string, number int, offset int
 func (s stager) StagedPartMin() int { return s.s.StagedPartMin() }
 
 // CommitStaged counts the parts' bytes and the object, then commits;
-// a failed commit gives them back.
+// a failed commit gives them back, but for a staged write already gone.
 func (s stager) CommitStaged(ctx context.Context, id string, parts []storage.StagedPart, opts storage.CreateOptions, sha string) (storage.Info, error) {
 	sid, ok := parseStagedID(id)
 	if !ok {
@@ -114,7 +115,9 @@ func (s stager) CommitStaged(ctx context.Context, id string, parts []storage.Sta
 	}
 	s.w.staged.drop(sid.hold)
 	info, err := s.s.CommitStaged(ctx, sid.inner, parts, opts, sha)
-	if err != nil {
+	// A staged write gone may have been committed (by a completion whose
+	// answer was lost): its bytes stay counted, over rather than under.
+	if err != nil && !errors.Is(err, storage.ErrStagedGone) {
 		cctx, cancel := detached(ctx)
 		defer cancel()
 		_ = s.w.l.charge(cctx, sid.ns, -n, -1)

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -12,12 +13,14 @@ import (
 // and Commit turns it into usage before the object becomes visible.
 type writer struct {
 	storage.Writer
+	ctx      context.Context // Create's: it bounds the whole write
 	b        *backend
 	ns, key  string
 	id       string
 	held     int64
 	declared bool
-	replaces bool // the commit may replace an object (no IfNotExists)
+	replaces bool      // the commit may replace an object (no IfNotExists)
+	renewAt  time.Time // past it, the next Write renews the reservation
 	err      error
 	done     atomic.Bool // committed or aborted: the reservation is gone
 }
@@ -30,16 +33,29 @@ func (w *writer) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	total := w.Writer.Written() + int64(len(p))
-	if !w.declared && total > w.held {
-		held, err := w.b.l.grow(context.Background(), w.ns, need{id: w.id, total: total, want: nextWant(total)})
-		if err != nil {
+	if !w.declared && total > w.held || time.Now().After(w.renewAt) {
+		if err := w.grow(total); err != nil {
 			w.err = err
-			_ = w.Abort(context.Background())
+			_ = w.Abort(w.ctx)
 			return 0, err
 		}
-		w.held = held
 	}
 	return w.Writer.Write(p)
+}
+
+// grow makes the reservation cover total bytes (a declared upload's
+// stays its size) and renews it.
+func (w *writer) grow(total int64) error {
+	n := need{id: w.id, total: total, want: nextWant(total)}
+	if w.declared {
+		n.total, n.want = w.held, w.held
+	}
+	held, err := w.b.l.grow(w.ctx, w.ns, n)
+	if err != nil {
+		return err
+	}
+	w.held, w.renewAt = held, w.b.renewAt(false)
+	return nil
 }
 
 // Commit counts the bytes written and the object, then makes the object

@@ -7,12 +7,16 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/server/gate"
 )
+
+// readTimeout bounds the read of the usage record.
+const readTimeout = 30 * time.Second
 
 // Path is the endpoint.
 const Path = "/v1/usage"
@@ -49,7 +53,11 @@ func (s *Service) Serve(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
-	u, err := s.Usage(ctx, id.Principal)
+	// Not ctx itself: fasthttp reuses it after Serve, and the store's
+	// HTTP client may still hold the context it was given.
+	sctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	u, err := s.Usage(sctx, id.Principal)
 	if err != nil {
 		s.Log.Error("server: reading the usage failed", "err", err)
 		gate.APIError(ctx, http.StatusServiceUnavailable, "unavailable", "the usage cannot be read right now; try again")
