@@ -7,8 +7,12 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/auth"
+	"github.com/mcpblob/mcpblob/storage/quota"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
@@ -67,6 +71,13 @@ type Config struct {
 	// Protocol state per principal and per node (docs/security.md
 	// "Protocol state"); 0 on the command line is no bound.
 	ProtocolLimits limits.Limits
+
+	// Quotas per principal (docs/quotas.md).
+	QuotaBytes      sizeFlag      // default bytes quota; 0: none
+	QuotaObjects    int64         // default objects quota; 0: none
+	QuotaFile       string        // file of per-principal quotas, reloaded on SIGHUP
+	QuotaHoldTTL    time.Duration // life of an upload's reservation without renewal
+	OAuthQuotaClaim string        // access token claim naming the principal's quota
 
 	// S3 credentials come only from the environment (never flags: flags show in ps).
 	S3AccessKey string
@@ -137,6 +148,7 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.DurationVar(&c.BodyGrace, "body-grace", 10*time.Second, "slow start of a request body before --body-min-rate applies")
 	protocolLimitFlags(fs, &c.ProtocolLimits)
 	gatewayFlags(fs, &c)
+	quotaFlags(fs, &c)
 	rest, err := parseAnywhere(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -251,6 +263,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateAdmin()...)
 	errs = append(errs, c.validateGateway()...)
+	errs = append(errs, c.validateQuota()...)
 	return errors.Join(errs...)
 }
 
@@ -323,4 +336,45 @@ func (c Config) validateLimits() []error {
 		errs = append(errs, fmt.Errorf("--body-grace %v: want a positive duration", c.BodyGrace))
 	}
 	return errs
+}
+
+// quotaFlags adds the quota flags (docs/quotas.md).
+func quotaFlags(fs *flag.FlagSet, c *Config) {
+	fs.Var(&c.QuotaBytes, "quota-bytes", "bytes each principal may store unless its key line, token or --quota-file says otherwise (a number, or with K, M, G, T: binary units); 0: no bytes quota")
+	fs.Int64Var(&c.QuotaObjects, "quota-objects", 0, "objects each principal may store unless its key line, token or --quota-file says otherwise; 0: no objects quota")
+	fs.StringVar(&c.QuotaFile, "quota-file", "", "file of per-principal quotas, one \"PRINCIPAL bytes=SIZE objects=N\" per line, reloaded on SIGHUP")
+	fs.DurationVar(&c.QuotaHoldTTL, "quota-hold-ttl", quota.DefaultHoldTTL, "how long an upload's reservation outlives its last byte when its node dies (resumable uploads: 96 times as long)")
+	fs.StringVar(&c.OAuthQuotaClaim, "oauth-quota-claim", "", "access token claim holding the principal's quota: a number of bytes, or {\"bytes\":N,\"objects\":N}")
+}
+
+// validateQuota checks the quota settings.
+func (c Config) validateQuota() []error {
+	var errs []error
+	if c.QuotaObjects < 0 || c.QuotaHoldTTL <= 0 {
+		errs = append(errs, errors.New("--quota-objects must not be negative and --quota-hold-ttl must be positive"))
+	}
+	if c.OAuthQuotaClaim != "" && c.OAuthIssuer == "" {
+		errs = append(errs, errors.New("--oauth-quota-claim needs --oauth-issuer"))
+	}
+	if c.quotasOn() && c.Tenancy == "shared" {
+		errs = append(errs, errors.New("quotas count per principal namespace: they need --tenancy principal"))
+	}
+	return errs
+}
+
+// quotasOn reports whether any quota setting is given.
+func (c Config) quotasOn() bool {
+	return c.QuotaBytes > 0 || c.QuotaObjects > 0 || c.QuotaFile != "" || c.OAuthQuotaClaim != ""
+}
+
+// sizeFlag is a byte count given as a number with an optional binary
+// unit (auth.ParseSize).
+type sizeFlag int64
+
+func (f *sizeFlag) String() string { return strconv.FormatInt(int64(*f), 10) }
+
+func (f *sizeFlag) Set(s string) error {
+	n, err := auth.ParseSize(s)
+	*f = sizeFlag(n)
+	return err
 }

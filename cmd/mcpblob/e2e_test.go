@@ -26,6 +26,10 @@ import (
 var mcpblobBin string // built once by TestMain
 
 func TestMain(m *testing.M) {
+	if os.Getenv(usageNodeEnv) != "" { // a node process (usage_kill_test.go): no binary, no S3
+		flag.Parse()
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "mcpblob-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -21,7 +21,8 @@ func oauthVerifier(ctx context.Context, cfg Config, logger *slog.Logger) (*oauth
 	if aud == "" {
 		aud = auth.CanonicalResource(cfg.PublicURL)
 	}
-	v, err := oauth.New(ctx, oauth.Config{Issuer: cfg.OAuthIssuer, Audience: aud, TenantClaim: cfg.TenantClaim, Logger: logger})
+	v, err := oauth.New(ctx, oauth.Config{Issuer: cfg.OAuthIssuer, Audience: aud, TenantClaim: cfg.TenantClaim,
+		QuotaClaim: cfg.OAuthQuotaClaim, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("--oauth-issuer: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/core/codec"
 	"github.com/mcpblob/mcpblob/core/conformance"
@@ -77,15 +78,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			OAuthIssuer: cfg.OAuthIssuer,
 			Tenancy:     cfg.Tenancy,
 		},
-		Front: front.Options{
-			Listen:        cfg.Listen,
-			ShutdownDelay: cfg.ShutdownDelay,
-			GracePeriod:   cfg.GracePeriod,
-			AccessLog:     cfg.AccessLog,
-			MaxConns:      cfg.MaxConns,
-			MaxConnsPerIP: cfg.MaxConnsPerIP,
-			Admin:         front.Admin{Listen: cfg.AdminListen, Hosts: adminHosts(cfg.AdminHosts), Token: cfg.AdminToken},
-		},
+		Front: frontOptions(cfg),
 		Limits: gate.Limits{
 			MaxUploads:             cfg.MaxUploads,
 			MaxUploadsPerPrincipal: cfg.MaxUploadsPerPrincipal,
@@ -102,6 +95,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
 		Gateway: gatewayOptions(cfg),
 		Tracing: tp,
+		Quota:   quotaOptions(cfg),
 	})
 	if err != nil {
 		return err
@@ -228,4 +222,23 @@ func extensions(cfg Config) func(*mcp.Server) {
 		return nil
 	}
 	return conformance.Register
+}
+
+// frontOptions are the HTTP front's settings from cfg.
+func frontOptions(cfg Config) front.Options {
+	return front.Options{
+		Listen:        cfg.Listen,
+		ShutdownDelay: cfg.ShutdownDelay,
+		GracePeriod:   cfg.GracePeriod,
+		AccessLog:     cfg.AccessLog,
+		MaxConns:      cfg.MaxConns,
+		MaxConnsPerIP: cfg.MaxConnsPerIP,
+		Admin:         front.Admin{Listen: cfg.AdminListen, Hosts: adminHosts(cfg.AdminHosts), Token: cfg.AdminToken},
+	}
+}
+
+// quotaOptions are the quota settings from cfg.
+func quotaOptions(cfg Config) server.Quota {
+	return server.Quota{Default: auth.Quota{Bytes: int64(cfg.QuotaBytes), Objects: cfg.QuotaObjects},
+		File: cfg.QuotaFile, Claims: cfg.OAuthQuotaClaim != "", HoldTTL: cfg.QuotaHoldTTL}
 }

@@ -20,6 +20,9 @@ type Authenticator struct {
 	Keys   *Keys         // API keys; nil or empty for none
 	OAuth  TokenVerifier // OAuth access tokens; nil for none
 	Issuer string        // the authorization server, for the metadata
+	// Verified, when set, is told every identity a token verified to
+	// (the server learns the quota a token names).
+	Verified func(Identity)
 }
 
 // Enabled reports whether any authentication is configured; without it
@@ -78,6 +81,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (Identi
 	}
 	id.Method = "oauth"
 	id.Scopes = NormalizeScopes(id.Scopes)
+	if a.Verified != nil {
+		a.Verified(id)
+	}
 	return id, nil
 }
 

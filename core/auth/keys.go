@@ -18,7 +18,8 @@ var DefaultKeyScopes = []string{ScopeRead, ScopeWrite}
 // concurrent use; [Keys.Replace] swaps in a reloaded set.
 //
 // A keys file has one key per line: "<hex SHA-256 of the key> [PRINCIPAL]
-// [scopes=read,write,admin]". The principal defaults to "key-" and the
+// [scopes=read,write,admin] [quota=SIZE] [quota-objects=N]" (see
+// [Quota]). The principal defaults to "key-" and the
 // digest's first 8 hex digits, the scopes to read,write. Blank lines and
 // '#' comments are ignored.
 type Keys struct {
@@ -76,6 +77,12 @@ func parseKeyLine(line string) (apiKey, error) {
 	k := apiKey{id: Identity{Scopes: DefaultKeyScopes, Method: "key"}}
 	copy(k.digest[:], raw)
 	for _, f := range fields[1:] {
+		if ok, err := parseQuotaField(&k.id.Quota, f, "quota", "quota-objects"); ok || err != nil {
+			if err != nil {
+				return apiKey{}, err
+			}
+			continue
+		}
 		if list, ok := strings.CutPrefix(f, "scopes="); ok {
 			if k.id.Scopes, err = ParseKeyScopes(list); err != nil {
 				return apiKey{}, err

@@ -37,6 +37,9 @@ type Identity struct {
 	// leeway. An API key has none (it lasts until the keys are reloaded
 	// without it, see [Authenticator.StillValid]).
 	Expires time.Time
+	// Quota is the quota the credential names (a key line's quota=, an
+	// OAuth token's quota claim); zero when it names none.
+	Quota Quota
 }
 
 // Open is the identity of every request to an endpoint without

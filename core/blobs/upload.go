@@ -92,6 +92,8 @@ func (a *App) fileSink(t mcp.FileTarget) (mcp.Sink, bool, error) {
 	if err != nil {
 		var ie *ingest.Error
 		switch {
+		case quotaProblem(err) != "":
+			return nil, false, &mcp.FileError{Arg: t.Argument, Reason: quotaProblem(err)}
 		case keyProblem(err) != "":
 			return nil, false, &mcp.FileError{Arg: "key", Reason: keyProblem(err)}
 		case errors.As(err, &ie):
@@ -167,6 +169,8 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 		fe *storage.FilenameError
 	)
 	switch {
+	case quotaProblem(err) != "":
+		return mcp.ToolError("Argument %q: %s", f.Name, quotaProblem(err)), nil
 	case errors.As(err, &ie):
 		return mcp.ToolError("Argument %q: %s", f.Name, ie.Detail), nil
 	case keyProblem(err) != "":
@@ -180,6 +184,15 @@ func (a *App) storeError(f *mcp.File, key string, err error) (*mcp.ToolResult, e
 			f.Name, storage.MaxMediaTypeLen), nil
 	}
 	return nil, fmt.Errorf("blobs: store %q: %w", key, err)
+}
+
+// quotaProblem names the quota that refused an upload ("" when none
+// did): the principal's quota is full, nothing was stored.
+func quotaProblem(err error) string {
+	if qe := storage.QuotaErrorOf(err); qe != nil {
+		return "quota exceeded: " + qe.Detail() + "; nothing was stored"
+	}
+	return ""
 }
 
 // withFileSpec sets the x-mcp-file descriptor of a property of a schema.

@@ -89,6 +89,8 @@ type Options struct {
 	// Metrics, PublicURL and Redeem are the server's own and must be left
 	// unset.
 	Gateway gateway.Options
+	// Quota sets per-principal quotas (off by default).
+	Quota Quota
 }
 
 // Auth configures authentication and tenancy.
@@ -117,14 +119,15 @@ type Auth struct {
 // Server is mcpblob's HTTP server: the front (package front) with the MCP
 // endpoint, and the blob service (package blobsvc) behind it.
 type Server struct {
-	opts  Options
-	log   *slog.Logger
-	gate  *gate.Gate
-	mcp   *mcp.Server
-	blobs *blobs.App
-	facts *onetime.Facts
-	front *front.Server
-	svc   *blobsvc.Server
+	opts   Options
+	log    *slog.Logger
+	gate   *gate.Gate
+	mcp    *mcp.Server
+	blobs  *blobs.App
+	facts  *onetime.Facts
+	front  *front.Server
+	svc    *blobsvc.Server
+	quotas *quotas
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -138,9 +141,19 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	tel := setUpTelemetry(&opts)
-	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger)}
+	q, err := setUpQuota(&opts) // quota.go
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger), quotas: q}
 	if s.gate, err = newGate(opts); err != nil {
 		return nil, err
+	}
+	if err := s.checkQuotaTenancy(); err != nil {
+		return nil, err
+	}
+	if q != nil {
+		s.gate.Auth.Verified = q.claimQuota
 	}
 	if err := s.newMCP(); err != nil {
 		return nil, err
@@ -153,7 +166,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.front = front.New(opts.Front, front.Env{Logger: s.log, Gate: s.gate, MCP: s.mcp, Service: svc,
+	s.front = front.New(opts.Front, front.Env{Logger: s.log, Gate: s.gate, MCP: s.mcp, Service: s.quotas.service(svc, s.gate, s.log),
 		Telemetry: tel, Name: opts.Name, DownloadURL: opts.DownloadURL, DownloadHost: dlHost, Gateway: gw})
 	return s, nil
 }

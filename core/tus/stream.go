@@ -2,6 +2,7 @@ package tus
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -64,6 +65,8 @@ func storeError(err error) *Error {
 		return nil
 	case errors.Is(err, storage.ErrPreconditionFailed):
 		return overtaken()
+	case errors.Is(err, storage.ErrQuotaExceeded):
+		return &Error{Status: http.StatusForbidden, Code: "quota_exceeded", Message: "quota exceeded", Err: err}
 	}
 	return internal(err)
 }

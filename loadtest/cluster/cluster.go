@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/loadtest/cluster/quotacheck"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
@@ -311,4 +312,14 @@ func nginxVersion(bin string) string {
 		return "unknown"
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "nginx version: nginx/")
+}
+
+// quotaSetup is what package quotacheck takes: the build, one S3 gateway
+// per node, the credentials and the token keys.
+func (cl *cluster) quotaSetup() quotacheck.Setup {
+	s := quotacheck.Setup{Bin: cl.nodes[0].bin, Env: cl.nodes[0].env, TokenKeys: filepath.Join(cl.work, "token-keys"), Work: cl.work}
+	for _, g := range cl.weed.gateways {
+		s.Endpoints = append(s.Endpoints, "http://"+g.Addr.HTTP)
+	}
+	return s
 }

@@ -62,6 +62,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/mcpblob/mcpblob/loadtest/cluster/quotacheck"
 )
 
 type config struct {
@@ -205,6 +207,13 @@ func runChecks(ctx context.Context, c config, cl *cluster, rep *report) {
 		t = time.Now()
 		tusJS(ctx, c, cl, rep)
 		logf("tus-js-client uploads took %.1fs", time.Since(t).Seconds())
+	}
+	if ctx.Err() == nil { // quotas, on nodes of the check's own
+		t = time.Now()
+		for _, r := range quotacheck.Run(ctx, cl.quotaSetup()) {
+			rep.add("quotas", r.Name, r.OK, r.Detail)
+		}
+		logf("quota check took %.1fs", time.Since(t).Seconds())
 	}
 	if ctx.Err() == nil {
 		t = time.Now()

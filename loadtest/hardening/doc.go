@@ -43,6 +43,14 @@
 // URL's signature or query, or a data URI payload marker the harness sent.
 // A crashed server is restarted so the rest still runs.
 //
+// After the local pass (storms and state classes below included), the
+// quota abuse class (quota.go) runs on a fresh server with
+// --quota-bytes 1 MiB: alice's PUTs (declared and chunked) and tus uploads
+// racing at the limit, a tus PATCH past its Upload-Length, a PUT that
+// declares 900 KiB and hangs up after 10 bytes; every answer a 201/204 or
+// a clear refusal, and afterwards GET /v1/usage at most the quota, equal
+// to the listed sizes, nothing left in flight.
+//
 // Then two storms, while the server's RSS is sampled every 50 ms and GET
 // /healthz is timed every 100 ms (throughout the whole run): a slow-body
 // storm (2,000 connections in the full profile, 200 in the smoke one, half

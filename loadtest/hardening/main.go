@@ -66,6 +66,11 @@ func run(ctx context.Context, args []string) (ok bool, err error) {
 	if err := driveLocal(ctx, c, bin, work, sec, feats, rep); err != nil {
 		return false, err
 	}
+	if c.runs("quota abuse") && ctx.Err() == nil {
+		if err := driveQuota(bin, work, sec, rep); err != nil { // quota.go
+			rep.fail("local quota abuse", "setup", "quota server", err.Error())
+		}
+	}
 	if err := driveGateways(ctx, c, bin, work, sec, rep); err != nil {
 		rep.fail("gateway", "setup", "gateway passes", err.Error())
 	}

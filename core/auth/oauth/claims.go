@@ -3,11 +3,14 @@ package oauth
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/auth"
 )
 
 // Claims are the verified facts of an access token.
@@ -25,6 +28,8 @@ type Claims struct {
 	Expiry time.Time
 	// ID is "jti".
 	ID string
+	// Quota is the value of [Config].QuotaClaim (zero when unset or absent).
+	Quota auth.Quota
 }
 
 // maxDate is 9999-12-31T23:59:59Z; later NumericDates are refused.
@@ -60,8 +65,39 @@ func (v *Verifier) claims(payload []byte) (Claims, error) {
 	if c.Scopes, err = scopes(m); err != nil {
 		return Claims{}, err
 	}
+	if c.Quota, err = v.quota(m); err != nil {
+		return Claims{}, err
+	}
 	c.Principal, err = v.principal(m)
 	return c, err
+}
+
+// quota reads the QuotaClaim: a number of bytes, a size string, or an
+// object of "bytes" and "objects".
+func (v *Verifier) quota(m map[string]json.RawMessage) (auth.Quota, error) {
+	raw, ok := m[v.cfg.QuotaClaim]
+	if v.cfg.QuotaClaim == "" || !ok || string(raw) == "null" {
+		return auth.Quota{}, nil
+	}
+	var q auth.Quota
+	var n int64
+	var s string
+	var obj struct{ Bytes, Objects int64 }
+	var err error
+	switch {
+	case json.Unmarshal(raw, &n) == nil:
+		q.Bytes = n
+	case json.Unmarshal(raw, &s) == nil:
+		q.Bytes, err = auth.ParseSize(s)
+	case json.Unmarshal(raw, &obj) == nil:
+		q = auth.Quota{Bytes: obj.Bytes, Objects: obj.Objects}
+	default:
+		err = errors.New("malformed")
+	}
+	if err != nil || q.Bytes < 0 || q.Objects < 0 {
+		return auth.Quota{}, invalid("quota claim " + strconv.Quote(v.cfg.QuotaClaim) + " is not a size or {\"bytes\",\"objects\"}")
+	}
+	return q, nil
 }
 
 // checkRegistered checks iss, aud, exp, nbf and iat.

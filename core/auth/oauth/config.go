@@ -44,6 +44,10 @@ type Config struct {
 	// TenantClaim names the claim holding the principal that per-user state
 	// is keyed by. Default "sub". The claim must be a non-empty string.
 	TenantClaim string
+	// QuotaClaim, when set, names the claim holding the principal's quota
+	// (docs/quotas.md): a number of bytes, a size string ("10GiB"), or
+	// {"bytes": N, "objects": N}. Absent: the token names no quota.
+	QuotaClaim string
 	// Leeway is the clock skew allowed on exp, nbf and iat. Default 30s,
 	// at most [MaxLeeway].
 	Leeway time.Duration

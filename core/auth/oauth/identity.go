@@ -25,5 +25,6 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (auth.Identity
 	case err != nil:
 		return auth.Identity{}, errors.New("the token could not be verified")
 	}
-	return auth.Identity{Principal: c.Principal, Scopes: c.Scopes, Method: "oauth", Expires: c.Expiry.Add(v.cfg.Leeway)}, nil
+	return auth.Identity{Principal: c.Principal, Scopes: c.Scopes, Method: "oauth", Expires: c.Expiry.Add(v.cfg.Leeway),
+		Quota: c.Quota}, nil
 }

@@ -159,6 +159,7 @@ func isTimeout(err error) bool {
 func (s *Server) apiStorageError(ctx *fasthttp.RequestCtx, op, key string, err error) {
 	var be *pace.BodyError
 	switch {
+	case gate.RefuseQuota(ctx, err): // 403 quota_exceeded
 	case errors.Is(err, storage.ErrNotFound):
 		gate.APIError(ctx, http.StatusNotFound, "not_found", fmt.Sprintf("blob %q not found", key))
 	case errors.Is(err, storage.ErrInvalidKey):

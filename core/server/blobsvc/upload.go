@@ -218,7 +218,7 @@ func (s *Server) failUpload(ctx *fasthttp.RequestCtx, uploadID string, uerr *upl
 	if uerr.status != http.StatusBadRequest || uerr.code != "truncated" {
 		ctx.SetConnectionClose()
 	}
-	gate.APIError(ctx, uerr.status, uerr.code, uerr.msg)
+	gate.APIErrorFor(ctx, uerr.err, uerr.status, uerr.code, uerr.msg)
 }
 
 // completeUpload finishes the request body, reports the upload done and
@@ -300,6 +300,8 @@ func (u *upload) uploadErrorOf(err error) *uploadError {
 		ne interface{ Timeout() bool }
 	)
 	switch {
+	case errors.Is(err, storage.ErrQuotaExceeded):
+		return &uploadError{http.StatusForbidden, "quota_exceeded", "quota exceeded", err} // failUpload adds the figures
 	case errors.Is(err, ingest.ErrTooLarge), errors.Is(err, storage.ErrTooLarge):
 		return &uploadError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the file is larger than the limit of %d bytes", u.max), err}
 	case errors.Is(err, storage.ErrInsufficientStorage):

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/pace"
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 // DrainLimit bounds how much of an oversized or refused request body is
@@ -212,4 +213,28 @@ func (g *Gate) Challenge(f *auth.Failure) string {
 		c.Scope = auth.ScopeRead + " " + auth.ScopeWrite
 	}
 	return c.String()
+}
+
+// APIErrorFor answers err as RefuseQuota does when a quota refused it,
+// else as APIError with status, code and msg.
+func APIErrorFor(ctx *fasthttp.RequestCtx, err error, status int, code, msg string) {
+	if !RefuseQuota(ctx, err) {
+		APIError(ctx, status, code, msg)
+	}
+}
+
+// RefuseQuota answers 403 quota_exceeded when err is a refusal by a quota
+// (storage.QuotaError), with the limit, the usage and what would still
+// fit beside the house's code and message, and reports whether it did.
+func RefuseQuota(ctx *fasthttp.RequestCtx, err error) bool {
+	qe := storage.QuotaErrorOf(err)
+	if qe == nil {
+		return false
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": "quota_exceeded", "message": "quota exceeded: " + qe.Detail(),
+		"quota": qe.What, "limit": qe.Limit, "usage": qe.Usage, "fits": qe.Fits}})
+	ctx.SetStatusCode(http.StatusForbidden)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+	return true
 }

@@ -207,6 +207,8 @@ func (s *Server) commitStaged(ctx context.Context, view storage.Backend, spec in
 func (s *Server) tusStorageError(key string, err error) *tus.Error {
 	e := &tus.Error{Err: err}
 	switch {
+	case errors.Is(err, storage.ErrQuotaExceeded): // wire.Write adds the figures
+		e.Status, e.Code, e.Message = http.StatusForbidden, "quota_exceeded", "quota exceeded"
 	case errors.Is(err, storage.ErrInvalidKey):
 		e.Status, e.Code, e.Message = http.StatusBadRequest, "invalid_key", s.env.InvalidKey(key, err)
 	case errors.Is(err, storage.ErrPathConflict):

@@ -65,7 +65,7 @@ func Write(ctx *fasthttp.RequestCtx, log *slog.Logger, resp tus.Response, body i
 	if string(ctx.Method()) != http.MethodHead && !drained(body) {
 		ctx.SetConnectionClose()
 	}
-	gate.APIError(ctx, resp.Status, resp.Code, resp.Message)
+	gate.APIErrorFor(ctx, resp.Error.Err, resp.Status, resp.Code, resp.Message)
 }
 
 // drained reads the rest of body when it ends within gate.DrainLimit
