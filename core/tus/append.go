@@ -62,11 +62,14 @@ type appender struct {
 	staged   int64     // new bytes in pending
 	reserved []int     // part numbers taken and not yet written
 
-	// A store that takes a part's bytes as they arrive
-	// (storage.StagedStreamer) gets each piece of the buffer as it is read
-	// (stream.go).
-	stream storage.StagedStreamer
-	pieces *pieceWriter // nil until the first piece
+	// A store that takes a part's bytes as they arrive (a
+	// storage.StagedStreamer, or a storage.StagedSender for a part whose
+	// size the Content-Length tells) gets each piece of the buffer as it
+	// is read (stream.go).
+	stream     storage.StagedStreamer
+	send       storage.StagedSender
+	pieces     *pieceWriter // nil until the first piece
+	unstreamed bool         // the buffer's part is not sent as it arrives
 }
 
 func (a *appender) run(body io.Reader, limit int64) *Error {
@@ -107,7 +110,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 // when the store takes the bytes as they arrive.
 func (a *appender) read(r io.Reader) (int, error) {
 	end := len(a.buf)
-	if a.stream != nil {
+	if a.stream != nil || a.send != nil {
 		end = min(end, a.n+streamPiece)
 	}
 	k, err := io.ReadFull(r, a.buf[a.n:end])
@@ -160,8 +163,12 @@ func (a *appender) start() *Error {
 	if err := a.mergeTail(); err != nil {
 		return err
 	}
-	if a.u.Staged != "" && a.tail == 0 && a.h.Stager.StagedPartMin() <= 1 {
+	switch {
+	case a.u.Staged == "" || a.tail > 0:
+	case a.h.Stager.StagedPartMin() <= 1:
 		a.stream = storage.StreamerOf(a.h.Stager) // every segment is a part
+	case a.expect > 0:
+		a.send = storage.SenderOf(a.h.Stager)
 	}
 	return nil
 }
@@ -205,7 +212,7 @@ func (a *appender) flush(now bool) *Error {
 		return err
 	}
 	a.pending, a.staged = append(a.pending, seg), a.staged+fresh
-	a.n, a.tail = 0, 0
+	a.n, a.tail, a.unstreamed = 0, 0, false
 	if a.hold {
 		return nil
 	}
@@ -223,15 +230,20 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 	data := a.buf[:a.n]
 	st := a.h.Stager
 	if a.u.Staged != "" {
+		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
+			a.head = append(a.head, data[a.tail:a.tail+n]...)
+		}
+		if a.pieces != nil && a.send != nil {
+			if seg, sent, err := a.sentPart(); sent || err != nil {
+				return seg, err
+			}
+		}
 		// The SHA-256 runs beside the write (it reads what the write
 		// reads); streamed pieces were hashed as they went to the store.
 		if a.pieces == nil {
 			hashed := make(chan struct{})
 			go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
 			defer func() { <-hashed }()
-		}
-		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
-			a.head = append(a.head, data[a.tail:a.tail+n]...)
 		}
 		if a.n >= st.StagedPartMin() || a.completes(fresh) {
 			return a.writePart(data)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -62,6 +63,41 @@ func (s Suite) testStaged(t *testing.T, b storage.Backend) {
 	if ss := storage.StreamerOf(st); ss != nil {
 		testStreamed(t, b, st, ss)
 	}
+	if ss := storage.SenderOf(st); ss != nil {
+		testSent(t, b, st, ss)
+	}
+}
+
+// testSent (a store with a StagedSender): parts sent from a reader that
+// gives their bytes in pieces become the object as PutStaged's do; a
+// reader that ends early stores no part, and its number is sent again.
+func testSent(t *testing.T, b storage.Backend, st storage.Stager, ss storage.StagedSender) {
+	ctx := context.Background()
+	one, two := content(7, int64(st.StagedPartMin())+1234), content(8, 3000)
+	id, err := st.BeginStaged(ctx, "staged/sent", storage.CreateOptions{})
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	p1, err := ss.SendStaged(ctx, id, 1, 0, int64(len(one)), iotest.HalfReader(bytes.NewReader(one)))
+	if err != nil || p1.Number != 1 || p1.Size != int64(len(one)) {
+		t.Fatalf("SendStaged(1) = %+v, %v", p1, err)
+	}
+	cut := bytes.NewReader(two[:1000])
+	if p, err := ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), cut); err == nil {
+		t.Fatalf("SendStaged of a reader ending after 1000 of %d bytes = %+v, no error", len(two), p)
+	}
+	p2, err := ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), iotest.OneByteReader(bytes.NewReader(two[:10])))
+	if err == nil {
+		t.Fatalf("SendStaged of 10 of %d bytes = %+v, no error", len(two), p2)
+	}
+	if p2, err = ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), bytes.NewReader(two)); err != nil {
+		t.Fatalf("SendStaged(2): %v", err)
+	}
+	want := append(bytes.Clone(one), two...)
+	if _, err := st.CommitStaged(ctx, id, []storage.StagedPart{p1, p2}, storage.CreateOptions{}, sum(want)); err != nil {
+		t.Fatalf("CommitStaged: %v", err)
+	}
+	wantStaged(t, b, "staged/sent", want, storage.CreateOptions{})
 }
 
 // testStreamed (a store with a StagedStreamer): parts written in pieces
