@@ -267,11 +267,8 @@ func (a *appender) writePart(data []byte) (Segment, *Error) {
 		return Segment{}, err
 	}
 	part, perr := a.h.Stager.PutStaged(a.ctx, a.u.Staged, num, a.partOffset(), data)
-	switch {
-	case errors.Is(perr, storage.ErrPreconditionFailed):
-		return Segment{}, overtaken()
-	case perr != nil:
-		return Segment{}, internal(perr)
+	if perr != nil {
+		return Segment{}, storeError(perr)
 	}
 	return Segment{Size: int64(len(data)), Part: &part}, nil
 }

@@ -401,3 +401,29 @@ func TestCutWhileStreaming(t *testing.T) {
 		})
 	}
 }
+
+// TestPartLimit: an S3 upload whose next part number is past S3's 10,000
+// (many cut requests took numbers) answers 413 naming the limit, not a
+// server error, and nothing is appended.
+func TestPartLimit(t *testing.T) {
+	b, _ := openS3(t, "")
+	h := storeHandler(countStore(b))
+	data := randomBytes(DefaultSegmentSize+10, 5)
+	id := createOn(t, h, len(data), "limit")
+	u, err := h.load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.NextPart = 10001
+	if err := h.save(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	r := patchOn(h, id, 0, data)
+	wantStatus(t, "PATCH past 10,000 parts", r, http.StatusRequestEntityTooLarge)
+	if r.Error == nil || !strings.Contains(r.Message, "10,000") {
+		t.Fatalf("413 without naming the limit: %+v", r.Error)
+	}
+	if off := headOffset(t, h, id); off != 0 {
+		t.Fatalf("offset %d after the refusal, want 0", off)
+	}
+}

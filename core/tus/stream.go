@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash"
 	"io"
+	"net/http"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -160,6 +161,11 @@ func storeError(err error) *Error {
 		return nil
 	case errors.Is(err, storage.ErrPreconditionFailed):
 		return overtaken()
+	case errors.Is(err, storage.ErrTooLarge):
+		// The store's part limit (S3's 10,000; the numbers taken by cut
+		// requests count too), the only ErrTooLarge of a part.
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Err: err,
+			Message: "the upload needs more parts than the store takes (S3 takes 10,000 per object); nothing was appended"}
 	}
 	return internal(err)
 }

@@ -74,6 +74,9 @@ func (s *Store) StagedPartMin() int { return minPartSize }
 // PutStaged uploads data as the part number (offset is not needed).
 func (s *Store) PutStaged(ctx context.Context, id string, number int, _ int64, data []byte) (storage.StagedPart, error) {
 	w, err := s.stagedWriter(ctx, id)
+	if err == nil {
+		err = partNumberCheck(number)
+	}
 	if err != nil {
 		return storage.StagedPart{}, fmt.Errorf("s3: put staged part %d: %w", number, err)
 	}
@@ -89,6 +92,15 @@ func (s *Store) PutStaged(ctx context.Context, id string, number int, _ int64, d
 		return storage.StagedPart{}, fmt.Errorf("s3: put staged part %d of %q: %w", number, w.key, stagedGone(err))
 	}
 	return storage.StagedPart{Number: number, Size: int64(len(data)), ETag: part.ETag, Sum: part.ChecksumCRC32C}, nil
+}
+
+// partNumberCheck refuses a part number past S3's 10,000 with
+// storage.ErrTooLarge: the upload needs more parts than S3 takes.
+func partNumberCheck(number int) error {
+	if number > maxParts {
+		return fmt.Errorf("%w: S3 takes parts 1 to %d", storage.ErrTooLarge, maxParts)
+	}
+	return nil
 }
 
 // stagedGone maps S3's NoSuchUpload to storage.ErrStagedGone.
@@ -196,6 +208,9 @@ type sender struct{ *Store }
 // A body that ends early cuts the request: no part is stored.
 func (s sender) SendStaged(ctx context.Context, id string, number int, _, size int64, r io.Reader) (storage.StagedPart, error) {
 	w, err := s.stagedWriter(ctx, id)
+	if err == nil {
+		err = partNumberCheck(number)
+	}
 	if err != nil {
 		return storage.StagedPart{}, fmt.Errorf("s3: send staged part %d: %w", number, err)
 	}
