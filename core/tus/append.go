@@ -82,6 +82,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 	}
 	r := io.LimitReader(body, limit+1)
 	for {
+		a.beginPart()
 		k, rerr := a.read(r)
 		if a.got > limit {
 			a.discard()

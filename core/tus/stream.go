@@ -53,6 +53,15 @@ func (a *appender) streamOut(k int) {
 	a.pieces.hashq <- piece
 }
 
+// beginPart starts the pieceWriter of the buffer's part before its first
+// byte is read, when more bytes are announced: taking the part's number
+// (a record write) then overlaps the body's first piece.
+func (a *appender) beginPart() {
+	if a.pieces == nil && !a.unstreamed && (a.stream != nil || a.send != nil) && a.expect > a.got {
+		a.unstreamed = !a.startPieces()
+	}
+}
+
 // startPieces starts the pieceWriter of the buffer's part, unless it goes
 // to a StagedSender and is not a part: the rest of the body is shorter
 // than the store's part minimum and does not complete the upload.

@@ -172,7 +172,7 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err = s.root.OpenFile(file, os.O_WRONLY, fileMode)
+	f, err = s.openBelow(file, os.O_WRONLY)
 	if err != nil {
 		unlock()
 		if isNotExist(err) {
@@ -186,6 +186,18 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 		return nil, nil, err
 	}
 	return f, done, nil
+}
+
+// openBelow opens the existing file name with flag (os.O_RDONLY,
+// os.O_WRONLY or os.O_RDWR): in one openat2 call where it is available,
+// else through the Store's os.Root, which walks the path one folder at a
+// time (a part's pieces, and a record read at each PATCH, open a file
+// several times per request).
+func (s *Store) openBelow(name string, flag int) (*os.File, error) {
+	if s.beneath != nil {
+		return s.beneath.openFile(name, flag)
+	}
+	return s.root.OpenFile(name, flag, 0)
 }
 
 // cutAt cuts f at end, which it must reach.
