@@ -36,6 +36,7 @@ type counted struct {
 	storage.Stager
 	written  atomic.Int64
 	sent     atomic.Int64 // SendStaged calls
+	failSend atomic.Int64 // the SendStaged call (1, 2, …) that fails on the way
 	failPart atomic.Int64
 	// afterPart, when set, runs after each part is written, before the
 	// record names it.
@@ -102,7 +103,10 @@ func (c *counted) StagedSender() storage.StagedSender {
 type countedSender struct{ c *counted }
 
 func (s countedSender) SendStaged(ctx context.Context, id string, n int, off, size int64, r io.Reader) (storage.StagedPart, error) {
-	s.c.sent.Add(1)
+	if s.c.sent.Add(1) == s.c.failSend.Load() {
+		_, _ = io.CopyN(io.Discard, r, size/2)
+		return storage.StagedPart{}, errors.New("connection reset by peer")
+	}
 	p, err := storage.SenderOf(s.c.Stager).SendStaged(ctx, id, n, off, size, r)
 	if err == nil {
 		s.c.written.Add(size)
@@ -426,4 +430,24 @@ func TestPartLimit(t *testing.T) {
 	if off := headOffset(t, h, id); off != 0 {
 		t.Fatalf("offset %d after the refusal, want 0", off)
 	}
+}
+
+// TestSendFailsOnTheWay: a part upload sent as the body arrives that
+// fails on the way (a reset connection to S3) is written again from the
+// buffer, which holds the whole part, under the number taken for it: the
+// PATCH succeeds and the object is byte-identical.
+func TestSendFailsOnTheWay(t *testing.T) {
+	b, _ := openS3(t, "")
+	c := countStore(b)
+	c.failSend.Store(2)
+	h := storeHandler(c)
+	data := randomBytes(2*DefaultSegmentSize+77, 6)
+	id := createOn(t, h, len(data), "resend")
+	for off := 0; off < len(data); off += DefaultSegmentSize {
+		wantStatus(t, "PATCH", patchOn(h, id, off, data[off:min(off+DefaultSegmentSize, len(data))]), http.StatusNoContent)
+	}
+	if c.sent.Load() < 2 {
+		t.Fatalf("%d parts sent as they arrived, want the failing second one among them", c.sent.Load())
+	}
+	wantObject(t, b, "resend", data)
 }

@@ -196,9 +196,11 @@ func (a *appender) syncPart(size int64) (Segment, *Error) {
 }
 
 // sentPart waits for the upload of the part sent as it arrived. A body
-// cut before the part's end stored nothing (sent is false): the bytes
-// that did arrive are written as if none had been sent, under the part
-// number taken for it.
+// cut before the part's end stored nothing, and an upload failing on the
+// way (a reset connection, a 5xx: a streamed body is not sent twice)
+// neither: then sent is false, and the bytes that arrived, all in the
+// buffer, are written as if none had been sent (PutStaged retries), under
+// the part number taken for it.
 func (a *appender) sentPart() (seg Segment, sent bool, err *Error) {
 	p := a.pieces
 	a.pieces = nil
@@ -207,8 +209,8 @@ func (a *appender) sentPart() (seg Segment, sent bool, err *Error) {
 	case int64(a.n) == p.size && werr == nil:
 		a.obj = p.obj
 		return Segment{Size: p.size, Part: &p.part}, true, nil
-	case int64(a.n) == p.size || p.num == 0:
-		return Segment{}, false, werr // the upload failed, or no number was taken
+	case p.num == 0 || werr != nil && werr.Status < http.StatusInternalServerError:
+		return Segment{}, false, werr // no number taken, or refused (409, 413)
 	}
 	a.reserved = append([]int{p.num}, a.reserved...)
 	return Segment{}, false, nil
