@@ -134,3 +134,26 @@ func SenderOf(st Stager) StagedSender {
 	}
 	return nil
 }
+
+// StagedClaimer is a Stager whose staged writes have one writer process
+// (the local store, under its folder lock). ClaimStaged claims part
+// number for the caller, in memory: it refuses (ErrPreconditionFailed) a
+// number not above every number claimed or written to the staged write
+// before, so that no two writers of the process hold one number, without
+// a write to state shared with other processes.
+type StagedClaimer interface {
+	ClaimStaged(ctx context.Context, id string, number int) error
+}
+
+// ClaimerOf returns st's StagedClaimer: what a wrapper gives through a
+// StagedClaimer method, else st itself when it is one; nil when it has
+// none.
+func ClaimerOf(st Stager) StagedClaimer {
+	switch s := st.(type) {
+	case interface{ StagedClaimer() StagedClaimer }:
+		return s.StagedClaimer()
+	case StagedClaimer:
+		return s
+	}
+	return nil
+}

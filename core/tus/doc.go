@@ -33,8 +33,9 @@
 // gets one part upload reading the body (storage.StagedSender, for a part
 // whose size the Content-Length tells); either way it is durable before
 // a record names it. A request takes the part
-// numbers it writes by compare-and-swap first, so no two requests write
-// one part; a part is written (durable) before the record names it, so
+// numbers it writes by compare-and-swap first (or, on the local store, a
+// PATCH of one part claims the next number from the store in memory), so
+// no two requests write one part; a part is written (durable) before the record names it, so
 // HEAD reports only durable bytes, and a part no record names is garbage,
 // overwritten by the next writer or removed with the staged write. The
 // record also keeps the SHA-256 state of the bytes and their first

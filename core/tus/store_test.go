@@ -29,18 +29,22 @@ import (
 func TestMain(m *testing.M) { s3test.Main(m) }
 
 // counted is a store's records and staged writes, counting the bytes
-// written to the store; failPart makes the PutStaged of that part number
-// land and then fail, as a node that dies before naming the part does.
+// written to the store; failPart makes the write of that part (1 for the
+// first part written, 2 for the second, …; the numbers a store names
+// them by may skip) and every later one land and then fail, as a node
+// that dies before naming the part does.
 type counted struct {
 	storage.Recorder
 	storage.Stager
 	written  atomic.Int64
 	sent     atomic.Int64 // SendStaged calls
+	records  atomic.Int64 // PutRecord calls
 	failSend atomic.Int64 // the SendStaged call (1, 2, …) that fails on the way
 	failPart atomic.Int64
-	// afterPart, when set, runs after each part is written, before the
-	// record names it.
+	// afterPart, when set, runs after each part is written (the n-th),
+	// before the record names it.
 	afterPart func(n int)
+	parts     atomic.Int64 // parts written
 }
 
 func countStore(b storage.Backend) *counted {
@@ -49,19 +53,30 @@ func countStore(b storage.Backend) *counted {
 
 func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
 	c.written.Add(int64(len(data)))
+	c.records.Add(1)
 	return c.Recorder.PutRecord(ctx, name, data, ifMatch)
 }
 
 func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, data []byte) (storage.StagedPart, error) {
 	c.written.Add(int64(len(data)))
 	p, err := c.Stager.PutStaged(ctx, id, n, off, data)
-	if err == nil && c.afterPart != nil {
-		c.afterPart(n)
+	return p, c.written1(err)
+}
+
+// written1 counts a part written (err nil), runs afterPart and fails the
+// failPart-th and later ones.
+func (c *counted) written1(err error) error {
+	if err != nil {
+		return err
 	}
-	if err == nil && c.failPart.Load() == int64(n) {
-		return storage.StagedPart{}, errors.New("node stopped")
+	n := c.parts.Add(1)
+	if c.afterPart != nil {
+		c.afterPart(int(n))
 	}
-	return p, err
+	if f := c.failPart.Load(); f > 0 && n >= f {
+		return errors.New("node stopped") // and stays so
+	}
+	return nil
 }
 
 // StagedStreamer gives the store's StagedStreamer, counted, when it has
@@ -73,6 +88,9 @@ func (c *counted) StagedStreamer() storage.StagedStreamer {
 	return countedStreamer{c}
 }
 
+// StagedClaimer gives the store's StagedClaimer (the local store's).
+func (c *counted) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(c.Stager) }
+
 type countedStreamer struct{ c *counted }
 
 func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off int64, data []byte) error {
@@ -82,13 +100,7 @@ func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off 
 
 func (s countedStreamer) SyncStaged(ctx context.Context, id string, n int, off, size int64) (storage.StagedPart, error) {
 	p, err := storage.StreamerOf(s.c.Stager).SyncStaged(ctx, id, n, off, size)
-	if err == nil && s.c.afterPart != nil {
-		s.c.afterPart(n)
-	}
-	if err == nil && s.c.failPart.Load() == int64(n) {
-		return storage.StagedPart{}, errors.New("node stopped")
-	}
-	return p, err
+	return p, s.c.written1(err)
 }
 
 // StagedSender gives the store's StagedSender, counted, when it has one
@@ -111,13 +123,7 @@ func (s countedSender) SendStaged(ctx context.Context, id string, n int, off, si
 	if err == nil {
 		s.c.written.Add(size)
 	}
-	if err == nil && s.c.afterPart != nil {
-		s.c.afterPart(n)
-	}
-	if err == nil && s.c.failPart.Load() == int64(n) {
-		return storage.StagedPart{}, errors.New("node stopped")
-	}
-	return p, err
+	return p, s.c.written1(err)
 }
 
 // storeHandler is a node serving tus on c, completing through
@@ -450,4 +456,27 @@ func TestSendFailsOnTheWay(t *testing.T) {
 		t.Fatalf("%d parts sent as they arrived, want the failing second one among them", c.sent.Load())
 	}
 	wantObject(t, b, "resend", data)
+}
+
+// TestOneRecordWritePerPatch: on the local store, whose staged parts have
+// one writer process, a PATCH of one part claims its number in memory and
+// writes the upload's record once (the commit, after the part is
+// durable), not first to take the number: a record write (two fsyncs) the
+// part's bytes waited for. The durability tests above still hold.
+func TestOneRecordWritePerPatch(t *testing.T) {
+	b := openLocal(t, t.TempDir())
+	c := countStore(b)
+	h := storeHandler(c)
+	data := randomBytes(4*DefaultSegmentSize, 7)
+	id := createOn(t, h, len(data), "once")
+	before := c.records.Load()
+	for off := 0; off < len(data)-DefaultSegmentSize; off += DefaultSegmentSize {
+		wantStatus(t, "PATCH", patchOn(h, id, off, data[off:off+DefaultSegmentSize]), http.StatusNoContent)
+	}
+	if n := c.records.Load() - before; n != 3 {
+		t.Errorf("3 PATCHes wrote the upload's record %d times, want 3", n)
+	}
+	off := len(data) - DefaultSegmentSize
+	wantStatus(t, "last PATCH", patchOn(h, id, off, data[off:]), http.StatusNoContent)
+	wantObject(t, b, "once", data)
 }

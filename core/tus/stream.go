@@ -111,7 +111,7 @@ func hashPieces(p *pieceWriter) {
 // alone touches the upload's part numbers.
 func (a *appender) writePieces(p *pieceWriter, partsLeft int) {
 	defer close(p.done)
-	p.num, p.err = a.takePartOf(partsLeft)
+	p.num, p.err = a.claimOrTake(partsLeft)
 	at := p.off
 	for piece := range p.queue {
 		if p.err == nil {

@@ -346,3 +346,7 @@ func (w sender) SendStaged(ctx context.Context, id string, number int, offset, s
 	observe(ctx, w.obs, "staged_put", start, err)
 	return p, err
 }
+
+// StagedClaimer gives the wrapped Stager's StagedClaimer (claims touch
+// no storage: not observed); nil when it has none.
+func (w stager) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(w.s) }

@@ -102,8 +102,10 @@ func testSent(t *testing.T, b storage.Backend, st storage.Stager, ss storage.Sta
 
 // testStreamed (a store with a StagedStreamer): parts written in pieces
 // and synced become the object as PutStaged's do; a piece of a writer
-// another replaced (a lower number) is refused; bytes streamed and never
-// synced are cut by the next part; a sync past the bytes written fails.
+// another replaced (a lower number) is refused, as is a claim (a store
+// with claims) of a number not above those claimed or written; bytes
+// streamed and never synced are cut by the next part; a sync past the
+// bytes written fails.
 func testStreamed(t *testing.T, b storage.Backend, st storage.Stager, ss storage.StagedStreamer) {
 	ctx := context.Background()
 	one, two := content(5, 3000), content(6, 2500)
@@ -134,6 +136,15 @@ func testStreamed(t *testing.T, b storage.Backend, st storage.Stager, ss storage
 	p3, err := ss.SyncStaged(ctx, id, 3, int64(len(one)), int64(len(two)))
 	if err != nil {
 		t.Fatalf("SyncStaged(3): %v", err)
+	}
+	if sc := storage.ClaimerOf(st); sc != nil {
+		if err := sc.ClaimStaged(ctx, id, 5); err != nil {
+			t.Fatalf("ClaimStaged(5): %v", err)
+		}
+		wantErr(t, "ClaimStaged of a number claimed", sc.ClaimStaged(ctx, id, 5), storage.ErrPreconditionFailed)
+		wantErr(t, "ClaimStaged below a number claimed", sc.ClaimStaged(ctx, id, 4), storage.ErrPreconditionFailed)
+		err := ss.WriteStaged(ctx, id, 4, int64(len(one)+len(two)), []byte("stale"))
+		wantErr(t, "WriteStaged below a number claimed", err, storage.ErrPreconditionFailed)
 	}
 	want := append(bytes.Clone(one), two...)
 	if _, err := st.CommitStaged(ctx, id, []storage.StagedPart{p1, p3}, storage.CreateOptions{}, sum(want)); err != nil {
