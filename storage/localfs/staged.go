@@ -70,9 +70,9 @@ func (w *stagedWriters) claim(file string, number int) error {
 func (w *stagedWriters) take(file string, number int) (unlock func(), err error) {
 	f := w.file(file)
 	f.mu.Lock()
-	if number < f.top {
+	if top := f.top; number < top {
 		f.mu.Unlock()
-		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, f.top, storage.ErrPreconditionFailed)
+		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, top, storage.ErrPreconditionFailed)
 	}
 	f.top = number
 	return f.mu.Unlock, nil
