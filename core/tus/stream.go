@@ -22,8 +22,8 @@ const streamPiece = 1 << 20
 // upload of size bytes (StagedSender). A second goroutine adds them to a
 // copy of the upload's SHA-256 meanwhile (obj, the appender's once the
 // part is stored): hashing beside the writes, not between them, keeps the
-// writes up with the body (one goroutine doing both moved about 650 MB/s,
-// below what a PATCH's body arrives at).
+// writes up with the body (one goroutine doing both fell behind it, and
+// the PATCH waited for the last pieces after its body had arrived).
 type pieceWriter struct {
 	num    int   // the part's number, read after done
 	off    int64 // where the part starts
