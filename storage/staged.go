@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // StagedPart is one part of a staged object: its number (1, 2, … in
@@ -106,6 +107,52 @@ func StreamerOf(st Stager) StagedStreamer {
 	case interface{ StagedStreamer() StagedStreamer }:
 		return s.StagedStreamer()
 	case StagedStreamer:
+		return s
+	}
+	return nil
+}
+
+// StagedSender is a Stager that uploads a part while its bytes arrive
+// (S3: one UploadPart request whose body is the bytes as they come in),
+// given the part's size before its first byte. SendStaged reads exactly
+// size bytes from r and stores them as part number at offset, returning
+// the part as PutStaged would; when r ends or fails before size bytes
+// the part is not stored (an error), and the number may be written again.
+type StagedSender interface {
+	SendStaged(ctx context.Context, id string, number int, offset, size int64, r io.Reader) (StagedPart, error)
+}
+
+// SenderOf returns st's StagedSender: what a wrapper (or a store that
+// sends parts only in some modes) gives through a StagedSender method,
+// else st itself when it is one; nil when it has none.
+func SenderOf(st Stager) StagedSender {
+	switch s := st.(type) {
+	case interface{ StagedSender() StagedSender }:
+		return s.StagedSender()
+	case StagedSender:
+		return s
+	}
+	return nil
+}
+
+// StagedClaimer is a Stager whose staged writes have one writer process
+// (the local store, under its folder lock). ClaimStaged claims part
+// number for the caller, in memory: it refuses (ErrPreconditionFailed) a
+// number not above every number claimed or written to the staged write
+// before, so that no two writers of the process hold one number, without
+// a write to state shared with other processes.
+type StagedClaimer interface {
+	ClaimStaged(ctx context.Context, id string, number int) error
+}
+
+// ClaimerOf returns st's StagedClaimer: what a wrapper gives through a
+// StagedClaimer method, else st itself when it is one; nil when it has
+// none.
+func ClaimerOf(st Stager) StagedClaimer {
+	switch s := st.(type) {
+	case interface{ StagedClaimer() StagedClaimer }:
+		return s.StagedClaimer()
+	case StagedClaimer:
 		return s
 	}
 	return nil

@@ -33,7 +33,10 @@ import (
 // Part numbers are taken by compare-and-swap before the parts are written
 // (Upload.NextPart), so no two requests ever write one number: a request
 // that another replaced (a client that gave up on a stalled connection
-// and resumed) writes only numbers nobody will name.
+// and resumed) writes only numbers nobody will name. On a store whose
+// parts have one writer process (the local store) a request of one part
+// claims the number the record names next from the store, in memory,
+// instead (claimOrTake): the record is then written once per PATCH.
 //
 // With a Content-Length and no Upload-Checksum each full segment is
 // committed as it is written. With Upload-Checksum, segments are committed
@@ -62,11 +65,16 @@ type appender struct {
 	staged   int64     // new bytes in pending
 	reserved []int     // part numbers taken and not yet written
 
-	// A store that takes a part's bytes as they arrive
-	// (storage.StagedStreamer) gets each piece of the buffer as it is read
-	// (stream.go).
-	stream storage.StagedStreamer
-	pieces *pieceWriter // nil until the first piece
+	// A store that takes a part's bytes as they arrive (a
+	// storage.StagedStreamer, or a storage.StagedSender for a part whose
+	// size the Content-Length tells) gets each piece of the buffer as it
+	// is read (stream.go).
+	stream     storage.StagedStreamer
+	send       storage.StagedSender
+	claim      storage.StagedClaimer // a store whose parts have one writer process
+	claimed    int                   // the part number claimed (claimOrTake), 0 if none
+	pieces     *pieceWriter          // nil until the first piece
+	unstreamed bool                  // the buffer's part is not sent as it arrives
 }
 
 func (a *appender) run(body io.Reader, limit int64) *Error {
@@ -79,6 +87,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 	}
 	r := io.LimitReader(body, limit+1)
 	for {
+		a.beginPart()
 		k, rerr := a.read(r)
 		if a.got > limit {
 			a.discard()
@@ -107,7 +116,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 // when the store takes the bytes as they arrive.
 func (a *appender) read(r io.Reader) (int, error) {
 	end := len(a.buf)
-	if a.stream != nil {
+	if a.stream != nil || a.send != nil {
 		end = min(end, a.n+streamPiece)
 	}
 	k, err := io.ReadFull(r, a.buf[a.n:end])
@@ -160,8 +169,13 @@ func (a *appender) start() *Error {
 	if err := a.mergeTail(); err != nil {
 		return err
 	}
-	if a.u.Staged != "" && a.tail == 0 && a.h.Stager.StagedPartMin() <= 1 {
+	switch {
+	case a.u.Staged == "" || a.tail > 0:
+	case a.h.Stager.StagedPartMin() <= 1:
 		a.stream = storage.StreamerOf(a.h.Stager) // every segment is a part
+		a.claim = storage.ClaimerOf(a.h.Stager)
+	case a.expect > 0:
+		a.send = storage.SenderOf(a.h.Stager)
 	}
 	return nil
 }
@@ -205,7 +219,7 @@ func (a *appender) flush(now bool) *Error {
 		return err
 	}
 	a.pending, a.staged = append(a.pending, seg), a.staged+fresh
-	a.n, a.tail = 0, 0
+	a.n, a.tail, a.unstreamed = 0, 0, false
 	if a.hold {
 		return nil
 	}
@@ -223,15 +237,20 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 	data := a.buf[:a.n]
 	st := a.h.Stager
 	if a.u.Staged != "" {
+		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
+			a.head = append(a.head, data[a.tail:a.tail+n]...)
+		}
+		if a.pieces != nil && a.send != nil {
+			if seg, sent, err := a.sentPart(); sent || err != nil {
+				return seg, err
+			}
+		}
 		// The SHA-256 runs beside the write (it reads what the write
 		// reads); streamed pieces were hashed as they went to the store.
 		if a.pieces == nil {
 			hashed := make(chan struct{})
 			go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
 			defer func() { <-hashed }()
-		}
-		if n := min(HeadLen-len(a.head), len(data)-a.tail); n > 0 {
-			a.head = append(a.head, data[a.tail:a.tail+n]...)
 		}
 		if a.n >= st.StagedPartMin() || a.completes(fresh) {
 			return a.writePart(data)
@@ -295,10 +314,34 @@ func (a *appender) takePartOf(k int) (int, *Error) {
 	return num, nil
 }
 
-// take takes k part numbers by compare-and-swap of u.
+// claimOrTake returns the number of a part alone in what is left of its
+// request, on a store whose parts have one writer process
+// (storage.StagedClaimer): the number u names next, claimed from the
+// store in memory, which the commit then saves past; no record write
+// before the bytes. Two requests at one offset cannot both claim it; the
+// one refused takes numbers past it by compare-and-swap (take), as every
+// request on other stores does, which fences the claimer's writes out (a
+// lower number); and of a claimer and a taker only the first to commit
+// appends, as of two takers.
+func (a *appender) claimOrTake(k int) (int, *Error) {
+	if a.claim != nil && k == 1 && len(a.reserved) == 0 && a.claimed == 0 {
+		num := max(a.u.NextPart, 1)
+		if err := a.claim.ClaimStaged(a.ctx, a.u.Staged, num); err == nil {
+			a.claimed = num
+			return num, nil
+		}
+	}
+	return a.takePartOf(k)
+}
+
+// take takes k part numbers by compare-and-swap of u. On a store with
+// claims the number u names next is left to a claim (claimOrTake).
 func (a *appender) take(k int) *Error {
 	u := a.u
 	first, taker := max(u.NextPart, 1), u.Taker
+	if a.claim != nil {
+		first++
+	}
 	u.NextPart, u.Taker = first+k, rand.Text()
 	if err := a.h.save(a.ctx, u); err != nil {
 		cur, lerr := a.h.load(a.ctx, u.ID)
@@ -340,6 +383,7 @@ func (a *appender) commit() *Error {
 	}
 	u.Segments = append(base[:len(base):len(base)], a.pending...)
 	u.Offset += a.staged
+	u.NextPart = max(u.NextPart, a.claimed+1)
 	u.Expires = a.h.Now().Add(a.h.TTL)
 	if a.obj != nil {
 		state, err := a.obj.(encoding.BinaryMarshaler).MarshalBinary()
@@ -350,6 +394,7 @@ func (a *appender) commit() *Error {
 	}
 	if err := a.h.save(a.ctx, u); err != nil && !a.landed(err) {
 		u.Segments, u.Offset, u.Expires, u.Hash, u.Head = old.Segments, old.Offset, old.Expires, old.Hash, old.Head
+		u.NextPart = old.NextPart
 		a.discard()
 		if errors.Is(err, storage.ErrPreconditionFailed) {
 			return overtaken()

@@ -27,9 +27,15 @@
 // one file, fsynced at each acknowledged chunk). Its segments are parts
 // of the staged write, and at most one last record: a tail shorter than
 // the store's part minimum (S3's 5 MiB), which the next PATCH reads back
-// and writes with its own bytes as one part. A request takes the part
-// numbers it writes by compare-and-swap first, so no two requests write
-// one part; a part is written (durable) before the record names it, so
+// and writes with its own bytes as one part. A part goes to the store as
+// its bytes arrive (stream.go), hashed beside the writes: the local store
+// writes each 1 MiB piece into the file (storage.StagedStreamer) and S3
+// gets one part upload reading the body (storage.StagedSender, for a part
+// whose size the Content-Length tells); either way it is durable before
+// a record names it. A request takes the part
+// numbers it writes by compare-and-swap first (or, on the local store, a
+// PATCH of one part claims the next number from the store in memory), so
+// no two requests write one part; a part is written (durable) before the record names it, so
 // HEAD reports only durable bytes, and a part no record names is garbage,
 // overwritten by the next writer or removed with the staged write. The
 // record also keeps the SHA-256 state of the bytes and their first

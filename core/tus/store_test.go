@@ -29,16 +29,22 @@ import (
 func TestMain(m *testing.M) { s3test.Main(m) }
 
 // counted is a store's records and staged writes, counting the bytes
-// written to the store; failPart makes the PutStaged of that part number
-// land and then fail, as a node that dies before naming the part does.
+// written to the store; failPart makes the write of that part (1 for the
+// first part written, 2 for the second, …; the numbers a store names
+// them by may skip) and every later one land and then fail, as a node
+// that dies before naming the part does.
 type counted struct {
 	storage.Recorder
 	storage.Stager
 	written  atomic.Int64
+	sent     atomic.Int64 // SendStaged calls
+	records  atomic.Int64 // PutRecord calls
+	failSend atomic.Int64 // the SendStaged call (1, 2, …) that fails on the way
 	failPart atomic.Int64
-	// afterPart, when set, runs after each part is written, before the
-	// record names it.
+	// afterPart, when set, runs after each part is written (the n-th),
+	// before the record names it.
 	afterPart func(n int)
+	parts     atomic.Int64 // parts written
 }
 
 func countStore(b storage.Backend) *counted {
@@ -47,19 +53,30 @@ func countStore(b storage.Backend) *counted {
 
 func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
 	c.written.Add(int64(len(data)))
+	c.records.Add(1)
 	return c.Recorder.PutRecord(ctx, name, data, ifMatch)
 }
 
 func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, data []byte) (storage.StagedPart, error) {
 	c.written.Add(int64(len(data)))
 	p, err := c.Stager.PutStaged(ctx, id, n, off, data)
-	if err == nil && c.afterPart != nil {
-		c.afterPart(n)
+	return p, c.written1(err)
+}
+
+// written1 counts a part written (err nil), runs afterPart and fails the
+// failPart-th and later ones.
+func (c *counted) written1(err error) error {
+	if err != nil {
+		return err
 	}
-	if err == nil && c.failPart.Load() == int64(n) {
-		return storage.StagedPart{}, errors.New("node stopped")
+	n := c.parts.Add(1)
+	if c.afterPart != nil {
+		c.afterPart(int(n))
 	}
-	return p, err
+	if f := c.failPart.Load(); f > 0 && n >= f {
+		return errors.New("node stopped") // and stays so
+	}
+	return nil
 }
 
 // StagedStreamer gives the store's StagedStreamer, counted, when it has
@@ -71,6 +88,9 @@ func (c *counted) StagedStreamer() storage.StagedStreamer {
 	return countedStreamer{c}
 }
 
+// StagedClaimer gives the store's StagedClaimer (the local store's).
+func (c *counted) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(c.Stager) }
+
 type countedStreamer struct{ c *counted }
 
 func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off int64, data []byte) error {
@@ -80,13 +100,30 @@ func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off 
 
 func (s countedStreamer) SyncStaged(ctx context.Context, id string, n int, off, size int64) (storage.StagedPart, error) {
 	p, err := storage.StreamerOf(s.c.Stager).SyncStaged(ctx, id, n, off, size)
-	if err == nil && s.c.afterPart != nil {
-		s.c.afterPart(n)
+	return p, s.c.written1(err)
+}
+
+// StagedSender gives the store's StagedSender, counted, when it has one
+// (S3), so the tests below send parts as they arrive there.
+func (c *counted) StagedSender() storage.StagedSender {
+	if storage.SenderOf(c.Stager) == nil {
+		return nil
 	}
-	if err == nil && s.c.failPart.Load() == int64(n) {
-		return storage.StagedPart{}, errors.New("node stopped")
+	return countedSender{c}
+}
+
+type countedSender struct{ c *counted }
+
+func (s countedSender) SendStaged(ctx context.Context, id string, n int, off, size int64, r io.Reader) (storage.StagedPart, error) {
+	if s.c.sent.Add(1) == s.c.failSend.Load() {
+		_, _ = io.CopyN(io.Discard, r, size/2)
+		return storage.StagedPart{}, errors.New("connection reset by peer")
 	}
-	return p, err
+	p, err := storage.SenderOf(s.c.Stager).SendStaged(ctx, id, n, off, size, r)
+	if err == nil {
+		s.c.written.Add(size)
+	}
+	return p, s.c.written1(err)
 }
 
 // storeHandler is a node serving tus on c, completing through
@@ -337,4 +374,109 @@ func sameOffsetRace(t *testing.T, one storage.Backend, nodes []*Handler) {
 		wantStatus(t, "last PATCH", patchOn(nodes[1-winner], id, half, rest), http.StatusNoContent)
 		wantObject(t, one, key, append(bytes.Clone(bodies[winner]), rest...))
 	}
+}
+
+// TestCutWhileStreaming: a PATCH whose part goes to the store as it
+// arrives (S3: one part upload of the Content-Length's size, sent as the
+// body comes in; the local store: pieces written to the file) and whose
+// body is cut keeps what arrived: a cut past the part minimum as a part,
+// one below it as a record. HEAD says so, the client resumes, and the
+// object is byte-identical. On S3 the part upload cut with the body is
+// sent again, from the bytes kept, under the number taken for it.
+func TestCutWhileStreaming(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			b := st.open(t)
+			c := countStore(b)
+			h := storeHandler(c)
+			data := randomBytes(3*DefaultSegmentSize+555, 4)
+			id := createOn(t, h, len(data), "cut")
+			off := 0
+			for _, cut := range []int{6 << 20, 1 << 20} {
+				r := h.Serve(context.Background(), Request{Method: http.MethodPatch, ID: id, Principal: "alice",
+					Header: func(n string) string {
+						return map[string]string{"Tus-Resumable": Version, "Content-Type": patchType, "Upload-Offset": strconv.Itoa(off)}[n]
+					}, Body: &cutReader{r: bytes.NewReader(data[off:]), n: cut}, ContentLength: int64(len(data) - off)})
+				wantStatus(t, "cut PATCH", r, http.StatusBadRequest)
+				off += cut
+				if got := headOffset(t, h, id); got != off {
+					t.Fatalf("offset after a cut at %d = %d, want %d", cut, got, off)
+				}
+			}
+			if st.name == "s3" && c.sent.Load() == 0 {
+				t.Error("no part was sent as it arrived")
+			}
+			wantStatus(t, "resumed PATCH", patchOn(h, id, off, data[off:]), http.StatusNoContent)
+			wantObject(t, b, "cut", data)
+		})
+	}
+}
+
+// TestPartLimit: an S3 upload whose next part number is past S3's 10,000
+// (many cut requests took numbers) answers 413 naming the limit, not a
+// server error, and nothing is appended.
+func TestPartLimit(t *testing.T) {
+	b, _ := openS3(t, "")
+	h := storeHandler(countStore(b))
+	data := randomBytes(DefaultSegmentSize+10, 5)
+	id := createOn(t, h, len(data), "limit")
+	u, err := h.load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.NextPart = 10001
+	if err := h.save(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	r := patchOn(h, id, 0, data)
+	wantStatus(t, "PATCH past 10,000 parts", r, http.StatusRequestEntityTooLarge)
+	if r.Error == nil || !strings.Contains(r.Message, "10,000") {
+		t.Fatalf("413 without naming the limit: %+v", r.Error)
+	}
+	if off := headOffset(t, h, id); off != 0 {
+		t.Fatalf("offset %d after the refusal, want 0", off)
+	}
+}
+
+// TestSendFailsOnTheWay: a part upload sent as the body arrives that
+// fails on the way (a reset connection to S3) is written again from the
+// buffer, which holds the whole part, under the number taken for it: the
+// PATCH succeeds and the object is byte-identical.
+func TestSendFailsOnTheWay(t *testing.T) {
+	b, _ := openS3(t, "")
+	c := countStore(b)
+	c.failSend.Store(2)
+	h := storeHandler(c)
+	data := randomBytes(2*DefaultSegmentSize+77, 6)
+	id := createOn(t, h, len(data), "resend")
+	for off := 0; off < len(data); off += DefaultSegmentSize {
+		wantStatus(t, "PATCH", patchOn(h, id, off, data[off:min(off+DefaultSegmentSize, len(data))]), http.StatusNoContent)
+	}
+	if c.sent.Load() < 2 {
+		t.Fatalf("%d parts sent as they arrived, want the failing second one among them", c.sent.Load())
+	}
+	wantObject(t, b, "resend", data)
+}
+
+// TestOneRecordWritePerPatch: on the local store, whose staged parts have
+// one writer process, a PATCH of one part claims its number in memory and
+// writes the upload's record once (the commit, after the part is
+// durable), not first to take the number: a record write (two fsyncs) the
+// part's bytes waited for. The durability tests above still hold.
+func TestOneRecordWritePerPatch(t *testing.T) {
+	b := openLocal(t, t.TempDir())
+	c := countStore(b)
+	h := storeHandler(c)
+	data := randomBytes(4*DefaultSegmentSize, 7)
+	id := createOn(t, h, len(data), "once")
+	before := c.records.Load()
+	for off := 0; off < len(data)-DefaultSegmentSize; off += DefaultSegmentSize {
+		wantStatus(t, "PATCH", patchOn(h, id, off, data[off:off+DefaultSegmentSize]), http.StatusNoContent)
+	}
+	if n := c.records.Load() - before; n != 3 {
+		t.Errorf("3 PATCHes wrote the upload's record %d times, want 3", n)
+	}
+	off := len(data) - DefaultSegmentSize
+	wantStatus(t, "last PATCH", patchOn(h, id, off, data[off:]), http.StatusNoContent)
+	wantObject(t, b, "once", data)
 }

@@ -1,61 +1,166 @@
 package tus
 
 import (
+	"crypto/sha256"
+	"encoding"
 	"errors"
+	"hash"
+	"io"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
 
 // streamPiece is how many body bytes are read before they go to a
-// StagedStreamer, which writes them while the next arrive.
+// StagedStreamer or StagedSender, which stores them while the next arrive.
 const streamPiece = 1 << 20
 
-// pieceWriter streams one part to a StagedStreamer on its own goroutine
-// while the request reads the next pieces into the buffer (distinct bytes
-// of it, so none is copied): it takes the part's number (a record write),
-// then writes the pieces in order and adds them to the upload's SHA-256.
+// pieceWriter streams one part to the store on its own goroutine while
+// the request reads the next pieces into the buffer (distinct bytes of it,
+// so none is copied): it takes the part's number (a record write), then
+// writes the pieces in order (StagedStreamer) or sends them as one part
+// upload of size bytes (StagedSender). A second goroutine adds them to a
+// copy of the upload's SHA-256 meanwhile (obj, the appender's once the
+// part is stored): hashing beside the writes, not between them, keeps the
+// writes up with the body (one goroutine doing both fell behind it, and
+// the PATCH waited for the last pieces after its body had arrived).
 type pieceWriter struct {
-	num   int   // the part's number, read after done
-	off   int64 // where the part starts
-	queue chan []byte
-	done  chan struct{}
-	err   *Error // the first failure, read after done
+	num    int   // the part's number, read after done
+	off    int64 // where the part starts
+	size   int64 // the part's size, for a StagedSender
+	obj    hash.Hash
+	queue  chan []byte
+	hashq  chan []byte
+	done   chan struct{}
+	hashed chan struct{}
+	part   storage.StagedPart // sent, read after done
+	err    *Error             // the first failure, read after done
 }
 
 // streamOut hands the k bytes just read to the part the buffer holds,
-// starting its pieceWriter at the first; a failure shows at syncPart.
+// starting its pieceWriter at the first; a failure shows at syncPart (or
+// sentPart).
 func (a *appender) streamOut(k int) {
-	if a.stream == nil || k == 0 {
+	if k == 0 || a.stream == nil && a.send == nil || a.unstreamed {
 		return
 	}
-	if a.pieces == nil {
-		a.pieces = &pieceWriter{off: a.partOffset(), queue: make(chan []byte, len(a.buf)/streamPiece+1), done: make(chan struct{})}
-		go a.writePieces(a.pieces, a.partsLeft())
+	if a.pieces == nil && !a.startPieces() {
+		a.unstreamed = true
+		return
 	}
-	a.pieces.queue <- a.buf[a.n-k : a.n]
+	piece := a.buf[a.n-k : a.n]
+	a.pieces.queue <- piece
+	a.pieces.hashq <- piece
 }
 
-// writePieces is p's goroutine. Until p is done it alone touches the
-// upload's part numbers and SHA-256.
+// beginPart starts the pieceWriter of the buffer's part before its first
+// byte is read, when more bytes are announced: taking the part's number
+// (a record write) then overlaps the body's first piece.
+func (a *appender) beginPart() {
+	if a.pieces == nil && !a.unstreamed && (a.stream != nil || a.send != nil) && a.expect > a.got {
+		a.unstreamed = !a.startPieces()
+	}
+}
+
+// startPieces starts the pieceWriter of the buffer's part, unless it goes
+// to a StagedSender and is not a part: the rest of the body is shorter
+// than the store's part minimum and does not complete the upload.
+func (a *appender) startPieces() bool {
+	p := &pieceWriter{off: a.partOffset(), done: make(chan struct{}), hashed: make(chan struct{})}
+	if a.send != nil {
+		p.size = min(int64(len(a.buf)), a.expect-a.got+int64(a.n)) // a.tail is 0
+		if p.size < int64(a.h.Stager.StagedPartMin()) && !a.completes(p.size) {
+			return false
+		}
+	}
+	obj, err := cloneHash(a.obj)
+	if err != nil {
+		return false // hashed after the body, as a part not streamed is
+	}
+	n := len(a.buf)/streamPiece + 1
+	p.obj, p.queue, p.hashq = obj, make(chan []byte, n), make(chan []byte, n)
+	a.pieces = p
+	if a.send != nil {
+		go a.sendPieces(p, a.partsLeft())
+	} else {
+		go a.writePieces(p, a.partsLeft())
+	}
+	go hashPieces(p)
+	return true
+}
+
+func cloneHash(h hash.Hash) (hash.Hash, error) {
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	c := sha256.New()
+	return c, c.(encoding.BinaryUnmarshaler).UnmarshalBinary(state)
+}
+
+// hashPieces is p's second goroutine, the only one to touch p.obj until
+// p is done.
+func hashPieces(p *pieceWriter) {
+	defer close(p.hashed)
+	for piece := range p.hashq {
+		p.obj.Write(piece)
+	}
+}
+
+// writePieces is p's goroutine for a StagedStreamer. Until p is done it
+// alone touches the upload's part numbers.
 func (a *appender) writePieces(p *pieceWriter, partsLeft int) {
 	defer close(p.done)
-	p.num, p.err = a.takePartOf(partsLeft)
+	p.num, p.err = a.claimOrTake(partsLeft)
 	at := p.off
 	for piece := range p.queue {
 		if p.err == nil {
-			err := a.stream.WriteStaged(a.ctx, a.u.Staged, p.num, at, piece)
-			p.err = storeError(err)
-			a.obj.Write(piece)
+			p.err = storeError(a.stream.WriteStaged(a.ctx, a.u.Staged, p.num, at, piece))
 		}
 		at += int64(len(piece))
 	}
 }
 
-// wait ends the writes and returns the first failure.
+// sendPieces is p's goroutine for a StagedSender: the part's upload reads
+// the pieces as they arrive.
+func (a *appender) sendPieces(p *pieceWriter, partsLeft int) {
+	defer close(p.done)
+	defer func() {
+		for range p.queue { // what a failed upload left
+		}
+	}()
+	if p.num, p.err = a.takePartOf(partsLeft); p.err != nil {
+		return
+	}
+	part, err := a.send.SendStaged(a.ctx, a.u.Staged, p.num, p.off, p.size, &pieceReader{queue: p.queue})
+	p.part, p.err = part, storeError(err)
+}
+
+// pieceReader reads the pieces of a queue until it is closed.
+type pieceReader struct {
+	queue chan []byte
+	cur   []byte
+}
+
+func (r *pieceReader) Read(b []byte) (int, error) {
+	for len(r.cur) == 0 {
+		piece, ok := <-r.queue
+		if !ok {
+			return 0, io.EOF
+		}
+		r.cur = piece
+	}
+	n := copy(b, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// wait ends the writes and the hashing and returns the first failure.
 func (p *pieceWriter) wait() *Error {
 	close(p.queue)
+	close(p.hashq)
 	<-p.done
+	<-p.hashed
 	return p.err
 }
 
@@ -67,6 +172,11 @@ func storeError(err error) *Error {
 		return overtaken()
 	case errors.Is(err, storage.ErrQuotaExceeded):
 		return &Error{Status: http.StatusForbidden, Code: "quota_exceeded", Message: "quota exceeded", Err: err}
+	case errors.Is(err, storage.ErrTooLarge):
+		// The store's part limit (S3's 10,000; the numbers taken by cut
+		// requests count too), the only ErrTooLarge of a part.
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large", Err: err,
+			Message: "the upload needs more parts than the store takes (S3 takes 10,000 per object); nothing was appended"}
 	}
 	return internal(err)
 }
@@ -83,7 +193,29 @@ func (a *appender) syncPart(size int64) (Segment, *Error) {
 	if err != nil {
 		return Segment{}, storeError(err)
 	}
+	a.obj = p.obj
 	return Segment{Size: size, Part: &part}, nil
+}
+
+// sentPart waits for the upload of the part sent as it arrived. A body
+// cut before the part's end stored nothing, and an upload failing on the
+// way (a reset connection, a 5xx: a streamed body is not sent twice)
+// neither: then sent is false, and the bytes that arrived, all in the
+// buffer, are written as if none had been sent (PutStaged retries), under
+// the part number taken for it.
+func (a *appender) sentPart() (seg Segment, sent bool, err *Error) {
+	p := a.pieces
+	a.pieces = nil
+	werr := p.wait()
+	switch {
+	case int64(a.n) == p.size && werr == nil:
+		a.obj = p.obj
+		return Segment{Size: p.size, Part: &p.part}, true, nil
+	case p.num == 0 || werr != nil && werr.Status < http.StatusInternalServerError:
+		return Segment{}, false, werr // no number taken, or refused (409, 413)
+	}
+	a.reserved = append([]int{p.num}, a.reserved...)
+	return Segment{}, false, nil
 }
 
 // stopStream waits for the pieces of a request that ends before its part

@@ -96,3 +96,13 @@ func fstatVersion(fd int, name string) (version, error) {
 	}
 	return version{size: st.Size, mtime: st.Mtim.Nano()}, nil
 }
+
+// openFile opens the existing file name with flags (O_RDONLY, O_WRONLY or
+// O_RDWR) in one call.
+func (b *beneath) openFile(name string, flags int) (*os.File, error) {
+	fd, err := b.openat2(name, flags)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}

@@ -22,3 +22,7 @@ func (*beneath) statData(string) (version, error) {
 func (*beneath) openData(string) (*os.File, version, error) {
 	return nil, version{}, errors.ErrUnsupported
 }
+
+func (*beneath) openFile(string, int) (*os.File, error) {
+	return nil, errors.ErrUnsupported
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 
@@ -35,7 +36,7 @@ func (s *Store) GetRecord(ctx context.Context, name string) ([]byte, string, err
 }
 
 func (s *Store) readRecord(name string) ([]byte, string, error) {
-	f, err := s.root.Open(recordPath(name))
+	f, err := s.openBelow(recordPath(name), os.O_RDONLY)
 	if isNotExist(err) {
 		return nil, "", storage.ErrNotFound
 	} else if err != nil {

@@ -16,6 +16,7 @@ import (
 var (
 	_ storage.Stager         = (*Store)(nil)
 	_ storage.StagedStreamer = (*Store)(nil)
+	_ storage.StagedClaimer  = (*Store)(nil)
 )
 
 // stagedDir holds staged writes, one file each. Unlike tmpDir it survives
@@ -37,9 +38,10 @@ type stagedFile struct {
 	top int // highest part number taken
 }
 
-// take locks file's writes for part number, or refuses a stale writer.
-func (w *stagedWriters) take(file string, number int) (unlock func(), err error) {
+// file returns the writes of file.
+func (w *stagedWriters) file(file string) *stagedFile {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.files == nil {
 		w.files = map[string]*stagedFile{}
 	}
@@ -48,11 +50,29 @@ func (w *stagedWriters) take(file string, number int) (unlock func(), err error)
 		f = &stagedFile{}
 		w.files[file] = f
 	}
-	w.mu.Unlock()
+	return f
+}
+
+// claim takes part number of file for one writer: it must be above every
+// number taken before.
+func (w *stagedWriters) claim(file string, number int) error {
+	f := w.file(file)
 	f.mu.Lock()
-	if number < f.top {
+	defer f.mu.Unlock()
+	if number <= f.top {
+		return fmt.Errorf("part %d is not above part %d, claimed or written before: %w", number, f.top, storage.ErrPreconditionFailed)
+	}
+	f.top = number
+	return nil
+}
+
+// take locks file's writes for part number, or refuses a stale writer.
+func (w *stagedWriters) take(file string, number int) (unlock func(), err error) {
+	f := w.file(file)
+	f.mu.Lock()
+	if top := f.top; number < top {
 		f.mu.Unlock()
-		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, f.top, storage.ErrPreconditionFailed)
+		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, top, storage.ErrPreconditionFailed)
 	}
 	f.top = number
 	return f.mu.Unlock, nil
@@ -127,6 +147,23 @@ func (s *Store) putStaged(ctx context.Context, id string, number int, offset int
 	return storage.StagedPart{Size: int64(len(data))}, nil
 }
 
+// ClaimStaged claims part number of the staged write for one writer (see
+// stagedWriters): the Store is the folder's only writer, so the claim is
+// exact in memory, and after a restart no writer from before is left.
+func (s *Store) ClaimStaged(ctx context.Context, id string, number int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	file, _, err := parseStagedID(id)
+	if err == nil {
+		err = s.staged.claim(file, number)
+	}
+	if err != nil {
+		return fmt.Errorf("localfs: claim staged part %d: %w", number, err)
+	}
+	return nil
+}
+
 // WriteStaged cuts the file at offset and writes data there, starting
 // its writeback; SyncStaged makes it durable.
 func (s *Store) WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error {
@@ -172,7 +209,7 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err = s.root.OpenFile(file, os.O_WRONLY, fileMode)
+	f, err = s.openBelow(file, os.O_WRONLY)
 	if err != nil {
 		unlock()
 		if isNotExist(err) {
@@ -186,6 +223,18 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 		return nil, nil, err
 	}
 	return f, done, nil
+}
+
+// openBelow opens the existing file name with flag (os.O_RDONLY,
+// os.O_WRONLY or os.O_RDWR): in one openat2 call where it is available,
+// else through the Store's os.Root, which walks the path one folder at a
+// time (a part's pieces, and a record read at each PATCH, open a file
+// several times per request).
+func (s *Store) openBelow(name string, flag int) (*os.File, error) {
+	if s.beneath != nil {
+		return s.beneath.openFile(name, flag)
+	}
+	return s.root.OpenFile(name, flag, 0)
 }
 
 // cutAt cuts f at end, which it must reach.

@@ -52,3 +52,12 @@ func (s stagerView) CommitStaged(ctx context.Context, id string, parts []storage
 func (s stagerView) AbortStaged(ctx context.Context, id string) error {
 	return s.v.fix(s.s.AbortStaged(ctx, id), "")
 }
+
+// StagedStreamer, StagedSender and StagedClaimer give the backend's own
+// fast paths (nil when it has none): their ids are the backend's, as
+// above, and they name no key.
+func (s stagerView) StagedStreamer() storage.StagedStreamer { return storage.StreamerOf(s.s) }
+
+func (s stagerView) StagedSender() storage.StagedSender { return storage.SenderOf(s.s) }
+
+func (s stagerView) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(s.s) }

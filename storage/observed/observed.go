@@ -324,3 +324,29 @@ func (w streamer) SyncStaged(ctx context.Context, id string, number int, offset,
 	observe(ctx, w.obs, "staged_put", start, err)
 	return p, err
 }
+
+// StagedSender gives the wrapped Stager's StagedSender, observed
+// (SendStaged as staged_put); nil when it has none.
+func (w stager) StagedSender() storage.StagedSender {
+	s := storage.SenderOf(w.s)
+	if s == nil {
+		return nil
+	}
+	return sender{s, w.obs}
+}
+
+type sender struct {
+	s   storage.StagedSender
+	obs Observer
+}
+
+func (w sender) SendStaged(ctx context.Context, id string, number int, offset, size int64, r io.Reader) (storage.StagedPart, error) {
+	start := time.Now()
+	p, err := w.s.SendStaged(ctx, id, number, offset, size, r)
+	observe(ctx, w.obs, "staged_put", start, err)
+	return p, err
+}
+
+// StagedClaimer gives the wrapped Stager's StagedClaimer (claims touch
+// no storage: not observed); nil when it has none.
+func (w stager) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(w.s) }

@@ -241,3 +241,28 @@ func TestHoldExpires(t *testing.T) {
 		t.Fatalf("after the hold expired: %v", err)
 	}
 }
+
+// TestStagedFastPathsForwarded: the counted Stager offers every fast path
+// of the store's own (streamed writes, parts sent as they arrive, claims
+// in memory), so tus through a quota takes the same path as without one.
+func TestStagedFastPathsForwarded(t *testing.T) {
+	stores(t, func(t *testing.T, raw storage.Backend) {
+		b, _ := node(raw, quota.Limit{Bytes: 1 << 30})
+		in, out := storage.StagerOf(raw), storage.StagerOf(b)
+		if in == nil || out == nil {
+			t.Fatalf("Stager: store %v, counted %v", in != nil, out != nil)
+		}
+		for _, c := range []struct {
+			name    string
+			in, out bool
+		}{
+			{"StagedStreamer", storage.StreamerOf(in) != nil, storage.StreamerOf(out) != nil},
+			{"StagedSender", storage.SenderOf(in) != nil, storage.SenderOf(out) != nil},
+			{"StagedClaimer", storage.ClaimerOf(in) != nil, storage.ClaimerOf(out) != nil},
+		} {
+			if c.in != c.out {
+				t.Errorf("%s: the store has one: %v, the counted view: %v", c.name, c.in, c.out)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -208,4 +209,50 @@ func (c *heldCache) drop(hold string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, hold)
+}
+
+// StagedSender gives the wrapped Stager's StagedSender, counted (the
+// part's whole size is covered before its first byte is sent); nil when
+// it has none.
+func (s stager) StagedSender() storage.StagedSender {
+	se := storage.SenderOf(s.s)
+	if se == nil {
+		return nil
+	}
+	return sender{stager: s, se: se}
+}
+
+type sender struct {
+	stager
+	se storage.StagedSender
+}
+
+func (s sender) SendStaged(ctx context.Context, id string, number int, offset, size int64, r io.Reader) (storage.StagedPart, error) {
+	sid, ok := parseStagedID(id)
+	if !ok {
+		return s.se.SendStaged(ctx, id, number, offset, size, r)
+	}
+	if err := s.cover(ctx, sid, offset+size); err != nil {
+		return storage.StagedPart{}, err
+	}
+	return s.se.SendStaged(ctx, sid.inner, number, offset, size, r)
+}
+
+// StagedClaimer gives the wrapped Stager's StagedClaimer (a claim stores
+// nothing: not counted); nil when it has none.
+func (s stager) StagedClaimer() storage.StagedClaimer {
+	c := storage.ClaimerOf(s.s)
+	if c == nil {
+		return nil
+	}
+	return claimer{c}
+}
+
+type claimer struct{ c storage.StagedClaimer }
+
+func (c claimer) ClaimStaged(ctx context.Context, id string, number int) error {
+	if sid, ok := parseStagedID(id); ok {
+		id = sid.inner
+	}
+	return c.c.ClaimStaged(ctx, id, number)
 }

@@ -148,8 +148,13 @@
 // as a Writer begins one (of the key with its SHA-256 record's token, or
 // with Options.StagedCommit of a staging key); its id names the token,
 // the upload and the key, so any Store on the bucket continues it.
-// PutStaged is UploadPart (CRC32C or signed as Writers' parts are);
-// CommitStaged completes the upload as Writer.Commit does, with the
+// PutStaged is UploadPart (CRC32C or signed as Writers' parts are).
+// SendStaged (storage.StagedSender; not with Options.SignPayloads) is an
+// UploadPart of known length whose body is read as it arrives (a tus
+// PATCH's), its CRC32C computed on the way and sent in a trailer
+// (STREAMING-UNSIGNED-PAYLOAD-TRAILER), so the part is on the service
+// almost as soon as its last byte came in. Part numbers past 10,000 are
+// refused with storage.ErrTooLarge. CommitStaged completes the upload as Writer.Commit does, with the
 // caller's SHA-256, and a staged write of no parts becomes an empty
 // object by one PUT. Open's removal of stale uploads (Options.StaleAfter)
 // aborts a staged write only when none of its parts is younger than that

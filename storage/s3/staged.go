@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -72,6 +74,9 @@ func (s *Store) StagedPartMin() int { return minPartSize }
 // PutStaged uploads data as the part number (offset is not needed).
 func (s *Store) PutStaged(ctx context.Context, id string, number int, _ int64, data []byte) (storage.StagedPart, error) {
 	w, err := s.stagedWriter(ctx, id)
+	if err == nil {
+		err = partNumberCheck(number)
+	}
 	if err != nil {
 		return storage.StagedPart{}, fmt.Errorf("s3: put staged part %d: %w", number, err)
 	}
@@ -87,6 +92,15 @@ func (s *Store) PutStaged(ctx context.Context, id string, number int, _ int64, d
 		return storage.StagedPart{}, fmt.Errorf("s3: put staged part %d of %q: %w", number, w.key, stagedGone(err))
 	}
 	return storage.StagedPart{Number: number, Size: int64(len(data)), ETag: part.ETag, Sum: part.ChecksumCRC32C}, nil
+}
+
+// partNumberCheck refuses a part number past S3's 10,000 with
+// storage.ErrTooLarge: the upload needs more parts than S3 takes.
+func partNumberCheck(number int) error {
+	if number > maxParts {
+		return fmt.Errorf("%w: S3 takes parts 1 to %d", storage.ErrTooLarge, maxParts)
+	}
+	return nil
 }
 
 // stagedGone maps S3's NoSuchUpload to storage.ErrStagedGone.
@@ -173,4 +187,70 @@ func (s *Store) AbortStaged(ctx context.Context, id string) error {
 		w.discard()
 	}
 	return nil
+}
+
+// StagedSender gives the Store's streamed part uploads (SendStaged), nil
+// with Options.SignPayloads: a signed part needs its SHA-256 before its
+// first byte goes out.
+func (s *Store) StagedSender() storage.StagedSender {
+	if s.signParts {
+		return nil
+	}
+	return sender{s}
+}
+
+type sender struct{ *Store }
+
+// SendStaged uploads the size bytes of r as part number while they
+// arrive: one UploadPart of known length, its CRC32C computed as the bytes
+// pass and sent in a trailer (aws-chunked, STREAMING-UNSIGNED-PAYLOAD-
+// TRAILER), which the service verifies as it verifies PutStaged's header.
+// A body that ends early cuts the request: no part is stored.
+func (s sender) SendStaged(ctx context.Context, id string, number int, _, size int64, r io.Reader) (storage.StagedPart, error) {
+	w, err := s.stagedWriter(ctx, id)
+	if err == nil {
+		err = partNumberCheck(number)
+	}
+	if err != nil {
+		return storage.StagedPart{}, fmt.Errorf("s3: send staged part %d: %w", number, err)
+	}
+	// The placeholder has the length of the value: minio-go counts the
+	// trailer into the request's length before the body is read.
+	trailer := http.Header{headerChecksumCRC32C: {crc32cBase64(0)}}
+	body := &crcReader{r: r, left: size, trailer: trailer}
+	opts := minio.PutObjectPartOptions{DisableContentSha256: true, Trailer: trailer}
+	part, err := s.core.PutObjectPart(ctx, s.bucket, w.target, w.uploadID, number, body, size, opts)
+	switch {
+	case err != nil:
+		return storage.StagedPart{}, fmt.Errorf("s3: send staged part %d of %q: %w", number, w.key, stagedGone(mapError(err)))
+	case body.left != 0:
+		return storage.StagedPart{}, fmt.Errorf("s3: send staged part %d of %q: %d of %d bytes: %w", number, w.key, size-body.left, size, io.ErrUnexpectedEOF)
+	}
+	return storage.StagedPart{Number: number, Size: size, ETag: part.ETag, Sum: crc32cBase64(body.crc)}, nil
+}
+
+// crcReader reads left bytes of r, computing their CRC32C, and sets the
+// trailer's CRC32C at the last one; r ending before is io.ErrUnexpectedEOF.
+type crcReader struct {
+	r       io.Reader
+	left    int64
+	crc     uint32
+	trailer http.Header
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	if c.left == 0 {
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.left)])
+	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
+	c.left -= int64(n)
+	switch {
+	case c.left == 0:
+		c.trailer.Set(headerChecksumCRC32C, crc32cBase64(c.crc))
+		return n, io.EOF
+	case errors.Is(err, io.EOF):
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -62,12 +63,49 @@ func (s Suite) testStaged(t *testing.T, b storage.Backend) {
 	if ss := storage.StreamerOf(st); ss != nil {
 		testStreamed(t, b, st, ss)
 	}
+	if ss := storage.SenderOf(st); ss != nil {
+		testSent(t, b, st, ss)
+	}
+}
+
+// testSent (a store with a StagedSender): parts sent from a reader that
+// gives their bytes in pieces become the object as PutStaged's do; a
+// reader that ends early stores no part, and its number is sent again.
+func testSent(t *testing.T, b storage.Backend, st storage.Stager, ss storage.StagedSender) {
+	ctx := context.Background()
+	one, two := content(7, int64(st.StagedPartMin())+1234), content(8, 3000)
+	id, err := st.BeginStaged(ctx, "staged/sent", storage.CreateOptions{})
+	if err != nil {
+		t.Fatalf("BeginStaged: %v", err)
+	}
+	p1, err := ss.SendStaged(ctx, id, 1, 0, int64(len(one)), iotest.HalfReader(bytes.NewReader(one)))
+	if err != nil || p1.Number != 1 || p1.Size != int64(len(one)) {
+		t.Fatalf("SendStaged(1) = %+v, %v", p1, err)
+	}
+	cut := bytes.NewReader(two[:1000])
+	if p, err := ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), cut); err == nil {
+		t.Fatalf("SendStaged of a reader ending after 1000 of %d bytes = %+v, no error", len(two), p)
+	}
+	p2, err := ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), iotest.OneByteReader(bytes.NewReader(two[:10])))
+	if err == nil {
+		t.Fatalf("SendStaged of 10 of %d bytes = %+v, no error", len(two), p2)
+	}
+	if p2, err = ss.SendStaged(ctx, id, 2, int64(len(one)), int64(len(two)), bytes.NewReader(two)); err != nil {
+		t.Fatalf("SendStaged(2): %v", err)
+	}
+	want := append(bytes.Clone(one), two...)
+	if _, err := st.CommitStaged(ctx, id, []storage.StagedPart{p1, p2}, storage.CreateOptions{}, sum(want)); err != nil {
+		t.Fatalf("CommitStaged: %v", err)
+	}
+	wantStaged(t, b, "staged/sent", want, storage.CreateOptions{})
 }
 
 // testStreamed (a store with a StagedStreamer): parts written in pieces
 // and synced become the object as PutStaged's do; a piece of a writer
-// another replaced (a lower number) is refused; bytes streamed and never
-// synced are cut by the next part; a sync past the bytes written fails.
+// another replaced (a lower number) is refused, as is a claim (a store
+// with claims) of a number not above those claimed or written; bytes
+// streamed and never synced are cut by the next part; a sync past the
+// bytes written fails.
 func testStreamed(t *testing.T, b storage.Backend, st storage.Stager, ss storage.StagedStreamer) {
 	ctx := context.Background()
 	one, two := content(5, 3000), content(6, 2500)
@@ -98,6 +136,15 @@ func testStreamed(t *testing.T, b storage.Backend, st storage.Stager, ss storage
 	p3, err := ss.SyncStaged(ctx, id, 3, int64(len(one)), int64(len(two)))
 	if err != nil {
 		t.Fatalf("SyncStaged(3): %v", err)
+	}
+	if sc := storage.ClaimerOf(st); sc != nil {
+		if err := sc.ClaimStaged(ctx, id, 5); err != nil {
+			t.Fatalf("ClaimStaged(5): %v", err)
+		}
+		wantErr(t, "ClaimStaged of a number claimed", sc.ClaimStaged(ctx, id, 5), storage.ErrPreconditionFailed)
+		wantErr(t, "ClaimStaged below a number claimed", sc.ClaimStaged(ctx, id, 4), storage.ErrPreconditionFailed)
+		err := ss.WriteStaged(ctx, id, 4, int64(len(one)+len(two)), []byte("stale"))
+		wantErr(t, "WriteStaged below a number claimed", err, storage.ErrPreconditionFailed)
 	}
 	want := append(bytes.Clone(one), two...)
 	if _, err := st.CommitStaged(ctx, id, []storage.StagedPart{p1, p3}, storage.CreateOptions{}, sum(want)); err != nil {
