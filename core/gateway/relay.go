@@ -331,6 +331,10 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		cancel()
 		return
 	}
+	if inBuffer {
+		g.relayWhole(w, resp, cancel)
+		return
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/event-stream" {
 		w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
@@ -361,6 +365,31 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 			}
 		}
 		return g.copySSE(sw, rd)
+	})
+}
+
+// wholeMax bounds an answer relayWhole holds: the transport's buffer holds
+// less.
+const wholeMax = 64 << 10
+
+// relayWhole relays an answer the transport holds whole (answerInBuffer),
+// JSON or SSE: read here, from memory, and sent as one body of known
+// length (headers and body in one write), without a reader goroutine, a
+// wait or a streamed body. An answer that fails as it is read (or is over
+// wholeMax) is relayed as far as it came, then cut, as a streamed one is.
+func (g *Gateway) relayWhole(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
+	b, err := readUpTo(resp.Body, make([]byte, 0, 8<<10), wholeMax)
+	if errors.Is(err, io.EOF) {
+		resp.Body.Close()
+		cancel()
+		g.metrics.Relayed("to_client", int64(len(b)))
+		w.SetBody(b)
+		return
+	}
+	w.SetBodyStream(-1, func(sw StreamWriter) error {
+		defer cancel()
+		defer resp.Body.Close()
+		return g.copyBody(sw, resp.Body, b, false)
 	})
 }
 
