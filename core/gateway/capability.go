@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
@@ -52,7 +51,7 @@ type answerEdit func(b []byte, id json.RawMessage) (out []byte, found bool, ue *
 // millisecond) goes to the client with its length, headers and body in
 // one write; any other streams.
 func (g *Gateway) relayEdited(r *Request, w ResponseWriter, resp *http.Response, cancel func(), c call, edit answerEdit, lenient bool) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		g.relayResponse(w, resp, cancel)
 		return

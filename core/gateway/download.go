@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -119,7 +118,7 @@ func headerValue(v string) string {
 // checkRead holds the upstream's answer to a resources/read: 200 with a
 // JSON or SSE body.
 func checkRead(resp *http.Response) *upstreamError {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return &upstreamError{kind: kindStatus, status: http.StatusNotFound,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -156,7 +155,7 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	}
 	inBuffer, waited := answerInBuffer(r, resp) // before any read
 	if modern := r.Header.Get(headers.Method) != ""; fileargs.MayAsk(modern, c.method) {
-		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
+		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, mediaType(resp.Header.Get("Content-Type")),
 			modern, g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
 	}
 	// The stream cache's watches: resources/updated (cache_watch.go) and
@@ -289,7 +288,7 @@ func orBackground(ctx context.Context) context.Context {
 // failure; 4xx passes as the upstream sent it (404 for an ended session
 // makes the client start a new one).
 func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	mcpType := mt == "application/json" || mt == "text/event-stream"
 	empty := resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted
 	switch {
@@ -335,7 +334,7 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		g.relayWhole(w, resp, cancel)
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/event-stream" {
 		w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
 			defer cancel()
