@@ -44,6 +44,7 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(orBackground(r.Context)))
+	epoch := g.cacheEpoch(c) // before the upstream is asked (cache.go)
 	resp, ue := g.do(g.readRequest(ctx, c, st))
 	if ue == nil {
 		ue = checkRead(resp)
@@ -56,7 +57,7 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 		g.failDownload(w, ue)
 		return
 	}
-	g.decodeRead(w, c, resp, cancel)
+	g.decodeRead(w, c, epoch, resp, cancel)
 }
 
 // verifyStream checks a downloadUrl token; on refusal it answers.
@@ -162,10 +163,10 @@ func apiError(w ResponseWriter, status int, code, msg string) {
 // (or its failure, answered as an error): a resource that cannot be
 // decoded gets an error status, not a 200 cut short; a failure after the
 // first bytes cuts the response.
-func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Response, cancel context.CancelFunc) {
+func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, epoch uint64, resp *http.Response, cancel context.CancelFunc) {
 	pr, pw := io.Pipe()
 	var mimeType syncString
-	tee := g.newTee(c, mimeType.get) // cache.go: nil without a stream cache
+	tee := g.newTee(c, epoch, mimeType.get) // cache.go: nil without a stream cache
 	go func() {
 		defer resp.Body.Close()
 		fr, err := g.opts.Decoder(resp.Body, resp.Header.Get("Content-Type"), readID, tee.writer(pw), mimeType.set)
