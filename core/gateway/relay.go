@@ -191,15 +191,29 @@ func answerInBuffer(r *Request, resp *http.Response) (inBuffer, waited bool) {
 	return b.WaitEnd(firstEventWait), true
 }
 
+// callContext is the context of an upstream call and what ends it. A
+// call that nothing ends before its answer does (no body, or one held
+// whole that goes as it is) has Background, which the transport need not
+// watch (no context.AfterFunc per request): its answer's end, or closing
+// its body, ends it. A GET stream (ended by Close), a body that streams, a
+// tools/call (its file gate) or an answer to an elicitation (its gate) may
+// be cut before.
+func (g *Gateway) callContext(r *Request, c call) (context.Context, context.CancelFunc) {
+	_, form := fileargs.AnswerForm(r.Header.Get(headers.Method) != "", c.method)
+	switch {
+	case r.Method == http.MethodGet:
+		return context.WithCancel(g.longLived)
+	case r.Body != nil && (!c.whole || form || c.method == methodToolsCall):
+		return context.WithCancel(context.Background())
+	}
+	return context.Background(), func() {}
+}
+
 // send sends the request to the upstream and checks the answer is MCP. On
 // failure it has answered and reports !ok; else cancel ends the upstream
 // call and must be called once the answer is done with.
 func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, context.CancelFunc, bool) {
-	base := context.Background()
-	if r.Method == http.MethodGet {
-		base = g.longLived
-	}
-	ctx, cancel := context.WithCancel(base)
+	ctx, cancel := g.callContext(r, c)
 	var body *clientBody
 	n := int64(-1)
 	if r.Body != nil && r.Method == http.MethodPost {

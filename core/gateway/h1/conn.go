@@ -61,7 +61,10 @@ func (l *limited) Read(p []byte) (int, error) {
 // closed.
 func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	c.sent, c.bodyDone = false, false // the last request's writer has ended
-	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
+	stop := notWatched
+	if req.Context().Done() != nil { // a context that can end closes c
+		stop = context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
+	}
 	fail := func(err error) (*http.Response, error) {
 		stop()
 		_ = c.nc.Close()
@@ -103,6 +106,10 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// notWatched is the stop of a request whose context cannot end: nothing
+// to stop, and nothing ran.
+func notWatched() bool { return true }
 
 // writeHead buffers the request line and headers.
 func (c *conn) writeHead(req *http.Request) error {
