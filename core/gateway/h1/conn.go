@@ -21,6 +21,7 @@ type conn struct {
 	key    string
 	nc     net.Conn // raw, or TLS over it
 	raw    net.Conn
+	peek   *peeker // looks at raw while idle
 	lim    limited
 	br     *bufio.Reader
 	bw     *bufio.Writer
