@@ -385,25 +385,54 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 // less.
 const wholeMax = 64 << 10
 
+// wholeBuffers are relayWhole's buffers, for a ResponseWriter that copies
+// the body it is given (BodyCopier).
+var wholeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
 // relayWhole relays an answer the transport holds whole (answerInBuffer),
 // JSON or SSE: read here, from memory, and sent as one body of known
 // length (headers and body in one write), without a reader goroutine, a
-// wait or a streamed body. An answer that fails as it is read (or is over
-// wholeMax) is relayed as far as it came, then cut, as a streamed one is.
+// wait or a streamed body; through a pooled buffer when w copies it. An
+// answer that fails as it is read (or is over wholeMax) is relayed as far
+// as it came, then cut, as a streamed one is.
 func (g *Gateway) relayWhole(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
-	b, err := readUpTo(resp.Body, make([]byte, 0, 8<<10), wholeMax)
-	if errors.Is(err, io.EOF) {
-		resp.Body.Close()
-		cancel()
-		g.metrics.Relayed("to_client", int64(len(b)))
-		w.SetBody(b)
+	bc, copies := w.(BodyCopier)
+	var bp *[]byte
+	var buf []byte
+	if copies {
+		bp = wholeBuffers.Get().(*[]byte)
+		buf = (*bp)[:0]
+	} else {
+		buf = make([]byte, 0, 8<<10) // most answers are smaller
+	}
+	b, err := readUpTo(resp.Body, buf, wholeMax)
+	if !errors.Is(err, io.EOF) {
+		w.SetBodyStream(-1, func(sw StreamWriter) error {
+			defer cancel()
+			defer resp.Body.Close()
+			defer putWhole(bp, b)
+			return g.copyBody(sw, resp.Body, b, false)
+		})
 		return
 	}
-	w.SetBodyStream(-1, func(sw StreamWriter) error {
-		defer cancel()
-		defer resp.Body.Close()
-		return g.copyBody(sw, resp.Body, b, false)
-	})
+	resp.Body.Close()
+	cancel()
+	g.metrics.Relayed("to_client", int64(len(b)))
+	if copies {
+		bc.SetBodyCopy(b)
+		putWhole(bp, b)
+		return
+	}
+	w.SetBody(b)
+}
+
+// putWhole gives a relayWhole buffer back (nil bp: none was taken), as b
+// grew it.
+func putWhole(bp *[]byte, b []byte) {
+	if bp != nil && cap(b) <= wholeMax {
+		*bp = b[:0]
+		wholeBuffers.Put(bp)
+	}
 }
 
 // copyBuffers are the buffers answers are relayed through.

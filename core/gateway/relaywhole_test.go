@@ -3,7 +3,9 @@ package gateway
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -49,5 +51,42 @@ func TestWholeAnswerOneBody(t *testing.T) {
 				t.Errorf("none of %d answers held whole by the transport went as one body; each was streamed", requests)
 			}
 		})
+	}
+}
+
+// copyingWriter is a netHTTPWriter that copies a body it is given
+// (BodyCopier), as the fasthttp front does.
+type copyingWriter struct {
+	*netHTTPWriter
+	copies int
+}
+
+func (c *copyingWriter) SetBodyCopy(b []byte) {
+	c.copies++
+	c.body = append([]byte(nil), b...)
+}
+
+// To a transport that copies a body it is given, an answer held whole goes
+// through the gateway's pooled buffer (SetBodyCopy), not a buffer made for
+// each answer; answers one after another each arrive as sent.
+func TestWholeAnswerCopied(t *testing.T) {
+	var n atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"n":` + strconv.FormatInt(n.Add(1), 10) + `}}`))
+	}))
+	defer up.Close()
+	g := newGateway(t, up.URL, nil)
+	const body = `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"blob:///a"}}`
+	for i := 1; i <= 3; i++ {
+		rec := httptest.NewRecorder()
+		cw := &copyingWriter{netHTTPWriter: &netHTTPWriter{w: rec}}
+		g.ServeMCP(&Request{Method: http.MethodPost, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"s"}},
+			Body: strings.NewReader(body), ContentLength: int64(len(body)), Principal: "alice", Context: t.Context()}, cw)
+		cw.finish()
+		want := `{"jsonrpc":"2.0","id":1,"result":{"n":` + strconv.Itoa(i) + `}}`
+		if cw.copies != 1 || cw.stream != nil || rec.Body.String() != want {
+			t.Fatalf("answer %d: %d copies, streamed %v, %q; want one copy of %q", i, cw.copies, cw.stream != nil, rec.Body, want)
+		}
 	}
 }
