@@ -217,8 +217,20 @@ type cacheTee struct {
 	failed   bool
 }
 
-// newTee returns the tee of c's download, nil without a cache.
-func (g *Gateway) newTee(c token.Claims, mimeType func() string) *cacheTee {
+// cacheEpoch is the invalidation count of c's entry, read before the
+// upstream is asked for the resource: a resources/updated relayed after
+// that, while the answer is on its way (before its first byte too), keeps
+// the download from being stored. 0 without a cache.
+func (g *Gateway) cacheEpoch(c token.Claims) uint64 {
+	if g.cache == nil {
+		return 0
+	}
+	return g.cache.epoch(g.cacheKey(c)).Load()
+}
+
+// newTee returns the tee of c's download, nil without a cache; epoch is
+// cacheEpoch's, from before the upstream was asked.
+func (g *Gateway) newTee(c token.Claims, epoch uint64, mimeType func() string) *cacheTee {
 	if g.cache == nil {
 		return nil
 	}
@@ -226,7 +238,7 @@ func (g *Gateway) newTee(c token.Claims, mimeType func() string) *cacheTee {
 	var st streamState
 	_ = json.Unmarshal(c.Data, &st) // verified by ServeDownload
 	ctx, cancel := context.WithCancel(context.Background())
-	return &cacheTee{g: g, key: k, epoch: g.cache.epoch(k).Load(), began: time.Now(), modern: st.Modern,
+	return &cacheTee{g: g, key: k, epoch: epoch, began: time.Now(), modern: st.Modern,
 		mimeType: mimeType, ctx: ctx, cancel: cancel}
 }
 

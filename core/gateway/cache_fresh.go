@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"io"
-	"mime"
 	"net/http"
 	"time"
 
@@ -59,7 +58,7 @@ func (g *Gateway) watchVersions(principal, method string, resp *http.Response) i
 	if g.cache == nil || (method != methodList && method != methodRead) || resp.StatusCode != http.StatusOK {
 		return resp.Body
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" && mt != "text/event-stream" {
 		return resp.Body
 	}

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/cachewatch"
@@ -16,7 +15,7 @@ func (g *Gateway) watchUpdates(principal string, resp *http.Response) io.ReadClo
 	if g.cache == nil {
 		return resp.Body
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/event-stream" {
 		return resp.Body
 	}

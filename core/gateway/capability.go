@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
@@ -38,7 +37,7 @@ func (g *Gateway) capability(r *Request, w ResponseWriter, c call) {
 		g.relayResponse(w, resp, cancel)
 		return
 	}
-	g.relayEdited(w, resp, cancel, c, g.addStream, false)
+	g.relayEdited(r, w, resp, cancel, c, g.addStream, false)
 }
 
 // answerEdit rewrites the JSON-RPC message b when it answers id (found).
@@ -47,13 +46,17 @@ type answerEdit func(b []byte, id json.RawMessage) (out []byte, found bool, ue *
 // relayEdited relays the upstream's answer resp to c, its response to
 // c's id rewritten by edit (read within MaxRewriteBytes; a JSON answer
 // over it is relayed unchanged when lenient, else failed); everything
-// else arrives as the upstream sent it.
-func (g *Gateway) relayEdited(w ResponseWriter, resp *http.Response, cancel func(), c call, edit answerEdit, lenient bool) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+// else arrives as the upstream sent it. An answer the transport holds
+// whole (answerInBuffer: go-sdk's one-event answers, within a
+// millisecond) goes to the client with its length, headers and body in
+// one write; any other streams.
+func (g *Gateway) relayEdited(r *Request, w ResponseWriter, resp *http.Response, cancel func(), c call, edit answerEdit, lenient bool) {
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		g.relayResponse(w, resp, cancel)
 		return
 	}
+	inBuffer, _ := answerInBuffer(r, resp) // before any read
 	br := bufio.NewReaderSize(resp.Body, 4<<10)
 	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id, edit, lenient)
 	if ue != nil {
@@ -63,12 +66,30 @@ func (g *Gateway) relayEdited(w ResponseWriter, resp *http.Response, cancel func
 		return
 	}
 	setHeaders(w, resp)
+	var rest io.Reader = br
+	if inBuffer {
+		tail, err := io.ReadAll(br) // in memory: no wait
+		prefix = append(prefix, tail...)
+		if err == nil {
+			resp.Body.Close()
+			cancel()
+			g.metrics.Relayed("to_client", int64(len(prefix)))
+			w.SetBody(prefix)
+			return
+		}
+		rest = errReader{err} // relayed as far as it came, then cut
+	}
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
-		return g.copyBody(sw, br, prefix, mt == "text/event-stream")
+		return g.copyBody(sw, rest, prefix, mt == "text/event-stream")
 	})
 }
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // setHeaders sends the upstream's status and headers (but those of the
 // hop and Content-Length).

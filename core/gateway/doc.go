@@ -12,7 +12,9 @@
 // length, or SSE flushed at every read, an open event stream's status and
 // headers at once, with its first event when that comes within a
 // millisecond, and with its length when the answer ends there) streams
-// back as the upstream writes it. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
+// back as the upstream writes it; an answer the transport already holds
+// whole (a small one, as go-sdk's server sends) is handed over as one body
+// of known length. The gateway keeps no session state: Mcp-Session-Id, Last-Event-ID,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and every other header pass
 // unchanged, so gateway nodes scale behind a load balancer like the
 // upstream itself. Bytes the gateway does not change arrive byte for

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -45,6 +44,7 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(orBackground(r.Context)))
+	epoch := g.cacheEpoch(c) // before the upstream is asked (cache.go)
 	resp, ue := g.do(g.readRequest(ctx, c, st))
 	if ue == nil {
 		ue = checkRead(resp)
@@ -57,7 +57,7 @@ func (g *Gateway) ServeDownload(r *Request, tok string, w ResponseWriter) {
 		g.failDownload(w, ue)
 		return
 	}
-	g.decodeRead(w, c, resp, cancel, r.Context)
+	g.decodeRead(w, c, epoch, resp, cancel, r.Context)
 }
 
 // verifyStream checks a downloadUrl token; on refusal it answers.
@@ -119,7 +119,7 @@ func headerValue(v string) string {
 // checkRead holds the upstream's answer to a resources/read: 200 with a
 // JSON or SSE body.
 func checkRead(resp *http.Response) *upstreamError {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return &upstreamError{kind: kindStatus, status: http.StatusNotFound,
@@ -164,10 +164,10 @@ func apiError(w ResponseWriter, status int, code, msg string) {
 // decoded gets an error status, not a 200 cut short; a failure after the
 // first bytes cuts the response. values are the request's, for
 // Options.TraceDecode.
-func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, resp *http.Response, cancel context.CancelFunc, values context.Context) {
+func (g *Gateway) decodeRead(w ResponseWriter, c token.Claims, epoch uint64, resp *http.Response, cancel context.CancelFunc, values context.Context) {
 	pr, pw := io.Pipe()
 	var mimeType syncString
-	tee := g.newTee(c, mimeType.get) // cache.go: nil without a stream cache
+	tee := g.newTee(c, epoch, mimeType.get) // cache.go: nil without a stream cache
 	out, traced := g.traceDecode(values, tee.writer(pw))
 	go func() {
 		defer resp.Body.Close()

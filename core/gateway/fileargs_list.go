@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"mime"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
@@ -73,7 +72,7 @@ func (g *Gateway) listPage(ctx context.Context, q listQuery, cursor string) (jso
 		return nil, ue
 	}
 	defer drainClose(resp.Body)
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		return nil, fmt.Errorf("tools/list answered HTTP %d (%s)", resp.StatusCode, mt)
 	}

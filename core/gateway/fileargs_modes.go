@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -29,16 +30,22 @@ func (g *Gateway) toolsList(r *Request, w ResponseWriter, c call) {
 	if !ok {
 		return
 	}
-	g.relayEdited(w, resp, cancel, c, advertiseUpload, true)
+	g.relayEdited(r, w, resp, cancel, c, advertiseUpload, true)
 }
 
 // advertiseUpload is the JSON-RPC message b with its result's file
 // arguments advertising the upload mode, when b answers id (found).
+// A message naming no x-mcp-file (most upstreams' lists) is only checked
+// and its id looked at, not decoded.
 func advertiseUpload(b []byte, id json.RawMessage) (out []byte, found bool, ue *upstreamError) {
+	if !bytes.Contains(b, []byte(`"x-mcp-file"`)) && json.Valid(b) {
+		if _, got, complete := wire.PeekMessage(b); complete {
+			return b, jsonrpc.IDKey(got) == jsonrpc.IDKey(id), nil
+		}
+	}
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(b, &msg) != nil {
-		return nil, false, &upstreamError{kind: kindMalformed, status: http.StatusBadGateway,
-			msg: "the upstream's answer is not a JSON-RPC message"}
+		return nil, false, notJSONRPC()
 	}
 	if jsonrpc.IDKey(msg["id"]) != jsonrpc.IDKey(id) {
 		return b, false, nil
@@ -49,4 +56,9 @@ func advertiseUpload(b []byte, id json.RawMessage) (out []byte, found bool, ue *
 	}
 	msg["result"] = result
 	return mustMarshal(msg), true, nil
+}
+
+func notJSONRPC() *upstreamError {
+	return &upstreamError{kind: kindMalformed, status: http.StatusBadGateway,
+		msg: "the upstream's answer is not a JSON-RPC message"}
 }

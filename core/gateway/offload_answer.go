@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/blobdecode"
@@ -21,7 +20,7 @@ import (
 // cuts the response. Any other answer (an error status, another type) is
 // relayed as it is.
 func (g *Gateway) offloadAnswer(r *Request, w ResponseWriter, resp *http.Response, cancel context.CancelFunc, c call) {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || (mt != "application/json" && mt != "text/event-stream") {
 		g.relayResponse(w, resp, cancel)
 		return

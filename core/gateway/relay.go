@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -156,7 +155,7 @@ func (g *Gateway) relay(r *Request, w ResponseWriter, c call) {
 	}
 	inBuffer, waited := answerInBuffer(r, resp) // before any read
 	if modern := r.Header.Get(headers.Method) != ""; fileargs.MayAsk(modern, c.method) {
-		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, resp.Header.Get("Content-Type"),
+		resp.Body, resp.ContentLength = fileargs.MarkAnswer(resp.Body, resp.ContentLength, mediaType(resp.Header.Get("Content-Type")),
 			modern, g.carriers(r.Principal), g.opts.MaxRewriteBytes) // elicit.go
 	}
 	// The stream cache's watches: resources/updated (cache_watch.go) and
@@ -192,15 +191,29 @@ func answerInBuffer(r *Request, resp *http.Response) (inBuffer, waited bool) {
 	return b.WaitEnd(firstEventWait), true
 }
 
+// callContext is the context of an upstream call and what ends it. A
+// call that nothing ends before its answer does (no body, or one held
+// whole that goes as it is) has Background, which the transport need not
+// watch (no context.AfterFunc per request): its answer's end, or closing
+// its body, ends it. A GET stream (ended by Close), a body that streams, a
+// tools/call (its file gate) or an answer to an elicitation (its gate) may
+// be cut before.
+func (g *Gateway) callContext(r *Request, c call) (context.Context, context.CancelFunc) {
+	_, form := fileargs.AnswerForm(r.Header.Get(headers.Method) != "", c.method)
+	switch {
+	case r.Method == http.MethodGet:
+		return context.WithCancel(g.longLived)
+	case r.Body != nil && (!c.whole || form || c.method == methodToolsCall):
+		return context.WithCancel(context.Background())
+	}
+	return context.Background(), func() {}
+}
+
 // send sends the request to the upstream and checks the answer is MCP. On
 // failure it has answered and reports !ok; else cancel ends the upstream
 // call and must be called once the answer is done with.
 func (g *Gateway) send(r *Request, w ResponseWriter, c call) (*http.Response, context.CancelFunc, bool) {
-	base := context.Background()
-	if r.Method == http.MethodGet {
-		base = g.longLived
-	}
-	ctx, cancel := context.WithCancel(base)
+	ctx, cancel := g.callContext(r, c)
 	var body *clientBody
 	n := int64(-1)
 	if r.Body != nil && r.Method == http.MethodPost {
@@ -289,7 +302,7 @@ func orBackground(ctx context.Context) context.Context {
 // failure; 4xx passes as the upstream sent it (404 for an ended session
 // makes the client start a new one).
 func checkAnswer(httpMethod, method string, resp *http.Response) *upstreamError {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	mcpType := mt == "application/json" || mt == "text/event-stream"
 	empty := resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusAccepted
 	switch {
@@ -331,7 +344,11 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		cancel()
 		return
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if inBuffer {
+		g.relayWhole(w, resp, cancel)
+		return
+	}
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/event-stream" {
 		w.SetBodyStream(resp.ContentLength, func(sw StreamWriter) error {
 			defer cancel()
@@ -362,6 +379,60 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		}
 		return g.copySSE(sw, rd)
 	})
+}
+
+// wholeMax bounds an answer relayWhole holds: the transport's buffer holds
+// less.
+const wholeMax = 64 << 10
+
+// wholeBuffers are relayWhole's buffers, for a ResponseWriter that copies
+// the body it is given (BodyCopier).
+var wholeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// relayWhole relays an answer the transport holds whole (answerInBuffer),
+// JSON or SSE: read here, from memory, and sent as one body of known
+// length (headers and body in one write), without a reader goroutine, a
+// wait or a streamed body; through a pooled buffer when w copies it. An
+// answer that fails as it is read (or is over wholeMax) is relayed as far
+// as it came, then cut, as a streamed one is.
+func (g *Gateway) relayWhole(w ResponseWriter, resp *http.Response, cancel context.CancelFunc) {
+	bc, copies := w.(BodyCopier)
+	var bp *[]byte
+	var buf []byte
+	if copies {
+		bp = wholeBuffers.Get().(*[]byte)
+		buf = (*bp)[:0]
+	} else {
+		buf = make([]byte, 0, 8<<10) // most answers are smaller
+	}
+	b, err := readUpTo(resp.Body, buf, wholeMax)
+	if !errors.Is(err, io.EOF) {
+		w.SetBodyStream(-1, func(sw StreamWriter) error {
+			defer cancel()
+			defer resp.Body.Close()
+			defer putWhole(bp, b)
+			return g.copyBody(sw, resp.Body, b, false)
+		})
+		return
+	}
+	resp.Body.Close()
+	cancel()
+	g.metrics.Relayed("to_client", int64(len(b)))
+	if copies {
+		bc.SetBodyCopy(b)
+		putWhole(bp, b)
+		return
+	}
+	w.SetBody(b)
+}
+
+// putWhole gives a relayWhole buffer back (nil bp: none was taken), as b
+// grew it.
+func putWhole(bp *[]byte, b []byte) {
+	if bp != nil && cap(b) <= wholeMax {
+		*bp = b[:0]
+		wholeBuffers.Put(bp)
+	}
 }
 
 // copyBuffers are the buffers answers are relayed through.

@@ -53,3 +53,11 @@ type StreamWriter interface {
 type HeadersWithFirstBytes interface {
 	HeadersWithFirstBytes()
 }
+
+// BodyCopier is implemented by a ResponseWriter whose SetBodyCopy sends b
+// as the whole body, as SetBody does, but copies it before it returns (into
+// buffers of its own): the gateway then hands it a pooled buffer that it
+// uses again at once.
+type BodyCopier interface {
+	SetBodyCopy(b []byte)
+}

@@ -87,10 +87,11 @@ func Watch(body io.ReadCloser, sse bool, saw func(uri, version string)) io.ReadC
 
 type watch struct {
 	io.ReadCloser
-	sse  bool
-	saw  func(uri, version string)
-	kept []byte
-	over bool
+	sse   bool
+	saw   func(uri, version string)
+	kept  []byte
+	keptp *[]byte // the pooled buffer kept is in, given back as it came
+	over  bool
 }
 
 func (w *watch) Read(p []byte) (int, error) {
@@ -101,7 +102,8 @@ func (w *watch) Read(p []byte) (int, error) {
 			w.release()
 		} else {
 			if w.kept == nil {
-				w.kept = (*keptBuffers.Get().(*[]byte))[:0]
+				w.keptp = keptBuffers.Get().(*[]byte)
+				w.kept = (*w.keptp)[:0]
 			}
 			w.kept = append(w.kept, p[:n]...)
 		}
@@ -121,10 +123,10 @@ var keptBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retu
 // release gives the kept buffer back (one grown past 64 KiB is let go).
 func (w *watch) release() {
 	if w.kept != nil && cap(w.kept) <= 64<<10 {
-		b := w.kept[:0]
-		keptBuffers.Put(&b)
+		*w.keptp = w.kept[:0]
+		keptBuffers.Put(w.keptp)
 	}
-	w.kept = nil
+	w.kept, w.keptp = nil, nil
 }
 
 func (w *watch) answer(body []byte) {
@@ -185,32 +187,27 @@ func (w *watch) report(uri, version string) {
 }
 
 // mayHoldVersion reports whether msg may hold a key lastModified or _meta
-// as encoding/json matches keys: in any case, or spelled with an escape.
+// as encoding/json matches keys: in any case (its folding, bytes.EqualFold),
+// or spelled with an escape. Without an escape every string is its bytes
+// between two quotes, and only those are compared: a blob's base64 is
+// passed over in one step.
 func mayHoldVersion(msg []byte) bool {
-	return bytes.IndexByte(msg, '\\') >= 0 || containsFold(msg, "lastmodified") || containsFold(msg, "_meta")
-}
-
-// containsFold reports whether b holds lower (ASCII, lower case) in any
-// case.
-func containsFold(b []byte, lower string) bool {
-	first := lower[0]
-	if first >= 'a' && first <= 'z' {
-		return startsFoldAt(b, lower, first) || startsFoldAt(b, lower, first-'a'+'A')
+	if bytes.IndexByte(msg, '\\') >= 0 {
+		return true
 	}
-	return startsFoldAt(b, lower, first)
-}
-
-// startsFoldAt reports whether b holds lower in any case at a byte c
-// (found by IndexByte, which is vectorised).
-func startsFoldAt(b []byte, lower string, c byte) bool {
 	for {
-		i := bytes.IndexByte(b, c)
-		if i < 0 || len(b)-i < len(lower) {
+		open := bytes.IndexByte(msg, '"')
+		if open < 0 {
 			return false
 		}
-		if bytes.EqualFold(b[i:i+len(lower)], []byte(lower)) {
+		msg = msg[open+1:]
+		end := bytes.IndexByte(msg, '"')
+		if end < 0 {
+			return false
+		}
+		if s := msg[:end]; bytes.EqualFold(s, []byte("lastmodified")) || bytes.EqualFold(s, []byte("_meta")) {
 			return true
 		}
-		b = b[i+1:]
+		msg = msg[end+1:]
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"slices"
 	"sync"
 )
@@ -21,11 +20,11 @@ import (
 // within max bytes. Every other byte passes as it came.
 
 // MarkAnswer returns the upstream's answer body (of declared length n,
-// -1 unknown) with cs's carriers, and its length. mayRequire: a JSON
+// -1 unknown, media type mt as mime.ParseMediaType reads it from its
+// Content-Type) with cs's carriers, and its length. mayRequire: a JSON
 // answer may be input_required (a 2026-07-28 tools/call, resources/read
 // or prompts/get).
-func MarkAnswer(body io.ReadCloser, n int64, contentType string, mayRequire bool, cs Carriers, max int64) (io.ReadCloser, int64) {
-	mt, _, _ := mime.ParseMediaType(contentType)
+func MarkAnswer(body io.ReadCloser, n int64, mt string, mayRequire bool, cs Carriers, max int64) (io.ReadCloser, int64) {
 	switch {
 	case mt == "text/event-stream":
 		br := eventReaders.Get().(*bufio.Reader)

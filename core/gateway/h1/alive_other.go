@@ -4,6 +4,10 @@ package h1
 
 import "net"
 
-// alive cannot look at the socket here: the retry of a replayable request
+// peeker cannot look at the socket here: the retry of a replayable request
 // covers a connection the upstream closed.
-func alive(net.Conn) bool { return true }
+type peeker struct{}
+
+func newPeeker(net.Conn) *peeker { return nil }
+
+func (*peeker) alive() bool { return true }

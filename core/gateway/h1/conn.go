@@ -21,6 +21,7 @@ type conn struct {
 	key    string
 	nc     net.Conn // raw, or TLS over it
 	raw    net.Conn
+	peek   *peeker // looks at raw while idle
 	lim    limited
 	br     *bufio.Reader
 	bw     *bufio.Writer
@@ -61,7 +62,10 @@ func (l *limited) Read(p []byte) (int, error) {
 // closed.
 func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	c.sent, c.bodyDone = false, false // the last request's writer has ended
-	stop := context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
+	stop := notWatched
+	if req.Context().Done() != nil { // a context that can end closes c
+		stop = context.AfterFunc(req.Context(), func() { _ = c.nc.Close() })
+	}
 	fail := func(err error) (*http.Response, error) {
 		stop()
 		_ = c.nc.Close()
@@ -103,6 +107,10 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// notWatched is the stop of a request whose context cannot end: nothing
+// to stop, and nothing ran.
+func notWatched() bool { return true }
 
 // writeHead buffers the request line and headers.
 func (c *conn) writeHead(req *http.Request) error {

@@ -13,7 +13,8 @@
 // body was sent whole), and is closed when the caller closes the body
 // before its end; its InBuffer reports, before the first read, whether
 // the whole body came with the headers (a caller may then read it without
-// a goroutine to time the wait). The request's context ending closes the connection: a
+// a goroutine to time the wait). The request's context ending closes the connection (a context that
+// cannot end, such as context.Background, is not watched): a
 // call in flight returns the context's error. Bounds: the dial
 // (Options.DialTimeout), the wait for the response headers
 // (Options.HeaderTimeout, a timeout error) and their size

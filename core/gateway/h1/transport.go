@@ -169,7 +169,7 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		cs[len(cs)-1] = nil
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if now.Sub(c.idleAt) < t.o.IdleTimeout && alive(c.raw) {
+		if now.Sub(c.idleAt) < t.o.IdleTimeout && c.peek.alive() {
 			return c, true, nil
 		}
 		_ = c.nc.Close()
@@ -226,7 +226,7 @@ func (t *Transport) dial(ctx context.Context, u *url.URL, key string) (*conn, er
 		}
 		nc = tc
 	}
-	c := &conn{t: t, key: key, nc: nc, raw: raw}
+	c := &conn{t: t, key: key, nc: nc, raw: raw, peek: newPeeker(raw)}
 	c.lim = limited{r: nc, left: -1}
 	c.br = bufio.NewReaderSize(&c.lim, bufSize)
 	c.bw = bufio.NewWriterSize(nc, bufSize)

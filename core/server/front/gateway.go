@@ -119,6 +119,10 @@ func (r *gatewayResponse) AddHeader(name, value string) { r.ctx.Response.Header.
 func (r *gatewayResponse) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) }
 func (r *gatewayResponse) HeadersWithFirstBytes()       { r.withFirst = true }
 
+// SetBodyCopy copies b into the response's own (pooled) body buffer: the
+// gateway's pooled buffer is free again when it returns.
+func (r *gatewayResponse) SetBodyCopy(b []byte) { r.ctx.Response.SetBody(b) }
+
 // SetBodyStream streams write's body through bodystream (per-write
 // deadlines, counted for the access log), as core/mcp's bodies go. An
 // open event stream (no length) has its status and headers sent before
