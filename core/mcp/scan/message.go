@@ -426,10 +426,10 @@ func (rs *scanner) top() error {
 		return err
 	}
 	// Only whitespace may follow.
-	if _, err := rs.b.skipWS(); err == nil {
+	if rs.b.trailing() {
 		return &BadJSONError{"data after the message"}
 	} else if rs.b.err != io.EOF {
-		return err
+		return rs.b.readErr()
 	}
 	if rs.bad != nil {
 		return rs.refused(false)
