@@ -288,8 +288,19 @@ func ErrorBody(code int, msg string) []byte {
 	return jsonrpc.EncodeError(nil, jsonrpc.NewError(code, msg, nil))
 }
 
+// isJSONMediaType reports whether the Content-Type value ct names
+// application/json (parameters allowed); the exact value, which nearly
+// every client sends, is taken without parsing.
+func isJSONMediaType(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isJSONMediaType(r.Header.Get("Content-Type")) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}

@@ -46,7 +46,43 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 
 type headerAdapter struct{ h *fasthttp.RequestHeader }
 
-func (a headerAdapter) Get(name string) string { return string(a.h.Peek(name)) }
+// Get returns the value of header name; the values most requests carry
+// (media types, protocol versions, MCP methods) are constants, not copies.
+func (a headerAdapter) Get(name string) string {
+	v := a.h.Peek(name)
+	if s := commonHeaderValue(v); s != "" {
+		return s
+	}
+	return string(v)
+}
+
+// commonHeaderValue returns the constant equal to v, or "" when v is not
+// one of the values clients send on nearly every MCP request.
+func commonHeaderValue(v []byte) string {
+	switch string(v) { // compiled to comparisons: no conversion is made
+	case "application/json":
+		return "application/json"
+	case "application/json, text/event-stream":
+		return "application/json, text/event-stream"
+	case "text/event-stream, application/json":
+		return "text/event-stream, application/json"
+	case "2025-11-25":
+		return "2025-11-25"
+	case "2025-06-18":
+		return "2025-06-18"
+	case "2025-03-26":
+		return "2025-03-26"
+	case "2026-07-28":
+		return "2026-07-28"
+	case "resources/read":
+		return "resources/read"
+	case "tools/list":
+		return "tools/list"
+	case "tools/call":
+		return "tools/call"
+	}
+	return ""
+}
 
 // responseAdapter is the mcp.ResponseWriter over a fasthttp response.
 type responseAdapter struct {
