@@ -127,12 +127,22 @@ func (s *Server) readAny(c *Call, uri string) (*Contents, error) {
 // object did not change).
 func ScanText(r io.Reader, n int64) (bool, int64, error) { return contents.ScanText(r, n) }
 
-func jsonString(s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic("bug: string does not marshal")
+// appendJSONString appends s as json.Marshal encodes it. Plain ASCII with
+// nothing to escape (every blob URI and media type the store writes) is
+// copied between quotes; anything else goes through json.Marshal.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				panic("bug: string does not marshal")
+			}
+			return append(dst, b...)
+		}
 	}
-	return b
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // readResult is the resources/read answer for ct: an Object for small
@@ -158,7 +168,8 @@ func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
 		}
 		encLen = (ct.Size + 2) / 3 * 4
 	}
-	prefix := []byte{'{'}
+	prefix := make([]byte, 1, 48+len(ct.URI)+len(ct.MIMEType))
+	prefix[0] = '{'
 	if c.modern {
 		head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
 		s.addCacheHints(head)
@@ -170,9 +181,9 @@ func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
 		prefix = append(h[:len(h)-1], ',')
 	}
 	prefix = append(prefix, `"contents":[{"uri":`...)
-	prefix = append(prefix, jsonString(ct.URI)...)
+	prefix = appendJSONString(prefix, ct.URI)
 	prefix = append(prefix, `,"mimeType":`...)
-	prefix = append(prefix, jsonString(ct.MIMEType)...)
+	prefix = appendJSONString(prefix, ct.MIMEType)
 	if ct.BodyText {
 		prefix = append(prefix, `,"text":"`...)
 	} else {
