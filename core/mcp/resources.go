@@ -145,6 +145,15 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// encodeReadHead encodes the members a 2026-07-28 resources/read result
+// with a body starts with: the same on every call of a server, so encoded
+// once (Server.readHead).
+func (s *Server) encodeReadHead() ([]byte, error) {
+	head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
+	s.addCacheHints(head)
+	return json.Marshal(head)
+}
+
 // readResult is the resources/read answer for ct: an Object for small
 // contents, a *contents.Body for a Body.
 func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
@@ -168,17 +177,15 @@ func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
 		}
 		encLen = (ct.Size + 2) / 3 * 4
 	}
-	prefix := make([]byte, 1, 48+len(ct.URI)+len(ct.MIMEType))
+	prefix := make([]byte, 1, 256+len(ct.URI)+len(ct.MIMEType))
 	prefix[0] = '{'
 	if c.modern {
-		head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
-		s.addCacheHints(head)
-		h, err := json.Marshal(head)
+		h, err := s.readHead()
 		if err != nil {
 			ct.Body.Close()
 			return nil, fmt.Errorf("mcp: encode result head: %w", err)
 		}
-		prefix = append(h[:len(h)-1], ',')
+		prefix = append(append(prefix[:0], h[:len(h)-1]...), ',')
 	}
 	prefix = append(prefix, `"contents":[{"uri":`...)
 	prefix = appendJSONString(prefix, ct.URI)

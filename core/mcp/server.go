@@ -149,9 +149,12 @@ type Server struct {
 	// toolsResult is the whole tools/list result of the 2025 eras (no
 	// member added per call), encoded once.
 	toolsResult func() ([]byte, error)
-	resources   []staticResource
-	templates   []*template
-	prompts     []*Prompt
+	// readHead is the head of a 2026-07-28 resources/read result with a
+	// body (encodeReadHead), encoded once.
+	readHead  func() ([]byte, error)
+	resources []staticResource
+	templates []*template
+	prompts   []*Prompt
 
 	expect session.Expectations // x-mcp-file fields of 2025-11-25 elicitations in flight
 	tasks  *tasks.Store         // nil unless a tool supports tasks
@@ -196,6 +199,7 @@ func NewServer(impl Implementation, opts *Options) *Server {
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
+	s.readHead = sync.OnceValues(s.encodeReadHead)
 	return s
 }
 
