@@ -183,7 +183,7 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	w.SetHeader("Content-Type", "application/json")
 	if res.body == nil {
 		cancel()
-		w.SetBody(jsonrpc.Envelope(c.id, res.json))
+		setEnvelope(w, c.id, res.json)
 		return
 	}
 	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
@@ -212,6 +212,21 @@ type eventSink interface {
 	Finish(msg []byte)
 	FinishBody(prefix []byte, body func(io.Writer) error)
 }
+
+// setEnvelope sends the result response with id around result, copied
+// into the writer's reused body buffer when it is a PartsWriter.
+func setEnvelope(w ResponseWriter, id json.RawMessage, result []byte) {
+	pw, ok := transportWriter(w).(PartsWriter)
+	if !ok {
+		w.SetBody(jsonrpc.Envelope(id, result))
+		return
+	}
+	var head [96]byte
+	pw.SetBodyParts(jsonrpc.AppendResponsePrefix(head[:0], id), result, envelopeEnd)
+}
+
+// envelopeEnd closes a result response (jsonrpc.Envelope's last byte).
+var envelopeEnd = []byte{'}'}
 
 func setSSEHeaders(w ResponseWriter) {
 	w.SetStatus(http.StatusOK)

@@ -23,3 +23,18 @@ func TestHeaderAdapterCommonValues(t *testing.T) {
 		t.Errorf("Get of an absent header = %q", got)
 	}
 }
+
+// TestSetBodyPartsIsTheirConcatenation: the body sent is the three parts
+// in order, whatever body was set before, and later changes to the parts
+// (the encoded-once results they come from) do not reach it.
+func TestSetBodyPartsIsTheirConcatenation(t *testing.T) {
+	var ctx fasthttp.RequestCtx
+	w := &responseAdapter{ctx: &ctx}
+	w.SetBody([]byte("stale"))
+	head, mid := []byte(`{"jsonrpc":"2.0","id":7,"result":`), []byte(`{"tools":[]}`)
+	w.SetBodyParts(head, mid, []byte{'}'})
+	mid[2] = 'X'
+	if got, want := string(ctx.Response.Body()), `{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`; got != want {
+		t.Fatalf("body %q, want %q", got, want)
+	}
+}

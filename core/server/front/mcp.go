@@ -95,6 +95,18 @@ func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(co
 func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.Set(name, value) }
 func (r *responseAdapter) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) } // b is the writer's now: no copy
 
+var _ mcp.PartsWriter = (*responseAdapter)(nil)
+
+// SetBodyParts implements mcp.PartsWriter: the parts are copied into the
+// response's body buffer, which fasthttp takes from a pool and gives back
+// once the response is written.
+func (r *responseAdapter) SetBodyParts(head, middle, tail []byte) {
+	r.ctx.Response.ResetBody()
+	r.ctx.Response.AppendBody(head)
+	r.ctx.Response.AppendBody(middle)
+	r.ctx.Response.AppendBody(tail)
+}
+
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
 	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
