@@ -127,24 +127,6 @@ func (s *Server) readAny(c *Call, uri string) (*Contents, error) {
 // object did not change).
 func ScanText(r io.Reader, n int64) (bool, int64, error) { return contents.ScanText(r, n) }
 
-// appendJSONString appends s as json.Marshal encodes it. Plain ASCII with
-// nothing to escape (every blob URI and media type the store writes) is
-// copied between quotes; anything else goes through json.Marshal.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, err := json.Marshal(s)
-			if err != nil {
-				panic("bug: string does not marshal")
-			}
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
 // encodeReadHead encodes the members a 2026-07-28 resources/read result
 // with a body starts with: the same on every call of a server, so encoded
 // once (Server.readHead).
@@ -169,33 +151,14 @@ func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
 		}
 		return Object{"contents": []any{item}}, nil
 	}
-	encLen := ct.TextLen
-	if !ct.BodyText {
-		if ct.Size < 0 || ct.Size > 1<<50 {
-			ct.Body.Close()
-			return nil, fmt.Errorf("mcp: resource %q has unusable size %d", ct.URI, ct.Size)
-		}
-		encLen = (ct.Size + 2) / 3 * 4
-	}
-	prefix := make([]byte, 1, 256+len(ct.URI)+len(ct.MIMEType))
-	prefix[0] = '{'
+	var head []byte // the 2026-07-28 result's members before "contents"
 	if c.modern {
 		h, err := s.readHead()
 		if err != nil {
 			ct.Body.Close()
 			return nil, fmt.Errorf("mcp: encode result head: %w", err)
 		}
-		prefix = append(append(prefix[:0], h[:len(h)-1]...), ',')
+		head = h
 	}
-	prefix = append(prefix, `"contents":[{"uri":`...)
-	prefix = appendJSONString(prefix, ct.URI)
-	prefix = append(prefix, `,"mimeType":`...)
-	prefix = appendJSONString(prefix, ct.MIMEType)
-	if ct.BodyText {
-		prefix = append(prefix, `,"text":"`...)
-	} else {
-		prefix = append(prefix, `,"blob":"`...)
-	}
-	return &contents.Body{Prefix: prefix, Suffix: []byte(`"}]}`), Reader: ct.Body, N: ct.Size, EncodedLen: encLen,
-		Text: ct.BodyText}, nil
+	return contents.NewReadBody(head, ct.URI, ct.MIMEType, ct.Body, ct.Size, ct.TextLen, ct.BodyText)
 }

@@ -214,19 +214,14 @@ type eventSink interface {
 }
 
 // setEnvelope sends the result response with id around result, copied
-// into the writer's reused body buffer when it is a PartsWriter.
+// into the transport's reused body buffer when it is a PartsWriter.
 func setEnvelope(w ResponseWriter, id json.RawMessage, result []byte) {
-	pw, ok := transportWriter(w).(PartsWriter)
-	if !ok {
+	if pw, ok := transportWriter(w).(PartsWriter); ok {
+		pw.SetBodyParts(jsonrpc.AppendResponsePrefix(nil, id), result, jsonrpc.EnvelopeEnd)
+	} else {
 		w.SetBody(jsonrpc.Envelope(id, result))
-		return
 	}
-	var head [96]byte
-	pw.SetBodyParts(jsonrpc.AppendResponsePrefix(head[:0], id), result, envelopeEnd)
 }
-
-// envelopeEnd closes a result response (jsonrpc.Envelope's last byte).
-var envelopeEnd = []byte{'}'}
 
 func setSSEHeaders(w ResponseWriter) {
 	w.SetStatus(http.StatusOK)

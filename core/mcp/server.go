@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -149,12 +148,10 @@ type Server struct {
 	// toolsResult is the whole tools/list result of the 2025 eras (no
 	// member added per call), encoded once.
 	toolsResult func() ([]byte, error)
-	// readHead is the head of a 2026-07-28 resources/read result with a
-	// body (encodeReadHead), encoded once.
-	readHead  func() ([]byte, error)
-	resources []staticResource
-	templates []*template
-	prompts   []*Prompt
+	readHead    func() ([]byte, error) // encodeReadHead's, encoded once
+	resources   []staticResource
+	templates   []*template
+	prompts     []*Prompt
 
 	expect session.Expectations // x-mcp-file fields of 2025-11-25 elicitations in flight
 	tasks  *tasks.Store         // nil unless a tool supports tasks
@@ -292,19 +289,8 @@ func ErrorBody(code int, msg string) []byte {
 	return jsonrpc.EncodeError(nil, jsonrpc.NewError(code, msg, nil))
 }
 
-// isJSONMediaType reports whether the Content-Type value ct names
-// application/json (parameters allowed); the exact value, which nearly
-// every client sends, is taken without parsing.
-func isJSONMediaType(ct string) bool {
-	if ct == "application/json" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
-}
-
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
-	if !isJSONMediaType(r.Header.Get("Content-Type")) {
+	if !headers.IsJSONMediaType(r.Header.Get("Content-Type")) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}

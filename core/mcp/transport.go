@@ -94,11 +94,8 @@ type ResponseWriter interface {
 	SetBodyStream(size int64, write func(w StreamWriter) error)
 }
 
-// PartsWriter is a ResponseWriter that also takes a body in three parts,
-// sent one after the other, and copies them into a body buffer it reuses
-// from response to response (the front end's pooled one), where SetBody
-// keeps a buffer made for each response. Answers of tools/list and other
-// results encoded once are sent through it when the writer has it.
+// PartsWriter is a ResponseWriter that copies a body given in three parts
+// into a buffer it reuses (the front end's pooled one), unlike SetBody.
 type PartsWriter interface {
 	SetBodyParts(head, middle, tail []byte)
 }
