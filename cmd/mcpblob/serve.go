@@ -193,7 +193,7 @@ func newLogger(cfg Config) (*slog.Logger, *logbuf.Writer) {
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
 	out := logbuf.New(os.Stderr, logBufferSize, logFlushInterval)
-	var h slog.Handler = slog.NewTextHandler(out, opts)
+	h := logbuf.TextHandler(out, opts)
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(out, opts)
 	}

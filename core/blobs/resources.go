@@ -14,6 +14,12 @@ import (
 // isTextMediaType reports media types read as text when their bytes are
 // valid UTF-8.
 func isTextMediaType(mt string) bool {
+	switch mt { // the common exact values, without parsing
+	case "application/octet-stream":
+		return false
+	case "text/plain", "application/json":
+		return true
+	}
 	base, _, err := mime.ParseMediaType(mt)
 	if err != nil {
 		return false

@@ -127,12 +127,13 @@ func (s *Server) readAny(c *Call, uri string) (*Contents, error) {
 // object did not change).
 func ScanText(r io.Reader, n int64) (bool, int64, error) { return contents.ScanText(r, n) }
 
-func jsonString(s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic("bug: string does not marshal")
-	}
-	return b
+// encodeReadHead encodes the members a 2026-07-28 resources/read result
+// with a body starts with: the same on every call of a server, so encoded
+// once (Server.readHead).
+func (s *Server) encodeReadHead() ([]byte, error) {
+	head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
+	s.addCacheHints(head)
+	return json.Marshal(head)
 }
 
 // readResult is the resources/read answer for ct: an Object for small
@@ -150,34 +151,14 @@ func (s *Server) readResult(c *Call, ct *Contents) (any, error) {
 		}
 		return Object{"contents": []any{item}}, nil
 	}
-	encLen := ct.TextLen
-	if !ct.BodyText {
-		if ct.Size < 0 || ct.Size > 1<<50 {
-			ct.Body.Close()
-			return nil, fmt.Errorf("mcp: resource %q has unusable size %d", ct.URI, ct.Size)
-		}
-		encLen = (ct.Size + 2) / 3 * 4
-	}
-	prefix := []byte{'{'}
+	var head []byte // the 2026-07-28 result's members before "contents"
 	if c.modern {
-		head := Object{"resultType": "complete", "_meta": Object{metaServerInfo: s.serverInfo()}}
-		s.addCacheHints(head)
-		h, err := json.Marshal(head)
+		h, err := s.readHead()
 		if err != nil {
 			ct.Body.Close()
 			return nil, fmt.Errorf("mcp: encode result head: %w", err)
 		}
-		prefix = append(h[:len(h)-1], ',')
+		head = h
 	}
-	prefix = append(prefix, `"contents":[{"uri":`...)
-	prefix = append(prefix, jsonString(ct.URI)...)
-	prefix = append(prefix, `,"mimeType":`...)
-	prefix = append(prefix, jsonString(ct.MIMEType)...)
-	if ct.BodyText {
-		prefix = append(prefix, `,"text":"`...)
-	} else {
-		prefix = append(prefix, `,"blob":"`...)
-	}
-	return &contents.Body{Prefix: prefix, Suffix: []byte(`"}]}`), Reader: ct.Body, N: ct.Size, EncodedLen: encLen,
-		Text: ct.BodyText}, nil
+	return contents.NewReadBody(head, ct.URI, ct.MIMEType, ct.Body, ct.Size, ct.TextLen, ct.BodyText)
 }

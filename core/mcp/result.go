@@ -183,7 +183,7 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 	w.SetHeader("Content-Type", "application/json")
 	if res.body == nil {
 		cancel()
-		w.SetBody(jsonrpc.Envelope(c.id, res.json))
+		setEnvelope(w, c.id, res.json)
 		return
 	}
 	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
@@ -211,6 +211,16 @@ type eventSink interface {
 	// stream; FinishBody sends a streamed result instead.
 	Finish(msg []byte)
 	FinishBody(prefix []byte, body func(io.Writer) error)
+}
+
+// setEnvelope sends the result response with id around result, copied
+// into the transport's reused body buffer when it is a PartsWriter.
+func setEnvelope(w ResponseWriter, id json.RawMessage, result []byte) {
+	if pw, ok := transportWriter(w).(PartsWriter); ok {
+		pw.SetBodyParts(jsonrpc.AppendResponsePrefix(nil, id), result, jsonrpc.EnvelopeEnd)
+	} else {
+		w.SetBody(jsonrpc.Envelope(id, result))
+	}
 }
 
 func setSSEHeaders(w ResponseWriter) {

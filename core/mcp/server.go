@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -149,6 +148,7 @@ type Server struct {
 	// toolsResult is the whole tools/list result of the 2025 eras (no
 	// member added per call), encoded once.
 	toolsResult func() ([]byte, error)
+	readHead    func() ([]byte, error) // encodeReadHead's, encoded once
 	resources   []staticResource
 	templates   []*template
 	prompts     []*Prompt
@@ -196,6 +196,7 @@ func NewServer(impl Implementation, opts *Options) *Server {
 	s.registerMethods()
 	s.toolsJSON = sync.OnceValues(s.encodeTools)
 	s.toolsResult = sync.OnceValues(s.encodeToolsResult)
+	s.readHead = sync.OnceValues(s.encodeReadHead)
 	return s
 }
 
@@ -289,7 +290,7 @@ func ErrorBody(code int, msg string) []byte {
 }
 
 func (s *Server) handlePost(r *Request, w ResponseWriter) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !headers.IsJSONMediaType(r.Header.Get("Content-Type")) {
 		writeError(w, nil, jsonrpc.NewError(CodeTransport, "Unsupported Media Type: Content-Type must be application/json", nil).WithStatus(http.StatusUnsupportedMediaType))
 		return
 	}

@@ -94,6 +94,12 @@ type ResponseWriter interface {
 	SetBodyStream(size int64, write func(w StreamWriter) error)
 }
 
+// PartsWriter is a ResponseWriter that copies a body given in three parts
+// into a buffer it reuses (the front end's pooled one), unlike SetBody.
+type PartsWriter interface {
+	SetBodyParts(head, middle, tail []byte)
+}
+
 // StreamWriter is what a streamed body is written to.
 type StreamWriter interface {
 	io.Writer

@@ -1,7 +1,9 @@
 package contents
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -27,6 +29,52 @@ type Body struct {
 	N              int64         // raw bytes to read from Reader
 	EncodedLen     int64         // length of the encoded middle part
 	Text           bool          // JSON-escaped text rather than base64
+}
+
+// NewReadBody is the resources/read result of size bytes of r at uri:
+// head's members (a JSON object's, or nil), then the one item of
+// "contents", its text (JSON-escaped, textLen bytes) or blob (base64).
+func NewReadBody(head []byte, uri, mimeType string, r io.ReadCloser, size, textLen int64, text bool) (*Body, error) {
+	encLen := textLen
+	if !text {
+		if size < 0 || size > 1<<50 {
+			r.Close()
+			return nil, fmt.Errorf("mcp: resource %q has unusable size %d", uri, size)
+		}
+		encLen = (size + 2) / 3 * 4
+	}
+	prefix := append(make([]byte, 0, len(head)+64+len(uri)+len(mimeType)), '{')
+	if len(head) > 0 {
+		prefix = append(append(prefix[:0], head[:len(head)-1]...), ',')
+	}
+	prefix = append(prefix, `"contents":[{"uri":`...)
+	prefix = appendJSONString(prefix, uri)
+	prefix = append(prefix, `,"mimeType":`...)
+	prefix = appendJSONString(prefix, mimeType)
+	if text {
+		prefix = append(prefix, `,"text":"`...)
+	} else {
+		prefix = append(prefix, `,"blob":"`...)
+	}
+	return &Body{Prefix: prefix, Suffix: []byte(`"}]}`), Reader: r, N: size, EncodedLen: encLen, Text: text}, nil
+}
+
+// appendJSONString appends s as json.Marshal encodes it. Plain ASCII with
+// nothing to escape (every blob URI and media type the store writes) is
+// copied between quotes; anything else goes through json.Marshal.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				panic("bug: string does not marshal")
+			}
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // Size is the length of the whole result, Prefix and Suffix included.

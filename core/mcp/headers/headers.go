@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -184,4 +185,15 @@ func paramMatches(header string, body json.RawMessage) bool {
 		b, ok2 := new(big.Float).SetString(header)
 		return ok1 && ok2 && a.Cmp(b) == 0
 	}
+}
+
+// IsJSONMediaType reports whether the Content-Type value ct names
+// application/json (parameters allowed); the exact value, which nearly
+// every client sends, is taken without parsing.
+func IsJSONMediaType(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }

@@ -189,6 +189,9 @@ func AppendResponsePrefix(dst []byte, id json.RawMessage) []byte {
 	return append(dst, `,"result":`...)
 }
 
+// EnvelopeEnd closes a result response AppendResponsePrefix began.
+var EnvelopeEnd = []byte{'}'}
+
 // Envelope builds the result response with id around an encoded result.
 func Envelope(id json.RawMessage, result []byte) []byte {
 	b := AppendResponsePrefix(make([]byte, 0, len(result)+64), id)

@@ -105,6 +105,24 @@ func (b *byteScanner) readErr() error {
 	return b.err
 }
 
+// trailing skips whitespace and reports whether anything else follows; at
+// the end of the input it reports false, and b.err says how it ended.
+func (b *byteScanner) trailing() bool {
+	for {
+		for b.lo < b.hi {
+			switch b.buf[b.lo] {
+			case ' ', '\t', '\r', '\n':
+				b.lo++
+			default:
+				return true
+			}
+		}
+		if !b.fill() {
+			return false
+		}
+	}
+}
+
 func (b *byteScanner) skipWS() (byte, error) {
 	for {
 		for b.lo < b.hi {

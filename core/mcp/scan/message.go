@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpblob/mcpblob/asm"
 	"github.com/mcpblob/mcpblob/core/codec"
 )
 
@@ -224,9 +225,32 @@ func (rs *scanner) nextString() *stringReader {
 // rs.small.
 func (rs *scanner) hold(sr *stringReader) error {
 	rs.small.Reset()
+	if rs.holdBuffered(sr) {
+		return nil
+	}
 	rs.held = io.LimitedReader{R: sr, N: spoolThreshold + 1}
 	_, err := rs.small.ReadFrom(&rs.held)
 	return err
+}
+
+// holdBuffered is hold's fast path for the common short string: when the
+// fresh string sr reads ends in the buffered input, within spoolThreshold
+// bytes and before any escape or control character, its bytes are copied
+// in one step and sr is done. It reports whether it took the string.
+func (rs *scanner) holdBuffered(sr *stringReader) bool {
+	b := sr.b
+	data := b.buf[b.lo:b.hi]
+	if len(data) > spoolThreshold+1 {
+		data = data[:spoolThreshold+1]
+	}
+	i := asm.IndexJSONSpecial(data)
+	if i < 0 || data[i] != '"' {
+		return false
+	}
+	rs.small.Write(data[:i])
+	b.lo += i + 1
+	sr.done = true
+	return true
 }
 
 func (rs *scanner) locate(m *Message) {
@@ -402,10 +426,10 @@ func (rs *scanner) top() error {
 		return err
 	}
 	// Only whitespace may follow.
-	if _, err := rs.b.skipWS(); err == nil {
+	if rs.b.trailing() {
 		return &BadJSONError{"data after the message"}
 	} else if rs.b.err != io.EOF {
-		return err
+		return rs.b.readErr()
 	}
 	if rs.bad != nil {
 		return rs.refused(false)
@@ -505,8 +529,9 @@ func (rs *scanner) member(path string, depth, ci int) error {
 	if ci >= 0 && rs.repeated(ci, key) {
 		rs.refuse(path+"/"+PathElem(validKey(key)), true)
 	}
-	rs.files.drop(path + "/" + PathElem(key))
-	if err := rs.value(path+"/"+PathElem(key), depth+1, child); err != nil {
+	at := memberPath(path, key)
+	rs.files.drop(at)
+	if err := rs.value(at, depth+1, child); err != nil {
 		return err
 	}
 	if ci >= 0 {
@@ -608,6 +633,9 @@ func (rs *scanner) smallString() (string, error) {
 	}
 	if sb.Len() > spoolThreshold {
 		return "", ErrTooLarge
+	}
+	if k := knownKey(sb.Bytes()); k != "" {
+		return k, nil
 	}
 	return sb.String(), nil
 }

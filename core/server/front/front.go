@@ -277,7 +277,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	path := string(ctx.Path())
+	path := requestPath(ctx)
 	s.tel.BeginRequest(ctx, path)
 	defer s.tel.EndRequest(ctx)
 	// Every answer, whatever sets or resets it: no browser may sniff a type
@@ -318,6 +318,15 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	default:
 		gate.NotFound(ctx)
 	}
+}
+
+// requestPath is the request's path; the MCP endpoint's, which nearly every
+// request has, is a constant rather than a copy.
+func requestPath(ctx *fasthttp.RequestCtx) string {
+	if p := ctx.Path(); string(p) != "/mcp" {
+		return string(p)
+	}
+	return "/mcp"
 }
 
 // serveResourceMetadata serves the RFC 9728 protected resource metadata at

@@ -46,7 +46,43 @@ func (s *Server) serveMCP(ctx *fasthttp.RequestCtx) {
 
 type headerAdapter struct{ h *fasthttp.RequestHeader }
 
-func (a headerAdapter) Get(name string) string { return string(a.h.Peek(name)) }
+// Get returns the value of header name; the values most requests carry
+// (media types, protocol versions, MCP methods) are constants, not copies.
+func (a headerAdapter) Get(name string) string {
+	v := a.h.Peek(name)
+	if s := commonHeaderValue(v); s != "" {
+		return s
+	}
+	return string(v)
+}
+
+// commonHeaderValue returns the constant equal to v, or "" when v is not
+// one of the values clients send on nearly every MCP request.
+func commonHeaderValue(v []byte) string {
+	switch string(v) { // compiled to comparisons: no conversion is made
+	case "application/json":
+		return "application/json"
+	case "application/json, text/event-stream":
+		return "application/json, text/event-stream"
+	case "text/event-stream, application/json":
+		return "text/event-stream, application/json"
+	case "2025-11-25":
+		return "2025-11-25"
+	case "2025-06-18":
+		return "2025-06-18"
+	case "2025-03-26":
+		return "2025-03-26"
+	case "2026-07-28":
+		return "2026-07-28"
+	case "resources/read":
+		return "resources/read"
+	case "tools/list":
+		return "tools/list"
+	case "tools/call":
+		return "tools/call"
+	}
+	return ""
+}
 
 // responseAdapter is the mcp.ResponseWriter over a fasthttp response.
 type responseAdapter struct {
@@ -58,6 +94,18 @@ type responseAdapter struct {
 func (r *responseAdapter) SetStatus(code int)           { r.ctx.SetStatusCode(code) }
 func (r *responseAdapter) SetHeader(name, value string) { r.ctx.Response.Header.Set(name, value) }
 func (r *responseAdapter) SetBody(b []byte)             { r.ctx.Response.SetBodyRaw(b) } // b is the writer's now: no copy
+
+var _ mcp.PartsWriter = (*responseAdapter)(nil)
+
+// SetBodyParts implements mcp.PartsWriter: the parts are copied into the
+// response's body buffer, which fasthttp takes from a pool and gives back
+// once the response is written.
+func (r *responseAdapter) SetBodyParts(head, middle, tail []byte) {
+	r.ctx.Response.ResetBody()
+	r.ctx.Response.AppendBody(head)
+	r.ctx.Response.AppendBody(middle)
+	r.ctx.Response.AppendBody(tail)
+}
 
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
 	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
