@@ -546,3 +546,6 @@ func (b *clientBody) detach() {
 	b.detached = true
 	b.mu.Unlock()
 }
+
+// mediaType is the media type of an answer's Content-Type (wire.MediaType).
+func mediaType(contentType string) string { return wire.MediaType(contentType) }

@@ -1,19 +1,19 @@
-package gateway
+package wire
 
 import (
 	"mime"
 	"strings"
 )
 
-// mediaTypes are the media types an MCP answer comes in, which mediaType
+// mediaTypes are the media types an MCP answer comes in, which MediaType
 // reads without mime.ParseMediaType (a map and a string per call, on every
 // relayed answer, several times).
 var mediaTypes = [...]string{"application/json", "text/event-stream"}
 
-// mediaType is mime.ParseMediaType's media type of contentType ("" when
+// MediaType is mime.ParseMediaType's media type of contentType ("" when
 // it does not read): at once for one of mediaTypes with no parameters, in
 // any ASCII case, between spaces.
-func mediaType(contentType string) string {
+func MediaType(contentType string) string {
 	v := strings.TrimSpace(contentType)
 	for _, t := range mediaTypes {
 		if asciiEqualFold(v, t) {

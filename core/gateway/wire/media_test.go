@@ -1,11 +1,11 @@
-package gateway
+package wire
 
 import (
 	"mime"
 	"testing"
 )
 
-// mediaType reads a Content-Type as mime.ParseMediaType does, and the
+// MediaType reads a Content-Type as mime.ParseMediaType does, and the
 // types of MCP answers without an allocation.
 func TestMediaType(t *testing.T) {
 	for _, ct := range []string{
@@ -14,11 +14,11 @@ func TestMediaType(t *testing.T) {
 		"application/jſon", "application/jsonx", "text/html", "", ";", "application/json;", "bogus",
 	} {
 		want, _, _ := mime.ParseMediaType(ct)
-		if got := mediaType(ct); got != want {
-			t.Errorf("mediaType(%q) = %q, want %q (mime.ParseMediaType)", ct, got, want)
+		if got := MediaType(ct); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q (mime.ParseMediaType)", ct, got, want)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = mediaType("text/event-stream") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = MediaType("text/event-stream") }); n != 0 {
 		t.Errorf("%.0f allocations for text/event-stream; want none", n)
 	}
 }
@@ -28,8 +28,8 @@ func FuzzMediaType(f *testing.F) {
 	f.Add(" text/Event-Stream ; x=y")
 	f.Fuzz(func(t *testing.T, ct string) {
 		want, _, _ := mime.ParseMediaType(ct)
-		if got := mediaType(ct); got != want {
-			t.Errorf("mediaType(%q) = %q, want %q (mime.ParseMediaType)", ct, got, want)
+		if got := MediaType(ct); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q (mime.ParseMediaType)", ct, got, want)
 		}
 	})
 }
