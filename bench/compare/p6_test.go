@@ -231,3 +231,27 @@ func TestWrkScriptCountsNon200OnGET(t *testing.T) {
 		t.Errorf("GETs answered 404: wrk %+v", w)
 	}
 }
+
+// The tracing line compares the traced read's server CPU per request with
+// the plain read's, and is absent when the traced row was not measured.
+func TestP6TracingCost(t *testing.T) {
+	s := p6Fixture()
+	if line := s.tracingCost(); line != "" {
+		t.Fatalf("no traced row, yet: %s", line)
+	}
+	for _, r := range s.rows {
+		if r.name == p6RowRead {
+			for i := range r.runs {
+				r.runs[i].serverUS = 50
+			}
+		}
+	}
+	traced := &p6Row{name: p6RowTraced, system: &system{name: "mcpblob"}}
+	for range 3 {
+		traced.runs = append(traced.runs, wrkRun{requests: 64000, seconds: 8, rps: 8000, serverUS: 60})
+	}
+	s.rows = append(s.rows, traced)
+	if line := s.tracingCost(); !strings.Contains(line, "60.0 µs against 50.0 µs with tracing off, +10.0 µs (+20 %)") {
+		t.Errorf("tracing line: %s", line)
+	}
+}

@@ -210,6 +210,9 @@ func (r *report) renderDetailP6(b *strings.Builder) {
 			p6ServerCPU, p6Conns, p6LoadCPU, s.rounds, s.seconds, p6WarmSeconds, p6ServerCPU)
 		s.renderTable(b)
 		fmt.Fprintf(b, "\nCPU steal during the rounds: %.1f %%.\n", s.steal)
+		if line := s.tracingCost(); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 		for _, k := range s.skipped {
 			fmt.Fprintf(b, "\nNot measured: %s\n", k)
 		}
@@ -292,4 +295,18 @@ func (s *p6Saturation) chart() string {
 		bars = append(bars, b)
 	}
 	return render.BarChart(fmt.Sprintf("P6 at saturation: req/s of one pinned core, wrk -t1 -c%d (median round, higher is better)", p6Conns), "req/s", bars)
+}
+
+// tracingCost is what tracing on costs a read at saturation (information,
+// no verdict): the traced row's server CPU per request against the plain
+// read's, and its req/s; "" when either row was not measured.
+func (s *p6Saturation) tracingCost() string {
+	cpu := func(w wrkRun) float64 { return w.serverUS }
+	on, off := s.stat(p6RowTraced, cpu), s.stat(p6RowRead, cpu)
+	rOn, rOff := s.stat(p6RowTraced, wrkRPS), s.stat(p6RowRead, wrkRPS)
+	if on == 0 || off == 0 || rOff == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Tracing on (every request sampled, exported over OTLP/HTTP to a receiver in the harness): mcpblob's own CPU per `resources/read` %.1f µs against %.1f µs with tracing off, %+.1f µs (%+.0f %%) per request; %s req/s against %s (median rounds). With tracing off the server takes no span and no allocation for it: the plain rows above are the cost of having it built in.",
+		on, off, on-off, 100*(on-off)/off, render.Human(rOn), render.Human(rOff))
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
@@ -32,12 +34,16 @@ type p6Rig struct {
 	procs   []*proc.Proc
 	systems []*system // mcpblob, go-sdk, nginx, the floor: for the fixed-rate runs
 	rows    []*p6Row
-	skipped []string // rows that could not be set up, and why
+	skipped []string       // rows that could not be set up, and why
+	closers []func() error // in-harness servers (the OTLP receiver)
 }
 
 func (g *p6Rig) stop() {
 	for _, p := range g.procs {
 		p.Stop()
+	}
+	for _, c := range g.closers {
+		c()
 	}
 }
 
@@ -87,6 +93,12 @@ func (g *p6Rig) pinned(name, bin string, args ...string) (*proc.Proc, string, er
 // on a free loopback address, its output in dir/name.log (not a pipe the
 // harness would have to drain during a run), and returns its base URL.
 func startPinned(dir, cpu, name, bin string, args ...string) (*proc.Proc, string, error) {
+	return startPinnedEnv(dir, cpu, name, bin, nil, args...)
+}
+
+// startPinnedEnv is startPinned with env added to the process's
+// environment.
+func startPinnedEnv(dir, cpu, name, bin string, env []string, args ...string) (*proc.Proc, string, error) {
 	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, "", err
@@ -98,7 +110,7 @@ func startPinned(dir, cpu, name, bin string, args ...string) (*proc.Proc, string
 	defer logf.Close()
 	args = append(args, "--listen", addr) // the Go flag package takes -listen and --listen alike
 	cmd := exec.Command("taskset", append([]string{"-c", cpu, bin}, args...)...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Env = append(append(os.Environ(), "GOMAXPROCS=1"), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	p, err := proc.StartCmd(name, "http://"+addr+"/readyz", cmd)
 	if err != nil {
@@ -131,7 +143,56 @@ func (g *p6Rig) startMCPBlob(ctx context.Context, bin string, blob readSize) err
 	if err := g.startKeyed(ctx, bin, blob); err != nil {
 		g.skipped = append(g.skipped, p6RowKey+": "+err.Error())
 	}
+	if err := g.startTraced(ctx, bin, blob); err != nil {
+		g.skipped = append(g.skipped, p6RowTraced+": "+err.Error())
+	}
 	return nil
+}
+
+// startTraced serves the blob again with tracing on (OTEL_* as an operator
+// sets them: every request sampled, OTLP/HTTP), exporting to a receiver in
+// the harness that takes the batches and answers 200: the server pays
+// what tracing costs it (spans, batching, export), the receiver's work is
+// not on its CPU.
+func (g *p6Rig) startTraced(ctx context.Context, bin string, blob readSize) error {
+	data := filepath.Join(g.dir, "data-traced")
+	if _, err := seed.Store(data, seed.Blob{Key: blob.key(), Size: blob.n}); err != nil {
+		return err
+	}
+	sink, err := startOTLPSink()
+	if err != nil {
+		return err
+	}
+	g.closers = append(g.closers, sink.Close)
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + sink.Addr, "OTEL_TRACES_SAMPLER=always_on", "OTEL_SERVICE_NAME=bench-p6"}
+	p, base, err := startPinnedEnv(g.dir, p6ServerCPU, "mcpblob-traced", bin, env, "serve", "--data", data)
+	if err != nil {
+		return err
+	}
+	g.procs = append(g.procs, p)
+	sid, err := p6Session(ctx, base, "")
+	if err != nil {
+		return err
+	}
+	s := &system{name: "mcpblob (tracing on)", proc: p, base: base}
+	g.rows = append(g.rows, g.mcpRow(p6RowTraced, s, "resources/read", `{"uri":"blob:///`+blob.key()+`"}`, mcpc.Protocol, sid, ""))
+	return nil
+}
+
+// startOTLPSink is a loopback OTLP/HTTP receiver that reads each export
+// request whole and answers 200 with an empty body.
+func startOTLPSink() (*http.Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Addr: ln.Addr().String(), ReadHeaderTimeout: 5 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		})}
+	go srv.Serve(ln)
+	return srv, nil
 }
 
 // startKeyed mints an API key with `mcpblob apikey`, serves with it and

@@ -43,6 +43,7 @@ const (
 	p6RowList   = "mcpblob tools/list"
 	p6RowKey    = "mcpblob resources/read, API key"
 	p6RowModern = "mcpblob resources/read, 2026-07-28"
+	p6RowTraced = "mcpblob resources/read, tracing on"
 	p6RowGoSDK  = "go-sdk resources/read"
 	p6RowFloor  = "fasthttp floor GET"
 	p6RowNginx  = "nginx GET"
@@ -54,6 +55,7 @@ var p6RowText = map[string][2]string{
 	p6RowList:   {"**mcpblob**", "`tools/list` (2025-11-25 session)"},
 	p6RowKey:    {"**mcpblob** `--auth-keys`", "`resources/read`, 4 KiB, `Authorization: Bearer` API key (session)"},
 	p6RowModern: {"**mcpblob**", "`resources/read`, 4 KiB, 2026-07-28 (no session; `Mcp-Method`, `Mcp-Name`, `_meta`)"},
+	p6RowTraced: {"**mcpblob** `OTEL_*` on", "`resources/read` of the 4 KiB blob (2025-11-25 session), every request traced (`always_on`) and exported over OTLP/HTTP"},
 	p6RowGoSDK:  {"go-sdk (bench/peers/gosdk)", "`resources/read`, 4 KiB (2025-11-25 session)"},
 	p6RowFloor:  {"fasthttp floor (bench/peers/fasthttpfile)", "GET of the same file"},
 	p6RowNginx:  {"nginx, one worker, sendfile", "GET of the same file"},
