@@ -98,10 +98,10 @@ const (
 	stagingPrefix = storage.ReservedDir + "/tmp/"
 	// metaSHA256 and metaFilename are the user metadata names, in the
 	// canonical form minio-go reports them.
-	metaSHA256    = "Sha256"
-	metaFilename  = "Filename"
+	metaSHA256   = "Sha256"
+	metaFilename = "Filename"
 	// metaExpires is Info.Expires in Unix milliseconds, absent for none.
-	metaExpires = "Expires-Ms"
+	metaExpires   = "Expires-Ms"
 	maxPresignTTL = 7 * 24 * time.Hour
 )
 
