@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"time"
 
 	"github.com/mcpblob/mcpblob/asm"
 	"github.com/mcpblob/mcpblob/core/auth"
@@ -26,6 +27,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 )
 
 // Options configure a [Server], one group per component. The zero value of
@@ -84,6 +86,24 @@ type Options struct {
 	// Metrics, PublicURL and Redeem are the server's own and must be left
 	// unset.
 	Gateway gateway.Options
+	// Lifecycle is blob expiry: prefix rules and the sweeper
+	// (docs/lifecycle.md). A blob's own ttlSeconds needs no setting.
+	Lifecycle Lifecycle
+}
+
+// Lifecycle configures blob expiry (package storage/lifecycle).
+type Lifecycle struct {
+	// Rules expire blobs under a prefix an age after their last write.
+	Rules []lifecycle.Rule
+	// SweepEvery is the sweeper's round (default
+	// lifecycle.DefaultSweepEvery); SweepList and SweepMax bound a
+	// round's listing and deletions (defaults lifecycle.DefaultSweepList,
+	// lifecycle.DefaultSweepMax). A negative SweepEvery turns the
+	// sweeper off (expired blobs stay hidden, and stored).
+	SweepEvery          time.Duration
+	SweepList, SweepMax int
+	// Now is the lifecycle's clock; nil is time.Now (tests move it).
+	Now func() time.Time
 }
 
 // Auth configures authentication and tenancy.
@@ -120,6 +140,7 @@ type Server struct {
 	facts *onetime.Facts
 	front *front.Server
 	svc   *blobsvc.Server
+	sweep *lifecycle.Sweeper // nil when off
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -133,7 +154,8 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	tel := setUpTelemetry(&opts)
-	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger)}
+	sweep := setUpLifecycle(&opts)
+	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger), sweep: sweep}
 	if s.gate, err = newGate(opts); err != nil {
 		return nil, err
 	}
@@ -209,6 +231,36 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger)
 	return telemetry.New(opts.Metrics, opts.Logger, opts.Front.AccessLog)
 }
+
+// setUpLifecycle wraps the backend so that expired blobs are gone for
+// every surface above it, and returns the sweeper that deletes them
+// (nil when SweepEvery is negative); it deletes through the backend the
+// server uses, its one delete path.
+func setUpLifecycle(opts *Options) *lifecycle.Sweeper {
+	lo := opts.Lifecycle
+	policy := &lifecycle.Policy{Rules: lo.Rules, Now: lo.Now}
+	opts.Backend = lifecycle.Wrap(opts.Backend, policy)
+	if lo.SweepEvery < 0 {
+		return nil
+	}
+	m := opts.Metrics
+	return &lifecycle.Sweeper{Store: opts.Backend, Policy: policy, Every: lo.SweepEvery, List: lo.SweepList,
+		Max: lo.SweepMax, Log: opts.Logger,
+		Swept: func(info storage.Info) { m.Expired(info.Size) },
+		Observe: func(r lifecycle.Round, err error) {
+			switch {
+			case err != nil:
+				m.SweepRound("error")
+			case r.Turn:
+				m.SweepRound("swept")
+			default:
+				m.SweepRound("skipped")
+			}
+		}}
+}
+
+// Sweeper returns the lifecycle sweeper, nil when it is off.
+func (s *Server) Sweeper() *lifecycle.Sweeper { return s.sweep }
 
 // newGate loads the API keys, settles the tenancy mode and the security
 // posture, and returns the request rules front and service share.
@@ -318,6 +370,9 @@ func (s *Server) ListenAndServe() error {
 func (s *Server) Serve(ln net.Listener) error {
 	go s.facts.Sweep(s.mcp.Context())
 	go s.svc.SweepUploads(s.mcp.Context())
+	if s.sweep != nil {
+		go s.sweep.Run(s.mcp.Context())
+	}
 	return s.front.Serve(ln)
 }
 

@@ -41,6 +41,8 @@ type Sweeper struct {
 	Delete func(ctx context.Context, key string) error
 	// Swept, when set, is told of every blob removed (metrics).
 	Swept func(info storage.Info)
+	// Observe, when set, is told of every round Run did (metrics).
+	Observe func(r Round, err error)
 	// Log receives failures; nil discards them.
 	Log *slog.Logger
 
@@ -80,8 +82,12 @@ func (s *Sweeper) Run(ctx context.Context) {
 	t := time.NewTicker(s.every())
 	defer t.Stop()
 	for {
-		if _, err := s.SweepOnce(ctx); err != nil && ctx.Err() == nil && s.Log != nil {
+		r, err := s.SweepOnce(ctx)
+		if err != nil && ctx.Err() == nil && s.Log != nil {
 			s.Log.Error("lifecycle: sweeping expired blobs failed", "err", err)
+		}
+		if s.Observe != nil && ctx.Err() == nil {
+			s.Observe(r, err)
 		}
 		select {
 		case <-ctx.Done():

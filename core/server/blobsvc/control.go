@@ -239,6 +239,9 @@ type Blob struct {
 	Filename string `json:"filename,omitempty"`
 	ETag     string `json:"etag"`
 	Modified string `json:"modified"`
+	// Expires is the blob's own expiry (its ttlSeconds), RFC 3339; a
+	// prefix rule's is not shown.
+	Expires string `json:"expires,omitempty"`
 }
 
 func blobObject(info storage.Info) Blob {
@@ -246,6 +249,9 @@ func blobObject(info storage.Info) Blob {
 		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
+	}
+	if !info.Expires.IsZero() {
+		b.Expires = info.Expires.UTC().Format(time.RFC3339Nano)
 	}
 	return b
 }
@@ -347,6 +353,9 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 	if want, ok = s.putWantDigests(ctx); !ok {
 		return spec, want, false
 	}
+	if spec.Expires, ok = s.putExpiry(ctx); !ok {
+		return spec, want, false
+	}
 	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {
 		if v != "*" {
 			s.gate.RefuseBody(ctx, http.StatusBadRequest, "bad_request", `only "If-None-Match: *" is supported on PUT`)
@@ -355,6 +364,34 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 		spec.IfNotExists = true
 	}
 	return spec, want, true
+}
+
+// ttlHeader carries a PUT's ttlSeconds, as the query parameter
+// ttlSeconds does.
+const ttlHeader = "X-Mcp-Ttl-Seconds"
+
+// putExpiry reads the blob's expiry from the ttlSeconds query parameter or
+// the x-mcp-ttl-seconds header (both: they must agree); zero without
+// either. On a bad value it refuses the request (400 invalid_ttl) and
+// reports !ok.
+func (s *Server) putExpiry(ctx *fasthttp.RequestCtx) (time.Time, bool) {
+	q, h := ctx.QueryArgs().Peek("ttlSeconds"), ctx.Request.Header.Peek(ttlHeader)
+	v := q
+	switch {
+	case q == nil && h == nil:
+		return time.Time{}, true
+	case q == nil:
+		v = h
+	case h != nil && string(h) != string(q):
+		s.gate.RefuseBody(ctx, http.StatusBadRequest, "invalid_ttl", "ttlSeconds: the query parameter and the x-mcp-ttl-seconds header differ")
+		return time.Time{}, false
+	}
+	ttl, err := storage.ParseTTL(string(v))
+	if err != nil {
+		s.gate.RefuseBody(ctx, http.StatusBadRequest, "invalid_ttl", err.Error())
+		return time.Time{}, false
+	}
+	return storage.Expiry(time.Now(), ttl), true
 }
 
 // putWantDigests reads Content-MD5 and x-mcp-sha256. On a malformed one it

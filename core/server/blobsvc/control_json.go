@@ -168,6 +168,20 @@ func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) 
 	return time.Duration(n) * time.Second, ok
 }
 
+// blobTTLField reads blobTtlSeconds: 0 (no expiry) when not given, else
+// whole seconds in [1, storage.MaxTTLSeconds]; 0 given is refused as
+// everywhere else (400 invalid_ttl).
+func blobTTLField(ctx *fasthttp.RequestCtx, raw json.RawMessage) (time.Duration, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, true
+	}
+	n, ok := scan.Integer(raw, 1, storage.MaxTTLSeconds)
+	if !ok {
+		gate.APIError(ctx, http.StatusBadRequest, "invalid_ttl", fmt.Sprintf("blobTtlSeconds must be an integer in [1, %d]", storage.MaxTTLSeconds))
+	}
+	return time.Duration(n) * time.Second, ok
+}
+
 // keyField checks a key of a JSON request, answering 400 invalid_key with
 // the reason when it breaks the key rules.
 func keyField(ctx *fasthttp.RequestCtx, key string) bool {
@@ -233,6 +247,9 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		MaxSize    json.RawMessage `json:"maxSize"`
 		Accept     []string        `json:"accept"`
 		TTLSeconds json.RawMessage `json:"ttlSeconds"`
+		// BlobTTLSeconds is the stored blob's ttlSeconds (ttlSeconds
+		// here is the upload link's lifetime).
+		BlobTTLSeconds json.RawMessage `json:"blobTtlSeconds"`
 	}
 	if !s.readJSON(ctx, &req) {
 		return
@@ -254,7 +271,11 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 	if !ok {
 		return
 	}
-	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
+	blobTTL, ok := blobTTLField(ctx, req.BlobTTLSeconds)
+	if !ok {
+		return
+	}
+	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl, BlobTTL: blobTTL}
 	u.Key, u.Prefix = s.gate.Tenancy.UploadTarget(id, req.Key)
 	up, err := s.mintUpload(u)
 	if err != nil {

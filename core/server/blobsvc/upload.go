@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -350,7 +351,8 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 	}
 	up, err := ingest.Begin(context.Background(), u.srv.env.Backend, ingest.Spec{ // the token holds the store key
 		Key: token.UploadObjectKey(u.claims, filename), MediaType: mt, Filename: filename,
-		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true})
+		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true,
+		Expires: storage.Expiry(time.Now(), time.Duration(u.claims.BlobTTL)*time.Second)})
 	if err != nil {
 		return u.uploadErrorOf(err)
 	}

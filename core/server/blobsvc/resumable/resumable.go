@@ -104,6 +104,9 @@ func (s *Server) tusAdmit(u *tus.Upload) *tus.Error {
 	if u.Partial {
 		return nil
 	}
+	if err := tusExpiry(u); err != nil {
+		return err
+	}
 	if err := storage.ValidateKey(key); err != nil {
 		return &tus.Error{Status: http.StatusBadRequest, Code: "invalid_key",
 			Message: "Upload-Metadata must name the blob with \"key\" (or \"filename\"): " + s.env.InvalidKey(key, err)}
@@ -137,7 +140,7 @@ func tusMediaType(u *tus.Upload) string {
 // tusSpec is what a tus upload's object must satisfy, as PUT /v1/blobs's.
 func (s *Server) tusSpec(u *tus.Upload) ingest.Spec {
 	return ingest.Spec{Key: tusKey(u), MediaType: tusMediaType(u), Filename: u.Metadata["filename"], Size: max(u.Length, 0),
-		MaxSize: s.env.MaxUpload, AllowEmpty: true, NoSniff: true}
+		MaxSize: s.env.MaxUpload, AllowEmpty: true, NoSniff: true, Expires: ExpiryOf(u)}
 }
 
 // tusBegin starts a new upload's staged write in the caller's view of the
