@@ -21,6 +21,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry/logbuf"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
 )
@@ -93,9 +94,10 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			MaxUploadBytes:      cfg.MaxUpload,
 			OAuthLogin:          oauthLogin(cfg, verifier),
 		},
-		MCP:     mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
-		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
-		Gateway: gatewayOptions(cfg),
+		MCP:       mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
+		Blobs:     blobs.Options{StreamMode: cfg.StreamMode},
+		Gateway:   gatewayOptions(cfg),
+		Lifecycle: lifecycleOptions(cfg),
 	})
 	if err != nil {
 		return err
@@ -222,4 +224,11 @@ func extensions(cfg Config) func(*mcp.Server) {
 		return nil
 	}
 	return conformance.Register
+}
+
+// lifecycleOptions are the expiry rules and the sweeper's round; the
+// rules passed Config.Validate.
+func lifecycleOptions(cfg Config) server.Lifecycle {
+	rules, _ := lifecycle.ParseRules(cfg.Lifecycle)
+	return server.Lifecycle{Rules: rules, SweepEvery: cfg.LifecycleSweepEvery}
 }
