@@ -99,7 +99,8 @@ type Lifecycle struct {
 	// lifecycle.DefaultSweepEvery); SweepList and SweepMax bound a
 	// round's listing and deletions (defaults lifecycle.DefaultSweepList,
 	// lifecycle.DefaultSweepMax). A negative SweepEvery turns the
-	// sweeper off (expired blobs stay hidden, and stored).
+	// sweeper's rounds off (expired blobs stay hidden, and stored, until
+	// Sweeper().SweepOnce runs).
 	SweepEvery          time.Duration
 	SweepList, SweepMax int
 	// Now is the lifecycle's clock; nil is time.Now (tests move it).
@@ -140,7 +141,7 @@ type Server struct {
 	facts *onetime.Facts
 	front *front.Server
 	svc   *blobsvc.Server
-	sweep *lifecycle.Sweeper // nil when off
+	sweep *lifecycle.Sweeper
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -233,18 +234,14 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 }
 
 // setUpLifecycle wraps the backend so that expired blobs are gone for
-// every surface above it, and returns the sweeper that deletes them
-// (nil when SweepEvery is negative); it deletes through the backend the
-// server uses, its one delete path.
+// every surface above it, and returns the sweeper that deletes them; it
+// deletes through the backend the server uses, its one delete path.
 func setUpLifecycle(opts *Options) *lifecycle.Sweeper {
 	lo := opts.Lifecycle
 	policy := &lifecycle.Policy{Rules: lo.Rules, Now: lo.Now}
 	opts.Backend = lifecycle.Wrap(opts.Backend, policy)
-	if lo.SweepEvery < 0 {
-		return nil
-	}
 	m := opts.Metrics
-	return &lifecycle.Sweeper{Store: opts.Backend, Policy: policy, Every: lo.SweepEvery, List: lo.SweepList,
+	return &lifecycle.Sweeper{Store: opts.Backend, Policy: policy, Every: max(lo.SweepEvery, 0), List: lo.SweepList,
 		Max: lo.SweepMax, Log: opts.Logger,
 		Swept: func(info storage.Info) { m.Expired(info.Size) },
 		Observe: func(r lifecycle.Round, err error) {
@@ -259,7 +256,8 @@ func setUpLifecycle(opts *Options) *lifecycle.Sweeper {
 		}}
 }
 
-// Sweeper returns the lifecycle sweeper, nil when it is off.
+// Sweeper returns the lifecycle sweeper (Serve runs its rounds unless
+// Lifecycle.SweepEvery is negative).
 func (s *Server) Sweeper() *lifecycle.Sweeper { return s.sweep }
 
 // newGate loads the API keys, settles the tenancy mode and the security
@@ -370,7 +368,7 @@ func (s *Server) ListenAndServe() error {
 func (s *Server) Serve(ln net.Listener) error {
 	go s.facts.Sweep(s.mcp.Context())
 	go s.svc.SweepUploads(s.mcp.Context())
-	if s.sweep != nil {
+	if s.opts.Lifecycle.SweepEvery >= 0 {
 		go s.sweep.Run(s.mcp.Context())
 	}
 	return s.front.Serve(ln)

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/blobs"
+	"github.com/mcpblob/mcpblob/storage"
+)
+
+// lcClock is the lifecycle's clock in these tests: it stands still where
+// the test set it (at first the time it was made), so that a slow store
+// expires nothing early, and it passes an expiry without sleeping (the
+// surfaces stamp expiries from time.Now).
+type lcClock struct{ at atomic.Int64 }
+
+func newLCClock() *lcClock {
+	c := &lcClock{}
+	c.set(time.Now())
+	return c
+}
+
+func (c *lcClock) now() time.Time  { return time.Unix(0, c.at.Load()) }
+func (c *lcClock) set(t time.Time) { c.at.Store(t.UnixNano()) }
+
+// ttlServer starts a server on be whose lifecycle runs on clk, with no
+// sweep rounds of its own (the test sweeps).
+func ttlServer(t *testing.T, be storage.Backend, clk *lcClock) *bpClient {
+	return newBPClient(t, Options{Backend: be, Lifecycle: Lifecycle{Now: clk.now, SweepEvery: -1}})
+}
+
+// TestLifecycleTTL: blobs stored with ttlSeconds 2 on each upload surface
+// (PUT with the query parameter and with the header, upload_file with key
+// before and after the file, tus) are readable before, and at 2 s gone for
+// GET /v1/blobs, the list, a link minted before, resources/read,
+// resources/stream, resources/list and list_blobs, while a blob without a
+// TTL stays; the next sweep removes them from the store, and only them.
+func TestLifecycleTTL(t *testing.T) {
+	parallel(t)
+	for _, be := range byteplaneBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			raw := be.new(t)
+			clk := newLCClock()
+			c := ttlServer(t, raw, clk)
+			keys := storeWithTTL(t, c)
+			stored := time.Now() // every expiry is at most this + 2 s
+			if r := c.put("ttl/keep", []byte("stays"), nil); r.status != 201 {
+				t.Fatalf("PUT keep: %d %s", r.status, r.body)
+			}
+			link := c.link("ttl/put-query", "")
+			for _, k := range keys {
+				if r := c.do("GET", "/v1/blobs/"+escapeKey(k), nil, nil); r.status != 200 {
+					t.Fatalf("GET %s before its expiry: %d %s", k, r.status, r.body)
+				}
+			}
+			clk.set(stored.Add(2 * time.Second))
+			for _, k := range keys {
+				if r := c.do("GET", "/v1/blobs/"+escapeKey(k), nil, nil); r.status != 404 || errCode(t, r) != "not_found" {
+					t.Errorf("GET %s at 2 s: %d %s, want 404 not_found", k, r.status, r.body)
+				}
+			}
+			checkGoneEverywhere(t, c, link, keys)
+			if _, err := raw.Stat(t.Context(), "ttl/put-query"); err != nil {
+				t.Fatalf("the store lost the blob before a sweep: %v", err)
+			}
+			r, err := c.srv.Sweeper().SweepOnce(t.Context())
+			if err != nil || !r.Turn || r.Removed != len(keys) {
+				t.Fatalf("sweep = %+v, %v; want its turn and %d removed", r, err, len(keys))
+			}
+			for _, k := range keys {
+				if _, err := raw.Stat(t.Context(), k); !errors.Is(err, storage.ErrNotFound) {
+					t.Errorf("raw Stat(%s) after the sweep: %v, want ErrNotFound", k, err)
+				}
+			}
+			if _, err := raw.Stat(t.Context(), "ttl/keep"); err != nil {
+				t.Errorf("the sweep removed the blob without a TTL: %v", err)
+			}
+		})
+	}
+}
+
+// storeWithTTL stores a blob with ttlSeconds 2 through each upload
+// surface and returns their keys.
+func storeWithTTL(t *testing.T, c *bpClient) []string {
+	t.Helper()
+	if r := c.do("PUT", "/v1/blobs/ttl/put-query?ttlSeconds=2", strings.NewReader("q"), nil); r.status != 201 || !strings.Contains(string(r.body), `"expires":"`) {
+		t.Fatalf("PUT ?ttlSeconds=2: %d %s", r.status, r.body)
+	}
+	if r := c.put("ttl/put-header", []byte("h"), map[string]string{"X-Mcp-Ttl-Seconds": "2"}); r.status != 201 {
+		t.Fatalf("PUT x-mcp-ttl-seconds: %d %s", r.status, r.body)
+	}
+	mc := c.client(legacyVersion, "{}") // no Mcp-Param headers to mirror
+	for _, args := range []string{
+		`{"key":"ttl/tool-sink","ttlSeconds":2,"file":"data:text/plain;base64,aGVsbG8="}`,
+		`{"file":"data:text/plain;base64,aGVsbG8=","key":"ttl/tool-spool","ttlSeconds":2}`,
+	} {
+		if res := mc.callTool("upload_file", args).tool(); res.IsError {
+			t.Fatalf("upload_file %s: %+v", args, res)
+		}
+	}
+	tc := &tusClient{t: t, base: c.base, hc: &http.Client{Timeout: time.Minute}}
+	cr := tc.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": "3",
+		"Upload-Metadata": tusMeta("key", "ttl/tus", "ttlSeconds", "2")})
+	if cr.StatusCode != 201 {
+		t.Fatalf("tus create: %d", cr.StatusCode)
+	}
+	if r := tc.patch(cr.Header.Get("Location"), 0, []byte("tus"), nil); r.StatusCode != 204 {
+		t.Fatalf("tus PATCH: %d", r.StatusCode)
+	}
+	return []string{"ttl/put-query", "ttl/put-header", "ttl/tool-sink", "ttl/tool-spool", "ttl/tus"}
+}
+
+// checkGoneEverywhere checks that the expired keys show nowhere: the
+// list, the link, and the MCP reads and lists of both eras.
+func checkGoneEverywhere(t *testing.T, c *bpClient, link string, keys []string) {
+	t.Helper()
+	if r := c.do("GET", "/v1/blobs?prefix=ttl/", nil, nil); r.status != 200 || !strings.Contains(string(r.body), "ttl/keep") {
+		t.Fatalf("GET /v1/blobs: %d %s", r.status, r.body)
+	} else {
+		for _, k := range keys {
+			if strings.Contains(string(r.body), `"`+k+`"`) {
+				t.Errorf("GET /v1/blobs lists %s after its expiry: %s", k, r.body)
+			}
+		}
+	}
+	if r := c.do("GET", link, nil, nil); r.status != 404 {
+		t.Errorf("a link minted before the expiry: %d %s, want 404", r.status, r.body)
+	}
+	for _, era := range []string{legacyVersion, modernVersion} {
+		mc := c.client(era, streamCaps)
+		uri := blobs.URI("ttl/put-query")
+		if r := mc.call("resources/read", `{"uri":`+jsonString(uri)+`}`); r.msg.Error == nil {
+			t.Errorf("%s resources/read of an expired blob: %d %.300s", era, r.status, r.body)
+		}
+		if r := mc.streamResource(uri); r.status == 200 && r.msg.Error == nil {
+			t.Errorf("%s resources/stream of an expired blob: %d %.300s", era, r.status, r.body)
+		}
+		for _, lister := range []*mcpResponse{mc.call("resources/list", `{}`), mc.callTool("list_blobs", `{"prefix":"ttl/"}`)} {
+			body := string(lister.body)
+			if !strings.Contains(body, "ttl/keep") {
+				t.Fatalf("%s %s: %.500s", era, lister.req.label(), body)
+			}
+			for _, k := range keys {
+				if strings.Contains(body, k+`"`) {
+					t.Errorf("%s %s shows %s after its expiry", era, lister.req.label(), k)
+				}
+			}
+		}
+	}
+}
