@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/blobs"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/localfs"
 )
 
 // lcClock is the lifecycle's clock in these tests: it stands still where
@@ -151,5 +153,64 @@ func checkGoneEverywhere(t *testing.T, c *bpClient, link string, keys []string) 
 				}
 			}
 		}
+	}
+}
+
+// badTTLs are the ttlSeconds every surface refuses: 0, negative, over
+// the 10-year cap, past any integer type, not a number, a fraction.
+var badTTLs = []string{"0", "-5", "315360001", "99999999999999999999999", "abc", "1.5", "1e3", ""}
+
+// TestLifecycleTTLRefused: each upload surface refuses a bad ttlSeconds in
+// its own terms, naming ttlSeconds, and stores nothing.
+func TestLifecycleTTLRefused(t *testing.T) {
+	parallel(t)
+	be, err := localfs.Open(t.TempDir(), localfs.Options{}) // records, for tus
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	c := ttlServer(t, be, newLCClock())
+	for _, v := range badTTLs {
+		q := url.QueryEscape(v)
+		if r := c.do("PUT", "/v1/blobs/bad/q?ttlSeconds="+q, strings.NewReader("x"), nil); r.status != 400 || errCode(t, r) != "invalid_ttl" || !strings.Contains(string(r.body), "ttlSeconds") {
+			t.Errorf("PUT ?ttlSeconds=%q: %d %s, want 400 invalid_ttl naming ttlSeconds", v, r.status, r.body)
+		}
+		if v == "" {
+			continue // an empty header is no header
+		}
+		if r := c.put("bad/h", []byte("x"), map[string]string{"X-Mcp-Ttl-Seconds": v}); r.status != 400 || errCode(t, r) != "invalid_ttl" {
+			t.Errorf("PUT x-mcp-ttl-seconds %q: %d %s, want 400 invalid_ttl", v, r.status, r.body)
+		}
+		tc := &tusClient{t: t, base: c.base, hc: &http.Client{Timeout: time.Minute}}
+		if r := tc.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": "1",
+			"Upload-Metadata": tusMeta("key", "bad/tus", "ttlSeconds", v)}); r.StatusCode != 400 || !strings.Contains(readAll(r), "ttlSeconds") {
+			t.Errorf("tus ttlSeconds %q: %d, want 400 naming ttlSeconds", v, r.StatusCode)
+		}
+	}
+	if r := c.put("bad/both", []byte("x"), nil); r.status != 201 {
+		t.Fatal(r.status)
+	}
+	if r := c.do("PUT", "/v1/blobs/bad/both?ttlSeconds=5", strings.NewReader("x"), map[string]string{"X-Mcp-Ttl-Seconds": "6"}); r.status != 400 {
+		t.Errorf("PUT with a query and a header that differ: %d %s", r.status, r.body)
+	}
+	for _, v := range []string{"0", "-5", "315360001", "99999999999999999999999", `"60"`, "1.5", "true"} {
+		if r := c.do("POST", "/v1/uploads", strings.NewReader(`{"blobTtlSeconds":`+v+`}`), nil); r.status != 400 || !strings.Contains(string(r.body), "blobTtlSeconds") {
+			t.Errorf("POST /v1/uploads blobTtlSeconds %s: %d %s", v, r.status, r.body)
+		}
+	}
+	mc := c.client(legacyVersion, `{"elicitation":{}}`)
+	for _, v := range []string{"0", "-5", "315360001", "99999999999999999999999", `"60"`, "1.5"} { // null is no ttlSeconds
+		for _, call := range []struct{ tool, args string }{
+			{"upload_file", `{"key":"bad/tool","ttlSeconds":` + v + `,"file":"data:text/plain;base64,aGVsbG8="}`},
+			{"request_upload", `{"ttlSeconds":` + v + `}`},
+		} {
+			o := outcomeOf(mc.callTool(call.tool, call.args).msg)
+			if !(o.isError || o.code == -32602) || !strings.Contains(o.text, "ttlSeconds") {
+				t.Errorf("%s ttlSeconds %s: %+v, want isError or -32602 naming ttlSeconds", call.tool, v, o)
+			}
+		}
+	}
+	if r := c.do("GET", "/v1/blobs?prefix=bad/", nil, nil); strings.Contains(string(r.body), "bad/q") || strings.Contains(string(r.body), "bad/tool") || strings.Contains(string(r.body), "bad/h\"") {
+		t.Errorf("a refused upload was stored: %s", r.body)
 	}
 }
