@@ -92,6 +92,12 @@ func Expiry(now time.Time, ttl time.Duration) time.Time {
 	return now.Add(ttl)
 }
 
+// ExpiryAfter is the expiry of a blob stored now with a ttlSeconds of n
+// (a token's claim), zero for n <= 0 (none).
+func ExpiryAfter(n int64) time.Time {
+	return Expiry(time.Now(), time.Duration(max(n, 0))*time.Second)
+}
+
 // shortValue cuts a refused value for an error message.
 func shortValue(s string) string {
 	const max = 24

@@ -98,7 +98,7 @@ var allowRules = []allowRule{
 	{"core/server/front", []string{"core/auth", "core/budget", "core/gateway", "core/mcp", "core/metrics", "core/server/admin",
 		"core/server/bodystream", "core/server/connlimit", "core/server/framing", "core/server/gate",
 		"core/server/index", "core/server/pace", "core/server/telemetry", fasthttp}},
-	{"core/server/gate", []string{"core/auth", "core/mcp", "core/mcp/hostorigin", "core/server/pace", "core/server/telemetry", "core/tenancy", fasthttp}},
+	{"core/server/gate", []string{"core/auth", "core/budget", "core/mcp", "core/mcp/hostorigin", "core/server/pace", "core/server/telemetry", "core/tenancy", "storage", fasthttp}},
 	{"core/server/index", []string{fasthttp}},
 	{"core/server/lazybody", nil},
 	{"core/server/onetime", []string{"core/budget", "core/mcp/session", "core/token", "storage"}},

@@ -239,19 +239,14 @@ type Blob struct {
 	Filename string `json:"filename,omitempty"`
 	ETag     string `json:"etag"`
 	Modified string `json:"modified"`
-	// Expires is the blob's own expiry (its ttlSeconds), RFC 3339; a
-	// prefix rule's is not shown.
-	Expires string `json:"expires,omitempty"`
+	Expires  string `json:"expires,omitempty"` // the blob's ttlSeconds (not a rule's), RFC 3339
 }
 
 func blobObject(info storage.Info) Blob {
 	b := Blob{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
-		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
+		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag, Expires: gate.ExpiresField(info.Expires)}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
-	}
-	if !info.Expires.IsZero() {
-		b.Expires = info.Expires.UTC().Format(time.RFC3339Nano)
 	}
 	return b
 }
@@ -350,10 +345,10 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 			return spec, want, false
 		}
 	}
-	if want, ok = s.putWantDigests(ctx); !ok {
-		return spec, want, false
+	if want, ok = s.putWantDigests(ctx); ok {
+		spec.Expires, ok = s.gate.PutExpiry(ctx, time.Now())
 	}
-	if spec.Expires, ok = s.putExpiry(ctx); !ok {
+	if !ok {
 		return spec, want, false
 	}
 	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {
@@ -364,34 +359,6 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 		spec.IfNotExists = true
 	}
 	return spec, want, true
-}
-
-// ttlHeader carries a PUT's ttlSeconds, as the query parameter
-// ttlSeconds does.
-const ttlHeader = "X-Mcp-Ttl-Seconds"
-
-// putExpiry reads the blob's expiry from the ttlSeconds query parameter or
-// the x-mcp-ttl-seconds header (both: they must agree); zero without
-// either. On a bad value it refuses the request (400 invalid_ttl) and
-// reports !ok.
-func (s *Server) putExpiry(ctx *fasthttp.RequestCtx) (time.Time, bool) {
-	q, h := ctx.QueryArgs().Peek("ttlSeconds"), ctx.Request.Header.Peek(ttlHeader)
-	v := q
-	switch {
-	case q == nil && h == nil:
-		return time.Time{}, true
-	case q == nil:
-		v = h
-	case h != nil && string(h) != string(q):
-		s.gate.RefuseBody(ctx, http.StatusBadRequest, "invalid_ttl", "ttlSeconds: the query parameter and the x-mcp-ttl-seconds header differ")
-		return time.Time{}, false
-	}
-	ttl, err := storage.ParseTTL(string(v))
-	if err != nil {
-		s.gate.RefuseBody(ctx, http.StatusBadRequest, "invalid_ttl", err.Error())
-		return time.Time{}, false
-	}
-	return storage.Expiry(time.Now(), ttl), true
 }
 
 // putWantDigests reads Content-MD5 and x-mcp-sha256. On a malformed one it

@@ -168,20 +168,6 @@ func ttlField(ctx *fasthttp.RequestCtx, raw json.RawMessage, def time.Duration) 
 	return time.Duration(n) * time.Second, ok
 }
 
-// blobTTLField reads blobTtlSeconds: 0 (no expiry) when not given, else
-// whole seconds in [1, storage.MaxTTLSeconds]; 0 given is refused as
-// everywhere else (400 invalid_ttl).
-func blobTTLField(ctx *fasthttp.RequestCtx, raw json.RawMessage) (time.Duration, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, true
-	}
-	n, ok := scan.Integer(raw, 1, storage.MaxTTLSeconds)
-	if !ok {
-		gate.APIError(ctx, http.StatusBadRequest, "invalid_ttl", fmt.Sprintf("blobTtlSeconds must be an integer in [1, %d]", storage.MaxTTLSeconds))
-	}
-	return time.Duration(n) * time.Second, ok
-}
-
 // keyField checks a key of a JSON request, answering 400 invalid_key with
 // the reason when it breaks the key rules.
 func keyField(ctx *fasthttp.RequestCtx, key string) bool {
@@ -247,9 +233,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		MaxSize    json.RawMessage `json:"maxSize"`
 		Accept     []string        `json:"accept"`
 		TTLSeconds json.RawMessage `json:"ttlSeconds"`
-		// BlobTTLSeconds is the stored blob's ttlSeconds (ttlSeconds
-		// here is the upload link's lifetime).
-		BlobTTLSeconds json.RawMessage `json:"blobTtlSeconds"`
+		BlobTTL    json.RawMessage `json:"blobTtlSeconds"` // the blob's ttlSeconds; ttlSeconds is the link's
 	}
 	if !s.readJSON(ctx, &req) {
 		return
@@ -268,10 +252,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		}
 	}
 	ttl, ok := ttlField(ctx, req.TTLSeconds, token.DefaultUploadTTL)
-	if !ok {
-		return
-	}
-	blobTTL, ok := blobTTLField(ctx, req.BlobTTLSeconds)
+	blobTTL, ok := gate.BlobTTLField(ctx, ok, req.BlobTTL)
 	if !ok {
 		return
 	}

@@ -91,7 +91,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 // when it was already used, 429 when its principal's claims rate is used
 // up, a server error when the store failed.
 func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
-	if refuseClaimRate(ctx, err) {
+	if gate.RefuseClaimRate(ctx, err) {
 		return
 	}
 	if errors.Is(err, onetime.ErrClaimed) {
