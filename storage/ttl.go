@@ -98,6 +98,17 @@ func ExpiryAfter(n int64) time.Time {
 	return Expiry(time.Now(), time.Duration(max(n, 0))*time.Second)
 }
 
+// CapTTL shortens ttl, the lifetime of a presigned URL for a blob that
+// expires at expires (zero: never), so that the URL ends with the blob:
+// S3 would serve it until the sweep removes the bytes. It is at least a
+// second (a presigned URL's shortest).
+func CapTTL(ttl time.Duration, expires, now time.Time) time.Duration {
+	if expires.IsZero() {
+		return ttl
+	}
+	return max(min(ttl, expires.Sub(now)), time.Second)
+}
+
 // shortValue cuts a refused value for an error message.
 func shortValue(s string) string {
 	const max = 24

@@ -51,3 +51,22 @@ func TestCheckTTLNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestCapTTL(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, tt := range []struct {
+		ttl     time.Duration
+		expires time.Time
+		want    time.Duration
+	}{
+		{time.Hour, time.Time{}, time.Hour},
+		{time.Hour, now.Add(time.Minute), time.Minute},
+		{time.Minute, now.Add(time.Hour), time.Minute},
+		{time.Hour, now.Add(100 * time.Millisecond), time.Second},
+		{time.Hour, now.Add(-time.Minute), time.Second},
+	} {
+		if got := CapTTL(tt.ttl, tt.expires, now); got != tt.want {
+			t.Errorf("CapTTL(%v, %v) = %v, want %v", tt.ttl, tt.expires, got, tt.want)
+		}
+	}
+}

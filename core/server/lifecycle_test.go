@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -212,5 +213,25 @@ func TestLifecycleTTLRefused(t *testing.T) {
 	}
 	if r := c.do("GET", "/v1/blobs?prefix=bad/", nil, nil); strings.Contains(string(r.body), "bad/q") || strings.Contains(string(r.body), "bad/tool") || strings.Contains(string(r.body), "bad/h\"") {
 		t.Errorf("a refused upload was stored: %s", r.body)
+	}
+}
+
+// TestLifecyclePresignEndsWithBlob: a presigned URL for a blob with a TTL
+// (resources/stream in redirect mode, on S3) lives no longer than the
+// blob, not the link's 15 minutes.
+func TestLifecyclePresignEndsWithBlob(t *testing.T) {
+	parallel(t)
+	be := byteplaneBackends()[1].new(t) // S3: it presigns
+	c := newBPClient(t, Options{Backend: be, Blobs: blobs.Options{StreamMode: blobs.StreamRedirect}})
+	if r := c.do("PUT", "/v1/blobs/ttl/p?ttlSeconds=100", strings.NewReader("p"), nil); r.status != 201 {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	r := c.client(legacyVersion, streamCaps).streamResource(blobs.URI("ttl/p"))
+	loc, err := url.Parse(r.header.Get("Location"))
+	if r.status != http.StatusFound || err != nil {
+		t.Fatalf("resources/stream: %d %v", r.status, r.header)
+	}
+	if exp, err := strconv.Atoi(loc.Query().Get("X-Amz-Expires")); err != nil || exp > 100 || exp < 1 {
+		t.Errorf("the presigned URL lives %q s, want at most the blob's 100", loc.Query().Get("X-Amz-Expires"))
 	}
 }

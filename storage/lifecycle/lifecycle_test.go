@@ -105,6 +105,9 @@ func TestExpiredIsGone(t *testing.T) {
 		if _, err := b.Stat(ctx, "ttl/short"); err != nil {
 			t.Fatalf("Stat before the expiry: %v", err)
 		}
+		if info, err := b.Stat(ctx, "uploads/a"); err != nil || !info.Expires.Equal(info.ModTime.Add(time.Hour)) {
+			t.Errorf("Stat(uploads/a) = %+v, %v; want the rule's expiry, an hour after its write", info, err)
+		}
 		c.advance(2 * time.Second)
 		for _, key := range []string{"ttl/short"} {
 			if _, err := b.Stat(ctx, key); !errors.Is(err, storage.ErrNotFound) {

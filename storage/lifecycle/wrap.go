@@ -22,7 +22,7 @@ type Backend struct {
 
 // Wrap returns b with the blobs that policy says expired gone for
 // readers: Stat and Open answer storage.ErrNotFound for them, List leaves
-// them out, and Create with IfNotExists removes an expired blob in the
+// them out (the Info of the others carries their effective expiry), and Create with IfNotExists removes an expired blob in the
 // way first. Delete removes an expired blob as any other (it still holds
 // space until then). The optional interfaces pass through: Presigner and
 // Claimer exactly when b has them, a Recorder and a Stager through
@@ -64,17 +64,27 @@ func notFound(op, key string) error {
 	return fmt.Errorf("lifecycle: %s %q: expired: %w", op, storage.TruncateKey(key), storage.ErrNotFound)
 }
 
+// effective sets info.Expires to when the policy expires it (its own
+// expiry or a rule's, the earliest) and reports whether that has passed.
+func (w *Backend) effective(info *storage.Info, now time.Time) (expired bool) {
+	info.Expires = w.p.Expiry(*info)
+	return !info.Expires.IsZero() && !info.Expires.After(now)
+}
+
+// Stat answers storage.ErrNotFound for an expired blob; a live one's
+// Info.Expires is its effective expiry (a rule's, when earlier).
 func (w *Backend) Stat(ctx context.Context, key string) (storage.Info, error) {
 	info, err := w.b.Stat(ctx, key)
-	if err == nil && w.p.Expired(info, w.p.now()) {
+	if err == nil && w.effective(&info, w.p.now()) {
 		return storage.Info{}, notFound("stat", key)
 	}
 	return info, err
 }
 
+// Open answers as Stat does.
 func (w *Backend) Open(ctx context.Context, key string, rng *storage.Range) (io.ReadCloser, storage.Info, error) {
 	rc, info, err := w.b.Open(ctx, key, rng)
-	if err == nil && w.p.Expired(info, w.p.now()) {
+	if err == nil && w.effective(&info, w.p.now()) {
 		rc.Close()
 		return nil, storage.Info{}, notFound("open", key)
 	}
@@ -130,7 +140,7 @@ func (w *Backend) List(ctx context.Context, prefix, cursor string, limit int) (s
 func (w *Backend) live(items []storage.Info, now time.Time) []storage.Info {
 	out := items[:0]
 	for _, it := range items {
-		if !w.p.Expired(it, now) {
+		if !w.effective(&it, now) {
 			out = append(out, it)
 		}
 	}

@@ -239,7 +239,7 @@ type Blob struct {
 	Filename string `json:"filename,omitempty"`
 	ETag     string `json:"etag"`
 	Modified string `json:"modified"`
-	Expires  string `json:"expires,omitempty"` // the blob's ttlSeconds (not a rule's), RFC 3339
+	Expires  string `json:"expires,omitempty"` // RFC 3339; a listing's: the effective expiry (a rule's when earlier)
 }
 
 func blobObject(info storage.Info) Blob {

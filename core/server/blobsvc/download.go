@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -77,7 +78,8 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 	if name == "" {
 		name = blobs.DownloadName(info)
 	}
-	u, err := p.PresignGet(context.Background(), c.Object, presignTTL(c.Expires), storage.PresignOptions{
+	ttl := storage.CapTTL(presignTTL(c.Expires), info.Expires, time.Now()) // the URL ends with the blob
+	u, err := p.PresignGet(context.Background(), c.Object, ttl, storage.PresignOptions{
 		ContentType: mediaTypeOf(info), ContentDisposition: blobs.ContentDisposition("attachment", name)})
 	if err != nil {
 		s.apiStorageError(ctx, "presign", c.Object, err)
