@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -234,4 +235,70 @@ func TestLifecyclePresignEndsWithBlob(t *testing.T) {
 	if exp, err := strconv.Atoi(loc.Query().Get("X-Amz-Expires")); err != nil || exp > 100 || exp < 1 {
 		t.Errorf("the presigned URL lives %q s, want at most the blob's 100", loc.Query().Get("X-Amz-Expires"))
 	}
+}
+
+// TestLifecycleIncompleteTusReclaimed: an incomplete tus upload (a first
+// part staged where its object will live: the S3 multipart upload, the
+// local staged file) is reclaimed once past its Upload-Expires: the
+// resumable sweep removes its records and its staged write, and its URL
+// answers 404.
+func TestLifecycleIncompleteTusReclaimed(t *testing.T) {
+	parallel(t)
+	for _, be := range byteplaneBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			raw := be.new(t)
+			clk := newLCClock()
+			c := ttlServer(t, raw, clk)
+			tc := &tusClient{t: t, base: c.base, hc: &http.Client{Timeout: time.Minute}}
+			const part = 5 << 20 // S3's smallest part: a staged part exists
+			cr := tc.do("POST", "/v1/tus/", nil, map[string]string{"Upload-Length": strconv.Itoa(part + 10),
+				"Upload-Metadata": tusMeta("key", "tus/incomplete")})
+			if cr.StatusCode != 201 {
+				t.Fatalf("tus create: %d", cr.StatusCode)
+			}
+			loc := cr.Header.Get("Location")
+			if r := tc.patch(loc, 0, tusPayload(part), nil); r.StatusCode != 204 {
+				t.Fatalf("PATCH: %d", r.StatusCode)
+			}
+			staged := tusStagedOf(t, raw)
+			c.srv.svc.SweepUploadsOnce(t.Context())
+			if tc.offset(loc) != part {
+				t.Fatal("a live upload was swept")
+			}
+			clk.set(time.Now().Add(25 * time.Hour)) // past Upload-Expires (24 h)
+			c.srv.svc.SweepUploadsOnce(t.Context())
+			if r := tc.do("HEAD", loc, nil, nil); r.StatusCode != 404 {
+				t.Errorf("HEAD of the swept upload: %d, want 404", r.StatusCode)
+			}
+			var left []string
+			storage.RecorderOf(raw).ListRecords(t.Context(), "tus", func(n string) bool { left = append(left, n); return true })
+			if len(left) != 0 {
+				t.Errorf("records left after the sweep: %q", left)
+			}
+			_, err := storage.StagerOf(raw).PutStaged(t.Context(), staged, 2, part, []byte("late"))
+			if err == nil {
+				t.Errorf("the swept upload's staged write still takes parts")
+			}
+		})
+	}
+}
+
+// tusStagedOf returns the staged write id of the one tus upload on raw.
+func tusStagedOf(t *testing.T, raw storage.Backend) string {
+	t.Helper()
+	rec := storage.RecorderOf(raw)
+	var info string
+	rec.ListRecords(t.Context(), "tus", func(n string) bool {
+		if strings.HasSuffix(n, "/info") {
+			info = n
+		}
+		return true
+	})
+	b, _, err := rec.GetRecord(t.Context(), info)
+	var u struct{ Staged string }
+	if err != nil || json.Unmarshal(b, &u) != nil || u.Staged == "" {
+		t.Fatalf("the upload's record %q: %v %s", info, err, b)
+	}
+	return u.Staged
 }

@@ -103,7 +103,8 @@ type Lifecycle struct {
 	// Sweeper().SweepOnce runs).
 	SweepEvery          time.Duration
 	SweepList, SweepMax int
-	// Now is the lifecycle's clock; nil is time.Now (tests move it).
+	// Now is the lifecycle's clock, and resumable uploads' (their
+	// Upload-Expires); nil is time.Now (tests move it).
 	Now func() time.Time
 }
 
@@ -165,7 +166,7 @@ func New(opts Options) (*Server, error) {
 	}
 	svc := blobsvc.New(opts.Service, blobsvc.Env{Backend: opts.Backend, Keyring: opts.Keyring, Logger: s.log,
 		PublicURL: opts.PublicURL, DownloadURL: opts.DownloadURL, WriteTimeout: opts.Front.WriteTimeout,
-		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel})
+		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel, Now: opts.Lifecycle.Now})
 	s.svc = svc
 	gw, err := s.newGateway()
 	if err != nil {

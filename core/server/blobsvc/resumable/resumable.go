@@ -41,6 +41,8 @@ type Env struct {
 	// AlsoSweep runs in each of Sweep's rounds this node sweeps (the file
 	// records' sweep); nil for none.
 	AlsoSweep func(ctx context.Context) (int, error)
+	// Now is the uploads' clock (their Upload-Expires); nil is time.Now.
+	Now func() time.Time
 }
 
 // Server serves the endpoint.
@@ -56,7 +58,7 @@ func New(env Env) *Server {
 	s := &Server{env: env, log: env.Logger}
 	if rec := storage.RecorderOf(env.Backend); rec != nil {
 		cfg := tus.Config{Records: rec, Base: Base, MaxSize: env.MaxUpload,
-			Admit: s.tusAdmit, Complete: s.tusComplete}
+			Admit: s.tusAdmit, Complete: s.tusComplete, Now: env.Now}
 		if st := storage.StagerOf(env.Backend); st != nil {
 			cfg.Stager, cfg.Begin = st, s.tusBegin
 		}
@@ -229,7 +231,7 @@ func (s *Server) Sweep(ctx context.Context) {
 	defer t.Stop()
 	for {
 		if s.sweepTurn(ctx, time.Now()) {
-			s.sweepOnce(ctx)
+			s.SweepOnce(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -239,7 +241,12 @@ func (s *Server) Sweep(ctx context.Context) {
 	}
 }
 
-func (s *Server) sweepOnce(ctx context.Context) {
+// SweepOnce removes the expired resumable uploads (and, with
+// Env.AlsoSweep, the file records) now, whoever's round it is.
+func (s *Server) SweepOnce(ctx context.Context) {
+	if s.tus == nil {
+		return
+	}
 	if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
 		s.log.Error("server: sweeping expired uploads failed", "err", err)
 	} else if n > 0 {
