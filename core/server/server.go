@@ -158,6 +158,10 @@ func New(opts Options) (*Server, error) {
 	tel := setUpTelemetry(&opts)
 	sweep := setUpLifecycle(&opts)
 	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger), sweep: sweep}
+	// The sweeper deletes through the server's backend as it is finally
+	// wrapped, so whatever a delete does there (space given back to a
+	// quota) an expiry does too.
+	sweep.Delete = func(ctx context.Context, key string) error { return s.opts.Backend.Delete(ctx, key) }
 	if s.gate, err = newGate(opts); err != nil {
 		return nil, err
 	}
@@ -235,8 +239,8 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 }
 
 // setUpLifecycle wraps the backend so that expired blobs are gone for
-// every surface above it, and returns the sweeper that deletes them; it
-// deletes through the backend the server uses, its one delete path.
+// every surface above it, and returns the sweeper that deletes them (New
+// points its deletes at the server's one delete path).
 func setUpLifecycle(opts *Options) *lifecycle.Sweeper {
 	lo := opts.Lifecycle
 	policy := &lifecycle.Policy{Rules: lo.Rules, Now: lo.Now}

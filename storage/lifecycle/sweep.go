@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -59,15 +60,7 @@ type Round struct {
 	Done    bool  // the listing reached the end of the store
 }
 
-func (s *Sweeper) every() time.Duration { return cmpOr(s.Every, DefaultSweepEvery) }
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
+func (s *Sweeper) every() time.Duration { return cmp.Or(s.Every, DefaultSweepEvery) }
 
 // source is the store with its expired blobs showing.
 func (s *Sweeper) source() storage.Backend {
@@ -150,7 +143,7 @@ func (s *Sweeper) sweep(ctx context.Context, now time.Time) (Round, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	src := s.source()
-	limit, max := cmpOr(s.List, DefaultSweepList), cmpOr(s.Max, DefaultSweepMax)
+	limit, max := cmp.Or(s.List, DefaultSweepList), cmp.Or(s.Max, DefaultSweepMax)
 	for r.Listed < limit {
 		page, err := src.List(ctx, "", s.cursor, min(limit-r.Listed, 1000))
 		if errors.Is(err, storage.ErrInvalidCursor) {
