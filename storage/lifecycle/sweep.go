@@ -38,7 +38,8 @@ type Sweeper struct {
 	// DefaultSweepList); Max the blobs it deletes (default
 	// DefaultSweepMax). The next round goes on where one stopped.
 	List, Max int
-	// Delete, when set, deletes instead of Store.Delete (tests).
+	// Delete, when set, deletes instead of Store.Delete (the server's
+	// backend as finally wrapped; tests).
 	Delete func(ctx context.Context, key string) error
 	// Swept, when set, is told of every blob removed (metrics).
 	Swept func(info storage.Info)
