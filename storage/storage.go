@@ -49,6 +49,10 @@ type Info struct {
 	SHA256    string    // lower-case hex digest of the whole object
 	ETag      string    // strong validator, quoted as in HTTP ("\"...\"")
 	ModTime   time.Time // time of the commit that made this version visible
+	// Expires is when the object stops existing for readers (its
+	// ttlSeconds, see storage/lifecycle); zero: never. Backends store it
+	// with the object; they do not act on it themselves.
+	Expires time.Time
 }
 
 // Range selects bytes [Offset, Offset+Length) of an object. Length < 0 means
@@ -94,13 +98,18 @@ type CreateOptions struct {
 	Size        int64  // exact size when known (> 0), else 0 = unknown; other sizes fail with ErrSizeMismatch
 	MaxSize     int64  // Write fails with ErrTooLarge once more bytes arrive; 0 = no limit
 	IfNotExists bool   // Commit fails with ErrExists when the key already exists
+	// Expires is stored with the object and comes back as Info.Expires
+	// (to the millisecond); zero: no expiry. Backends keep it, storage/lifecycle
+	// acts on it.
+	Expires time.Time
 }
 
 // Normalize returns o with its defaults applied, or an error for options
 // that no backend accepts: a negative Size or MaxSize, a Size above MaxSize
 // (wrapping ErrTooLarge), a MediaType over MaxMediaTypeLen bytes or with
 // control characters (wrapping ErrInvalidMediaType), or a
-// Filename that breaks the filename rules (a *FilenameError). Backends
+// Filename that breaks the filename rules (a *FilenameError), or an
+// Expires before 1970 (a set one is cut to the millisecond). Backends
 // call it in Create; servers may call it first to fail before reading a body.
 func (o CreateOptions) Normalize() (CreateOptions, error) {
 	switch {
@@ -112,12 +121,17 @@ func (o CreateOptions) Normalize() (CreateOptions, error) {
 		return o, fmt.Errorf("%w: longer than %d bytes", ErrInvalidMediaType, MaxMediaTypeLen)
 	case strings.ContainsFunc(o.MediaType, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return o, fmt.Errorf("%w: %q has control characters", ErrInvalidMediaType, o.MediaType)
+	case !o.Expires.IsZero() && o.Expires.Unix() <= 0:
+		return o, errors.New("storage: expiry before 1970")
 	}
 	if err := ValidateFilename(o.Filename); err != nil {
 		return o, err
 	}
 	if o.MediaType == "" {
 		o.MediaType = DefaultMediaType
+	}
+	if !o.Expires.IsZero() {
+		o.Expires = time.UnixMilli(o.Expires.UnixMilli())
 	}
 	return o, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/client"
+	"github.com/mcpblob/mcpblob/storage"
 )
 
 func init() {
@@ -64,12 +65,17 @@ func fail(name string, err error) int {
 func runPut(ctx context.Context, args []string, getenv func(string) string) int {
 	var contentType string
 	var whole bool
+	var ttl time.Duration
 	c, rest, err := clientFlags("put", args, getenv, func(fs *flag.FlagSet) {
 		fs.StringVar(&contentType, "type", "", "media type (default: from the file extension, else application/octet-stream)")
 		fs.BoolVar(&whole, "whole", false, "send the file as one PUT, not resumably in 8 MiB chunks (tus)")
+		fs.DurationVar(&ttl, "ttl", 0, "the blob's lifetime (whole seconds, 1s to 87600h); once it passes the blob is gone (default: none)")
 	})
+	if err == nil && (ttl < 0 || ttl > 0 && ttl < time.Second || ttl > storage.MaxTTL) {
+		err = fmt.Errorf("--ttl %v: want 1s to %v, or leave it out for no expiry", ttl, storage.MaxTTL)
+	}
 	if err != nil || len(rest) < 1 || len(rest) > 2 {
-		return usageError("put FILE [KEY] [--type T] [--whole]", err)
+		return usageError("put FILE [KEY] [--type T] [--whole] [--ttl D]", err)
 	}
 	path := rest[0]
 	key := filepath.Base(path)
@@ -81,7 +87,7 @@ func runPut(ctx context.Context, args []string, getenv func(string) string) int 
 	}
 	bar := newProgressBar(os.Stderr, "put "+key)
 	b, err := c.PutFile(ctx, key, path, client.PutFileOptions{ContentType: contentType, Filename: filepath.Base(path),
-		StateDir: putStateDir(), Whole: whole, Progress: bar.update,
+		StateDir: putStateDir(), Whole: whole, TTL: ttl, Progress: bar.update,
 		Notice: func(msg string) { fmt.Fprintf(os.Stderr, "mcpblob put: %s\n", msg) }})
 	bar.finish()
 	if err != nil {

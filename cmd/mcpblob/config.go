@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp/limits"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 )
 
 // Config is the effective configuration of `mcpblob serve`. Precedence: flag,
@@ -48,6 +49,11 @@ type Config struct {
 	AdminHosts          string // comma-separated Host names the admin listener answers besides localhost and addresses
 	ShutdownDelay       time.Duration
 	GracePeriod         time.Duration
+
+	// Lifecycle (docs/lifecycle.md): prefix rules "uploads/=7d,tmp/=36h"
+	// and the sweeper's round (negative: no sweeper).
+	Lifecycle           string
+	LifecycleSweepEvery time.Duration
 
 	// The gateway (docs/gateway.md): /mcp relayed to Upstream.
 	Upstream          string        // URL of the upstream MCP endpoint; empty: no gateway
@@ -126,6 +132,8 @@ func loadConfig(args []string, getenv func(string) string, errOut io.Writer) (Co
 	fs.StringVar(&c.OAuthAudience, "oauth-audience", "", "audience access tokens must carry (default: <public-url>/mcp, the canonical resource URI)")
 	fs.StringVar(&c.OAuthClientID, "oauth-client-id", "", "mcpblob's client id at the authorization server, for the upload page login (secret in MCPBLOB_OAUTH_CLIENT_SECRET)")
 	fs.StringVar(&c.TenantClaim, "tenant-claim", "", "access token claim that names the principal (default: sub)")
+	fs.StringVar(&c.Lifecycle, "lifecycle", "", "expiry rules: prefix=age[,prefix=age…], an age in days (7d) or a duration (36h): blobs under the prefix expire that long after their last write (docs/lifecycle.md)")
+	fs.DurationVar(&c.LifecycleSweepEvery, "lifecycle-sweep-every", time.Minute, "round of the sweeper that deletes expired blobs (one node per round); negative: no sweeper")
 	fs.StringVar(&c.Tenancy, "tenancy", "", "principal (a namespace per principal) or shared (one namespace); default principal when API keys or OAuth are configured")
 	fs.BoolVar(&c.LinkAuth, "link-auth", false, "download links (/d) also require the minting principal's credential")
 	fs.StringVar(&c.TokenKeys, "token-keys", "", "file of token signing keys (default: generated in <data>/.mcpblob/token-keys on the local store)")
@@ -259,6 +267,12 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownDelay < 0 || c.GracePeriod < 0 {
 		errs = append(errs, errors.New("--shutdown-delay and --grace-period must not be negative"))
+	}
+	if _, err := lifecycle.ParseRules(c.Lifecycle); err != nil {
+		errs = append(errs, fmt.Errorf("--lifecycle: %w", err))
+	}
+	if c.LifecycleSweepEvery >= 0 && c.LifecycleSweepEvery < time.Second {
+		errs = append(errs, fmt.Errorf("--lifecycle-sweep-every %v: want at least 1s, or negative for no sweeper", c.LifecycleSweepEvery))
 	}
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateAdmin()...)

@@ -60,6 +60,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{nil, map[string]string{"MCPBLOB_GRACE_PERIOD": "soon"}, "MCPBLOB_GRACE_PERIOD"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 		{[]string{"--no-such-flag"}, nil, "not defined"},
+		{[]string{"--lifecycle", "uploads/=7x"}, nil, `--lifecycle: lifecycle rule "uploads/=7x": age "7x"`},
+		{nil, map[string]string{"MCPBLOB_LIFECYCLE": "/abs=1d"}, "--lifecycle"},
+		{[]string{"--lifecycle-sweep-every", "10ms"}, nil, "--lifecycle-sweep-every"},
 	} {
 		_, err := loadConfig(tc.args, env(tc.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -191,5 +194,26 @@ func TestGatewayOffloadConfig(t *testing.T) {
 	}
 	if _, err = loadConfig([]string{"--offload-over", "-1"}, func(k string) string { return up[k] }, io.Discard); err == nil {
 		t.Error("--offload-over -1 accepted")
+	}
+}
+
+func TestLoadConfigLifecycle(t *testing.T) {
+	c, err := loadConfig([]string{"--lifecycle", "uploads/=7d, tmp/=36h"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := lifecycleOptions(c)
+	if len(lo.Rules) != 2 || lo.Rules[0].Prefix != "uploads/" || lo.Rules[1].After != 36*time.Hour || lo.SweepEvery != time.Minute {
+		t.Errorf("lifecycleOptions = %+v", lo)
+	}
+}
+
+// TestPutTTLRefused: put --ttl outside 1 s to 10 years is a usage error,
+// before anything is sent (no server runs here).
+func TestPutTTLRefused(t *testing.T) {
+	for _, ttl := range []string{"0.5s", "-1s", "87601h", "soon"} {
+		if got := runPut(t.Context(), []string{"--server", "http://127.0.0.1:1", "--ttl", ttl, "no-such-file"}, env(nil)); got != exitUsage {
+			t.Errorf("put --ttl %s = exit %d, want %d", ttl, got, exitUsage)
+		}
 	}
 }

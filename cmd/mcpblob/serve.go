@@ -22,6 +22,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/redact"
 	"github.com/mcpblob/mcpblob/core/server/telemetry/logbuf"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 	"github.com/mcpblob/mcpblob/storage/localfs"
 	"github.com/mcpblob/mcpblob/storage/s3"
 )
@@ -91,11 +92,12 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			MaxUploadBytes:      cfg.MaxUpload,
 			OAuthLogin:          oauthLogin(cfg, verifier),
 		},
-		MCP:     mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
-		Blobs:   blobs.Options{StreamMode: cfg.StreamMode},
-		Gateway: gatewayOptions(cfg),
-		Tracing: tp,
-		Quota:   quotaOptions(cfg),
+		MCP:       mcp.Options{Limits: noBoundAtZero(cfg.ProtocolLimits)},
+		Blobs:     blobs.Options{StreamMode: cfg.StreamMode},
+		Gateway:   gatewayOptions(cfg),
+		Tracing:   tp,
+		Quota:     quotaOptions(cfg),
+		Lifecycle: lifecycleOptions(cfg),
 	})
 	if err != nil {
 		return err
@@ -241,4 +243,11 @@ func frontOptions(cfg Config) front.Options {
 func quotaOptions(cfg Config) server.Quota {
 	return server.Quota{Default: auth.Quota{Bytes: int64(cfg.QuotaBytes), Objects: cfg.QuotaObjects},
 		File: cfg.QuotaFile, Claims: cfg.OAuthQuotaClaim != "", HoldTTL: cfg.QuotaHoldTTL}
+}
+
+// lifecycleOptions are the expiry rules and the sweeper's round; the
+// rules passed Config.Validate.
+func lifecycleOptions(cfg Config) server.Lifecycle {
+	rules, _ := lifecycle.ParseRules(cfg.Lifecycle)
+	return server.Lifecycle{Rules: rules, SweepEvery: cfg.LifecycleSweepEvery}
 }

@@ -129,7 +129,7 @@ func (a *App) finishForm(c *mcp.Call, st *uploadState, ans *mcp.Answer) (*mcp.To
 	if key == "" {
 		key = UploadPrefix(st.ID) + "upload"
 	}
-	info, res, err := a.store(c, f, key, "", true)
+	info, res, err := a.store(c, f, key, "", true, storage.Expiry(time.Now(), time.Duration(st.TTL)*time.Second))
 	if res != nil {
 		for i, b := range res.Content {
 			if tb, ok := b.(mcp.Text); ok {

@@ -38,6 +38,8 @@ type uploadState struct {
 	Message string   `json:"msg,omitempty"`
 	Token   string   `json:"tok,omitempty"`
 	Expired string   `json:"old,omitempty"`
+	// TTL is the blob's ttlSeconds (0: none), counted from its upload.
+	TTL int64 `json:"ttl,omitempty"`
 	// File is the mcp-file URI a form answer named before its bytes
 	// arrived (2026-07-28): every later round waits for that file.
 	File string `json:"file,omitempty"`
@@ -81,6 +83,9 @@ type requestArgs struct {
 	Accept  []string `json:"accept"`
 	MaxSize int64    `json:"maxSize"` // 0: MaxFileBytes
 	Mode    string   `json:"mode"`
+	// TTLSeconds is the stored blob's lifetime, counted from its upload;
+	// 0: none.
+	TTLSeconds int64 `json:"ttlSeconds"`
 }
 
 // newUploadState validates request_upload's arguments and picks the mode.
@@ -96,6 +101,12 @@ func (a *App) newUploadState(c *mcp.Call, in requestArgs) (*uploadState, string)
 	}
 	if in.MaxSize > 0 {
 		st.MaxSize = min(in.MaxSize, a.opts.MaxFileBytes)
+	}
+	if in.TTLSeconds != 0 {
+		if _, err := storage.CheckTTL(in.TTLSeconds); err != nil {
+			return nil, fmt.Sprintf("Argument %q: %s", "ttlSeconds", err.Error())
+		}
+		st.TTL = in.TTLSeconds
 	}
 	if bad := st.pickMode(c.Capabilities(), in.Mode); bad != "" {
 		return nil, bad
@@ -145,6 +156,7 @@ func (a *App) mintUpload(c *mcp.Call, st *uploadState) (string, error) {
 		Expires:   time.Now().Add(a.opts.UploadTTL),
 		Nonce:     st.ID,
 		Data:      data,
+		BlobTTL:   st.TTL,
 	})
 }
 

@@ -3,6 +3,7 @@ package blobs
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/mcp/resstream"
@@ -53,7 +54,8 @@ func (a *App) stream(c *mcp.Call, uri string, maxSize int64) (*resstream.Answer,
 		return &resstream.Answer{URI: canonical, MIMEType: mediaType(info), Size: info.Size, DownloadURL: link.URL}, nil
 	case StreamRedirect:
 		// The view presigns whenever the backend does (namespace.View).
-		u, err := view.(storage.Presigner).PresignGet(c.Context(), info.Key, a.opts.LinkTTL, storage.PresignOptions{
+		ttl := storage.CapTTL(a.opts.LinkTTL, info.Expires, time.Now()) // the URL ends with the blob
+		u, err := view.(storage.Presigner).PresignGet(c.Context(), info.Key, ttl, storage.PresignOptions{
 			ContentType: mediaType(info), ContentDisposition: ContentDisposition("attachment", DownloadName(info))})
 		if err != nil {
 			return nil, fmt.Errorf("blobs: presign %q: %w", key, err)

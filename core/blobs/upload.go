@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpblob/mcpblob/core/auth"
 	"github.com/mcpblob/mcpblob/core/mcp"
@@ -39,9 +40,10 @@ func (a *App) registerUploads(s *mcp.Server) error {
 
 // uploadArgs are upload_file's arguments.
 type uploadArgs struct {
-	File     *mcp.File `json:"file"`
-	Filename string    `json:"filename"`
-	Key      string    `json:"key"`
+	File       *mcp.File `json:"file"`
+	Filename   string    `json:"filename"`
+	Key        string    `json:"key"`
+	TTLSeconds int64     `json:"ttlSeconds"` // 0: none (the schema refuses 0 given)
 }
 
 // filenameProblem checks upload_file's filename, naming the argument.
@@ -116,11 +118,29 @@ func (a *App) uploadFile(c *mcp.Call, in uploadArgs) (*mcp.ToolResult, error) {
 	if err := storage.ValidateKey(key); err != nil {
 		return mcp.ToolError("Argument %q: %s", "key", keyProblem(err)), nil
 	}
-	info, res, err := a.store(c, f, key, filename, false)
+	expires, bad := expiryArg(in.TTLSeconds)
+	if bad != nil {
+		return bad, nil
+	}
+	info, res, err := a.store(c, f, key, filename, false, expires)
 	if res != nil || err != nil {
 		return res, err
 	}
 	return a.storedResult(c, info)
+}
+
+// expiryArg is the expiry of a blob stored now with ttlSeconds n (0:
+// none), or the isError result naming the argument (the input schema
+// bounds it already; this holds for a caller without the schema).
+func expiryArg(n int64) (time.Time, *mcp.ToolResult) {
+	if n == 0 {
+		return time.Time{}, nil
+	}
+	ttl, err := storage.CheckTTL(n)
+	if err != nil {
+		return time.Time{}, mcp.ToolError("Argument %q: %s", "ttlSeconds", err.Error())
+	}
+	return storage.Expiry(time.Now(), ttl), nil
 }
 
 func orDefault(s, def string) string {
@@ -134,7 +154,7 @@ func orDefault(s, def string) string {
 // upload its sink opened, or a new one fed from the spooled or inline
 // payload. A problem with the file is an isError result, a storage failure
 // an error (-32603); either way nothing is stored.
-func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bool) (storage.Info, *mcp.ToolResult, error) {
+func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bool, expires time.Time) (storage.Info, *mcp.ToolResult, error) {
 	ctx := c.Context()
 	var info storage.Info
 	var err error
@@ -146,11 +166,14 @@ func (a *App) store(c *mcp.Call, f *mcp.File, key, filename string, mustBeNew bo
 		if err == nil {
 			f.Keep()
 		}
+		if err == nil && !expires.IsZero() {
+			info, err = a.restamp(ctx, a.view(c), info, expires)
+		}
 	case sink != nil:
 		return info, mcp.ToolError("Argument %q must be given once", "key"), nil
 	default:
 		info, err = ingest.Store(ctx, a.view(c), ingest.Spec{Key: key, MediaType: f.MediaType, Filename: filename,
-			Size: f.Size, IfNotExists: mustBeNew}, f.Reader())
+			Size: f.Size, IfNotExists: mustBeNew, Expires: expires}, f.Reader())
 	}
 	if err != nil {
 		res, err := a.storeError(f, key, err)

@@ -22,6 +22,7 @@ type Blob struct {
 	Filename string    `json:"filename,omitempty"`
 	ETag     string    `json:"etag"`
 	Modified time.Time `json:"modified"`
+	Expires  time.Time `json:"expires"` // the blob's own expiry (ttlSeconds); zero: none
 }
 
 // PutOptions are the optional parameters of Put.
@@ -31,6 +32,9 @@ type PutOptions struct {
 	Size        int64  // body length when known (> 0), sent as Content-Length
 	SHA256      string // hex digest the server verifies (x-mcp-sha256); mismatch stores nothing
 	IfNotExists bool   // fail with ErrExists instead of replacing
+	// TTL is the blob's lifetime, whole seconds (ttlSeconds, sent as
+	// x-mcp-ttl-seconds); 0: no expiry.
+	TTL time.Duration
 }
 
 // Put streams body to key. The blob becomes visible only when the server has
@@ -59,6 +63,9 @@ func (c *Client) Put(ctx context.Context, key string, body io.Reader, opts PutOp
 	if opts.IfNotExists {
 		req.Header.Set("If-None-Match", "*")
 	}
+	if opts.TTL > 0 {
+		req.Header.Set("x-mcp-ttl-seconds", ttlSeconds(opts.TTL))
+	}
 	resp, err := c.do(req)
 	if err != nil {
 		return Blob{}, err
@@ -69,6 +76,12 @@ func (c *Client) Put(ctx context.Context, key string, body io.Reader, opts PutOp
 		return Blob{}, fmt.Errorf("client: put %q: %w", key, err)
 	}
 	return b, nil
+}
+
+// ttlSeconds writes a TTL as whole seconds, rounded up so that a
+// sub-second TTL is not 0.
+func ttlSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 // Stat returns key's metadata (a HEAD request).

@@ -34,6 +34,8 @@ type PutFileOptions struct {
 	// where nothing breaks (no chunk is made durable on its own), but an
 	// interruption starts again from byte 0.
 	Whole bool
+	// TTL is the blob's lifetime (ttlSeconds, whole seconds); 0: none.
+	TTL time.Duration
 	// Retries bounds the attempts after a connection error, a 429 or a
 	// 5xx without progress in between (default 5); RetryWait is the first
 	// pause, doubled at each attempt up to 15 s (default 500 ms). A
@@ -96,7 +98,7 @@ func (c *Client) PutFile(ctx context.Context, key, path string, opts PutFileOpti
 	if opts.Progress != nil {
 		body = ProgressReader(f, size, opts.Progress)
 	}
-	return c.Put(ctx, key, body, PutOptions{ContentType: opts.ContentType, Filename: opts.Filename, Size: size})
+	return c.Put(ctx, key, body, PutOptions{ContentType: opts.ContentType, Filename: opts.Filename, Size: size, TTL: opts.TTL})
 }
 
 func (c *Client) putResumable(ctx context.Context, key string, f *os.File, st os.FileInfo, opts PutFileOptions) (Blob, error) {

@@ -68,6 +68,9 @@ func tusMetadata(key string, opts PutFileOptions) string {
 	if opts.ContentType != "" {
 		pairs = append(pairs, "filetype "+base64.StdEncoding.EncodeToString([]byte(opts.ContentType)))
 	}
+	if opts.TTL > 0 {
+		pairs = append(pairs, "ttlSeconds "+base64.StdEncoding.EncodeToString([]byte(ttlSeconds(opts.TTL))))
+	}
 	return strings.Join(pairs, ",")
 }
 

@@ -17,16 +17,18 @@ import (
 	"github.com/mcpblob/mcpblob/core/server/blobsvc"
 	"github.com/mcpblob/mcpblob/core/server/blobsvc/resumable"
 	"github.com/mcpblob/mcpblob/core/token"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 )
 
 // claimFiles counts the claim files of the local store in dir (its
-// reserved folder .mcpblob/claims, every set but the sweep rounds', which
-// a node takes when it starts and every ten minutes, whatever the clients do).
+// reserved folder .mcpblob/claims, every set but the sweep rounds' (tus
+// and lifecycle), which a node takes when it starts and every round,
+// whatever the clients do).
 func claimFiles(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0
 	err := filepath.WalkDir(filepath.Join(dir, ".mcpblob", "claims"), func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == resumable.SweepSet {
+		if err == nil && d.IsDir() && (d.Name() == resumable.SweepSet || d.Name() == lifecycle.SweepSet) {
 			return filepath.SkipDir
 		}
 		if err == nil && d.Type().IsRegular() {

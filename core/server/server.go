@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"time"
 
 	"github.com/mcpblob/mcpblob/asm"
 	"github.com/mcpblob/mcpblob/core/auth"
@@ -27,6 +28,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/tenancy"
 	"github.com/mcpblob/mcpblob/core/token"
 	"github.com/mcpblob/mcpblob/storage"
+	"github.com/mcpblob/mcpblob/storage/lifecycle"
 )
 
 // Options configure a [Server], one group per component. The zero value of
@@ -91,6 +93,26 @@ type Options struct {
 	Gateway gateway.Options
 	// Quota sets per-principal quotas (off by default).
 	Quota Quota
+	// Lifecycle is blob expiry: prefix rules and the sweeper
+	// (docs/lifecycle.md). A blob's own ttlSeconds needs no setting.
+	Lifecycle Lifecycle
+}
+
+// Lifecycle configures blob expiry (package storage/lifecycle).
+type Lifecycle struct {
+	// Rules expire blobs under a prefix an age after their last write.
+	Rules []lifecycle.Rule
+	// SweepEvery is the sweeper's round (default
+	// lifecycle.DefaultSweepEvery); SweepList and SweepMax bound a
+	// round's listing and deletions (defaults lifecycle.DefaultSweepList,
+	// lifecycle.DefaultSweepMax). A negative SweepEvery turns the
+	// sweeper's rounds off (expired blobs stay hidden, and stored, until
+	// Sweeper().SweepOnce runs).
+	SweepEvery          time.Duration
+	SweepList, SweepMax int
+	// Now is the lifecycle's clock, and resumable uploads' (their
+	// Upload-Expires); nil is time.Now (tests move it).
+	Now func() time.Time
 }
 
 // Auth configures authentication and tenancy.
@@ -128,6 +150,7 @@ type Server struct {
 	front  *front.Server
 	svc    *blobsvc.Server
 	quotas *quotas
+	sweep  *lifecycle.Sweeper
 }
 
 // New validates opts and returns a Server. A non-loopback Listen address
@@ -145,7 +168,15 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger), quotas: q}
+	// Expiry wraps the counted store: an expired blob a create replaces,
+	// and the sweeper's deletes, go through the quota and give its space
+	// back.
+	sweep := setUpLifecycle(&opts)
+	s := &Server{opts: opts, log: opts.Logger, facts: onetime.New(opts.Backend, opts.Logger), quotas: q, sweep: sweep}
+	// The sweeper deletes through the server's backend as it is finally
+	// wrapped, so whatever a delete does there (space given back to a
+	// quota) an expiry does too.
+	sweep.Delete = func(ctx context.Context, key string) error { return s.opts.Backend.Delete(ctx, key) }
 	if s.gate, err = newGate(opts); err != nil {
 		return nil, err
 	}
@@ -160,7 +191,7 @@ func New(opts Options) (*Server, error) {
 	}
 	svc := blobsvc.New(opts.Service, blobsvc.Env{Backend: opts.Backend, Keyring: opts.Keyring, Logger: s.log,
 		PublicURL: opts.PublicURL, DownloadURL: opts.DownloadURL, WriteTimeout: opts.Front.WriteTimeout,
-		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel})
+		Gate: s.gate, MCP: s.mcp, Blobs: s.blobs, Facts: s.facts, Telemetry: tel, Now: opts.Lifecycle.Now})
 	s.svc = svc
 	gw, err := s.newGateway()
 	if err != nil {
@@ -232,6 +263,33 @@ func setUpTelemetry(opts *Options) *telemetry.Tracker {
 	opts.Backend = telemetry.ObserveBackend(opts.Backend, opts.Metrics, opts.Logger, tel.Tracer())
 	return tel
 }
+
+// setUpLifecycle wraps the backend so that expired blobs are gone for
+// every surface above it, and returns the sweeper that deletes them (New
+// points its deletes at the server's one delete path).
+func setUpLifecycle(opts *Options) *lifecycle.Sweeper {
+	lo := opts.Lifecycle
+	policy := &lifecycle.Policy{Rules: lo.Rules, Now: lo.Now}
+	opts.Backend = lifecycle.Wrap(opts.Backend, policy)
+	m := opts.Metrics
+	return &lifecycle.Sweeper{Store: opts.Backend, Policy: policy, Every: max(lo.SweepEvery, 0), List: lo.SweepList,
+		Max: lo.SweepMax, Log: opts.Logger,
+		Swept: func(info storage.Info) { m.Expired(info.Size) },
+		Observe: func(r lifecycle.Round, err error) {
+			switch {
+			case err != nil:
+				m.SweepRound("error")
+			case r.Turn:
+				m.SweepRound("swept")
+			default:
+				m.SweepRound("skipped")
+			}
+		}}
+}
+
+// Sweeper returns the lifecycle sweeper (Serve runs its rounds unless
+// Lifecycle.SweepEvery is negative).
+func (s *Server) Sweeper() *lifecycle.Sweeper { return s.sweep }
 
 // newGate loads the API keys, settles the tenancy mode and the security
 // posture, and returns the request rules front and service share.
@@ -344,6 +402,9 @@ func (s *Server) ListenAndServe() error {
 func (s *Server) Serve(ln net.Listener) error {
 	go s.facts.Sweep(s.mcp.Context())
 	go s.svc.SweepUploads(s.mcp.Context())
+	if s.opts.Lifecycle.SweepEvery >= 0 {
+		go s.sweep.Run(s.mcp.Context())
+	}
 	return s.front.Serve(ln)
 }
 

@@ -38,6 +38,7 @@ type Upload struct {
 	MaxSize   int64         // byte limit of the upload; required (> 0)
 	Accept    []string      // accepted media types ("image/*"); empty accepts all
 	TTL       time.Duration // default DefaultUploadTTL
+	BlobTTL   time.Duration // the stored blob's expiry after its upload (whole seconds); 0 none
 }
 
 // MintedURL is the result of [Keyring.MintDownload] and [Keyring.MintUpload].
@@ -86,7 +87,7 @@ func (kr *Keyring) MintUpload(base string, u Upload) (MintedURL, error) {
 	}
 	id := NewUploadID()
 	c := Claims{Purpose: PurposeUpload, Principal: u.Principal, Object: u.Key, Prefix: u.Prefix, MaxSize: u.MaxSize,
-		Accept: u.Accept, Nonce: id, Expires: kr.now().Add(ttl).Truncate(time.Second)}
+		Accept: u.Accept, Nonce: id, Expires: kr.now().Add(ttl).Truncate(time.Second), BlobTTL: int64(u.BlobTTL / time.Second)}
 	tok, err := kr.Seal(c) // sealed: the URL must not reveal the key or the principal (SPEC §6.2)
 	if err != nil {
 		return MintedURL{}, err

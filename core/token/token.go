@@ -60,19 +60,20 @@ const maxTokenLen = 64 << 10
 
 // Claims is the signed payload of a token.
 type Claims struct {
-	KeyID     string    `json:"kid"`           // set by Sign
-	Purpose   string    `json:"pur"`           // what the token may be used for; required
-	Principal string    `json:"sub,omitempty"` // who it was minted for
-	Object    string    `json:"obj,omitempty"` // what it refers to (a blob key, a method…)
-	Expires   time.Time `json:"-"`             // zero means no expiry
-	Nonce     string    `json:"n,omitempty"`   // random; Sign fills it when empty
-	MaxSize   int64     `json:"max,omitempty"` // upload limit in bytes
-	Accept    []string  `json:"acc,omitempty"` // accepted media types
-	Data      []byte    `json:"d,omitempty"`   // opaque application data (e.g. MRTR state)
-	Filename  string    `json:"fn,omitempty"`  // download links: Content-Disposition filename override
-	SingleUse bool      `json:"one,omitempty"` // download links: serve once (the server records the redemption as a storage claim)
-	Version   string    `json:"ver,omitempty"` // download links: the object version (ETag) the link is for
-	Prefix    string    `json:"pfx,omitempty"` // upload endpoints without Object: the store prefix of the key the server picks
+	KeyID     string    `json:"kid"`            // set by Sign
+	Purpose   string    `json:"pur"`            // what the token may be used for; required
+	Principal string    `json:"sub,omitempty"`  // who it was minted for
+	Object    string    `json:"obj,omitempty"`  // what it refers to (a blob key, a method…)
+	Expires   time.Time `json:"-"`              // zero means no expiry
+	Nonce     string    `json:"n,omitempty"`    // random; Sign fills it when empty
+	MaxSize   int64     `json:"max,omitempty"`  // upload limit in bytes
+	Accept    []string  `json:"acc,omitempty"`  // accepted media types
+	Data      []byte    `json:"d,omitempty"`    // opaque application data (e.g. MRTR state)
+	Filename  string    `json:"fn,omitempty"`   // download links: Content-Disposition filename override
+	SingleUse bool      `json:"one,omitempty"`  // download links: serve once (the server records the redemption as a storage claim)
+	Version   string    `json:"ver,omitempty"`  // download links: the object version (ETag) the link is for
+	Prefix    string    `json:"pfx,omitempty"`  // upload endpoints without Object: the store prefix of the key the server picks
+	BlobTTL   int64     `json:"bttl,omitempty"` // upload endpoints: the stored blob's ttlSeconds, counted from its upload; 0 none
 }
 
 type wireClaims struct {

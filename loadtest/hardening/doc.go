@@ -31,7 +31,10 @@
 // SVG, XHTML, XML, JavaScript served through /v1, /d and resources/stream),
 // and tus on /v1/tus/ (hostile creations, concatenations, PATCHes and ids,
 // each with its documented status; a refused PATCH must leave HEAD's
-// offset unchanged, and every completed upload's blob its exact bytes).
+// offset unchanged, and every completed upload's blob its exact bytes),
+// and expiry abuse (ttlSeconds of 0, negative, huge, not a number on PUT,
+// POST /v1/uploads, tus metadata and the upload tools: refused naming
+// ttlSeconds, nothing stored).
 // Each class is sent surface by surface, a few inputs at a time.
 //
 // After each batch (one class on one surface) it checks that the process

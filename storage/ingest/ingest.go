@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -53,6 +54,9 @@ type Spec struct {
 	// checked by Begin, before any byte; the sniffed type by Close.
 	Accept      []string
 	IfNotExists bool
+	// Expires is the blob's expiry (storage.CreateOptions.Expires, from
+	// a client's ttlSeconds); zero: none.
+	Expires time.Time
 
 	// AllowEmpty stores an empty upload instead of failing Close with
 	// ErrEmpty (the control API's PUT, whose callers may store empty blobs).
@@ -113,7 +117,7 @@ func Begin(ctx context.Context, be storage.Backend, spec Spec) (*Upload, error) 
 // returns the upload without its writer and the options to create it.
 func prepare(spec Spec) (*Upload, storage.CreateOptions, error) {
 	opts, err := storage.CreateOptions{MediaType: spec.MediaType, Filename: spec.Filename, Size: spec.Size,
-		MaxSize: spec.MaxSize, IfNotExists: spec.IfNotExists}.Normalize()
+		MaxSize: spec.MaxSize, IfNotExists: spec.IfNotExists, Expires: spec.Expires}.Normalize()
 	if err != nil {
 		return nil, opts, fmt.Errorf("ingest: begin %q: %w", spec.Key, err)
 	}

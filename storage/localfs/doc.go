@@ -29,7 +29,7 @@
 // # Metadata and atomicity
 //
 // The data file is a plain file so that Open can hand out the *os.File
-// itself (sendfile). Its metadata (size, SHA-256, media type, filename) sits
+// itself (sendfile). Its metadata (size, SHA-256, media type, filename, expiry) sits
 // in a sidecar file whose records name the data version they describe by
 // (size, modification time in nanoseconds); the modification time is stamped
 // on the data file at commit. A data file is visible only while a sidecar

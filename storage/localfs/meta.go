@@ -27,6 +27,8 @@ type record struct {
 	SHA256    string `json:"sha256"`
 	MediaType string `json:"mediaType"`
 	Filename  string `json:"filename,omitempty"`
+	// Expires is Info.Expires in Unix milliseconds, 0 for none.
+	Expires int64 `json:"expires,omitempty"`
 }
 
 // version identifies a regular data file: its size and modification time
@@ -59,7 +61,24 @@ func (r *record) info(key string) storage.Info {
 		SHA256:    r.SHA256,
 		ETag:      `"` + r.SHA256 + `"`,
 		ModTime:   time.Unix(0, r.MTime),
+		Expires:   expiresTime(r.Expires),
 	}
+}
+
+// expiresMillis and expiresTime convert Info.Expires to and from the
+// record's Unix milliseconds (0: none).
+func expiresMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func expiresTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 // match returns the record describing the data file fi, or nil.

@@ -190,6 +190,7 @@ func (w *writer) commit(ctx context.Context, sha string) (storage.Info, error) {
 		SHA256:    sha,
 		MediaType: w.opts.MediaType,
 		Filename:  w.opts.Filename,
+		Expires:   expiresMillis(w.opts.Expires),
 	}
 	// The bulk of the fsync happens here, outside the key lock.
 	if err := w.stamp(rec, time.Now()); err != nil {

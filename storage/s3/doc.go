@@ -11,7 +11,9 @@
 //
 // An object's key is its S3 key. The media type is the object's
 // Content-Type; the filename is user metadata (x-amz-meta-filename, percent
-// encoded, so any UTF-8 survives the header). Info.ETag is the S3 ETag,
+// encoded, so any UTF-8 survives the header), and so is an expiry
+// (x-amz-meta-expires-ms, Unix milliseconds; storage/lifecycle acts on it,
+// S3 itself does not). Info.ETag is the S3 ETag,
 // quoted. The SHA-256 (lower-case hex) of an object sent in one PUT is user
 // metadata too (x-amz-meta-sha256); that of an object streamed in several
 // parts is in a record, see Uploads. Objects written by other tools (for

@@ -98,8 +98,10 @@ const (
 	stagingPrefix = storage.ReservedDir + "/tmp/"
 	// metaSHA256 and metaFilename are the user metadata names, in the
 	// canonical form minio-go reports them.
-	metaSHA256    = "Sha256"
-	metaFilename  = "Filename"
+	metaSHA256   = "Sha256"
+	metaFilename = "Filename"
+	// metaExpires is Info.Expires in Unix milliseconds, absent for none.
+	metaExpires   = "Expires-Ms"
 	maxPresignTTL = 7 * 24 * time.Hour
 )
 
@@ -573,6 +575,7 @@ func (s *Store) listedInfo(ctx context.Context, obj minio.ObjectInfo) (storage.I
 		Filename:  decodeFilename(md["X-Amz-Meta-"+metaFilename]),
 		ETag:      quote(obj.ETag),
 		ModTime:   obj.LastModified,
+		Expires:   parseExpires(md["X-Amz-Meta-"+metaExpires]),
 	}
 	if info.MediaType == "" {
 		info.MediaType = storage.DefaultMediaType
@@ -640,6 +643,7 @@ func infoOf(key string, oi minio.ObjectInfo) storage.Info {
 		Filename:  decodeFilename(oi.UserMetadata[metaFilename]),
 		ETag:      quote(oi.ETag),
 		ModTime:   oi.LastModified,
+		Expires:   parseExpires(oi.UserMetadata[metaExpires]),
 	}
 	if info.MediaType == "" {
 		info.MediaType = storage.DefaultMediaType
@@ -648,6 +652,19 @@ func infoOf(key string, oi minio.ObjectInfo) storage.Info {
 }
 
 func quote(etag string) string { return `"` + strings.Trim(etag, `"`) + `"` }
+
+// formatExpires and parseExpires convert Info.Expires to and from its
+// metadata value, Unix milliseconds; "" (or garbage another tool wrote)
+// is no expiry.
+func formatExpires(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+func parseExpires(v string) time.Time {
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
 
 // encodeFilename makes any UTF-8 filename a valid header value.
 func encodeFilename(name string) string { return url.PathEscape(name) }

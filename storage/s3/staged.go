@@ -130,7 +130,7 @@ func (s *Store) CommitStaged(ctx context.Context, id string, parts []storage.Sta
 		return storage.Info{}, fmt.Errorf("s3: commit staged %q: %w", w.key, stagedGone(err))
 	}
 	return storage.Info{Key: w.key, Size: w.n, MediaType: w.opts.MediaType, Filename: w.opts.Filename,
-		SHA256: sha, ETag: quote(etag), ModTime: time.Now()}, nil
+		SHA256: sha, ETag: quote(etag), ModTime: time.Now(), Expires: w.opts.Expires}, nil
 }
 
 func (w *writer) commitStaged(ctx context.Context, parts []storage.StagedPart, sha string) (string, error) {

@@ -227,10 +227,13 @@ func (w *writer) startUpload() error {
 }
 
 // objectOptions returns the options that write the object with its media
-// type, filename and meta.
+// type, filename, expiry and meta.
 func (w *writer) objectOptions(meta map[string]string) minio.PutObjectOptions {
 	if w.opts.Filename != "" {
 		meta[metaFilename] = encodeFilename(w.opts.Filename)
+	}
+	if !w.opts.Expires.IsZero() {
+		meta[metaExpires] = formatExpires(w.opts.Expires)
 	}
 	return minio.PutObjectOptions{ContentType: w.opts.MediaType, UserMetadata: meta, DisableContentSha256: true}
 }
@@ -451,6 +454,7 @@ func (w *writer) commit(ctx context.Context) (storage.Info, error) {
 		SHA256:    sha,
 		ETag:      quote(etag),
 		ModTime:   time.Now(),
+		Expires:   w.opts.Expires,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -32,7 +33,7 @@ func (s Suite) testStaged(t *testing.T, b storage.Backend) {
 	st := stager(t, b)
 	size := max(st.StagedPartMin(), 1000)
 	one, two, last := content(1, int64(size)), content(2, int64(size)), content(3, 100)
-	opts := storage.CreateOptions{MediaType: "text/plain", Filename: "notes.txt"}
+	opts := storage.CreateOptions{MediaType: "text/plain", Filename: "notes.txt", Expires: time.Now().Add(time.Hour)}
 	id, err := st.BeginStaged(ctx, "staged/obj", opts)
 	if err != nil {
 		t.Fatalf("BeginStaged: %v", err)
@@ -204,7 +205,8 @@ func wantStaged(t *testing.T, b storage.Backend, key string, want []byte, opts s
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("Open(%s): %d bytes, %v; want the %d staged", key, len(got), err, len(want))
 	}
-	if info.SHA256 != sum(want) || opts.Filename != info.Filename || opts.MediaType != "" && info.MediaType != opts.MediaType {
+	if info.SHA256 != sum(want) || opts.Filename != info.Filename || opts.MediaType != "" && info.MediaType != opts.MediaType ||
+		expiresMillis(info.Expires) != expiresMillis(opts.Expires) {
 		t.Fatalf("Open(%s)'s Info %+v; want SHA-256 %s, options %+v", key, info, sum(want), opts)
 	}
 }

@@ -176,6 +176,9 @@ func checkInfo(t *testing.T, op string, info storage.Info, key string, data []by
 	if info.Filename != opts.Filename {
 		t.Errorf("%s(%q): Filename = %q, want %q", op, key, info.Filename, opts.Filename)
 	}
+	if want := expiresMillis(opts.Expires); expiresMillis(info.Expires) != want {
+		t.Errorf("%s(%q): Expires = %v, want %v", op, key, info.Expires, opts.Expires)
+	}
 	if len(info.ETag) < 3 || info.ETag[0] != '"' || info.ETag[len(info.ETag)-1] != '"' {
 		t.Errorf("%s(%q): ETag = %q, want a quoted strong validator", op, key, info.ETag)
 	}
@@ -184,11 +187,21 @@ func checkInfo(t *testing.T, op string, info storage.Info, key string, data []by
 	}
 }
 
+// expiresMillis is an expiry as backends keep it (to the millisecond), 0
+// for none.
+func expiresMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
 // sameInfo checks that two Infos of one version agree.
 func sameInfo(t *testing.T, op string, got, want storage.Info) {
 	t.Helper()
 	if got.Key != want.Key || got.Size != want.Size || got.SHA256 != want.SHA256 ||
-		got.MediaType != want.MediaType || got.Filename != want.Filename || got.ETag != want.ETag {
+		got.MediaType != want.MediaType || got.Filename != want.Filename || got.ETag != want.ETag ||
+		expiresMillis(got.Expires) != expiresMillis(want.Expires) {
 		t.Errorf("%s: Info = %+v, want %+v", op, got, want)
 	}
 	if d := got.ModTime.Sub(want.ModTime); d < -2*time.Second || d > 2*time.Second {
@@ -319,6 +332,8 @@ func (s Suite) testRoundTrip(t *testing.T, b storage.Backend) {
 			opts := storage.CreateOptions{}
 			if known {
 				opts.Size = n
+				// An expiry, on the single PUT and on the multipart path.
+				opts.Expires = time.Now().Add(time.Duration(i+1) * time.Hour)
 			}
 			info := put(t, b, key, data, opts)
 			sameInfo(t, "Stat", mustStat(t, b, key), info)
@@ -340,6 +355,7 @@ func (s Suite) testMetadata(t *testing.T, b storage.Backend) {
 		{MediaType: "text/plain; charset=utf-8", Filename: "résumé final (1).txt"},
 		{Filename: `quote " and ; semicolon, 日本語.bin`},
 		{MediaType: "image/png"},
+		{MediaType: "image/png", Expires: time.Now().Add(90 * time.Minute)},
 	}
 	for i, opts := range cases {
 		key := fmt.Sprintf("meta/%d", i)

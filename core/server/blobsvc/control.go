@@ -240,11 +240,12 @@ type Blob struct {
 	Filename string `json:"filename,omitempty"`
 	ETag     string `json:"etag"`
 	Modified string `json:"modified"`
+	Expires  string `json:"expires,omitempty"` // RFC 3339; a listing's: the effective expiry (a rule's when earlier)
 }
 
 func blobObject(info storage.Info) Blob {
 	b := Blob{URI: blobs.URI(info.Key), Key: info.Key, Size: info.Size, SHA256: info.SHA256,
-		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag}
+		MimeType: mediaTypeOf(info), Filename: info.Filename, ETag: info.ETag, Expires: gate.ExpiresField(info.Expires)}
 	if !info.ModTime.IsZero() {
 		b.Modified = info.ModTime.UTC().Format(time.RFC3339)
 	}
@@ -345,7 +346,10 @@ func (s *Server) putSpec(ctx *fasthttp.RequestCtx, key string) (spec ingest.Spec
 			return spec, want, false
 		}
 	}
-	if want, ok = s.putWantDigests(ctx); !ok {
+	if want, ok = s.putWantDigests(ctx); ok {
+		spec.Expires, ok = s.gate.PutExpiry(ctx, time.Now())
+	}
+	if !ok {
 		return spec, want, false
 	}
 	if v := strings.TrimSpace(string(hdr.Peek("If-None-Match"))); v != "" {

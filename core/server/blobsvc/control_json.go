@@ -233,6 +233,7 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		MaxSize    json.RawMessage `json:"maxSize"`
 		Accept     []string        `json:"accept"`
 		TTLSeconds json.RawMessage `json:"ttlSeconds"`
+		BlobTTL    json.RawMessage `json:"blobTtlSeconds"` // the blob's ttlSeconds; ttlSeconds is the link's
 	}
 	if !s.readJSON(ctx, &req) {
 		return
@@ -251,10 +252,11 @@ func (s *Server) postUpload(ctx *fasthttp.RequestCtx, id auth.Identity) {
 		}
 	}
 	ttl, ok := ttlField(ctx, req.TTLSeconds, token.DefaultUploadTTL)
+	blobTTL, ok := gate.BlobTTLField(ctx, ok, req.BlobTTL)
 	if !ok {
 		return
 	}
-	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl}
+	u := token.Upload{Principal: id.Principal, MaxSize: maxSize, Accept: req.Accept, TTL: ttl, BlobTTL: blobTTL}
 	u.Key, u.Prefix = s.gate.Tenancy.UploadTarget(id, req.Key)
 	up, err := s.mintUpload(u)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -77,7 +78,8 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 	if name == "" {
 		name = blobs.DownloadName(info)
 	}
-	u, err := p.PresignGet(context.Background(), c.Object, presignTTL(c.Expires), storage.PresignOptions{
+	ttl := storage.CapTTL(presignTTL(c.Expires), info.Expires, time.Now()) // the URL ends with the blob
+	u, err := p.PresignGet(context.Background(), c.Object, ttl, storage.PresignOptions{
 		ContentType: mediaTypeOf(info), ContentDisposition: blobs.ContentDisposition("attachment", name)})
 	if err != nil {
 		s.apiStorageError(ctx, "presign", c.Object, err)
@@ -91,7 +93,7 @@ func (s *Server) redirectDownload(ctx *fasthttp.RequestCtx, p storage.Presigner,
 // when it was already used, 429 when its principal's claims rate is used
 // up, a server error when the store failed.
 func (s *Server) refuseRedeemed(ctx *fasthttp.RequestCtx, err error) {
-	if refuseClaimRate(ctx, err) {
+	if gate.RefuseClaimRate(ctx, err) {
 		return
 	}
 	if errors.Is(err, onetime.ErrClaimed) {

@@ -56,6 +56,7 @@ type Env struct {
 	Blobs        *blobs.App  // change and upload notifications
 	Facts        *onetime.Facts
 	Telemetry    *telemetry.Tracker
+	Now          func() time.Time // resumable uploads' clock; nil: time.Now
 }
 
 // Server serves the blob service's routes: /v1/, /d/, /u/, and through

@@ -18,7 +18,7 @@ import (
 func (s *Server) newResumable() *resumable.Server {
 	return resumable.New(resumable.Env{Backend: s.env.Backend, Gate: s.gate, MaxUpload: s.maxUpload(),
 		StoreFor: s.storeFor, Logger: s.log, InvalidKey: invalidKeyMessage, Filename: filenameMessage,
-		Conflict: conflictMessage, NoSpace: msgNoSpace, AlsoSweep: s.blobs.SweepFiles,
+		Conflict: conflictMessage, NoSpace: msgNoSpace, AlsoSweep: s.blobs.SweepFiles, Now: s.env.Now,
 		Changed: func(id auth.Identity, key string) { s.blobs.Changed(s.gate.Tenancy.Raw(id, key)) },
 		Values:  func(ctx *fasthttp.RequestCtx) context.Context { return telemetry.Of(ctx).Context() }})
 }
@@ -49,3 +49,6 @@ func (s *Server) tusRoute(ctx *fasthttp.RequestCtx, raw, method string, id auth.
 
 // SweepUploads removes expired resumable uploads until ctx ends.
 func (s *Server) SweepUploads(ctx context.Context) { s.tus.Sweep(ctx) }
+
+// SweepUploadsOnce removes expired resumable uploads now.
+func (s *Server) SweepUploadsOnce(ctx context.Context) { s.tus.SweepOnce(ctx) }

@@ -193,7 +193,7 @@ func (s *Server) reserveUpload(ctx *fasthttp.RequestCtx, claims token.Claims) bo
 		return true
 	case errors.As(err, new(*budget.Exceeded)):
 		s.gate.DrainSmall(ctx)
-		refuseClaimRate(ctx, err)
+		gate.RefuseClaimRate(ctx, err)
 	case errors.Is(err, onetime.ErrClaimed):
 		s.gate.RefuseBody(ctx, http.StatusConflict, "already_used", "the upload link was already used (or an upload with it is in progress)")
 	default:
@@ -352,7 +352,7 @@ func (u *upload) part(r io.Reader, filename, contentType string) *uploadError {
 	}
 	up, err := ingest.Begin(context.Background(), u.srv.env.Backend, ingest.Spec{ // the token holds the store key
 		Key: token.UploadObjectKey(u.claims, filename), MediaType: mt, Filename: filename,
-		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true})
+		MaxSize: u.max, Accept: u.claims.Accept, IfNotExists: true, Expires: storage.ExpiryAfter(u.claims.BlobTTL)})
 	if err != nil {
 		return u.uploadErrorOf(err)
 	}

@@ -7,7 +7,8 @@
 // and many clients (upload slots in all and per principal, a minimum rate
 // for request bodies, package pace), the draining of refused bodies, and
 // the error bodies of refusals: JSON-RPC for /mcp, {"error":{"code",
-// "message"}} everywhere else.
+// "message"}} everywhere else (claimrate.go: the claims rate's 429;
+// expiry.go: a blob's ttlSeconds read from a request, or its 400).
 //
 // A check decides and writes nothing: it returns a Refusal, which the
 // route answers at one point (Refuse; AdmitMCP for /mcp) once the

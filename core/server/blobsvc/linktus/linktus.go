@@ -188,7 +188,7 @@ func (s *Server) spec(c token.Claims, u *tus.Upload) ingest.Spec {
 	name := filename(u)
 	mt, _ := mediaType(u)
 	return ingest.Spec{Key: token.UploadObjectKey(c, name), MediaType: mt, Filename: name,
-		Size: max(u.Length, 0), MaxSize: s.maxSize(c), Accept: c.Accept, IfNotExists: true}
+		Size: max(u.Length, 0), MaxSize: s.maxSize(c), Accept: c.Accept, IfNotExists: true, Expires: resumable.ExpiryOf(u)}
 }
 
 // admit checks a new upload's metadata: one upload per token, so no
@@ -206,6 +206,13 @@ func (s *Server) admit(c token.Claims, u *tus.Upload) *tus.Error {
 	if _, err := mediaType(u); err != nil {
 		return &tus.Error{Status: http.StatusBadRequest, Code: "bad_metadata", Message: "Upload-Metadata filetype: malformed media type"}
 	}
+	if _, set := u.Metadata[resumable.ExpiresMeta]; set {
+		return &tus.Error{Status: http.StatusBadRequest, Code: "bad_metadata",
+			Message: "Upload-Metadata " + resumable.ExpiresMeta + " is the server's own"}
+	}
+	// The link's grant sets the blob's expiry; a ttlSeconds in the
+	// metadata is not the uploader's to choose.
+	resumable.StampExpiry(u, time.Duration(c.BlobTTL)*time.Second, time.Now())
 	if err := ingest.CheckDeclared(s.spec(c, u)); err != nil {
 		return s.refusal(err, c)
 	}

@@ -44,6 +44,8 @@ type Env struct {
 	// AlsoSweep runs in each of Sweep's rounds this node sweeps (the file
 	// records' sweep); nil for none.
 	AlsoSweep func(ctx context.Context) (int, error)
+	// Now is the uploads' clock (their Upload-Expires); nil is time.Now.
+	Now func() time.Time
 }
 
 // Server serves the endpoint.
@@ -59,7 +61,7 @@ func New(env Env) *Server {
 	s := &Server{env: env, log: env.Logger}
 	if rec := storage.RecorderOf(env.Backend); rec != nil {
 		cfg := tus.Config{Records: rec, Base: Base, MaxSize: env.MaxUpload,
-			Admit: s.tusAdmit, Complete: s.tusComplete}
+			Admit: s.tusAdmit, Complete: s.tusComplete, Now: env.Now}
 		if st := storage.StagerOf(env.Backend); st != nil {
 			cfg.Stager, cfg.Begin = st, s.tusBegin
 		}
@@ -111,6 +113,9 @@ func (s *Server) tusAdmit(u *tus.Upload) *tus.Error {
 	if u.Partial {
 		return nil
 	}
+	if err := tusExpiry(u); err != nil {
+		return err
+	}
 	if err := storage.ValidateKey(key); err != nil {
 		return &tus.Error{Status: http.StatusBadRequest, Code: "invalid_key",
 			Message: "Upload-Metadata must name the blob with \"key\" (or \"filename\"): " + s.env.InvalidKey(key, err)}
@@ -144,7 +149,7 @@ func tusMediaType(u *tus.Upload) string {
 // tusSpec is what a tus upload's object must satisfy, as PUT /v1/blobs's.
 func (s *Server) tusSpec(u *tus.Upload) ingest.Spec {
 	return ingest.Spec{Key: tusKey(u), MediaType: tusMediaType(u), Filename: u.Metadata["filename"], Size: max(u.Length, 0),
-		MaxSize: s.env.MaxUpload, AllowEmpty: true, NoSniff: true}
+		MaxSize: s.env.MaxUpload, AllowEmpty: true, NoSniff: true, Expires: ExpiryOf(u)}
 }
 
 // tusBegin starts a new upload's staged write in the caller's view of the
@@ -235,7 +240,7 @@ func (s *Server) Sweep(ctx context.Context) {
 	defer t.Stop()
 	for {
 		if s.sweepTurn(ctx, time.Now()) {
-			s.sweepOnce(ctx)
+			s.SweepOnce(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -245,7 +250,12 @@ func (s *Server) Sweep(ctx context.Context) {
 	}
 }
 
-func (s *Server) sweepOnce(ctx context.Context) {
+// SweepOnce removes the expired resumable uploads (and, with
+// Env.AlsoSweep, the file records) now, whoever's round it is.
+func (s *Server) SweepOnce(ctx context.Context) {
+	if s.tus == nil {
+		return
+	}
 	if n, err := s.tus.Sweep(ctx); err != nil && ctx.Err() == nil {
 		s.log.Error("server: sweeping expired uploads failed", "err", err)
 	} else if n > 0 {

@@ -63,7 +63,7 @@ func TestSweepRoundRunsAlsoSweep(t *testing.T) {
 	defer store.Close()
 	runs := 0
 	s := New(Env{Backend: store, MaxUpload: 1 << 20, AlsoSweep: func(context.Context) (int, error) { runs++; return 0, nil }})
-	s.sweepOnce(context.Background())
+	s.SweepOnce(context.Background())
 	if runs != 1 {
 		t.Fatalf("a sweep round ran AlsoSweep %d times, want 1", runs)
 	}

@@ -82,6 +82,7 @@ var Classes = []Class{
 	{"multipart", multipartAbuse},
 	{"era header rules", eraAbuse},
 	{"active content", activeContent},
+	{ExpiryName, expiryAbuse},
 }
 
 // seq numbers generated keys so no two inputs write the same object.

@@ -2,8 +2,8 @@
 // by class ([Classes]), each as [Batch]es of [Case]s on one [Surface]:
 // path tricks, over-long values, data URIs, JSON and JSON-RPC abuse, HTTP
 // framing and headers, Range headers, token forgery, wrong principals,
-// multipart abuse, both protocol eras' header rules and active content
-// (the tus class of resumable uploads is package hostiletus, on this
+// multipart abuse, both protocol eras' header rules, active content and
+// expiry abuse (ttlSeconds on every upload surface) (the tus class of resumable uploads is package hostiletus, on this
 // package's Env and Case).
 //
 // A Case knows how to send itself through an [Env] (the server's address,

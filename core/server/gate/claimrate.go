@@ -1,4 +1,4 @@
-package blobsvc
+package gate
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mcpblob/mcpblob/core/budget"
-	"github.com/mcpblob/mcpblob/core/server/gate"
 )
 
 // The byte plane's claims (a single-use link redeemed, an upload id taken)
@@ -18,19 +17,20 @@ import (
 // for against the claims rate core/mcp keeps (ClaimsPerMinute of
 // core/mcp/limits' Limits, shared with the claims of the MCP endpoint):
 // over it the request is refused 429 with Retry-After, nothing is written
-// and the link stays usable (onetime.Facts.ClaimToken).
+// and the link stays usable (onetime.Facts.ClaimToken). The blob service's
+// routes answer so.
 
-// refuseClaimRate answers a claim refused by the claims rate: 429 with
+// RefuseClaimRate answers a claim refused by the claims rate: 429 with
 // Retry-After (the seconds left in the principal's minute) and the error
 // too_many_claims. It reports whether err was such a refusal.
-func refuseClaimRate(ctx *fasthttp.RequestCtx, err error) bool {
+func RefuseClaimRate(ctx *fasthttp.RequestCtx, err error) bool {
 	var e *budget.Exceeded
 	if !errors.As(err, &e) {
 		return false
 	}
 	secs := max(int64((e.RetryAfter+time.Second-1)/time.Second), 1)
 	ctx.Response.Header.Set("Retry-After", strconv.FormatInt(secs, 10))
-	gate.APIError(ctx, http.StatusTooManyRequests, "too_many_claims",
+	APIError(ctx, http.StatusTooManyRequests, "too_many_claims",
 		"too many single-use downloads and upload starts for this principal: at most "+
 			strconv.FormatInt(e.Max, 10)+" a minute; retry in "+strconv.FormatInt(secs, 10)+" s")
 	return true
