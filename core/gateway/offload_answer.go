@@ -102,6 +102,11 @@ func (g *Gateway) offloadFailed(w ResponseWriter, c call, err error) {
 	if f == nil {
 		return // the client went away
 	}
+	if f.Quota != nil {
+		g.logQuota(f.Quota)
+		writeRPCError(w, c.id, quotaError(f.Quota))
+		return
+	}
 	e := offloadError(f)
 	if e.kind == "" {
 		g.log.Error("gateway: storing an offloaded blob failed", "err", err)
@@ -119,6 +124,22 @@ func offloadError(f *offload.Failure) *upstreamError {
 		return &upstreamError{msg: f.Msg}
 	}
 	return &upstreamError{kind: f.Kind, status: http.StatusBadGateway, msg: f.Msg}
+}
+
+// quotaError is the answer to a tools/call whose offloaded blob the store
+// refused by the caller's quota: the client's limit, not the gateway's
+// fault, so -32602 (HTTP 200) with data.reason "quotaExceeded" and the
+// figures, as docs/gateway.md says.
+func quotaError(q *offload.Quota) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+		"Quota exceeded: "+q.Detail()+"; a blob of the tool's answer over the offload threshold could not be stored",
+		map[string]any{"reason": "quotaExceeded", "quota": q.Name, "limit": q.Limit, "usage": q.Usage, "fits": q.Fits})
+}
+
+// logQuota logs an offload refused by a quota, at INFO: the client's limit.
+func (g *Gateway) logQuota(q *offload.Quota) {
+	g.log.Info("gateway: an offloaded blob is past the caller's quota; answered quotaExceeded", "quota", q.Name,
+		"limit", q.Limit, "usage", q.Usage)
 }
 
 // errorEvent is the SSE event answering id with e.

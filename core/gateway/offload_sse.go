@@ -22,6 +22,9 @@ func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.Re
 			case spilled:
 				g.log.Warn("gateway: offloading an SSE answer failed midway", "problem", e.msg, "upstream", g.Upstream())
 				return nil
+			case f.Quota != nil:
+				g.logQuota(f.Quota)
+				return errorEvent(id, quotaError(f.Quota))
 			case e.kind != "":
 				g.metrics.Upstream(e.kind, 0)
 				g.log.Warn("gateway: upstream failed", "kind", e.kind, "problem", e.msg, "upstream", g.Upstream())
