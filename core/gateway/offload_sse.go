@@ -30,6 +30,7 @@ func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.Re
 				g.log.Warn("gateway: upstream failed", "kind", e.kind, "problem", e.msg, "upstream", g.Upstream())
 			default:
 				g.log.Error("gateway: storing an offloaded blob failed", "err", err)
+				return errorEvent(id, storeFailedError())
 			}
 			return errorEvent(id, e.rpcError())
 		}}
