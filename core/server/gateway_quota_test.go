@@ -140,3 +140,50 @@ func TestGatewayStreamCacheQuota(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayFileByReferenceQuota: a file argument delivered by reference
+// past the caller's quota is answered -32602 naming the argument and the
+// quota (data.reason "quotaExceeded"), not -32603 with a 500; the tool
+// never gets the call whole and nothing is stored.
+func TestGatewayFileByReferenceQuota(t *testing.T) {
+	parallel(t)
+	var calls atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if bytes.Contains(b, []byte(`"tools/list"`)) {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"mcpblob-gateway-tools-list","result":{"tools":[{"name":"upload","inputSchema":{"type":"object","properties":{"file":{"type":"string","x-mcp-file":{"delivery":"reference"}}}}}]}}`)
+			return
+		}
+		if err == nil { // a request cut short is no call
+			calls.Add(1)
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+	}))
+	t.Cleanup(up.Close)
+	be := newLocalStore(t)
+	base, _ := startTestServer(t, Options{Backend: be, Gateway: gateway.Options{Upstream: up.URL + "/mcp"},
+		Auth:  Auth{Keys: []string{auth.KeyLine("alice-key", "alice", nil)}},
+		Quota: Quota{Default: auth.Quota{Bytes: gatewayQuota}}})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload","arguments":{"file":"data:application/pdf;base64,` +
+		base64.StdEncoding.EncodeToString(offloadImage(3<<20)) + `"}}}`
+	resp, b := gwPost(t, base, "alice-key", strings.NewReader(call), int64(len(call)))
+	var m struct {
+		Error *struct {
+			Code int
+			Data struct {
+				Argument, Reason, Quota string
+				Limit                   int64
+			}
+		}
+	}
+	if json.Unmarshal(b, &m) != nil || resp.StatusCode != 200 || m.Error == nil || m.Error.Code != -32602 ||
+		m.Error.Data.Argument != "file" || m.Error.Data.Reason != "quotaExceeded" || m.Error.Data.Quota != "bytes" ||
+		m.Error.Data.Limit != gatewayQuota {
+		t.Errorf("tools/call with a file past the quota: %d %.400s; want 200, -32602 quotaExceeded naming the argument", resp.StatusCode, b)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the upstream got %d tools/call whole; want none", n)
+	}
+	nothingStored(t, be)
+}

@@ -42,6 +42,18 @@ type quotaRefusal interface {
 	QuotaExceeded() (quota string, limit, usage, fits int64)
 }
 
+// QuotaOf returns the quota refusal in err's chain (an error with a
+// QuotaExceeded method, as storage's QuotaError), or nil.
+func QuotaOf(err error) *Quota {
+	var qr quotaRefusal
+	if !errors.As(err, &qr) {
+		return nil
+	}
+	q := &Quota{}
+	q.Name, q.Limit, q.Usage, q.Fits = qr.QuotaExceeded()
+	return q
+}
+
 // Detail is the refusal as a client reads it.
 func (q *Quota) Detail() string {
 	return fmt.Sprintf("the %s quota is %d, usage %d, %d more fit", q.Name, q.Limit, q.Usage, q.Fits)
@@ -52,10 +64,7 @@ func (q *Quota) Detail() string {
 // own (Kind "": its store failed, or refused by a quota: Quota set), or
 // nil for a client that went away.
 func Classify(err error) *Failure {
-	var qr quotaRefusal
-	if errors.As(err, &qr) {
-		q := &Quota{}
-		q.Name, q.Limit, q.Usage, q.Fits = qr.QuotaExceeded()
+	if q := QuotaOf(err); q != nil {
 		return &Failure{Msg: "quota exceeded: " + q.Detail(), Quota: q}
 	}
 	var sink *blobdecode.SinkError
