@@ -37,5 +37,12 @@ func QuotaErrorOf(err error) *QuotaError {
 	return nil
 }
 
+// QuotaExceeded returns the refusal's figures, so that a package that
+// may not import storage (the gateway's) finds a *QuotaError in an
+// error's chain by this method (errors.As on an interface).
+func (e *QuotaError) QuotaExceeded() (quota string, limit, usage, fits int64) {
+	return e.What, e.Limit, e.Usage, e.Fits
+}
+
 // Unwrap returns ErrQuotaExceeded.
 func (e *QuotaError) Unwrap() error { return ErrQuotaExceeded }

@@ -49,7 +49,11 @@
 // gateway answers itself, for the principal that caused the offload only.
 // The rewritten answer is held up to MaxRewriteBytes, so that a broken
 // blob is a clean JSON-RPC error (an error event in an SSE stream) and
-// leaves nothing stored.
+// leaves nothing stored. A blob the store refuses by the caller's quota
+// (an error with a QuotaExceeded method in its chain, as storage's
+// QuotaError: offload.QuotaOf) is the client's limit: -32602 with
+// data.reason "quotaExceeded" and the figures, logged at INFO; so is a
+// file delivered by reference.
 //
 // Stream cache (Options.Cache; cache*.go). A downloadUrl GET that reads
 // the upstream tees the decoded bytes into the CacheStore as the client

@@ -3,10 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/offload"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
 )
@@ -72,6 +74,10 @@ func refuseFile(w ResponseWriter, c call, ref *fileargs.Refusal, resp *http.Resp
 	}
 	cancel()
 	data := map[string]any{"argument": ref.Arg}
+	if q := offload.QuotaOf(ref.Cause); ref.Failed && q != nil {
+		writeRPCError(w, c.id, fileQuotaError(ref.Arg, q))
+		return
+	}
 	if ref.Failed {
 		writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: "+ref.Error(), data).
 			WithStatus(http.StatusInternalServerError))
@@ -84,4 +90,14 @@ func refuseFile(w ResponseWriter, c call, ref *fileargs.Refusal, resp *http.Resp
 		data["reason"] = ref.Reason
 	}
 	writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+ref.Error(), data))
+}
+
+// fileQuotaError answers a file delivered by reference that the store
+// refused by the caller's quota: -32602 naming the argument, with
+// data.reason "quotaExceeded" and the figures, as an offload's
+// (quotaError).
+func fileQuotaError(arg string, q *offload.Quota) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+		fmt.Sprintf("Invalid params: Argument %q: quota exceeded: %s; nothing was stored", arg, q.Detail()),
+		map[string]any{"argument": arg, "reason": "quotaExceeded", "quota": q.Name, "limit": q.Limit, "usage": q.Usage, "fits": q.Fits})
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpblob/mcpblob/core/gateway/readahead"
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
 )
 
@@ -16,30 +17,30 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // while the upstream is silent for KeepAlive between two events writes a
 // comment line to the client: a client that left is noticed there (the
 // write fails), and its upstream call ends, however long the upstream
-// stays silent. The upstream is read by rd (startSSE), so the wait can be
-// timed; copySSE ends rd.
-func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
-	defer rd.end()
-	if c := rd.first; c != nil && c.err != nil && rd.second == nil { // read whole already: no wait to time
-		rd.first = nil
-		err := g.relayChunk(w, (*c.buf)[:c.n])
-		rd.free <- c.buf // room: two buffers, and this one is out
+// stays silent. The upstream is read ahead by rd (package readahead), so
+// the wait can be timed; copySSE ends rd.
+func (g *Gateway) copySSE(w StreamWriter, rd *readahead.Reader) error {
+	defer rd.End()
+	if c := rd.First; c != nil && c.Err != nil && rd.Second == nil { // read whole already: no wait to time
+		rd.First = nil
+		err := g.relayChunk(w, (*c.Buf)[:c.N])
+		rd.Release(c.Buf)
 		if err != nil {
 			return err
 		}
-		return g.readEnd(c.err)
+		return g.readEnd(c.Err)
 	}
 	tick := time.NewTicker(g.opts.KeepAlive)
 	defer tick.Stop()
 	var tail []byte // the last bytes relayed: is the stream between events?
 	last := time.Now()
 	for {
-		var c sseChunk
-		if rd.first != nil {
-			c, rd.first, rd.second = *rd.first, rd.second, nil
+		var c readahead.Chunk
+		if rd.First != nil {
+			c, rd.First, rd.Second = *rd.First, rd.Second, nil
 		} else {
 			select {
-			case c = <-rd.reads:
+			case c = <-rd.Reads():
 			case now := <-tick.C:
 				if now.Sub(last) < g.opts.KeepAlive || !wire.BetweenEvents(tail) {
 					continue
@@ -53,17 +54,17 @@ func (g *Gateway) copySSE(w StreamWriter, rd *sseReader) error {
 				continue
 			}
 		}
-		err := g.relayChunk(w, (*c.buf)[:c.n])
+		err := g.relayChunk(w, (*c.Buf)[:c.N])
 		if err == nil {
-			tail = wire.AppendTail(tail, (*c.buf)[:c.n])
+			tail = wire.AppendTail(tail, (*c.Buf)[:c.N])
 			last = time.Now()
 		}
-		rd.free <- c.buf // room: two buffers, and this one is out
+		rd.Release(c.Buf)
 		switch {
 		case err != nil:
 			return err
-		case c.err != nil:
-			return g.readEnd(c.err)
+		case c.Err != nil:
+			return g.readEnd(c.Err)
 		}
 	}
 }
@@ -81,156 +82,6 @@ func wholeWait(waited bool) time.Duration {
 		return 0
 	}
 	return firstEventWait
-}
-
-// sseReader reads an SSE answer on a goroutine of its own, through two
-// pooled buffers, until the body ends or end is called; the goroutine ends
-// with the body, which the caller closes. Each buffer goes back to the pool
-// from the side that holds it last (end, putFree).
-type sseReader struct {
-	reads  chan sseChunk
-	free   chan *[]byte
-	stop   chan struct{}
-	first  *sseChunk // read by waitFirst and not yet relayed
-	second *sseChunk // read by whole and not yet relayed
-	timer  *time.Timer
-}
-
-// sseChunk is one read of an SSE answer.
-type sseChunk struct {
-	buf *[]byte
-	n   int
-	err error
-}
-
-// startSSE starts reading body. When the transport holds the whole of
-// it (inBuffer), its first buffer is read here, on the caller's goroutine:
-// an answer that ends in it is then rd.first with its end (io.EOF), and
-// no reader goroutine starts.
-func startSSE(body io.Reader, inBuffer bool) *sseReader {
-	rd := &sseReader{reads: make(chan sseChunk), free: make(chan *[]byte, 2), stop: make(chan struct{})}
-	rd.free <- copyBuffers.Get().(*[]byte)
-	rd.free <- copyBuffers.Get().(*[]byte)
-	if inBuffer {
-		bp := <-rd.free
-		n, err := fill(body, *bp)
-		rd.first = &sseChunk{bp, n, err}
-		if err != nil {
-			return rd // the answer's end: nothing left to read
-		}
-	}
-	go rd.run(body)
-	return rd
-}
-
-// fill reads body into p until p is full, the body ends or a read brings
-// nothing.
-func fill(body io.Reader, p []byte) (n int, err error) {
-	for n < len(p) && err == nil {
-		var k int
-		k, err = body.Read(p[n:])
-		n += k
-		if k == 0 {
-			break
-		}
-	}
-	return n, err
-}
-
-func (rd *sseReader) run(body io.Reader) {
-	for {
-		var bp *[]byte
-		select {
-		case bp = <-rd.free:
-		case <-rd.stop:
-			return
-		}
-		n, err := body.Read(*bp)
-		select {
-		case rd.reads <- sseChunk{bp, n, err}:
-		case <-rd.stop:
-			copyBuffers.Put(bp) // never handed over: this side holds it last
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// await waits up to d for the reader's next read (one timer for the
-// reader's waits).
-func (rd *sseReader) await(d time.Duration) (sseChunk, bool) {
-	if rd.timer == nil {
-		rd.timer = time.NewTimer(d)
-	} else {
-		rd.timer.Reset(d)
-	}
-	defer rd.timer.Stop()
-	select {
-	case c := <-rd.reads:
-		return c, true
-	case <-rd.timer.C:
-		return sseChunk{}, false
-	}
-}
-
-// waitFirst waits up to d for the first read and keeps it for copySSE;
-// it reports whether the read came.
-func (rd *sseReader) waitFirst(d time.Duration) bool {
-	c, ok := rd.await(d)
-	if ok {
-		rd.first = &c
-	}
-	return ok
-}
-
-// whole reports whether the first read (waitFirst) is the whole answer:
-// it ended the body, or the next read, within d, ends it with nothing more.
-// A next read with more is kept for copySSE.
-func (rd *sseReader) whole(d time.Duration) bool {
-	if rd.first.err != nil {
-		return errors.Is(rd.first.err, io.EOF)
-	}
-	c, ok := rd.await(d)
-	switch {
-	case !ok:
-		return false
-	case c.n == 0 && errors.Is(c.err, io.EOF):
-		rd.free <- c.buf // room: two buffers, and this one is out
-		rd.first.err = io.EOF
-		return true
-	}
-	rd.second = &c
-	return false
-}
-
-// end stops the reader and puts the buffers it does not hold back in the
-// pool.
-func (rd *sseReader) end() {
-	close(rd.stop)
-	for _, c := range []*sseChunk{rd.first, rd.second} {
-		if c != nil {
-			rd.free <- c.buf // room: two buffers, and this one is out
-		}
-	}
-	rd.first, rd.second = nil, nil
-	putFree(rd.free)
-}
-
-// putFree puts the buffers left in free back in the pool, once an sseReader
-// was told to stop: a buffer in free is taken by one side only (the
-// reader, which then puts it back itself, or this), a buffer the reader
-// holds goes back from the reader, and one handed over is in free again.
-func putFree(free chan *[]byte) {
-	for {
-		select {
-		case bp := <-free:
-			copyBuffers.Put(bp)
-		default:
-			return
-		}
-	}
 }
 
 // openStream starts an SSE answer of no declared length (an open event

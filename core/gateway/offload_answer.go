@@ -101,23 +101,52 @@ func (g *Gateway) offloadFailed(w ResponseWriter, c call, err error) {
 	if f == nil {
 		return // the client went away
 	}
+	if f.Quota != nil {
+		g.logQuota(f.Quota)
+		writeRPCError(w, c.id, quotaError(f.Quota))
+		return
+	}
 	e := offloadError(f)
 	if e.kind == "" {
 		g.log.Error("gateway: storing an offloaded blob failed", "err", err)
-		writeRPCError(w, c.id, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: storing an offloaded blob failed", nil))
+		writeRPCError(w, c.id, storeFailedError())
 		return
 	}
 	g.metrics.Upstream(e.kind, 0)
 	g.fail(w, c.id, c.method, e)
 }
 
-// offloadError is the error answered for a failed rewrite: the
-// upstream's (502), or the gateway's own (kind "": its store failed).
+// offloadError is the error of a failed rewrite: the upstream's (502,
+// answered), or the gateway's own (kind "": its store failed; its message
+// is logged, the client gets storeFailedError or quotaError).
 func offloadError(f *offload.Failure) *upstreamError {
 	if f.Kind == "" {
 		return &upstreamError{msg: f.Msg}
 	}
 	return &upstreamError{kind: f.Kind, status: http.StatusBadGateway, msg: f.Msg}
+}
+
+// storeFailedError is the answer to a tools/call whose offloaded blob the
+// gateway's store failed to keep: -32603, saying nothing of the store
+// (its error, with the object's key, goes to the log only).
+func storeFailedError() *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: storing an offloaded blob failed", nil)
+}
+
+// quotaError is the answer to a tools/call whose offloaded blob the store
+// refused by the caller's quota: the client's limit, not the gateway's
+// fault, so -32602 (HTTP 200) with data.reason "quotaExceeded" and the
+// figures, as docs/gateway.md says.
+func quotaError(q *offload.Quota) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+		"Quota exceeded: "+q.Detail()+"; a blob of the tool's answer over the offload threshold could not be stored",
+		map[string]any{"reason": "quotaExceeded", "quota": q.Name, "limit": q.Limit, "usage": q.Usage, "fits": q.Fits})
+}
+
+// logQuota logs an offload refused by a quota, at INFO: the client's limit.
+func (g *Gateway) logQuota(q *offload.Quota) {
+	g.log.Info("gateway: an offloaded blob is past the caller's quota; answered quotaExceeded", "quota", q.Name,
+		"limit", q.Limit, "usage", q.Usage)
 }
 
 // errorEvent is the SSE event answering id with e.

@@ -22,11 +22,15 @@ func (g *Gateway) offloadSSE(sw StreamWriter, body io.Reader, opts blobdecode.Re
 			case spilled:
 				g.log.Warn("gateway: offloading an SSE answer failed midway", "problem", e.msg, "upstream", g.Upstream())
 				return nil
+			case f.Quota != nil:
+				g.logQuota(f.Quota)
+				return errorEvent(id, quotaError(f.Quota))
 			case e.kind != "":
 				g.metrics.Upstream(e.kind, 0)
 				g.log.Warn("gateway: upstream failed", "kind", e.kind, "problem", e.msg, "upstream", g.Upstream())
 			default:
 				g.log.Error("gateway: storing an offloaded blob failed", "err", err)
+				return errorEvent(id, storeFailedError())
 			}
 			return errorEvent(id, e.rpcError())
 		}}

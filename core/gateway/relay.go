@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway/fileargs"
+	"github.com/mcpblob/mcpblob/core/gateway/readahead"
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
 	"github.com/mcpblob/mcpblob/core/mcp/jsonrpc"
@@ -334,7 +335,7 @@ func (g *Gateway) relayResponse(w ResponseWriter, resp *http.Response, cancel co
 
 // relayAnswer is relayResponse; inBuffer says the transport holds the
 // whole answer already (answerInBuffer): an SSE answer is then read on
-// this goroutine (startSSE), with no reader goroutine and no wait. waited
+// this goroutine (readahead.Start), with no reader goroutine and no wait. waited
 // says firstEventWait was spent already waiting for the answer's end: it
 // is not waited for again.
 func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel context.CancelFunc, inBuffer, waited bool) {
@@ -357,12 +358,12 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		})
 		return
 	}
-	rd := startSSE(resp.Body, inBuffer)
+	rd := readahead.Start(resp.Body, inBuffer, &copyBuffers)
 	size := resp.ContentLength
-	ready := size < 0 && (rd.first != nil || rd.waitFirst(firstEventWait))
+	ready := size < 0 && (rd.First != nil || rd.WaitFirst(firstEventWait))
 	switch {
-	case ready && rd.whole(wholeWait(waited)):
-		size = int64(rd.first.n) // known: headers and body in one write, no chunked end
+	case ready && rd.Whole(wholeWait(waited)):
+		size = int64(rd.First.N) // known: headers and body in one write, no chunked end
 	case ready:
 		if h, ok := w.(HeadersWithFirstBytes); ok {
 			h.HeadersWithFirstBytes()
@@ -373,7 +374,7 @@ func (g *Gateway) relayAnswer(w ResponseWriter, resp *http.Response, cancel cont
 		defer resp.Body.Close()
 		if !ready {
 			if err := openStream(sw, resp); err != nil {
-				rd.end()
+				rd.End()
 				return err
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/gateway/readahead"
 )
 
 // flushDiscard is a StreamWriter that keeps nothing.
@@ -24,7 +26,7 @@ func TestSSEBuffersReused(t *testing.T) {
 	answer := "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"
 	for _, inBuffer := range []bool{false, true} {
 		relay := func() {
-			if err := g.copySSE(flushDiscard{}, startSSE(strings.NewReader(answer), inBuffer)); err != nil {
+			if err := g.copySSE(flushDiscard{}, readahead.Start(strings.NewReader(answer), inBuffer, &copyBuffers)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcpblob/mcpblob/core/gateway/readahead"
 )
 
 // chunkyReader hands out its bytes a few at a time, as an event parser's
@@ -19,17 +21,17 @@ func (c chunkyReader) Read(p []byte) (int, error) {
 }
 
 // An SSE answer the transport holds whole is read on the caller's
-// goroutine: startSSE returns with it read to its end, and starts no
-// reader (rd.reads is never sent on). One larger than a buffer goes on
+// goroutine: readahead.Start returns with it read to its end, and starts no
+// reader (rd.Reads() is never sent on). One larger than a buffer goes on
 // through the reader, whole and in order.
 func TestSSEInBufferReadHere(t *testing.T) {
 	g := newGateway(t, "http://127.0.0.1:1", nil)
 	small := "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"
-	rd := startSSE(chunkyReader{strings.NewReader(small)}, true)
-	if rd.first == nil || !errors.Is(rd.first.err, io.EOF) || string((*rd.first.buf)[:rd.first.n]) != small {
-		t.Fatalf("startSSE of an answer in the buffer: first %+v; want the whole answer with io.EOF", rd.first)
+	rd := readahead.Start(chunkyReader{strings.NewReader(small)}, true, &copyBuffers)
+	if rd.First == nil || !errors.Is(rd.First.Err, io.EOF) || string((*rd.First.Buf)[:rd.First.N]) != small {
+		t.Fatalf("readahead.Start of an answer in the buffer: first %+v; want the whole answer with io.EOF", rd.First)
 	}
-	if !rd.whole(0) {
+	if !rd.Whole(0) {
 		t.Error("an answer read whole is not reported whole")
 	}
 	var out bytes.Buffer
@@ -38,9 +40,9 @@ func TestSSEInBufferReadHere(t *testing.T) {
 	}
 
 	big := strings.Repeat("data: "+strings.Repeat("x", 1000)+"\n\n", 100) // over one 32 KiB buffer
-	rd = startSSE(chunkyReader{strings.NewReader(big)}, true)
-	if rd.first == nil || rd.first.err != nil {
-		t.Fatalf("startSSE of a large answer: first %+v; want a full buffer and no end", rd.first)
+	rd = readahead.Start(chunkyReader{strings.NewReader(big)}, true, &copyBuffers)
+	if rd.First == nil || rd.First.Err != nil {
+		t.Fatalf("readahead.Start of a large answer: first %+v; want a full buffer and no end", rd.First)
 	}
 	out.Reset()
 	if err := g.copySSE(bufFlusher{&out}, rd); err != nil || out.String() != big {

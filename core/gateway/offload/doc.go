@@ -12,6 +12,6 @@
 // data of an event that is a JSON object goes through blobdecode.Rewrite,
 // held up to a bound so that a broken blob is a clean error event; every
 // other line passes byte for byte. [Classify] names a failed rewrite in
-// the gateway's terms. The gateway (package gateway) does the HTTP: it
+// the gateway's terms, a store's refusal by a quota included ([QuotaOf]). The gateway (package gateway) does the HTTP: it
 // picks the answers to rewrite and answers the reads of offloaded URIs.
 package offload
