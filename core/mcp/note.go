@@ -47,7 +47,7 @@ func (s *Server) noteRequest(r *Request, w ResponseWriter, msg *jsonrpc.Message,
 	if n == nil {
 		return w
 	}
-	n.Era, n.Method, n.Outcome, n.Meta = EraSession, "other", observe.OutcomeOK, msg.Meta
+	n.Era, n.Method, n.Outcome, n.Meta = EraSession, "other", observe.OutcomeOK, observe.TraceMeta(msg.Meta)
 	if modern {
 		n.Era = EraStateless
 	}

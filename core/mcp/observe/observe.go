@@ -6,6 +6,7 @@
 package observe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync/atomic"
@@ -18,12 +19,39 @@ import (
 // "tool_error" (a tool's isError result), "error" (a JSON-RPC error) or ""
 // when the request was not a JSON-RPC request (a notification, a response,
 // GET or DELETE). An SSE answer counts as "ok" once its stream starts.
-// Meta is the request's params._meta (members as sent, nil without one),
-// where tracing finds the W3C trace context (traceparent, tracestate,
-// baggage).
+// Meta is the trace context of the request's params._meta (TraceMeta:
+// traceparent, tracestate, baggage, copied; nil without one), where
+// tracing finds it.
 type Note struct {
 	Method, Tool, Era, Outcome string
 	Meta                       map[string]json.RawMessage
+}
+
+// traceKeys are the _meta members of W3C trace context (the 2026-07-28
+// revision reserves them), the only ones a Note keeps.
+var traceKeys = [...]string{"traceparent", "tracestate", "baggage"}
+
+// maxTraceMember bounds a kept member: W3C allows baggage 8,192 bytes,
+// tracestate 512, traceparent 55.
+const maxTraceMember = 8192 + 2
+
+// TraceMeta is what a Note keeps of a request's _meta: its trace context
+// members, copied (nil when it has none). A Note lives as long as its
+// request, a listen stream's for hours, and the members of _meta are
+// slices of the request's body: keeping them would keep the whole body.
+func TraceMeta(meta map[string]json.RawMessage) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for _, k := range traceKeys {
+		v, ok := meta[k]
+		if !ok || len(v) > maxTraceMember {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]json.RawMessage, len(traceKeys))
+		}
+		out[k] = bytes.Clone(v)
+	}
+	return out
 }
 
 // Outcomes of Note.Outcome.
