@@ -215,3 +215,10 @@ func NewLimitedFile(f *os.File, n int64) *LimitedFile {
 
 // Close closes the underlying file.
 func (f *LimitedFile) Close() error { return f.File.Close() }
+
+// StaleRemover is a store that removes what crashed writers left behind
+// (S3: incomplete multipart uploads), called by the lifecycle sweeper on
+// the rounds it sweeps; it reports how many things it removed.
+type StaleRemover interface {
+	RemoveStale(ctx context.Context) int
+}

@@ -163,6 +163,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	stale, _ := opts.Backend.(storage.StaleRemover) // the raw store's, before any wrapper
 	tel := setUpTelemetry(&opts)
 	q, err := setUpQuota(&opts) // quota.go
 	if err != nil {
@@ -177,6 +178,7 @@ func New(opts Options) (*Server, error) {
 	// wrapped, so whatever a delete does there (space given back to a
 	// quota) an expiry does too.
 	sweep.Delete = func(ctx context.Context, key string) error { return s.opts.Backend.Delete(ctx, key) }
+	sweep.Stale = stale
 	if s.gate, err = newGate(opts); err != nil {
 		return nil, err
 	}

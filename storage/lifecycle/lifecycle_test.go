@@ -289,3 +289,30 @@ func TestSweepEndsWithItsRound(t *testing.T) {
 		t.Errorf("the sweep's deadline = %v, want its round's end %v", deadline, want)
 	}
 }
+
+// staleCounter is a StaleRemover that counts its calls.
+type staleCounter struct{ calls atomic.Int32 }
+
+func (s *staleCounter) RemoveStale(context.Context) int { s.calls.Add(1); return 1 }
+
+// TestStaleRemovedOnTurnOnly: the store's leftovers of crashed writers
+// are removed in the rounds this node sweeps, not in a round another node
+// holds.
+func TestStaleRemovedOnTurnOnly(t *testing.T) {
+	stores(t, func(t *testing.T, raw storage.Backend) {
+		var c clock
+		p := newPolicy(&c)
+		var a, b staleCounter
+		first := &Sweeper{Store: Wrap(raw, p), Policy: p, Every: time.Hour, Stale: &a}
+		second := &Sweeper{Store: Wrap(raw, p), Policy: p, Every: time.Hour, Stale: &b}
+		r1, err1 := first.SweepOnce(t.Context())
+		r2, err2 := second.SweepOnce(t.Context())
+		if err1 != nil || err2 != nil || !r1.Turn || r2.Turn {
+			t.Fatalf("rounds %+v, %v and %+v, %v; want the first node's turn only", r1, err1, r2, err2)
+		}
+		if a.calls.Load() != 1 || b.calls.Load() != 0 || r1.Stale != 1 {
+			t.Errorf("RemoveStale called %d times on the sweeping node (round says %d), %d on the other; want 1, 0",
+				a.calls.Load(), r1.Stale, b.calls.Load())
+		}
+	})
+}

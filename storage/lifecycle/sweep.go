@@ -45,6 +45,10 @@ type Sweeper struct {
 	Swept func(info storage.Info)
 	// Observe, when set, is told of every round Run did (metrics).
 	Observe func(r Round, err error)
+	// Stale, when set, is asked in each round this node sweeps to remove
+	// what crashed writers left (the raw store's storage.StaleRemover:
+	// S3's incomplete multipart uploads), before the expired blobs.
+	Stale storage.StaleRemover
 	// Log receives failures; nil discards them.
 	Log *slog.Logger
 
@@ -59,6 +63,7 @@ type Round struct {
 	Removed int   // expired blobs deleted
 	Bytes   int64 // their sizes
 	Done    bool  // the listing reached the end of the store
+	Stale   int   // leftovers of crashed writers removed (Sweeper.Stale)
 }
 
 func (s *Sweeper) every() time.Duration { return cmp.Or(s.Every, DefaultSweepEvery) }
@@ -108,8 +113,12 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (Round, error) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, round.Add(every))
 	defer cancel()
+	stale := 0
+	if s.Stale != nil {
+		stale = s.Stale.RemoveStale(ctx)
+	}
 	r, err := s.sweep(ctx, now)
-	r.Turn = true
+	r.Turn, r.Stale = true, stale
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = nil // the round ended: the next one goes on
 	}

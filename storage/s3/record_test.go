@@ -366,3 +366,37 @@ func TestConcurrentIfNotExistsMultipart(t *testing.T) {
 		t.Errorf("left behind: %q", left)
 	}
 }
+
+// TestRemoveStaleOnOpenStore: a store that stays open removes a crashed
+// writer's incomplete upload and record once they are older than
+// StaleAfter (RemoveStale, which the lifecycle sweeper calls), and not
+// before: right after Open, with the default StaleAfter, it leaves them.
+func TestRemoveStaleOnOpenStore(t *testing.T) {
+	s := newStore(t, Options{PartSize: testPartSize})
+	ctx := t.Context()
+	opts := minio.PutObjectOptions{UserMetadata: map[string]string{metaSHA256Record: "CRASHED"}}
+	id, err := s.core.NewMultipartUpload(ctx, s.bucket, "crashed", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := storagetest.Bytes(7, 0, testPartSize)
+	if _, err := s.core.PutObjectPart(ctx, s.bucket, "crashed", id, 1, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.putRecord(ctx, "crashed", "CRASHED", hexSum(part)); err != nil {
+		t.Fatal(err)
+	}
+	left := leftovers(t, s)
+	if n := s.RemoveStale(ctx); n != 0 || len(leftovers(t, s)) != len(left) {
+		t.Fatalf("RemoveStale with the default StaleAfter removed %d young leftovers", n)
+	}
+	open := newStore(t, Options{Bucket: s.bucket, StaleAfter: time.Hour})
+	open.staleAfter = time.Millisecond // as if an hour had passed since Open
+	time.Sleep(10 * time.Millisecond)
+	if n := open.RemoveStale(ctx); n != len(left) {
+		t.Errorf("RemoveStale removed %d, want the %d leftovers %q", n, len(left), left)
+	}
+	if again := leftovers(t, s); len(again) != 0 {
+		t.Errorf("after RemoveStale: %q", again)
+	}
+}

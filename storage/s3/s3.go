@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -67,7 +68,8 @@ type Options struct {
 	StagedCommit bool
 	// CreateBucket creates the bucket at Open when it does not exist.
 	CreateBucket bool
-	// StaleAfter is the age after which Open removes staged objects,
+	// StaleAfter is the age after which Open (and RemoveStale, on a store
+	// that stays open) removes staged objects,
 	// incomplete multipart uploads (none of whose parts is younger: a
 	// staged write in use stays) and SHA-256 records left by crashed
 	// writers (records, also when their object is gone). Default 24h; a
@@ -127,6 +129,11 @@ type Store struct {
 	inFlight int
 	// partsPerStep: see partSizeFor (tests lower it).
 	partsPerStep int
+	// staleAfter is Options.StaleAfter; staleAt when RemoveStale last
+	// ran (RemoveStale runs at most every staleAfter/24).
+	staleAfter time.Duration
+	staleMu    sync.Mutex
+	staleAt    time.Time
 }
 
 var (
@@ -207,7 +214,8 @@ func open(ctx context.Context, opts Options) (*Store, error) {
 	if err := s.ensureBucket(ctx, opts.Region, opts.CreateBucket); err != nil {
 		return nil, err
 	}
-	if opts.StaleAfter > 0 {
+	if s.staleAfter = opts.StaleAfter; s.staleAfter > 0 {
+		s.staleAt = time.Now()
 		s.removeStale(ctx, opts.StaleAfter)
 	}
 	return s, nil
@@ -259,9 +267,33 @@ func (s *Store) ensureBucket(ctx context.Context, region string, create bool) er
 	return err
 }
 
+// RemoveStale removes what crashed writers left (incomplete multipart
+// uploads with no part written for StaleAfter, staged objects and records
+// as old), as Open does, for a store that stays open: the lifecycle
+// sweeper calls it each round it sweeps (storage.StaleRemover). It runs
+// at most every StaleAfter/24 (an hour by default; the listings cost
+// requests) and reports how many things it removed; with StaleAfter
+// negative it never runs.
+func (s *Store) RemoveStale(ctx context.Context) int {
+	if s.staleAfter <= 0 {
+		return 0
+	}
+	s.staleMu.Lock()
+	due := time.Since(s.staleAt) >= s.staleAfter/24
+	if due {
+		s.staleAt = time.Now()
+	}
+	s.staleMu.Unlock()
+	if !due {
+		return 0
+	}
+	return s.removeStale(ctx, s.staleAfter)
+}
+
 // removeStale aborts multipart uploads and deletes staged objects older than
-// age: what crashed writers left. Failures are logged, not returned.
-func (s *Store) removeStale(ctx context.Context, age time.Duration) {
+// age: what crashed writers left. Failures are logged, not returned; it
+// reports how many things it removed.
+func (s *Store) removeStale(ctx context.Context, age time.Duration) int {
 	cutoff := time.Now().Add(-age)
 	removed := 0
 	for obj := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: stagingPrefix, Recursive: true}) {
@@ -294,6 +326,7 @@ func (s *Store) removeStale(ctx context.Context, age time.Duration) {
 	if removed > 0 {
 		s.log.Info("s3: removed stale uploads", "bucket", s.bucket, "count", removed, "olderThan", age)
 	}
+	return removed
 }
 
 // partWrittenSince reports whether a part of the upload was written after
