@@ -56,6 +56,7 @@ func TestQuotaSurfaces(t *testing.T) {
 			}
 			quotaHTTPSurfaces(t, c)
 			quotaMCPSurfaces(t, c)
+			quotaFilesSurface(t, c)
 			truth, err := quota.Scan(t.Context(), raw)
 			if err != nil || truth["alice"] != (quota.Usage{Bytes: 900, Objects: 1}) {
 				t.Fatalf("stored after the refusals: %+v %v, want only the 900 bytes of fill", truth, err)
@@ -177,5 +178,20 @@ func TestQuotaTusPatch(t *testing.T) {
 			}
 			noBugLogs(t, logs)
 		})
+	}
+}
+
+// quotaFilesSurface: an SEP-2631 file past the quota (both eras) is
+// refused where its bytes arrive, the upload link the authorization gave:
+// 403 quota_exceeded, nothing stored (TestQuotaSurfaces checks the store).
+func quotaFilesSurface(t *testing.T, c *bpClient) {
+	data := make([]byte, 200)
+	for _, modern := range []bool{false, true} {
+		fc := newFilesClient(t, c.base, quotaSecret, modern, `{"files":{}}`)
+		var up fileAnswer
+		fc.ok("files/authorizeUpload", map[string]any{"name": "f.bin", "mimeType": "application/octet-stream",
+			"size": len(data), "digest": wireDigest(data)}, &up)
+		code, body := httpDo(t, up.Upload, data, nil)
+		wantQuotaRefusal(t, fmt.Sprintf("files/authorizeUpload's upload (modern %v)", modern), code, body, 100)
 	}
 }
