@@ -168,7 +168,10 @@ func storeError(err error) *Error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, storage.ErrPreconditionFailed):
+	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrStagedGone):
+		// Another request moved the upload on meanwhile: a PATCH at the
+		// same offset that completed it (its staged write committed and
+		// gone) or a termination.
 		return overtaken()
 	case errors.Is(err, storage.ErrQuotaExceeded):
 		return &Error{Status: http.StatusForbidden, Code: "quota_exceeded", Message: "quota exceeded", Err: err}
