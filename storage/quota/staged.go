@@ -90,15 +90,31 @@ func (s stager) cover(ctx context.Context, id stagedID, end int64) error {
 	return nil
 }
 
-func (s stager) PutStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
+// coverTo is cover for a staged write's id as its callers hold it: the
+// backend's id to write with, its reservation made to hold the bytes up
+// to end first (an id not of this wrapper passes as it is).
+func (s stager) coverTo(ctx context.Context, id string, end int64) (string, error) {
 	sid, ok := parseStagedID(id)
 	if !ok {
-		return s.s.PutStaged(ctx, id, number, offset, data)
+		return id, nil
 	}
-	if err := s.cover(ctx, sid, offset+int64(len(data))); err != nil {
+	return sid.inner, s.cover(ctx, sid, end)
+}
+
+// innerID is the backend's id of a staged write.
+func innerID(id string) string {
+	if sid, ok := parseStagedID(id); ok {
+		return sid.inner
+	}
+	return id
+}
+
+func (s stager) PutStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
+	inner, err := s.coverTo(ctx, id, offset+int64(len(data)))
+	if err != nil {
 		return storage.StagedPart{}, err
 	}
-	return s.s.PutStaged(ctx, sid.inner, number, offset, data)
+	return s.s.PutStaged(ctx, inner, number, offset, data)
 }
 
 func (s stager) StagedPartMin() int { return s.s.StagedPartMin() }
@@ -154,21 +170,15 @@ type streamer struct {
 }
 
 func (s streamer) WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error {
-	sid, ok := parseStagedID(id)
-	if !ok {
-		return s.st.WriteStaged(ctx, id, number, offset, data)
-	}
-	if err := s.cover(ctx, sid, offset+int64(len(data))); err != nil {
+	inner, err := s.coverTo(ctx, id, offset+int64(len(data)))
+	if err != nil {
 		return err
 	}
-	return s.st.WriteStaged(ctx, sid.inner, number, offset, data)
+	return s.st.WriteStaged(ctx, inner, number, offset, data)
 }
 
 func (s streamer) SyncStaged(ctx context.Context, id string, number int, offset, size int64) (storage.StagedPart, error) {
-	if sid, ok := parseStagedID(id); ok {
-		id = sid.inner
-	}
-	return s.st.SyncStaged(ctx, id, number, offset, size)
+	return s.st.SyncStaged(ctx, innerID(id), number, offset, size)
 }
 
 // heldCache remembers, on this node, how many bytes a resumable
@@ -228,14 +238,11 @@ type sender struct {
 }
 
 func (s sender) SendStaged(ctx context.Context, id string, number int, offset, size int64, r io.Reader) (storage.StagedPart, error) {
-	sid, ok := parseStagedID(id)
-	if !ok {
-		return s.se.SendStaged(ctx, id, number, offset, size, r)
-	}
-	if err := s.cover(ctx, sid, offset+size); err != nil {
+	inner, err := s.coverTo(ctx, id, offset+size)
+	if err != nil {
 		return storage.StagedPart{}, err
 	}
-	return s.se.SendStaged(ctx, sid.inner, number, offset, size, r)
+	return s.se.SendStaged(ctx, inner, number, offset, size, r)
 }
 
 // StagedClaimer gives the wrapped Stager's StagedClaimer (a claim stores
@@ -251,8 +258,5 @@ func (s stager) StagedClaimer() storage.StagedClaimer {
 type claimer struct{ c storage.StagedClaimer }
 
 func (c claimer) ClaimStaged(ctx context.Context, id string, number int) error {
-	if sid, ok := parseStagedID(id); ok {
-		id = sid.inner
-	}
-	return c.c.ClaimStaged(ctx, id, number)
+	return c.c.ClaimStaged(ctx, innerID(id), number)
 }
