@@ -220,6 +220,7 @@ func buildAll(cfg *config, work string) (map[string]string, error) {
 		{"gosdk", filepath.Join(root, "bench"), "./peers/gosdk"},
 		{"mcpgo", filepath.Join(root, "bench"), "./peers/mcpgo"},
 		{"fasthttpfile", filepath.Join(root, "bench"), "./peers/fasthttpfile"},
+		{"testas", filepath.Join(root, "cmd", "mcpblob-testas"), "."}, // P6's OAuth row
 	} {
 		bins[b.name] = filepath.Join(work, b.name)
 		if err := proc.GoBuild(b.dir, bins[b.name], b.pkg); err != nil {

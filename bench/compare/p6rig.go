@@ -76,6 +76,9 @@ func startP6Rig(ctx context.Context, work string, bins map[string]string) (*p6Ri
 		g.stop()
 		return nil, err
 	}
+	if err := g.startOAuth(ctx, bins, blob); err != nil {
+		g.skipped = append(g.skipped, p6RowOAuth+": "+err.Error())
+	}
 	g.startPeers(ctx, bins, files, blob)
 	return g, nil
 }
@@ -103,6 +106,12 @@ func startPinnedEnv(dir, cpu, name, bin string, env []string, args ...string) (*
 	if err != nil {
 		return nil, "", err
 	}
+	return startPinnedAt(dir, cpu, name, bin, addr, env, args...)
+}
+
+// startPinnedAt is startPinnedEnv on a loopback address the caller chose
+// (one it had to name to another process first).
+func startPinnedAt(dir, cpu, name, bin, addr string, env []string, args ...string) (*proc.Proc, string, error) {
 	logf, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		return nil, "", err

@@ -42,6 +42,7 @@ const (
 	p6RowRead   = "mcpblob resources/read"
 	p6RowList   = "mcpblob tools/list"
 	p6RowKey    = "mcpblob resources/read, API key"
+	p6RowOAuth  = "mcpblob resources/read, OAuth"
 	p6RowModern = "mcpblob resources/read, 2026-07-28"
 	p6RowTraced = "mcpblob resources/read, tracing on"
 	p6RowGoSDK  = "go-sdk resources/read"
@@ -54,6 +55,7 @@ var p6RowText = map[string][2]string{
 	p6RowRead:   {"**mcpblob**", "`resources/read` of the 4 KiB blob (2025-11-25 session)"},
 	p6RowList:   {"**mcpblob**", "`tools/list` (2025-11-25 session)"},
 	p6RowKey:    {"**mcpblob** `--auth-keys`", "`resources/read`, 4 KiB, `Authorization: Bearer` API key (session)"},
+	p6RowOAuth:  {"**mcpblob** `--oauth-issuer`", "`resources/read`, 4 KiB, `Authorization: Bearer` OAuth access token (a JWT from the test AS, cmd/mcpblob-testas; session)"},
 	p6RowModern: {"**mcpblob**", "`resources/read`, 4 KiB, 2026-07-28 (no session; `Mcp-Method`, `Mcp-Name`, `_meta`)"},
 	p6RowTraced: {"**mcpblob** `OTEL_*` on", "`resources/read` of the 4 KiB blob (2025-11-25 session), every request traced (`always_on`) and exported over OTLP/HTTP"},
 	p6RowGoSDK:  {"go-sdk (bench/peers/gosdk)", "`resources/read`, 4 KiB (2025-11-25 session)"},
