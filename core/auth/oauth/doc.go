@@ -64,6 +64,14 @@
 // becomes [Claims].Principal. Scopes come from "scope" (space-separated)
 // and "scp" (array or string).
 //
+// A token that passed is remembered by its SHA-256 (at most 4 MiB of
+// claims; random entries go beyond that), so a client sending the same
+// bearer on every request pays the signature check once. A remembered
+// token is accepted again only while it has not expired (exp plus the
+// leeway) and the JWKS snapshot that verified it is still the current one:
+// the refresh that retires a key sends every token through the full check
+// again. Refused tokens are not remembered.
+//
 // # Errors
 //
 // Every refusal is a *[TokenError] wrapping [ErrInvalidToken], whose Reason

@@ -28,7 +28,8 @@ type Verifier struct {
 	meta Metadata
 	now  func() time.Time
 
-	keys atomic.Pointer[keySet]
+	keys   atomic.Pointer[keySet]
+	tokens tokenCache // verified tokens (tokencache.go)
 
 	mu          sync.Mutex // guards lastAttempt and flight
 	lastAttempt time.Time

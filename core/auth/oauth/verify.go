@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,6 +35,20 @@ func invalid(reason string) error { return &TokenError{Reason: reason} }
 // faults. Verify does no network I/O when the token's key is in a fresh
 // JWKS.
 func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
+	sum := sha256.Sum256([]byte(token))
+	if c, ok, err := v.cached(ctx, sum); ok || err != nil {
+		return c, err
+	}
+	set := v.keys.Load() // before the check: a refresh during it makes the entry stale, never wrongly fresh
+	c, err := v.verify(ctx, token)
+	if err == nil {
+		v.tokens.put(sum, &tokenEntry{claims: c, keys: set})
+	}
+	return c, err
+}
+
+// verify is Verify without the cache: the signature and every claim.
+func (v *Verifier) verify(ctx context.Context, token string) (Claims, error) {
 	jws, err := v.parse(token)
 	if err != nil {
 		return Claims{}, err
