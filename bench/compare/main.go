@@ -322,7 +322,7 @@ func runOnly(ctx context.Context, cfg *config, work string, bins map[string]stri
 	}
 	rep.elapsed = time.Since(start)
 	rep.steal = sysinfo.StealSince(rep.cpuStart)
-	if err := rep.write(cfg.out, true); err != nil {
+	if err := rep.writeOnly(cfg.out, cfg.only); err != nil {
 		return err
 	}
 	return rep.writeCharts(cfg.charts)

@@ -216,6 +216,12 @@ func (r *report) write(path string, keepCodec bool) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	return os.WriteFile(path, []byte(r.render(old, keepCodec)), 0o644)
+}
+
+// render is the whole file, keeping from old the sections this run did not
+// measure.
+func (r *report) render(old []byte, keepCodec bool) string {
 	codecSection := "(not yet run)\n"
 	if kept, ok := mdsection.Extract(string(old), "codec"); ok && keepCodec {
 		codecSection = kept
@@ -284,7 +290,24 @@ func (r *report) write(path string, keepCodec bool) error {
 	if r.codec != nil {
 		b.WriteString("\n![P1 encode](charts/p1-codec-encode.svg)\n![P1 decode](charts/p1-codec-decode.svg)\n")
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return b.String()
+}
+
+// writeOnly writes a run of target id alone (-only): its parts of the file
+// replace the old ones and the rest stays (spliceTargets); a file without
+// them is written whole.
+func (r *report) writeOnly(path, id string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	fresh := r.render(old, true)
+	note := fmt.Sprintf("Measured alone (`-only %s`): date %s, wall time %v, commit %s, CPU steal %.1f %%; the other targets are from the run in the header.",
+		id, r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second), r.commit, r.steal)
+	if spliced, ok := spliceTargets(string(old), fresh, []string{id}, note); ok {
+		fresh = spliced
+	}
+	return os.WriteFile(path, []byte(fresh), 0o644)
 }
 
 // writeDetail is a target's section body: the workload's own tables for
