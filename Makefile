@@ -35,7 +35,7 @@ FUZZPKGS  = $(filter-out $(FUZZPKGS_SLOW),$(patsubst %/,./%,$(sort $(dir $(shell
 PUREGO    := -tags purego,noasm
 
 .PHONY: help run build test check depcheck licensecheck test-race test-full test-purego test-tiers fuzz fuzz-smoke \
-        generate gen-check bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
+        generate gen-check harness-test bench bench-codec bench-smallreq bench-compare cluster loadtest loadtest-smoke hardening hardening-smoke \
         slowstorm deploy-check tusclient-check tools tools-node tools-apt tools-apt-test clean
 
 help:
@@ -57,8 +57,15 @@ build:
 ## test: tools, static checks, race tests (every package, -short), full-size tests (the packages where
 ## they differ), purego and lower-tier legs, fuzz smoke, generate drift, load smoke, hardening smoke,
 ## the loopback cluster check, a Go tus client's resumed upload, the deploy files' validation.
-test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check loadtest-smoke hardening-smoke cluster-check tusclient-check deploy-check
+test: tools check test-race test-full test-purego test-tiers fuzz-smoke gen-check harness-test loadtest-smoke hardening-smoke cluster-check tusclient-check deploy-check
 	@echo "make test: all legs passed"
+
+## harness-test: the unit tests of the benchmark harness (bench: report rendering, the -only splice,
+## wrk and P6 parsing, verdicts) and of the load rig (loadtest/rig); the suites' own tests run with
+## them below (cluster-check, tusclient-check, hardening-smoke).
+harness-test: $(TOOLBIN)/weed
+	cd bench && $(GO) test -count=1 ./...
+	cd loadtest && $(GO) test -count=1 ./rig/...
 
 check: depcheck licensecheck
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^asm/_gen/')); \
