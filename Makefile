@@ -157,9 +157,10 @@ test-tiers:
 # the packages whose targets drive a whole server. The targets are the Fuzz functions of
 # the test files the build takes (go list, with the tags; `go test -list` compiled a test
 # binary per package for the same answer). Every target runs in the default
-# build; with $(PUREGO) again only in the packages whose code under test the tags change
-# (`$(TESTPKGS) tags purego,noasm`, e.g. asm, core/codec, core/mcp/scan, core/server);
-# elsewhere the tags build the same code.
+# build; with $(PUREGO) again only in the packages whose own code reaches what the tags
+# change (`$(TESTPKGS) tags-direct purego,noasm`: asm, core/codec and their direct
+# importers, e.g. core/mcp/scan, storage/ingest, core/server); elsewhere the targets
+# (a URI parser, the control API's JSON) run the same code under the tags.
 FUZZTIME_SLOW ?= 300x
 # FUZZJOBS targets at a time: a smoke run of 20000 executions is mostly a fuzzer's start
 # (instrumented binary, baseline coverage), which overlaps well; make fuzz runs one at a time.
@@ -177,7 +178,7 @@ fuzz: FUZZTIME = $(FUZZFOR)
 fuzz: FUZZTIME_SLOW = $(FUZZFOR)
 fuzz-smoke fuzz:
 	@mod=$$($(GO) list -m); \
-	purego=$$($(TESTPKGS) tags purego,noasm $(FUZZPKGS) $(FUZZPKGS_SLOW)); \
+	purego=$$($(TESTPKGS) tags-direct purego,noasm $(FUZZPKGS) $(FUZZPKGS_SLOW)); \
 	for tags in "" "$(PUREGO)"; do \
 	  for pkg in $(FUZZPKGS) $(FUZZPKGS_SLOW); do \
 	    if [ -n "$$tags" ] && ! grep -qx "$$mod/$${pkg#./}" <<<"$$purego"; then continue; fi; \

@@ -12,6 +12,13 @@
 #       asm/internal/race is not such a file: its race build only annotates
 #       memory for the detector.
 #
+#   .ci/testpkgs.sh tags-direct TAGS [PATTERN...]
+#       Of those, the packages whose non-test files import a package the
+#       tags build from other files directly (or that are one): make
+#       fuzz-smoke's purego run, where a fuzz target reaches the changed
+#       code through its own package (a URI parser in a package that also
+#       imports the codec's users does not).
+#
 #   .ci/testpkgs.sh tags TAGS [PATTERN...]
 #       The packages whose code under test is built from other files with
 #       -tags TAGS (make test-purego and fuzz-smoke run only these with
@@ -30,8 +37,9 @@ race_only_for_detector='/asm/internal/race$'
 
 # list_packages [FLAGS...] -- PATTERN...: every package of the patterns' test
 # binaries, each test binary (path ending in .test) and each test variant
-# ("p [q.test]") as one line "ip|dir|module|files|deps". files are the Go and
-# assembly files the build compiles; deps has no variant suffixes.
+# ("p [q.test]") as one line "ip|dir|module|files|deps|imports". files are
+# the Go and assembly files the build compiles; deps (everything linked) and
+# imports (the direct imports) have no variant suffixes.
 list_packages() {
 	local flags=()
 	while [ "$1" != -- ]; do
@@ -40,8 +48,8 @@ list_packages() {
 	done
 	shift
 	"$GO" list -deps -test "${flags[@]}" \
-		-f '{{if not .Standard}}{{.ImportPath}}|{{.Dir}}|{{with .Module}}{{.Path}}{{end}}|{{join .GoFiles ","}};{{join .SFiles ","}};{{join .TestGoFiles ","}};{{join .XTestGoFiles ","}}|{{join .Deps ","}}{{end}}' \
-		"$@" | awk -F'|' -v OFS='|' '{ gsub(/ \[[^]]*\]/, "", $5); print }'
+		-f '{{if not .Standard}}{{.ImportPath}}|{{.Dir}}|{{with .Module}}{{.Path}}{{end}}|{{join .GoFiles ","}};{{join .SFiles ","}};{{join .TestGoFiles ","}};{{join .XTestGoFiles ","}}|{{join .Deps ","}}|{{join .Imports ","}}{{end}}' \
+		"$@" | awk -F'|' -v OFS='|' '{ gsub(/ \[[^]]*\]/, "", $5); gsub(/ \[[^]]*\]/, "", $6); print }'
 }
 
 # own_packages prints the lines of this module's packages, without test variants
@@ -80,19 +88,20 @@ marked_tags() {
 # select_packages MARKERS LISTING SCOPE prints each package with a test binary in
 # LISTING whose scope holds a marked package: "own" markers count for the
 # package itself, "lib" markers wherever they are imported. SCOPE is "binary"
-# (everything the test binary links) or "package" (what the package's non-test
-# files import).
+# (everything the test binary links), "package" (what the package's non-test
+# files import, at any depth) or "imports" (what they import directly).
 select_packages() {
 	local ip kind pkg deps d hit
 	declare -A own lib scope_deps
 	while read -r ip kind; do
 		if [ "$kind" = own ]; then own[$ip]=1; else lib[$ip]=1; fi
 	done <"$1"
-	while IFS='|' read -r ip _ _ _ deps; do
+	while IFS='|' read -r ip _ _ _ deps imports; do
 		case $3:$ip in
 		binary:*.test) scope_deps[${ip%.test}]=$deps ;;
-		package:*" ["* | package:*.test) ;;
+		package:*" ["* | package:*.test | imports:*" ["* | imports:*.test) ;;
 		package:*) scope_deps[$ip]=$deps ;;
+		imports:*) scope_deps[$ip]=$imports ;;
 		esac
 	done <"$2"
 	awk -F'|' '$1 ~ /\.test$/ { sub(/\.test$/, "", $1); print $1 }' "$2" | while read -r pkg; do
@@ -118,18 +127,20 @@ full)
 	marked_full <"$tmp/list" >"$tmp/marked"
 	select_packages "$tmp/marked" "$tmp/list" binary | sort -u
 	;;
-tags)
-	[ $# -gt 0 ] || { echo "usage: $0 tags TAGS [PATTERN...]" >&2; exit 2; }
+tags | tags-direct)
+	[ $# -gt 0 ] || { echo "usage: $0 $mode TAGS [PATTERN...]" >&2; exit 2; }
 	tags=$1
 	shift
 	[ $# -gt 0 ] || set -- ./...
 	list_packages -- "$@" >"$tmp/list"
 	list_packages -tags "$tags" -- "$@" >"$tmp/tagged"
 	marked_tags "$tmp/list" "$tmp/tagged" >"$tmp/marked"
-	select_packages "$tmp/marked" "$tmp/tagged" package | sort -u
+	scope=package
+	[ "$mode" = tags ] || scope=imports
+	select_packages "$tmp/marked" "$tmp/tagged" $scope | sort -u
 	;;
 *)
-	echo "usage: $0 full [PATTERN...] | tags TAGS [PATTERN...]" >&2
+	echo "usage: $0 full [PATTERN...] | tags TAGS [PATTERN...] | tags-direct TAGS [PATTERN...]" >&2
 	exit 2
 	;;
 esac
