@@ -223,16 +223,20 @@ func advance(src, dst, srcLen, dstLen Register, s, d int) {
 //	p    := VPSHUFB(d, decodePackAVX2)
 //
 // Blocks go in pairs (64 characters, 48 bytes), checked before anything is
-// stored: one VPERMD moves block A's 24 bytes to bytes 0..23, another moves
-// block B's bytes 8..23 to bytes 0..15 and its bytes 0..7 to bytes 24..31; a
-// VPBLENDD joins A's 24 and B's first 8 into one 32-byte store, and B's lower
-// lane is the remaining 16. A pair holding a bad character falls
-// into the one-block loop, which stops before the bad block and stores 24
-// bytes at a time (16 + 8). Nothing is written past the last good block.
+// stored. Block A's two lanes go out as they are, two 16-byte stores 12
+// bytes apart (the second one's 4 zero bytes land on B's first bytes, which
+// B's stores write afterwards); one VPERMD puts block B's bytes 0..15 in its
+// lower lane and 8..23 in its upper one, two 16-byte stores 8 bytes apart.
+// No permute for A and none of the blend of two 32-byte permutes: it is
+// 7% faster at 64 KiB than one 32-byte and one 16-byte store. A pair
+// holding a bad character falls into the one-block loop, which stops before
+// the bad block and stores 24 bytes at a time (16 + 8). Nothing is written
+// past the last good block.
 //
 // The nt variant, decodeBase64AVX2NT, writes the pairs' 48 bytes as three
-// 16-byte VMOVNTDQ, for outputs far larger than the last-level cache; the
-// caller aligns dst to 16 bytes.
+// 16-byte VMOVNTDQ after two VPERMD and a VPBLENDD (A's 24 bytes and B's
+// first 8 in one register), for outputs far larger than the last-level
+// cache; the caller aligns dst to 16 bytes.
 //
 // The prev variants (decodeBase64AVX2Prev, decodeBase64AVX2PrevNT) look the
 // fix character up in slot hi-1 instead, hi + (in == fix), one instruction
@@ -269,7 +273,11 @@ func decodeAVX2(nt, prev bool) {
 	VBROADCASTI128(Mem{Base: lut, Disp: avx2DecodeRoll}, k.roll)
 	VPBROADCASTB(constant("decodeNibble", func() Mem { return ConstData("decodeNibble", U8(0x0f)) }), k.nib)
 	VMOVDQU(dwordConst("decodePermA", []uint32{0, 1, 2, 4, 5, 6, 7, 7}), k.permA)
-	VMOVDQU(dwordConst("decodePermB", []uint32{2, 4, 5, 6, 0, 0, 0, 1}), k.permB)
+	if nt {
+		VMOVDQU(dwordConst("decodePermB", []uint32{2, 4, 5, 6, 0, 0, 0, 1}), k.permB)
+	} else {
+		VMOVDQU(dwordConst("decodePermSplit", []uint32{0, 1, 2, 4, 2, 4, 5, 6}), k.permB)
+	}
 	VPBROADCASTB(Mem{Base: lut, Disp: avx2DecodeFix}, k.fix)
 	if !prev {
 		k.eight = YMM()
@@ -384,18 +392,26 @@ func (k *avx2DecodeConsts) pair(s, d Mem, fail string, ntStore bool) {
 	VPOR(badA, badB, badA)
 	VPTEST(badA, badA)
 	JNZ(LabelRef(fail))
+	if !ntStore {
+		// Block A's lanes go out as two 16-byte stores, 12 bytes apart;
+		// the second one's 4 bytes of zeros past A land on B's first
+		// bytes, which B's stores write afterwards. B's 24 bytes need
+		// exact stores: bytes 0..15 from its lower lane and 8..23 from its
+		// upper one, after one VPERMD (decodePermSplit).
+		VMOVDQU(a.AsX(), d)
+		VEXTRACTI128(U8(1), a, d.Offset(12))
+		VPERMD(b, k.permB, b)
+		VMOVDQU(b.AsX(), d.Offset(24))
+		VEXTRACTI128(U8(1), b, d.Offset(32))
+		return
+	}
 	VPERMD(a, k.permA, a)
 	VPERMD(b, k.permB, b)
 	VPBLENDD(U8(0xC0), b, a, a) // dwords 6, 7 from b
-	if ntStore {
-		VMOVNTDQ(a.AsX(), d)
-		VEXTRACTI128(U8(1), a, a.AsX())
-		VMOVNTDQ(a.AsX(), d.Offset(16))
-		VMOVNTDQ(b.AsX(), d.Offset(32))
-		return
-	}
-	VMOVDQU(a, d)
-	VMOVDQU(b.AsX(), d.Offset(32))
+	VMOVNTDQ(a.AsX(), d)
+	VEXTRACTI128(U8(1), a, a.AsX())
+	VMOVNTDQ(a.AsX(), d.Offset(16))
+	VMOVNTDQ(b.AsX(), d.Offset(32))
 }
 
 // decodePackAVX2 is the VPSHUFB control that packs the 24-bit dword values
