@@ -1355,7 +1355,8 @@ decodeBase64AVX2_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1367,21 +1368,19 @@ decodeBase64AVX2_group:
 	VMOVDQU      32(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2_loop1
 	VMOVDQU      X10, (AX)
 	VEXTRACTI128 $0x01, Y10, 12(AX)
 	VPERMD       Y11, Y6, Y11
@@ -1393,7 +1392,8 @@ decodeBase64AVX2_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1405,21 +1405,19 @@ decodeBase64AVX2_group:
 	VMOVDQU      96(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2_loop1
 	VMOVDQU      X10, 48(AX)
 	VEXTRACTI128 $0x01, Y10, 60(AX)
 	VPERMD       Y11, Y6, Y11
@@ -1431,7 +1429,8 @@ decodeBase64AVX2_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1443,21 +1442,19 @@ decodeBase64AVX2_group:
 	VMOVDQU      160(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2_loop1
 	VMOVDQU      X10, 96(AX)
 	VEXTRACTI128 $0x01, Y10, 108(AX)
 	VPERMD       Y11, Y6, Y11
@@ -1469,7 +1466,8 @@ decodeBase64AVX2_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1481,21 +1479,19 @@ decodeBase64AVX2_group:
 	VMOVDQU      224(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2_loop1
 	VMOVDQU      X10, 144(AX)
 	VEXTRACTI128 $0x01, Y10, 156(AX)
 	VPERMD       Y11, Y6, Y11
@@ -1518,7 +1514,8 @@ decodeBase64AVX2_loop1:
 	VPAND        Y3, Y6, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2_done
 	VPCMPEQB     Y4, Y6, Y11
 	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
@@ -1527,8 +1524,6 @@ decodeBase64AVX2_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -1642,7 +1637,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1654,21 +1650,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      32(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1682,7 +1676,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1694,21 +1689,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      96(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1722,7 +1715,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1734,21 +1728,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      160(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1762,7 +1754,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1774,21 +1767,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      224(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1813,7 +1804,8 @@ decodeBase64AVX2NT_loop1:
 	VPAND        Y3, Y6, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2NT_done
 	VPCMPEQB     Y4, Y6, Y11
 	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
@@ -1822,8 +1814,6 @@ decodeBase64AVX2NT_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2NT_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -1887,7 +1877,8 @@ decodeBase64AVX2Prev_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -1898,20 +1889,18 @@ decodeBase64AVX2Prev_group:
 	VMOVDQU      32(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2Prev_loop1
 	VMOVDQU      X9, (AX)
 	VEXTRACTI128 $0x01, Y9, 12(AX)
 	VPERMD       Y10, Y6, Y10
@@ -1923,7 +1912,8 @@ decodeBase64AVX2Prev_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -1934,20 +1924,18 @@ decodeBase64AVX2Prev_group:
 	VMOVDQU      96(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2Prev_loop1
 	VMOVDQU      X9, 48(AX)
 	VEXTRACTI128 $0x01, Y9, 60(AX)
 	VPERMD       Y10, Y6, Y10
@@ -1959,7 +1947,8 @@ decodeBase64AVX2Prev_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -1970,20 +1959,18 @@ decodeBase64AVX2Prev_group:
 	VMOVDQU      160(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2Prev_loop1
 	VMOVDQU      X9, 96(AX)
 	VEXTRACTI128 $0x01, Y9, 108(AX)
 	VPERMD       Y10, Y6, Y10
@@ -1995,7 +1982,8 @@ decodeBase64AVX2Prev_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2006,20 +1994,18 @@ decodeBase64AVX2Prev_group:
 	VMOVDQU      224(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2Prev_loop1
 	VMOVDQU      X9, 144(AX)
 	VEXTRACTI128 $0x01, Y9, 156(AX)
 	VPERMD       Y10, Y6, Y10
@@ -2042,7 +2028,8 @@ decodeBase64AVX2Prev_loop1:
 	VPAND        Y3, Y6, Y10
 	VPSHUFB      Y10, Y0, Y10
 	VPSHUFB      Y9, Y1, Y11
-	VPAND        Y10, Y11, Y11
+	VPTEST       Y10, Y11
+	JNZ          decodeBase64AVX2Prev_done
 	VPCMPEQB     Y4, Y6, Y10
 	VPADDB       Y10, Y9, Y9
 	VPSHUFB      Y9, Y2, Y9
@@ -2050,8 +2037,6 @@ decodeBase64AVX2Prev_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y11, Y11
-	JNZ          decodeBase64AVX2Prev_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -2104,7 +2089,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2115,20 +2101,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      32(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2142,7 +2126,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2153,20 +2138,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      96(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2180,7 +2163,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2191,20 +2175,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      160(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2218,7 +2200,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2229,20 +2212,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      224(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2267,7 +2248,8 @@ decodeBase64AVX2PrevNT_loop1:
 	VPAND        Y3, Y6, Y10
 	VPSHUFB      Y10, Y0, Y10
 	VPSHUFB      Y9, Y1, Y11
-	VPAND        Y10, Y11, Y11
+	VPTEST       Y10, Y11
+	JNZ          decodeBase64AVX2PrevNT_done
 	VPCMPEQB     Y4, Y6, Y10
 	VPADDB       Y10, Y9, Y9
 	VPSHUFB      Y9, Y2, Y9
@@ -2275,8 +2257,6 @@ decodeBase64AVX2PrevNT_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y11, Y11
-	JNZ          decodeBase64AVX2PrevNT_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
