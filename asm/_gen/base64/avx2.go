@@ -85,6 +85,10 @@ func encodeAVX2(nt bool) {
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
 	loopAVX2(e.l("group"), e.l("loop1"), e.srcLen, e.dstLen, 24*unrollAVX2+4, 32*unrollAVX2)
+	if !nt {
+		prefetchLines(e.src, 24*unrollAVX2)
+		prefetchLines(e.dst, 32*unrollAVX2)
+	}
 	for u := 0; u < unrollAVX2; u++ {
 		k.block(Mem{Base: e.src, Disp: 24 * u}, Mem{Base: e.dst, Disp: 32 * u}, true, nt)
 	}
@@ -289,6 +293,10 @@ func decodeAVX2(nt, prev bool) {
 	k.pack = decodePackAVX2()
 
 	loopAVX2(d.l("group"), d.l("loop1"), d.srcLen, d.dstLen, 32*unrollAVX2, 24*unrollAVX2)
+	if !nt {
+		prefetchLines(d.src, 32*unrollAVX2)
+		prefetchLines(d.dst, 24*unrollAVX2)
+	}
 	for p := 0; p < unrollAVX2/2; p++ {
 		k.pair(Mem{Base: d.src, Disp: 64 * p}, Mem{Base: d.dst, Disp: 48 * p}, d.l("loop1"), nt)
 	}

@@ -21,6 +21,25 @@ import (
 // unroll is the number of 64-byte blocks per iteration of the main loops.
 const unroll = 4
 
+// prefetchAhead is how far ahead of src and dst, in bytes, the main loops
+// (AVX-512 and AVX2, not the non-temporal ones) prefetch each cache line
+// they will touch: one PREFETCHT0 per line of src and of dst per iteration.
+// It pays where the working set outgrows L2 (the 1 MiB codec measurement,
+// 1 MiB in and 1.33 MiB out, beside a 2 MiB L2): about 1.1x there and at
+// 64 MiB (AVX2 1.2-1.3x at 64 MiB), for at most a few percent at 64 KiB.
+// On dst it fetches the line, normally in the exclusive state, before the
+// stores come, so they wait less for their read for ownership. 2048
+// measured best of 512..4096 (Xeon, 2 MiB L2).
+const prefetchAhead = 2048
+
+// prefetchLines emits one PREFETCHT0 per 64-byte line of the n bytes at
+// prefetchAhead past base.
+func prefetchLines(base Register, n int) {
+	for off := 0; off < n; off += 64 {
+		PREFETCHT0(Mem{Base: base, Disp: prefetchAhead + off})
+	}
+}
+
 func main() {
 	ConstraintExpr("!purego")
 	encode("encodeBase64AVX512VBMI", false)
@@ -174,6 +193,10 @@ func (e *encoder) loops(prefix string, ntStore bool) {
 	JB(LabelRef(e.l(prefix + "loop1")))
 	CMPQ(e.dstLen, U32(64*unroll))
 	JB(LabelRef(e.l(prefix + "loop1")))
+	if !ntStore {
+		prefetchLines(e.src, 48*unroll)
+		prefetchLines(e.dst, 64*unroll)
+	}
 	for u, in := range e.regs {
 		e.block(in, Mem{Base: e.src, Disp: 48 * u}, Mem{Base: e.dst, Disp: 64 * u}, e.load, nil, ntStore)
 	}
@@ -417,6 +440,10 @@ func (d *decoder) group(prefix string, ntStore bool) {
 	JB(LabelRef(d.l("loop1")))
 	CMPQ(d.dstLen, U32(48*unroll))
 	JB(LabelRef(d.l("loop1")))
+	if !ntStore {
+		prefetchLines(d.src, 64*unroll)
+		prefetchLines(d.dst, 48*unroll)
+	}
 	for u := range d.ins {
 		d.lookup(d.ins[u], d.ts[u], Mem{Base: d.src, Disp: 64 * u})
 		if u == 0 {
