@@ -45,15 +45,19 @@ const unrollAVX2 = 8
 //
 // The nt variant, encodeBase64AVX2NT, writes the loops' blocks with
 // VMOVNTDQ, for outputs far larger than the last-level cache; the caller
-// aligns dst to 32 bytes.
-func encodeAVX2(nt bool) {
+// aligns dst to 32 bytes. The pf variant, encodeBase64AVX2PF, prefetches
+// prefetchAhead bytes ahead in the unrolled loop.
+func encodeAVX2(nt, pf bool) {
 	name := "encodeBase64AVX2"
-	if nt {
+	switch {
+	case nt:
 		name += "NT"
+	case pf:
+		name += "PF"
 	}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[80]byte) int")
 	Pragma("noescape")
-	Doc(encodeAVX2Doc(name, nt)...)
+	Doc(encodeAVX2Doc(name, nt, pf)...)
 	e := &encoder{name: name}
 	e.dst = Load(Param("dst").Base(), GP64())
 	e.dstLen = Load(Param("dst").Len(), GP64())
@@ -85,7 +89,7 @@ func encodeAVX2(nt bool) {
 	advance(e.src, e.dst, e.srcLen, e.dstLen, 24, 32)
 
 	loopAVX2(e.l("group"), e.l("loop1"), e.srcLen, e.dstLen, 24*unrollAVX2+4, 32*unrollAVX2)
-	if !nt {
+	if pf {
 		prefetchLines(e.src, 24*unrollAVX2)
 		prefetchLines(e.dst, 32*unrollAVX2)
 	}
@@ -116,7 +120,10 @@ func encodeAVX2(nt bool) {
 }
 
 // encodeAVX2Doc is the Go doc comment of the AVX2 encode kernel name.
-func encodeAVX2Doc(name string, nt bool) []string {
+func encodeAVX2Doc(name string, nt, pf bool) []string {
+	if pf {
+		return pfDoc(name, "encodeBase64AVX2")
+	}
 	if nt {
 		return []string{
 			name + " is encodeBase64AVX2 writing most of dst with",
@@ -241,24 +248,30 @@ func advance(src, dst, srcLen, dstLen Register, s, d int) {
 // The nt variant, decodeBase64AVX2NT, writes the pairs' 48 bytes as three
 // 16-byte VMOVNTDQ after two VPERMD and a VPBLENDD (A's 24 bytes and B's
 // first 8 in one register), for outputs far larger than the last-level
-// cache; the caller aligns dst to 16 bytes.
+// cache; the caller aligns dst to 16 bytes. The pf variant,
+// decodeBase64AVX2PF, prefetches prefetchAhead bytes ahead in the unrolled
+// loop.
 //
-// The prev variants (decodeBase64AVX2Prev, decodeBase64AVX2PrevNT) look the
+// The prev variants (decodeBase64AVX2Prev, decodeBase64AVX2PrevNT,
+// decodeBase64AVX2PrevPF) look the
 // fix character up in slot hi-1 instead, hi + (in == fix), one instruction
 // fewer, for alphabets where that slot is free (the standard one: '/' takes
 // the slot of row 1, which holds no alphabet character).
-func decodeAVX2(nt, prev bool) {
+func decodeAVX2(nt, prev, pf bool) {
 	name := "decodeBase64AVX2"
 	if prev {
 		name += "Prev"
 	}
-	if nt {
+	switch {
+	case nt:
 		name += "NT"
+	case pf:
+		name += "PF"
 	}
 	d := &decoder{name: name}
 	TEXT(name, NOSPLIT, "func(dst, src []byte, lut *[80]byte) int")
 	Pragma("noescape")
-	Doc(decodeAVX2Doc(name, nt, prev)...)
+	Doc(decodeAVX2Doc(name, nt, prev, pf)...)
 	d.dst = Load(Param("dst").Base(), GP64())
 	d.dstLen = Load(Param("dst").Len(), GP64())
 	d.src = Load(Param("src").Base(), GP64())
@@ -293,7 +306,7 @@ func decodeAVX2(nt, prev bool) {
 	k.pack = decodePackAVX2()
 
 	loopAVX2(d.l("group"), d.l("loop1"), d.srcLen, d.dstLen, 32*unrollAVX2, 24*unrollAVX2)
-	if !nt {
+	if pf {
 		prefetchLines(d.src, 32*unrollAVX2)
 		prefetchLines(d.dst, 24*unrollAVX2)
 	}
@@ -326,10 +339,13 @@ func decodeAVX2(nt, prev bool) {
 }
 
 // decodeAVX2Doc is the Go doc comment of the AVX2 decode kernel name.
-func decodeAVX2Doc(name string, nt, prev bool) []string {
+func decodeAVX2Doc(name string, nt, prev, pf bool) []string {
 	base := "decodeBase64AVX2"
 	if prev {
 		base += "Prev"
+	}
+	if pf {
+		return pfDoc(name, base)
 	}
 	if nt {
 		return []string{
