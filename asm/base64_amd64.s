@@ -296,6 +296,87 @@ encodeBase64AVX512VBMINT_ret:
 	MOVQ DX, ret+56(FP)
 	RET
 
+// func encodeBase64AVX512VBMIPF(dst []byte, src []byte, lut *[64]byte) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·encodeBase64AVX512VBMIPF(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	MOVQ         lut+48(FP), SI
+	MOVQ         DX, DI
+	CMPQ         BX, $0x30
+	JB           encodeBase64AVX512VBMIPF_ret
+	CMPQ         CX, $0x40
+	JB           encodeBase64AVX512VBMIPF_ret
+	VMOVDQU64    (SI), Z0
+	VMOVDQU64    encodeShuffle<>+0(SB), Z1
+	VPBROADCASTQ encodeShift<>+0(SB), Z2
+	MOVQ         $0x0000ffffffffffff, SI
+	KMOVQ        SI, K1
+
+encodeBase64AVX512VBMIPF_loop4:
+	CMPQ           BX, $0x000000c0
+	JB             encodeBase64AVX512VBMIPF_loop1
+	CMPQ           CX, $0x00000100
+	JB             encodeBase64AVX512VBMIPF_loop1
+	PREFETCHT0     2048(DX)
+	PREFETCHT0     2112(DX)
+	PREFETCHT0     2176(DX)
+	PREFETCHT0     2048(AX)
+	PREFETCHT0     2112(AX)
+	PREFETCHT0     2176(AX)
+	PREFETCHT0     2240(AX)
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, (AX)
+	VMOVDQU8.Z     48(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 64(AX)
+	VMOVDQU8.Z     96(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 128(AX)
+	VMOVDQU8.Z     144(DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, 192(AX)
+	ADDQ           $0x000000c0, DX
+	ADDQ           $0x00000100, AX
+	SUBQ           $0x000000c0, BX
+	SUBQ           $0x00000100, CX
+	JMP            encodeBase64AVX512VBMIPF_loop4
+
+encodeBase64AVX512VBMIPF_loop1:
+	CMPQ           BX, $0x30
+	JB             encodeBase64AVX512VBMIPF_done
+	CMPQ           CX, $0x40
+	JB             encodeBase64AVX512VBMIPF_done
+	VMOVDQU8.Z     (DX), K1, Z3
+	VPERMB         Z3, Z1, Z3
+	VPMULTISHIFTQB Z3, Z2, Z3
+	VPERMB         Z0, Z3, Z3
+	VMOVDQU64      Z3, (AX)
+	ADDQ           $0x30, DX
+	ADDQ           $0x40, AX
+	SUBQ           $0x30, BX
+	SUBQ           $0x40, CX
+	JMP            encodeBase64AVX512VBMIPF_loop1
+
+encodeBase64AVX512VBMIPF_done:
+	VZEROUPPER
+
+encodeBase64AVX512VBMIPF_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
 // func decodeBase64AVX512VBMI(dst []byte, src []byte, lut *[128]byte) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·decodeBase64AVX512VBMI(SB), NOSPLIT, $0-64
@@ -811,6 +892,111 @@ decodeBase64AVX512VBMINT_ret:
 	MOVQ DX, ret+56(FP)
 	RET
 
+// func decodeBase64AVX512VBMIPF(dst []byte, src []byte, lut *[128]byte) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·decodeBase64AVX512VBMIPF(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	MOVQ         src_len+32(FP), BX
+	MOVQ         lut+48(FP), SI
+	MOVQ         DX, DI
+	CMPQ         BX, $0x40
+	JB           decodeBase64AVX512VBMIPF_ret
+	CMPQ         CX, $0x30
+	JB           decodeBase64AVX512VBMIPF_ret
+	VMOVDQU64    (SI), Z0
+	VMOVDQU64    64(SI), Z1
+	VPBROADCASTD decodeMerge1<>+0(SB), Z2
+	VPBROADCASTD decodeMerge2<>+0(SB), Z3
+	VMOVDQU64    decodePack<>+0(SB), Z4
+	VMOVDQU64    decodeStore0<>+0(SB), Z5
+	VMOVDQU64    decodeStore1<>+0(SB), Z6
+	VMOVDQU64    decodeStore2<>+0(SB), Z7
+	MOVQ         $0x0000ffffffffffff, SI
+	KMOVQ        SI, K1
+
+decodeBase64AVX512VBMIPF_loop4:
+	CMPQ       BX, $0x00000100
+	JB         decodeBase64AVX512VBMIPF_loop1
+	CMPQ       CX, $0x000000c0
+	JB         decodeBase64AVX512VBMIPF_loop1
+	PREFETCHT0 2048(DX)
+	PREFETCHT0 2112(DX)
+	PREFETCHT0 2176(DX)
+	PREFETCHT0 2240(DX)
+	PREFETCHT0 2048(AX)
+	PREFETCHT0 2112(AX)
+	PREFETCHT0 2176(AX)
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VMOVDQU64  64(DX), Z8
+	VMOVDQA64  Z0, Z10
+	VPERMT2B   Z1, Z8, Z10
+	VPTERNLOGD $0xfe, Z8, Z10, Z11
+	VMOVDQU64  128(DX), Z8
+	VMOVDQA64  Z0, Z12
+	VPERMT2B   Z1, Z8, Z12
+	VPTERNLOGD $0xfe, Z8, Z12, Z11
+	VMOVDQU64  192(DX), Z8
+	VMOVDQA64  Z0, Z13
+	VPERMT2B   Z1, Z8, Z13
+	VPTERNLOGD $0xfe, Z8, Z13, Z11
+	VPMOVB2M   Z11, K2
+	KORTESTQ   K2, K2
+	JNZ        decodeBase64AVX512VBMIPF_loop1
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPMADDUBSW Z2, Z10, Z10
+	VPMADDWD   Z3, Z10, Z10
+	VPMADDUBSW Z2, Z12, Z12
+	VPMADDWD   Z3, Z12, Z12
+	VPMADDUBSW Z2, Z13, Z13
+	VPMADDWD   Z3, Z13, Z13
+	VPERMT2B   Z10, Z5, Z9
+	VMOVDQU64  Z9, (AX)
+	VPERMT2B   Z12, Z6, Z10
+	VMOVDQU64  Z10, 64(AX)
+	VPERMT2B   Z13, Z7, Z12
+	VMOVDQU64  Z12, 128(AX)
+	ADDQ       $0x00000100, DX
+	ADDQ       $0x000000c0, AX
+	SUBQ       $0x00000100, BX
+	SUBQ       $0x000000c0, CX
+	JMP        decodeBase64AVX512VBMIPF_loop4
+
+decodeBase64AVX512VBMIPF_loop1:
+	CMPQ       BX, $0x40
+	JB         decodeBase64AVX512VBMIPF_done
+	CMPQ       CX, $0x30
+	JB         decodeBase64AVX512VBMIPF_done
+	VMOVDQU64  (DX), Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VPORD      Z8, Z9, Z11
+	VPMOVB2M   Z11, K2
+	KORTESTQ   K2, K2
+	JNZ        decodeBase64AVX512VBMIPF_done
+	VPMADDUBSW Z2, Z9, Z9
+	VPMADDWD   Z3, Z9, Z9
+	VPERMB     Z9, Z4, Z9
+	VMOVDQU8   Z9, K1, (AX)
+	ADDQ       $0x40, DX
+	ADDQ       $0x30, AX
+	SUBQ       $0x40, BX
+	SUBQ       $0x30, CX
+	JMP        decodeBase64AVX512VBMIPF_loop1
+
+decodeBase64AVX512VBMIPF_done:
+	VZEROUPPER
+
+decodeBase64AVX512VBMIPF_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
 // func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 // Requires: AVX, AVX2
 TEXT ·encodeBase64AVX2(SB), NOSPLIT, $0-64
@@ -1320,6 +1506,224 @@ encodeBase64AVX2NT_ret:
 	MOVQ DX, ret+56(FP)
 	RET
 
+// func encodeBase64AVX2PF(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·encodeBase64AVX2PF(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x18
+	JB             encodeBase64AVX2PF_ret
+	CMPQ           CX, $0x20
+	JB             encodeBase64AVX2PF_ret
+	VBROADCASTI128 (SI), Y0
+	VMOVDQU        encodeShuffleAVX2_0<>+0(SB), Y1
+	VPBROADCASTB   encodeC51<>+0(SB), Y2
+	VPBROADCASTB   encodeC25<>+0(SB), Y3
+	VPBROADCASTD   encodeMask1<>+0(SB), Y4
+	VPBROADCASTD   encodeMul1<>+0(SB), Y5
+	VPBROADCASTD   encodeMask2<>+0(SB), Y6
+	VPBROADCASTD   encodeMul2<>+0(SB), Y7
+	VMOVDQU        (DX), X8
+	VINSERTI128    $0x01, 8(DX), Y8, Y8
+	VPSHUFB        encodeShuffleAVX2_4<>+0(SB), Y8, Y8
+	VPAND          Y4, Y8, Y9
+	VPMULHUW       Y5, Y9, Y9
+	VPAND          Y6, Y8, Y10
+	VPMULLW        Y7, Y10, Y10
+	VPOR           Y9, Y10, Y10
+	VPSUBUSB       Y2, Y10, Y9
+	VPCMPGTB       Y3, Y10, Y8
+	VPSUBB         Y8, Y9, Y9
+	VPSHUFB        Y9, Y0, Y9
+	VPADDB         Y9, Y10, Y10
+	VMOVDQU        Y10, (AX)
+	ADDQ           $0x00000018, DX
+	ADDQ           $0x00000020, AX
+	SUBQ           $0x00000018, BX
+	SUBQ           $0x00000020, CX
+
+encodeBase64AVX2PF_group:
+	CMPQ       BX, $0x000000c4
+	JB         encodeBase64AVX2PF_loop1
+	CMPQ       CX, $0x00000100
+	JB         encodeBase64AVX2PF_loop1
+	PREFETCHT0 2048(DX)
+	PREFETCHT0 2112(DX)
+	PREFETCHT0 2176(DX)
+	PREFETCHT0 2048(AX)
+	PREFETCHT0 2112(AX)
+	PREFETCHT0 2176(AX)
+	PREFETCHT0 2240(AX)
+	VMOVDQU    -4(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, (AX)
+	VMOVDQU    20(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 32(AX)
+	VMOVDQU    44(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 64(AX)
+	VMOVDQU    68(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 96(AX)
+	VMOVDQU    92(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 128(AX)
+	VMOVDQU    116(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 160(AX)
+	VMOVDQU    140(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 192(AX)
+	VMOVDQU    164(DX), Y8
+	VPSHUFB    Y1, Y8, Y8
+	VPAND      Y4, Y8, Y9
+	VPMULHUW   Y5, Y9, Y9
+	VPAND      Y6, Y8, Y10
+	VPMULLW    Y7, Y10, Y10
+	VPOR       Y9, Y10, Y10
+	VPSUBUSB   Y2, Y10, Y9
+	VPCMPGTB   Y3, Y10, Y8
+	VPSUBB     Y8, Y9, Y9
+	VPSHUFB    Y9, Y0, Y9
+	VPADDB     Y9, Y10, Y10
+	VMOVDQU    Y10, 224(AX)
+	ADDQ       $0x000000c0, DX
+	ADDQ       $0x00000100, AX
+	SUBQ       $0x000000c0, BX
+	SUBQ       $0x00000100, CX
+	JMP        encodeBase64AVX2PF_group
+
+encodeBase64AVX2PF_loop1:
+	CMPQ     BX, $0x0000001c
+	JB       encodeBase64AVX2PF_last
+	CMPQ     CX, $0x00000020
+	JB       encodeBase64AVX2PF_last
+	VMOVDQU  -4(DX), Y8
+	VPSHUFB  Y1, Y8, Y8
+	VPAND    Y4, Y8, Y9
+	VPMULHUW Y5, Y9, Y9
+	VPAND    Y6, Y8, Y10
+	VPMULLW  Y7, Y10, Y10
+	VPOR     Y9, Y10, Y10
+	VPSUBUSB Y2, Y10, Y9
+	VPCMPGTB Y3, Y10, Y8
+	VPSUBB   Y8, Y9, Y9
+	VPSHUFB  Y9, Y0, Y9
+	VPADDB   Y9, Y10, Y10
+	VMOVDQU  Y10, (AX)
+	ADDQ     $0x00000018, DX
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000018, BX
+	SUBQ     $0x00000020, CX
+	JMP      encodeBase64AVX2PF_loop1
+
+encodeBase64AVX2PF_last:
+	CMPQ        BX, $0x00000018
+	JB          encodeBase64AVX2PF_done
+	CMPQ        CX, $0x00000020
+	JB          encodeBase64AVX2PF_done
+	VMOVDQU     (DX), X11
+	VINSERTI128 $0x01, 8(DX), Y11, Y11
+	VPSHUFB     encodeShuffleAVX2_4<>+0(SB), Y11, Y11
+	VPAND       Y4, Y11, Y1
+	VPMULHUW    Y5, Y1, Y1
+	VPAND       Y6, Y11, Y4
+	VPMULLW     Y7, Y4, Y4
+	VPOR        Y1, Y4, Y4
+	VPSUBUSB    Y2, Y4, Y1
+	VPCMPGTB    Y3, Y4, Y11
+	VPSUBB      Y11, Y1, Y1
+	VPSHUFB     Y1, Y0, Y1
+	VPADDB      Y1, Y4, Y4
+	VMOVDQU     Y4, (AX)
+	ADDQ        $0x00000018, DX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000018, BX
+	SUBQ        $0x00000020, CX
+
+encodeBase64AVX2PF_done:
+	VZEROUPPER
+
+encodeBase64AVX2PF_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
 // func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 // Requires: AVX, AVX2
 TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
@@ -1338,174 +1742,170 @@ TEXT ·decodeBase64AVX2(SB), NOSPLIT, $0-64
 	VBROADCASTI128 48(SI), Y2
 	VPBROADCASTB   decodeNibble<>+0(SB), Y3
 	VMOVDQU        decodePermA<>+0(SB), Y5
-	VMOVDQU        decodePermB<>+0(SB), Y6
+	VMOVDQU        decodePermSplit<>+0(SB), Y6
 	VPBROADCASTB   64(SI), Y4
 	VPBROADCASTB   decodeEight<>+0(SB), Y9
 	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
 	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
 
 decodeBase64AVX2_group:
-	CMPQ       BX, $0x00000100
-	JB         decodeBase64AVX2_loop1
-	CMPQ       CX, $0x000000c0
-	JB         decodeBase64AVX2_loop1
-	VMOVDQU    (DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y12
-	VPSHUFB    Y12, Y0, Y12
-	VPSHUFB    Y11, Y1, Y13
-	VPAND      Y12, Y13, Y13
-	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y9, Y12, Y12
-	VPADDB     Y12, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VMOVDQU    32(DX), Y11
-	VPSRLD     $0x04, Y11, Y12
-	VPAND      Y3, Y12, Y12
-	VPAND      Y3, Y11, Y14
-	VPSHUFB    Y14, Y0, Y14
-	VPSHUFB    Y12, Y1, Y15
-	VPAND      Y14, Y15, Y15
-	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y9, Y14, Y14
-	VPADDB     Y14, Y12, Y12
-	VPSHUFB    Y12, Y2, Y12
-	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y7, Y11, Y11
-	VPMADDWD   Y8, Y11, Y11
-	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR       Y13, Y15, Y13
-	VPTEST     Y13, Y13
-	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y10, Y5, Y10
-	VPERMD     Y11, Y6, Y11
-	VPBLENDD   $0xc0, Y11, Y10, Y10
-	VMOVDQU    Y10, (AX)
-	VMOVDQU    X11, 32(AX)
-	VMOVDQU    64(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y12
-	VPSHUFB    Y12, Y0, Y12
-	VPSHUFB    Y11, Y1, Y13
-	VPAND      Y12, Y13, Y13
-	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y9, Y12, Y12
-	VPADDB     Y12, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VMOVDQU    96(DX), Y11
-	VPSRLD     $0x04, Y11, Y12
-	VPAND      Y3, Y12, Y12
-	VPAND      Y3, Y11, Y14
-	VPSHUFB    Y14, Y0, Y14
-	VPSHUFB    Y12, Y1, Y15
-	VPAND      Y14, Y15, Y15
-	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y9, Y14, Y14
-	VPADDB     Y14, Y12, Y12
-	VPSHUFB    Y12, Y2, Y12
-	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y7, Y11, Y11
-	VPMADDWD   Y8, Y11, Y11
-	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR       Y13, Y15, Y13
-	VPTEST     Y13, Y13
-	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y10, Y5, Y10
-	VPERMD     Y11, Y6, Y11
-	VPBLENDD   $0xc0, Y11, Y10, Y10
-	VMOVDQU    Y10, 48(AX)
-	VMOVDQU    X11, 80(AX)
-	VMOVDQU    128(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y12
-	VPSHUFB    Y12, Y0, Y12
-	VPSHUFB    Y11, Y1, Y13
-	VPAND      Y12, Y13, Y13
-	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y9, Y12, Y12
-	VPADDB     Y12, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VMOVDQU    160(DX), Y11
-	VPSRLD     $0x04, Y11, Y12
-	VPAND      Y3, Y12, Y12
-	VPAND      Y3, Y11, Y14
-	VPSHUFB    Y14, Y0, Y14
-	VPSHUFB    Y12, Y1, Y15
-	VPAND      Y14, Y15, Y15
-	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y9, Y14, Y14
-	VPADDB     Y14, Y12, Y12
-	VPSHUFB    Y12, Y2, Y12
-	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y7, Y11, Y11
-	VPMADDWD   Y8, Y11, Y11
-	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR       Y13, Y15, Y13
-	VPTEST     Y13, Y13
-	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y10, Y5, Y10
-	VPERMD     Y11, Y6, Y11
-	VPBLENDD   $0xc0, Y11, Y10, Y10
-	VMOVDQU    Y10, 96(AX)
-	VMOVDQU    X11, 128(AX)
-	VMOVDQU    192(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y12
-	VPSHUFB    Y12, Y0, Y12
-	VPSHUFB    Y11, Y1, Y13
-	VPAND      Y12, Y13, Y13
-	VPCMPEQB   Y4, Y10, Y12
-	VPAND      Y9, Y12, Y12
-	VPADDB     Y12, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VMOVDQU    224(DX), Y11
-	VPSRLD     $0x04, Y11, Y12
-	VPAND      Y3, Y12, Y12
-	VPAND      Y3, Y11, Y14
-	VPSHUFB    Y14, Y0, Y14
-	VPSHUFB    Y12, Y1, Y15
-	VPAND      Y14, Y15, Y15
-	VPCMPEQB   Y4, Y11, Y14
-	VPAND      Y9, Y14, Y14
-	VPADDB     Y14, Y12, Y12
-	VPSHUFB    Y12, Y2, Y12
-	VPADDB     Y12, Y11, Y11
-	VPMADDUBSW Y7, Y11, Y11
-	VPMADDWD   Y8, Y11, Y11
-	VPSHUFB    decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR       Y13, Y15, Y13
-	VPTEST     Y13, Y13
-	JNZ        decodeBase64AVX2_loop1
-	VPERMD     Y10, Y5, Y10
-	VPERMD     Y11, Y6, Y11
-	VPBLENDD   $0xc0, Y11, Y10, Y10
-	VMOVDQU    Y10, 144(AX)
-	VMOVDQU    X11, 176(AX)
-	ADDQ       $0x00000100, DX
-	ADDQ       $0x000000c0, AX
-	SUBQ       $0x00000100, BX
-	SUBQ       $0x000000c0, CX
-	JMP        decodeBase64AVX2_group
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2_loop1
+	VMOVDQU      (DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      32(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, (AX)
+	VEXTRACTI128 $0x01, Y10, 12(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 24(AX)
+	VEXTRACTI128 $0x01, Y11, 32(AX)
+	VMOVDQU      64(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      96(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 48(AX)
+	VEXTRACTI128 $0x01, Y10, 60(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 72(AX)
+	VEXTRACTI128 $0x01, Y11, 80(AX)
+	VMOVDQU      128(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      160(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 96(AX)
+	VEXTRACTI128 $0x01, Y10, 108(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 120(AX)
+	VEXTRACTI128 $0x01, Y11, 128(AX)
+	VMOVDQU      192(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      224(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 144(AX)
+	VEXTRACTI128 $0x01, Y10, 156(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 168(AX)
+	VEXTRACTI128 $0x01, Y11, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2_group
 
 decodeBase64AVX2_loop1:
 	CMPQ         BX, $0x00000020
@@ -1518,7 +1918,8 @@ decodeBase64AVX2_loop1:
 	VPAND        Y3, Y6, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2_done
 	VPCMPEQB     Y4, Y6, Y11
 	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
@@ -1527,8 +1928,6 @@ decodeBase64AVX2_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -1560,15 +1959,15 @@ DATA decodePermA<>+24(SB)/4, $0x00000007
 DATA decodePermA<>+28(SB)/4, $0x00000007
 GLOBL decodePermA<>(SB), RODATA|NOPTR, $32
 
-DATA decodePermB<>+0(SB)/4, $0x00000002
-DATA decodePermB<>+4(SB)/4, $0x00000004
-DATA decodePermB<>+8(SB)/4, $0x00000005
-DATA decodePermB<>+12(SB)/4, $0x00000006
-DATA decodePermB<>+16(SB)/4, $0x00000000
-DATA decodePermB<>+20(SB)/4, $0x00000000
-DATA decodePermB<>+24(SB)/4, $0x00000000
-DATA decodePermB<>+28(SB)/4, $0x00000001
-GLOBL decodePermB<>(SB), RODATA|NOPTR, $32
+DATA decodePermSplit<>+0(SB)/4, $0x00000000
+DATA decodePermSplit<>+4(SB)/4, $0x00000001
+DATA decodePermSplit<>+8(SB)/4, $0x00000002
+DATA decodePermSplit<>+12(SB)/4, $0x00000004
+DATA decodePermSplit<>+16(SB)/4, $0x00000002
+DATA decodePermSplit<>+20(SB)/4, $0x00000004
+DATA decodePermSplit<>+24(SB)/4, $0x00000005
+DATA decodePermSplit<>+28(SB)/4, $0x00000006
+GLOBL decodePermSplit<>(SB), RODATA|NOPTR, $32
 
 DATA decodeEight<>+0(SB)/1, $0x08
 GLOBL decodeEight<>(SB), RODATA|NOPTR, $1
@@ -1642,7 +2041,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1654,21 +2054,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      32(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1682,7 +2080,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1694,21 +2093,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      96(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1722,7 +2119,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1734,21 +2132,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      160(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1762,7 +2158,8 @@ decodeBase64AVX2NT_group:
 	VPAND        Y3, Y10, Y12
 	VPSHUFB      Y12, Y0, Y12
 	VPSHUFB      Y11, Y1, Y13
-	VPAND        Y12, Y13, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2NT_loop1
 	VPCMPEQB     Y4, Y10, Y12
 	VPAND        Y9, Y12, Y12
 	VPADDB       Y12, Y11, Y11
@@ -1774,21 +2171,19 @@ decodeBase64AVX2NT_group:
 	VMOVDQU      224(DX), Y11
 	VPSRLD       $0x04, Y11, Y12
 	VPAND        Y3, Y12, Y12
-	VPAND        Y3, Y11, Y14
-	VPSHUFB      Y14, Y0, Y14
-	VPSHUFB      Y12, Y1, Y15
-	VPAND        Y14, Y15, Y15
-	VPCMPEQB     Y4, Y11, Y14
-	VPAND        Y9, Y14, Y14
-	VPADDB       Y14, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2NT_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
 	VPSHUFB      Y12, Y2, Y12
 	VPADDB       Y12, Y11, Y11
 	VPMADDUBSW   Y7, Y11, Y11
 	VPMADDWD     Y8, Y11, Y11
 	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
-	VPOR         Y13, Y15, Y13
-	VPTEST       Y13, Y13
-	JNZ          decodeBase64AVX2NT_loop1
 	VPERMD       Y10, Y5, Y10
 	VPERMD       Y11, Y6, Y11
 	VPBLENDD     $0xc0, Y11, Y10, Y10
@@ -1813,7 +2208,8 @@ decodeBase64AVX2NT_loop1:
 	VPAND        Y3, Y6, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2NT_done
 	VPCMPEQB     Y4, Y6, Y11
 	VPAND        Y9, Y11, Y11
 	VPADDB       Y11, Y10, Y10
@@ -1822,8 +2218,6 @@ decodeBase64AVX2NT_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2NT_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -1839,6 +2233,245 @@ decodeBase64AVX2NT_done:
 	VZEROUPPER
 
 decodeBase64AVX2NT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+DATA decodePermB<>+0(SB)/4, $0x00000002
+DATA decodePermB<>+4(SB)/4, $0x00000004
+DATA decodePermB<>+8(SB)/4, $0x00000005
+DATA decodePermB<>+12(SB)/4, $0x00000006
+DATA decodePermB<>+16(SB)/4, $0x00000000
+DATA decodePermB<>+20(SB)/4, $0x00000000
+DATA decodePermB<>+24(SB)/4, $0x00000000
+DATA decodePermB<>+28(SB)/4, $0x00000001
+GLOBL decodePermB<>(SB), RODATA|NOPTR, $32
+
+// func decodeBase64AVX2PF(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2PF(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2PF_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2PF_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermSplit<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTB   decodeEight<>+0(SB), Y9
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2PF_group:
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2PF_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2PF_loop1
+	PREFETCHT0   2048(DX)
+	PREFETCHT0   2112(DX)
+	PREFETCHT0   2176(DX)
+	PREFETCHT0   2240(DX)
+	PREFETCHT0   2048(AX)
+	PREFETCHT0   2112(AX)
+	PREFETCHT0   2176(AX)
+	VMOVDQU      (DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      32(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, (AX)
+	VEXTRACTI128 $0x01, Y10, 12(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 24(AX)
+	VEXTRACTI128 $0x01, Y11, 32(AX)
+	VMOVDQU      64(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      96(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 48(AX)
+	VEXTRACTI128 $0x01, Y10, 60(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 72(AX)
+	VEXTRACTI128 $0x01, Y11, 80(AX)
+	VMOVDQU      128(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      160(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 96(AX)
+	VEXTRACTI128 $0x01, Y10, 108(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 120(AX)
+	VEXTRACTI128 $0x01, Y11, 128(AX)
+	VMOVDQU      192(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPAND        Y9, Y12, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      224(DX), Y11
+	VPSRLD       $0x04, Y11, Y12
+	VPAND        Y3, Y12, Y12
+	VPAND        Y3, Y11, Y13
+	VPSHUFB      Y13, Y0, Y13
+	VPSHUFB      Y12, Y1, Y14
+	VPTEST       Y13, Y14
+	JNZ          decodeBase64AVX2PF_loop1
+	VPCMPEQB     Y4, Y11, Y13
+	VPAND        Y9, Y13, Y13
+	VPADDB       Y13, Y12, Y12
+	VPSHUFB      Y12, Y2, Y12
+	VPADDB       Y12, Y11, Y11
+	VPMADDUBSW   Y7, Y11, Y11
+	VPMADDWD     Y8, Y11, Y11
+	VPSHUFB      decodePackAVX2<>+0(SB), Y11, Y11
+	VMOVDQU      X10, 144(AX)
+	VEXTRACTI128 $0x01, Y10, 156(AX)
+	VPERMD       Y11, Y6, Y11
+	VMOVDQU      X11, 168(AX)
+	VEXTRACTI128 $0x01, Y11, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2PF_group
+
+decodeBase64AVX2PF_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2PF_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2PF_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y6, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PF_done
+	VPCMPEQB     Y4, Y6, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2PF_loop1
+
+decodeBase64AVX2PF_done:
+	VZEROUPPER
+
+decodeBase64AVX2PF_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET
@@ -1861,165 +2494,161 @@ TEXT ·decodeBase64AVX2Prev(SB), NOSPLIT, $0-64
 	VBROADCASTI128 48(SI), Y2
 	VPBROADCASTB   decodeNibble<>+0(SB), Y3
 	VMOVDQU        decodePermA<>+0(SB), Y5
-	VMOVDQU        decodePermB<>+0(SB), Y6
+	VMOVDQU        decodePermSplit<>+0(SB), Y6
 	VPBROADCASTB   64(SI), Y4
 	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
 	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
 
 decodeBase64AVX2Prev_group:
-	CMPQ       BX, $0x00000100
-	JB         decodeBase64AVX2Prev_loop1
-	CMPQ       CX, $0x000000c0
-	JB         decodeBase64AVX2Prev_loop1
-	VMOVDQU    (DX), Y9
-	VPSRLD     $0x04, Y9, Y10
-	VPAND      Y3, Y10, Y10
-	VPAND      Y3, Y9, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y10, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y9, Y11
-	VPADDB     Y11, Y10, Y10
-	VPSHUFB    Y10, Y2, Y10
-	VPADDB     Y10, Y9, Y9
-	VPMADDUBSW Y7, Y9, Y9
-	VPMADDWD   Y8, Y9, Y9
-	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
-	VMOVDQU    32(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y13
-	VPSHUFB    Y13, Y0, Y13
-	VPSHUFB    Y11, Y1, Y14
-	VPAND      Y13, Y14, Y14
-	VPCMPEQB   Y4, Y10, Y13
-	VPADDB     Y13, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR       Y12, Y14, Y12
-	VPTEST     Y12, Y12
-	JNZ        decodeBase64AVX2Prev_loop1
-	VPERMD     Y9, Y5, Y9
-	VPERMD     Y10, Y6, Y10
-	VPBLENDD   $0xc0, Y10, Y9, Y9
-	VMOVDQU    Y9, (AX)
-	VMOVDQU    X10, 32(AX)
-	VMOVDQU    64(DX), Y9
-	VPSRLD     $0x04, Y9, Y10
-	VPAND      Y3, Y10, Y10
-	VPAND      Y3, Y9, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y10, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y9, Y11
-	VPADDB     Y11, Y10, Y10
-	VPSHUFB    Y10, Y2, Y10
-	VPADDB     Y10, Y9, Y9
-	VPMADDUBSW Y7, Y9, Y9
-	VPMADDWD   Y8, Y9, Y9
-	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
-	VMOVDQU    96(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y13
-	VPSHUFB    Y13, Y0, Y13
-	VPSHUFB    Y11, Y1, Y14
-	VPAND      Y13, Y14, Y14
-	VPCMPEQB   Y4, Y10, Y13
-	VPADDB     Y13, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR       Y12, Y14, Y12
-	VPTEST     Y12, Y12
-	JNZ        decodeBase64AVX2Prev_loop1
-	VPERMD     Y9, Y5, Y9
-	VPERMD     Y10, Y6, Y10
-	VPBLENDD   $0xc0, Y10, Y9, Y9
-	VMOVDQU    Y9, 48(AX)
-	VMOVDQU    X10, 80(AX)
-	VMOVDQU    128(DX), Y9
-	VPSRLD     $0x04, Y9, Y10
-	VPAND      Y3, Y10, Y10
-	VPAND      Y3, Y9, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y10, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y9, Y11
-	VPADDB     Y11, Y10, Y10
-	VPSHUFB    Y10, Y2, Y10
-	VPADDB     Y10, Y9, Y9
-	VPMADDUBSW Y7, Y9, Y9
-	VPMADDWD   Y8, Y9, Y9
-	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
-	VMOVDQU    160(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y13
-	VPSHUFB    Y13, Y0, Y13
-	VPSHUFB    Y11, Y1, Y14
-	VPAND      Y13, Y14, Y14
-	VPCMPEQB   Y4, Y10, Y13
-	VPADDB     Y13, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR       Y12, Y14, Y12
-	VPTEST     Y12, Y12
-	JNZ        decodeBase64AVX2Prev_loop1
-	VPERMD     Y9, Y5, Y9
-	VPERMD     Y10, Y6, Y10
-	VPBLENDD   $0xc0, Y10, Y9, Y9
-	VMOVDQU    Y9, 96(AX)
-	VMOVDQU    X10, 128(AX)
-	VMOVDQU    192(DX), Y9
-	VPSRLD     $0x04, Y9, Y10
-	VPAND      Y3, Y10, Y10
-	VPAND      Y3, Y9, Y11
-	VPSHUFB    Y11, Y0, Y11
-	VPSHUFB    Y10, Y1, Y12
-	VPAND      Y11, Y12, Y12
-	VPCMPEQB   Y4, Y9, Y11
-	VPADDB     Y11, Y10, Y10
-	VPSHUFB    Y10, Y2, Y10
-	VPADDB     Y10, Y9, Y9
-	VPMADDUBSW Y7, Y9, Y9
-	VPMADDWD   Y8, Y9, Y9
-	VPSHUFB    decodePackAVX2<>+0(SB), Y9, Y9
-	VMOVDQU    224(DX), Y10
-	VPSRLD     $0x04, Y10, Y11
-	VPAND      Y3, Y11, Y11
-	VPAND      Y3, Y10, Y13
-	VPSHUFB    Y13, Y0, Y13
-	VPSHUFB    Y11, Y1, Y14
-	VPAND      Y13, Y14, Y14
-	VPCMPEQB   Y4, Y10, Y13
-	VPADDB     Y13, Y11, Y11
-	VPSHUFB    Y11, Y2, Y11
-	VPADDB     Y11, Y10, Y10
-	VPMADDUBSW Y7, Y10, Y10
-	VPMADDWD   Y8, Y10, Y10
-	VPSHUFB    decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR       Y12, Y14, Y12
-	VPTEST     Y12, Y12
-	JNZ        decodeBase64AVX2Prev_loop1
-	VPERMD     Y9, Y5, Y9
-	VPERMD     Y10, Y6, Y10
-	VPBLENDD   $0xc0, Y10, Y9, Y9
-	VMOVDQU    Y9, 144(AX)
-	VMOVDQU    X10, 176(AX)
-	ADDQ       $0x00000100, DX
-	ADDQ       $0x000000c0, AX
-	SUBQ       $0x00000100, BX
-	SUBQ       $0x000000c0, CX
-	JMP        decodeBase64AVX2Prev_group
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2Prev_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2Prev_loop1
+	VMOVDQU      (DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      32(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, (AX)
+	VEXTRACTI128 $0x01, Y9, 12(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 24(AX)
+	VEXTRACTI128 $0x01, Y10, 32(AX)
+	VMOVDQU      64(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      96(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 48(AX)
+	VEXTRACTI128 $0x01, Y9, 60(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 72(AX)
+	VEXTRACTI128 $0x01, Y10, 80(AX)
+	VMOVDQU      128(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      160(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 96(AX)
+	VEXTRACTI128 $0x01, Y9, 108(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 120(AX)
+	VEXTRACTI128 $0x01, Y10, 128(AX)
+	VMOVDQU      192(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      224(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2Prev_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 144(AX)
+	VEXTRACTI128 $0x01, Y9, 156(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 168(AX)
+	VEXTRACTI128 $0x01, Y10, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2Prev_group
 
 decodeBase64AVX2Prev_loop1:
 	CMPQ         BX, $0x00000020
@@ -2032,7 +2661,8 @@ decodeBase64AVX2Prev_loop1:
 	VPAND        Y3, Y6, Y10
 	VPSHUFB      Y10, Y0, Y10
 	VPSHUFB      Y9, Y1, Y11
-	VPAND        Y10, Y11, Y11
+	VPTEST       Y10, Y11
+	JNZ          decodeBase64AVX2Prev_done
 	VPCMPEQB     Y4, Y6, Y10
 	VPADDB       Y10, Y9, Y9
 	VPSHUFB      Y9, Y2, Y9
@@ -2040,8 +2670,6 @@ decodeBase64AVX2Prev_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y11, Y11
-	JNZ          decodeBase64AVX2Prev_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -2094,7 +2722,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2105,20 +2734,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      32(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2132,7 +2759,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2143,20 +2771,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      96(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2170,7 +2796,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2181,20 +2808,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      160(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2208,7 +2833,8 @@ decodeBase64AVX2PrevNT_group:
 	VPAND        Y3, Y9, Y11
 	VPSHUFB      Y11, Y0, Y11
 	VPSHUFB      Y10, Y1, Y12
-	VPAND        Y11, Y12, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPCMPEQB     Y4, Y9, Y11
 	VPADDB       Y11, Y10, Y10
 	VPSHUFB      Y10, Y2, Y10
@@ -2219,20 +2845,18 @@ decodeBase64AVX2PrevNT_group:
 	VMOVDQU      224(DX), Y10
 	VPSRLD       $0x04, Y10, Y11
 	VPAND        Y3, Y11, Y11
-	VPAND        Y3, Y10, Y13
-	VPSHUFB      Y13, Y0, Y13
-	VPSHUFB      Y11, Y1, Y14
-	VPAND        Y13, Y14, Y14
-	VPCMPEQB     Y4, Y10, Y13
-	VPADDB       Y13, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevNT_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
 	VPSHUFB      Y11, Y2, Y11
 	VPADDB       Y11, Y10, Y10
 	VPMADDUBSW   Y7, Y10, Y10
 	VPMADDWD     Y8, Y10, Y10
 	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
-	VPOR         Y12, Y14, Y12
-	VPTEST       Y12, Y12
-	JNZ          decodeBase64AVX2PrevNT_loop1
 	VPERMD       Y9, Y5, Y9
 	VPERMD       Y10, Y6, Y10
 	VPBLENDD     $0xc0, Y10, Y9, Y9
@@ -2257,7 +2881,8 @@ decodeBase64AVX2PrevNT_loop1:
 	VPAND        Y3, Y6, Y10
 	VPSHUFB      Y10, Y0, Y10
 	VPSHUFB      Y9, Y1, Y11
-	VPAND        Y10, Y11, Y11
+	VPTEST       Y10, Y11
+	JNZ          decodeBase64AVX2PrevNT_done
 	VPCMPEQB     Y4, Y6, Y10
 	VPADDB       Y10, Y9, Y9
 	VPSHUFB      Y9, Y2, Y9
@@ -2265,8 +2890,6 @@ decodeBase64AVX2PrevNT_loop1:
 	VPMADDUBSW   Y7, Y6, Y6
 	VPMADDWD     Y8, Y6, Y6
 	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
-	VPTEST       Y11, Y11
-	JNZ          decodeBase64AVX2PrevNT_done
 	VPERMD       Y6, Y5, Y6
 	VMOVDQU      X6, (AX)
 	VEXTRACTI128 $0x01, Y6, X6
@@ -2282,6 +2905,225 @@ decodeBase64AVX2PrevNT_done:
 	VZEROUPPER
 
 decodeBase64AVX2PrevNT_ret:
+	SUBQ DI, DX
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func decodeBase64AVX2PrevPF(dst []byte, src []byte, lut *[80]byte) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·decodeBase64AVX2PrevPF(SB), NOSPLIT, $0-64
+	MOVQ           dst_base+0(FP), AX
+	MOVQ           dst_len+8(FP), CX
+	MOVQ           src_base+24(FP), DX
+	MOVQ           src_len+32(FP), BX
+	MOVQ           lut+48(FP), SI
+	MOVQ           DX, DI
+	CMPQ           BX, $0x20
+	JB             decodeBase64AVX2PrevPF_ret
+	CMPQ           CX, $0x18
+	JB             decodeBase64AVX2PrevPF_ret
+	VBROADCASTI128 16(SI), Y0
+	VBROADCASTI128 32(SI), Y1
+	VBROADCASTI128 48(SI), Y2
+	VPBROADCASTB   decodeNibble<>+0(SB), Y3
+	VMOVDQU        decodePermA<>+0(SB), Y5
+	VMOVDQU        decodePermSplit<>+0(SB), Y6
+	VPBROADCASTB   64(SI), Y4
+	VPBROADCASTD   decodeMerge1<>+0(SB), Y7
+	VPBROADCASTD   decodeMerge2<>+0(SB), Y8
+
+decodeBase64AVX2PrevPF_group:
+	CMPQ         BX, $0x00000100
+	JB           decodeBase64AVX2PrevPF_loop1
+	CMPQ         CX, $0x000000c0
+	JB           decodeBase64AVX2PrevPF_loop1
+	PREFETCHT0   2048(DX)
+	PREFETCHT0   2112(DX)
+	PREFETCHT0   2176(DX)
+	PREFETCHT0   2240(DX)
+	PREFETCHT0   2048(AX)
+	PREFETCHT0   2112(AX)
+	PREFETCHT0   2176(AX)
+	VMOVDQU      (DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      32(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, (AX)
+	VEXTRACTI128 $0x01, Y9, 12(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 24(AX)
+	VEXTRACTI128 $0x01, Y10, 32(AX)
+	VMOVDQU      64(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      96(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 48(AX)
+	VEXTRACTI128 $0x01, Y9, 60(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 72(AX)
+	VEXTRACTI128 $0x01, Y10, 80(AX)
+	VMOVDQU      128(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      160(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 96(AX)
+	VEXTRACTI128 $0x01, Y9, 108(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 120(AX)
+	VEXTRACTI128 $0x01, Y10, 128(AX)
+	VMOVDQU      192(DX), Y9
+	VPSRLD       $0x04, Y9, Y10
+	VPAND        Y3, Y10, Y10
+	VPAND        Y3, Y9, Y11
+	VPSHUFB      Y11, Y0, Y11
+	VPSHUFB      Y10, Y1, Y12
+	VPTEST       Y11, Y12
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y9, Y11
+	VPADDB       Y11, Y10, Y10
+	VPSHUFB      Y10, Y2, Y10
+	VPADDB       Y10, Y9, Y9
+	VPMADDUBSW   Y7, Y9, Y9
+	VPMADDWD     Y8, Y9, Y9
+	VPSHUFB      decodePackAVX2<>+0(SB), Y9, Y9
+	VMOVDQU      224(DX), Y10
+	VPSRLD       $0x04, Y10, Y11
+	VPAND        Y3, Y11, Y11
+	VPAND        Y3, Y10, Y12
+	VPSHUFB      Y12, Y0, Y12
+	VPSHUFB      Y11, Y1, Y13
+	VPTEST       Y12, Y13
+	JNZ          decodeBase64AVX2PrevPF_loop1
+	VPCMPEQB     Y4, Y10, Y12
+	VPADDB       Y12, Y11, Y11
+	VPSHUFB      Y11, Y2, Y11
+	VPADDB       Y11, Y10, Y10
+	VPMADDUBSW   Y7, Y10, Y10
+	VPMADDWD     Y8, Y10, Y10
+	VPSHUFB      decodePackAVX2<>+0(SB), Y10, Y10
+	VMOVDQU      X9, 144(AX)
+	VEXTRACTI128 $0x01, Y9, 156(AX)
+	VPERMD       Y10, Y6, Y10
+	VMOVDQU      X10, 168(AX)
+	VEXTRACTI128 $0x01, Y10, 176(AX)
+	ADDQ         $0x00000100, DX
+	ADDQ         $0x000000c0, AX
+	SUBQ         $0x00000100, BX
+	SUBQ         $0x000000c0, CX
+	JMP          decodeBase64AVX2PrevPF_group
+
+decodeBase64AVX2PrevPF_loop1:
+	CMPQ         BX, $0x00000020
+	JB           decodeBase64AVX2PrevPF_done
+	CMPQ         CX, $0x00000018
+	JB           decodeBase64AVX2PrevPF_done
+	VMOVDQU      (DX), Y6
+	VPSRLD       $0x04, Y6, Y9
+	VPAND        Y3, Y9, Y9
+	VPAND        Y3, Y6, Y10
+	VPSHUFB      Y10, Y0, Y10
+	VPSHUFB      Y9, Y1, Y11
+	VPTEST       Y10, Y11
+	JNZ          decodeBase64AVX2PrevPF_done
+	VPCMPEQB     Y4, Y6, Y10
+	VPADDB       Y10, Y9, Y9
+	VPSHUFB      Y9, Y2, Y9
+	VPADDB       Y9, Y6, Y6
+	VPMADDUBSW   Y7, Y6, Y6
+	VPMADDWD     Y8, Y6, Y6
+	VPSHUFB      decodePackAVX2<>+0(SB), Y6, Y6
+	VPERMD       Y6, Y5, Y6
+	VMOVDQU      X6, (AX)
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVQ        X6, 16(AX)
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000018, AX
+	SUBQ         $0x00000020, BX
+	SUBQ         $0x00000018, CX
+	JMP          decodeBase64AVX2PrevPF_loop1
+
+decodeBase64AVX2PrevPF_done:
+	VZEROUPPER
+
+decodeBase64AVX2PrevPF_ret:
 	SUBQ DI, DX
 	MOVQ DX, ret+56(FP)
 	RET

@@ -22,6 +22,12 @@ func encodeBase64AVX512VBMI(dst []byte, src []byte, lut *[64]byte) int
 //go:noescape
 func encodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[64]byte) int
 
+// encodeBase64AVX512VBMIPF is encodeBase64AVX512VBMI prefetching each line of src
+// and dst 2 KiB ahead in its main loop, for working sets larger than L2.
+//
+//go:noescape
+func encodeBase64AVX512VBMIPF(dst []byte, src []byte, lut *[64]byte) int
+
 // decodeBase64AVX512VBMI decodes whole 64-character blocks of src into 48-byte
 // blocks of dst with the reverse table lut (the value of each 7-bit character,
 // 0x80 for characters outside the alphabet), at most
@@ -42,6 +48,12 @@ func decodeBase64AVX512VBMI(dst []byte, src []byte, lut *[128]byte) int
 //go:noescape
 func decodeBase64AVX512VBMINT(dst []byte, src []byte, lut *[128]byte) int
 
+// decodeBase64AVX512VBMIPF is decodeBase64AVX512VBMI prefetching each line of src
+// and dst 2 KiB ahead in its main loop, for working sets larger than L2.
+//
+//go:noescape
+func decodeBase64AVX512VBMIPF(dst []byte, src []byte, lut *[128]byte) int
+
 // encodeBase64AVX2 encodes whole 24-byte blocks of src into 32-character
 // blocks of dst with the AVX2 table lut of an alphabet whose first 62 characters
 // are A-Z, a-z, 0-9, n = min(len(src)/24, len(dst)/32) blocks, and returns n*24,
@@ -57,6 +69,12 @@ func encodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 //
 //go:noescape
 func encodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
+
+// encodeBase64AVX2PF is encodeBase64AVX2 prefetching each line of src
+// and dst 2 KiB ahead in its main loop, for working sets larger than L2.
+//
+//go:noescape
+func encodeBase64AVX2PF(dst []byte, src []byte, lut *[80]byte) int
 
 // decodeBase64AVX2 decodes whole 32-character blocks of src into 24-byte
 // blocks of dst with the AVX2 table lut of an alphabet, at most
@@ -76,6 +94,12 @@ func decodeBase64AVX2(dst []byte, src []byte, lut *[80]byte) int
 //go:noescape
 func decodeBase64AVX2NT(dst []byte, src []byte, lut *[80]byte) int
 
+// decodeBase64AVX2PF is decodeBase64AVX2 prefetching each line of src
+// and dst 2 KiB ahead in its main loop, for working sets larger than L2.
+//
+//go:noescape
+func decodeBase64AVX2PF(dst []byte, src []byte, lut *[80]byte) int
+
 // decodeBase64AVX2Prev is decodeBase64AVX2 for tables whose fix
 // character is looked up in the slot of the row before its own.
 //
@@ -88,3 +112,9 @@ func decodeBase64AVX2Prev(dst []byte, src []byte, lut *[80]byte) int
 //
 //go:noescape
 func decodeBase64AVX2PrevNT(dst []byte, src []byte, lut *[80]byte) int
+
+// decodeBase64AVX2PrevPF is decodeBase64AVX2Prev prefetching each line of src
+// and dst 2 KiB ahead in its main loop, for working sets larger than L2.
+//
+//go:noescape
+func decodeBase64AVX2PrevPF(dst []byte, src []byte, lut *[80]byte) int

@@ -11,8 +11,9 @@
 //     handle tails, padding, newlines and all error reporting. Their results
 //     do not depend on the tier: a kernel does whole blocks and stops at the
 //     first block it cannot do, and the generic code finishes the job. Calls
-//     whose working set exceeds three quarters of the last-level cache write
-//     with non-temporal stores.
+//     whose working set exceeds L2 run kernels that prefetch each line of src
+//     and dst 2 KiB ahead; beyond three quarters of the last-level cache they
+//     write with non-temporal stores instead.
 //   - [IndexJSONSpecial]: index of the first '"', '\\' or control byte (< 0x20)
 //     in a JSON string body, with AVX-512 (BW) and AVX2 kernels and a pure-Go
 //     twin.
