@@ -35,6 +35,14 @@ type Options struct {
 // bufSize is the size of each connection's read and write buffers.
 const bufSize = 64 << 10
 
+// peekAfter is how long a connection stays idle before it is looked at
+// (a peek, one system call) when it is taken again. An upstream that
+// closes an idle connection does so after its idle timeout (seconds for
+// every common server), or says so in its answer (Connection: close, and
+// the connection is not kept); one taken again within peekAfter of its
+// answer, as each is under load, goes out without the look.
+const peekAfter = 5 * time.Millisecond
+
 // ErrHeadersTooLarge is the error of response headers over MaxHeaderBytes.
 var ErrHeadersTooLarge = errors.New("h1: the upstream's response headers exceeded the limit")
 
@@ -169,7 +177,7 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		cs[len(cs)-1] = nil
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if now.Sub(c.idleAt) < t.o.IdleTimeout && c.peek.alive() {
+		if idle := now.Sub(c.idleAt); idle < t.o.IdleTimeout && (idle < peekAfter || c.peek.alive()) {
 			return c, true, nil
 		}
 		_ = c.nc.Close()
