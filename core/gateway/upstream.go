@@ -51,11 +51,15 @@ func copyHeader(dst, src http.Header, drop map[string]bool) {
 func eachHeader(src http.Header, drop map[string]bool, f func(name string, values []string)) {
 	var listed map[string]bool
 	for _, v := range src.Values("Connection") {
-		for name := range strings.SplitSeq(v, ",") {
-			if listed == nil {
-				listed = map[string]bool{}
+		for v != "" {
+			var name string
+			name, v, _ = strings.Cut(v, ",")
+			if ck := connectionToken(strings.TrimSpace(name)); ck != "" && !drop[ck] {
+				if listed == nil {
+					listed = map[string]bool{}
+				}
+				listed[ck] = true
 			}
-			listed[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
 		}
 	}
 	for k, vs := range src {
@@ -64,6 +68,19 @@ func eachHeader(src http.Header, drop map[string]bool, f func(name string, value
 			f(ck, vs)
 		}
 	}
+}
+
+// connectionToken is the header name a Connection header's token names:
+// its canonical form, without an allocation for keep-alive and close,
+// which every kept-alive answer may carry.
+func connectionToken(name string) string {
+	switch {
+	case strings.EqualFold(name, "keep-alive"):
+		return "Keep-Alive"
+	case strings.EqualFold(name, "close"):
+		return "Close"
+	}
+	return http.CanonicalHeaderKey(name)
 }
 
 // newUpstreamRequest builds the upstream request of method with body (nil
