@@ -101,7 +101,7 @@ func (g *Gateway) relayRest(w ResponseWriter, resp *http.Response, cancel func()
 // editReaders are relayEdited's readers of an answer it edits.
 var editReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
 
-// putEditReader gives br back, holding nothing of its answer.
+// putEditReader gives br back, detached from the answer it read.
 func putEditReader(br *bufio.Reader) {
 	br.Reset(nil)
 	editReaders.Put(br)
