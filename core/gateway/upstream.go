@@ -83,12 +83,20 @@ func connectionToken(name string) string {
 	return http.CanonicalHeaderKey(name)
 }
 
+// smallHeader bounds the size an upstream request's header map is made
+// for: a map made for up to 8 names keeps them in one group, one made for
+// more allocates a table besides (two allocations more; 888 bytes against
+// 496 for six names). A client's usual headers fit once the hop's, Host,
+// Content-Length and its credential are dropped; a map that needs more
+// grows.
+const smallHeader = 8
+
 // newUpstreamRequest builds the upstream request of method with body (nil
 // for none, length n or -1) on behalf of principal, carrying the client's
 // headers in (nil for none) and the gateway's credential.
 func (g *Gateway) newUpstreamRequest(ctx context.Context, method string, in http.Header, body io.Reader, n int64, who string) *http.Request {
 	req := (&http.Request{Method: method, URL: g.upstream, Host: g.upstream.Host, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, len(in)+2)}).WithContext(ctx)
+		Header: make(http.Header, min(len(in)+2, smallHeader))}).WithContext(ctx)
 	if in != nil {
 		copyHeader(req.Header, in, dropRequest)
 	}

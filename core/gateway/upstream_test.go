@@ -27,3 +27,21 @@ func TestEachHeaderConnection(t *testing.T) {
 		t.Error("no header relayed")
 	}
 }
+
+// The upstream request of a client's usual headers is built with a map
+// of one group, not one sized past it for the names it drops.
+func TestNewUpstreamRequestAllocations(t *testing.T) {
+	g := newGateway(t, "http://127.0.0.1:1/mcp", func(o *Options) { o.Token, o.PrincipalMode = "", PrincipalOff }) // as G1 runs it
+	in := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+		"Mcp-Session-Id": {"s"}, "Mcp-Protocol-Version": {"2025-11-25"}, "User-Agent": {"sdk"},
+		"Accept-Encoding": {"gzip"}, "Content-Length": {"42"}, "Authorization": {"Bearer k"}}
+	var req *http.Request
+	allocs := testing.AllocsPerRun(100, func() { req = g.newUpstreamRequest(t.Context(), http.MethodPost, in, nil, 0, "alice") })
+	if len(req.Header) != 6 || req.Header.Get("Authorization") != "" {
+		t.Fatalf("upstream headers %v", req.Header)
+	}
+	t.Logf("%.0f allocations", allocs)
+	if allocs > 3 {
+		t.Errorf("%.0f allocations to build an upstream request, want at most 3", allocs)
+	}
+}
