@@ -48,9 +48,10 @@ var ErrHeadersTooLarge = errors.New("h1: the upstream's response headers exceede
 
 // Transport is an HTTP/1.1 client (package doc). Safe for concurrent use.
 type Transport struct {
-	o    Options
-	mu   sync.Mutex
-	idle map[string][]*conn // by scheme and host, the last idle last
+	o         Options
+	peekAfter time.Duration // peekAfter, or another in tests
+	mu        sync.Mutex
+	idle      map[string][]*conn // by scheme and host, the last idle last
 }
 
 // New returns the Transport of o.
@@ -70,7 +71,7 @@ func New(o Options) *Transport {
 	if o.Dial == nil {
 		o.Dial = (&net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	}
-	return &Transport{o: o, idle: map[string][]*conn{}}
+	return &Transport{o: o, peekAfter: peekAfter, idle: map[string][]*conn{}}
 }
 
 // RoundTrip sends req and returns the response, its body streaming from
@@ -177,7 +178,7 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		cs[len(cs)-1] = nil
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if idle := now.Sub(c.idleAt); idle < t.o.IdleTimeout && (idle < peekAfter || c.peek.alive()) {
+		if idle := now.Sub(c.idleAt); idle < t.o.IdleTimeout && (idle < t.peekAfter || c.peek.alive()) {
 			return c, true, nil
 		}
 		_ = c.nc.Close()
