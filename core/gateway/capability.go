@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/mcpblob/mcpblob/core/gateway/wire"
 	"github.com/mcpblob/mcpblob/core/mcp/headers"
@@ -57,19 +58,20 @@ func (g *Gateway) relayEdited(r *Request, w ResponseWriter, resp *http.Response,
 		return
 	}
 	inBuffer, _ := answerInBuffer(r, resp) // before any read
-	br := bufio.NewReaderSize(resp.Body, 4<<10)
-	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id, edit, lenient)
+	br := editReaders.Get().(*bufio.Reader)
+	br.Reset(resp.Body)
+	prefix, ue := g.rewriteAnswer(br, mt == "text/event-stream", c.id, edit, lenient) // copies what it keeps
 	if ue != nil {
+		putEditReader(br)
 		resp.Body.Close()
 		cancel()
 		g.fail(w, c.id, c.method, ue)
 		return
 	}
 	setHeaders(w, resp)
-	var rest io.Reader = br
 	if inBuffer {
-		tail, err := io.ReadAll(br) // in memory: no wait
-		prefix = append(prefix, tail...)
+		prefix, err := appendAll(prefix, br) // in memory: no wait
+		putEditReader(br)
 		if err == nil {
 			resp.Body.Close()
 			cancel()
@@ -77,13 +79,49 @@ func (g *Gateway) relayEdited(r *Request, w ResponseWriter, resp *http.Response,
 			w.SetBody(prefix)
 			return
 		}
-		rest = errReader{err} // relayed as far as it came, then cut
+		g.relayRest(w, resp, cancel, errReader{err}, prefix, mt) // relayed as far as it came, then cut
+		return
 	}
+	g.relayRest(w, resp, cancel, br, prefix, mt)
+}
+
+// relayRest streams prefix, then rest (the answer's reader after what
+// relayEdited read) to the client; a pooled reader goes back at the end.
+func (g *Gateway) relayRest(w ResponseWriter, resp *http.Response, cancel func(), rest io.Reader, prefix []byte, mt string) {
 	w.SetBodyStream(-1, func(sw StreamWriter) error {
 		defer cancel()
 		defer resp.Body.Close()
+		if br, ok := rest.(*bufio.Reader); ok {
+			defer putEditReader(br)
+		}
 		return g.copyBody(sw, rest, prefix, mt == "text/event-stream")
 	})
+}
+
+// editReaders are relayEdited's readers of an answer it edits.
+var editReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+
+// putEditReader gives br back, detached from the answer it read.
+func putEditReader(br *bufio.Reader) {
+	br.Reset(nil)
+	editReaders.Put(br)
+}
+
+// appendAll appends what is left in r to b.
+func appendAll(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // errReader is a reader that fails with err.

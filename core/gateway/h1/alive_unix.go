@@ -12,11 +12,12 @@ import (
 // syscall.RawConn and the function handed to it, made once per connection
 // (not on every request that reuses it).
 type peeker struct {
-	rc   syscall.RawConn
-	err  error // the connection gave no RawConn
-	fn   func(fd uintptr) bool
-	buf  [1]byte
-	open bool
+	rc    syscall.RawConn
+	err   error // the connection gave no RawConn
+	fn    func(fd uintptr) bool
+	buf   [1]byte
+	open  bool
+	looks int // the peeks so far (tests)
 }
 
 // newPeeker is nc's peeker; nil for a connection that is not a socket.
@@ -46,6 +47,7 @@ func (p *peeker) alive() bool {
 		return false
 	}
 	p.open = false
+	p.looks++
 	err := p.rc.Read(p.fn)
 	return err == nil && p.open
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +26,8 @@ type conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	head   []byte // readHead's scratch
+	uriOf  *url.URL
+	uri    string // uriOf's request target (requestURI)
 	idleAt time.Time
 	sent   bool // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
@@ -121,7 +123,7 @@ func (c *conn) writeHead(req *http.Request) error {
 	}
 	_, _ = bw.WriteString(req.Method)
 	_ = bw.WriteByte(' ')
-	_, _ = bw.WriteString(req.URL.RequestURI())
+	_, _ = bw.WriteString(c.requestURI(req.URL))
 	_, _ = bw.WriteString(" HTTP/1.1\r\nHost: ")
 	_, _ = bw.WriteString(host)
 	_, _ = bw.WriteString("\r\n")
@@ -134,7 +136,7 @@ func (c *conn) writeHead(req *http.Request) error {
 			return errors.New("h1: invalid header name " + strconv.Quote(name))
 		}
 		for _, v := range values {
-			if strings.ContainsAny(v, "\r\n\x00") {
+			if !safeValue(v) {
 				return errors.New("h1: invalid value of header " + name)
 			}
 			_, _ = bw.WriteString(name)
@@ -147,12 +149,36 @@ func (c *conn) writeHead(req *http.Request) error {
 	case req.Body == nil && (req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch):
 		_, _ = bw.WriteString("Content-Length: 0\r\n")
 	case req.Body != nil && req.ContentLength >= 0:
-		_, _ = bw.WriteString("Content-Length: " + strconv.FormatInt(req.ContentLength, 10) + "\r\n")
+		_, _ = bw.WriteString("Content-Length: ")
+		_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), req.ContentLength, 10))
+		_, _ = bw.WriteString("\r\n")
 	case req.Body != nil:
 		_, _ = bw.WriteString("Transfer-Encoding: chunked\r\n")
 	}
 	_, err := bw.WriteString("\r\n")
 	return err
+}
+
+// requestURI is u's request target, kept for the next request to the
+// same URL (every request of a gateway goes to its one upstream URL; a
+// URL is not changed once a request was sent to it).
+func (c *conn) requestURI(u *url.URL) string {
+	if u != c.uriOf {
+		c.uriOf, c.uri = u, u.RequestURI()
+	}
+	return c.uri
+}
+
+// safeValue reports whether a header value can go out as it is: no line
+// end or NUL that would split or cut the head.
+func safeValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '\r', '\n', 0:
+			return false
+		}
+	}
+	return true
 }
 
 func validName(s string) bool {

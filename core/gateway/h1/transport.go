@@ -35,14 +35,23 @@ type Options struct {
 // bufSize is the size of each connection's read and write buffers.
 const bufSize = 64 << 10
 
+// peekAfter is how long a connection stays idle before it is looked at
+// (a peek, one system call) when it is taken again. An upstream that
+// closes an idle connection does so after its idle timeout (seconds for
+// every common server), or says so in its answer (Connection: close, and
+// the connection is not kept); one taken again within peekAfter of its
+// answer, as each is under load, goes out without the look.
+const peekAfter = 5 * time.Millisecond
+
 // ErrHeadersTooLarge is the error of response headers over MaxHeaderBytes.
 var ErrHeadersTooLarge = errors.New("h1: the upstream's response headers exceeded the limit")
 
 // Transport is an HTTP/1.1 client (package doc). Safe for concurrent use.
 type Transport struct {
-	o    Options
-	mu   sync.Mutex
-	idle map[string][]*conn // by scheme and host, the last idle last
+	o         Options
+	peekAfter time.Duration // peekAfter, or another in tests
+	mu        sync.Mutex
+	idle      map[string][]*conn // by scheme and host, the last idle last
 }
 
 // New returns the Transport of o.
@@ -62,7 +71,7 @@ func New(o Options) *Transport {
 	if o.Dial == nil {
 		o.Dial = (&net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	}
-	return &Transport{o: o, idle: map[string][]*conn{}}
+	return &Transport{o: o, peekAfter: peekAfter, idle: map[string][]*conn{}}
 }
 
 // RoundTrip sends req and returns the response, its body streaming from
@@ -169,7 +178,7 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		cs[len(cs)-1] = nil
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if now.Sub(c.idleAt) < t.o.IdleTimeout && c.peek.alive() {
+		if idle := now.Sub(c.idleAt); idle < t.o.IdleTimeout && (idle < t.peekAfter || c.peek.alive()) {
 			return c, true, nil
 		}
 		_ = c.nc.Close()

@@ -18,14 +18,18 @@ var ErrOverBounds = errors.New("gateway: upstream answer over the gateway's boun
 // io.ErrUnexpectedEOF for an event cut off.
 func ReadEvent(br *bufio.Reader, budget *int64) (raw, data []byte, err error) {
 	for {
-		line, err := readLine(br, budget)
+		start := len(raw)
+		raw, err = appendLine(raw, br, budget)
 		if err != nil {
-			if errors.Is(err, io.EOF) && len(raw)+len(line) > 0 {
-				return append(raw, line...), data, io.ErrUnexpectedEOF
+			switch {
+			case errors.Is(err, io.EOF) && len(raw) > 0:
+				return raw, data, io.ErrUnexpectedEOF
+			case errors.Is(err, io.EOF):
+				return nil, data, err
 			}
-			return raw, data, err
+			return raw[:start], data, err // the line cut off is left out
 		}
-		raw = append(raw, line...)
+		line := raw[start:]
 		content := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		if len(content) == 0 {
 			return raw, data, nil
@@ -40,25 +44,23 @@ func ReadEvent(br *bufio.Reader, budget *int64) (raw, data []byte, err error) {
 	}
 }
 
-// readLine reads one line with its end from br, within *budget.
-func readLine(br *bufio.Reader, budget *int64) ([]byte, error) {
-	var line []byte
+// appendLine appends one line with its end from br to raw, within
+// *budget; at the end of the stream, what there was and io.EOF.
+func appendLine(raw []byte, br *bufio.Reader, budget *int64) ([]byte, error) {
 	for {
 		part, err := br.ReadSlice('\n')
 		*budget -= int64(len(part))
 		if *budget < 0 {
-			return nil, ErrOverBounds
+			return raw, ErrOverBounds
 		}
-		line = append(line, part...)
+		raw = append(raw, part...)
 		switch {
 		case err == nil:
-			return line, nil
+			return raw, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF):
-			return line, io.EOF
 		default:
-			return line, err
+			return raw, err
 		}
 	}
 }

@@ -139,3 +139,23 @@ func TestDecodeStringAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// An event is read with its lines appended in place: one growing slice
+// and the data, not a slice per line.
+func TestReadEventAllocations(t *testing.T) {
+	event := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n"
+	sr := strings.NewReader(event)
+	br := bufio.NewReader(sr)
+	allocs := testing.AllocsPerRun(100, func() {
+		sr.Reset(event)
+		br.Reset(sr)
+		budget := int64(1 << 20)
+		if raw, data, err := ReadEvent(br, &budget); err != nil || string(raw) != event || !strings.HasPrefix(string(data), "{") {
+			t.Fatalf("%q %q %v", raw, data, err)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("%.0f allocations to read a three-line event, want at most 4", allocs)
+	}
+	t.Logf("%.0f allocations", allocs)
+}
