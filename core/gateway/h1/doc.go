@@ -27,9 +27,8 @@
 // decompressed; no proxy.
 //
 // An idle connection the upstream closed is found before it is reused (a
-// non-blocking peek at the socket, once it was idle a few milliseconds: an
-// upstream closes an idle connection after its idle timeout, or says so in
-// its answer), and a request whose body can be sent
+// non-blocking peek at the socket each time it is taken again), and a
+// request whose body can be sent
 // again (none, or GetBody) is retried once on a fresh connection when a
 // reused one fails before any byte of an answer, if it did not go out
 // whole or its method is idempotent (net/http's rule: a POST the upstream
