@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,9 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,22 +78,12 @@ func TestSendfileChild(t *testing.T) {
 	s.Shutdown(context.Background())
 }
 
-var sendfileRE = regexp.MustCompile(`sendfile(?:64)?\(|<\.\.\. sendfile(?:64)? resumed>`)
-var retRE = regexp.MustCompile(`=\s+(-?\d+)`)
-
 // TestSendfileObserved runs the server in a child process under
 // `strace -f -e trace=sendfile` and checks that the bytes of a
 // resources/stream direct answer, a /d download and a ranged /d download
 // from the local store moved through sendfile(2), not through user space.
 func TestSendfileObserved(t *testing.T) {
 	parallel(t)
-	if testing.Short() {
-		t.Skip("spawns a traced child process")
-	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed (make tools installs it): cannot observe sendfile")
-	}
 	dir := t.TempDir()
 	b, err := localfs.Open(dir, localfs.Options{})
 	if err != nil {
@@ -106,39 +92,7 @@ func TestSendfileObserved(t *testing.T) {
 	const size = 64 << 20
 	want := writeBlob(t, b, "big/blob.bin", "application/octet-stream", size)
 	b.Close()
-
-	logf := t.TempDir() + "/strace.log"
-	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=sendfile", "-o", logf,
-		os.Args[0], "-test.run=^TestSendfileChild$", "-test.v")
-	cmd.Env = append(os.Environ(), sendfileChildEnv+"="+dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-		}
-	}()
-	sc := bufio.NewScanner(stdout)
-	var addr string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
-			addr = a
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("the child printed no address")
-	}
-	go io.Copy(io.Discard, stdout)
+	addr, finish := tracedChild(t, "TestSendfileChild", sendfileChildEnv+"="+dir, "ADDR ")
 
 	c := &bpClient{t: t, base: "http://" + addr, hc: &http.Client{Timeout: time.Minute}}
 	r := c.client(legacyVersion, streamCaps).streamResource(blobs.URI("big/blob.bin"))
@@ -152,39 +106,12 @@ func TestSendfileObserved(t *testing.T) {
 	if r := c.do("GET", link, nil, map[string]string{"Range": "bytes=1000-"}); r.status != 206 || len(r.body) != size-1000 {
 		t.Fatalf("ranged GET: %d, %d bytes", r.status, len(r.body))
 	}
-	stdin.Close()
-	cmd.Wait()
-
-	log, err := os.ReadFile(logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls, moved int64
-	for line := range strings.SplitSeq(string(log), "\n") {
-		if !sendfileRE.MatchString(line) || strings.HasSuffix(line, "<unfinished ...>") {
-			continue
-		}
-		m := retRE.FindAllStringSubmatch(line, -1)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.ParseInt(m[len(m)-1][1], 10, 64)
-		if n > 0 {
-			calls++
-			moved += n
-		}
-	}
+	log := finish()
+	calls, moved := sendfileMoved(log)
 	t.Logf("sendfile: %d calls moved %d bytes (%d expected through it)", calls, moved, 3*size-1000)
 	if moved < 3*size-1000 {
-		t.Fatalf("sendfile moved %d bytes, want at least %d; strace log:\n%s", moved, 3*size-1000, tail(string(log), 2000))
+		t.Fatalf("sendfile moved %d bytes, want at least %d; strace log:\n%s", moved, 3*size-1000, tail(log, 2000))
 	}
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
 }
 
 // TestDownloadMemoryFlat streams a 1 GiB blob through /d, /v1 and

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -9,11 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/storage/localfs"
@@ -61,45 +57,7 @@ func TestGatewaySendfileChild(t *testing.T) {
 // nginx sendfile).
 func TestGatewayCacheHitSendfile(t *testing.T) {
 	parallel(t)
-	if testing.Short() {
-		t.Skip("spawns a traced child process")
-	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed (make tools installs it): cannot observe sendfile")
-	}
-	logf := t.TempDir() + "/strace.log"
-	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=sendfile", "-o", logf,
-		os.Args[0], "-test.run=^TestGatewaySendfileChild$", "-test.v")
-	cmd.Env = append(os.Environ(), gatewaySendfileChildEnv+"="+t.TempDir())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-		}
-	}()
-	sc := bufio.NewScanner(stdout)
-	var base string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "BASE "); ok {
-			base = a
-			break
-		}
-	}
-	if base == "" {
-		t.Fatal("the child printed no address")
-	}
-	go io.Copy(io.Discard, stdout)
+	base, finish := tracedChild(t, "TestGatewaySendfileChild", gatewaySendfileChildEnv+"="+t.TempDir(), "BASE ")
 
 	blob := offloadImage(gatewaySendfileSize)
 	if resp, b := cacheGet(t, base, "alice-key", nil); resp.StatusCode != 200 || !bytes.Equal(b, blob) {
@@ -111,31 +69,9 @@ func TestGatewayCacheHitSendfile(t *testing.T) {
 	if resp, b := cacheGet(t, base, "alice-key", map[string]string{"Range": "bytes=1000-"}); resp.StatusCode != 206 || !bytes.Equal(b, blob[1000:]) {
 		t.Fatalf("cache hit with a Range: %d, %d bytes", resp.StatusCode, len(b))
 	}
-	stdin.Close()
-	cmd.Wait()
-
-	log, err := os.ReadFile(logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	log := finish()
 	want := int64(2*gatewaySendfileSize - 1000)
-	if moved := sendfileMoved(string(log)); moved < want {
-		t.Fatalf("sendfile moved %d bytes of the cache hits, want at least %d; strace log:\n%s", moved, want, tail(string(log), 2000))
+	if _, moved := sendfileMoved(log); moved < want {
+		t.Fatalf("sendfile moved %d bytes of the cache hits, want at least %d; strace log:\n%s", moved, want, tail(log, 2000))
 	}
-}
-
-// sendfileMoved sums the bytes the sendfile calls of an strace log moved.
-func sendfileMoved(log string) int64 {
-	var moved int64
-	for line := range strings.SplitSeq(log, "\n") {
-		if !sendfileRE.MatchString(line) || strings.HasSuffix(line, "<unfinished ...>") {
-			continue
-		}
-		if m := retRE.FindAllStringSubmatch(line, -1); m != nil {
-			if n, _ := strconv.ParseInt(m[len(m)-1][1], 10, 64); n > 0 {
-				moved += n
-			}
-		}
-	}
-	return moved
 }
