@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
@@ -49,16 +48,7 @@ func (g *p6Rig) startOAuth(ctx context.Context, bins map[string]string, blob rea
 		return err
 	}
 	g.procs = append(g.procs, p)
-	if err := putBlob(ctx, base, token, blob); err != nil {
-		return err
-	}
-	sid, err := p6Session(ctx, base, token)
-	if err != nil {
-		return err
-	}
-	s := &system{name: "mcpblob (OAuth)", proc: p, base: base}
-	g.rows = append(g.rows, g.mcpRow(p6RowOAuth, s, "resources/read", `{"uri":"blob:///`+blob.key()+`"}`, mcpc.Protocol, sid, token))
-	return nil
+	return g.bearerRead(ctx, p6RowOAuth, &system{name: "mcpblob (OAuth)", proc: p, base: base}, token, blob)
 }
 
 // mintToken asks the test AS (POST /test/mint) for an access token of sub

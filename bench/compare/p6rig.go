@@ -225,15 +225,21 @@ func (g *p6Rig) startKeyed(ctx context.Context, bin string, blob readSize) error
 	if err != nil {
 		return err
 	}
-	if err := putBlob(ctx, base, key, blob); err != nil {
+	return g.bearerRead(ctx, p6RowKey, &system{name: "mcpblob (API key)", proc: p, base: base}, key, blob)
+}
+
+// bearerRead uploads the blob as the bearer's principal (each principal
+// has a namespace of its own), opens a session with the bearer and adds
+// the row that reads the blob with it.
+func (g *p6Rig) bearerRead(ctx context.Context, row string, s *system, bearer string, blob readSize) error {
+	if err := putBlob(ctx, s.base, bearer, blob); err != nil {
 		return err
 	}
-	sid, err := p6Session(ctx, base, key)
+	sid, err := p6Session(ctx, s.base, bearer)
 	if err != nil {
 		return err
 	}
-	s := &system{name: "mcpblob (API key)", proc: p, base: base}
-	g.rows = append(g.rows, g.mcpRow(p6RowKey, s, "resources/read", `{"uri":"blob:///`+blob.key()+`"}`, mcpc.Protocol, sid, key))
+	g.rows = append(g.rows, g.mcpRow(row, s, "resources/read", `{"uri":"blob:///`+blob.key()+`"}`, mcpc.Protocol, sid, bearer))
 	return nil
 }
 
