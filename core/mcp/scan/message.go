@@ -107,7 +107,7 @@ type Seen struct {
 	Method string            // method
 	Name   string            // params.name
 	State  string            // params.requestState
-	Args   map[string]string // small string members of params.arguments
+	Args   map[string]string // small string members of params.arguments (nil: none yet)
 }
 
 // Route says where a data URI goes: its descriptor (limits checked as bytes
@@ -153,6 +153,10 @@ type Message struct {
 	Files *Files
 }
 
+// smallMessage is the room a message's rebuilt bytes get at first: a
+// small request fits.
+const smallMessage = 512
+
 // containers whose members Message locates.
 var containers = [...]string{"", "/params", "/params/_meta", "/params/arguments"}
 
@@ -167,16 +171,34 @@ type span struct {
 func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	// The scan buffers are pooled (json.go). Nothing holds on to them
 	// after Read: diverted strings are copied out before it returns.
-	rs := &scanner{
+	// The scanner, the message and its Files are one allocation; the
+	// scanner is cleared on the way out, so that what it held (the buffer
+	// of the last string, the key maps) is not kept with the message.
+	st := &struct {
+		scanner
+		msg   Message
+		files Files
+	}{}
+	st.files = Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}
+	rs, msg := &st.scanner, &st.msg
+	*rs = scanner{
 		router:  router,
 		b:       newByteScanner(r),
 		limit:   opts.MaxBodyBytes,
-		files:   &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir},
-		seen:    Seen{Args: map[string]string{}},
+		files:   &st.files,
 		maxFile: opts.MaxFileBytes,
+		// Room for a small message in one allocation, not one per
+		// doubling from 8 bytes.
+		out: make([]byte, 0, smallMessage),
 	}
-	defer rs.b.release()
-	msg := &Message{Files: rs.files}
+	for ci := range rs.spans {
+		rs.spans[ci] = rs.spanRoom[ci][:0]
+	}
+	defer func() {
+		rs.b.release()
+		*rs = scanner{}
+	}()
+	msg.Files = rs.files
 	if r == nil {
 		return msg, nil
 	}
@@ -198,6 +220,8 @@ type scanner struct {
 	// maxFile bounds a data URI no route describes.
 	maxFile int64
 	spans   [len(containers)][]span
+	// spanRoom holds the spans of small containers, with no allocation.
+	spanRoom [len(containers)][4]span
 	// keys holds the member names of a container with many members, to
 	// find repeated ones without a quadratic search.
 	keys [len(containers)]map[string]struct{}
@@ -723,7 +747,9 @@ func (rs *scanner) finishDiverted(f *File, sr *stringReader) error {
 func (rs *scanner) note(path string, v []byte) {
 	switch {
 	case path == "/method":
-		rs.seen.Method = string(v)
+		if rs.seen.Method = knownMethod(v); rs.seen.Method == "" {
+			rs.seen.Method = string(v)
+		}
 	case path == "/id":
 		rs.seen.ID = jsonQuote(v)
 	case path == "/params/name":
@@ -731,6 +757,9 @@ func (rs *scanner) note(path string, v []byte) {
 	case path == "/params/requestState":
 		rs.seen.State = string(v)
 	case strings.HasPrefix(path, "/params/arguments/") && !strings.Contains(path[len("/params/arguments/"):], "/"):
+		if rs.seen.Args == nil {
+			rs.seen.Args = map[string]string{}
+		}
 		rs.seen.Args[UnescapeElem(path[len("/params/arguments/"):])] = string(v)
 	}
 }
