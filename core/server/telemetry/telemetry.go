@@ -182,7 +182,16 @@ func (t *Tracker) logRequest(r *Record, status int, sent, received int64, d time
 	if debug {
 		attrs = append(attrs, slog.String("path", redact.Path(r.path)))
 	}
-	t.log.LogAttrs(context.Background(), level, "request", attrs...)
+	// The handler directly, as slog.Logger.LogAttrs would call it but
+	// without the caller's program counter (runtime.Callers): the access
+	// line has no source.
+	h := t.log.Handler()
+	if level == slog.LevelInfo && !debug && !h.Enabled(context.Background(), level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(context.Background(), rec)
 }
 
 // Download counts rc as a download stream in progress until it closes.
