@@ -131,8 +131,8 @@ const MaxURIBytes = 8 << 10
 
 // uriParam is the required params.uri.
 func (c *Call) uriParam() (string, *Error) {
-	var uri string
-	if e := c.param("uri", &uri); e != nil {
+	uri, e := c.stringParam("uri")
+	if e != nil {
 		return "", e
 	}
 	if uri == "" {
@@ -146,8 +146,8 @@ func (c *Call) uriParam() (string, *Error) {
 
 // cursorParam is params.cursor; a list that has one page only accepts none.
 func (c *Call) cursorParam(onePage bool) (string, *Error) {
-	var cursor string
-	if e := c.param("cursor", &cursor); e != nil {
+	cursor, e := c.stringParam("cursor")
+	if e != nil {
 		return "", e
 	}
 	if onePage && cursor != "" {
