@@ -56,6 +56,10 @@ func (a headerAdapter) Get(name string) string {
 	return string(v)
 }
 
+// Has reports whether header name is present and not empty, without a
+// copy of its value.
+func (a headerAdapter) Has(name string) bool { return len(a.h.Peek(name)) > 0 }
+
 // commonHeaderValue returns the constant equal to v, or "" when v is not
 // one of the values clients send on nearly every MCP request.
 func commonHeaderValue(v []byte) string {
