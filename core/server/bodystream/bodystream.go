@@ -29,17 +29,19 @@ type Stream struct {
 	timeout time.Duration
 	once    sync.Once
 	pr      *io.PipeReader
+	dw      deadlineWriter // WriteTo's, here to spare an allocation
 }
 
 // SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
 func (b *Stream) SupportsBodyWriteTo() bool { return true }
 
 func (b *Stream) WriteTo(w io.Writer) (int64, error) {
-	dw := &deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
 	var err error
 	ran := false
+	dw := &b.dw
 	b.once.Do(func() {
 		ran = true
+		*dw = deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
 		err = b.write(dw)
 		if dw.renewed {
 			_ = b.conn.SetWriteDeadline(time.Time{})

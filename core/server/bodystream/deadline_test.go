@@ -2,6 +2,7 @@ package bodystream
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -84,5 +85,26 @@ func TestDeadlineStalledClient(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a stalled client held the body for 10 s past a 50 ms write deadline")
+	}
+}
+
+// TestNewCounted: the one-allocation counted stream sends, counts and
+// reports like Count(New(...)), and its body runs once.
+func TestNewCounted(t *testing.T) {
+	var out bytes.Buffer
+	bw := bufio.NewWriter(&out)
+	runs := 0
+	body := NewCounted(func(w mcp.StreamWriter) error { runs++; return writeChunks(3, 100)(w) }, &deadlineConn{}, time.Minute)
+	var sent int64 = -1
+	body.OnFinish(func(n int64) { sent = n })
+	if n, err := body.WriteTo(bw); err != nil || n != 300 {
+		t.Fatalf("WriteTo: %d, %v", n, err)
+	}
+	if n, err := body.WriteTo(bw); err == nil || n != 0 {
+		t.Errorf("second WriteTo: %d, %v; want 0 and an error", n, err)
+	}
+	body.Close()
+	if bw.Flush(); out.Len() != 300 || sent != 300 || runs != 1 {
+		t.Errorf("wrote %d bytes, reported %d, body ran %d times; want 300, 300, 1", out.Len(), sent, runs)
 	}
 }

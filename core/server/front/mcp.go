@@ -112,9 +112,9 @@ func (r *responseAdapter) SetBodyParts(head, middle, tail []byte) {
 }
 
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
-	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
+	bs := bodystream.NewCounted(write, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
-	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size)) // counted: the access log's bytes_out
+	r.ctx.Response.SetBodyStream(bs, int(size)) // counted: the access log's bytes_out
 }
