@@ -57,7 +57,7 @@ func TestReadMessageSmallAllocs(t *testing.T) {
 	}
 }
 
-// maxSmallAllocs: the reader, the scan state (scanner, message and Files in
-// one), the rebuilt bytes, the id's copy, and the members of the message
-// and of params (a map of two allocations each).
+// maxSmallAllocs: the reader, the message and its Files (one; the scanner
+// is pooled), the rebuilt bytes, the id's copy, and the members of the
+// message and of params (a map of two allocations each).
 const maxSmallAllocs = 9

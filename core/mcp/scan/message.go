@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/asm"
@@ -153,9 +154,11 @@ type Message struct {
 	Files *Files
 }
 
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
 // smallMessage is the room a message's rebuilt bytes get at first: a
 // small request fits.
-const smallMessage = 512
+const smallMessage = 256
 
 // containers whose members Message locates.
 var containers = [...]string{"", "/params", "/params/_meta", "/params/arguments"}
@@ -171,21 +174,22 @@ type span struct {
 func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	// The scan buffers are pooled (json.go). Nothing holds on to them
 	// after Read: diverted strings are copied out before it returns.
-	// The scanner, the message and its Files are one allocation; the
-	// scanner is cleared on the way out, so that what it held (the buffer
-	// of the last string, the key maps) is not kept with the message.
-	st := &struct {
-		scanner
+	// The scanner is pooled, and cleared on the way back, so that what it
+	// held (the buffer of the last string, the key maps) is kept by
+	// neither the pool nor the message; the message and its Files are one
+	// allocation.
+	mf := &struct {
 		msg   Message
 		files Files
-	}{}
-	st.files = Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}
-	rs, msg := &st.scanner, &st.msg
+	}{files: Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}}
+	msg := &mf.msg
+	msg.Files = &mf.files
+	rs := scanners.Get().(*scanner)
 	*rs = scanner{
 		router:  router,
 		b:       newByteScanner(r),
 		limit:   opts.MaxBodyBytes,
-		files:   &st.files,
+		files:   msg.Files,
 		maxFile: opts.MaxFileBytes,
 		// Room for a small message in one allocation, not one per
 		// doubling from 8 bytes.
@@ -197,8 +201,8 @@ func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	defer func() {
 		rs.b.release()
 		*rs = scanner{}
+		scanners.Put(rs)
 	}()
-	msg.Files = rs.files
 	if r == nil {
 		return msg, nil
 	}
