@@ -56,9 +56,17 @@ const HeaderRequestID = "X-Request-Id"
 // X-Request-Id, kept when it is a plain token of at most 128 bytes.
 func (t *Tracker) Begin(method, path, requestID string) *Record {
 	if !validID(requestID) {
-		requestID = t.prefix + "-" + strconv.FormatUint(t.seq.Add(1), 36)
+		requestID = t.nextID()
 	}
 	return &Record{ID: requestID, Route: Route(path), Method: method, path: path, start: time.Now()}
+}
+
+// nextID is a fresh request id, prefix-seq (base 36), in one allocation.
+func (t *Tracker) nextID() string {
+	var buf [64]byte
+	b := append(buf[:0], t.prefix...)
+	b = append(b, '-')
+	return string(strconv.AppendUint(b, t.seq.Add(1), 36))
 }
 
 func validID(id string) bool {
