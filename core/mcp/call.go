@@ -110,7 +110,10 @@ func (c *Call) param(name string, v any) *Error {
 // stringParam is param for a string: the common plain one decoded without
 // encoding/json (and its allocations).
 func (c *Call) stringParam(name string) (string, *Error) {
-	raw := c.params[name]
+	raw, ok := c.params[name]
+	if !ok {
+		return "", nil
+	}
 	if plain, ok := plainString(raw); ok {
 		return plain, nil
 	}

@@ -184,10 +184,20 @@ func (m *Message) kind() (*Message, Kind, *Error) {
 // AppendResponsePrefix appends the start of a result response with id, up
 // to and including `"result":`.
 func AppendResponsePrefix(dst []byte, id json.RawMessage) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, responsePrefixHead...)
 	dst = append(dst, id...)
-	return append(dst, `,"result":`...)
+	return append(dst, responsePrefixTail...)
 }
+
+// ResponsePrefix is AppendResponsePrefix(nil, id) in one allocation.
+func ResponsePrefix(id json.RawMessage) []byte {
+	return AppendResponsePrefix(make([]byte, 0, len(responsePrefixHead)+len(id)+len(responsePrefixTail)), id)
+}
+
+const (
+	responsePrefixHead = `{"jsonrpc":"2.0","id":`
+	responsePrefixTail = `,"result":`
+)
 
 // EnvelopeEnd closes a result response AppendResponsePrefix began.
 var EnvelopeEnd = []byte{'}'}
