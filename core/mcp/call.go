@@ -107,20 +107,6 @@ func (c *Call) param(name string, v any) *Error {
 	return nil
 }
 
-// stringParam is param for a string: the common plain one decoded without
-// encoding/json (and its allocations).
-func (c *Call) stringParam(name string) (string, *Error) {
-	raw, ok := c.params[name]
-	if !ok {
-		return "", nil
-	}
-	if plain, ok := plainString(raw); ok {
-		return plain, nil
-	}
-	var s string
-	return s, c.param(name, &s)
-}
-
 // HasCapability reports whether the client declared capability name.
 func (c *Call) HasCapability(name string) bool { return clientcaps.Has(c.caps, name) }
 
@@ -239,29 +225,8 @@ func (c *Call) release() {
 
 // nameParam is params.name (tools/call, prompts/get).
 func (c *Call) nameParam() string {
-	raw, ok := c.params["name"]
-	if plain, isPlain := plainString(raw); isPlain || !ok {
-		return plain
-	}
-	var n string
-	_ = json.Unmarshal(raw, &n)
+	n, _ := jsonrpc.StringParam(c.params, "name")
 	return n
-}
-
-// plainString returns the JSON string raw decoded when it is quoted
-// printable ASCII without escapes (what encoding/json would decode it to,
-// without its reflection and validation passes); false for anything else.
-func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	in := raw[1 : len(raw)-1]
-	for _, c := range in {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	return string(in), true
 }
 
 // CloseSSEConnection ends the current connection of a resumable 2025-11-25

@@ -366,20 +366,11 @@ func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) b
 	if msg.Method == "initialize" {
 		return false
 	}
-	if hasHeader(r.Header, headers.SessionID) {
+	if headers.Has(r.Header, headers.SessionID) {
 		return false
 	}
 	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))
 	return hv != "" && !legacyVersions[hv]
-}
-
-// hasHeader reports whether h has a non-empty header name, without a copy
-// of its value (a session id) when h can tell (front's adapter can).
-func hasHeader(h Header, name string) bool {
-	if hh, ok := h.(interface{ Has(name string) bool }); ok {
-		return hh.Has(name)
-	}
-	return h.Get(name) != ""
 }
 
 func (s *Server) serveModern(r *Request, w ResponseWriter, msg *jsonrpc.Message, kind jsonrpc.Kind, acc headers.Accept) {
