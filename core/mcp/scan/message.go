@@ -176,14 +176,10 @@ func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	// after Read: diverted strings are copied out before it returns.
 	// The scanner is pooled, and cleared on the way back, so that what it
 	// held (the buffer of the last string, the key maps) is kept by
-	// neither the pool nor the message; the message and its Files are one
-	// allocation.
-	mf := &struct {
-		msg   Message
-		files Files
-	}{files: Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}}
-	msg := &mf.msg
-	msg.Files = &mf.files
+	// neither the pool nor the message. Files is an allocation of its own:
+	// what holds on to it (a stream, for a request's lifetime) must not
+	// keep the message's bytes.
+	msg := &Message{Files: &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}}
 	rs := scanners.Get().(*scanner)
 	*rs = scanner{
 		router:  router,
