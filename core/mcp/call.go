@@ -225,8 +225,7 @@ func (c *Call) release() {
 
 // nameParam is params.name (tools/call, prompts/get).
 func (c *Call) nameParam() string {
-	var n string
-	_ = json.Unmarshal(c.params["name"], &n)
+	n, _ := jsonrpc.StringParam(c.params, "name")
 	return n
 }
 

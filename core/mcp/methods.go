@@ -131,9 +131,9 @@ const MaxURIBytes = 8 << 10
 
 // uriParam is the required params.uri.
 func (c *Call) uriParam() (string, *Error) {
-	var uri string
-	if e := c.param("uri", &uri); e != nil {
-		return "", e
+	uri, err := jsonrpc.StringParam(c.params, "uri")
+	if err != nil {
+		return "", jsonrpc.InvalidParams("Invalid params: uri: %v", err)
 	}
 	if uri == "" {
 		return "", jsonrpc.InvalidParams("Invalid params: uri is required")
@@ -146,9 +146,9 @@ func (c *Call) uriParam() (string, *Error) {
 
 // cursorParam is params.cursor; a list that has one page only accepts none.
 func (c *Call) cursorParam(onePage bool) (string, *Error) {
-	var cursor string
-	if e := c.param("cursor", &cursor); e != nil {
-		return "", e
+	cursor, err := jsonrpc.StringParam(c.params, "cursor")
+	if err != nil {
+		return "", jsonrpc.InvalidParams("Invalid params: cursor: %v", err)
 	}
 	if onePage && cursor != "" {
 		return "", jsonrpc.InvalidParams("Invalid params: invalid cursor")

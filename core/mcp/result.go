@@ -186,7 +186,7 @@ func (s *Server) respondOnce(w ResponseWriter, c *Call, m *method, raw bool) {
 		setEnvelope(w, c.id, res.json)
 		return
 	}
-	prefix := jsonrpc.AppendResponsePrefix(nil, c.id)
+	prefix := jsonrpc.ResponsePrefix(c.id)
 	w.SetBodyStream(int64(len(prefix))+res.body.Size()+1, func(sw StreamWriter) error {
 		defer cancel()
 		defer res.body.Close()
@@ -217,7 +217,7 @@ type eventSink interface {
 // into the transport's reused body buffer when it is a PartsWriter.
 func setEnvelope(w ResponseWriter, id json.RawMessage, result []byte) {
 	if pw, ok := transportWriter(w).(PartsWriter); ok {
-		pw.SetBodyParts(jsonrpc.AppendResponsePrefix(nil, id), result, jsonrpc.EnvelopeEnd)
+		pw.SetBodyParts(jsonrpc.ResponsePrefix(id), result, jsonrpc.EnvelopeEnd)
 	} else {
 		w.SetBody(jsonrpc.Envelope(id, result))
 	}
@@ -293,7 +293,7 @@ func (s *Server) runStream(c *Call, m *method, out eventSink, ctx context.Contex
 	case err != nil:
 		out.Finish(jsonrpc.EncodeError(c.id, s.toError(c, err)))
 	case res.body != nil:
-		out.FinishBody(jsonrpc.AppendResponsePrefix(nil, c.id), res.body.Encode)
+		out.FinishBody(jsonrpc.ResponsePrefix(c.id), res.body.Encode)
 		res.body.Close()
 	default:
 		out.Finish(jsonrpc.Envelope(c.id, res.json))

@@ -366,7 +366,7 @@ func (s *Server) isModern(r *Request, msg *jsonrpc.Message, kind jsonrpc.Kind) b
 	if msg.Method == "initialize" {
 		return false
 	}
-	if r.Header.Get(headers.SessionID) != "" {
+	if headers.Has(r.Header, headers.SessionID) {
 		return false
 	}
 	hv := strings.TrimSpace(r.Header.Get(headers.ProtocolVersion))

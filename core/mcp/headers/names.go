@@ -16,6 +16,15 @@ type Getter interface {
 	Get(name string) string
 }
 
+// Has reports whether h has a non-empty header name, without a copy of its
+// value (a session id) when h can tell (it has a Has method).
+func Has(h Getter, name string) bool {
+	if hh, ok := h.(interface{ Has(name string) bool }); ok {
+		return hh.Has(name)
+	}
+	return h.Get(name) != ""
+}
+
 // Accept is what a request's Accept header admits: JSON responses, SSE
 // streams or both.
 type Accept struct{ JSON, SSE bool }

@@ -184,10 +184,52 @@ func (m *Message) kind() (*Message, Kind, *Error) {
 // AppendResponsePrefix appends the start of a result response with id, up
 // to and including `"result":`.
 func AppendResponsePrefix(dst []byte, id json.RawMessage) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, responsePrefixHead...)
 	dst = append(dst, id...)
-	return append(dst, `,"result":`...)
+	return append(dst, responsePrefixTail...)
 }
+
+// StringParam is params[name] decoded as a string: "" when absent or null,
+// an encoding/json error when not a string. A plain one (PlainString) is
+// taken without encoding/json and its allocations.
+func StringParam(params map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := params[name]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	if s, ok := PlainString(raw); ok {
+		return s, nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// PlainString returns the JSON string raw decoded when it is quoted
+// printable ASCII without escapes (what encoding/json would decode it to);
+// false for anything else.
+func PlainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(in), true
+}
+
+// ResponsePrefix is AppendResponsePrefix(nil, id) in one allocation.
+func ResponsePrefix(id json.RawMessage) []byte {
+	return AppendResponsePrefix(make([]byte, 0, len(responsePrefixHead)+len(id)+len(responsePrefixTail)), id)
+}
+
+const (
+	responsePrefixHead = `{"jsonrpc":"2.0","id":`
+	responsePrefixTail = `,"result":`
+)
 
 // EnvelopeEnd closes a result response AppendResponsePrefix began.
 var EnvelopeEnd = []byte{'}'}

@@ -37,3 +37,27 @@ func TestReadMessageSmallAllocBytes(t *testing.T) {
 		t.Fatalf("scanning a small message allocates %d bytes, want < 16 KiB", perCall)
 	}
 }
+
+// TestReadMessageSmallAllocs bounds the allocations of scanning a small
+// resources/read: the rebuilt bytes in one allocation, member spans and
+// the method without any (a busy endpoint scans one per request).
+func TestReadMessageSmallAllocs(t *testing.T) {
+	opts := Options{MaxBodyBytes: 4 << 20, MaxFileBytes: 1 << 30}
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"blob:///bench/4k.bin"}}`)
+	allocs := testing.AllocsPerRun(1000, func() {
+		m, err := Read(bytes.NewReader(body), opts, nil)
+		if err != nil || m.Method != "resources/read" || len(m.Params) != 1 {
+			t.Fatalf("Read: %v, %+v", err, m)
+		}
+		m.Files.Release()
+	})
+	t.Logf("%.0f allocations per small message", allocs)
+	if allocs > maxSmallAllocs {
+		t.Errorf("scanning a small resources/read allocates %.0f times, want at most %d", allocs, maxSmallAllocs)
+	}
+}
+
+// maxSmallAllocs: the reader, the message, its Files (the scanner is
+// pooled), the rebuilt bytes, the id's copy, and the members of the message
+// and of params (a map of two allocations each).
+const maxSmallAllocs = 10

@@ -267,6 +267,9 @@ func lastElem(path string) string {
 func (fs *Files) drop(path string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	if len(fs.m) == 0 { // the common case: no string taken out so far
+		return
+	}
 	for p, f := range fs.m {
 		if p == path || strings.HasPrefix(p, path+"/") {
 			f.Release()

@@ -1,6 +1,6 @@
 package scan
 
-// The member names and paths of the requests a busy endpoint answers most
+// The methods, member names and paths of the requests a busy endpoint answers most
 // (resources/read, tools/list, tools/call and their _meta), spelled once:
 // a key or path found here costs the scan no allocation.
 
@@ -38,6 +38,30 @@ func knownKey(b []byte) string {
 		return metaClientInfo
 	case "version":
 		return "version"
+	}
+	return ""
+}
+
+// knownMethod returns the constant equal to the method b, or "" when b is
+// not one of the common methods.
+func knownMethod(b []byte) string {
+	switch string(b) {
+	case "resources/read":
+		return "resources/read"
+	case "tools/list":
+		return "tools/list"
+	case "tools/call":
+		return "tools/call"
+	case "resources/list":
+		return "resources/list"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "initialize":
+		return "initialize"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "ping":
+		return "ping"
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpblob/mcpblob/asm"
@@ -107,7 +108,7 @@ type Seen struct {
 	Method string            // method
 	Name   string            // params.name
 	State  string            // params.requestState
-	Args   map[string]string // small string members of params.arguments
+	Args   map[string]string // small string members of params.arguments (nil: none yet)
 }
 
 // Route says where a data URI goes: its descriptor (limits checked as bytes
@@ -153,6 +154,12 @@ type Message struct {
 	Files *Files
 }
 
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
+// smallMessage is the room a message's rebuilt bytes get at first: a
+// small request fits.
+const smallMessage = 256
+
 // containers whose members Message locates.
 var containers = [...]string{"", "/params", "/params/_meta", "/params/arguments"}
 
@@ -167,16 +174,31 @@ type span struct {
 func Read(r io.Reader, opts Options, router Router) (*Message, error) {
 	// The scan buffers are pooled (json.go). Nothing holds on to them
 	// after Read: diverted strings are copied out before it returns.
-	rs := &scanner{
+	// The scanner is pooled, and cleared on the way back, so that what it
+	// held (the buffer of the last string, the key maps) is kept by
+	// neither the pool nor the message. Files is an allocation of its own:
+	// what holds on to it (a stream, for a request's lifetime) must not
+	// keep the message's bytes.
+	msg := &Message{Files: &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir}}
+	rs := scanners.Get().(*scanner)
+	*rs = scanner{
 		router:  router,
 		b:       newByteScanner(r),
 		limit:   opts.MaxBodyBytes,
-		files:   &Files{budget: opts.MaxFileBytes, spoolDir: opts.SpoolDir},
-		seen:    Seen{Args: map[string]string{}},
+		files:   msg.Files,
 		maxFile: opts.MaxFileBytes,
+		// Room for a small message in one allocation, not one per
+		// doubling from 8 bytes.
+		out: make([]byte, 0, smallMessage),
 	}
-	defer rs.b.release()
-	msg := &Message{Files: rs.files}
+	for ci := range rs.spans {
+		rs.spans[ci] = rs.spanRoom[ci][:0]
+	}
+	defer func() {
+		rs.b.release()
+		*rs = scanner{}
+		scanners.Put(rs)
+	}()
 	if r == nil {
 		return msg, nil
 	}
@@ -198,6 +220,8 @@ type scanner struct {
 	// maxFile bounds a data URI no route describes.
 	maxFile int64
 	spans   [len(containers)][]span
+	// spanRoom holds the spans of small containers, with no allocation.
+	spanRoom [len(containers)][4]span
 	// keys holds the member names of a container with many members, to
 	// find repeated ones without a quadratic search.
 	keys [len(containers)]map[string]struct{}
@@ -723,7 +747,9 @@ func (rs *scanner) finishDiverted(f *File, sr *stringReader) error {
 func (rs *scanner) note(path string, v []byte) {
 	switch {
 	case path == "/method":
-		rs.seen.Method = string(v)
+		if rs.seen.Method = knownMethod(v); rs.seen.Method == "" {
+			rs.seen.Method = string(v)
+		}
 	case path == "/id":
 		rs.seen.ID = jsonQuote(v)
 	case path == "/params/name":
@@ -731,6 +757,9 @@ func (rs *scanner) note(path string, v []byte) {
 	case path == "/params/requestState":
 		rs.seen.State = string(v)
 	case strings.HasPrefix(path, "/params/arguments/") && !strings.Contains(path[len("/params/arguments/"):], "/"):
+		if rs.seen.Args == nil {
+			rs.seen.Args = map[string]string{}
+		}
 		rs.seen.Args[UnescapeElem(path[len("/params/arguments/"):])] = string(v)
 	}
 }

@@ -1,6 +1,7 @@
 package bodystream
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
@@ -11,7 +12,7 @@ import (
 )
 
 // New returns the Stream running write once, over conn with a write
-// deadline of timeout renewed before every write.
+// deadline of timeout renewed before every write that may reach conn.
 func New(write func(mcp.StreamWriter) error, conn net.Conn, timeout time.Duration) *Stream {
 	return &Stream{write: write, conn: conn, timeout: timeout}
 }
@@ -28,19 +29,21 @@ type Stream struct {
 	timeout time.Duration
 	once    sync.Once
 	pr      *io.PipeReader
+	dw      deadlineWriter // WriteTo's, here to spare an allocation
 }
 
 // SupportsBodyWriteTo implements fasthttp.BodyWriterTo.
 func (b *Stream) SupportsBodyWriteTo() bool { return true }
 
 func (b *Stream) WriteTo(w io.Writer) (int64, error) {
-	dw := &deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
 	var err error
 	ran := false
+	dw := &b.dw
 	b.once.Do(func() {
 		ran = true
+		*dw = deadlineWriter{w: w, conn: b.conn, timeout: b.timeout}
 		err = b.write(dw)
-		if b.conn != nil {
+		if dw.renewed {
 			_ = b.conn.SetWriteDeadline(time.Time{})
 		}
 	})
@@ -76,19 +79,22 @@ type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errDropped }
 
-// deadlineWriter extends the connection's write deadline before every write,
-// so a stalled client fails within timeout while a long transfer that keeps
-// moving never does.
+// deadlineWriter extends the connection's write deadline before every write
+// that may reach the connection, so a stalled client fails within timeout
+// while a long transfer that keeps moving never does. A write that fits in
+// the room left in a *bufio.Writer (fasthttp's) touches no socket and needs
+// no deadline: a small response is written without any.
 type deadlineWriter struct {
 	w       io.Writer
 	conn    net.Conn
 	timeout time.Duration
 	n       int64
+	renewed bool // a deadline was set: WriteTo clears it at the end
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if d.conn != nil && d.timeout > 0 {
-		_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+	if b, ok := d.w.(*bufio.Writer); !ok || len(p) > b.Available() {
+		d.renew()
 	}
 	n, err := d.w.Write(p)
 	d.n += int64(n)
@@ -107,10 +113,16 @@ func (d *deadlineWriter) SetWriteBuffer(bytes int) error {
 
 func (d *deadlineWriter) Flush() error {
 	if f, ok := d.w.(interface{ Flush() error }); ok {
-		if d.conn != nil && d.timeout > 0 {
-			_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
-		}
+		d.renew()
 		return f.Flush()
 	}
 	return nil
+}
+
+// renew moves the connection's write deadline to timeout from now.
+func (d *deadlineWriter) renew() {
+	if d.conn != nil && d.timeout > 0 {
+		_ = d.conn.SetWriteDeadline(time.Now().Add(d.timeout))
+		d.renewed = true
+	}
 }

@@ -2,8 +2,12 @@ package bodystream
 
 import (
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/mcpblob/mcpblob/core/mcp"
 )
 
 // Body is a response body fasthttp writes with WriteTo (its BodyWriterTo)
@@ -19,6 +23,16 @@ type Body interface {
 // its end (the access log, through OnFinish) hears of it once, when fasthttp
 // closes it: after the last byte went out, or after the write failed.
 func Count(body Body) *Counted { return &Counted{body: body} }
+
+// NewCounted is Count(New(write, conn, timeout)) in one allocation.
+func NewCounted(write func(mcp.StreamWriter) error, conn net.Conn, timeout time.Duration) *Counted {
+	both := &struct {
+		Counted
+		Stream
+	}{Stream: Stream{write: write, conn: conn, timeout: timeout}}
+	both.body = &both.Stream
+	return &both.Counted
+}
 
 // Counted is a Body that counts the bytes it hands the connection. After a
 // failed write, the bytes still held in the connection's write buffer are

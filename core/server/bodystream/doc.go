@@ -1,6 +1,7 @@
 // Package bodystream feeds a core/mcp body writer to fasthttp as a
 // response body: fasthttp calls its WriteTo, so no goroutine or pipe sits
-// between the writer and the connection, every write renews the
+// between the writer and the connection, every write that may reach the
+// connection (not one held in fasthttp's write buffer) renews the
 // connection's deadline, and the writer runs exactly once, even for a
 // response dropped unsent (so its cleanup always happens). The writer it
 // hands out also offers SetWriteBuffer (SO_SNDBUF on the connection), which

@@ -56,6 +56,10 @@ func (a headerAdapter) Get(name string) string {
 	return string(v)
 }
 
+// Has reports whether header name is present and not empty, without a
+// copy of its value.
+func (a headerAdapter) Has(name string) bool { return len(a.h.Peek(name)) > 0 }
+
 // commonHeaderValue returns the constant equal to v, or "" when v is not
 // one of the values clients send on nearly every MCP request.
 func commonHeaderValue(v []byte) string {
@@ -108,9 +112,9 @@ func (r *responseAdapter) SetBodyParts(head, middle, tail []byte) {
 }
 
 func (r *responseAdapter) SetBodyStream(size int64, write func(mcp.StreamWriter) error) {
-	bs := bodystream.New(write, r.ctx.Conn(), r.timeout)
+	bs := bodystream.NewCounted(write, r.ctx.Conn(), r.timeout)
 	if size > int64(^uint(0)>>1) {
 		size = -1
 	}
-	r.ctx.Response.SetBodyStream(bodystream.Count(bs), int(size)) // counted: the access log's bytes_out
+	r.ctx.Response.SetBodyStream(bs, int(size)) // counted: the access log's bytes_out
 }

@@ -18,7 +18,10 @@
 // session ended on one node is refused by every other at its next request.
 // Ending a session writes nothing, so the records in the store are those
 // of sessions neither ended nor expired. A record is named by a digest of
-// the session id ([SessionName]), never the id, which is a credential.
+// the session id ([SessionName]), never the id, which is a credential;
+// the names of the ids seen last are kept (a bounded cache of a function of
+// the id: the record itself is asked every time), so a session's requests
+// do not hash its id each time.
 //
 // A backend without claims (a third-party storage.Backend given through the
 // Go API) gets [storage.MemClaims]: exact on one node only, which [New]

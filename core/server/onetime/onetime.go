@@ -42,13 +42,14 @@ type Facts struct {
 	claims storage.Claimer
 	shared bool // claims are the store's, not this process's
 	log    *slog.Logger
+	names  *sessionNames // the record names of recent session ids
 }
 
 // New returns the facts kept in b's claims or, for a backend without them,
 // in this process (storage.MemClaims: exact on one node only, and bounded),
 // which it logs as a warning. log must not be nil.
 func New(b storage.Backend, log *slog.Logger) *Facts {
-	f := &Facts{log: log}
+	f := &Facts{log: log, names: newSessionNames()}
 	if c, ok := b.(storage.Claimer); ok {
 		f.claims, f.shared = c, true
 	} else {
@@ -134,18 +135,18 @@ type liveSessions struct{ f *Facts }
 
 // Begin claims the session's record (create-if-absent).
 func (l liveSessions) Begin(ctx context.Context, id string, expires time.Time) error {
-	return l.f.claims.Claim(ctx, claimOf(Sessions, SessionName(id), expires))
+	return l.f.claims.Claim(ctx, claimOf(Sessions, l.f.names.of(id), expires))
 }
 
 // Live asks the store whether the session's record exists (a stat of a
 // file, a HEAD on S3).
 func (l liveSessions) Live(ctx context.Context, id string, expires time.Time) (bool, error) {
-	return l.f.claims.Claimed(ctx, claimOf(Sessions, SessionName(id), expires))
+	return l.f.claims.Claimed(ctx, claimOf(Sessions, l.f.names.of(id), expires))
 }
 
 // End removes the session's record; a missing one is not an error.
 func (l liveSessions) End(ctx context.Context, id string, expires time.Time) error {
-	return l.f.claims.Release(ctx, claimOf(Sessions, SessionName(id), expires))
+	return l.f.claims.Release(ctx, claimOf(Sessions, l.f.names.of(id), expires))
 }
 
 // SessionName is the name of session id's claim in Sessions: the hex of the

@@ -17,13 +17,34 @@ import (
 // BeginRequest opens the Record of the request at path; handlers find it
 // with Of, storage calls given ctx find its id under IDKey.
 func (t *Tracker) BeginRequest(ctx *fasthttp.RequestCtx, path string) {
-	rec := t.Begin(string(ctx.Method()), path, string(ctx.Request.Header.Peek(HeaderRequestID)))
+	rec := t.Begin(methodString(ctx.Method()), path, string(ctx.Request.Header.Peek(HeaderRequestID)))
 	if t.tracer != nil {
 		h := &ctx.Request.Header
 		rec.trace = &recordTrace{tracer: t.tracer,
 			http: t.tracer.StartRequest(rec.Method, rec.Route, string(h.Peek(HeaderTraceParent)), string(h.Peek(HeaderTraceState)))}
 	}
 	ctx.SetUserValue(IDKey, rec)
+}
+
+// methodString is the HTTP method m, a constant for the common ones.
+func methodString(m []byte) string {
+	switch string(m) { // compiled to comparisons: no conversion is made
+	case fasthttp.MethodPost:
+		return fasthttp.MethodPost
+	case fasthttp.MethodGet:
+		return fasthttp.MethodGet
+	case fasthttp.MethodHead:
+		return fasthttp.MethodHead
+	case fasthttp.MethodPatch:
+		return fasthttp.MethodPatch
+	case fasthttp.MethodPut:
+		return fasthttp.MethodPut
+	case fasthttp.MethodDelete:
+		return fasthttp.MethodDelete
+	case fasthttp.MethodOptions:
+		return fasthttp.MethodOptions
+	}
+	return string(m)
 }
 
 // Of is the request's Record (a detached one outside BeginRequest).

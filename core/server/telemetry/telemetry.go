@@ -56,9 +56,17 @@ const HeaderRequestID = "X-Request-Id"
 // X-Request-Id, kept when it is a plain token of at most 128 bytes.
 func (t *Tracker) Begin(method, path, requestID string) *Record {
 	if !validID(requestID) {
-		requestID = t.prefix + "-" + strconv.FormatUint(t.seq.Add(1), 36)
+		requestID = t.nextID()
 	}
 	return &Record{ID: requestID, Route: Route(path), Method: method, path: path, start: time.Now()}
+}
+
+// nextID is a fresh request id, prefix-seq (base 36), in one allocation.
+func (t *Tracker) nextID() string {
+	var buf [64]byte
+	b := append(buf[:0], t.prefix...)
+	b = append(b, '-')
+	return string(strconv.AppendUint(b, t.seq.Add(1), 36))
 }
 
 func validID(id string) bool {
@@ -182,7 +190,16 @@ func (t *Tracker) logRequest(r *Record, status int, sent, received int64, d time
 	if debug {
 		attrs = append(attrs, slog.String("path", redact.Path(r.path)))
 	}
-	t.log.LogAttrs(context.Background(), level, "request", attrs...)
+	// The handler directly, as slog.Logger.LogAttrs would call it but
+	// without the caller's program counter (runtime.Callers): the access
+	// line has no source.
+	h := t.log.Handler()
+	if level == slog.LevelInfo && !debug && !h.Enabled(context.Background(), level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(context.Background(), rec)
 }
 
 // Download counts rc as a download stream in progress until it closes.
