@@ -294,7 +294,7 @@ func (r *report) render(old []byte, keepCodec bool) string {
 }
 
 // writeOnly writes a run of target id alone (-only): its parts of the file
-// replace the old ones and the rest stays (spliceTargets); a file without
+// replace the old ones and the rest stays (render.SpliceTargets); a file without
 // them is written whole.
 func (r *report) writeOnly(path, id string) error {
 	old, err := os.ReadFile(path)
@@ -304,7 +304,7 @@ func (r *report) writeOnly(path, id string) error {
 	fresh := r.render(old, true)
 	note := fmt.Sprintf("Measured alone (`-only %s`): date %s, wall time %v, commit %s, CPU steal %.1f %%; the other targets are from the run in the header.",
 		id, r.started.Format("2006-01-02 15:04 UTC"), r.elapsed.Round(time.Second), r.commit, r.steal)
-	if spliced, ok := spliceTargets(string(old), fresh, []string{id}, note); ok {
+	if spliced, ok := render.SpliceTargets(string(old), fresh, []string{id}, note); ok {
 		fresh = spliced
 	}
 	return os.WriteFile(path, []byte(fresh), 0o644)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"strings"
@@ -23,7 +23,7 @@ func resultsDoc(p2, p6 string, whyP6 bool) string {
 func TestSpliceTargetsKeepsTheOthers(t *testing.T) {
 	old := resultsDoc("OLD2", "OLD6", true)
 	fresh := resultsDoc("NOT-RUN", "NEW6", true)
-	got, ok := spliceTargets(old, fresh, []string{"P6"}, "Measured alone.")
+	got, ok := SpliceTargets(old, fresh, []string{"P6"}, "Measured alone.")
 	if !ok {
 		t.Fatal("not spliced")
 	}
@@ -37,11 +37,11 @@ func TestSpliceTargetsKeepsTheOthers(t *testing.T) {
 		t.Errorf("old P6 or fresh P2 figures left:\n%s", got)
 	}
 	// P6 met now: its why lines go, the others stay.
-	got, _ = spliceTargets(old, resultsDoc("NOT-RUN", "NEW6", false), []string{"P6"}, "n")
+	got, _ = SpliceTargets(old, resultsDoc("NOT-RUN", "NEW6", false), []string{"P6"}, "n")
 	if !strings.Contains(got, "- P2: p2 why OLD2\n- P9: p9 why\n\n") || strings.Contains(got, "p6 why") {
 		t.Errorf("why list:\n%s", got)
 	}
-	if _, ok := spliceTargets("# empty\n", fresh, []string{"P6"}, "n"); ok {
+	if _, ok := SpliceTargets("# empty\n", fresh, []string{"P6"}, "n"); ok {
 		t.Error("spliced into a file without P6's parts")
 	}
 }

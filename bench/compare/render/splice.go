@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"regexp"
@@ -15,10 +15,10 @@ import (
 
 var whyID = regexp.MustCompile(`^- (P\d+)[ :]`)
 
-// spliceTargets returns old with the targets ids taken from fresh, and
+// SpliceTargets returns old with the targets ids taken from fresh, and
 // whether old had every part to replace (when not, the caller writes fresh
 // whole). note goes at the top of each replaced section.
-func spliceTargets(old, fresh string, ids []string, note string) (string, bool) {
+func SpliceTargets(old, fresh string, ids []string, note string) (string, bool) {
 	out := old
 	for _, id := range ids {
 		row, ok := line(fresh, "| "+id+" |")
