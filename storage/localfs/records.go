@@ -16,11 +16,13 @@ import (
 
 var _ storage.Recorder = (*Store)(nil)
 
-// A record's file holds its version (rand.Text, 26 bytes) and a newline
-// before its bytes. The folder lock makes this Store the folder's only
-// writer, so a mutex per record name makes the compare-and-swap exact; the
-// new file is written and fsynced beside the old one and renamed over it,
-// and the folder synced, before PutRecord returns.
+// A record's file holds two slots (recordslots.go), each with a version
+// (rand.Text, 26 bytes) and the record's bytes; a file of the older
+// format, the version and a newline before the bytes, is read as well and
+// replaced by a slot file at its next write. The folder lock makes this
+// Store the folder's only writer, so a mutex per record name, held by
+// reads too, makes the compare-and-swap exact and keeps a read from
+// meeting a write half done. A write is durable before PutRecord returns.
 const recordVersionLen = 26
 
 // GetRecord reads the record's file.
@@ -28,39 +30,57 @@ func (s *Store) GetRecord(ctx context.Context, name string) ([]byte, string, err
 	if err := recordCheck(ctx, name, nil); err != nil {
 		return nil, "", fmt.Errorf("localfs: get record: %w", err)
 	}
-	data, v, err := s.readRecord(name)
+	mu := s.keyLock(recordPath(name))
+	mu.Lock()
+	defer mu.Unlock()
+	r, err := s.readRecord(name)
 	if err != nil {
 		return nil, "", fmt.Errorf("localfs: get record %s: %w", name, err)
 	}
-	return data, v, nil
+	return r.data, r.version, nil
 }
 
-func (s *Store) readRecord(name string) ([]byte, string, error) {
+// readRecord reads the record's file, of either format.
+func (s *Store) readRecord(name string) (recordFile, error) {
 	f, err := s.openBelow(recordPath(name), os.O_RDONLY)
 	if isNotExist(err) {
-		return nil, "", storage.ErrNotFound
+		return recordFile{}, storage.ErrNotFound
 	} else if err != nil {
-		return nil, "", err
+		return recordFile{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, "", err
+		return recordFile{}, err
 	}
-	if fi.Size() > recordVersionLen+1+storage.MaxRecordSize {
-		return nil, "", errors.New("record file is damaged: over the size limit")
+	if fi.Size() > 2*slotCap(storage.MaxRecordSize) {
+		return recordFile{}, errors.New("record file is damaged: over the size limit")
 	}
-	b := make([]byte, fi.Size()) // one allocation: records are segments of uploads
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, "", err
+	first := make([]byte, len(slotMagic))
+	if _, err := io.ReadFull(f, first); err == nil && isSlotFile(first) {
+		return readSlots(f, fi.Size())
 	}
-	if len(b) <= recordVersionLen || b[recordVersionLen] != '\n' {
-		return nil, "", errors.New("record file is damaged")
-	}
-	return b[recordVersionLen+1:], string(b[:recordVersionLen]), nil
+	return readOldRecord(f, fi.Size())
 }
 
-// PutRecord replaces the record's file when its version is ifMatch.
+// readOldRecord reads a record file of the older format: its version, a
+// newline and its bytes.
+func readOldRecord(f *os.File, size int64) (recordFile, error) {
+	if size > recordVersionLen+1+storage.MaxRecordSize {
+		return recordFile{}, errors.New("record file is damaged: over the size limit")
+	}
+	b := make([]byte, size) // one allocation: records are segments of uploads
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return recordFile{}, err
+	}
+	if len(b) <= recordVersionLen || b[recordVersionLen] != '\n' {
+		return recordFile{}, errors.New("record file is damaged")
+	}
+	return recordFile{data: b[recordVersionLen+1:], version: string(b[:recordVersionLen])}, nil
+}
+
+// PutRecord replaces the record when its version is ifMatch: in place
+// when the new bytes fit its file's slots, else with a new file.
 func (s *Store) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
 	if err := recordCheck(ctx, name, data); err != nil {
 		return "", fmt.Errorf("localfs: put record: %w", err)
@@ -68,28 +88,33 @@ func (s *Store) PutRecord(ctx context.Context, name string, data []byte, ifMatch
 	mu := s.keyLock(recordPath(name))
 	mu.Lock()
 	defer mu.Unlock()
-	_, cur, err := s.readRecord(name)
+	cur, err := s.readRecord(name)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		cur = ""
+		cur = recordFile{}
 	case err != nil:
 		return "", fmt.Errorf("localfs: put record %s: %w", name, err)
 	}
-	if cur != ifMatch {
+	if cur.version != ifMatch {
 		return "", fmt.Errorf("localfs: put record %s: %w", name, storage.ErrPreconditionFailed)
 	}
 	v := rand.Text()
-	if err := s.replaceRecord(name, v, data); err != nil {
+	if cur.fits(data) {
+		err = s.rewriteSlot(name, cur, v, data)
+	} else {
+		err = s.replaceRecord(name, cur.seq+1, v, data)
+	}
+	if err != nil {
 		return "", fmt.Errorf("localfs: put record %s: %w", name, noSpace(err))
 	}
 	return v, nil
 }
 
-// replaceRecord writes and syncs the new file, renames it into place and
-// syncs the folder.
-func (s *Store) replaceRecord(name, version string, data []byte) error {
+// replaceRecord writes and syncs a new slot file, renames it into place
+// and syncs the folder.
+func (s *Store) replaceRecord(name string, seq uint64, version string, data []byte) error {
 	tmp := tmpDir + "/" + rand.Text() + ".record"
-	if err := s.writeFile(tmp, []byte(version+"\n"), data); err != nil {
+	if err := s.writeSlotFile(tmp, seq, version, data); err != nil {
 		s.root.Remove(tmp)
 		return err
 	}
