@@ -8,7 +8,8 @@
 #                                     bench/compare/wrk/p6.lua: METHOD (default resources/read of the
 #                                     4 KiB blob; or tools/list) on one 2025-11-25 session; req/s, p99,
 #                                     server CPU per request, bad answers; PROF=1 also saves a pprof
-#                                     CPU profile of the saturated server
+#                                     CPU profile of the saturated server, PERF=1 a perf record -g
+#                                     (user and kernel stacks) of it
 #   p6-measure.sh cpu BIN LABEL       information: server CPU per request of the mixed load
 #                                     (loadtest/loadrun -scenario mixed: vegeta at a constant RATE/s,
 #                                     resources/read of a 4 KiB blob and tools/list in turn on one
@@ -96,6 +97,9 @@ cmd_saturate() {
 	c0=$(cpu_of $PID)
 	if [ "${PROF:-0}" = 1 ]; then
 		curl -s "http://127.0.0.1:$APORT/debug/pprof/profile?seconds=$((DUR - 2))" -o "$out/cpu.pprof" & cp=$!
+	fi
+	if [ "${PERF:-0}" = 1 ]; then # kernel and user stacks of the server (perf report -i perf.data)
+		perf record -g -o "$out/perf.data" -p $PID -- sleep $((DUR - 2)) 2>/dev/null & cp=$!
 	fi
 	taskset -c 1 wrk -t1 -c16 -d"${DUR}s" --timeout 2s -s "$REPO/bench/compare/wrk/p6.lua" \
 		http://127.0.0.1:$PORT/mcp -- mcp "$METHOD" "$params" 2025-11-25 "$sid" - session >"$out/wrk.txt"
