@@ -46,19 +46,16 @@ func TestPeekerAlive(t *testing.T) {
 	}
 }
 
-// A connection taken again right after its answer goes out without a
-// peek (a system call a request under load need not pay); one idle past
-// peekAfter is looked at first. (The bound is widened, then narrowed, so
-// that a stalled machine cannot flip either half.)
-func TestPeekOnlyAfterIdle(t *testing.T) {
+// A connection taken again is peeked at each time, even right after its
+// answer: an upstream may close it then without saying so.
+func TestPeekOnEveryReuse(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(w, r.Body)
 	}))
 	defer up.Close()
 	var dials atomic.Int64
 	tr := counting(Options{}, &dials)
-	tr.peekAfter = time.Minute
-	roundTrip := func() {
+	for range 3 {
 		resp, err := get(t, tr, t.Context(), up.URL, strings.NewReader("ping"), -1)
 		if err != nil {
 			t.Fatal(err)
@@ -68,25 +65,13 @@ func TestPeekOnlyAfterIdle(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	looks := func() int {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		for _, cs := range tr.idle {
-			return cs[len(cs)-1].peek.looks
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, cs := range tr.idle {
+		if n := cs[len(cs)-1].peek.looks; n != 2 || dials.Load() != 1 {
+			t.Fatalf("%d peeks and %d connections for three requests one after another, want 2 and 1", n, dials.Load())
 		}
-		t.Fatal("no idle connection")
-		return 0
+		return
 	}
-	for range 3 {
-		roundTrip()
-	}
-	if n := looks(); n != 0 || dials.Load() != 1 {
-		t.Fatalf("%d peeks and %d connections for requests one after another, want 0 and 1", n, dials.Load())
-	}
-	tr.peekAfter = time.Millisecond
-	time.Sleep(5 * time.Millisecond)
-	roundTrip()
-	if n := looks(); n != 1 || dials.Load() != 1 {
-		t.Fatalf("%d peeks and %d connections after an idle past peekAfter, want 1 and 1", n, dials.Load())
-	}
+	t.Fatal("no idle connection")
 }

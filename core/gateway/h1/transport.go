@@ -35,23 +35,14 @@ type Options struct {
 // bufSize is the size of each connection's read and write buffers.
 const bufSize = 64 << 10
 
-// peekAfter is how long a connection stays idle before it is looked at
-// (a peek, one system call) when it is taken again: 0, every time. A
-// window (say 5 ms, one system call less per request under load) would
-// send a POST on a connection an upstream closed right after its answer
-// without saying so, and a POST that went out whole is not sent twice:
-// the client would get an error for a request nothing stopped.
-const peekAfter = 0
-
 // ErrHeadersTooLarge is the error of response headers over MaxHeaderBytes.
 var ErrHeadersTooLarge = errors.New("h1: the upstream's response headers exceeded the limit")
 
 // Transport is an HTTP/1.1 client (package doc). Safe for concurrent use.
 type Transport struct {
-	o         Options
-	peekAfter time.Duration // peekAfter, or another in tests
-	mu        sync.Mutex
-	idle      map[string][]*conn // by scheme and host, the last idle last
+	o    Options
+	mu   sync.Mutex
+	idle map[string][]*conn // by scheme and host, the last idle last
 }
 
 // New returns the Transport of o.
@@ -71,7 +62,7 @@ func New(o Options) *Transport {
 	if o.Dial == nil {
 		o.Dial = (&net.Dialer{Timeout: o.DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	}
-	return &Transport{o: o, peekAfter: peekAfter, idle: map[string][]*conn{}}
+	return &Transport{o: o, idle: map[string][]*conn{}}
 }
 
 // RoundTrip sends req and returns the response, its body streaming from
@@ -178,7 +169,11 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		cs[len(cs)-1] = nil
 		t.idle[key] = cs[:len(cs)-1]
 		t.mu.Unlock()
-		if idle := now.Sub(c.idleAt); idle < t.o.IdleTimeout && (idle < t.peekAfter || c.peek.alive()) {
+		// Peeked at every time, however briefly it was idle: a POST sent on
+		// a connection the upstream closed right after its answer, without
+		// saying so, would fail the client's request (a POST that went out
+		// whole is not sent twice).
+		if now.Sub(c.idleAt) < t.o.IdleTimeout && c.peek.alive() {
 			return c, true, nil
 		}
 		_ = c.nc.Close()
