@@ -258,11 +258,11 @@ func (d *decoder) fill(dst []byte) (int, error) {
 		d.lo, d.hi = 0, 0
 		m, err := d.r.Read(d.in)
 		d.hi, d.rerr = m, err
-		if m == 0 && err == nil {
-			if empty++; empty >= maxConsecutiveEmptyReads {
-				d.err = io.ErrNoProgress
-				return 0, d.err
-			}
+		if m > 0 || err != nil {
+			empty = 0 // only empty reads in a row count: input that decodes to nothing (line breaks) is progress
+		} else if empty++; empty >= maxConsecutiveEmptyReads {
+			d.err = io.ErrNoProgress
+			return 0, d.err
 		}
 	}
 }
