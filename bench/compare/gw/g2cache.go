@@ -49,7 +49,7 @@ func (s *cacheSide) add(res *g2Result, el, ttfb, cpu time.Duration, err error, w
 // GET in turns, both copies warmed before each pair.
 func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum string) {
 	buf := make([]byte, 256<<10)
-	measure.Logf("G2 stream cache: one download filling it, then %d runs of a cache hit and nginx in turns", plan.g2Runs)
+	measure.Logf("G2 stream cache: one download filling it, then %d runs of a cache hit and nginx in turns", plan.g2Hits)
 	if !res.fillCache(ctx, rig, buf, sum) {
 		return
 	}
@@ -62,7 +62,7 @@ func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum s
 	if _, _, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf); err != nil { // as the warm-up hit
 		res.errs = append(res.errs, "nginx warm-up: "+err.Error())
 	}
-	for r := range plan.g2Runs {
+	for r := range plan.g2Hits {
 		for _, p := range []string{ours, theirs} {
 			if err := measure.WarmFile(p); err != nil {
 				res.errs = append(res.errs, "warming "+filepath.Base(p)+": "+err.Error())
