@@ -165,6 +165,9 @@ func procCPU(pid int) time.Duration {
 // the first byte or after it), what each server spent, and the cache state.
 func (res *g2Result) hitWhy() string {
 	h, n := &res.hit, &res.nginx
+	if len(h.rate) == 0 || len(n.rate) == 0 {
+		return "No pair ran: the errors above say why."
+	}
 	return fmt.Sprintf("Medians: the hit's first byte came after %.1f ms (a resources/stream call, the 302 from /g to /d, the /d GET) and nginx's after %.1f ms; after it, %.0f MB/s from the store and %.0f MB/s from nginx; the serving process spent %.0f ms of CPU per download and nginx %.0f ms; before its run each copy was at least %.0f %% (store) and %.0f %% (nginx) in the page cache. Both bodies go out by sendfile (TestGatewayCacheHitSendfile); when the rates after the first byte trail too and the CPU per download does not, the transfers waited for a CPU (the load average above): compare the runs' spread before looking for a cost in the /d path.",
 		measure.Median(h.first), measure.Median(n.first), measure.Median(h.after), measure.Median(n.after),
 		measure.Median(h.cpu), measure.Median(n.cpu), 100*minOf(h.resident), 100*minOf(n.resident))

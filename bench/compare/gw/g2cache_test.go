@@ -54,4 +54,9 @@ func TestG2CacheMissSaysWhereTheTimeWent(t *testing.T) {
 	if !strings.Contains(tg.Detail, "stream cache hit: first byte (ms)") || !strings.Contains(tg.Detail, "copy cached before the run") {
 		t.Fatalf("the table lacks the hit's split and the cache state:\n%s", tg.Detail)
 	}
+	none := &pair.Target{ID: "G2"}
+	(&g2Result{size: 1 << 20, errs: []string{"stream cache, first download: boom"}}).target(none)
+	if why := strings.Join(none.Why, "\n"); strings.Contains(why, "the hit's first byte came after") {
+		t.Fatalf("no pair ran: the miss line must not quote medians of nothing:\n%s", why)
+	}
 }
