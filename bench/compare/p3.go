@@ -95,8 +95,8 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 	one := func(s *system) (sample, time.Duration) { return p3Once(ctx, s, key, size, buf) }
 	pairRun := func(state string, r int) p3Run {
 		run := p3Run{state: state}
-		run.resOurs, _ = residency(ours)
-		run.resRef, _ = residency(theirs)
+		run.resOurs, _ = measure.Residency(ours)
+		run.resRef, _ = measure.Residency(theirs)
 		if r%2 == 0 {
 			run.ours, run.cpuOurs = one(streamer)
 			run.ref, run.cpuRef = one(ng)
@@ -114,7 +114,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 			break
 		}
 		for _, p := range []string{ours, theirs} {
-			if err := warmFile(p); err != nil {
+			if err := measure.WarmFile(p); err != nil {
 				res.err = err.Error()
 				return res
 			}
@@ -129,7 +129,7 @@ func runP3(ctx context.Context, cfg *config, work string, bins map[string]string
 		}
 	}
 	res.table = summarize("P3", "resources/stream", size, list, samples)
-	if ctx.Err() == nil && dropFile(ours) == nil && dropFile(theirs) == nil {
+	if ctx.Err() == nil && measure.DropFile(ours) == nil && measure.DropFile(theirs) == nil {
 		res.runs = append(res.runs, pairRun(p3Cold, 0))
 	}
 	return res

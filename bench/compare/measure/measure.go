@@ -1,6 +1,7 @@
 // Package measure holds the measurement primitives that bench/compare's
 // targets share: peak RSS watches, throughput, medians, draining an answer,
-// uploads and the harness's log line.
+// uploads, a file's page-cache residency (read, warmed, dropped) and the
+// harness's log line.
 package measure
 
 import (

@@ -1,8 +1,7 @@
-package main
+package measure
 
 import (
 	"fmt"
-	"github.com/mcpblob/mcpblob/bench/compare/measure"
 	"io"
 	"os"
 	"syscall"
@@ -11,10 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// residency is the share of a file's pages held in the page cache, read
+// Residency is the share of a file's pages held in the page cache, read
 // with mincore(2) on a read-only mapping of the whole file (the mapping
 // itself reads nothing from the disk).
-func residency(path string) (float64, error) {
+func Residency(path string) (float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -44,9 +43,9 @@ func residency(path string) (float64, error) {
 	return float64(resident) / float64(len(vec)), nil
 }
 
-// warmFile reads path to the end through the page cache, so its pages
+// WarmFile reads path to the end through the page cache, so its pages
 // are resident before a timed run.
-func warmFile(path string) error {
+func WarmFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -56,11 +55,11 @@ func warmFile(path string) error {
 	return err
 }
 
-// dropFile evicts path's clean pages from the page cache (fadvise
+// DropFile evicts path's clean pages from the page cache (fadvise
 // DONTNEED, after sync(2) so no page is still dirty), the state the local
 // store's writer leaves a blob in.
-func dropFile(path string) error {
-	measure.SettleDisk()
+func DropFile(path string) error {
+	SettleDisk()
 	f, err := os.Open(path)
 	if err != nil {
 		return err

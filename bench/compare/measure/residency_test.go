@@ -1,4 +1,4 @@
-package main
+package measure
 
 import (
 	"os"
@@ -14,20 +14,20 @@ func TestResidencyFollowsWarmAndDrop(t *testing.T) {
 	if err := os.WriteFile(path, make([]byte, 4<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := warmFile(path); err != nil {
+	if err := WarmFile(path); err != nil {
 		t.Fatal(err)
 	}
-	warm, err := residency(path)
+	warm, err := Residency(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if warm < 0.99 {
 		t.Fatalf("after reading the whole file %.2f of it is cached, want all", warm)
 	}
-	if err := dropFile(path); err != nil {
+	if err := DropFile(path); err != nil {
 		t.Fatal(err)
 	}
-	cold, err := residency(path)
+	cold, err := Residency(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +36,6 @@ func TestResidencyFollowsWarmAndDrop(t *testing.T) {
 		t.Skip("tmpfs keeps its pages whatever fadvise says")
 	}
 	if cold > 0.5 {
-		t.Fatalf("after dropFile %.2f of the file is still cached, want (almost) none", cold)
+		t.Fatalf("after DropFile %.2f of the file is still cached, want (almost) none", cold)
 	}
 }

@@ -1,0 +1,208 @@
+package gw
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpblob/mcpblob/bench/compare/measure"
+	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
+)
+
+// G2's cache half: a download from the stream cache (resources/stream, a
+// 302 to a /d link of the local store, sendfile) against nginx sendfile of
+// the same bytes. Both sides are measured alike: the same client code and
+// transport settings, both copies read through the page cache before every
+// pair (the store's writer drops what it writes from the cache, and
+// nginx's copy, the upstream's file, is read by every conversion run, so
+// left alone the two would sit in different cache states), each copy's
+// residency read just before its run, and both servers watched the same
+// way (peak RSS, CPU time).
+
+// cacheSide is one side's figures per run.
+type cacheSide struct {
+	rate     []float64 // MB/s from the request to the last byte
+	first    []float64 // ms to the first body byte
+	after    []float64 // MB/s from the first body byte to the last
+	cpu      []float64 // ms of the serving process's CPU time (10 ms ticks)
+	resident []float64 // share of the served copy's pages cached before the run
+	growth   []int64   // the serving process's RSS growth
+}
+
+// add records one run of the side: el and ttfb timed by the client, the
+// serving process's CPU time spent, its peak RSS and the copy's residency.
+func (s *cacheSide) add(res *g2Result, el, ttfb, cpu time.Duration, err error, what string, growth int64, resident float64) {
+	s.rate = append(s.rate, res.rate(el, err, what))
+	s.first = append(s.first, ms(ttfb))
+	s.after = append(s.after, measure.MBps(res.size, el-ttfb))
+	s.cpu = append(s.cpu, ms(cpu))
+	s.growth = append(s.growth, growth)
+	s.resident = append(s.resident, resident)
+}
+
+// caching fills the stream cache with one download (checking its sha256)
+// and warms it with one hit, then runs pairs of a cache hit and an nginx
+// GET in turns, both copies warmed before each pair.
+func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum string) {
+	buf := make([]byte, 256<<10)
+	measure.Logf("G2 stream cache: one download filling it, then %d runs of a cache hit and nginx in turns", plan.g2Hits)
+	if !res.fillCache(ctx, rig, buf, sum) {
+		return
+	}
+	ours, err := storeCopy(rig.cacheData, res.size)
+	if err != nil {
+		res.errs = append(res.errs, "stream cache: "+err.Error())
+		return
+	}
+	theirs := filepath.Join(rig.files, gKeyStream)
+	if _, _, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf); err != nil { // as the warm-up hit
+		res.errs = append(res.errs, "nginx warm-up: "+err.Error())
+	}
+	for r := range plan.g2Hits {
+		for _, p := range []string{ours, theirs} {
+			if err := measure.WarmFile(p); err != nil {
+				res.errs = append(res.errs, "warming "+filepath.Base(p)+": "+err.Error())
+			}
+		}
+		for k := range 2 {
+			if (k+r)%2 == 0 {
+				res.nginxOnce(ctx, rig, theirs, buf)
+			} else {
+				res.hitOnce(ctx, rig, ours, buf)
+			}
+		}
+		measure.Logf("  G2 cache run %d: hit %.0f MB/s (%.0f %% cached), nginx %.0f MB/s (%.0f %% cached)", r+1, last(res.hit.rate), 100*last(res.hit.resident), last(res.nginx.rate), 100*last(res.nginx.resident))
+	}
+}
+
+// fillCache runs the download that fills the cache and one hit, checking
+// the bytes of both and that only the second came from the store. It
+// reports whether the cache is ready for the counted hits.
+func (res *g2Result) fillCache(ctx context.Context, rig *g23Rig, buf []byte, sum string) bool {
+	c, hit := rig.cache.mcp, rig.redirected[rig.cache.mcp]
+	ok := true
+	for i, what := range []string{"first download (fills the cache)", "warm-up hit"} {
+		*hit = false
+		h := sha256.New()
+		w := measure.WatchPeak(rig.cache.pid())
+		el, err := gStream(ctx, c, "blob:///"+gKeyStream, res.size, buf, h)
+		res.cacheGrowth = append(res.cacheGrowth, max(0, w.End()-rig.cache.baseline))
+		if err == nil && hex.EncodeToString(h.Sum(nil)) != sum {
+			err = fmt.Errorf("sha256 %x, want %s", h.Sum(nil), sum)
+		}
+		if err == nil && *hit != (i == 1) {
+			err = fmt.Errorf("redirected to the store: %v, want %v", *hit, i == 1)
+		}
+		if r := res.rate(el, err, "stream cache, "+what); i == 0 {
+			res.miss = r
+		}
+		ok = ok && err == nil
+	}
+	return ok
+}
+
+// storeCopy finds the cache's copy of the blob in the store's folder: the
+// one file of that size.
+func storeCopy(dir string, size int64) (string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if fi, err := d.Info(); err == nil && fi.Size() == size {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err == nil && len(found) != 1 {
+		err = fmt.Errorf("%d files of %d bytes in %s, want the cached copy alone", len(found), size, dir)
+	}
+	if err != nil {
+		return "", err
+	}
+	return found[0], nil
+}
+
+// nginxOnce is one GET of nginx's copy.
+func (res *g2Result) nginxOnce(ctx context.Context, rig *g23Rig, path string, buf []byte) {
+	resident, _ := measure.Residency(path)
+	pid := rig.nginx.pid()
+	w, cpu0 := measure.WatchPeak(pid), procCPU(pid)
+	t0 := time.Now()
+	_, ttfb, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf)
+	el := time.Since(t0)
+	res.nginx.add(res, el, ttfb, procCPU(pid)-cpu0, err, "nginx", max(0, w.End()-rig.nginx.baseline), resident)
+}
+
+// hitOnce is one download served from the stream cache: a fresh
+// resources/stream, the 302 to the store's /d link, the /d GET.
+func (res *g2Result) hitOnce(ctx context.Context, rig *g23Rig, path string, buf []byte) {
+	resident, _ := measure.Residency(path)
+	hit, pid := rig.redirected[rig.cache.mcp], rig.cache.pid()
+	*hit = false
+	w, cpu0 := measure.WatchPeak(pid), procCPU(pid)
+	el, ttfb, err := gStreamTimed(ctx, rig.cache.mcp, "blob:///"+gKeyStream, res.size, buf, nil)
+	cpu := procCPU(pid) - cpu0
+	if err == nil && !*hit {
+		err = fmt.Errorf("not served from the stream cache (no redirect to the store)")
+	}
+	growth := max(0, w.End()-rig.cache.baseline)
+	res.cacheGrowth = append(res.cacheGrowth, growth)
+	res.hit.add(res, el, ttfb, cpu, err, "stream cache hit", growth, resident)
+}
+
+// procCPU is pid's CPU time so far (0 when it cannot be read).
+func procCPU(pid int) time.Duration {
+	d, _ := sysinfo.ProcCPU(pid)
+	return d
+}
+
+// hitWhy gives a cache-hit miss its figures: where the time goes (before
+// the first byte or after it), what each server spent, and the cache state.
+func (res *g2Result) hitWhy() string {
+	h, n := &res.hit, &res.nginx
+	if len(h.rate) == 0 || len(n.rate) == 0 {
+		return "No pair ran: the errors above say why."
+	}
+	return fmt.Sprintf("Medians: the hit's first byte came after %.1f ms (a resources/stream call, the 302 from /g to /d, the /d GET) and nginx's after %.1f ms; after it, %.0f MB/s from the store and %.0f MB/s from nginx; the serving process spent %.0f ms of CPU per download and nginx %.0f ms; before its run each copy was at least %.0f %% (store) and %.0f %% (nginx) in the page cache. Both bodies go out by sendfile (TestGatewayCacheHitSendfile); when the rates after the first byte trail too and the CPU per download does not, the transfers waited for a CPU (the load average above): compare the runs' spread before looking for a cost in the /d path.",
+		measure.Median(h.first), measure.Median(n.first), measure.Median(h.after), measure.Median(n.after),
+		measure.Median(h.cpu), measure.Median(n.cpu), 100*minOf(h.resident), 100*minOf(n.resident))
+}
+
+// cacheRows adds the cache half's rows to G2's table.
+func (res *g2Result) cacheRows(row func(name string, v []float64, unit string)) {
+	for _, s := range []struct {
+		name string
+		side *cacheSide
+	}{{"stream cache hit", &res.hit}, {"nginx sendfile", &res.nginx}} {
+		row(s.name+", MB/s", s.side.rate, "MB/s")
+		row(s.name+": first byte (ms)", s.side.first, "ms")
+		row(s.name+": MB/s after the first byte", s.side.after, "MB/s")
+		row(s.name+": server CPU per download (ms)", s.side.cpu, "ms")
+		row(s.name+": copy cached before the run (%)", scale(s.side.resident, 100), "%")
+	}
+	row("nginx RSS growth per GET (MiB)", mibs(res.nginx.growth), "MiB")
+}
+
+func minOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	m := v[0]
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func scale(v []float64, k float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = k * x
+	}
+	return out
+}
