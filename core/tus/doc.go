@@ -35,7 +35,9 @@
 // a record names it. A request takes the part
 // numbers it writes by compare-and-swap first (or, on the local store, a
 // PATCH of one part claims the next number from the store in memory), so
-// no two requests write one part; a part is written (durable) before the record names it, so
+// no two requests write one part; on S3 the part upload starts beside
+// that compare-and-swap, under the number it will take, and its last
+// byte (without which S3 stores nothing) waits for it; a part is written (durable) before the record names it, so
 // HEAD reports only durable bytes, and a part no record names is garbage,
 // overwritten by the next writer or removed with the staged write. The
 // record also keeps the SHA-256 state of the bytes and their first

@@ -45,6 +45,10 @@ type counted struct {
 	// before the record names it.
 	afterPart func(n int)
 	parts     atomic.Int64 // parts written
+	// beforeRecord, when set, runs before each PutRecord, and afterSend
+	// after each SendStaged of the store.
+	beforeRecord func(ctx context.Context, ifMatch string)
+	afterSend    func(ctx context.Context, n int, err error)
 }
 
 func countStore(b storage.Backend) *counted {
@@ -54,6 +58,9 @@ func countStore(b storage.Backend) *counted {
 func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
 	c.written.Add(int64(len(data)))
 	c.records.Add(1)
+	if c.beforeRecord != nil {
+		c.beforeRecord(ctx, ifMatch)
+	}
 	return c.Recorder.PutRecord(ctx, name, data, ifMatch)
 }
 
@@ -120,6 +127,9 @@ func (s countedSender) SendStaged(ctx context.Context, id string, n int, off, si
 		return storage.StagedPart{}, errors.New("connection reset by peer")
 	}
 	p, err := storage.SenderOf(s.c.Stager).SendStaged(ctx, id, n, off, size, r)
+	if s.c.afterSend != nil {
+		s.c.afterSend(ctx, n, err)
+	}
 	if err == nil {
 		s.c.written.Add(size)
 	}
@@ -479,4 +489,80 @@ func TestOneRecordWritePerPatch(t *testing.T) {
 	off := len(data) - DefaultSegmentSize
 	wantStatus(t, "last PATCH", patchOn(h, id, off, data[off:]), http.StatusNoContent)
 	wantObject(t, b, "once", data)
+}
+
+// slowTaker marks the context of the request whose take TestTakeLosesWhileSending holds.
+type slowTaker struct{}
+
+// TestTakeLosesWhileSending: on S3 a part upload starts before the
+// compare-and-swap that takes its number, under the number the take will
+// give, and its last byte waits for the take. Request A's take is held
+// (and its body's last byte with it) until request B, at the same offset
+// on another node, took the same number, sent its part and committed it;
+// A's take then fails, A answers 409, and its part upload, cut before its
+// last byte, stored nothing:
+// the part B's record names is not overwritten and the object holds B's
+// bytes.
+func TestTakeLosesWhileSending(t *testing.T) {
+	one, bucket := openS3(t, "")
+	two, _ := openS3(t, bucket)
+	ca, cb := countStore(one), countStore(two)
+	ha, hb := storeHandler(ca), storeHandler(cb)
+	seg := DefaultSegmentSize
+	data := randomBytes(3*seg, 8)
+	other := randomBytes(seg, 9)
+	id := createOn(t, hb, len(data), "gate")
+	wantStatus(t, "first PATCH", patchOn(hb, id, 0, data[:seg]), http.StatusNoContent)
+	held, release := make(chan struct{}), make(chan struct{})
+	ca.beforeRecord = func(ctx context.Context, ifMatch string) {
+		if ctx.Value(slowTaker{}) != nil && ifMatch != "" {
+			close(held)
+			<-release
+		}
+	}
+	var storedA atomic.Int64 // A's part uploads that stored a part
+	ca.afterSend = func(ctx context.Context, _ int, err error) {
+		if ctx.Value(slowTaker{}) != nil && err == nil {
+			storedA.Add(1)
+		}
+	}
+	statusA := make(chan int)
+	go func() {
+		ctx := context.WithValue(context.Background(), slowTaker{}, true)
+		statusA <- ha.Serve(ctx, Request{Method: http.MethodPatch, ID: id, Principal: "alice",
+			Header: func(n string) string {
+				return map[string]string{"Tus-Resumable": Version, "Content-Type": patchType, "Upload-Offset": strconv.Itoa(seg)}[n]
+			}, Body: &holdLast{r: bytes.NewReader(other), left: seg, release: release}, ContentLength: int64(seg)}).Status
+	}()
+	<-held
+	wantStatus(t, "B's PATCH", patchOn(hb, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	close(release)
+	if st := <-statusA; st != http.StatusConflict {
+		t.Fatalf("A's PATCH at the offset B appended at answered %d, want 409", st)
+	}
+	if n := storedA.Load(); n != 0 {
+		t.Fatalf("A's part upload stored %d part(s) under the number B took and named", n)
+	}
+	wantStatus(t, "last PATCH", patchOn(hb, id, 2*seg, data[2*seg:]), http.StatusNoContent)
+	wantObject(t, one, "gate", data)
+}
+
+// holdLast reads r's left bytes but the last one at once, and the last
+// once release is closed.
+type holdLast struct {
+	r       io.Reader
+	left    int
+	release chan struct{}
+}
+
+func (h *holdLast) Read(p []byte) (int, error) {
+	if h.left == 1 {
+		<-h.release
+	}
+	if h.left > 1 && len(p) >= h.left {
+		p = p[:h.left-1]
+	}
+	n, err := h.r.Read(p)
+	h.left -= n
+	return n, err
 }
