@@ -39,6 +39,7 @@ type counted struct {
 	written  atomic.Int64
 	sent     atomic.Int64 // SendStaged calls
 	records  atomic.Int64 // PutRecord calls
+	reads    atomic.Int64 // GetRecord calls
 	failSend atomic.Int64 // the SendStaged call (1, 2, …) that fails on the way
 	failPart atomic.Int64
 	// afterPart, when set, runs after each part is written (the n-th),
@@ -62,6 +63,11 @@ func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMat
 		c.beforeRecord(ctx, ifMatch)
 	}
 	return c.Recorder.PutRecord(ctx, name, data, ifMatch)
+}
+
+func (c *counted) GetRecord(ctx context.Context, name string) ([]byte, string, error) {
+	c.reads.Add(1)
+	return c.Recorder.GetRecord(ctx, name)
 }
 
 func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, data []byte) (storage.StagedPart, error) {
@@ -565,4 +571,58 @@ func (h *holdLast) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
 	h.left -= n
 	return n, err
+}
+
+// TestPatchAfterPatchReadsNoRecord: on S3 a PATCH that follows a PATCH of
+// the same upload on the same node reads no record (the node kept a copy
+// of the one it wrote, recentUploads); the object is byte-identical.
+func TestPatchAfterPatchReadsNoRecord(t *testing.T) {
+	b, _ := openS3(t, "")
+	c := countStore(b)
+	h := storeHandler(c)
+	seg := DefaultSegmentSize
+	data := randomBytes(3*seg, 11)
+	id := createOn(t, h, len(data), "kept")
+	wantStatus(t, "first PATCH", patchOn(h, id, 0, data[:seg]), http.StatusNoContent)
+	before := c.reads.Load()
+	wantStatus(t, "second PATCH", patchOn(h, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	if n := c.reads.Load() - before; n != 0 {
+		t.Errorf("the second PATCH on the node read %d records, want 0", n)
+	}
+	wantStatus(t, "last PATCH", patchOn(h, id, 2*seg, data[2*seg:]), http.StatusNoContent)
+	wantObject(t, b, "kept", data)
+}
+
+// TestStaleCopyOfRecord: a node's copy of an upload's record goes stale
+// when another node changes the record. A PATCH at the right offset still
+// appends (the record moved on without new bytes: another node's request
+// took part numbers and was cut), a PATCH at an offset another node
+// appended at gets 409 without overwriting the part the record names, and
+// one on an upload another node terminated gets 404.
+func TestStaleCopyOfRecord(t *testing.T) {
+	one, bucket := openS3(t, "")
+	two, _ := openS3(t, bucket)
+	ha, hb := storeHandler(countStore(one)), storeHandler(countStore(two))
+	seg := DefaultSegmentSize
+	data := randomBytes(4*seg, 12)
+	id := createOn(t, ha, len(data), "stale")
+	wantStatus(t, "A's first PATCH", patchOn(ha, id, 0, data[:seg]), http.StatusNoContent)
+	u, err := hb.load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.NextPart += 3 // B's cut request took numbers
+	if err := hb.save(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "A's PATCH after B took numbers", patchOn(ha, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	wantStatus(t, "B's PATCH", patchOn(hb, id, 2*seg, data[2*seg:3*seg]), http.StatusNoContent)
+	wantStatus(t, "A's PATCH at the offset B appended at", patchOn(ha, id, 2*seg, randomBytes(seg, 13)), http.StatusConflict)
+	wantStatus(t, "B's last PATCH", patchOn(hb, id, 3*seg, data[3*seg:]), http.StatusNoContent)
+	wantObject(t, one, "stale", data)
+
+	id = createOn(t, ha, len(data), "gone")
+	wantStatus(t, "A's first PATCH", patchOn(ha, id, 0, data[:seg]), http.StatusNoContent)
+	wantStatus(t, "B's DELETE", serve(hb, http.MethodDelete, id, hdr{}, nil), http.StatusNoContent)
+	wantStatus(t, "A's PATCH of a terminated upload", patchOn(ha, id, seg, data[seg:2*seg]), http.StatusNotFound)
 }

@@ -154,17 +154,31 @@ func (a *appender) sendTaking(p *pieceWriter, partsLeft int, r *pieceReader) (in
 	num := max(a.u.NextPart, 1)
 	taken := make(chan *Error, 1)
 	r.taken = taken
-	go func() { taken <- a.take(partsLeft) }()
+	go func() {
+		err := a.take(partsLeft)
+		if err == nil && a.reserved[0] != num {
+			err = renumbered
+		}
+		taken <- err
+	}()
 	part, err := a.send.SendStaged(a.ctx, a.u.Staged, num, p.off, p.size, r)
-	if terr := r.takeResult(); terr != nil {
+	terr := r.takeResult()
+	switch {
+	case terr == renumbered:
+		num, a.reserved = a.reserved[0], a.reserved[1:]
+		return num, storage.StagedPart{}, terr
+	case terr != nil:
 		return 0, storage.StagedPart{}, terr
-	}
-	if a.reserved[0] != num {
-		return 0, storage.StagedPart{}, internal(errors.New("tus: part number taken differs from the one sent"))
 	}
 	a.reserved = a.reserved[1:]
 	return num, part, storeError(err)
 }
+
+// renumbered: the take gave another number than the one the part was
+// sent under (it was taken again from the record after this node's copy
+// of it proved stale, appender.retake), so the upload was cut; sentPart
+// writes the part again, from the buffer, under the number taken.
+var renumbered = internal(errors.New("tus: the part number taken differs from the one sent"))
 
 // pieceReader reads the pieces of a queue until it is closed. With taken
 // set, the last of the left bytes waits for the take of the part's number
