@@ -19,7 +19,10 @@
 // that hold its bytes, in order. The record is replaced by
 // compare-and-swap only, so nodes sharing a store need nothing else to
 // agree: of two PATCHes at one offset, on one node or two, the first to
-// commit appends and the other gets 409 (append.go).
+// commit appends and the other gets 409 (append.go). A node keeps a copy
+// of the record it last wrote (recent.go) so that a PATCH on S3 following
+// one there reads none; a stale copy fails the compare-and-swap that
+// takes the PATCH's part numbers, and the PATCH then reads the record.
 //
 // Bytes (append.go): an upload that names its object when created is
 // staged (Config.Stager, storage.Stager): its bytes go where the object
