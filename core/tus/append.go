@@ -347,6 +347,9 @@ func (a *appender) take(k int) *Error {
 		cur, lerr := a.h.load(a.ctx, u.ID)
 		if !errors.Is(err, storage.ErrPreconditionFailed) || lerr != nil || cur.Taker != u.Taker {
 			u.NextPart, u.Taker = first, taker
+			if errors.Is(err, storage.ErrPreconditionFailed) && u.cached {
+				return a.retake(k, cur, lerr)
+			}
 			if errors.Is(err, storage.ErrPreconditionFailed) {
 				return overtaken()
 			}
@@ -358,6 +361,28 @@ func (a *appender) take(k int) *Error {
 		a.reserved = append(a.reserved, first+i)
 	}
 	return nil
+}
+
+// retake takes k part numbers again after a take from this node's copy of
+// u's record (recentUploads) met another version: the copy was stale.
+// When the record read since (cur, or the failure lerr) holds the same
+// bytes as the copy, the take is done again from it, as if the request
+// had read it first; otherwise another request appended first (409), or
+// the upload is gone (404).
+func (a *appender) retake(k int, cur *Upload, lerr error) *Error {
+	u := a.u
+	u.cached = false
+	switch {
+	case errors.Is(lerr, storage.ErrNotFound):
+		return refuse(http.StatusNotFound, "not_found", "no such upload")
+	case lerr != nil:
+		return internal(lerr)
+	case cur.Offset != u.Offset || cur.Length != u.Length || cur.Staged != u.Staged || cur.Done || cur.Expired ||
+		len(cur.Segments) != len(u.Segments) || !bytes.Equal(cur.Hash, u.Hash):
+		return overtaken()
+	}
+	u.NextPart, u.Taker, u.Expires, u.Rev, u.version = cur.NextPart, cur.Taker, cur.Expires, cur.Rev, cur.version
+	return a.take(k)
 }
 
 // verify checks the checksum, if any, and commits what is pending.

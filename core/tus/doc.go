@@ -19,7 +19,10 @@
 // that hold its bytes, in order. The record is replaced by
 // compare-and-swap only, so nodes sharing a store need nothing else to
 // agree: of two PATCHes at one offset, on one node or two, the first to
-// commit appends and the other gets 409 (append.go).
+// commit appends and the other gets 409 (append.go). A node keeps a copy
+// of the record it last wrote (recent.go) so that a PATCH on S3 following
+// one there reads none; a stale copy fails the compare-and-swap that
+// takes the PATCH's part numbers, and the PATCH then reads the record.
 //
 // Bytes (append.go): an upload that names its object when created is
 // staged (Config.Stager, storage.Stager): its bytes go where the object
@@ -35,7 +38,9 @@
 // a record names it. A request takes the part
 // numbers it writes by compare-and-swap first (or, on the local store, a
 // PATCH of one part claims the next number from the store in memory), so
-// no two requests write one part; a part is written (durable) before the record names it, so
+// no two requests write one part; on S3 the part upload starts beside
+// that compare-and-swap, under the number it will take, and its last
+// byte (without which S3 stores nothing) waits for it; a part is written (durable) before the record names it, so
 // HEAD reports only durable bytes, and a part no record names is garbage,
 // overwritten by the next writer or removed with the staged write. The
 // record also keeps the SHA-256 state of the bytes and their first

@@ -62,11 +62,13 @@ type Config struct {
 }
 
 // Handler serves the tus protocol on Config's records. It keeps no state
-// of its own: every node sharing the records serves every upload.
+// another node needs: every node sharing the records serves every upload
+// (its copies of records, recentUploads, only save reads).
 type Handler struct {
 	Config
 	rec    storage.Recorder
 	prefix string
+	recent recentUploads
 }
 
 // New returns a Handler; zero fields of cfg take their defaults.
@@ -225,6 +227,7 @@ func (h *Handler) head(ctx context.Context, req Request, resp *Response) *Error 
 			return err
 		}
 	}
+	h.remember(u)
 	h.describe(u, resp)
 	resp.set("Cache-Control", "no-store")
 	if u.RawMetadata != "" {
@@ -256,6 +259,7 @@ func (h *Handler) terminate(ctx context.Context, req Request, resp *Response) *E
 	if err != nil {
 		return err
 	}
+	h.recent.drop(u.ID)
 	if err := h.remove(context.WithoutCancel(ctx), u); err != nil {
 		return internal(err)
 	}

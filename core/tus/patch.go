@@ -27,9 +27,12 @@ func (h *Handler) patch(ctx context.Context, req Request, resp *Response) *Error
 	if !ok {
 		return refuse(http.StatusBadRequest, "bad_offset", "Upload-Offset must be a non-negative decimal integer")
 	}
-	u, err := h.lookup(ctx, req)
-	if err != nil {
-		return err
+	u := h.cachedFor(req, off)
+	if u == nil {
+		var err *Error
+		if u, err = h.lookup(ctx, req); err != nil {
+			return err
+		}
 	}
 	switch {
 	case u.Final():
@@ -41,8 +44,10 @@ func (h *Handler) patch(ctx context.Context, req Request, resp *Response) *Error
 		return err
 	}
 	if err := h.write(ctx, u, req); err != nil {
+		h.recent.drop(u.ID)
 		return err
 	}
+	h.remember(u)
 	h.describe(u, resp)
 	resp.Status = http.StatusNoContent
 	return nil

@@ -49,6 +49,9 @@ type Upload struct {
 	Rev int64 `json:"rev"`
 
 	version string // of the record read
+	// cached: read from this node's copy (recentUploads), which may be
+	// stale, not from the store.
+	cached bool
 }
 
 // Segment holds bytes of the upload, in order: a record (Name), or a

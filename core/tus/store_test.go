@@ -39,12 +39,17 @@ type counted struct {
 	written  atomic.Int64
 	sent     atomic.Int64 // SendStaged calls
 	records  atomic.Int64 // PutRecord calls
+	reads    atomic.Int64 // GetRecord calls
 	failSend atomic.Int64 // the SendStaged call (1, 2, …) that fails on the way
 	failPart atomic.Int64
 	// afterPart, when set, runs after each part is written (the n-th),
 	// before the record names it.
 	afterPart func(n int)
 	parts     atomic.Int64 // parts written
+	// beforeRecord, when set, runs before each PutRecord, and afterSend
+	// after each SendStaged of the store.
+	beforeRecord func(ctx context.Context, ifMatch string)
+	afterSend    func(ctx context.Context, n int, err error)
 }
 
 func countStore(b storage.Backend) *counted {
@@ -54,7 +59,15 @@ func countStore(b storage.Backend) *counted {
 func (c *counted) PutRecord(ctx context.Context, name string, data []byte, ifMatch string) (string, error) {
 	c.written.Add(int64(len(data)))
 	c.records.Add(1)
+	if c.beforeRecord != nil {
+		c.beforeRecord(ctx, ifMatch)
+	}
 	return c.Recorder.PutRecord(ctx, name, data, ifMatch)
+}
+
+func (c *counted) GetRecord(ctx context.Context, name string) ([]byte, string, error) {
+	c.reads.Add(1)
+	return c.Recorder.GetRecord(ctx, name)
 }
 
 func (c *counted) PutStaged(ctx context.Context, id string, n int, off int64, data []byte) (storage.StagedPart, error) {
@@ -120,6 +133,9 @@ func (s countedSender) SendStaged(ctx context.Context, id string, n int, off, si
 		return storage.StagedPart{}, errors.New("connection reset by peer")
 	}
 	p, err := storage.SenderOf(s.c.Stager).SendStaged(ctx, id, n, off, size, r)
+	if s.c.afterSend != nil {
+		s.c.afterSend(ctx, n, err)
+	}
 	if err == nil {
 		s.c.written.Add(size)
 	}
@@ -479,4 +495,134 @@ func TestOneRecordWritePerPatch(t *testing.T) {
 	off := len(data) - DefaultSegmentSize
 	wantStatus(t, "last PATCH", patchOn(h, id, off, data[off:]), http.StatusNoContent)
 	wantObject(t, b, "once", data)
+}
+
+// slowTaker marks the context of the request whose take TestTakeLosesWhileSending holds.
+type slowTaker struct{}
+
+// TestTakeLosesWhileSending: on S3 a part upload starts before the
+// compare-and-swap that takes its number, under the number the take will
+// give, and its last byte waits for the take. Request A's take is held
+// (and its body's last byte with it) until request B, at the same offset
+// on another node, took the same number, sent its part and committed it;
+// A's take then fails, A answers 409, and its part upload, cut before its
+// last byte, stored nothing:
+// the part B's record names is not overwritten and the object holds B's
+// bytes.
+func TestTakeLosesWhileSending(t *testing.T) {
+	one, bucket := openS3(t, "")
+	two, _ := openS3(t, bucket)
+	ca, cb := countStore(one), countStore(two)
+	ha, hb := storeHandler(ca), storeHandler(cb)
+	seg := DefaultSegmentSize
+	data := randomBytes(3*seg, 8)
+	other := randomBytes(seg, 9)
+	id := createOn(t, hb, len(data), "gate")
+	wantStatus(t, "first PATCH", patchOn(hb, id, 0, data[:seg]), http.StatusNoContent)
+	held, release := make(chan struct{}), make(chan struct{})
+	ca.beforeRecord = func(ctx context.Context, ifMatch string) {
+		if ctx.Value(slowTaker{}) != nil && ifMatch != "" {
+			close(held)
+			<-release
+		}
+	}
+	var storedA atomic.Int64 // A's part uploads that stored a part
+	ca.afterSend = func(ctx context.Context, _ int, err error) {
+		if ctx.Value(slowTaker{}) != nil && err == nil {
+			storedA.Add(1)
+		}
+	}
+	statusA := make(chan int)
+	go func() {
+		ctx := context.WithValue(context.Background(), slowTaker{}, true)
+		statusA <- ha.Serve(ctx, Request{Method: http.MethodPatch, ID: id, Principal: "alice",
+			Header: func(n string) string {
+				return map[string]string{"Tus-Resumable": Version, "Content-Type": patchType, "Upload-Offset": strconv.Itoa(seg)}[n]
+			}, Body: &holdLast{r: bytes.NewReader(other), left: seg, release: release}, ContentLength: int64(seg)}).Status
+	}()
+	<-held
+	wantStatus(t, "B's PATCH", patchOn(hb, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	close(release)
+	if st := <-statusA; st != http.StatusConflict {
+		t.Fatalf("A's PATCH at the offset B appended at answered %d, want 409", st)
+	}
+	if n := storedA.Load(); n != 0 {
+		t.Fatalf("A's part upload stored %d part(s) under the number B took and named", n)
+	}
+	wantStatus(t, "last PATCH", patchOn(hb, id, 2*seg, data[2*seg:]), http.StatusNoContent)
+	wantObject(t, one, "gate", data)
+}
+
+// holdLast reads r's left bytes but the last one at once, and the last
+// once release is closed.
+type holdLast struct {
+	r       io.Reader
+	left    int
+	release chan struct{}
+}
+
+func (h *holdLast) Read(p []byte) (int, error) {
+	if h.left == 1 {
+		<-h.release
+	}
+	if h.left > 1 && len(p) >= h.left {
+		p = p[:h.left-1]
+	}
+	n, err := h.r.Read(p)
+	h.left -= n
+	return n, err
+}
+
+// TestPatchAfterPatchReadsNoRecord: on S3 a PATCH that follows a PATCH of
+// the same upload on the same node reads no record (the node kept a copy
+// of the one it wrote, recentUploads); the object is byte-identical.
+func TestPatchAfterPatchReadsNoRecord(t *testing.T) {
+	b, _ := openS3(t, "")
+	c := countStore(b)
+	h := storeHandler(c)
+	seg := DefaultSegmentSize
+	data := randomBytes(3*seg, 11)
+	id := createOn(t, h, len(data), "kept")
+	wantStatus(t, "first PATCH", patchOn(h, id, 0, data[:seg]), http.StatusNoContent)
+	before := c.reads.Load()
+	wantStatus(t, "second PATCH", patchOn(h, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	if n := c.reads.Load() - before; n != 0 {
+		t.Errorf("the second PATCH on the node read %d records, want 0", n)
+	}
+	wantStatus(t, "last PATCH", patchOn(h, id, 2*seg, data[2*seg:]), http.StatusNoContent)
+	wantObject(t, b, "kept", data)
+}
+
+// TestStaleCopyOfRecord: a node's copy of an upload's record goes stale
+// when another node changes the record. A PATCH at the right offset still
+// appends (the record moved on without new bytes: another node's request
+// took part numbers and was cut), a PATCH at an offset another node
+// appended at gets 409 without overwriting the part the record names, and
+// one on an upload another node terminated gets 404.
+func TestStaleCopyOfRecord(t *testing.T) {
+	one, bucket := openS3(t, "")
+	two, _ := openS3(t, bucket)
+	ha, hb := storeHandler(countStore(one)), storeHandler(countStore(two))
+	seg := DefaultSegmentSize
+	data := randomBytes(4*seg, 12)
+	id := createOn(t, ha, len(data), "stale")
+	wantStatus(t, "A's first PATCH", patchOn(ha, id, 0, data[:seg]), http.StatusNoContent)
+	u, err := hb.load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.NextPart += 3 // B's cut request took numbers
+	if err := hb.save(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "A's PATCH after B took numbers", patchOn(ha, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	wantStatus(t, "B's PATCH", patchOn(hb, id, 2*seg, data[2*seg:3*seg]), http.StatusNoContent)
+	wantStatus(t, "A's PATCH at the offset B appended at", patchOn(ha, id, 2*seg, randomBytes(seg, 13)), http.StatusConflict)
+	wantStatus(t, "B's last PATCH", patchOn(hb, id, 3*seg, data[3*seg:]), http.StatusNoContent)
+	wantObject(t, one, "stale", data)
+
+	id = createOn(t, ha, len(data), "gone")
+	wantStatus(t, "A's first PATCH", patchOn(ha, id, 0, data[:seg]), http.StatusNoContent)
+	wantStatus(t, "B's DELETE", serve(hb, http.MethodDelete, id, hdr{}, nil), http.StatusNoContent)
+	wantStatus(t, "A's PATCH of a terminated upload", patchOn(ha, id, seg, data[seg:2*seg]), http.StatusNotFound)
 }

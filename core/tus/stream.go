@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/mcpblob/mcpblob/storage"
 )
@@ -122,24 +123,73 @@ func (a *appender) writePieces(p *pieceWriter, partsLeft int) {
 }
 
 // sendPieces is p's goroutine for a StagedSender: the part's upload reads
-// the pieces as they arrive.
+// the pieces as they arrive. When the part's number is still to take, the
+// upload starts at once under the number the take will give, beside the
+// take's compare-and-swap: its last byte waits for the take (sendTaking).
 func (a *appender) sendPieces(p *pieceWriter, partsLeft int) {
 	defer close(p.done)
 	defer func() {
 		for range p.queue { // what a failed upload left
 		}
 	}()
+	r := &pieceReader{queue: p.queue, left: p.size}
+	if len(a.reserved) == 0 {
+		p.num, p.part, p.err = a.sendTaking(p, partsLeft, r)
+		return
+	}
 	if p.num, p.err = a.takePartOf(partsLeft); p.err != nil {
 		return
 	}
-	part, err := a.send.SendStaged(a.ctx, a.u.Staged, p.num, p.off, p.size, &pieceReader{queue: p.queue})
+	part, err := a.send.SendStaged(a.ctx, a.u.Staged, p.num, p.off, p.size, r)
 	p.part, p.err = part, storeError(err)
 }
 
-// pieceReader reads the pieces of a queue until it is closed.
+// sendTaking sends p as the number u names next while taking it (and the
+// numbers after it the body needs) by compare-and-swap. S3 stores a part
+// only once its last byte arrived, and r holds that byte back until the
+// take succeeded: a failed take cuts the upload, so no part is stored
+// under a number this request did not take, and a number another request
+// took is never overwritten. num is 0 when the take failed.
+func (a *appender) sendTaking(p *pieceWriter, partsLeft int, r *pieceReader) (int, storage.StagedPart, *Error) {
+	num := max(a.u.NextPart, 1)
+	taken := make(chan *Error, 1)
+	r.taken = taken
+	go func() {
+		err := a.take(partsLeft)
+		if err == nil && a.reserved[0] != num {
+			err = renumbered
+		}
+		taken <- err
+	}()
+	part, err := a.send.SendStaged(a.ctx, a.u.Staged, num, p.off, p.size, r)
+	terr := r.takeResult()
+	switch {
+	case terr == renumbered:
+		num, a.reserved = a.reserved[0], a.reserved[1:]
+		return num, storage.StagedPart{}, terr
+	case terr != nil:
+		return 0, storage.StagedPart{}, terr
+	}
+	a.reserved = a.reserved[1:]
+	return num, part, storeError(err)
+}
+
+// renumbered: the take gave another number than the one the part was
+// sent under (it was taken again from the record after this node's copy
+// of it proved stale, appender.retake), so the upload was cut; sentPart
+// writes the part again, from the buffer, under the number taken.
+var renumbered = internal(errors.New("tus: the part number taken differs from the one sent"))
+
+// pieceReader reads the pieces of a queue until it is closed. With taken
+// set, the last of the left bytes waits for the take of the part's number
+// and is not read when it failed.
 type pieceReader struct {
 	queue chan []byte
 	cur   []byte
+	left  int64 // bytes of the part not yet read
+	taken chan *Error
+	once  sync.Once // reads taken into terr
+	terr  *Error
 }
 
 func (r *pieceReader) Read(b []byte) (int, error) {
@@ -150,9 +200,22 @@ func (r *pieceReader) Read(b []byte) (int, error) {
 		}
 		r.cur = piece
 	}
-	n := copy(b, r.cur)
-	r.cur = r.cur[n:]
+	n := min(len(b), len(r.cur))
+	if r.taken != nil && int64(n) >= r.left {
+		if err := r.takeResult(); err != nil {
+			return 0, err
+		}
+	}
+	copy(b, r.cur[:n])
+	r.cur, r.left = r.cur[n:], r.left-int64(n)
 	return n, nil
+}
+
+// takeResult waits for the take of r's part number. The upload's reader
+// and sendTaking may both ask, from two goroutines.
+func (r *pieceReader) takeResult() *Error {
+	r.once.Do(func() { r.terr = <-r.taken })
+	return r.terr
 }
 
 // wait ends the writes and the hashing and returns the first failure.
