@@ -11,3 +11,7 @@ type peeker struct{}
 func newPeeker(net.Conn) *peeker { return nil }
 
 func (*peeker) alive() bool { return true }
+
+func (*peeker) canJoin() bool { return false }
+
+func (*peeker) sendAwaiting([]byte) (int, error, error) { return 0, nil, nil }

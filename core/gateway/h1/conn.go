@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,8 @@ type conn struct {
 	peek   *peeker // looks at raw while idle
 	lim    limited
 	br     *bufio.Reader
-	bw     *bufio.Writer
+	bw     *bufio.Writer // writes to sw
+	sw     sockWriter
 	head   []byte // readHead's scratch
 	uriOf  *url.URL
 	uri    string // uriOf's request target (requestURI)
@@ -43,9 +45,14 @@ type limited struct {
 	r    io.Reader
 	left int64 // -1: no bound
 	read int64 // bytes read for the request in flight
+	err  error // the joined wait's error (sockWriter), for the next read
 }
 
 func (l *limited) Read(p []byte) (int, error) {
+	if err := l.err; err != nil {
+		l.err = nil
+		return 0, err
+	}
 	if l.left == 0 {
 		return 0, ErrHeadersTooLarge
 	}
@@ -81,6 +88,7 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.GetBody == nil: // streamed
 		w = c.startBody(req)
+		c.awaitHeaders(false)
 	case req.Body != nil:
 		_, err := c.copyBody(req.Body, req.ContentLength)
 		closeBody(req)
@@ -89,12 +97,16 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 		fallthrough
 	default:
-		if err := c.bw.Flush(); err != nil {
+		c.awaitHeaders(true)
+		c.sw.join = c.nc == c.raw && c.peek.canJoin() // the wait joined to the last write
+		err := c.bw.Flush()
+		c.sw.join = false
+		if err != nil {
 			return fail(err)
 		}
 		c.sent = true
 	}
-	resp, err := c.readResponse(req, w)
+	resp, err := c.readResponse(req)
 	if err != nil {
 		if werr := w.bodyErr(); werr != nil {
 			err = werr // the request body failed (and closed c): that is the story
@@ -288,20 +300,54 @@ func (w *bodyWriter) bodyErr() error {
 	return nil
 }
 
-// readResponse reads the response headers, within HeaderTimeout and
-// MaxHeaderBytes; informational (1xx) responses are skipped.
-// The wait is timed from the end of the request (streamed: from the end
-// of its body, timeHeaders).
-func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, error) {
+// sockWriter is what a connection's buffered writer writes to: the
+// connection, or (join, on a plain socket) the socket itself with the wait
+// for the answer joined to the write (peeker.sendAwaiting), for a request
+// that goes out whole from the buffer.
+type sockWriter struct {
+	c    *conn
+	join bool
+}
+
+func (w *sockWriter) Write(b []byte) (int, error) {
+	if !w.join {
+		return w.c.nc.Write(b)
+	}
+	w.join = false // one write only: the last of the request
+	c := w.c
+	n, werr, waitErr := c.peek.sendAwaiting(b)
+	switch {
+	case werr != nil:
+		return n, &net.OpError{Op: "write", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
+	case n < len(b): // the socket took part: the rest as any write, the read as any read
+		k, err := c.nc.Write(b[n:])
+		return n + k, err
+	case waitErr != nil: // the request went out whole; the answer's read sees the wait's end
+		c.lim.err = &net.OpError{Op: "read", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: waitErr}
+	}
+	return n, nil
+}
+
+// awaitHeaders starts the wait for the response headers: at once for a
+// request sent whole from memory (before its last write, which may wait
+// for the answer: sockWriter), else when the streamed body's writer ends
+// (bodySent).
+func (c *conn) awaitHeaders(whole bool) {
 	c.dl.Lock()
+	defer c.dl.Unlock()
 	c.awaiting = true
-	if w == nil {
+	if whole {
 		c.bodyDone = true
 	}
-	if c.bodyDone { // else the writer starts the wait when it ends (bodySent)
+	if c.bodyDone {
 		c.startHeaderWait()
 	}
-	c.dl.Unlock()
+}
+
+// readResponse reads the response headers, within HeaderTimeout (timed by
+// awaitHeaders) and MaxHeaderBytes; informational (1xx) responses are
+// skipped.
+func (c *conn) readResponse(req *http.Request) (*http.Response, error) {
 	c.lim.left = c.t.o.MaxHeaderBytes
 	for {
 		resp, head, err := readHead(c.br, req, c.head)

@@ -233,6 +233,7 @@ func (t *Transport) dial(ctx context.Context, u *url.URL, key string) (*conn, er
 	c := &conn{t: t, key: key, nc: nc, raw: raw, peek: newPeeker(raw)}
 	c.lim = limited{r: nc, left: -1}
 	c.br = bufio.NewReaderSize(&c.lim, bufSize)
-	c.bw = bufio.NewWriterSize(nc, bufSize)
+	c.sw = sockWriter{c: c}
+	c.bw = bufio.NewWriterSize(&c.sw, bufSize)
 	return c, nil
 }
