@@ -31,7 +31,8 @@ type conn struct {
 	uriOf  *url.URL
 	uri    string // uriOf's request target (requestURI)
 	idleAt time.Time
-	sent   bool // the request in flight went out whole (a body in memory)
+	hdl    time.Time // the read deadline the header wait set, zero none (c.dl)
+	sent   bool      // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
 	// request body: the writer starts it, unless the headers came first.
 	dl       sync.Mutex
@@ -339,8 +340,11 @@ func (c *conn) awaitHeaders(whole bool) {
 	if whole {
 		c.bodyDone = true
 	}
-	if c.bodyDone {
+	switch {
+	case c.bodyDone:
 		c.startHeaderWait()
+	case !c.hdl.IsZero():
+		c.endHeaderWait() // an earlier request's: the wait starts at the body's end
 	}
 }
 
@@ -361,12 +365,35 @@ func (c *conn) readResponse(req *http.Request) (*http.Response, error) {
 		c.lim.left = -1
 		c.dl.Lock()
 		c.awaiting, c.bodyDone = false, false
-		if c.t.o.HeaderTimeout > 0 {
-			_ = c.nc.SetReadDeadline(time.Time{})
+		if err == nil && !c.hdl.IsZero() && !c.holdsBody(resp) {
+			c.endHeaderWait() // the body reads from the socket: unbounded
 		}
 		c.dl.Unlock()
 		return resp, err
 	}
+}
+
+// holdsBody reports whether resp's whole body is in c's buffer already
+// (or it has none): reading it takes nothing more from the socket, so a
+// read deadline left there cannot cut it.
+func (c *conn) holdsBody(resp *http.Response) bool {
+	if resp.Body == http.NoBody {
+		return true
+	}
+	buf, _ := c.br.Peek(c.br.Buffered())
+	return bodyIn(buf, len(resp.TransferEncoding) > 0, resp.ContentLength)
+}
+
+// bodyIn reports whether buf holds a whole body: chunks up to the last one
+// (and no trailer), or size bytes (>= 0; -1: it ends with the connection).
+func bodyIn(buf []byte, chunked bool, size int64) bool {
+	switch {
+	case chunked:
+		return chunksEnd(buf)
+	case size >= 0:
+		return int64(len(buf)) >= size
+	}
+	return false
 }
 
 // bodySent records the end of a streamed request body: the wait for the
@@ -380,11 +407,33 @@ func (c *conn) bodySent(whole bool) {
 	}
 }
 
-// startHeaderWait sets the HeaderTimeout deadline (c.dl held).
+// startHeaderWait bounds the wait for the response headers by
+// HeaderTimeout (c.dl held): a read deadline at least HeaderTimeout away,
+// and at most its slack (headerSlack) further. A deadline an earlier
+// request left that is still far enough serves as it is: a connection
+// reused for answers its buffer holds whole (readResponse leaves the
+// deadline then) sets one only once per slack, not two per request.
 func (c *conn) startHeaderWait() {
-	if d := c.t.o.HeaderTimeout; d > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	d := c.t.o.HeaderTimeout
+	if d <= 0 {
+		return
 	}
+	now := time.Now()
+	if !c.hdl.IsZero() && c.hdl.Sub(now) >= d {
+		return
+	}
+	c.hdl = now.Add(d + headerSlack(d))
+	_ = c.nc.SetReadDeadline(c.hdl)
+}
+
+// headerSlack is how much longer than HeaderTimeout a header wait may be
+// let run: an eighth of it, at most a second.
+func headerSlack(d time.Duration) time.Duration { return min(d/8, time.Second) }
+
+// endHeaderWait removes the header wait's read deadline.
+func (c *conn) endHeaderWait() {
+	c.hdl = time.Time{}
+	_ = c.nc.SetReadDeadline(time.Time{})
 }
 
 // body is a response body read from its connection; the connection goes
@@ -419,13 +468,7 @@ func (b *body) InBuffer() bool {
 		return false
 	}
 	buf, _ := b.c.br.Peek(b.c.br.Buffered())
-	switch {
-	case b.chunked:
-		return chunksEnd(buf)
-	case b.size >= 0:
-		return int64(len(buf)) >= b.size
-	}
-	return false // it ends with the connection
+	return bodyIn(buf, b.chunked, b.size)
 }
 
 // WaitEnd waits up to d for the whole body to be in the connection's
@@ -440,6 +483,9 @@ func (b *body) WaitEnd(d time.Duration) bool {
 	if b.done.Load() != 0 || b.started || c.nc != c.raw {
 		return false
 	}
+	c.dl.Lock()
+	c.hdl = time.Time{} // WaitEnd's own deadline replaces the header wait's, and goes
+	c.dl.Unlock()
 	_ = c.nc.SetReadDeadline(time.Now().Add(d))
 	defer func() { _ = c.nc.SetReadDeadline(time.Time{}) }()
 	for {

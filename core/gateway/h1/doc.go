@@ -20,7 +20,9 @@
 // cannot end, such as context.Background, is not watched): a
 // call in flight returns the context's error. Bounds: the dial
 // (Options.DialTimeout), the wait for the response headers
-// (Options.HeaderTimeout, a timeout error) and their size
+// (Options.HeaderTimeout, a timeout error; a read deadline a kept-alive
+// connection keeps from one request to the next while it is far enough,
+// so a wait may run up to an eighth longer, at most a second) and their size
 // (Options.MaxHeaderBytes; the error says "response headers exceeded").
 // The response head is read by h1 itself, as net/http reads it but with
 // fewer allocations (one string for the head, the header map sized once);
