@@ -329,6 +329,18 @@ func (w *sockWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// sockReader is what a plain socket's connection reads from: the socket
+// through peeker.read (a raw system call), with net.Conn's errors.
+type sockReader struct{ c *conn }
+
+func (r sockReader) Read(b []byte) (int, error) {
+	n, err := r.c.peek.read(b)
+	if err != nil && err != io.EOF {
+		err = &net.OpError{Op: "read", Net: "tcp", Source: r.c.raw.LocalAddr(), Addr: r.c.raw.RemoteAddr(), Err: err}
+	}
+	return n, err
+}
+
 // awaitHeaders starts the wait for the response headers: at once for a
 // request sent whole from memory (before its last write, which may wait
 // for the answer: sockWriter), else when the streamed body's writer ends

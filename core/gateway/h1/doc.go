@@ -8,7 +8,10 @@
 // plain socket the wait for the answer is joined to that write (one round
 // of Go's poller, its readiness reset before the write), so the answer is
 // read once it is there rather than after a read that finds the socket
-// empty (one system call fewer per request). A streamed body (chunked when its length is unknown, each chunk flushed)
+// empty (one system call fewer per request); its answer is read with a raw
+// system call (the socket is non-blocking), which unlike net.Conn's read
+// does not wake the runtime's monitor thread after the idle wait for the
+// upstream (peeker.read says why that costs). A streamed body (chunked when its length is unknown, each chunk flushed)
 // is written by a goroutine of its own, so that an upstream that answers
 // before it has read the whole body (413) is heard. The answer's body
 // streams as the caller reads it, with flat memory; the connection goes

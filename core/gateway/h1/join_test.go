@@ -145,3 +145,47 @@ func TestJoinedWaitPartialWrite(t *testing.T) {
 		}
 	}
 }
+
+// A plain socket's answers are read with the raw read (peeker.read): a
+// large one whole, and one that ends with the connection (no length) to
+// its end.
+func TestRawRead(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB, many reads
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, big)
+	}))
+	defer up.Close()
+	var dials atomic.Int64
+	tr := counting(Options{}, &dials)
+	got, err := postWhole(tr, t.Context(), up.URL, []byte("x"))
+	if err != nil || got != big {
+		t.Fatalf("%d bytes, %v; want %d", len(got), err, len(big))
+	}
+	reads := 0
+	tr.mu.Lock()
+	for _, cs := range tr.idle {
+		reads += cs[0].peek.raws
+	}
+	tr.mu.Unlock()
+	if reads < 2 {
+		t.Errorf("%d raw reads on the kept-alive connection, want its answer read through them", reads)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
+			_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"+big)
+		}
+	}()
+	if got, err := postWhole(tr, t.Context(), "http://"+ln.Addr().String()+"/", []byte("x")); err != nil || got != big {
+		t.Fatalf("an answer that ends with the connection: %d bytes, %v; want %d", len(got), err, len(big))
+	}
+}

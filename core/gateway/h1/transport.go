@@ -236,6 +236,9 @@ func (t *Transport) dial(ctx context.Context, u *url.URL, key string) (*conn, er
 	}
 	c := &conn{t: t, key: key, nc: nc, raw: raw, peek: newPeeker(raw)}
 	c.lim = limited{r: nc, left: -1}
+	if nc == raw && c.peek.canJoin() {
+		c.lim.r = sockReader{c}
+	}
 	c.br = bufio.NewReaderSize(&c.lim, bufSize)
 	c.sw = sockWriter{c: c}
 	c.bw = bufio.NewWriterSize(&c.sw, bufSize)
