@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,12 +25,14 @@ type conn struct {
 	peek   *peeker // looks at raw while idle
 	lim    limited
 	br     *bufio.Reader
-	bw     *bufio.Writer
+	bw     *bufio.Writer // writes to sw
+	sw     sockWriter
 	head   []byte // readHead's scratch
 	uriOf  *url.URL
 	uri    string // uriOf's request target (requestURI)
 	idleAt time.Time
-	sent   bool // the request in flight went out whole (a body in memory)
+	hdl    time.Time // the read deadline the header wait set, zero none (c.dl)
+	sent   bool      // the request in flight went out whole (a body in memory)
 	// The wait for the response headers is timed from the end of the
 	// request body: the writer starts it, unless the headers came first.
 	dl       sync.Mutex
@@ -43,9 +46,14 @@ type limited struct {
 	r    io.Reader
 	left int64 // -1: no bound
 	read int64 // bytes read for the request in flight
+	err  error // the joined wait's error (sockWriter), for the next read
 }
 
 func (l *limited) Read(p []byte) (int, error) {
+	if err := l.err; err != nil {
+		l.err = nil
+		return 0, err
+	}
 	if l.left == 0 {
 		return 0, ErrHeadersTooLarge
 	}
@@ -81,6 +89,7 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case req.Body != nil && req.GetBody == nil: // streamed
 		w = c.startBody(req)
+		c.awaitHeaders(false)
 	case req.Body != nil:
 		_, err := c.copyBody(req.Body, req.ContentLength)
 		closeBody(req)
@@ -89,12 +98,16 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 		fallthrough
 	default:
-		if err := c.bw.Flush(); err != nil {
+		c.awaitHeaders(true)
+		c.sw.join = c.nc == c.raw && c.peek.canJoin() // the wait joined to the last write
+		err := c.bw.Flush()
+		c.sw.join = false
+		if err != nil {
 			return fail(err)
 		}
 		c.sent = true
 	}
-	resp, err := c.readResponse(req, w)
+	resp, err := c.readResponse(req)
 	if err != nil {
 		if werr := w.bodyErr(); werr != nil {
 			err = werr // the request body failed (and closed c): that is the story
@@ -288,20 +301,69 @@ func (w *bodyWriter) bodyErr() error {
 	return nil
 }
 
-// readResponse reads the response headers, within HeaderTimeout and
-// MaxHeaderBytes; informational (1xx) responses are skipped.
-// The wait is timed from the end of the request (streamed: from the end
-// of its body, timeHeaders).
-func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, error) {
+// sockWriter is what a connection's buffered writer writes to: the
+// connection, or (join, on a plain socket) the socket itself with the wait
+// for the answer joined to the write (peeker.sendAwaiting), for a request
+// that goes out whole from the buffer.
+type sockWriter struct {
+	c    *conn
+	join bool
+}
+
+func (w *sockWriter) Write(b []byte) (int, error) {
+	if !w.join {
+		return w.c.nc.Write(b)
+	}
+	w.join = false // one write only: the last of the request
+	c := w.c
+	n, werr, waitErr := c.peek.sendAwaiting(b)
+	switch {
+	case werr != nil:
+		return n, &net.OpError{Op: "write", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
+	case n < len(b): // the socket took part: the rest as any write, the read as any read
+		k, err := c.nc.Write(b[n:])
+		return n + k, err
+	case waitErr != nil: // the request went out whole; the answer's read sees the wait's end
+		c.lim.err = &net.OpError{Op: "read", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: waitErr}
+	}
+	return n, nil
+}
+
+// sockReader is what a plain socket's connection reads from: the socket
+// through peeker.read (a raw system call), with net.Conn's errors.
+type sockReader struct{ c *conn }
+
+func (r sockReader) Read(b []byte) (int, error) {
+	n, err := r.c.peek.read(b)
+	if err != nil && err != io.EOF {
+		err = &net.OpError{Op: "read", Net: "tcp", Source: r.c.raw.LocalAddr(), Addr: r.c.raw.RemoteAddr(), Err: err}
+	}
+	return n, err
+}
+
+// awaitHeaders starts the wait for the response headers: at once for a
+// request sent whole from memory (before its last write, which may wait
+// for the answer: sockWriter), else when the streamed body's writer ends
+// (bodySent).
+func (c *conn) awaitHeaders(whole bool) {
 	c.dl.Lock()
+	defer c.dl.Unlock()
 	c.awaiting = true
-	if w == nil {
+	if whole {
 		c.bodyDone = true
 	}
-	if c.bodyDone { // else the writer starts the wait when it ends (bodySent)
+	switch {
+	case c.bodyDone:
 		c.startHeaderWait()
+	case !c.hdl.IsZero():
+		c.endHeaderWait() // an earlier request's: the wait starts at the body's end
 	}
-	c.dl.Unlock()
+}
+
+// readResponse reads the response headers, within HeaderTimeout (timed by
+// awaitHeaders) and MaxHeaderBytes; informational (1xx) responses are
+// skipped.
+func (c *conn) readResponse(req *http.Request) (*http.Response, error) {
 	c.lim.left = c.t.o.MaxHeaderBytes
 	for {
 		resp, head, err := readHead(c.br, req, c.head)
@@ -315,12 +377,35 @@ func (c *conn) readResponse(req *http.Request, w *bodyWriter) (*http.Response, e
 		c.lim.left = -1
 		c.dl.Lock()
 		c.awaiting, c.bodyDone = false, false
-		if c.t.o.HeaderTimeout > 0 {
-			_ = c.nc.SetReadDeadline(time.Time{})
+		if err == nil && !c.hdl.IsZero() && !c.holdsBody(resp) {
+			c.endHeaderWait() // the body reads from the socket: unbounded
 		}
 		c.dl.Unlock()
 		return resp, err
 	}
+}
+
+// holdsBody reports whether resp's whole body is in c's buffer already
+// (or it has none): reading it takes nothing more from the socket, so a
+// read deadline left there cannot cut it.
+func (c *conn) holdsBody(resp *http.Response) bool {
+	if resp.Body == http.NoBody {
+		return true
+	}
+	buf, _ := c.br.Peek(c.br.Buffered())
+	return bodyIn(buf, len(resp.TransferEncoding) > 0, resp.ContentLength)
+}
+
+// bodyIn reports whether buf holds a whole body: chunks up to the last one
+// (and no trailer), or size bytes (>= 0; -1: it ends with the connection).
+func bodyIn(buf []byte, chunked bool, size int64) bool {
+	switch {
+	case chunked:
+		return chunksEnd(buf)
+	case size >= 0:
+		return int64(len(buf)) >= size
+	}
+	return false
 }
 
 // bodySent records the end of a streamed request body: the wait for the
@@ -334,11 +419,33 @@ func (c *conn) bodySent(whole bool) {
 	}
 }
 
-// startHeaderWait sets the HeaderTimeout deadline (c.dl held).
+// startHeaderWait bounds the wait for the response headers by
+// HeaderTimeout (c.dl held): a read deadline at least HeaderTimeout away,
+// and at most its slack (headerSlack) further. A deadline an earlier
+// request left that is still far enough serves as it is: a connection
+// reused for answers its buffer holds whole (readResponse leaves the
+// deadline then) sets one only once per slack, not two per request.
 func (c *conn) startHeaderWait() {
-	if d := c.t.o.HeaderTimeout; d > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(d))
+	d := c.t.o.HeaderTimeout
+	if d <= 0 {
+		return
 	}
+	now := time.Now()
+	if !c.hdl.IsZero() && c.hdl.Sub(now) >= d {
+		return
+	}
+	c.hdl = now.Add(d + headerSlack(d))
+	_ = c.nc.SetReadDeadline(c.hdl)
+}
+
+// headerSlack is how much longer than HeaderTimeout a header wait may be
+// let run: an eighth of it, at most a second.
+func headerSlack(d time.Duration) time.Duration { return min(d/8, time.Second) }
+
+// endHeaderWait removes the header wait's read deadline.
+func (c *conn) endHeaderWait() {
+	c.hdl = time.Time{}
+	_ = c.nc.SetReadDeadline(time.Time{})
 }
 
 // body is a response body read from its connection; the connection goes
@@ -373,13 +480,7 @@ func (b *body) InBuffer() bool {
 		return false
 	}
 	buf, _ := b.c.br.Peek(b.c.br.Buffered())
-	switch {
-	case b.chunked:
-		return chunksEnd(buf)
-	case b.size >= 0:
-		return int64(len(buf)) >= b.size
-	}
-	return false // it ends with the connection
+	return bodyIn(buf, b.chunked, b.size)
 }
 
 // WaitEnd waits up to d for the whole body to be in the connection's
@@ -394,6 +495,9 @@ func (b *body) WaitEnd(d time.Duration) bool {
 	if b.done.Load() != 0 || b.started || c.nc != c.raw {
 		return false
 	}
+	c.dl.Lock()
+	c.hdl = time.Time{} // WaitEnd's own deadline replaces the header wait's, and goes
+	c.dl.Unlock()
 	_ = c.nc.SetReadDeadline(time.Now().Add(d))
 	defer func() { _ = c.nc.SetReadDeadline(time.Time{}) }()
 	for {

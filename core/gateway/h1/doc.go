@@ -4,8 +4,14 @@
 // goroutines per connection and a channel exchange per request, a fifth of
 // the gateway's CPU on small requests).
 //
-// A request's headers and a body held in memory go out in one write; a
-// streamed body (chunked when its length is unknown, each chunk flushed)
+// A request's headers and a body held in memory go out in one write; on a
+// plain socket the wait for the answer is joined to that write (one round
+// of Go's poller, its readiness reset before the write), so the answer is
+// read once it is there rather than after a read that finds the socket
+// empty (one system call fewer per request); its answer is read with a raw
+// system call (the socket is non-blocking), which unlike net.Conn's read
+// does not wake the runtime's monitor thread after the idle wait for the
+// upstream (peeker.read says why that costs). A streamed body (chunked when its length is unknown, each chunk flushed)
 // is written by a goroutine of its own, so that an upstream that answers
 // before it has read the whole body (413) is heard. The answer's body
 // streams as the caller reads it, with flat memory; the connection goes
@@ -17,7 +23,9 @@
 // cannot end, such as context.Background, is not watched): a
 // call in flight returns the context's error. Bounds: the dial
 // (Options.DialTimeout), the wait for the response headers
-// (Options.HeaderTimeout, a timeout error) and their size
+// (Options.HeaderTimeout, a timeout error; a read deadline a kept-alive
+// connection keeps from one request to the next while it is far enough,
+// so a wait may run up to an eighth longer, at most a second) and their size
 // (Options.MaxHeaderBytes; the error says "response headers exceeded").
 // The response head is read by h1 itself, as net/http reads it but with
 // fewer allocations (one string for the head, the header map sized once);

@@ -17,7 +17,8 @@ type Options struct {
 	// DialTimeout bounds connecting (and a TLS handshake). Default 10s.
 	DialTimeout time.Duration
 	// HeaderTimeout bounds the wait for the response headers once the
-	// request is sent; 0: none.
+	// request is sent (give or take an eighth of it, at most a second:
+	// startHeaderWait); 0: none.
 	HeaderTimeout time.Duration
 	// MaxHeaderBytes bounds the response headers. Default 64 KiB.
 	MaxHeaderBytes int64
@@ -173,6 +174,9 @@ func (t *Transport) conn(ctx context.Context, u *url.URL) (c *conn, reused bool,
 		// a connection the upstream closed right after its answer, without
 		// saying so, would fail the client's request (a POST that went out
 		// whole is not sent twice).
+		if !c.hdl.IsZero() && !now.Before(c.hdl) {
+			c.endHeaderWait() // an earlier request's, passed while idle: the peek would fail on it
+		}
 		if now.Sub(c.idleAt) < t.o.IdleTimeout && c.peek.alive() {
 			return c, true, nil
 		}
@@ -232,7 +236,11 @@ func (t *Transport) dial(ctx context.Context, u *url.URL, key string) (*conn, er
 	}
 	c := &conn{t: t, key: key, nc: nc, raw: raw, peek: newPeeker(raw)}
 	c.lim = limited{r: nc, left: -1}
+	if nc == raw && c.peek.canJoin() {
+		c.lim.r = sockReader{c}
+	}
 	c.br = bufio.NewReaderSize(&c.lim, bufSize)
-	c.bw = bufio.NewWriterSize(nc, bufSize)
+	c.sw = sockWriter{c: c}
+	c.bw = bufio.NewWriterSize(&c.sw, bufSize)
 	return c, nil
 }
