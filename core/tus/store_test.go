@@ -45,6 +45,7 @@ type counted struct {
 	// before the record names it.
 	afterPart func(n int)
 	parts     atomic.Int64 // parts written
+	readGate  chan struct{}
 }
 
 func countStore(b storage.Backend) *counted {
@@ -90,6 +91,29 @@ func (c *counted) StagedStreamer() storage.StagedStreamer {
 
 // StagedClaimer gives the store's StagedClaimer (the local store's).
 func (c *counted) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(c.Stager) }
+
+// StagedReader gives the store's StagedReader (the local store's), so the
+// tests below hash after the answer there, as a node does; a read waits
+// for readGate, when set, to close.
+func (c *counted) StagedReader() storage.StagedReader {
+	r := storage.StagedReaderOf(c.Stager)
+	if r == nil {
+		return nil
+	}
+	return gatedStagedReader{r, c.readGate}
+}
+
+type gatedStagedReader struct {
+	r    storage.StagedReader
+	gate chan struct{}
+}
+
+func (g gatedStagedReader) ReadStaged(ctx context.Context, id string, off int64, p []byte) (int, error) {
+	if g.gate != nil {
+		<-g.gate
+	}
+	return g.r.ReadStaged(ctx, id, off, p)
+}
 
 type countedStreamer struct{ c *counted }
 
