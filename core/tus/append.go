@@ -121,7 +121,7 @@ func (a *appender) read(r io.Reader) (int, error) {
 	}
 	end := len(a.buf)
 	if a.stream != nil || a.send != nil {
-		end = min(end, a.n+streamPiece)
+		end = min(end, a.n+a.pieceLen())
 	}
 	k, err := io.ReadFull(r, a.buf[a.n:end])
 	if a.hash != nil {
@@ -188,7 +188,7 @@ func (a *appender) startHash() *Error {
 	if err != nil {
 		return err
 	}
-	o, merr := newObjHasher(sum, a.u.Offset, len(a.buf)/streamPiece+2)
+	o, merr := newObjHasher(sum, a.u.Offset, maxPieces(len(a.buf))+1)
 	if merr != nil {
 		return internal(merr)
 	}

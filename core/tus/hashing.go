@@ -38,7 +38,7 @@ type objHasher struct {
 
 // hashChunk is how many bytes the hasher writes between two states, and
 // between two looks at a stop.
-const hashChunk = 256 << 10
+const hashChunk = 64 << 10
 
 // newObjHasher starts hashing after sum, the state at offset at; pieces
 // is how many pieces may wait.

@@ -9,8 +9,28 @@ import (
 )
 
 // streamPiece is how many body bytes are read before they go to a
-// StagedStreamer or StagedSender, which stores them while the next arrive.
-const streamPiece = 1 << 20
+// StagedStreamer or StagedSender, which stores them while the next arrive;
+// the last streamPiece bytes of a part go in pieces of tailPiece, so that
+// little is left to store once the body's last byte arrived.
+const (
+	streamPiece = 1 << 20
+	tailPiece   = 256 << 10
+)
+
+// pieceLen is how many bytes the next piece of the buffer's part holds.
+func (a *appender) pieceLen() int {
+	left := int64(len(a.buf) - a.n)
+	if a.expect >= 0 {
+		left = min(left, a.expect-a.got)
+	}
+	if left <= streamPiece {
+		return tailPiece
+	}
+	return streamPiece
+}
+
+// maxPieces is how many pieces a part of size bytes takes at most.
+func maxPieces(size int) int { return size/streamPiece + 1 + streamPiece/tailPiece }
 
 // pieceWriter streams one part to the store on its own goroutine while
 // the request reads the next pieces into the buffer (distinct bytes of it,
@@ -68,7 +88,7 @@ func (a *appender) startPieces() bool {
 			return false
 		}
 	}
-	p.queue = make(chan []byte, len(a.buf)/streamPiece+1)
+	p.queue = make(chan []byte, maxPieces(len(a.buf)))
 	a.pieces = p
 	if a.send != nil {
 		go a.sendPieces(p, a.partsLeft())
