@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"hash"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,5 +168,32 @@ func TestHashJobsBounded(t *testing.T) {
 	close(hs.jobs[string(rune(7))].done)
 	if !hs.add("new", job(1), false) || len(hs.jobs) != maxHashStates {
 		t.Fatalf("a state refused with a finished one kept (%d kept)", len(hs.jobs))
+	}
+}
+
+// TestTailPieces: a streamed part goes to the store in pieces of
+// streamPiece bytes but its last streamPiece bytes, which go in pieces of
+// tailPiece, so little is left to write after the body's last byte.
+func TestTailPieces(t *testing.T) {
+	c := countStore(openLocal(t, t.TempDir()))
+	var sizes []int
+	c.onPiece = func(n int) { sizes = append(sizes, n) } // one writer goroutine
+	h := storeHandler(c)
+	seg := DefaultSegmentSize
+	id := createOn(t, h, seg+streamPiece/2, "pieces")
+	data := randomBytes(seg+streamPiece/2, 3)
+	wantStatus(t, "PATCH", patchOn(h, id, 0, data), http.StatusNoContent)
+	var want []int
+	for range seg/streamPiece - 1 {
+		want = append(want, streamPiece)
+	}
+	for range streamPiece / tailPiece {
+		want = append(want, tailPiece)
+	}
+	for range streamPiece / 2 / tailPiece {
+		want = append(want, tailPiece)
+	}
+	if !slices.Equal(sizes, want) {
+		t.Fatalf("pieces written: %v, want %v", sizes, want)
 	}
 }

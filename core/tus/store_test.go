@@ -46,6 +46,7 @@ type counted struct {
 	afterPart func(n int)
 	parts     atomic.Int64 // parts written
 	readGate  chan struct{}
+	onPiece   func(size int) // when set, gets each WriteStaged's size
 }
 
 func countStore(b storage.Backend) *counted {
@@ -119,6 +120,9 @@ type countedStreamer struct{ c *counted }
 
 func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off int64, data []byte) error {
 	s.c.written.Add(int64(len(data)))
+	if s.c.onPiece != nil {
+		s.c.onPiece(len(data))
+	}
 	return storage.StreamerOf(s.c.Stager).WriteStaged(ctx, id, n, off, data)
 }
 
