@@ -116,8 +116,8 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 // read reads the body into the buffer: until it is full, or one piece
 // when the store takes the bytes as they arrive.
 func (a *appender) read(r io.Reader) (int, error) {
-	if a.n == 0 {
-		a.obj.drain() // of the buffer's last part
+	if a.n == 0 && (a.added > 0 || len(a.pending) > 0) {
+		a.obj.drain() // the buffer's last part, before the buffer takes the next
 	}
 	end := len(a.buf)
 	if a.stream != nil || a.send != nil {
@@ -184,15 +184,20 @@ func (a *appender) start() *Error {
 // startHash starts the SHA-256 of a staged upload's new bytes after the
 // state of its durable ones.
 func (a *appender) startHash() *Error {
-	sum, err := a.h.objHash(a.ctx, a.u)
+	sum, at, err := a.h.objState(a.u)
 	if err != nil {
 		return err
 	}
-	o, merr := newObjHasher(sum, a.u.Offset, maxPieces(len(a.buf))+1)
+	a.reader = storage.StagedReaderOf(a.h.Stager)
+	var read readStaged
+	if at < a.u.Offset {
+		read = func(p []byte, off int64) (int, error) { return a.reader.ReadStaged(a.ctx, a.u.Staged, off, p) }
+	}
+	o, merr := newObjHasher(sum, at, a.u.Offset, read, maxPieces(len(a.buf))+1)
 	if merr != nil {
 		return internal(merr)
 	}
-	a.obj, a.reader = o, storage.StagedReaderOf(a.h.Stager)
+	a.obj = o
 	return nil
 }
 

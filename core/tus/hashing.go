@@ -34,40 +34,74 @@ type objHasher struct {
 	at    int64     // the upload's offset hashed to
 	fed   int64     // the upload's offset fed to
 	state []byte    // sum's state at at
+	// failed is set when the durable bytes sum lacked could not be read
+	// back: the hasher stays where it was.
+	failed bool
 }
+
+// readStaged reads an upload's staged bytes at off (ReadStaged).
+type readStaged func(p []byte, off int64) (int, error)
 
 // hashChunk is how many bytes the hasher writes between two states, and
 // between two looks at a stop.
 const hashChunk = 64 << 10
 
-// newObjHasher starts hashing after sum, the state at offset at; pieces
-// is how many pieces may wait.
-func newObjHasher(sum hash.Hash, at int64, pieces int) (*objHasher, error) {
+// newObjHasher starts hashing after sum, the state at offset at, the
+// bytes fed from offset durable on; it first hashes the durable bytes sum
+// lacks (at below durable: a node that did not hash them) with read, on
+// its goroutine, so the request's body need not wait for them. pieces is
+// how many pieces may wait.
+func newObjHasher(sum hash.Hash, at, durable int64, read readStaged, pieces int) (*objHasher, error) {
 	state, err := marshalHash(sum)
 	if err != nil {
 		return nil, err
 	}
-	o := &objHasher{sum: sum, at: at, fed: at, state: state,
+	o := &objHasher{sum: sum, at: at, fed: durable, state: state,
 		queue: make(chan []byte, pieces), exited: make(chan struct{})}
 	o.moved = sync.NewCond(&o.mu)
-	go o.loop()
+	go o.loop(durable, read)
 	return o, nil
 }
 
-func (o *objHasher) loop() {
+func (o *objHasher) loop(durable int64, read readStaged) {
 	defer close(o.exited)
+	if o.at < durable {
+		o.catchUp(durable, read)
+	}
 	for piece := range o.queue {
-		for len(piece) > 0 && !o.stop.Load() {
-			k := min(len(piece), hashChunk)
-			o.sum.Write(piece[:k])
-			piece = piece[k:]
-			state, _ := marshalHash(o.sum)
+		o.hash(piece)
+	}
+}
+
+// catchUp hashes the durable bytes up to end from the staged file.
+func (o *objHasher) catchUp(end int64, read readStaged) {
+	buf := make([]byte, min(hashChunk, end-o.at)) // a stop waits for one read
+	for o.at < end && !o.stop.Load() {
+		n, err := read(buf[:min(int64(len(buf)), end-o.at)], o.at)
+		o.hash(buf[:n])
+		if err != nil {
 			o.mu.Lock()
-			o.at += int64(k)
-			o.state = state
+			o.failed = true
 			o.mu.Unlock()
 			o.moved.Broadcast()
+			return
 		}
+	}
+}
+
+// hash adds p to the state, publishing it every hashChunk bytes, until a
+// stop or a failure.
+func (o *objHasher) hash(p []byte) {
+	for len(p) > 0 && !o.stop.Load() && !o.failed {
+		k := min(len(p), hashChunk)
+		o.sum.Write(p[:k])
+		p = p[k:]
+		state, _ := marshalHash(o.sum)
+		o.mu.Lock()
+		o.at += int64(k)
+		o.state = state
+		o.mu.Unlock()
+		o.moved.Broadcast()
 	}
 }
 
@@ -89,7 +123,7 @@ func (o *objHasher) drain() {
 		return
 	}
 	o.mu.Lock()
-	for o.at < o.fed {
+	for o.at < o.fed && !o.failed {
 		o.moved.Wait()
 	}
 	o.mu.Unlock()
@@ -270,33 +304,41 @@ func hashStaged(ctx context.Context, r storage.StagedReader, id string, sum hash
 	return nil
 }
 
-// objHash returns the SHA-256 of staged upload u's durable bytes: this
-// node's, left by its last request, or the record's state, caught up from
-// the staged file when it covers fewer bytes (a node that did not hash
-// them: a restarted one).
+// objHash returns the SHA-256 of staged upload u's durable bytes (see
+// objState), caught up from the staged file.
 func (h *Handler) objHash(ctx context.Context, u *Upload) (hash.Hash, *Error) {
+	sum, at, err := h.objState(u)
+	if err != nil {
+		return nil, err
+	}
+	if at < u.Offset {
+		if err := hashStaged(ctx, storage.StagedReaderOf(h.Stager), u.Staged, sum, at, u.Offset); err != nil {
+			return nil, storeError(err)
+		}
+	}
+	return sum, nil
+}
+
+// objState returns a SHA-256 state of staged upload u's first at durable
+// bytes: this node's of all of them, left by its last request, or the
+// record's, which may cover fewer (a node that did not hash them: a
+// restarted one), the rest to read back from the staged file.
+func (h *Handler) objState(u *Upload) (hash.Hash, int64, *Error) {
 	if job := hashes.take(u.Staged); job != nil {
 		<-job.done
 		if job.sum != nil && job.target == u.Offset {
-			return job.sum, nil
+			return job.sum, u.Offset, nil
 		}
 	}
 	sum := newObjSum()
 	if len(u.Hash) > 0 {
 		if err := sum.(encoding.BinaryUnmarshaler).UnmarshalBinary(u.Hash); err != nil {
-			return nil, internal(err)
+			return nil, 0, internal(err)
 		}
 	}
 	at := hashedLen(u.Hash)
-	if at == u.Offset {
-		return sum, nil
+	if at < u.Offset && storage.StagedReaderOf(h.Stager) != nil || at == u.Offset {
+		return sum, at, nil
 	}
-	r := storage.StagedReaderOf(h.Stager)
-	if r == nil || at > u.Offset {
-		return nil, internal(fmt.Errorf("tus: upload %s: its SHA-256 state covers %d bytes of %d, and the store cannot read the rest back", u.ID, at, u.Offset))
-	}
-	if err := hashStaged(ctx, r, u.Staged, sum, at, u.Offset); err != nil {
-		return nil, storeError(err)
-	}
-	return sum, nil
+	return nil, 0, internal(fmt.Errorf("tus: upload %s: its SHA-256 state covers %d bytes of %d, and the store cannot read the rest back", u.ID, at, u.Offset))
 }

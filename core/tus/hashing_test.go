@@ -197,3 +197,37 @@ func TestTailPieces(t *testing.T) {
 		t.Fatalf("pieces written: %v, want %v", sizes, want)
 	}
 }
+
+// TestCatchUpBesideTheBody: a node that finds the record's SHA-256 state
+// behind the offset (a restarted one) hashes the rest from the staged file
+// beside the PATCH's body, not before it: with the file's reads held until
+// the PATCH's record is written, the PATCH is answered, its record's state
+// still covering none of the bytes; the completing PATCH stores the bytes'
+// SHA-256.
+func TestCatchUpBesideTheBody(t *testing.T) {
+	seg := DefaultSegmentSize
+	b := openLocal(t, t.TempDir())
+	h := storeHandler(countStore(b))
+	data := randomBytes(3*seg+5, 8)
+	id := createOn(t, h, len(data), "beside")
+	wantStatus(t, "PATCH 1", patchOn(h, id, 0, data[:seg]), http.StatusNoContent)
+	u := recordOf(t, h, id)
+	hashes.take(u.Staged) // the node that hashed is gone
+	u.Hash = nil
+	if err := h.save(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	c := countStore(b)
+	c.readHold = func() {
+		for c.records.Load() < 1 { // PATCH 2's
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	restarted := storeHandler(c)
+	wantStatus(t, "PATCH 2", patchOn(restarted, id, seg, data[seg:2*seg]), http.StatusNoContent)
+	if u := recordOf(t, h, id); u.Offset != int64(2*seg) || hashedLen(u.Hash) != 0 {
+		t.Fatalf("after PATCH 2: record at %d with a SHA-256 state of %d bytes; want %d and 0", u.Offset, hashedLen(u.Hash), 2*seg)
+	}
+	wantStatus(t, "PATCH 3", patchOn(restarted, id, 2*seg, data[2*seg:]), http.StatusNoContent)
+	wantObject(t, b, "beside", data)
+}

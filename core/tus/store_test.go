@@ -46,6 +46,7 @@ type counted struct {
 	afterPart func(n int)
 	parts     atomic.Int64 // parts written
 	readGate  chan struct{}
+	readHold  func()         // when set, called before each ReadStaged
 	onPiece   func(size int) // when set, gets each WriteStaged's size
 }
 
@@ -95,23 +96,27 @@ func (c *counted) StagedClaimer() storage.StagedClaimer { return storage.Claimer
 
 // StagedReader gives the store's StagedReader (the local store's), so the
 // tests below hash after the answer there, as a node does; a read waits
-// for readGate, when set, to close.
+// for readGate, when set, to close, and calls readHold, when set.
 func (c *counted) StagedReader() storage.StagedReader {
 	r := storage.StagedReaderOf(c.Stager)
 	if r == nil {
 		return nil
 	}
-	return gatedStagedReader{r, c.readGate}
+	return gatedStagedReader{r, c.readGate, c.readHold}
 }
 
 type gatedStagedReader struct {
 	r    storage.StagedReader
 	gate chan struct{}
+	hold func()
 }
 
 func (g gatedStagedReader) ReadStaged(ctx context.Context, id string, off int64, p []byte) (int, error) {
 	if g.gate != nil {
 		<-g.gate
+	}
+	if g.hold != nil {
+		g.hold()
 	}
 	return g.r.ReadStaged(ctx, id, off, p)
 }
