@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding"
 	"errors"
 	"hash"
 	"io"
@@ -49,13 +47,15 @@ type appender struct {
 	u      *Upload
 	ctx    context.Context
 	sum    *Checksum
-	hash   hash.Hash // of Upload-Checksum
-	obj    hash.Hash // SHA-256 of a staged upload's bytes, committed ones and pending
-	head   []byte    // Upload.Head with the pending bytes
-	added  int64     // bytes committed
-	hold   bool      // commit only once the body ended
-	expect int64     // the body's Content-Length, -1 when unknown
-	got    int64     // body bytes read
+	hash   hash.Hash  // of Upload-Checksum
+	obj    *objHasher // SHA-256 of a staged upload's bytes, committed ones and pending
+	fed    bool       // the buffer's bytes went to obj piece by piece
+	reader storage.StagedReader
+	head   []byte // Upload.Head with the pending bytes
+	added  int64  // bytes committed
+	hold   bool   // commit only once the body ended
+	expect int64  // the body's Content-Length, -1 when unknown
+	got    int64  // body bytes read
 
 	buf      []byte
 	n        int       // bytes in buf
@@ -81,6 +81,7 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 	b := getBuffer(a.h.SegmentSize)
 	defer putBuffer(b)
 	defer a.stopStream() // before the buffer goes back
+	defer a.handOff()
 	a.buf = *b
 	if err := a.start(); err != nil {
 		return err
@@ -115,9 +116,12 @@ func (a *appender) run(body io.Reader, limit int64) *Error {
 // read reads the body into the buffer: until it is full, or one piece
 // when the store takes the bytes as they arrive.
 func (a *appender) read(r io.Reader) (int, error) {
+	if a.n == 0 && (a.added > 0 || len(a.pending) > 0) {
+		a.obj.drain() // the buffer's last part, before the buffer takes the next
+	}
 	end := len(a.buf)
 	if a.stream != nil || a.send != nil {
-		end = min(end, a.n+streamPiece)
+		end = min(end, a.n+a.pieceLen())
 	}
 	k, err := io.ReadFull(r, a.buf[a.n:end])
 	if a.hash != nil {
@@ -158,11 +162,8 @@ func (a *appender) cut(rerr error) *Error {
 // streams the body to a store that takes a part's bytes as they arrive.
 func (a *appender) start() *Error {
 	if a.u.Staged != "" {
-		a.obj = sha256.New()
-		if len(a.u.Hash) > 0 {
-			if err := a.obj.(encoding.BinaryUnmarshaler).UnmarshalBinary(a.u.Hash); err != nil {
-				return internal(err)
-			}
+		if err := a.startHash(); err != nil {
+			return err
 		}
 		a.head = bytes.Clone(a.u.Head)
 	}
@@ -178,6 +179,37 @@ func (a *appender) start() *Error {
 		a.send = storage.SenderOf(a.h.Stager)
 	}
 	return nil
+}
+
+// startHash starts the SHA-256 of a staged upload's new bytes after the
+// state of its durable ones.
+func (a *appender) startHash() *Error {
+	sum, at, err := a.h.objState(a.u)
+	if err != nil {
+		return err
+	}
+	a.reader = storage.StagedReaderOf(a.h.Stager)
+	var read readStaged
+	if at < a.u.Offset {
+		read = func(p []byte, off int64) (int, error) { return a.reader.ReadStaged(a.ctx, a.u.Staged, off, p) }
+	}
+	o, merr := newObjHasher(sum, at, a.u.Offset, read, maxPieces(len(a.buf))+1)
+	if merr != nil {
+		return internal(merr)
+	}
+	a.obj = o
+	return nil
+}
+
+// hashState is the SHA-256 state u's record keeps when it names offset
+// bytes: as far as hashed, where the store reads the rest back, else (and
+// when offset completes u) all of them.
+func (a *appender) hashState(offset int64) []byte {
+	if a.reader == nil || a.u.Length >= 0 && offset == a.u.Length {
+		a.obj.drain()
+	}
+	_, state := a.obj.snapshot()
+	return state
 }
 
 // mergeTail loads u's last segment into the buffer when it is a short
@@ -219,7 +251,7 @@ func (a *appender) flush(now bool) *Error {
 		return err
 	}
 	a.pending, a.staged = append(a.pending, seg), a.staged+fresh
-	a.n, a.tail, a.unstreamed = 0, 0, false
+	a.n, a.tail, a.unstreamed, a.fed = 0, 0, false, false
 	if a.hold {
 		return nil
 	}
@@ -246,11 +278,10 @@ func (a *appender) write(fresh int64) (Segment, *Error) {
 			}
 		}
 		// The SHA-256 runs beside the write (it reads what the write
-		// reads); streamed pieces were hashed as they went to the store.
-		if a.pieces == nil {
-			hashed := make(chan struct{})
-			go func() { a.obj.Write(data[a.tail:]); close(hashed) }()
-			defer func() { <-hashed }()
+		// reads); streamed pieces were fed to it as they went to the store.
+		if !a.fed {
+			a.obj.feed(data[a.tail:])
+			defer a.obj.drain()
 		}
 		if a.n >= st.StagedPartMin() || a.completes(fresh) {
 			return a.writePart(data)
@@ -411,11 +442,7 @@ func (a *appender) commit() *Error {
 	u.NextPart = max(u.NextPart, a.claimed+1)
 	u.Expires = a.h.Now().Add(a.h.TTL)
 	if a.obj != nil {
-		state, err := a.obj.(encoding.BinaryMarshaler).MarshalBinary()
-		if err != nil {
-			return internal(err)
-		}
-		u.Hash, u.Head = state, a.head
+		u.Hash, u.Head = a.hashState(u.Offset), a.head
 	}
 	if err := a.h.save(a.ctx, u); err != nil && !a.landed(err) {
 		u.Segments, u.Offset, u.Expires, u.Hash, u.Head = old.Segments, old.Offset, old.Expires, old.Hash, old.Head

@@ -44,7 +44,11 @@
 // HEAD reports only durable bytes, and a part no record names is garbage,
 // overwritten by the next writer or removed with the staged write. The
 // record also keeps the SHA-256 state of the bytes and their first
-// HeadLen bytes, so completion needs no pass over them. A partial upload
+// HeadLen bytes, so completion needs no pass over them. Where the store
+// reads its staged bytes back (the local store, storage.StagedReader) the
+// state may cover only a prefix of them: a PATCH answers once its bytes
+// are durable, its hashing goes on after the answer from the staged file
+// (hashing.go), and a node without that state catches up from the file. A partial upload
 // of a concatenation names no object: its segments are records, as are
 // every upload's on a store without staged writes. Memory
 // per PATCH is one segment buffer (Config.SegmentSize), whatever the

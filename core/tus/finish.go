@@ -2,8 +2,6 @@ package tus
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -83,11 +81,9 @@ func (h *Handler) data(ctx context.Context, u *Upload) (Data, *Error) {
 			return Data{}, err
 		}
 	}
-	sum := sha256.New()
-	if len(u.Hash) > 0 {
-		if err := sum.(encoding.BinaryUnmarshaler).UnmarshalBinary(u.Hash); err != nil {
-			return Data{}, internal(err)
-		}
+	sum, err := h.objHash(ctx, u)
+	if err != nil {
+		return Data{}, err
 	}
 	return Data{Staged: u.Staged, Parts: stagedParts(u.Segments), SHA256: hex.EncodeToString(sum.Sum(nil)), Head: u.Head}, nil
 }

@@ -40,8 +40,10 @@ type Upload struct {
 	// so that a write whose answer was lost knows it landed.
 	Taker string `json:"taker,omitempty"`
 	// Hash is the SHA-256 state of the durable bytes of a staged upload
-	// (encoding.BinaryMarshaler), and Head their first bytes (up to
-	// HeadLen), so completion needs no pass over the bytes.
+	// (encoding.BinaryMarshaler), of all of them or (a store that reads
+	// staged bytes back) of a prefix, whose length the state holds
+	// (hashedLen); Head is their first bytes (up to HeadLen), so
+	// completion needs no second pass over the bytes.
 	Hash []byte `json:"hash,omitempty"`
 	Head []byte `json:"head,omitempty"`
 	// Rev counts writes, so every write's bytes differ (S3's version is

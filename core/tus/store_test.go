@@ -50,6 +50,9 @@ type counted struct {
 	// after each SendStaged of the store.
 	beforeRecord func(ctx context.Context, ifMatch string)
 	afterSend    func(ctx context.Context, n int, err error)
+	readGate     chan struct{}
+	readHold     func()         // when set, called before each ReadStaged
+	onPiece      func(size int) // when set, gets each WriteStaged's size
 }
 
 func countStore(b storage.Backend) *counted {
@@ -104,10 +107,40 @@ func (c *counted) StagedStreamer() storage.StagedStreamer {
 // StagedClaimer gives the store's StagedClaimer (the local store's).
 func (c *counted) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(c.Stager) }
 
+// StagedReader gives the store's StagedReader (the local store's), so the
+// tests below hash after the answer there, as a node does; a read waits
+// for readGate, when set, to close, and calls readHold, when set.
+func (c *counted) StagedReader() storage.StagedReader {
+	r := storage.StagedReaderOf(c.Stager)
+	if r == nil {
+		return nil
+	}
+	return gatedStagedReader{r, c.readGate, c.readHold}
+}
+
+type gatedStagedReader struct {
+	r    storage.StagedReader
+	gate chan struct{}
+	hold func()
+}
+
+func (g gatedStagedReader) ReadStaged(ctx context.Context, id string, off int64, p []byte) (int, error) {
+	if g.gate != nil {
+		<-g.gate
+	}
+	if g.hold != nil {
+		g.hold()
+	}
+	return g.r.ReadStaged(ctx, id, off, p)
+}
+
 type countedStreamer struct{ c *counted }
 
 func (s countedStreamer) WriteStaged(ctx context.Context, id string, n int, off int64, data []byte) error {
 	s.c.written.Add(int64(len(data)))
+	if s.c.onPiece != nil {
+		s.c.onPiece(len(data))
+	}
 	return storage.StreamerOf(s.c.Stager).WriteStaged(ctx, id, n, off, data)
 }
 

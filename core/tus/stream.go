@@ -1,10 +1,7 @@
 package tus
 
 import (
-	"crypto/sha256"
-	"encoding"
 	"errors"
-	"hash"
 	"io"
 	"net/http"
 	"sync"
@@ -13,29 +10,46 @@ import (
 )
 
 // streamPiece is how many body bytes are read before they go to a
-// StagedStreamer or StagedSender, which stores them while the next arrive.
-const streamPiece = 1 << 20
+// StagedStreamer or StagedSender, which stores them while the next arrive;
+// the last streamPiece bytes of a part go in pieces of tailPiece, so that
+// little is left to store once the body's last byte arrived.
+const (
+	streamPiece = 1 << 20
+	tailPiece   = 256 << 10
+)
+
+// pieceLen is how many bytes the next piece of the buffer's part holds.
+func (a *appender) pieceLen() int {
+	left := int64(len(a.buf) - a.n)
+	if a.expect >= 0 {
+		left = min(left, a.expect-a.got)
+	}
+	if left <= streamPiece {
+		return tailPiece
+	}
+	return streamPiece
+}
+
+// maxPieces is how many pieces a part of size bytes takes at most.
+func maxPieces(size int) int { return size/streamPiece + 1 + streamPiece/tailPiece }
 
 // pieceWriter streams one part to the store on its own goroutine while
 // the request reads the next pieces into the buffer (distinct bytes of it,
 // so none is copied): it takes the part's number (a record write), then
 // writes the pieces in order (StagedStreamer) or sends them as one part
-// upload of size bytes (StagedSender). A second goroutine adds them to a
-// copy of the upload's SHA-256 meanwhile (obj, the appender's once the
-// part is stored): hashing beside the writes, not between them, keeps the
-// writes up with the body (one goroutine doing both fell behind it, and
-// the PATCH waited for the last pieces after its body had arrived).
+// upload of size bytes (StagedSender). The appender's objHasher hashes
+// them meanwhile on a goroutine of its own: hashing beside the writes, not
+// between them, keeps the writes up with the body (one goroutine doing
+// both fell behind it, and the PATCH waited for the last pieces after its
+// body had arrived).
 type pieceWriter struct {
-	num    int   // the part's number, read after done
-	off    int64 // where the part starts
-	size   int64 // the part's size, for a StagedSender
-	obj    hash.Hash
-	queue  chan []byte
-	hashq  chan []byte
-	done   chan struct{}
-	hashed chan struct{}
-	part   storage.StagedPart // sent, read after done
-	err    *Error             // the first failure, read after done
+	num   int   // the part's number, read after done
+	off   int64 // where the part starts
+	size  int64 // the part's size, for a StagedSender
+	queue chan []byte
+	done  chan struct{}
+	part  storage.StagedPart // sent, read after done
+	err   *Error             // the first failure, read after done
 }
 
 // streamOut hands the k bytes just read to the part the buffer holds,
@@ -51,7 +65,8 @@ func (a *appender) streamOut(k int) {
 	}
 	piece := a.buf[a.n-k : a.n]
 	a.pieces.queue <- piece
-	a.pieces.hashq <- piece
+	a.obj.feed(piece)
+	a.fed = true
 }
 
 // beginPart starts the pieceWriter of the buffer's part before its first
@@ -67,45 +82,21 @@ func (a *appender) beginPart() {
 // to a StagedSender and is not a part: the rest of the body is shorter
 // than the store's part minimum and does not complete the upload.
 func (a *appender) startPieces() bool {
-	p := &pieceWriter{off: a.partOffset(), done: make(chan struct{}), hashed: make(chan struct{})}
+	p := &pieceWriter{off: a.partOffset(), done: make(chan struct{})}
 	if a.send != nil {
 		p.size = min(int64(len(a.buf)), a.expect-a.got+int64(a.n)) // a.tail is 0
 		if p.size < int64(a.h.Stager.StagedPartMin()) && !a.completes(p.size) {
 			return false
 		}
 	}
-	obj, err := cloneHash(a.obj)
-	if err != nil {
-		return false // hashed after the body, as a part not streamed is
-	}
-	n := len(a.buf)/streamPiece + 1
-	p.obj, p.queue, p.hashq = obj, make(chan []byte, n), make(chan []byte, n)
+	p.queue = make(chan []byte, maxPieces(len(a.buf)))
 	a.pieces = p
 	if a.send != nil {
 		go a.sendPieces(p, a.partsLeft())
 	} else {
 		go a.writePieces(p, a.partsLeft())
 	}
-	go hashPieces(p)
 	return true
-}
-
-func cloneHash(h hash.Hash) (hash.Hash, error) {
-	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	c := sha256.New()
-	return c, c.(encoding.BinaryUnmarshaler).UnmarshalBinary(state)
-}
-
-// hashPieces is p's second goroutine, the only one to touch p.obj until
-// p is done.
-func hashPieces(p *pieceWriter) {
-	defer close(p.hashed)
-	for piece := range p.hashq {
-		p.obj.Write(piece)
-	}
 }
 
 // writePieces is p's goroutine for a StagedStreamer. Until p is done it
@@ -218,12 +209,10 @@ func (r *pieceReader) takeResult() *Error {
 	return r.terr
 }
 
-// wait ends the writes and the hashing and returns the first failure.
+// wait ends the writes and returns the first failure.
 func (p *pieceWriter) wait() *Error {
 	close(p.queue)
-	close(p.hashq)
 	<-p.done
-	<-p.hashed
 	return p.err
 }
 
@@ -259,7 +248,6 @@ func (a *appender) syncPart(size int64) (Segment, *Error) {
 	if err != nil {
 		return Segment{}, storeError(err)
 	}
-	a.obj = p.obj
 	return Segment{Size: size, Part: &part}, nil
 }
 
@@ -275,7 +263,6 @@ func (a *appender) sentPart() (seg Segment, sent bool, err *Error) {
 	werr := p.wait()
 	switch {
 	case int64(a.n) == p.size && werr == nil:
-		a.obj = p.obj
 		return Segment{Size: p.size, Part: &p.part}, true, nil
 	case p.num == 0 || werr != nil && werr.Status < http.StatusInternalServerError:
 		return Segment{}, false, werr // no number taken, or refused (409, 413)

@@ -112,7 +112,11 @@
 // part's offset (dropping a torn or unnamed tail), writes the part and
 // fsyncs it; parts of one file are written one at a time, and a part
 // numbered below one already written is refused (its writer was
-// replaced). CommitStaged cuts the file to the parts' total and publishes
+// replaced). A part may also be streamed: WriteStaged writes its pieces
+// as they arrive, through one open file kept for the part, and SyncStaged
+// makes it durable and closes the file. ReadStaged reads staged bytes
+// back (a tus upload hashes with it what it did not hash while they
+// arrived). CommitStaged cuts the file to the parts' total and publishes
 // it with the commit protocol above (sidecar, journal, rename), with the
 // caller's SHA-256: the bytes are not copied. A staged write that no
 // record names any more (its upload's state was lost) stays until removed

@@ -17,6 +17,7 @@ var (
 	_ storage.Stager         = (*Store)(nil)
 	_ storage.StagedStreamer = (*Store)(nil)
 	_ storage.StagedClaimer  = (*Store)(nil)
+	_ storage.StagedReader   = (*Store)(nil)
 )
 
 // stagedDir holds staged writes, one file each. Unlike tmpDir it survives
@@ -36,6 +37,18 @@ type stagedWriters struct {
 type stagedFile struct {
 	mu  sync.Mutex
 	top int // highest part number taken
+	// kept is the file open for part keptFor while WriteStaged streams it,
+	// until its SyncStaged: one open per part, not per piece.
+	kept    *os.File
+	keptFor int
+}
+
+// closeKept closes the file kept open, if any; f.mu is held.
+func (f *stagedFile) closeKept() {
+	if f.kept != nil {
+		f.kept.Close()
+		f.kept, f.keptFor = nil, 0
+	}
 }
 
 // file returns the writes of file.
@@ -66,8 +79,9 @@ func (w *stagedWriters) claim(file string, number int) error {
 	return nil
 }
 
-// take locks file's writes for part number, or refuses a stale writer.
-func (w *stagedWriters) take(file string, number int) (unlock func(), err error) {
+// take locks file's writes for part number (the caller unlocks f.mu), or
+// refuses a stale writer.
+func (w *stagedWriters) take(file string, number int) (*stagedFile, error) {
 	f := w.file(file)
 	f.mu.Lock()
 	if top := f.top; number < top {
@@ -75,13 +89,19 @@ func (w *stagedWriters) take(file string, number int) (unlock func(), err error)
 		return nil, fmt.Errorf("part %d is below part %d, written since: %w", number, top, storage.ErrPreconditionFailed)
 	}
 	f.top = number
-	return f.mu.Unlock, nil
+	return f, nil
 }
 
 func (w *stagedWriters) forget(file string) {
 	w.mu.Lock()
+	f := w.files[file]
 	delete(w.files, file)
 	w.mu.Unlock()
+	if f != nil {
+		f.mu.Lock()
+		f.closeKept()
+		f.mu.Unlock()
+	}
 }
 
 // A staged write's id is its file's name and the key, joined by ':'.
@@ -136,7 +156,7 @@ func (s *Store) PutStaged(ctx context.Context, id string, number int, offset int
 }
 
 func (s *Store) putStaged(ctx context.Context, id string, number int, offset int64, data []byte) (storage.StagedPart, error) {
-	f, done, err := s.openPart(ctx, id, number, offset, offset)
+	f, done, err := s.openPart(ctx, id, number, offset, offset, false)
 	if err != nil {
 		return storage.StagedPart{}, err
 	}
@@ -167,7 +187,7 @@ func (s *Store) ClaimStaged(ctx context.Context, id string, number int) error {
 // WriteStaged cuts the file at offset and writes data there, starting
 // its writeback; SyncStaged makes it durable.
 func (s *Store) WriteStaged(ctx context.Context, id string, number int, offset int64, data []byte) error {
-	f, done, err := s.openPart(ctx, id, number, offset, offset)
+	f, done, err := s.openPart(ctx, id, number, offset, offset, true)
 	if err != nil {
 		return fmt.Errorf("localfs: write staged part %d: %w", number, noSpace(err))
 	}
@@ -182,7 +202,7 @@ func (s *Store) WriteStaged(ctx context.Context, id string, number int, offset i
 // SyncStaged cuts the file past the part written by WriteStaged and syncs
 // it.
 func (s *Store) SyncStaged(ctx context.Context, id string, number int, offset, size int64) (storage.StagedPart, error) {
-	f, done, err := s.openPart(ctx, id, number, offset, offset+size)
+	f, done, err := s.openPart(ctx, id, number, offset, offset+size, false)
 	if err != nil {
 		return storage.StagedPart{}, fmt.Errorf("localfs: sync staged part %d: %w", number, noSpace(err))
 	}
@@ -194,10 +214,37 @@ func (s *Store) SyncStaged(ctx context.Context, id string, number int, offset, s
 	return storage.StagedPart{Number: number, Size: size}, nil
 }
 
+// ReadStaged reads len(p) bytes of the staged file at offset. It takes
+// no part's lock: the bytes below an upload's durable offset do not
+// change (a writer cuts the file at its part's offset, past them).
+func (s *Store) ReadStaged(ctx context.Context, id string, offset int64, p []byte) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	file, _, err := parseStagedID(id)
+	if err != nil {
+		return 0, fmt.Errorf("localfs: read staged: %w", err)
+	}
+	f, err := s.openBelow(file, os.O_RDONLY)
+	if isNotExist(err) {
+		return 0, fmt.Errorf("localfs: read staged: %w", storage.ErrStagedGone)
+	} else if err != nil {
+		return 0, fmt.Errorf("localfs: read staged: %w", err)
+	}
+	defer f.Close()
+	n, err := f.ReadAt(p, offset)
+	if err != nil {
+		return n, fmt.Errorf("localfs: read staged at %d: %w", offset, err)
+	}
+	return n, nil
+}
+
 // openPart opens the staged file of id for part number, which starts at
 // offset, with the part's writes locked, and cuts it at end: the file
-// must hold end bytes. done unlocks and closes.
-func (s *Store) openPart(ctx context.Context, id string, number int, offset, end int64) (f *os.File, done func(), err error) {
+// must hold end bytes. done unlocks, and closes the file unless keep: a
+// part streamed by WriteStaged keeps it open for its next pieces and its
+// SyncStaged (which closes it).
+func (s *Store) openPart(ctx context.Context, id string, number int, offset, end int64, keep bool) (f *os.File, done func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -205,24 +252,42 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 	if err != nil {
 		return nil, nil, err
 	}
-	unlock, err := s.staged.take(file, number)
+	sf, err := s.staged.take(file, number)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err = s.openBelow(file, os.O_WRONLY)
-	if err != nil {
-		unlock()
+	if f, err = s.keptOpen(sf, file, number); err != nil {
+		sf.mu.Unlock()
 		if isNotExist(err) {
 			return nil, nil, storage.ErrStagedGone
 		}
 		return nil, nil, err
 	}
-	done = func() { f.Close(); unlock() }
+	done = func() {
+		if keep {
+			sf.kept, sf.keptFor = f, number
+		} else {
+			f.Close()
+		}
+		sf.mu.Unlock()
+	}
 	if err := cutAt(f, end); err != nil {
 		done()
 		return nil, nil, err
 	}
 	return f, done, nil
+}
+
+// keptOpen returns the file sf keeps open for part number (and forgets
+// it), else opens it; sf.mu is held.
+func (s *Store) keptOpen(sf *stagedFile, file string, number int) (*os.File, error) {
+	if sf.kept != nil && sf.keptFor == number {
+		f := sf.kept
+		sf.kept, sf.keptFor = nil, 0
+		return f, nil
+	}
+	sf.closeKept() // a stale part's
+	return s.openBelow(file, os.O_WRONLY)
 }
 
 // openBelow opens the existing file name with flag (os.O_RDONLY,

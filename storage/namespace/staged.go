@@ -53,7 +53,7 @@ func (s stagerView) AbortStaged(ctx context.Context, id string) error {
 	return s.v.fix(s.s.AbortStaged(ctx, id), "")
 }
 
-// StagedStreamer, StagedSender and StagedClaimer give the backend's own
+// StagedStreamer, StagedSender, StagedClaimer and StagedReader give the backend's own
 // fast paths (nil when it has none): their ids are the backend's, as
 // above, and they name no key.
 func (s stagerView) StagedStreamer() storage.StagedStreamer { return storage.StreamerOf(s.s) }
@@ -61,3 +61,5 @@ func (s stagerView) StagedStreamer() storage.StagedStreamer { return storage.Str
 func (s stagerView) StagedSender() storage.StagedSender { return storage.SenderOf(s.s) }
 
 func (s stagerView) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(s.s) }
+
+func (s stagerView) StagedReader() storage.StagedReader { return storage.StagedReaderOf(s.s) }

@@ -350,3 +350,7 @@ func (w sender) SendStaged(ctx context.Context, id string, number int, offset, s
 // StagedClaimer gives the wrapped Stager's StagedClaimer (claims touch
 // no storage: not observed); nil when it has none.
 func (w stager) StagedClaimer() storage.StagedClaimer { return storage.ClaimerOf(w.s) }
+
+// StagedReader gives the wrapped Stager's StagedReader (a read back of
+// bytes already counted as written: not observed); nil when it has none.
+func (w stager) StagedReader() storage.StagedReader { return storage.StagedReaderOf(w.s) }

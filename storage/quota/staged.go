@@ -257,6 +257,22 @@ func (s stager) StagedClaimer() storage.StagedClaimer {
 
 type claimer struct{ c storage.StagedClaimer }
 
+// StagedReader gives the wrapped Stager's StagedReader (a read stores
+// nothing: not counted); nil when it has none.
+func (s stager) StagedReader() storage.StagedReader {
+	r := storage.StagedReaderOf(s.s)
+	if r == nil {
+		return nil
+	}
+	return reader{r}
+}
+
+type reader struct{ r storage.StagedReader }
+
+func (r reader) ReadStaged(ctx context.Context, id string, offset int64, p []byte) (int, error) {
+	return r.r.ReadStaged(ctx, innerID(id), offset, p)
+}
+
 func (c claimer) ClaimStaged(ctx context.Context, id string, number int) error {
 	return c.c.ClaimStaged(ctx, innerID(id), number)
 }
