@@ -15,6 +15,16 @@ import (
 // a long transfer that keeps moving never does.
 const Chunk = 16 << 20
 
+// FirstRound is how many bytes the body's first sendfile round moves at
+// most; the Chunk-sized rounds follow. The headers ride corked with the
+// first bytes, and a first call of up to Chunk kept them from the client
+// until the kernel had queued megabytes: on loopback, with the server and
+// the client on different cores, a whole-file GET's first body byte came
+// 1.1–1.9 ms after the request against nginx's 0.3–0.4 ms (same sendfile,
+// same cork). With a 64 KiB first round it comes after 0.55–0.7 ms, and
+// the Chunk rounds after it keep the throughput the cork bought.
+const FirstRound = 64 << 10
+
 // NewBody returns the Body sending n bytes of f from its current offset
 // over conn; closer is closed once, when the body is done.
 func NewBody(f *os.File, n int64, closer io.Closer, conn net.Conn, timeout time.Duration) *Body {
@@ -57,7 +67,8 @@ const drainWait = time.Second
 // connection: WriteTo flushes the headers, then hands the file to
 // bufio.Writer.ReadFrom, which with an empty buffer calls
 // (*net.TCPConn).ReadFrom, which uses sendfile for an *io.LimitedReader over
-// an *os.File. The deadline is renewed per Chunk. The socket is corked
+// an *os.File, first FirstRound bytes, then rounds of Chunk. The deadline
+// is renewed per round. The socket is corked
 // (cork_linux.go) for all but the body's last byte, which goes out by a
 // sendfile of its own once the rest has left (see WriteTo).
 type Body struct {
@@ -112,7 +123,12 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	if b.conn != nil && b.n > 0 {
 		last = 1
 	}
-	total, err := b.send(rf, b.n-last)
+	total, err := b.send(rf, min(b.n-last, FirstRound))
+	if err == nil {
+		var m int64
+		m, err = b.send(rf, b.n-last-total)
+		total += m
+	}
 	if err != nil || last == 0 {
 		return total, b.done(err)
 	}
