@@ -105,11 +105,11 @@ func serveOver(t *testing.T, size int) []round {
 // The socket is corked while the file goes out, all but its last byte, and
 // uncorked after; every byte arrives.
 func TestBodyCorksTheSocket(t *testing.T) {
-	rounds := serveOver(t, Chunk+12345)
-	if len(rounds) != 3 {
-		t.Fatalf("rounds: %+v, want 3 (a Chunk, the rest but one byte, the last byte)", rounds)
+	rounds := serveOver(t, FirstRound+Chunk+12345)
+	if len(rounds) != 4 {
+		t.Fatalf("rounds: %+v, want 4 (the first round, a Chunk, the rest but one byte, the last byte)", rounds)
 	}
-	for i, want := range []round{{bytes: Chunk, cork: 1}, {bytes: 12344, cork: 1}, {bytes: 1, cork: 0}} {
+	for i, want := range []round{{bytes: FirstRound, cork: 1}, {bytes: Chunk, cork: 1}, {bytes: 12344, cork: 1}, {bytes: 1, cork: 0}} {
 		if rounds[i].bytes != want.bytes || rounds[i].cork != want.cork {
 			t.Errorf("round %d: %d bytes with TCP_CORK %d, want %d bytes with %d", i, rounds[i].bytes, rounds[i].cork, want.bytes, want.cork)
 		}
@@ -137,6 +137,28 @@ func TestBodyLastByteGoesOutOnADrainedSocket(t *testing.T) {
 			if r.cork != 1 {
 				t.Errorf("%d bytes: round %d (%d bytes) uncorked", size, i, r.bytes)
 			}
+		}
+	}
+}
+
+// The headers ride corked with the body's first bytes, so the first
+// sendfile round is small: it returns once FirstRound bytes are queued
+// instead of after megabytes, and the client gets the headers and its
+// first body byte that much sooner; the Chunk rounds follow. A file a
+// little over FirstRound goes out as the first round, the rest, the last
+// byte.
+func TestBodyFirstRoundIsSmall(t *testing.T) {
+	for _, size := range []int{8 << 20, FirstRound + 2} {
+		rounds := serveOver(t, size)
+		if rounds[0].bytes != FirstRound || rounds[0].cork != 1 {
+			t.Errorf("%d bytes: first round %d bytes with TCP_CORK %d, want %d, corked", size, rounds[0].bytes, rounds[0].cork, FirstRound)
+		}
+		var sum int64
+		for _, r := range rounds {
+			sum += r.bytes
+		}
+		if sum != int64(size) || len(rounds) != 3 {
+			t.Errorf("%d bytes: rounds %+v, want 3 adding up to the file", size, rounds)
 		}
 	}
 }

@@ -15,6 +15,19 @@ import (
 // a long transfer that keeps moving never does.
 const Chunk = 16 << 20
 
+// FirstRound is how many bytes the body's first sendfile round moves at
+// most; rounds of Chunk follow. The headers ride corked with the first
+// bytes, and a first call asking for a whole Chunk returns only once the
+// kernel has queued megabytes (4 MiB and more on loopback, ~0.5–1 ms in
+// the kernel); traced, the client's first read came about when that call
+// returned. A small first call returns at once. On a loaded 2-core
+// loopback rig (server and client pinned to different cores, 30–40 GETs
+// of 256 MiB per series, alternated) the median first body byte came
+// 0.66–1.9 ms after the request before and 0.52–0.79 ms after, the same
+// throughput; with the machine lightly loaded both measured 0.52–0.64 ms
+// (nginx, same sendfile and cork: 0.29–0.41 ms).
+const FirstRound = 64 << 10
+
 // NewBody returns the Body sending n bytes of f from its current offset
 // over conn; closer is closed once, when the body is done.
 func NewBody(f *os.File, n int64, closer io.Closer, conn net.Conn, timeout time.Duration) *Body {
@@ -57,7 +70,8 @@ const drainWait = time.Second
 // connection: WriteTo flushes the headers, then hands the file to
 // bufio.Writer.ReadFrom, which with an empty buffer calls
 // (*net.TCPConn).ReadFrom, which uses sendfile for an *io.LimitedReader over
-// an *os.File. The deadline is renewed per Chunk. The socket is corked
+// an *os.File, first FirstRound bytes, then rounds of Chunk. The deadline
+// is renewed per round. The socket is corked
 // (cork_linux.go) for all but the body's last byte, which goes out by a
 // sendfile of its own once the rest has left (see WriteTo).
 type Body struct {
@@ -112,7 +126,12 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	if b.conn != nil && b.n > 0 {
 		last = 1
 	}
-	total, err := b.send(rf, b.n-last)
+	total, err := b.send(rf, min(b.n-last, FirstRound))
+	if err == nil {
+		var m int64
+		m, err = b.send(rf, b.n-last-total)
+		total += m
+	}
 	if err != nil || last == 0 {
 		return total, b.done(err)
 	}
