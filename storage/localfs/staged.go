@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/mcpblob/mcpblob/storage"
@@ -32,11 +33,20 @@ const stagedDir = storage.ReservedDir + "/staged"
 type stagedWriters struct {
 	mu    sync.Mutex
 	files map[string]*stagedFile
+	kept  atomic.Int64 // files kept open between pieces, all staged files together
 }
 
+// maxKeptStaged bounds the staged files kept open between a part's pieces:
+// a request cut in the middle of a part leaves its file kept until the
+// upload's next part, its commit or its sweep, so without a bound uploads
+// abandoned mid-part would hold a descriptor each. Past it a piece's file
+// is closed after the piece, as before.
+const maxKeptStaged = 64
+
 type stagedFile struct {
-	mu  sync.Mutex
-	top int // highest part number taken
+	mu   sync.Mutex
+	top  int           // highest part number taken
+	open *atomic.Int64 // stagedWriters.kept
 	// kept is the file open for part keptFor while WriteStaged streams it,
 	// until its SyncStaged: one open per part, not per piece.
 	kept    *os.File
@@ -45,10 +55,31 @@ type stagedFile struct {
 
 // closeKept closes the file kept open, if any; f.mu is held.
 func (f *stagedFile) closeKept() {
-	if f.kept != nil {
-		f.kept.Close()
-		f.kept, f.keptFor = nil, 0
+	if k := f.unkeep(); k != nil {
+		k.Close()
 	}
+}
+
+// unkeep returns the file kept open (nil if none) and no longer keeps it;
+// f.mu is held.
+func (f *stagedFile) unkeep() *os.File {
+	k := f.kept
+	if k != nil {
+		f.kept, f.keptFor = nil, 0
+		f.open.Add(-1)
+	}
+	return k
+}
+
+// keep keeps k open for part number, or closes it when maxKeptStaged files
+// are kept already; f.mu is held and f keeps none.
+func (f *stagedFile) keep(k *os.File, number int) {
+	if f.open.Add(1) > maxKeptStaged {
+		f.open.Add(-1)
+		k.Close()
+		return
+	}
+	f.kept, f.keptFor = k, number
 }
 
 // file returns the writes of file.
@@ -60,7 +91,7 @@ func (w *stagedWriters) file(file string) *stagedFile {
 	}
 	f := w.files[file]
 	if f == nil {
-		f = &stagedFile{}
+		f = &stagedFile{open: &w.kept}
 		w.files[file] = f
 	}
 	return f
@@ -265,7 +296,7 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 	}
 	done = func() {
 		if keep {
-			sf.kept, sf.keptFor = f, number
+			sf.keep(f, number)
 		} else {
 			f.Close()
 		}
@@ -282,9 +313,7 @@ func (s *Store) openPart(ctx context.Context, id string, number int, offset, end
 // it), else opens it; sf.mu is held.
 func (s *Store) keptOpen(sf *stagedFile, file string, number int) (*os.File, error) {
 	if sf.kept != nil && sf.keptFor == number {
-		f := sf.kept
-		sf.kept, sf.keptFor = nil, 0
-		return f, nil
+		return sf.unkeep(), nil
 	}
 	sf.closeKept() // a stale part's
 	return s.openBelow(file, os.O_WRONLY)

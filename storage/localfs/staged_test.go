@@ -5,6 +5,7 @@ package localfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -63,5 +64,31 @@ func TestStreamedPartKeepsItsFile(t *testing.T) {
 	}
 	if err := s.WriteStaged(ctx, id, 3, int64(5*len(piece)), piece); !errors.Is(err, storage.ErrStagedGone) {
 		t.Fatalf("WriteStaged after AbortStaged: %v, want ErrStagedGone", err)
+	}
+}
+
+// Parts cut in the middle (WriteStaged with no SyncStaged after it) keep
+// at most maxKeptStaged files open together: uploads abandoned mid-part
+// cannot hold a descriptor each.
+func TestKeptStagedFilesBounded(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := openFiles(t)
+	piece := make([]byte, 100)
+	for i := range maxKeptStaged + 40 {
+		id, err := s.BeginStaged(ctx, fmt.Sprintf("cut/%d", i), storage.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteStaged(ctx, id, 1, 0, piece); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := openFiles(t); n > base+maxKeptStaged {
+		t.Fatalf("%d staged files open after %d parts cut mid-way, want at most %d", n-base, maxKeptStaged+40, maxKeptStaged)
 	}
 }
