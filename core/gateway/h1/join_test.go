@@ -108,12 +108,7 @@ func TestJoinedWaitPartialWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
+	serveOne(ln, func(nc net.Conn) {
 		time.Sleep(50 * time.Millisecond) // the client's write fills the buffers
 		req, err := http.ReadRequest(bufio.NewReader(nc))
 		if err != nil {
@@ -123,7 +118,7 @@ func TestJoinedWaitPartialWrite(t *testing.T) {
 		_, _ = io.Copy(h, req.Body)
 		sum := hex.EncodeToString(h.Sum(nil))
 		_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 64\r\n\r\n"+sum)
-	}()
+	})
 	tr := New(Options{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 		if err == nil {
@@ -175,17 +170,25 @@ func TestRawRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	serveOne(ln, func(nc net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
+			_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"+big)
+		}
+	})
+	if got, err := postWhole(tr, t.Context(), "http://"+ln.Addr().String()+"/", []byte("x")); err != nil || got != big {
+		t.Fatalf("an answer that ends with the connection: %d bytes, %v; want %d", len(got), err, len(big))
+	}
+}
+
+// serveOne accepts one connection on ln, on a goroutine, hands it to
+// serve and closes it after.
+func serveOne(ln net.Listener, serve func(nc net.Conn)) {
 	go func() {
 		nc, err := ln.Accept()
 		if err != nil {
 			return
 		}
 		defer nc.Close()
-		if _, err := http.ReadRequest(bufio.NewReader(nc)); err == nil {
-			_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"+big)
-		}
+		serve(nc)
 	}()
-	if got, err := postWhole(tr, t.Context(), "http://"+ln.Addr().String()+"/", []byte("x")); err != nil || got != big {
-		t.Fatalf("an answer that ends with the connection: %d bytes, %v; want %d", len(got), err, len(big))
-	}
 }
