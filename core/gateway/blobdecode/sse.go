@@ -190,9 +190,12 @@ func (s *sseReader) endLine() {
 }
 
 // next finds the next event with data of type "message" and stops at the
-// start of its data; io.EOF when the stream ends first.
+// start of its data; io.EOF when the stream ends first. An event's type
+// is judged at its first data line: an event field after it, in an event
+// being skipped too, changes nothing.
 func (s *sseReader) next() error {
 	s.inData, s.sep, s.other, s.ended = false, false, false, false
+	judged := false
 	for {
 		kind, name, value, err := s.line()
 		if err != nil {
@@ -200,10 +203,11 @@ func (s *sseReader) next() error {
 		}
 		switch {
 		case kind == blankLine:
-			s.other = false
-		case kind == fieldLine && string(name) == "event":
+			s.other, judged = false, false
+		case kind == fieldLine && string(name) == "event" && !judged:
 			s.other = len(value) > 0 && string(value) != "message"
 		case kind == dataLine && s.other:
+			judged = true
 			if err := s.discardLine(); err != nil {
 				return err
 			}
