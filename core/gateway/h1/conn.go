@@ -18,11 +18,15 @@ import (
 
 // conn is one connection to the upstream, used by one request at a time.
 type conn struct {
-	t      *Transport
-	key    string
-	nc     net.Conn // raw, or TLS over it
-	raw    net.Conn
-	peek   *peeker // looks at raw while idle
+	t    *Transport
+	key  string
+	nc   net.Conn // raw, or TLS over it
+	raw  net.Conn
+	peek *peeker // looks at raw while idle
+	// plain: nc is raw and peek reaches its socket, so the last write of a
+	// request is joined to the wait for its answer and answers are read
+	// with raw reads (sockWriter, sockReader).
+	plain  bool
 	lim    limited
 	br     *bufio.Reader
 	bw     *bufio.Writer // writes to sw
@@ -99,7 +103,7 @@ func (c *conn) roundTrip(req *http.Request) (*http.Response, error) {
 		fallthrough
 	default:
 		c.awaitHeaders(true)
-		c.sw.join = c.nc == c.raw && c.peek.canJoin() // the wait joined to the last write
+		c.sw.join = c.plain // the wait joined to the last write
 		err := c.bw.Flush()
 		c.sw.join = false
 		if err != nil {
@@ -319,12 +323,12 @@ func (w *sockWriter) Write(b []byte) (int, error) {
 	n, werr, waitErr := c.peek.sendAwaiting(b)
 	switch {
 	case werr != nil:
-		return n, &net.OpError{Op: "write", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: os.NewSyscallError("write", werr)}
+		return n, c.opError("write", os.NewSyscallError("write", werr))
 	case n < len(b): // the socket took part: the rest as any write, the read as any read
 		k, err := c.nc.Write(b[n:])
 		return n + k, err
 	case waitErr != nil: // the request went out whole; the answer's read sees the wait's end
-		c.lim.err = &net.OpError{Op: "read", Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: waitErr}
+		c.lim.err = c.opError("read", waitErr)
 	}
 	return n, nil
 }
@@ -336,9 +340,14 @@ type sockReader struct{ c *conn }
 func (r sockReader) Read(b []byte) (int, error) {
 	n, err := r.c.peek.read(b)
 	if err != nil && err != io.EOF {
-		err = &net.OpError{Op: "read", Net: "tcp", Source: r.c.raw.LocalAddr(), Addr: r.c.raw.RemoteAddr(), Err: err}
+		err = r.c.opError("read", err)
 	}
 	return n, err
+}
+
+// opError is err of op on the socket, as net.Conn's methods report it.
+func (c *conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.raw.LocalAddr(), Addr: c.raw.RemoteAddr(), Err: err}
 }
 
 // awaitHeaders starts the wait for the response headers: at once for a

@@ -235,8 +235,9 @@ func (t *Transport) dial(ctx context.Context, u *url.URL, key string) (*conn, er
 		nc = tc
 	}
 	c := &conn{t: t, key: key, nc: nc, raw: raw, peek: newPeeker(raw)}
+	c.plain = nc == raw && c.peek.canJoin()
 	c.lim = limited{r: nc, left: -1}
-	if nc == raw && c.peek.canJoin() {
+	if c.plain {
 		c.lim.r = sockReader{c}
 	}
 	c.br = bufio.NewReaderSize(&c.lim, bufSize)
