@@ -73,7 +73,7 @@ func (r *recentUploads) dropLocked(id string) {
 // remember keeps a copy of u's record for the next PATCH, on a store
 // where cachedFor may use it.
 func (h *Handler) remember(u *Upload) {
-	if h.Stager != nil && storage.SenderOf(h.Stager) != nil && storage.ClaimerOf(h.Stager) == nil {
+	if h.sendsParts() {
 		h.recent.put(u)
 	}
 }
@@ -86,8 +86,7 @@ func (h *Handler) remember(u *Upload) {
 // a known length that is a part (at least the store's part minimum, or
 // the upload's last bytes). Otherwise nil: the PATCH reads the record.
 func (h *Handler) cachedFor(req Request, off int64) *Upload {
-	if h.Stager == nil || storage.SenderOf(h.Stager) == nil || storage.ClaimerOf(h.Stager) != nil ||
-		req.Header("Upload-Length") != "" || req.ContentLength <= 0 {
+	if !h.sendsParts() || req.Header("Upload-Length") != "" || req.ContentLength <= 0 {
 		return nil
 	}
 	u := h.recent.get(req.ID)
@@ -103,4 +102,11 @@ func (h *Handler) cachedFor(req Request, off int64) *Upload {
 		return nil
 	}
 	return u
+}
+
+// sendsParts reports whether h's store takes a part's bytes as they arrive
+// in one upload (storage.StagedSender, S3) and has no single writer
+// process to claim numbers in memory: where recentUploads applies.
+func (h *Handler) sendsParts() bool {
+	return h.Stager != nil && storage.SenderOf(h.Stager) != nil && storage.ClaimerOf(h.Stager) == nil
 }
