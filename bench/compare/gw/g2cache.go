@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mcpblob/mcpblob/bench/compare/measure"
@@ -192,11 +193,7 @@ func minOf(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	m := v[0]
-	for _, x := range v {
-		m = min(m, x)
-	}
-	return m
+	return slices.Min(v)
 }
 
 func scale(v []float64, k float64) []float64 {
