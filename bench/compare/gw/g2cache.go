@@ -17,12 +17,15 @@ import (
 // G2's cache half: a download from the stream cache (resources/stream, a
 // 302 to a /d link of the local store, sendfile) against nginx sendfile of
 // the same bytes. Both sides are measured alike: the same client code and
-// transport settings, both copies read through the page cache before every
-// pair (the store's writer drops what it writes from the cache, and
-// nginx's copy, the upstream's file, is read by every conversion run, so
-// left alone the two would sit in different cache states), each copy's
-// residency read just before its run, and both servers watched the same
-// way (peak RSS, CPU time).
+// transport settings; both copies dropped from the page cache once and read
+// back the same way before the first pair, so both sit in folios of the
+// same size (left alone they would not: the seeder writes nginx's copy in
+// 1 MiB writes, which leave 1 MiB folios, and the store's writer drops most
+// of what it writes, which readahead brings back in folios of its window;
+// sendfile costs sender and receiver per folio piece); both copies read
+// through the page cache before every pair, each copy's residency and folio
+// size read just before its run; and both servers watched the same way
+// (peak RSS, CPU time).
 
 // cacheSide is one side's figures per run.
 type cacheSide struct {
@@ -31,18 +34,21 @@ type cacheSide struct {
 	after    []float64 // MB/s from the first body byte to the last
 	cpu      []float64 // ms of the serving process's CPU time (10 ms ticks)
 	resident []float64 // share of the served copy's pages cached before the run
+	folio    []float64 // mean folio of the served copy's cached pages (pages; none when unreadable)
 	growth   []int64   // the serving process's RSS growth
 }
 
 // add records one run of the side: el and ttfb timed by the client, the
-// serving process's CPU time spent, its peak RSS and the copy's residency.
-func (s *cacheSide) add(res *g2Result, el, ttfb, cpu time.Duration, err error, what string, growth int64, resident float64) {
+// serving process's CPU time spent, its peak RSS, the copy's residency and
+// its mean folio.
+func (s *cacheSide) add(res *g2Result, el, ttfb, cpu time.Duration, err error, what string, growth int64, resident, folio float64) {
 	s.rate = append(s.rate, res.rate(el, err, what))
 	s.first = append(s.first, ms(ttfb))
 	s.after = append(s.after, measure.MBps(res.size, el-ttfb))
 	s.cpu = append(s.cpu, ms(cpu))
 	s.growth = append(s.growth, growth)
 	s.resident = append(s.resident, resident)
+	s.folio = append(s.folio, folio)
 }
 
 // caching fills the stream cache with one download (checking its sha256)
@@ -63,6 +69,7 @@ func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum s
 	if _, _, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf); err != nil { // as the warm-up hit
 		res.errs = append(res.errs, "nginx warm-up: "+err.Error())
 	}
+	res.layOutAlike(ours, theirs)
 	for r := range plan.g2Hits {
 		for _, p := range []string{ours, theirs} {
 			if err := measure.WarmFile(p); err != nil {
@@ -128,21 +135,39 @@ func storeCopy(dir string, size int64) (string, error) {
 	return found[0], nil
 }
 
+// layOutAlike drops both copies from the page cache and reads them back
+// the same way, so that both sit in folios of the same size.
+func (res *g2Result) layOutAlike(paths ...string) {
+	for _, p := range paths {
+		before, _ := measure.FolioPages(p)
+		err := measure.DropFile(p)
+		if err == nil {
+			err = measure.WarmFile(p)
+		}
+		if err != nil {
+			res.errs = append(res.errs, "laying out "+filepath.Base(p)+": "+err.Error())
+			continue
+		}
+		after, _ := measure.FolioPages(p)
+		measure.Logf("  G2 cache: %s held %.1f pages per folio, %.1f once dropped and read back", filepath.Base(p), before, after)
+	}
+}
+
 // nginxOnce is one GET of nginx's copy.
 func (res *g2Result) nginxOnce(ctx context.Context, rig *g23Rig, path string, buf []byte) {
-	resident, _ := measure.Residency(path)
+	resident, folio := cacheState(path)
 	pid := rig.nginx.pid()
 	w, cpu0 := measure.WatchPeak(pid), procCPU(pid)
 	t0 := time.Now()
 	_, ttfb, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf)
 	el := time.Since(t0)
-	res.nginx.add(res, el, ttfb, procCPU(pid)-cpu0, err, "nginx", max(0, w.End()-rig.nginx.baseline), resident)
+	res.nginx.add(res, el, ttfb, procCPU(pid)-cpu0, err, "nginx", max(0, w.End()-rig.nginx.baseline), resident, folio)
 }
 
 // hitOnce is one download served from the stream cache: a fresh
 // resources/stream, the 302 to the store's /d link, the /d GET.
 func (res *g2Result) hitOnce(ctx context.Context, rig *g23Rig, path string, buf []byte) {
-	resident, _ := measure.Residency(path)
+	resident, folio := cacheState(path)
 	hit, pid := rig.redirected[rig.cache.mcp], rig.cache.pid()
 	*hit = false
 	w, cpu0 := measure.WatchPeak(pid), procCPU(pid)
@@ -153,7 +178,15 @@ func (res *g2Result) hitOnce(ctx context.Context, rig *g23Rig, path string, buf 
 	}
 	growth := max(0, w.End()-rig.cache.baseline)
 	res.cacheGrowth = append(res.cacheGrowth, growth)
-	res.hit.add(res, el, ttfb, cpu, err, "stream cache hit", growth, resident)
+	res.hit.add(res, el, ttfb, cpu, err, "stream cache hit", growth, resident, folio)
+}
+
+// cacheState is the share of path's pages in the page cache and their
+// mean folio in pages (0 when it cannot be read).
+func cacheState(path string) (resident, folio float64) {
+	resident, _ = measure.Residency(path)
+	folio, _ = measure.FolioPages(path)
+	return resident, folio
 }
 
 // procCPU is pid's CPU time so far (0 when it cannot be read).
@@ -169,9 +202,18 @@ func (res *g2Result) hitWhy() string {
 	if len(h.rate) == 0 || len(n.rate) == 0 {
 		return "No pair ran: the errors above say why."
 	}
-	return fmt.Sprintf("Medians: the hit's first byte came after %.1f ms (a resources/stream call, the 302 from /g to /d, the /d GET) and nginx's after %.1f ms; after it, %.0f MB/s from the store and %.0f MB/s from nginx; the serving process spent %.0f ms of CPU per download and nginx %.0f ms; before its run each copy was at least %.0f %% (store) and %.0f %% (nginx) in the page cache. Both bodies go out by sendfile (TestGatewayCacheHitSendfile); when the rates after the first byte trail too and the CPU per download does not, the transfers waited for a CPU (the load average above): compare the runs' spread before looking for a cost in the /d path.",
+	return fmt.Sprintf("Medians: the hit's first byte came after %.1f ms (a resources/stream call, the 302 from /g to /d, the /d GET) and nginx's after %.1f ms; after it, %.0f MB/s from the store and %.0f MB/s from nginx; the serving process spent %.0f ms of CPU per download and nginx %.0f ms; before its run each copy was at least %.0f %% (store) and %.0f %% (nginx) in the page cache, in folios of %s pages (store) and %s (nginx). Both bodies go out by sendfile (TestGatewayCacheHitSendfile); when the rates after the first byte trail too and the CPU per download does not, the transfers waited for a CPU (the load average above): compare the runs' spread before looking for a cost in the /d path.",
 		measure.Median(h.first), measure.Median(n.first), measure.Median(h.after), measure.Median(n.after),
-		measure.Median(h.cpu), measure.Median(n.cpu), 100*minOf(h.resident), 100*minOf(n.resident))
+		measure.Median(h.cpu), measure.Median(n.cpu), 100*minOf(h.resident), 100*minOf(n.resident), folioText(h.folio), folioText(n.folio))
+}
+
+// folioText is the median folio in pages, or "unknown" where FolioPages
+// could not read it.
+func folioText(v []float64) string {
+	if minOf(v) <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.0f", measure.Median(v))
 }
 
 // cacheRows adds the cache half's rows to G2's table.
@@ -185,6 +227,9 @@ func (res *g2Result) cacheRows(row func(name string, v []float64, unit string)) 
 		row(s.name+": MB/s after the first byte", s.side.after, "MB/s")
 		row(s.name+": server CPU per download (ms)", s.side.cpu, "ms")
 		row(s.name+": copy cached before the run (%)", scale(s.side.resident, 100), "%")
+		if minOf(s.side.folio) > 0 { // readable (root) in every run
+			row(s.name+": the copy's pages per folio before the run", s.side.folio, "pages")
+		}
 	}
 	row("nginx RSS growth per GET (MiB)", mibs(res.nginx.growth), "MiB")
 }
