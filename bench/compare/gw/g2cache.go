@@ -17,15 +17,14 @@ import (
 // G2's cache half: a download from the stream cache (resources/stream, a
 // 302 to a /d link of the local store, sendfile) against nginx sendfile of
 // the same bytes. Both sides are measured alike: the same client code and
-// transport settings; both copies dropped from the page cache once and read
-// back the same way before the first pair, so both sit in folios of the
-// same size (left alone they would not: the seeder writes nginx's copy in
-// 1 MiB writes, which leave 1 MiB folios, and the store's writer drops most
-// of what it writes, which readahead brings back in folios of its window;
-// sendfile costs sender and receiver per folio piece); both copies read
-// through the page cache before every pair, each copy's residency and folio
-// size read just before its run; and both servers watched the same way
-// (peak RSS, CPU time).
+// transport settings; both copies read through the page cache before every
+// pair (the store's writer drops most of what it writes from the cache,
+// and nginx's copy, the upstream's file, is read by every conversion run,
+// so left alone the two would sit in different cache states); each copy's
+// residency and mean folio size read just before its run (sendfile costs
+// both ends per folio piece, so a copy in smaller folios would send more
+// slowly: the figure lets a reader rule that in or out); and both servers
+// watched the same way (peak RSS, CPU time).
 
 // cacheSide is one side's figures per run.
 type cacheSide struct {
@@ -69,7 +68,6 @@ func (res *g2Result) caching(ctx context.Context, rig *g23Rig, plan gPlan, sum s
 	if _, _, err := rig.nginx.fetch(ctx, gKeyStream, res.size, buf); err != nil { // as the warm-up hit
 		res.errs = append(res.errs, "nginx warm-up: "+err.Error())
 	}
-	res.layOutAlike(ours, theirs)
 	for r := range plan.g2Hits {
 		for _, p := range []string{ours, theirs} {
 			if err := measure.WarmFile(p); err != nil {
@@ -133,24 +131,6 @@ func storeCopy(dir string, size int64) (string, error) {
 		return "", err
 	}
 	return found[0], nil
-}
-
-// layOutAlike drops both copies from the page cache and reads them back
-// the same way, so that both sit in folios of the same size.
-func (res *g2Result) layOutAlike(paths ...string) {
-	for _, p := range paths {
-		before, _ := measure.FolioPages(p)
-		err := measure.DropFile(p)
-		if err == nil {
-			err = measure.WarmFile(p)
-		}
-		if err != nil {
-			res.errs = append(res.errs, "laying out "+filepath.Base(p)+": "+err.Error())
-			continue
-		}
-		after, _ := measure.FolioPages(p)
-		measure.Logf("  G2 cache: %s held %.1f pages per folio, %.1f once dropped and read back", filepath.Base(p), before, after)
-	}
 }
 
 // nginxOnce is one GET of nginx's copy.
