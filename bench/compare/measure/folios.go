@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 	"unsafe"
 )
 
@@ -19,23 +18,14 @@ import (
 // alike. It reads /proc/self/pagemap and /proc/kpageflags, which only
 // root may read: elsewhere it returns an error.
 func FolioPages(path string) (float64, error) {
-	f, err := os.Open(path)
+	mem, unmap, err := mapFile(path)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if fi.Size() == 0 {
+	if mem == nil {
 		return 0, fmt.Errorf("folios of %s: empty file", path)
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return 0, fmt.Errorf("mmap %s: %w", path, err)
-	}
-	defer syscall.Munmap(mem)
+	defer unmap()
 	pfns, err := residentFrames(mem)
 	if err != nil {
 		return 0, fmt.Errorf("folios of %s: %w", path, err)

@@ -14,23 +14,14 @@ import (
 // with mincore(2) on a read-only mapping of the whole file (the mapping
 // itself reads nothing from the disk).
 func Residency(path string) (float64, error) {
-	f, err := os.Open(path)
+	mem, unmap, err := mapFile(path)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
+	if mem == nil {
+		return 1, nil // an empty file is all there
 	}
-	if fi.Size() == 0 {
-		return 1, nil
-	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return 0, fmt.Errorf("mmap %s: %w", path, err)
-	}
-	defer syscall.Munmap(mem)
+	defer unmap()
 	page := os.Getpagesize()
 	vec := make([]byte, (len(mem)+page-1)/page)
 	if err := mincore(mem, vec); err != nil {
@@ -41,6 +32,25 @@ func Residency(path string) (float64, error) {
 		resident += int(v & 1)
 	}
 	return float64(resident) / float64(len(vec)), nil
+}
+
+// mapFile maps path whole, read-only and shared (nothing is read from
+// the disk until a page is touched); an empty file maps to nil.
+func mapFile(path string) (mem []byte, unmap func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return nil, func() {}, err
+	}
+	mem, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	return mem, func() { syscall.Munmap(mem) }, nil
 }
 
 // WarmFile reads path to the end through the page cache, so its pages
