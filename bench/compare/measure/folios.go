@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"unsafe"
 )
 
@@ -40,9 +41,6 @@ const (
 	pmFrameMask     = 1<<55 - 1
 )
 
-// faultSink keeps the compiler from dropping residentFrames' page reads.
-var faultSink byte
-
 // residentFrames maps in mem's pages that are in the page cache (mincore
 // says which, so nothing is read from the disk) and returns their page
 // frame numbers from /proc/self/pagemap.
@@ -52,11 +50,13 @@ func residentFrames(mem []byte) ([]uint64, error) {
 	if err := mincore(mem, vec); err != nil {
 		return nil, err
 	}
+	var touched byte
 	for i, v := range vec {
 		if v&1 != 0 {
-			faultSink ^= mem[i*page] // a resident page: a minor fault at most
+			touched ^= mem[i*page] // a resident page: a minor fault at most
 		}
 	}
+	runtime.KeepAlive(touched) // the reads must happen
 	return pagemap(mem, vec, page)
 }
 
