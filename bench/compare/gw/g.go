@@ -47,7 +47,10 @@ func planG(quick bool) gPlan {
 const (
 	gKeySmall  = "bench-4KiB" // readSizes[0].key(): the load scenarios' default key
 	gKeyStream = "bench-g2"
-	gKeyImage  = "bench-g3"
+	// gKeyStoreCopy is the stream cache's copy of gKeyStream, hard-linked
+	// into nginx's folder for G2's cache rounds.
+	gKeyStoreCopy = "bench-g2-store"
+	gKeyImage     = "bench-g3"
 )
 
 // Report is one G run: the targets and the information beside them.

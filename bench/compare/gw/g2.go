@@ -181,7 +181,8 @@ type g2Result struct {
 	upAfter, convAfter      []float64 // MB/s of decoded bytes from the first body byte to the last
 	convGrowth, cacheGrowth []int64   // gateways' RSS growth per run
 	upGrowth                []int64   // the upstream's RSS growth per read (information)
-	hit, nginx              cacheSide // the cache hits and nginx's GETs of the same bytes
+	hit, nginx              cacheSide // the cache hits and nginx's GETs of the same file
+	nginxOwn                cacheSide // nginx's GETs of its own copy (information)
 	miss                    float64   // MB/s of the download that filled the cache
 	errs                    []string
 }
@@ -244,7 +245,7 @@ func (res *g2Result) rate(el time.Duration, err error, what string) float64 {
 func (res *g2Result) target(t *pair.Target) {
 	t.Pairs = []pair.Runs{
 		{Label: "gateway resources/stream ÷ upstream resources/read", Unit: "MB/s", Ours: res.conv, Ref: res.upRead, RefName: "upstream resources/read (decoded)", Want: 0.9},
-		{Label: "stream cache hit ÷ nginx sendfile", Unit: "MB/s", Ours: res.hit.rate, Ref: res.nginx.rate, RefName: "nginx sendfile", Want: 0.9},
+		{Label: "stream cache hit ÷ nginx sendfile", Unit: "MB/s", Ours: res.hit.rate, Ref: res.nginx.rate, RefName: "nginx sendfile of the same file", Want: 0.9},
 	}
 	t.Bounds = []pair.Bound{
 		{Label: "RSS growth, conversion (worst run)", Value: maxMiB(res.convGrowth), Limit: 32, Unit: "MiB"},
@@ -287,7 +288,7 @@ func maxMiB(v []int64) float64 {
 // detail is G2's table.
 func (res *g2Result) detail() string {
 	var b strings.Builder
-	b.WriteString("MB/s are decoded (raw) bytes, 10^6 B/s, from sending the request to the last byte. The upstream's resources/read is timed as P2 times it (the answer read to its end, not decoded: that leaves the decode to the client, in the upstream's favour); the gateway's resources/stream includes the resources/stream call, the downloadUrl GET and everything the gateway does for it (the upstream's whole resources/read, decoded as it arrives). The conversion gateway runs with `--stream-cache=false`, so every run goes to the upstream; the cache gateway (defaults: local store, stream cache on) is filled by one download, warmed by one hit, and each counted hit is a fresh resources/stream answered by a 302 to a /d link of the store (sendfile). Before every pair of a hit and an nginx GET both copies of the blob (the store's file and nginx's) are read through the page cache, and each copy's residency (mincore) and mean folio size (/proc/kpageflags: sendfile costs both ends per folio piece) are read just before its run; both servers are watched the same way (RSS every 5 ms, CPU time from /proc). RSS growth: the process's peak (VmHWM reset before the run) minus its idle RSS after start and a 4 KiB warm-up.\n\n")
+	b.WriteString("MB/s are decoded (raw) bytes, 10^6 B/s, from sending the request to the last byte. The upstream's resources/read is timed as P2 times it (the answer read to its end, not decoded: that leaves the decode to the client, in the upstream's favour); the gateway's resources/stream includes the resources/stream call, the downloadUrl GET and everything the gateway does for it (the upstream's whole resources/read, decoded as it arrives). The conversion gateway runs with `--stream-cache=false`, so every run goes to the upstream; the cache gateway (defaults: local store, stream cache on) is filled by one download, warmed by one hit, and each counted hit is a fresh resources/stream answered by a 302 to a /d link of the store (sendfile). nginx sends the same file as the hits: the store's copy, hard-linked into its folder for these rounds, so both servers send the very same page-cache pages; nginx's own copy (the upstream's file) runs in the same rounds as information. Each round runs a hit, nginx on the same file and nginx on its own copy, in rotating order; before it both files are read through the page cache, and each file's residency (mincore) and mean folio size (/proc/kpageflags: sendfile costs both ends per folio piece) are read just before each run; both servers are watched the same way (RSS every 5 ms, CPU time from /proc). RSS growth: the process's peak (VmHWM reset before the run) minus its idle RSS after start and a 4 KiB warm-up.\n\n")
 	b.WriteString("| figure | per run | median |\n|---|---|--:|\n")
 	row := func(name string, v []float64, unit string) {
 		fmt.Fprintf(&b, "| %s | %s | %s %s |\n", name, fmtList(v, "%.0f"), render.Human(measure.Median(v)), unit)
