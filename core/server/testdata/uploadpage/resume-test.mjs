@@ -18,16 +18,22 @@ const ctx = await chromium.launchPersistentContext(profile, {
 const watch = () => {
   window.__progress = [];
   window.__statuses = [];
+  window.__timeline = []; // "ms status" lines, for the failure report
+  const t0 = performance.now();
   const bar = document.getElementById("bar");
   const status = document.getElementById("status");
   new MutationObserver(() => window.__progress.push(Number(bar.getAttribute("aria-valuenow"))))
     .observe(bar, { attributes: true, attributeFilter: ["aria-valuenow"] });
-  new MutationObserver(() => window.__statuses.push(status.textContent))
+  new MutationObserver(() => {
+    window.__statuses.push(status.textContent);
+    window.__timeline.push(`${Math.round(performance.now() - t0)} ms ${status.textContent} (bar ${bar.getAttribute("aria-valuenow")})`);
+  })
     .observe(status, { childList: true, characterData: true, subtree: true });
 };
 let exitCode = 0;
+let page;
 try {
-  const page = ctx.pages()[0] || (await ctx.newPage());
+  page = ctx.pages()[0] || (await ctx.newPage());
   const resp = await page.goto(url);
   if (!resp || resp.status() !== 200) throw new Error(`page status ${resp && resp.status()}`);
   await page.evaluate(watch);
@@ -51,6 +57,11 @@ try {
   if (!done) exitCode = 1;
 } catch (e) {
   console.error("FAIL:", e.message);
+  // What the page showed on the way, and where it stands, tell a slow
+  // upload from one that stopped.
+  const seen = await page?.evaluate(() => ({ timeline: window.__timeline,
+    bar: document.getElementById("bar").getAttribute("aria-valuenow") })).catch((err) => err.message);
+  console.error("page:", JSON.stringify(seen));
   exitCode = 1;
 } finally {
   await ctx.close();
