@@ -6,8 +6,11 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mcpblob/mcpblob/core/server/linger"
 )
 
 // Listener is a net.Listener that bounds the connections served at once
@@ -96,15 +99,33 @@ func (l *Listener) release(ip string) {
 // conn is a counted connection; Close gives its place back once.
 type conn struct {
 	net.Conn
-	l    *Listener
-	ip   string
-	once sync.Once
+	l       *Listener
+	ip      string
+	once    sync.Once
+	reading atomic.Int32 // Reads under way
 }
 
+func (c *conn) Read(p []byte) (int, error) {
+	c.reading.Add(1)
+	defer c.reading.Add(-1)
+	return c.Conn.Read(p)
+}
+
+// Close gives the place back and closes: with a lingering close
+// (core/server/linger), so a client still sending a body the server did
+// not read gets the answer, not a reset; at once when another goroutine
+// is reading c (an idle connection closed at shutdown), which the close
+// wakes.
 func (c *conn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() { c.l.release(c.ip) })
-	return err
+	c.once.Do(func() {
+		if c.reading.Load() > 0 {
+			_ = c.Conn.Close()
+		} else {
+			linger.Close(c.Conn)
+		}
+		c.l.release(c.ip)
+	})
+	return nil
 }
 
 // ReadFrom lets bufio.Writer reach (*net.TCPConn).ReadFrom, so local files

@@ -2,7 +2,9 @@ package connlimit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -84,5 +86,73 @@ func expectRefusal(t *testing.T, addr string, status int, code string) {
 	err = json.NewDecoder(resp.Body).Decode(&body)
 	if resp.StatusCode != status || err != nil || body.Error.Code != code || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("refusal: %d %q (%v), Retry-After %q; want %d %q", resp.StatusCode, body.Error.Code, err, resp.Header.Get("Retry-After"), status, code)
+	}
+}
+
+// A connection another goroutine is reading (an idle keep-alive one
+// closed at shutdown) is closed at once, which wakes the reader with
+// net.ErrClosed; a lingering close would leave it waiting on the linger's
+// read deadline.
+func TestCloseWakesReader(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := New(inner, 0, 0)
+	defer ln.Close()
+	client, err := net.Dial("tcp", inner.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	served, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken := make(chan error, 1)
+	go func() {
+		_, err := served.Read(make([]byte, 1))
+		woken <- err
+	}()
+	for served.(*conn).reading.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	served.Close()
+	select {
+	case err := <-woken:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("the reader woke with %v; want net.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader was not woken")
+	}
+}
+
+// A connection closed with a request body still arriving lingers: the
+// client, still writing, gets the answer written before the close.
+func TestCloseLingers(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := New(inner, 0, 0)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			io.WriteString(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		}
+		c.Close()
+	}()
+	resp, err := http.Post("http://"+inner.Addr().String()+"/", "application/octet-stream", bytes.NewReader(make([]byte, 16<<20)))
+	if err != nil {
+		t.Fatalf("%v; want the 413", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d; want 413", resp.StatusCode)
 	}
 }
