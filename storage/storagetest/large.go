@@ -35,6 +35,7 @@ func (s Suite) RunLarge(t *testing.T) {
 	src := NewStream(seed, size)
 	buf := make([]byte, 1<<20)
 	want := sha256.New()
+	began := time.Now()
 	w, err := b.Create(ctx, key, storage.CreateOptions{MediaType: "application/x-test", Filename: "stream.bin"})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func (s Suite) RunLarge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
+	commitWindows.Store(commitKey(info), writeWindow{began, time.Now()})
 	t.Logf("uploaded %d MiB in %v (%.0f MB/s); peak heap growth %.1f MiB (limit %d MiB)",
 		size>>20, elapsed.Round(time.Millisecond), float64(size)/elapsed.Seconds()/1e6, float64(growth)/(1<<20), limit>>20)
 	if growth > limit {
