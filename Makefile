@@ -285,9 +285,10 @@ tools: $(TOOLBIN)/weed $(TOOLBIN)/jaeger $(TOOLBIN)/staticcheck $(TOOLBIN)/tusd 
 
 # tools-apt-test: Debian packages the tests use: strace (observes sendfile on the
 # download path), chromium (drives the upload page), nginx (the cluster check's load
-# balancer, `nginx -t` of deploy/nginx.conf) and haproxy (`haproxy -c` of
-# deploy/haproxy.cfg). Installed only when missing.
-APT_TEST_TOOLS := strace:strace chromium:chromium nginx:nginx-light haproxy:haproxy
+# balancer, `nginx -t` of deploy/nginx.conf), haproxy (`haproxy -c` of
+# deploy/haproxy.cfg) and wrk (harness-test runs P6's Lua script in it). Installed only
+# when missing.
+APT_TEST_TOOLS := strace:strace chromium:chromium nginx:nginx-light haproxy:haproxy wrk:wrk
 tools-apt-test:
 	@missing=""; for t in $(APT_TEST_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t##*:}"; done; \
 	if [ -n "$$missing" ]; then \
