@@ -99,32 +99,55 @@ func (l *Listener) release(ip string) {
 // conn is a counted connection; Close gives its place back once.
 type conn struct {
 	net.Conn
-	l       *Listener
-	ip      string
-	once    sync.Once
-	reading atomic.Int32 // Reads under way
+	l  *Listener
+	ip string
+	// state is closedBit once Close ran, plus the Reads under way: one
+	// word, so a Read either starts before the close (which then closes at
+	// once, waking it) or sees the close and leaves the socket alone.
+	state atomic.Int32
 }
 
+const closedBit = 1 << 30
+
 func (c *conn) Read(p []byte) (int, error) {
-	c.reading.Add(1)
-	defer c.reading.Add(-1)
+	defer c.state.Add(-1)
+	if c.state.Add(1)&closedBit != 0 {
+		return 0, net.ErrClosed
+	}
 	return c.Conn.Read(p)
+}
+
+// SetDeadline and SetReadDeadline do nothing once Close ran: a lingering
+// close's reads keep their own deadline.
+func (c *conn) SetDeadline(t time.Time) error {
+	if c.state.Load()&closedBit != 0 {
+		return net.ErrClosed
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	if c.state.Load()&closedBit != 0 {
+		return net.ErrClosed
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 // Close gives the place back and closes: with a lingering close
 // (core/server/linger), so a client still sending a body the server did
-// not read gets the answer, not a reset; at once when another goroutine
-// is reading c (an idle connection closed at shutdown), which the close
-// wakes.
+// not read gets the answer, not a reset; at once when a Read is under way
+// (an idle connection closed at shutdown), which the close wakes.
 func (c *conn) Close() error {
-	c.once.Do(func() {
-		if c.reading.Load() > 0 {
-			_ = c.Conn.Close()
-		} else {
-			linger.Close(c.Conn)
-		}
-		c.l.release(c.ip)
-	})
+	old := c.state.Or(closedBit)
+	switch {
+	case old&closedBit != 0:
+		return nil // closed before
+	case old > 0:
+		_ = c.Conn.Close()
+	default:
+		linger.Close(c.Conn)
+	}
+	c.l.release(c.ip)
 	return nil
 }
 

@@ -114,7 +114,7 @@ func TestCloseWakesReader(t *testing.T) {
 		_, err := served.Read(make([]byte, 1))
 		woken <- err
 	}()
-	for served.(*conn).reading.Load() == 0 {
+	for served.(*conn).state.Load() == 0 { // the Read has not started
 		time.Sleep(time.Millisecond)
 	}
 	served.Close()
@@ -125,6 +125,42 @@ func TestCloseWakesReader(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader was not woken")
+	}
+}
+
+// After Close, a late Read or deadline from the server's side (fasthttp's
+// loop of a connection closed idle at shutdown) leaves the lingering
+// socket alone: it gets net.ErrClosed, and the client's bytes stay the
+// linger's to drop.
+func TestLateReadAfterClose(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := New(inner, 0, 0)
+	defer ln.Close()
+	client, err := net.Dial("tcp", inner.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	served, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served.Close() // no Read under way: the close lingers
+	io.WriteString(client, "GET / HTTP/1.1\r\n\r\n")
+	if n, err := served.Read(make([]byte, 64)); n != 0 || !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Read after Close: %d, %v; want 0, net.ErrClosed", n, err)
+	}
+	if err := served.SetReadDeadline(time.Now().Add(time.Hour)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("SetReadDeadline after Close: %v; want net.ErrClosed", err)
+	}
+	if err := served.SetDeadline(time.Now().Add(time.Hour)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("SetDeadline after Close: %v; want net.ErrClosed", err)
+	}
+	if err := served.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }
 

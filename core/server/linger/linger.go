@@ -18,6 +18,10 @@ const (
 	MaxLingering = 1024
 )
 
+// maxTime and silence are MaxTime and Silence, which tests shorten or
+// stretch.
+var maxTime, silence = MaxTime, Silence
+
 // discardSize is the read buffer of one lingering close, held only while
 // it lasts.
 const discardSize = 4 << 10
@@ -60,9 +64,9 @@ func discard(c net.Conn) {
 	defer lingering.Add(-1)
 	defer c.Close()
 	buf := make([]byte, discardSize)
-	end := time.Now().Add(MaxTime)
+	end := time.Now().Add(maxTime)
 	for n := 0; n < MaxBytes; {
-		deadline := time.Now().Add(Silence)
+		deadline := time.Now().Add(silence)
 		if deadline.After(end) {
 			deadline = end
 		}

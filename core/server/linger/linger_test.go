@@ -29,6 +29,16 @@ func answerEarly(t *testing.T, ln net.Listener, close func(net.Conn)) {
 	}()
 }
 
+// waitLingering waits until a close lingers.
+func waitLingering(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); lingering.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not close")
+		}
+	}
+}
+
 // waitEnded waits until no close lingers.
 func waitEnded(t *testing.T, what string) {
 	t.Helper()
@@ -77,7 +87,7 @@ func TestRefusalReachesWritingClient(t *testing.T) {
 }
 
 // TestEndlessSenderIsCut: a client that never stops sending is cut once
-// the bounds pass; the close ends and its done runs.
+// MaxBytes are dropped; the close ends.
 func TestEndlessSenderIsCut(t *testing.T) {
 	ln := listen(t)
 	answerEarly(t, ln, Close)
@@ -98,9 +108,7 @@ func TestEndlessSenderIsCut(t *testing.T) {
 			}
 		}
 	}()
-	for lingering.Load() == 0 { // the server has not closed yet
-		time.Sleep(time.Millisecond)
-	}
+	waitLingering(t)
 	waitEnded(t, fmt.Sprintf("a client that sent %d bytes and never stops", sent.Load()))
 	// The client's writes now fail: the server's side is closed.
 	c.SetWriteDeadline(time.Now().Add(5 * time.Second))
@@ -148,13 +156,68 @@ func TestPastMaxLingeringClosesAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lingering.Store(MaxLingering)
-	defer lingering.Store(0)
+	waitEnded(t, "before the test")
+	lingering.Add(MaxLingering)
+	defer lingering.Add(-MaxLingering)
 	Close(s)
 	if n := lingering.Load(); n != MaxLingering {
 		t.Fatalf("%d closes linger; want %d (this one closed at once)", n, MaxLingering)
 	}
 	if err := s.SetReadDeadline(time.Now()); err == nil {
 		t.Fatal("the server's side is still open")
+	}
+}
+
+// timedClose closes the server's side of a new connection, whose client
+// then runs client, and returns how long the close lingered.
+func timedClose(t *testing.T, client func(net.Conn)) time.Duration {
+	t.Helper()
+	ln := listen(t)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go client(c)
+	start := time.Now()
+	Close(s)
+	waitEnded(t, "a client that does not close")
+	return time.Since(start)
+}
+
+// setBounds sets the time bounds for one test.
+func setBounds(t *testing.T, max, quiet time.Duration) {
+	waitEnded(t, "before the test")
+	maxTime, silence = max, quiet
+	t.Cleanup(func() { maxTime, silence = MaxTime, Silence })
+}
+
+// TestSilentClientIsCut: a client that neither sends nor closes is cut
+// after Silence, long before MaxTime.
+func TestSilentClientIsCut(t *testing.T) {
+	setBounds(t, time.Minute, 100*time.Millisecond)
+	if d := timedClose(t, func(net.Conn) {}); d >= 30*time.Second {
+		t.Fatalf("the close lingered %v on a silent client; want about Silence (100 ms), not MaxTime (1 min)", d)
+	}
+}
+
+// TestTricklingClientIsCut: a client that sends a byte every 20 ms, never
+// silent for Silence, is cut once MaxTime passes.
+func TestTricklingClientIsCut(t *testing.T) {
+	setBounds(t, time.Second, 5*time.Second)
+	d := timedClose(t, func(c net.Conn) {
+		for {
+			if _, err := c.Write([]byte{'x'}); err != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	if d < time.Second || d >= 5*time.Second {
+		t.Fatalf("the close lingered %v on a trickling client; want MaxTime (1 s), less than Silence (5 s)", d)
 	}
 }
