@@ -89,26 +89,33 @@ func expectRefusal(t *testing.T, addr string, status int, code string) {
 	}
 }
 
-// A connection another goroutine is reading (an idle keep-alive one
-// closed at shutdown) is closed at once, which wakes the reader with
-// net.ErrClosed; a lingering close would leave it waiting on the linger's
-// read deadline.
-func TestCloseWakesReader(t *testing.T) {
+// servedPair returns both ends of a connection admitted by a Listener
+// without bounds: the client's and the served one; the client's end and
+// the Listener close when the test ends.
+func servedPair(t *testing.T) (client, served net.Conn) {
+	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln := New(inner, 0, 0)
-	defer ln.Close()
-	client, err := net.Dial("tcp", inner.Addr().String())
-	if err != nil {
+	t.Cleanup(func() { ln.Close() })
+	if client, err = net.Dial("tcp", inner.Addr().String()); err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	served, err := ln.Accept()
-	if err != nil {
+	t.Cleanup(func() { client.Close() })
+	if served, err = ln.Accept(); err != nil {
 		t.Fatal(err)
 	}
+	return client, served
+}
+
+// A connection another goroutine is reading (an idle keep-alive one
+// closed at shutdown) is closed at once, which wakes the reader with
+// net.ErrClosed; a lingering close would leave it waiting on the linger's
+// read deadline.
+func TestCloseWakesReader(t *testing.T) {
+	_, served := servedPair(t)
 	woken := make(chan error, 1)
 	go func() {
 		_, err := served.Read(make([]byte, 1))
@@ -133,21 +140,7 @@ func TestCloseWakesReader(t *testing.T) {
 // socket alone: it gets net.ErrClosed, and the client's bytes stay the
 // linger's to drop.
 func TestLateReadAfterClose(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := New(inner, 0, 0)
-	defer ln.Close()
-	client, err := net.Dial("tcp", inner.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	served, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, served := servedPair(t)
 	served.Close() // no Read under way: the close lingers
 	io.WriteString(client, "GET / HTTP/1.1\r\n\r\n")
 	if n, err := served.Read(make([]byte, 64)); n != 0 || !errors.Is(err, net.ErrClosed) {

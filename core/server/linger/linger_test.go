@@ -64,6 +64,22 @@ func listen(t *testing.T) net.Listener {
 	return ln
 }
 
+// connPair returns both ends of a new loopback connection: the client's
+// (closed when the test ends) and the server's.
+func connPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln := listen(t)
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if server, err = ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	return client, server
+}
+
 // TestRefusalReachesWritingClient: a client still writing a 16 MiB body
 // when the server answers and closes gets the answer, not "connection
 // reset" (with a plain close net/http's client returned the write error
@@ -125,15 +141,7 @@ func TestEndlessSenderIsCut(t *testing.T) {
 // TestQuietClientGetsEOF: a client that sent nothing more reads the end
 // of the connection at once, and once it closes, the lingering close ends.
 func TestQuietClientGetsEOF(t *testing.T) {
-	ln := listen(t)
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := connPair(t)
 	Close(s)
 	c.SetReadDeadline(time.Now().Add(MaxTime / 2))
 	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
@@ -146,16 +154,7 @@ func TestQuietClientGetsEOF(t *testing.T) {
 // TestPastMaxLingeringClosesAtOnce: with MaxLingering closes under way, a
 // connection is closed outright and nothing more lingers.
 func TestPastMaxLingeringClosesAtOnce(t *testing.T) {
-	ln := listen(t)
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := connPair(t)
 	waitEnded(t, "before the test")
 	lingering.Add(MaxLingering)
 	defer lingering.Add(-MaxLingering)
@@ -172,16 +171,7 @@ func TestPastMaxLingeringClosesAtOnce(t *testing.T) {
 // then runs client, and returns how long the close lingered.
 func timedClose(t *testing.T, client func(net.Conn)) time.Duration {
 	t.Helper()
-	ln := listen(t)
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := connPair(t)
 	go client(c)
 	start := time.Now()
 	Close(s)
