@@ -54,7 +54,7 @@ func (s Suite) RunLarge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
-	commitWindows.Store(commitKey(info), writeWindow{began, time.Now()})
+	noteWrite(info, began)
 	t.Logf("uploaded %d MiB in %v (%.0f MB/s); peak heap growth %.1f MiB (limit %d MiB)",
 		size>>20, elapsed.Round(time.Millisecond), float64(size)/elapsed.Seconds()/1e6, float64(growth)/(1<<20), limit>>20)
 	if growth > limit {

@@ -151,21 +151,27 @@ func put(t *testing.T, b storage.Backend, key string, data []byte, opts storage.
 	if err != nil {
 		t.Fatalf("Commit(%q, %d bytes): %v", key, len(data), err)
 	}
-	commitWindows.Store(commitKey(info), writeWindow{began, time.Now()})
+	noteWrite(info, began)
 	checkInfo(t, "Commit", info, key, data, opts)
 	return info
 }
 
-// commitWindows holds, for each Info a Commit returned in put, when the
-// write began and when Commit returned. A remote store stamps its own
-// ModTime at some moment in between (SeaweedFS's S3, to the second, while
-// it took the request; the writer's Commit stamps when the request
-// returned), so under load a Stat may differ from Commit's ModTime by as
-// long as the request took: a single PUT of 0 bytes that took 8 s in a
-// loaded -race run did.
+// commitWindows holds, for each Info a Commit returned in put (and in
+// RunLarge), when the write began and when Commit returned. A remote store
+// stamps its own ModTime at some moment in between (SeaweedFS's S3, to the
+// second, while it took the request; the writer's Commit stamps when the
+// request returned), so under load a Stat may differ from Commit's ModTime
+// by as long as the request took: a single PUT of 0 bytes that took 8 s in
+// a loaded -race run did.
 var commitWindows sync.Map // commitKey → writeWindow
 
 type writeWindow struct{ began, ended time.Time }
+
+// noteWrite records the window of the write that began at began and whose
+// Commit just returned info.
+func noteWrite(info storage.Info, began time.Time) {
+	commitWindows.Store(commitKey(info), writeWindow{began, time.Now()})
+}
 
 // commitKey names one Commit's Info: Commit's ModTime is a clock reading
 // to the nanosecond, so no two commits share it.
