@@ -12,6 +12,7 @@ import (
 	"github.com/mcpblob/mcpblob/core/gateway"
 	"github.com/mcpblob/mcpblob/core/mcp"
 	"github.com/mcpblob/mcpblob/core/server/bodystream"
+	"github.com/mcpblob/mcpblob/core/server/gate"
 	"github.com/mcpblob/mcpblob/core/server/telemetry"
 )
 
@@ -63,11 +64,8 @@ func (s *Server) serveGateway(ctx *fasthttp.RequestCtx, gw *gateway.Gateway) {
 // (the gateway sends them on), its body (nil for none) as a reader.
 func (s *Server) gatewayRequest(ctx *fasthttp.RequestCtx, body io.Reader, principal string) *gateway.Request {
 	r := &gateway.Request{Method: string(ctx.Method()), Header: gatewayHeader(&ctx.Request.Header),
-		ContentLength: int64(ctx.Request.Header.ContentLength()),
+		ContentLength: int64(gate.BodyLength(&ctx.Request.Header)), // -1: chunked
 		Principal:     principal, Context: telemetry.Of(ctx).Context()}
-	if r.ContentLength < 0 {
-		r.ContentLength = -1 // chunked, or up to the connection's end
-	}
 	if body != nil && ctx.IsPost() {
 		r.Body = body
 	}

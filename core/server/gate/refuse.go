@@ -104,11 +104,24 @@ func (r *Refusal) answer(ctx *fasthttp.RequestCtx, body io.Reader, rpc bool) {
 // readSmallBody reads body when its declared length is at most
 // DrainLimit, or marks the connection to close.
 func readSmallBody(ctx *fasthttp.RequestCtx, body io.Reader) {
-	cl := ctx.Request.Header.ContentLength()
+	cl := BodyLength(&ctx.Request.Header)
 	if cl == 0 || cl > 0 && cl <= DrainLimit && discard(body, int64(cl)) {
 		return
 	}
 	ctx.SetConnectionClose()
+}
+
+// BodyLength is the length of h's request body: its Content-Length, -1
+// when chunked, and 0 without either. fasthttp reports a request with
+// neither as -2, "identity", which for a response means a body up to the
+// connection's end but for a request means none (RFC 9112 section 6.3):
+// taken for an unknown length, it closed the kept-alive connection after
+// every refused or drained GET (a gateway's /g downloads, 404s).
+func BodyLength(h *fasthttp.RequestHeader) int {
+	if cl := h.ContentLength(); cl != -2 {
+		return cl
+	}
+	return 0
 }
 
 // discard reads n bytes of body; false when they did not all arrive.
@@ -156,7 +169,7 @@ func settle(ctx *fasthttp.RequestCtx, body *pace.Reader) {
 		// the 413 instead of a connection reset; beyond that, hang up.
 		discard(body, DrainLimit)
 		ctx.SetConnectionClose()
-	case !body.EOF && ctx.Request.Header.ContentLength() != 0:
+	case !body.EOF && BodyLength(&ctx.Request.Header) != 0:
 		if discard(body, refusedDrain) || !body.EOF { // over refusedDrain, or cut short
 			ctx.SetConnectionClose()
 		}
