@@ -9,7 +9,11 @@
 // on one SeaweedFS node (rig.go). Throughput, the server's RSS growth and
 // the bytes written per byte uploaded (write_bytes of /proc/PID/io: the
 // server's on the local store, SeaweedFS's on S3) are measured per run
-// (p11.go).
+// (p11.go). On S3 the store's own pace for a client that waits for each
+// chunk (one multipart upload of chunk-sized parts sent one after another
+// by minio-go, no server of ours between) runs in the same rotation
+// (floor.go): it bounds every tus server on that store, since a PATCH is
+// answered only once its bytes are durable.
 //
 // P12: resume cost on the local store. The server is SIGKILLed while the
 // client is half way through the upload, restarted on the same folder and

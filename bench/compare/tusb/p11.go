@@ -30,8 +30,8 @@ func newPlan(quick bool) plan {
 // op is one P11 operation: size bytes to one server.
 type op struct {
 	name string
-	tus  bool // a tus upload (its PATCH times are kept)
-	srv  *server
+	tus  bool    // a tus upload (its PATCH times are kept)
+	srv  *server // nil for the store's own pace (floorOp)
 	run  func(ctx context.Context, r int) (cleanup func(), err error)
 }
 
@@ -63,10 +63,11 @@ type storeResult struct {
 	idle    map[string]int64 // idle RSS by server name
 }
 
-// ops are mcpblob's tus upload, its PUT /v1/blobs and tusd's tus upload of raw.
+// ops are mcpblob's tus upload, its PUT /v1/blobs and tusd's tus upload of
+// raw, and on S3 the store's own pace (floorOp).
 func ops(rig *storeRig, raw []byte, p plan) []op {
 	mb, td := rig.mcpblob, rig.tusd
-	return []op{
+	o := []op{
 		{name: "mcpblob tus", tus: true, srv: mb, run: func(ctx context.Context, r int) (func(), error) {
 			key := fmt.Sprintf("p11/tus-%d", r)
 			err := mb.tus.upload(ctx, mb.path, raw, p.chunk, map[string]string{"key": key, "filename": "p11.bin", "filetype": "application/octet-stream"})
@@ -84,6 +85,10 @@ func ops(rig *storeRig, raw []byte, p plan) []op {
 			return func() { terminate(ctx, td, u) }, err
 		}},
 	}
+	if rig.s3 != nil {
+		o = append(o, floorOp(rig, raw, p))
+	}
+	return o
 }
 
 // runStore measures every operation on rig p.runs times, rotating their
@@ -112,11 +117,36 @@ func runStore(ctx context.Context, rig *storeRig, raw []byte, p plan, sum string
 	return res
 }
 
+// fresh starts o's server again (an operation without one has none).
+func (o op) fresh(ctx context.Context) error {
+	if o.srv == nil {
+		return nil
+	}
+	return o.srv.fresh(ctx)
+}
+
+// pid is o's server's PID, 0 without one.
+func (o op) pid() int {
+	if o.srv == nil {
+		return 0
+	}
+	return o.srv.pid()
+}
+
+// growth is o's server's RSS peak over its idle RSS, in MiB (0 without a
+// server).
+func (o op) growth(peak int64) float64 {
+	if o.srv == nil {
+		return 0
+	}
+	return float64(max(0, peak-o.srv.idle)) / (1 << 20)
+}
+
 // runOnce runs o once, on a server process started for it and a settled
 // disk, with the server's RSS peak and the bytes it (and SeaweedFS, on S3)
 // wrote measured around it.
 func runOnce(ctx context.Context, rig *storeRig, o op, r int, size int64) (sample, func()) {
-	if err := o.srv.fresh(ctx); err != nil {
+	if err := o.fresh(ctx); err != nil {
 		return sample{err: err}, nil
 	}
 	measure.SettleDisk()
@@ -124,15 +154,16 @@ func runOnce(ctx context.Context, rig *storeRig, o op, r int, size int64) (sampl
 	if rig.weed != nil {
 		weedPID = rig.weed.PID()
 	}
-	srv0, weed0 := ioWritten(o.srv.pid()), ioWritten(weedPID)
-	w := measure.WatchPeak(o.srv.pid())
+	srvPID := o.pid()
+	srv0, weed0 := ioWritten(srvPID), ioWritten(weedPID)
+	w := measure.WatchPeak(srvPID)
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	t0 := time.Now()
 	cleanup, err := o.run(rctx, r)
 	el := time.Since(t0)
 	cancel()
-	smp := sample{err: err, growth: float64(max(0, w.End()-o.srv.idle)) / (1 << 20)}
-	smp.srvWritten = float64(ioWritten(o.srv.pid())-srv0) / float64(size)
+	smp := sample{err: err, growth: o.growth(w.End())}
+	smp.srvWritten = float64(ioWritten(srvPID)-srv0) / float64(size)
 	if weedPID != 0 {
 		smp.s3Written = float64(ioWritten(weedPID)-weed0) / float64(size)
 	}

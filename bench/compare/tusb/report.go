@@ -109,7 +109,7 @@ func p11Why(st *storeResult, p plan, vsPut, vsTusd pair.Runs, growth, written pa
 	var why []string
 	tus, put, td := measure.Median(vsPut.Ours), measure.Median(vsPut.Ref), measure.Median(vsTusd.Ref)
 	if !vsPut.Met() && tus > 0 && put > 0 {
-		why = append(why, fmt.Sprintf("%s: tus %.0f MB/s against one PUT's %.0f MB/s (median). %s", st.name, tus, put, patchWhy(st, p, put)))
+		why = append(why, fmt.Sprintf("%s: tus %.0f MB/s against one PUT's %.0f MB/s (median). %s", st.name, tus, put, patchWhy(st, p, put)+floorWhy(st, tus, put)))
 	}
 	if !vsTusd.Met() && tus > 0 && td > 0 {
 		why = append(why, fmt.Sprintf("%s: tus %.0f MB/s against tusd's %.0f MB/s (median): an %d MiB PATCH took %.0f ms at mcpblob, %.0f ms at tusd (medians), the last one %.0f ms against %.0f ms; tusd wrote %s per byte uploaded, mcpblob %s%s.",

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
 	"github.com/mcpblob/mcpblob/bench/compare/scale"
 	"github.com/mcpblob/mcpblob/loadtest/rig/mcpc"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
@@ -156,6 +158,7 @@ type storeRig struct {
 	mcpblob *server
 	tusd    *server
 	weed    *weed.Service // nil on the local store
+	s3      *minio.Client // the node's client (floorOp); nil on the local store
 }
 
 func (r *storeRig) stop() {
@@ -191,9 +194,12 @@ func startS3(ctx context.Context, opt *Options, dir string) (*storeRig, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.weed = w
+	r.weed, r.s3 = w, client
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err = weed.Writable(wctx, client, "p11-tusd")
+	if err == nil {
+		err = weed.Writable(wctx, client, floorBucket)
+	}
 	cancel()
 	if err != nil {
 		r.stop()

@@ -158,3 +158,32 @@ func TestP12Target(t *testing.T) {
 		t.Fatalf("the rendered section lacks run 2's row:\n%s", out)
 	}
 }
+
+// On S3 the store's own one-part-at-a-time pace bounds tus: the why line
+// names it, and says the target is out of reach when that pace is under
+// 0.9× PUT; its table row has no server figures.
+func TestFloorBoundsTus(t *testing.T) {
+	p := plan{size: 64 << 20, chunk: 8 << 20}
+	s3 := func(floor float64) *storeResult {
+		ops := []op{{name: "mcpblob tus", tus: true, srv: &server{}}, {name: "mcpblob PUT /v1/blobs", srv: &server{}}, {name: "tusd", tus: true, srv: &server{}}, {name: floorName}}
+		s := &storeResult{name: "S3", ops: ops, idle: map[string]int64{}}
+		s.samples = [][]sample{{{mbps: 80}}, {{mbps: 120}}, {{mbps: 78}}, {{mbps: floor, s3Written: 1}}}
+		return s
+	}
+	for _, c := range []struct {
+		floor float64
+		want  string
+	}{
+		{85, "at 85 MB/s (median; minio-go from memory, each part's CRC32C in a trailer as mcpblob sends it, no server of ours: the pace of a client that waits for each chunk's answer), 0.71× PUT's rate, below 0.9× PUT: no tus server"},
+		{150, "at 150 MB/s (median; minio-go from memory, each part's CRC32C in a trailer as mcpblob sends it, no server of ours: the pace of a client that waits for each chunk's answer), 1.25× PUT's rate, so a tus server reaches 0.9× PUT on this store at 72 % of that pace; mcpblob's tus reached 53 % of it."},
+	} {
+		tg := p11Target(p, []*storeResult{s3(c.floor)}, nil)
+		if len(tg.Why) == 0 || !strings.Contains(tg.Why[0], c.want) {
+			t.Fatalf("floor %v MB/s: why %q, want it to contain %q", c.floor, tg.Why, c.want)
+		}
+		row := fmt.Sprintf("| S3 | %s | 1 | %.0f | – | – | – | 1.00× |  |", floorName, c.floor)
+		if !strings.Contains(tg.Detail, row) {
+			t.Fatalf("the detail lacks the floor's row %q:\n%s", row, tg.Detail)
+		}
+	}
+}
