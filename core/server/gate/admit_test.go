@@ -49,13 +49,9 @@ type served struct {
 // one per request.
 func serve(t *testing.T, g *gate.Gate) (net.Conn, <-chan served) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tel := telemetry.New(nil, slog.New(slog.DiscardHandler), false)
 	seen := make(chan served, 8)
-	s := &fasthttp.Server{StreamRequestBody: true, ReadTimeout: 5 * time.Second, Handler: func(ctx *fasthttp.RequestCtx) {
+	c := serveConn(t, func(ctx *fasthttp.RequestCtx) {
 		ctx.SetUserValue(telemetry.IDKey, tel.Begin(string(ctx.Method()), "/mcp", ""))
 		var sw served
 		defer func() { sw.received = telemetry.Of(ctx).Received; seen <- sw }()
@@ -69,7 +65,19 @@ func serve(t *testing.T, g *gate.Gate) (net.Conn, <-chan served) {
 			sw.read, _ = io.Copy(io.Discard, in.Body)
 		}
 		ctx.SetStatusCode(http.StatusOK)
-	}}
+	})
+	return c, seen
+}
+
+// serveConn serves h on a loopback listener (the rate rule needs a
+// connection's read deadlines) and returns a connection to it.
+func serveConn(t *testing.T, h fasthttp.RequestHandler) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &fasthttp.Server{StreamRequestBody: true, ReadTimeout: 5 * time.Second, Handler: h}
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(func() { _ = s.Shutdown(); _ = ln.Close() })
 	c, err := net.Dial("tcp", ln.Addr().String())
@@ -77,7 +85,7 @@ func serve(t *testing.T, g *gate.Gate) (net.Conn, <-chan served) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return c, seen
+	return c
 }
 
 // post is a raw POST /mcp with body, on a localhost Host unless host says

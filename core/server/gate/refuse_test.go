@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -21,22 +20,10 @@ import (
 func drained(t *testing.T) net.Conn {
 	t.Helper()
 	g := newGate(t, &pace.Slots{Max: 1, PerMax: 1})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &fasthttp.Server{StreamRequestBody: true, ReadTimeout: 5 * time.Second, Handler: func(ctx *fasthttp.RequestCtx) {
+	return serveConn(t, func(ctx *fasthttp.RequestCtx) {
 		g.DrainSmall(ctx)
 		ctx.Redirect("/d/elsewhere", http.StatusFound)
-	}}
-	go func() { _ = s.Serve(ln) }()
-	t.Cleanup(func() { _ = s.Shutdown(); _ = ln.Close() })
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	})
 }
 
 // TestDrainSmallKeepsBodylessGETAlive: a GET without a body (no
