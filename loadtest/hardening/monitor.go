@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"sync"
 	"time"
 
@@ -11,13 +9,14 @@ import (
 )
 
 // monitor samples the server's RSS (/proc/PID/status, every 50 ms) and
-// times GET /healthz (every cfg.healthzEvery) for the whole run, charging
+// times GET /healthz (every cfg.healthzEvery, from a process of its own:
+// prober.go) for the whole run, charging
 // each sample to the phase running at the time (a table row, a storm, or
 // setup).
 type monitor struct {
-	t     *target
-	every time.Duration
-	hc    *http.Client
+	t         *target
+	every     time.Duration
+	keepAlive bool // probe on one kept-alive connection
 
 	mu     sync.Mutex
 	label  string
@@ -35,9 +34,7 @@ type phaseStats struct {
 }
 
 func newMonitor(t *target, c config) *monitor {
-	tr := &http.Transport{Proxy: nil, DisableKeepAlives: !c.probeKeepAlive, MaxIdleConnsPerHost: 1}
-	return &monitor{t: t, every: c.healthzEvery, hc: &http.Client{Transport: tr, Timeout: 5 * time.Second},
-		stats: map[string]*phaseStats{}}
+	return &monitor{t: t, every: c.healthzEvery, keepAlive: c.probeKeepAlive, stats: map[string]*phaseStats{}}
 }
 
 // phase makes later samples count for label; it takes one RSS sample at
@@ -96,7 +93,28 @@ func (m *monitor) sampleRSS(ctx context.Context) {
 	}
 }
 
+// probeHealthz times /healthz from the prober process (prober.go) until
+// ctx ends; in this process when the prober cannot start.
 func (m *monitor) probeHealthz(ctx context.Context) {
+	results, err := startProber(ctx, m.t.base()+"/healthz", m.every, m.keepAlive)
+	if err != nil {
+		logf("the /healthz prober did not start (%v): probing in this process", err)
+		m.probeHere(ctx)
+		return
+	}
+	for r := range results {
+		if ctx.Err() != nil {
+			return
+		}
+		if m.t.alive() { // a probe of a crashed server: the batch checks report the crash
+			m.record(r)
+		}
+	}
+}
+
+// probeHere times /healthz from this process until ctx ends.
+func (m *monitor) probeHere(ctx context.Context) {
+	hc := probeClient(m.keepAlive)
 	for {
 		select {
 		case <-ctx.Done():
@@ -107,32 +125,23 @@ func (m *monitor) probeHealthz(ctx context.Context) {
 			continue // the crash is reported by the batch checks
 		}
 		start := time.Now()
-		ok := m.probe(ctx)
-		d := time.Since(start)
+		ok := probeOnce(ctx, hc, m.t.base()+"/healthz")
 		if ctx.Err() != nil {
 			return
 		}
-		m.mu.Lock()
-		s := m.current()
-		s.probes++
-		s.samples = append(s.samples, d)
-		if d > s.healthzMax {
-			s.healthzMax = d
-		}
-		if !ok {
-			s.failed++
-		}
-		m.mu.Unlock()
+		m.record(probeResult{took: time.Since(start), ok: ok})
 	}
 }
 
-func (m *monitor) probe(ctx context.Context) bool {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, m.t.base()+"/healthz", nil)
-	resp, err := m.hc.Do(req)
-	if err != nil {
-		return false
+// record charges one probe to the running phase.
+func (m *monitor) record(r probeResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.current()
+	s.probes++
+	s.samples = append(s.samples, r.took)
+	s.healthzMax = max(s.healthzMax, r.took)
+	if !r.ok {
+		s.failed++
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
 }
