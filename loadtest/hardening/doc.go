@@ -56,7 +56,7 @@
 //
 // Then two storms, while the server's RSS is sampled every 50 ms and GET
 // /healthz is timed every 100 ms (throughout the whole run, from a process
-// of its own: prober.go): a slow-body
+// of its own: package internal/prober): a slow-body
 // storm (2,000 connections in the full profile, 200 in the smoke one, half
 // trickling a data URI into a 2026-07-28 tools/call upload_file and half a
 // multipart body into /u endpoints, one byte per connection every few

@@ -10,12 +10,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/prober"
 	"github.com/mcpblob/mcpblob/loadtest/rig/proc"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == proberArg {
-		os.Exit(runProber(os.Args[2:])) // prober.go
+	if len(os.Args) > 1 && os.Args[1] == prober.Arg {
+		os.Exit(prober.Run(os.Args[2:])) // the /healthz probe's own process (monitor.go)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

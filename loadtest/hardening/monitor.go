@@ -5,12 +5,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpblob/mcpblob/loadtest/hardening/internal/prober"
 	"github.com/mcpblob/mcpblob/loadtest/rig/sysinfo"
 )
 
 // monitor samples the server's RSS (/proc/PID/status, every 50 ms) and
 // times GET /healthz (every cfg.healthzEvery, from a process of its own:
-// prober.go) for the whole run, charging
+// package internal/prober) for the whole run, charging
 // each sample to the phase running at the time (a table row, a storm, or
 // setup).
 type monitor struct {
@@ -93,10 +94,10 @@ func (m *monitor) sampleRSS(ctx context.Context) {
 	}
 }
 
-// probeHealthz times /healthz from the prober process (prober.go) until
-// ctx ends; in this process when the prober cannot start.
+// probeHealthz times /healthz from the prober process (package
+// internal/prober) until ctx ends; in this process when it cannot start.
 func (m *monitor) probeHealthz(ctx context.Context) {
-	results, err := startProber(ctx, m.t.base()+"/healthz", m.every, m.keepAlive)
+	results, err := prober.Start(ctx, m.t.base()+"/healthz", m.every, m.keepAlive)
 	if err != nil {
 		logf("the /healthz prober did not start (%v): probing in this process", err)
 		m.probeHere(ctx)
@@ -114,7 +115,7 @@ func (m *monitor) probeHealthz(ctx context.Context) {
 
 // probeHere times /healthz from this process until ctx ends.
 func (m *monitor) probeHere(ctx context.Context) {
-	hc := probeClient(m.keepAlive)
+	hc := prober.Client(m.keepAlive)
 	for {
 		select {
 		case <-ctx.Done():
@@ -125,23 +126,23 @@ func (m *monitor) probeHere(ctx context.Context) {
 			continue // the crash is reported by the batch checks
 		}
 		start := time.Now()
-		ok := probeOnce(ctx, hc, m.t.base()+"/healthz")
+		ok := prober.Once(ctx, hc, m.t.base()+"/healthz")
 		if ctx.Err() != nil {
 			return
 		}
-		m.record(probeResult{took: time.Since(start), ok: ok})
+		m.record(prober.Result{Took: time.Since(start), OK: ok})
 	}
 }
 
 // record charges one probe to the running phase.
-func (m *monitor) record(r probeResult) {
+func (m *monitor) record(r prober.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.current()
 	s.probes++
-	s.samples = append(s.samples, r.took)
-	s.healthzMax = max(s.healthzMax, r.took)
-	if !r.ok {
+	s.samples = append(s.samples, r.Took)
+	s.healthzMax = max(s.healthzMax, r.Took)
+	if !r.OK {
 		s.failed++
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package prober
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 // TestMain lets the test binary serve as the prober process, as the
 // harness's own binary does.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == proberArg {
-		os.Exit(runProber(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		os.Exit(Run(os.Args[2:]))
 	}
 	os.Exit(m.Run())
 }
@@ -36,13 +36,13 @@ func TestProberProcess(t *testing.T) {
 	srv.Start()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	results, err := startProber(ctx, srv.URL+"/healthz", 10*time.Millisecond, false)
+	results, err := Start(ctx, srv.URL+"/healthz", 10*time.Millisecond, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		r := <-results
-		if !r.ok || r.took < 5*time.Millisecond {
+		if !r.OK || r.Took < 5*time.Millisecond {
 			t.Fatalf("probe of a 200 after 5 ms: %+v", r)
 		}
 	}
@@ -52,7 +52,7 @@ func TestProberProcess(t *testing.T) {
 	}
 	failed := false
 	for r := range results {
-		if failed = !r.ok; failed {
+		if failed = !r.OK; failed {
 			break
 		}
 	}
@@ -73,21 +73,21 @@ func TestProberProcess(t *testing.T) {
 	}
 }
 
-func TestParseProbe(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		want probeResult
+		want Result
 		ok   bool
 	}{
-		{"ok 1500000", probeResult{took: 1500 * time.Microsecond, ok: true}, true},
-		{"fail 7", probeResult{took: 7}, true},
-		{"ok", probeResult{}, false},
-		{"maybe 5", probeResult{}, false},
-		{"ok -1", probeResult{}, false},
+		{"ok 1500000", Result{Took: 1500 * time.Microsecond, OK: true}, true},
+		{"fail 7", Result{Took: 7}, true},
+		{"ok", Result{}, false},
+		{"maybe 5", Result{}, false},
+		{"ok -1", Result{}, false},
 	} {
-		got, ok := parseProbe(c.line)
+		got, ok := parse(c.line)
 		if ok != c.ok || got != c.want {
-			t.Errorf("parseProbe(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+			t.Errorf("parse(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
 		}
 	}
 }

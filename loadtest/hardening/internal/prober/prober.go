@@ -1,4 +1,4 @@
-package main
+package prober
 
 import (
 	"bufio"
@@ -13,35 +13,25 @@ import (
 	"time"
 )
 
-// The /healthz probe runs in a process of its own: the harness starts
-// itself again as a prober (proberArg) that times one GET every period
-// and writes each result as a line on its stdout. In the harness's own
-// process the probe's goroutine queued behind the storm's 2,000 client
-// goroutines as they all woke at once (an in-process probe measured
-// 140–260 ms where curl beside it, in a process of its own, measured at
-// most 55 ms): the limit is on the server's answer, as a load balancer's
-// health check sees it, not on the harness's scheduling.
+// Arg, as the first argument, runs the process as a prober (Run):
+// PROGRAM -prober URL PERIOD KEEPALIVE.
+const Arg = "-prober"
 
-// proberArg, as the first argument, runs the process as a prober:
-// hardening -prober URL PERIOD KEEPALIVE.
-const proberArg = "-prober"
-
-// probeResult is one /healthz probe: how long it took and whether it got
-// a 200.
-type probeResult struct {
-	took time.Duration
-	ok   bool
+// Result is one probe: how long it took and whether it got a 200.
+type Result struct {
+	Took time.Duration
+	OK   bool
 }
 
-// startProber starts the prober process for url and sends its results on
+// Start starts the prober process (this program, run with Arg) for url and sends its results on
 // the returned channel, which is closed once ctx ended (the process is
 // then killed) or the process stopped.
-func startProber(ctx context.Context, url string, every time.Duration, keepAlive bool) (<-chan probeResult, error) {
+func Start(ctx context.Context, url string, every time.Duration, keepAlive bool) (<-chan Result, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, exe, proberArg, url, every.String(), strconv.FormatBool(keepAlive))
+	cmd := exec.CommandContext(ctx, exe, Arg, url, every.String(), strconv.FormatBool(keepAlive))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe() // its end tells the prober the harness is gone
 	if err != nil {
@@ -54,13 +44,13 @@ func startProber(ctx context.Context, url string, every time.Duration, keepAlive
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	results := make(chan probeResult, 16)
+	results := make(chan Result, 16)
 	go func() {
 		defer close(results)
 		defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			r, ok := parseProbe(sc.Text())
+			r, ok := parse(sc.Text())
 			if !ok {
 				continue
 			}
@@ -74,33 +64,33 @@ func startProber(ctx context.Context, url string, every time.Duration, keepAlive
 	return results, nil
 }
 
-// parseProbe reads one line of the prober: "ok NANOSECONDS" or "fail
+// parse reads one line of the prober: "ok NANOSECONDS" or "fail
 // NANOSECONDS".
-func parseProbe(line string) (probeResult, bool) {
+func parse(line string) (Result, bool) {
 	verdict, ns, found := strings.Cut(line, " ")
 	n, err := strconv.ParseInt(ns, 10, 64)
 	if !found || err != nil || n < 0 || verdict != "ok" && verdict != "fail" {
-		return probeResult{}, false
+		return Result{}, false
 	}
-	return probeResult{took: time.Duration(n), ok: verdict == "ok"}, true
+	return Result{Took: time.Duration(n), OK: verdict == "ok"}, true
 }
 
-// runProber is the prober process: args are URL, PERIOD and KEEPALIVE. It
+// Run is the prober process: args are URL, PERIOD and KEEPALIVE. It
 // stops when its stdin ends (the harness is gone) or its stdout breaks.
-func runProber(args []string) int {
+func Run(args []string) int {
 	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "hardening: -prober URL PERIOD KEEPALIVE")
+		fmt.Fprintln(os.Stderr, "prober: URL PERIOD KEEPALIVE")
 		return 2
 	}
 	every, err := time.ParseDuration(args[1])
 	keepAlive, kerr := strconv.ParseBool(args[2])
 	if err != nil || kerr != nil || every <= 0 {
-		fmt.Fprintln(os.Stderr, "hardening: -prober: bad period or keep-alive:", args[1], args[2])
+		fmt.Fprintln(os.Stderr, "prober:: bad period or keep-alive:", args[1], args[2])
 		return 2
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
-	hc := probeClient(keepAlive)
+	hc := Client(keepAlive)
 	for {
 		select {
 		case <-ctx.Done():
@@ -108,7 +98,7 @@ func runProber(args []string) int {
 		case <-time.After(every):
 		}
 		start := time.Now()
-		ok := probeOnce(ctx, hc, args[0])
+		ok := Once(ctx, hc, args[0])
 		verdict := "fail"
 		if ok {
 			verdict = "ok"
@@ -119,15 +109,15 @@ func runProber(args []string) int {
 	}
 }
 
-// probeClient is the probe's HTTP client: a new connection per probe, as a
+// Client is the probe's HTTP client: a new connection per probe, as a
 // load balancer's health check opens, unless keepAlive.
-func probeClient(keepAlive bool) *http.Client {
+func Client(keepAlive bool) *http.Client {
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: !keepAlive, MaxIdleConnsPerHost: 1}
 	return &http.Client{Transport: tr, Timeout: 5 * time.Second}
 }
 
-// probeOnce GETs url and reports whether it answered 200.
-func probeOnce(ctx context.Context, hc *http.Client, url string) bool {
+// Once GETs url and reports whether it answered 200.
+func Once(ctx context.Context, hc *http.Client, url string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
