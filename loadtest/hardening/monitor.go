@@ -100,37 +100,22 @@ func (m *monitor) probeHealthz(ctx context.Context) {
 	results, err := prober.Start(ctx, m.t.base()+"/healthz", m.every, m.keepAlive)
 	if err != nil {
 		logf("the /healthz prober did not start (%v): probing in this process", err)
-		m.probeHere(ctx)
+		prober.Loop(ctx, m.t.base()+"/healthz", m.every, m.keepAlive, m.recordAlive)
 		return
 	}
 	for r := range results {
 		if ctx.Err() != nil {
 			return
 		}
-		if m.t.alive() { // a probe of a crashed server: the batch checks report the crash
-			m.record(r)
-		}
+		m.recordAlive(r)
 	}
 }
 
-// probeHere times /healthz from this process until ctx ends.
-func (m *monitor) probeHere(ctx context.Context) {
-	hc := prober.Client(m.keepAlive)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(m.every):
-		}
-		if !m.t.alive() {
-			continue // the crash is reported by the batch checks
-		}
-		start := time.Now()
-		ok := prober.Once(ctx, hc, m.t.base()+"/healthz")
-		if ctx.Err() != nil {
-			return
-		}
-		m.record(prober.Result{Took: time.Since(start), OK: ok})
+// recordAlive records r unless the server is down: a probe of a crashed
+// server is not charged (the batch checks report the crash).
+func (m *monitor) recordAlive(r prober.Result) {
+	if m.t.alive() {
+		m.record(r)
 	}
 }
 

@@ -90,34 +90,42 @@ func Run(args []string) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
-	hc := Client(keepAlive)
+	Loop(ctx, args[0], every, keepAlive, func(r Result) {
+		verdict := "fail"
+		if r.OK {
+			verdict = "ok"
+		}
+		if _, err := fmt.Printf("%s %d\n", verdict, r.Took); err != nil {
+			cancel() // the harness is gone
+		}
+	})
+	return 0
+}
+
+// Loop GETs url every period until ctx ends and hands each result to
+// report: a new connection per probe, as a load balancer's health check
+// opens, unless keepAlive. The prober process runs it, and the harness
+// itself when the prober cannot start.
+func Loop(ctx context.Context, url string, every time.Duration, keepAlive bool, report func(Result)) {
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: !keepAlive, MaxIdleConnsPerHost: 1}
+	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second}
 	for {
 		select {
 		case <-ctx.Done():
-			return 0
+			return
 		case <-time.After(every):
 		}
 		start := time.Now()
-		ok := Once(ctx, hc, args[0])
-		verdict := "fail"
-		if ok {
-			verdict = "ok"
+		ok := once(ctx, hc, url)
+		if ctx.Err() != nil {
+			return
 		}
-		if _, err := fmt.Printf("%s %d\n", verdict, time.Since(start)); err != nil {
-			return 0
-		}
+		report(Result{Took: time.Since(start), OK: ok})
 	}
 }
 
-// Client is the probe's HTTP client: a new connection per probe, as a
-// load balancer's health check opens, unless keepAlive.
-func Client(keepAlive bool) *http.Client {
-	tr := &http.Transport{Proxy: nil, DisableKeepAlives: !keepAlive, MaxIdleConnsPerHost: 1}
-	return &http.Client{Transport: tr, Timeout: 5 * time.Second}
-}
-
-// Once GETs url and reports whether it answered 200.
-func Once(ctx context.Context, hc *http.Client, url string) bool {
+// once GETs url and reports whether it answered 200.
+func once(ctx context.Context, hc *http.Client, url string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
